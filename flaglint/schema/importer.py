@@ -1,0 +1,183 @@
+"""Build the key schema of a MaxText version from its sources: `MaxTextConfig`'s fields read from
+`configs/types.py` (and the enums of `common/common_types.py`) with `ast`, the defaults of
+`configs/base.yml` and the keys each `configs/models/*.yml` sets."""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from flaglint.findings import InputError
+from flaglint.schema.fieldtypes import BOUNDS, FieldType, ModuleScope
+from flaglint.schema.model import KeySchema, ModelConfig, Schema
+from flaglint.schema.sources import PackageFiles, open_package
+from flaglint.values import _CliLoader as OmegaConfYamlLoader
+
+TYPES = "configs/types.py"
+COMMON_TYPES = "common/common_types.py"
+ROOT_MODEL = "MaxTextConfig"
+
+
+def import_schema(path: str | Path) -> Schema:
+    """The schema of the MaxText at PATH: a source tree, a wheel (zipped or unpacked) or an
+    installed package directory."""
+    files = open_package(path)
+    scope = ModuleScope()
+    for relpath in (COMMON_TYPES, TYPES):
+        if files.exists(relpath):
+            scope.add_module(_parse(files, relpath), relpath)
+    if ROOT_MODEL not in scope.classes:
+        raise InputError(f"{files.origin}: {TYPES} defines no class {ROOT_MODEL}")
+    return Schema(
+        version=_version(files),
+        source=Path(path).name,
+        keys=_model_keys(scope, ROOT_MODEL),
+        base_defaults=_yaml_mapping(files, "configs/base.yml"),
+        models={
+            Path(relpath).stem: ModelConfig(name=Path(relpath).stem, keys=_yaml_mapping(files, relpath))
+            for relpath in files.glob("configs/models", ".yml")
+        },
+    )
+
+
+def write_schema(schema: Schema, out_path: str | Path) -> None:
+    """Write SCHEMA as stable JSON: sorted keys, one key per line, fields at their default left out."""
+    out = Path(out_path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    data = schema.model_dump(mode="json", exclude_defaults=True)
+    out.write_text(json.dumps(data, sort_keys=True, indent=1) + "\n", encoding="utf-8")
+
+
+def schema_summary(schema: Schema) -> str:
+    """A few lines for the terminal: how many keys of each kind, and how many nullable."""
+    top = [k for k in schema.keys.values() if "." not in k.name]
+    nested = len(schema.keys) - len(top)
+    kinds = Counter(k.kind for k in top)
+    nullable = Counter(k.kind for k in top if k.nullable)
+    bounded = sum(1 for k in top if any(getattr(k, b) is not None for b in BOUNDS))
+    lines = [
+        f"maxtext {schema.version} ({schema.source}): {len(top)} keys (+{nested} nested), "
+        f"{bounded} bounded, {len(schema.base_defaults)} base.yml defaults, {len(schema.models)} model configs"
+    ]
+    for kind, count in sorted(kinds.items(), key=lambda item: (-item[1], item[0])):
+        lines.append(f"  {kind:8} {count:4}  ({nullable[kind]} nullable)")
+    return "\n".join(lines)
+
+
+def _parse(files: PackageFiles, relpath: str) -> ast.Module:
+    try:
+        return ast.parse(files.read(relpath), filename=relpath)
+    except SyntaxError as err:
+        raise InputError(f"{files.origin}: {relpath}:{err.lineno}: cannot parse: {err.msg}") from None
+
+
+def _version(files: PackageFiles) -> str:
+    if files.exists("version.py"):
+        for node in _parse(files, "version.py").body:
+            if (
+                isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == "__version__" for t in node.targets)
+                and isinstance(node.value, ast.Constant)
+            ):
+                return str(node.value.value)
+    return "unknown"
+
+
+def _yaml_mapping(files: PackageFiles, relpath: str) -> dict[str, Any]:
+    """A config file's keys, typed as OmegaConf types them (safe YAML, `1e-5` is a float)."""
+    try:
+        data = yaml.load(files.read(relpath), Loader=OmegaConfYamlLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as err:
+        raise InputError(f"{files.origin}: {relpath}: not valid YAML: {err}".splitlines()[0]) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise InputError(f"{files.origin}: {relpath}: expected a mapping of keys, got {type(data).__name__}")
+    return data
+
+
+def _mro(scope: ModuleScope, name: str) -> list[str]:
+    """C3 linearisation of the BaseModel classes in scope (pydantic's own bases left out)."""
+    bases = [ast.unparse(b) for b in scope.classes[name].bases]
+    bases = [b for b in bases if b in scope.classes]
+    sequences = [_mro(scope, b) for b in bases] + [bases]
+    order = [name]
+    while any(sequences):
+        for seq in sequences:
+            head = seq[0] if seq else None
+            if head is not None and not any(head in other[1:] for other in sequences):
+                break
+        else:
+            raise InputError(f"{TYPES}: inconsistent bases for class {name}")
+        order.append(head)
+        sequences = [seq[1:] if seq and seq[0] == head else seq for seq in sequences]
+    return order
+
+
+def _model_keys(scope: ModuleScope, model: str, prefix: str = "", group: str = "") -> dict[str, KeySchema]:
+    """The keys of a pydantic model: the most derived declaration of each field wins, as in pydantic.
+    A field holding a nested model also gives one key per nested field, named `field.nested`."""
+    keys: dict[str, KeySchema] = {}
+    nested: dict[str, KeySchema] = {}
+    for cls in _mro(scope, model):
+        for stmt in scope.classes[cls].body:
+            if not _is_field(stmt):
+                continue
+            name = prefix + stmt.target.id
+            if name in keys:
+                continue
+            field_type = scope.field_type(stmt.annotation)
+            if field_type.model is not None:
+                nested.update(_model_keys(scope, field_type.model, prefix=f"{name}.", group=name))
+            keys[name] = _key_schema(scope, name, stmt, field_type, group or cls)
+    return keys | nested
+
+
+def _is_field(stmt: ast.stmt) -> bool:
+    return (
+        isinstance(stmt, ast.AnnAssign)
+        and isinstance(stmt.target, ast.Name)
+        and not stmt.target.id.startswith("_")
+        and stmt.target.id != "model_config"
+        and "ClassVar" not in ast.unparse(stmt.annotation)
+    )
+
+
+def _key_schema(scope: ModuleScope, name: str, stmt: ast.AnnAssign, field_type: FieldType, group: str) -> KeySchema:
+    bounds = dict(field_type.bounds)
+    value = stmt.value
+    if isinstance(value, ast.Call) and ast.unparse(value.func) in ("Field", "pydantic.Field"):
+        kwargs = {kw.arg: kw.value for kw in value.keywords if kw.arg}
+        bounds.update({b: ast.literal_eval(kwargs[b]) for b in BOUNDS if b in kwargs})
+        if "default_factory" in kwargs:
+            default = _factory_default(scope, kwargs["default_factory"])
+        else:
+            default_node = value.args[0] if value.args else kwargs.get("default")
+            default = None if default_node is None else scope.value(default_node)
+    else:
+        default = None if value is None else scope.value(value)
+    return KeySchema(
+        name=name,
+        kind=field_type.kind,
+        nullable=field_type.nullable,
+        choices=field_type.choices,
+        enum=field_type.enum,
+        int_enum=field_type.int_enum,
+        item=field_type.item,
+        members=field_type.members,
+        default=default,
+        group=group,
+        line=stmt.lineno,
+        **bounds,
+    )
+
+
+def _factory_default(scope: ModuleScope, factory: ast.expr) -> Any:
+    if isinstance(factory, ast.Name) and factory.id in scope.classes:
+        return {name: key.default for name, key in _model_keys(scope, factory.id).items()}
+    return scope.factory_value(factory)
