@@ -112,6 +112,8 @@ class ModuleScope:
         name = _dotted_tail(node)
         if name == "None":
             return [None]
+        if name == "list":
+            return [FieldType("list", item="any")]
         if name in _BUILTIN_KINDS:
             return [FieldType(_BUILTIN_KINDS[name])]
         if name in _CONSTRAINED:
