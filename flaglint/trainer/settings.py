@@ -1,0 +1,123 @@
+"""The trainer-core settings a recipe renders, parsed and checked without jax or numpy.
+
+`flaglint check` and `lint` import this module; only head.py, packing.py and smoke.py need jax.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+HEAD_MODES = ("off", "local", "fused")
+HEAD_OFF_VALUES = ("0", "false", "off", "no")
+HEAD_ON_VALUES = ("1", "true", "on", "yes")
+DEFAULT_CHUNK_SIZE = 1024
+PAD_POSITIONS = ("end", "start")
+DEFAULT_PAD_POSITION = "end"
+DEFAULT_PAD_ALIGN = 4096
+# The recipe packs with segments aligned to 64 tokens (seed summary: "rounded to a multiple of 64 tokens").
+DEFAULT_SEGMENT_ALIGN_MULTIPLE = 64
+
+
+def parse_head_mode(value: str | None) -> str:
+    """Read TUNIX_LOGPS_SHARDED_HEAD as "off", "local" or "fused".
+
+    The variable is the sharded head's on/off switch, and "fused" is one more value of it.
+    Unset, empty and the off values (0, false, off, no, in any case) turn the sharded head off;
+    "local" and the on values (1, true, on, yes, in any case) turn it on with log_softmax scoring;
+    "fused" (exactly) turns it on with fused scoring. Whether the head is off or "local", each
+    chunk is scored by the same local program, so the seed's "unset, 0 and local give the local
+    program" and the recipe's "0 turns the head off" (its chunk-size fallback) are both this
+    reading: use `scoring_mode` for the program, and "off" for the chunk fallback.
+    Anything else raises ValueError naming the closest accepted value.
+    """
+    if value is None or value == "":
+        return "off"
+    if value.lower() in HEAD_OFF_VALUES:
+        return "off"
+    if value == "local" or value.lower() in HEAD_ON_VALUES:
+        return "local"
+    if value == "fused":
+        return "fused"
+    accepted = ["local", "fused", *HEAD_OFF_VALUES, *HEAD_ON_VALUES]
+    close = difflib.get_close_matches(value.strip().lower(), accepted, n=1, cutoff=0.5)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise ValueError(
+        f"TUNIX_LOGPS_SHARDED_HEAD={value!r} is not a head mode: use 'local' or 'fused' (exactly), "
+        f"or 0/false/off/no to turn the head off{hint}"
+    )
+
+
+def scoring_mode(head_mode: str) -> str:
+    """The per-chunk program a head mode runs: "fused" for fused, "local" otherwise."""
+    if head_mode not in HEAD_MODES:
+        raise ValueError(f"unknown head mode {head_mode!r}; expected one of {HEAD_MODES}")
+    return "fused" if head_mode == "fused" else "local"
+
+
+def parse_positive_int(name: str, value: str | None, default: int) -> int:
+    """An integer setting from the environment: unset or empty gives the default."""
+    if value is None or value == "":
+        return default
+    text = value.strip()
+    if not text.isdigit() or int(text) <= 0:
+        raise ValueError(f"{name}={value!r} is not a positive integer")
+    return int(text)
+
+
+def parse_pad_position(value: str | None) -> str:
+    if value is None or value == "":
+        return DEFAULT_PAD_POSITION
+    if value not in PAD_POSITIONS:
+        raise ValueError(f"PACK_PAD_POSITION={value!r} is not one of {', '.join(PAD_POSITIONS)}")
+    return value
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_pad_settings(pad_position: str, pad_align: int, segment_align_multiple: int) -> None:
+    """The packer's own refusals: an unknown position, and with "start" a bad pad_align."""
+    if not _is_int(segment_align_multiple) or segment_align_multiple <= 0:
+        raise ValueError(f"segment_align_multiple must be a positive integer, got {segment_align_multiple!r}")
+    if pad_position not in PAD_POSITIONS:
+        raise ValueError(f"pad_position must be one of {PAD_POSITIONS}, got {pad_position!r}")
+    if pad_position == "start" and (
+        not _is_int(pad_align) or pad_align <= 0 or pad_align % segment_align_multiple != 0
+    ):
+        raise ValueError(
+            f"pad_position='start' needs pad_align to be a positive multiple of "
+            f"segment_align_multiple={segment_align_multiple}, got {pad_align!r}"
+        )
+
+
+def assembler_refusals(pad_position: str, pad_align: int, *, packed: bool, row_length: int | None) -> list[str]:
+    """Why the batch assembler would refuse these settings: each one would make the option do nothing.
+
+    `packed` is False for the padded (unpacked) assembler, which MAX_SEQ_TOKEN_PER_TPU=0 selects;
+    `row_length` is the packed row's token budget, None when unknown.
+    """
+    reasons = []
+    if pad_position == "start" and not packed:
+        reasons.append(
+            "PACK_PAD_POSITION=start with the padded (unpacked) assembler (MAX_SEQ_TOKEN_PER_TPU=0): "
+            "only packed rows move, so it would do nothing"
+        )
+    if pad_position == "start" and packed and row_length is not None and pad_align >= row_length:
+        reasons.append(
+            f"PACK_PAD_ALIGN={pad_align} is at least the row length {row_length}: "
+            "no row can carry that much padding, so PACK_PAD_POSITION=start would do nothing"
+        )
+    if pad_position == "end" and pad_align != DEFAULT_PAD_ALIGN:
+        reasons.append(
+            f"PACK_PAD_ALIGN={pad_align} with PACK_PAD_POSITION=end: pad_align is only read with start, "
+            "so it would do nothing"
+        )
+    return reasons
+
+
+def check_assembler_settings(pad_position: str, pad_align: int, packed: bool, row_length: int | None) -> None:
+    """Raise ValueError with every assembler refusal, as the orchestrator does."""
+    reasons = assembler_refusals(pad_position, pad_align, packed=packed, row_length=row_length)
+    if reasons:
+        raise ValueError("; ".join(reasons))
