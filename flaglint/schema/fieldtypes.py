@@ -29,6 +29,13 @@ _ENUM_BASES = {"Enum", "IntEnum", "StrEnum"}
 BOUNDS = ("ge", "gt", "le", "lt")
 
 
+def tighter(bound: str, current: float | None, new: float) -> float:
+    """Both constraints apply when an alias's bound meets a Field's: the stricter one is in effect."""
+    if current is None:
+        return new
+    return max(current, new) if bound in ("ge", "gt") else min(current, new)
+
+
 @dataclass
 class EnumClass:
     name: str
@@ -59,11 +66,11 @@ class ModuleScope:
         self.constants: dict[str, Any] = {}
         self.classes: dict[str, ast.ClassDef] = {}
 
-    def add_module(self, tree: ast.Module, filename: str) -> None:
+    def add_module(self, tree: ast.Module) -> None:
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 if _base_names(node) & _ENUM_BASES:
-                    self.enums[node.name] = _enum_class(node, filename)
+                    self.enums[node.name] = _enum_class(node)
                 else:
                     self.classes[node.name] = node
             elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
@@ -206,12 +213,12 @@ def _is_type_expression(node: ast.expr) -> bool:
     return isinstance(node, ast.Name) and node.id in _BUILTIN_KINDS
 
 
-def _enum_class(node: ast.ClassDef, filename: str) -> EnumClass:
+def _enum_class(node: ast.ClassDef) -> EnumClass:
     members: dict[str, Any] = {}
     for stmt in node.body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             try:
                 members[stmt.targets[0].id] = ast.literal_eval(stmt.value)
             except (ValueError, TypeError, SyntaxError):
-                raise InputError(f"{filename}:{stmt.lineno}: enum member value is not a literal") from None
+                raise InputError(f"line {stmt.lineno}: enum member value is not a literal") from None
     return EnumClass(node.name, members, int_enum="IntEnum" in _base_names(node))

@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from flaglint.findings import InputError
-from flaglint.schema.fieldtypes import BOUNDS, FieldType, ModuleScope
+from flaglint.schema.fieldtypes import BOUNDS, FieldType, ModuleScope, tighter
 from flaglint.schema.model import KeySchema, ModelConfig, Schema
 from flaglint.schema.sources import PackageFiles, open_package
 from flaglint.values import _CliLoader as OmegaConfYamlLoader
@@ -26,23 +26,31 @@ ROOT_MODEL = "MaxTextConfig"
 def import_schema(path: str | Path) -> Schema:
     """The schema of the MaxText at PATH: a source tree, a wheel (zipped or unpacked) or an
     installed package directory."""
-    files = open_package(path)
-    scope = ModuleScope()
-    for relpath in (COMMON_TYPES, TYPES):
-        if files.exists(relpath):
-            scope.add_module(_parse(files, relpath), relpath)
-    if ROOT_MODEL not in scope.classes:
-        raise InputError(f"{files.origin}: {TYPES} defines no class {ROOT_MODEL}")
-    return Schema(
-        version=_version(files),
-        source=Path(path).name,
-        keys=_model_keys(scope, ROOT_MODEL),
-        base_defaults=_yaml_mapping(files, "configs/base.yml"),
-        models={
-            Path(relpath).stem: ModelConfig(name=Path(relpath).stem, keys=_yaml_mapping(files, relpath))
-            for relpath in files.glob("configs/models", ".yml")
-        },
-    )
+    with open_package(path) as files:
+        scope = ModuleScope()
+        for relpath in (COMMON_TYPES, TYPES):
+            if files.exists(relpath):
+                tree = _parse(files, relpath)
+                try:
+                    scope.add_module(tree)
+                except InputError as err:
+                    raise InputError(f"{files.origin}: {relpath} {err}") from None
+        if ROOT_MODEL not in scope.classes:
+            raise InputError(f"{files.origin}: {TYPES} defines no class {ROOT_MODEL}")
+        try:
+            keys = _model_keys(scope, ROOT_MODEL)
+        except InputError as err:
+            raise InputError(f"{files.origin}: {TYPES} {err}") from None
+        return Schema(
+            version=_version(files),
+            source=Path(path).name,
+            keys=keys,
+            base_defaults=_yaml_mapping(files, "configs/base.yml"),
+            models={
+                Path(relpath).stem: ModelConfig(name=Path(relpath).stem, keys=_yaml_mapping(files, relpath))
+                for relpath in files.glob("configs/models", ".yml")
+            },
+        )
 
 
 def write_schema(schema: Schema, out_path: str | Path) -> None:
@@ -113,7 +121,7 @@ def _mro(scope: ModuleScope, name: str) -> list[str]:
             if head is not None and not any(head in other[1:] for other in sequences):
                 break
         else:
-            raise InputError(f"{TYPES}: inconsistent bases for class {name}")
+            raise InputError(f"line {scope.classes[name].lineno}: inconsistent bases for class {name}")
         order.append(head)
         sequences = [seq[1:] if seq and seq[0] == head else seq for seq in sequences]
     return order
@@ -125,10 +133,10 @@ def _model_keys(scope: ModuleScope, model: str, prefix: str = "", group: str = "
     keys: dict[str, KeySchema] = {}
     nested: dict[str, KeySchema] = {}
     for cls in _mro(scope, model):
-        for stmt in scope.classes[cls].body:
-            if not _is_field(stmt):
-                continue
-            name = prefix + stmt.target.id
+        # within one class body the last declaration stands, as for any name bound there
+        declared = {stmt.target.id: stmt for stmt in scope.classes[cls].body if _is_field(stmt)}
+        for field_name, stmt in declared.items():
+            name = prefix + field_name
             if name in keys:
                 continue
             field_type = scope.field_type(stmt.annotation)
@@ -153,7 +161,9 @@ def _key_schema(scope: ModuleScope, name: str, stmt: ast.AnnAssign, field_type: 
     value = stmt.value
     if isinstance(value, ast.Call) and ast.unparse(value.func) in ("Field", "pydantic.Field"):
         kwargs = {kw.arg: kw.value for kw in value.keywords if kw.arg}
-        bounds.update({b: ast.literal_eval(kwargs[b]) for b in BOUNDS if b in kwargs})
+        for bound in BOUNDS:
+            if bound in kwargs:
+                bounds[bound] = tighter(bound, bounds.get(bound), ast.literal_eval(kwargs[bound]))
         if "default_factory" in kwargs:
             default = _factory_default(scope, kwargs["default_factory"])
         else:

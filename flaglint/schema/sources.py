@@ -19,6 +19,13 @@ class PackageFiles:
         self._root = root
         self._archive = archive
 
+    def __enter__(self) -> PackageFiles:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._archive is not None:
+            self._archive.close()
+
     def read(self, relpath: str) -> str:
         try:
             if self._archive is not None:

@@ -26,7 +26,7 @@ def describe_fields(model: type[BaseModel], prefix: str = "") -> dict[str, dict[
     for name, info in model.model_fields.items():
         described = _describe_annotation(info.annotation)
         for constraint in info.metadata:
-            described.update(_bounds_of(constraint))
+            _constrain(described, constraint)
         described["default"] = _plain(info.get_default(call_default_factory=True))
         out[prefix + name] = described
         if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel):
@@ -61,7 +61,7 @@ def _atoms(annotation: Any) -> list[dict[str, Any] | None]:
         for constraint in args[1:]:
             for atom in atoms:
                 if atom is not None:
-                    atom.update(_bounds_of(constraint))
+                    _constrain(atom, constraint)
         return atoms
     if origin in (typing.Union, types.UnionType):
         return [atom for arg in args for atom in _atoms(arg)]
@@ -88,8 +88,16 @@ def _atoms(annotation: Any) -> list[dict[str, Any] | None]:
     raise TypeError(f"no flaglint kind for annotation {annotation!r}")
 
 
-def _bounds_of(constraint: Any) -> dict[str, Any]:
-    return {b: getattr(constraint, b) for b in _BOUNDS if getattr(constraint, b, None) is not None}
+def _constrain(described: dict[str, Any], constraint: Any) -> None:
+    """Add a bound; where one is already there both apply, so the stricter stands."""
+    for bound in _BOUNDS:
+        value = getattr(constraint, bound, None)
+        if value is None:
+            continue
+        current = described.get(bound)
+        if current is not None:
+            value = max(current, value) if bound in ("ge", "gt") else min(current, value)
+        described[bound] = value
 
 
 def _plain(value: Any) -> Any:
