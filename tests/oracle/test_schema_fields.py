@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -48,3 +49,26 @@ def test_each_field_types_choices_bounds_and_default_equal_the_live_model(live_f
             if got != want or (attribute == "default" and type(got) is not type(want)):
                 mismatches.append(f"{name}.{attribute}: imported {got!r}, MaxText {want!r}")
     assert not mismatches, "\n".join(mismatches)
+
+
+_LOAD_YML = """
+import glob, os
+import maxtext.configs
+from omegaconf import OmegaConf
+configs = os.path.dirname(maxtext.configs.__file__)
+def load(path):
+    return OmegaConf.to_container(OmegaConf.load(path)) or {}
+OUTPUT = {
+    "base": load(os.path.join(configs, "base.yml")),
+    "models": {os.path.basename(p)[:-4]: load(p) for p in glob.glob(os.path.join(configs, "models", "*.yml"))},
+}
+"""
+
+
+def test_base_and_model_yml_values_equal_what_omegaconf_loads(committed):
+    if oracle_python() is None:
+        pytest.skip(unavailable("oracle"))
+    loaded = run_in_oracle(_LOAD_YML, None)
+    imported = {"base": committed.base_defaults, "models": {n: m.keys for n, m in committed.models.items()}}
+    # compared as JSON text so that 1 and 1.0, or 1e-06 and "1e-6", differ
+    assert json.dumps(imported, sort_keys=True) == json.dumps(loaded, sort_keys=True)
