@@ -151,6 +151,12 @@ def test_zip_without_maxtext_is_refused(tmp_path):
         import_schema(archive)
 
 
+def test_unwritable_output_is_one_clear_error(committed, tmp_path):
+    (tmp_path / "file").write_text("")
+    with pytest.raises(InputError, match="cannot write the schema"):
+        write_schema(committed, tmp_path / "file" / "schema.json")
+
+
 def test_base_yml_that_is_not_a_mapping_is_refused(tmp_path):
     root = _package(tmp_path, "class MaxTextConfig(BaseModel):\n  x: int = Field(1)\n")
     (root / "maxtext" / "configs" / "base.yml").write_text("- a\n- b\n")

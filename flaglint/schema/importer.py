@@ -54,11 +54,14 @@ def import_schema(path: str | Path) -> Schema:
 
 
 def write_schema(schema: Schema, out_path: str | Path) -> None:
-    """Write SCHEMA as stable JSON: sorted keys, one key per line, fields at their default left out."""
+    """Write SCHEMA as stable, diff-friendly JSON: sorted and indented, fields at their default left out."""
     out = Path(out_path)
-    out.parent.mkdir(parents=True, exist_ok=True)
     data = schema.model_dump(mode="json", exclude_defaults=True)
-    out.write_text(json.dumps(data, sort_keys=True, indent=1) + "\n", encoding="utf-8")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(data, sort_keys=True, indent=1) + "\n", encoding="utf-8")
+    except OSError as err:
+        raise InputError(f"{out}: cannot write the schema: {err.strerror or err}") from None
 
 
 def schema_summary(schema: Schema) -> str:
