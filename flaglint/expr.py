@@ -1,0 +1,240 @@
+"""The condition language of rule files: Python expression syntax, parsed with `ast`, never eval.
+
+`parse` turns source text into a small tree of `Node`s; `evaluate` computes a node on concrete
+values. The Z3 translation lives with the solver (solve.py), so this module stays import-light.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+
+class ExprError(Exception):
+    """A malformed expression: `column` is 0-based within the expression text."""
+
+    def __init__(self, message: str, column: int = 0):
+        super().__init__(message)
+        self.column = column
+
+
+class Unknown(Exception):
+    """The value cannot be computed (None in arithmetic, an opaque value): the rule does not apply."""
+
+
+@dataclass(frozen=True)
+class Node:
+    op: str  # const, var, not, and, or, implies, cmp, in, notin, isnone, notnone, arith, neg, call, if
+    args: tuple = ()
+    value: Any = None  # const value, var name, comparison/arith operator, function name
+
+    def names(self) -> set[str]:
+        if self.op == "var":
+            return {self.value}
+        found: set[str] = set()
+        for arg in self.args:
+            if isinstance(arg, Node):
+                found |= arg.names()
+        return found
+
+
+def const(value: Any) -> Node:
+    return Node("const", value=value)
+
+
+_CMP = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+_ARITH = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%"}
+CMP_FUNCS: dict[str, Callable[[Any, Any], bool]] = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+}
+
+
+def _slice_devices(topology: Any) -> int:
+    """Devices in a TPU slice such as `tpu7x:4x4x8`: chips are the product, v7x has 2 devices per chip."""
+    if not isinstance(topology, str) or ":" not in topology:
+        raise Unknown(f"not a TPU slice: {topology!r}")
+    generation, shape = topology.split(":", 1)
+    try:
+        chips = 1
+        for dim in shape.split("x"):
+            chips *= int(dim)
+    except ValueError:
+        raise Unknown(f"not a TPU slice: {topology!r}") from None
+    return chips * (2 if generation in ("tpu7x", "v7x", "tpuv7x") else 1)
+
+
+def _strings(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def checked(*args: Any) -> Any:
+        if not all(isinstance(a, str) for a in args):
+            raise Unknown("string function on a non-string")
+        return fn(*args)
+
+    return checked
+
+
+FUNCTIONS: dict[str, tuple[int, int, Callable[..., Any]]] = {
+    # name: (min args, max args, implementation)
+    "implies": (2, 2, lambda a, b: (not a) or bool(b)),
+    "count": (1, 99, lambda *xs: sum(1 for x in xs if x)),
+    "min": (1, 99, min),
+    "max": (1, 99, max),
+    "abs": (1, 1, abs),
+    "len": (1, 1, _strings(len)),
+    "lower": (1, 1, _strings(str.lower)),
+    "startswith": (2, 2, _strings(str.startswith)),
+    "endswith": (2, 2, _strings(str.endswith)),
+    "slice_devices": (1, 1, _slice_devices),
+}
+
+
+def parse(text: str) -> Node:
+    try:
+        tree = ast.parse(str(text).strip(), mode="eval")
+    except SyntaxError as err:
+        raise ExprError(f"syntax error: {err.msg}", (err.offset or 1) - 1) from None
+    return _build(tree.body)
+
+
+def _build(node: ast.AST) -> Node:
+    column = getattr(node, "col_offset", 0)
+    if isinstance(node, ast.Constant):
+        if not isinstance(node.value, (bool, int, float, str, type(None))):
+            raise ExprError(f"unsupported literal {node.value!r}", column)
+        return const(node.value)
+    if isinstance(node, ast.Name):
+        return Node("var", value=node.id)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return Node("var", value=f"{node.value.id}.{node.attr}")
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return const(tuple(_literal(elt) for elt in node.elts))
+    if isinstance(node, ast.BoolOp):
+        return Node("and" if isinstance(node.op, ast.And) else "or", tuple(_build(v) for v in node.values))
+    if isinstance(node, ast.UnaryOp):
+        if isinstance(node.op, ast.Not):
+            return Node("not", (_build(node.operand),))
+        if isinstance(node.op, ast.USub):
+            inner = _build(node.operand)
+            return const(-inner.value) if inner.op == "const" else Node("neg", (inner,))
+        if isinstance(node.op, ast.UAdd):
+            return _build(node.operand)
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITH:
+        return Node("arith", (_build(node.left), _build(node.right)), _ARITH[type(node.op)])
+    if isinstance(node, ast.Compare):
+        return _compare(node)
+    if isinstance(node, ast.IfExp):
+        return Node("if", (_build(node.test), _build(node.body), _build(node.orelse)))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+        name = node.func.id
+        if name not in FUNCTIONS:
+            raise ExprError(f"unknown function {name!r}; known: {', '.join(sorted(FUNCTIONS))}", column)
+        low, high, _ = FUNCTIONS[name]
+        if not low <= len(node.args) <= high:
+            raise ExprError(f"{name}() takes {low if low == high else f'{low} to {high}'} arguments", column)
+        args = tuple(_build(a) for a in node.args)
+        return Node("implies", args) if name == "implies" else Node("call", args, name)
+    raise ExprError(f"unsupported expression: {ast.dump(node)[:60]}", column)
+
+
+def _literal(node: ast.AST) -> Any:
+    built = _build(node)
+    if built.op != "const":
+        raise ExprError("only literals may appear in a tuple or list", getattr(node, "col_offset", 0))
+    return built.value
+
+
+def _compare(node: ast.Compare) -> Node:
+    parts = []
+    left = _build(node.left)
+    for op, comparator in zip(node.ops, node.comparators):
+        right = _build(comparator)
+        if isinstance(op, (ast.Is, ast.IsNot)):
+            if not (right.op == "const" and right.value is None):
+                raise ExprError("`is` compares with None only", comparator.col_offset)
+            parts.append(Node("isnone" if isinstance(op, ast.Is) else "notnone", (left,)))
+        elif isinstance(op, (ast.In, ast.NotIn)):
+            parts.append(Node("in" if isinstance(op, ast.In) else "notin", (left, right)))
+        elif type(op) in _CMP:
+            parts.append(Node("cmp", (left, right), _CMP[type(op)]))
+        else:
+            raise ExprError("unsupported comparison", comparator.col_offset)
+        left = right
+    return parts[0] if len(parts) == 1 else Node("and", tuple(parts))
+
+
+def _number(value: Any) -> int | float:
+    if value is None or isinstance(value, (str, tuple, list, dict)):
+        raise Unknown(f"not a number: {value!r}")
+    return int(value) if isinstance(value, bool) else value
+
+
+def evaluate(node: Node, lookup: Callable[[str], Any]) -> Any:
+    """The value of `node`, reading names through `lookup`; raises Unknown when undefined."""
+    op = node.op
+    if op == "const":
+        return node.value
+    if op == "var":
+        return lookup(node.value)
+    if op == "not":
+        return not evaluate(node.args[0], lookup)
+    if op == "and":
+        return all(evaluate(a, lookup) for a in node.args)
+    if op == "or":
+        return any(evaluate(a, lookup) for a in node.args)
+    if op == "implies":
+        return (not evaluate(node.args[0], lookup)) or bool(evaluate(node.args[1], lookup))
+    if op == "if":
+        return evaluate(node.args[1] if evaluate(node.args[0], lookup) else node.args[2], lookup)
+    if op in ("isnone", "notnone"):
+        return (evaluate(node.args[0], lookup) is None) == (op == "isnone")
+    if op in ("in", "notin"):
+        item, container = (evaluate(a, lookup) for a in node.args)
+        if isinstance(container, str):
+            if not isinstance(item, str):
+                raise Unknown("substring test on a non-string")
+            found = item in container
+        elif isinstance(container, (tuple, list)):
+            found = any(_equal(item, c) for c in container)
+        else:
+            raise Unknown(f"`in` needs a tuple or a string, got {container!r}")
+        return found == (op == "in")
+    if op == "cmp":
+        left, right = (evaluate(a, lookup) for a in node.args)
+        if node.value in ("==", "!="):
+            return _equal(left, right) == (node.value == "==")
+        return CMP_FUNCS[node.value](_number(left), _number(right))
+    if op == "neg":
+        return -_number(evaluate(node.args[0], lookup))
+    if op == "arith":
+        left, right = (_number(evaluate(a, lookup)) for a in node.args)
+        try:
+            return _ARITH_FUNCS[node.value](left, right)
+        except ZeroDivisionError:
+            raise Unknown("division by zero") from None
+    if op == "call":
+        args = [evaluate(a, lookup) for a in node.args]
+        return FUNCTIONS[node.value][2](*args)
+    raise AssertionError(f"unknown node {op}")
+
+
+_ARITH_FUNCS: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+    "//": operator.floordiv, "%": operator.mod,
+}
+
+
+def _equal(left: Any, right: Any) -> bool:
+    # Python's ==, except that a string never equals a number (YAML typed them apart already).
+    if isinstance(left, str) != isinstance(right, str) and left is not None and right is not None:
+        return False
+    return left == right
+
+
+def substitute(node: Node, definitions: Mapping[str, Node]) -> Node:
+    """Inline derived values, so the solver sees only keys and variables."""
+    if node.op == "var" and node.value in definitions:
+        return substitute(definitions[node.value], definitions)
+    if not node.args:
+        return node
+    return Node(node.op, tuple(substitute(a, definitions) if isinstance(a, Node) else a for a in node.args), node.value)

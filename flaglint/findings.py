@@ -1,0 +1,102 @@
+"""What every stage hands to the reporters: findings, their locations, and fixes.
+
+The JSON contract (version 1) is built from these types by `Result.to_json`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+SEVERITIES = ("info", "warning", "error")
+
+
+def severity_rank(severity: str) -> int:
+    return SEVERITIES.index(severity)
+
+
+@dataclass(frozen=True)
+class Location:
+    """A 1-based line and column span in a file (file None for a string given on the command line)."""
+
+    line: int
+    column: int
+    end_column: int
+    file: str | None = None
+    end_line: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "column": self.column, "end_column": self.end_column}
+
+
+@dataclass
+class Finding:
+    rule: str
+    severity: str
+    message: str
+    keys: tuple[str, ...] = ()
+    location: Location | None = None
+    related: tuple[Location, ...] = ()
+    witness: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "rule": self.rule,
+            "severity": self.severity,
+            "message": self.message,
+            "keys": list(self.keys),
+            "location": self.location.to_json() if self.location else None,
+        }
+        if self.related:
+            out["related"] = [loc.to_json() for loc in self.related]
+        if self.witness is not None:
+            out["witness"] = self.witness
+        return out
+
+
+@dataclass(frozen=True)
+class Change:
+    """One key's edit; `to` None means the token is dropped, `from_` None means it is appended."""
+
+    key: str
+    from_: Any
+    to: Any
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "from": self.from_, "to": self.to}
+
+
+@dataclass
+class Fix:
+    changes: list[Change]
+    flags: str
+    safe: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"changes": [c.to_json() for c in self.changes], "flags": self.flags, "safe": self.safe}
+
+
+@dataclass
+class Result:
+    pin: str
+    findings: list[Finding] = field(default_factory=list)
+    fixes: list[Fix] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def worst(self) -> int:
+        return max((severity_rank(f.severity) for f in self.findings), default=-1)
+
+    def fails(self, fail_on: str) -> bool:
+        return self.worst() >= severity_rank(fail_on)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": 1,
+            "pin": self.pin,
+            "findings": [f.to_json() for f in self.findings],
+            "fixes": [f.to_json() for f in self.fixes],
+        }
+
+
+class InputError(Exception):
+    """Unreadable or unusable input: reported as one line, exit code 2."""

@@ -1,0 +1,94 @@
+"""Stage 6, fix: a solver proposal written as edits to the flag string.
+
+A key set by a token is changed in place, or its token dropped when dropping it gives the value;
+a key not in the string gets a token appended. Tunix variables are not in the string: their
+change is reported, and the string stays as it is. Every other byte of the string is kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .findings import Change, Fix
+from .read import Token
+from .resolve import Config
+from .solve import Proposal, format_value
+from .tunix import load_tunix
+
+
+@dataclass(frozen=True)
+class Edit:
+    start: int
+    end: int
+    text: str
+
+
+def apply_edits(text: str, edits: list[Edit]) -> str:
+    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        text = text[: edit.start] + edit.text + text[edit.end :]
+    return text
+
+
+def _value_without(config: Config, key: str) -> Any:
+    """The key's value if its last token were dropped (an earlier token of the same key wins then)."""
+    tokens = [t for t in config.tokens if t.key == key]
+    if len(tokens) > 1:
+        return _Unreachable
+    assignment = config.explicit.get(key)
+    if assignment is None or assignment.token is None:
+        return _Unreachable
+    from .tunix import bindings
+
+    bound = bindings(load_tunix(), config.tunix).get(key)
+    if bound is not None:
+        return _Unreachable  # the binding's typed value is not at hand here; edit in place instead
+    if config.model and key in config.pin.models[config.model].keys:
+        return _Unreachable
+    return config.pin.default(key)
+
+
+class _Unreachable:
+    pass
+
+
+def _drop(text: str, token: Token) -> Edit:
+    start, end = token.offset, token.end_offset
+    while start > 0 and text[start - 1] in " \t":
+        start -= 1
+    if start == 0:
+        while end < len(text) and text[end] in " \t":
+            end += 1
+    return Edit(start, end, "")
+
+
+def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
+    """The Fix, and the Tunix variables it sets (name -> value, '' meaning unset)."""
+    text = config.source.text
+    edits: list[Edit] = []
+    appended: list[str] = []
+    changes: list[Change] = []
+    env: dict[str, str] = {}
+    safe = True
+    for name, old, new in proposal.values:
+        changes.append(Change(name, old, new))
+        if name in load_tunix().variables:
+            env[name] = "" if new is None else format_value(new)
+            safe = False
+            continue
+        assignment = config.explicit.get(name)
+        token = assignment.token if assignment else None
+        if token is not None and _value_without(config, name) == new and type(_value_without(config, name)) is type(new):
+            edits.append(_drop(text, token))
+            continue
+        if not (isinstance(old, bool) and old is True and new is False):
+            safe = False
+        rendered = f"{name}={format_value(new)}"
+        if token is not None:
+            edits.append(Edit(token.offset, token.end_offset, rendered))
+        else:
+            appended.append(rendered)
+    fixed = apply_edits(text, edits)
+    if appended:
+        fixed = (fixed.rstrip(" \t") + " " if fixed.strip() else "") + " ".join(appended)
+    return Fix(changes=changes, flags=fixed, safe=safe), env

@@ -1,0 +1,123 @@
+"""Stage 1, read input: flag strings as Tunix hands them to MaxText, with every token's span.
+
+Tunix splits MAXTEXT_EXTRA_FLAGS with `str.split()` and refuses a token without `=`; MaxText
+splits each token at its first `=` and lets the last occurrence of a key win.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .findings import InputError, Location
+
+# Python's str.split() and the regex \s agree on what whitespace is (both use Py_UNICODE_ISSPACE).
+_TOKEN = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    offset: int
+    line: int
+    column: int  # 1-based, in characters
+
+    @property
+    def end_offset(self) -> int:
+        return self.offset + len(self.text)
+
+    @property
+    def key(self) -> str | None:
+        return self.text.split("=", 1)[0] if "=" in self.text else None
+
+    @property
+    def value(self) -> str | None:
+        return self.text.split("=", 1)[1] if "=" in self.text else None
+
+    def location(self, file: str | None = None) -> Location:
+        return Location(line=self.line, column=self.column, end_column=self.column + len(self.text), file=file)
+
+
+def tokenize(text: str) -> list[Token]:
+    tokens = []
+    line, line_start = 1, 0
+    scanned = 0
+    for match in _TOKEN.finditer(text):
+        start = match.start()
+        newlines = text.count("\n", scanned, start)
+        if newlines:
+            line += newlines
+            line_start = text.rfind("\n", scanned, start) + 1
+        scanned = start
+        tokens.append(Token(match.group(), start, line, start - line_start + 1))
+    return tokens
+
+
+@dataclass(frozen=True)
+class FlagSource:
+    """One flag string and where it came from (file None: the command line or stdin)."""
+
+    text: str
+    file: str | None = None
+    name: str | None = None  # the environment variable it was read from
+
+
+def decode(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(f"{where}: not UTF-8 (byte {err.start}: {data[err.start:err.start + 1]!r})") from None
+
+
+def read_flag_sources(args: tuple[str, ...]) -> list[FlagSource]:
+    """`check FLAGS…`, `check -` and `check NAME` (a set environment variable)."""
+    if args == ("-",):
+        return [FlagSource(decode(sys.stdin.buffer.read(), "<stdin>"), file="<stdin>")]
+    if len(args) == 1 and _looks_like_env_name(args[0]):
+        name = args[0]
+        if name not in os.environ:
+            raise InputError(f"{name}: looks like an environment variable name, but it is not set")
+        return [FlagSource(os.environ[name], name=name)]
+    return [FlagSource(" ".join(args))]
+
+
+def _looks_like_env_name(arg: str) -> bool:
+    return re.fullmatch(r"[A-Z_][A-Z0-9_]*", arg) is not None
+
+
+def read_text_file(path: str) -> str:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise InputError(f"{path}: cannot read ({err.strerror})") from None
+    return decode(data, path)
+
+
+def read_env_assignments(items: tuple[str, ...], env_file: str | None) -> dict[str, str]:
+    """`--env K=V` (repeatable) and `--env-file` (KEY=VALUE lines, # comments, optional export)."""
+    env: dict[str, str] = {}
+    if env_file:
+        for number, raw in enumerate(read_text_file(env_file).splitlines(), 1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            line = line.removeprefix("export ").strip()
+            key, sep, value = line.partition("=")
+            if not sep or not key:
+                raise InputError(f"{env_file}:{number}: expected KEY=VALUE, got {raw!r}")
+            env[key.strip()] = _unquote(value.strip())
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise InputError(f"--env {item!r}: expected KEY=VALUE")
+        env[key] = value
+    return env
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value

@@ -1,0 +1,168 @@
+"""Stage 3, resolve: each token's key against the pin's schema, each value typed as MaxText types it.
+
+The effective MaxText config is base.yml's defaults, then the model's values, then the keys Tunix
+derives from its variables, then MAXTEXT_EXTRA_FLAGS, the last occurrence winning.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from .findings import Finding, Location
+from .read import FlagSource, Token, tokenize
+from .schema.pins import PinSchema, pins_defining
+from .tunix import bindings, load_tunix, type_tunix
+from .values import ValueError_, coerce, type_value
+
+
+@dataclass
+class Assignment:
+    key: str
+    value: Any
+    token: Token | None  # None: set by a Tunix binding or the model
+    origin: str  # "flags", "tunix:<VAR>", "model:<name>"
+
+
+@dataclass
+class Config:
+    pin: PinSchema
+    source: FlagSource
+    tokens: list[Token]
+    explicit: dict[str, Assignment] = field(default_factory=dict)  # the winning assignment of each set key
+    tunix: dict[str, Any] = field(default_factory=dict)  # typed Tunix variables (None: unset)
+    tunix_raw: dict[str, str] = field(default_factory=dict)
+    model: str | None = None
+
+    def lookup(self, name: str) -> Any:
+        if name in self.tunix:
+            return self.tunix[name]
+        if name in self.explicit:
+            return self.explicit[name].value
+        return self.pin.default(name)
+
+    def knows(self, name: str) -> bool:
+        return name in self.tunix or name in self.pin.keys
+
+    def location(self, key: str) -> Location | None:
+        assignment = self.explicit.get(key)
+        if assignment and assignment.token:
+            return assignment.token.location(self.source.file)
+        return None
+
+
+def resolve(
+    source: FlagSource,
+    pin: PinSchema,
+    env: Mapping[str, str] | None = None,
+    model: str | None = None,
+) -> tuple[Config, list[Finding]]:
+    tokens = tokenize(source.text)
+    config = Config(pin=pin, source=source, tokens=tokens, model=model)
+    findings: list[Finding] = []
+    if not pin.starts_trainer:
+        findings.append(Finding("FL007", "error", f"MaxText at {pin.pin} does not start the trainer: {pin.does_not_start_reason}"))
+    _resolve_tunix(config, env or {}, findings)
+    if model is not None:
+        _apply_model(config, model, findings)
+    for key, (value, variable) in bindings(load_tunix(), config.tunix).items():
+        if key in pin.keys:
+            typed = _type_bound(pin, key, value)
+            if typed is not _INVALID:
+                config.explicit[key] = Assignment(key, typed, None, f"tunix:{variable}")
+    seen: dict[str, Token] = {}
+    for token in tokens:
+        where = token.location(source.file)
+        key, raw = token.key, token.value
+        if key is None:
+            findings.append(Finding("FL001", "error", f"{token.text!r} has no '=': Tunix refuses MAXTEXT_EXTRA_FLAGS entries that are not key=value", (), where))
+            continue
+        if not key:
+            findings.append(Finding("FL002", "error", f"{token.text!r} has an empty key", (), where))
+            continue
+        if key in seen:
+            earlier = seen[key]
+            findings.append(
+                Finding("FL003", "info", f"{key} is set again at column {token.column} of line {token.line}; this earlier value is overridden",
+                        (key,), earlier.location(source.file), (where,))
+            )
+        seen[key] = token
+        if key not in pin.keys:
+            findings.append(_undefined(key, pin, where))
+            continue
+        try:
+            value = type_value(pin.keys[key], raw)
+        except ValueError_ as err:
+            findings.append(Finding("FL005", "error", f"{key}: {err}", (key,), where))
+            config.explicit.pop(key, None)
+            continue
+        config.explicit[key] = Assignment(key, value, token, "flags")
+    if model is not None:
+        _check_model_conflicts(config, model, findings)
+    return config, findings
+
+
+_INVALID = object()
+
+
+def _type_bound(pin: PinSchema, key: str, value: Any) -> Any:
+    try:
+        return type_value(pin.keys[key], value) if isinstance(value, str) else coerce(pin.keys[key], value)
+    except ValueError_:
+        return _INVALID
+
+
+def _resolve_tunix(config: Config, env: Mapping[str, str], findings: list[Finding]) -> None:
+    schema = load_tunix()
+    for name, var in schema.variables.items():
+        raw = env.get(name, var.default)
+        config.tunix[name] = None
+        if raw is None:
+            continue
+        config.tunix_raw[name] = raw
+        try:
+            config.tunix[name] = type_tunix(name, var, raw)
+        except ValueError as err:
+            findings.append(Finding("FL008", "error", str(err), (name,)))
+
+
+def _apply_model(config: Config, model: str, findings: list[Finding]) -> None:
+    from .findings import InputError
+
+    if model not in config.pin.models:
+        close = difflib.get_close_matches(model, config.pin.models, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise InputError(f"--model {model!r}: no such model config at {config.pin.pin}{hint}")
+    for key, value in config.pin.models[model].keys.items():
+        if key in config.pin.keys:
+            typed = _type_bound(config.pin, key, value)
+            if typed is not _INVALID:
+                config.explicit[key] = Assignment(key, typed, None, f"model:{model}")
+
+
+def _check_model_conflicts(config: Config, model: str, findings: list[Finding]) -> None:
+    if config.lookup("override_model_config") is True:
+        return
+    model_keys = config.pin.models[model].keys
+    for key, assignment in config.explicit.items():
+        if assignment.origin != "flags" or key not in model_keys:
+            continue
+        model_value = _type_bound(config.pin, key, model_keys[key])
+        if model_value is not _INVALID and model_value != assignment.value:
+            findings.append(
+                Finding("FL006", "error",
+                        f"{key}={assignment.value!r} differs from {model_value!r} set by model {model}; MaxText refuses this unless override_model_config=true",
+                        (key, "override_model_config"), config.location(key))
+            )
+
+
+def _undefined(key: str, pin: PinSchema, where: Location) -> Finding:
+    close = difflib.get_close_matches(key, pin.keys, n=3, cutoff=0.75)
+    message = f"{key} is not defined at MaxText {pin.pin}"
+    if close:
+        message += f"; did you mean {', '.join(close)}?"
+    elsewhere = [p for p in pins_defining(key) if p != pin.pin]
+    if elsewhere:
+        message += f" (defined at {', '.join(elsewhere)})"
+    return Finding("FL004", "error", message, (key,), where)

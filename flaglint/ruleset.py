@@ -1,0 +1,173 @@
+"""Rules as data: loading `rules/*.yml` (hand-written) and `rules/maxtext/<version>/` (imported).
+
+Every entry is checked as it loads; a malformed file fails with its file, line and reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .data import data_dir
+from .expr import ExprError, Node, parse, substitute
+from .findings import SEVERITIES, InputError
+
+_REQUIRED = ("id", "title", "severity", "message", "rationale", "source")
+_ALLOWED = {*_REQUIRED, "pins", "when", "require", "fix", "examples", "builtin"}
+
+
+@dataclass
+class Rule:
+    id: str
+    title: str
+    severity: str
+    message: str
+    rationale: str
+    source: str
+    file: str
+    line: int
+    pins: tuple[str, ...] | None = None
+    when: Node | None = None
+    require: Node | None = None
+    when_text: str | None = None
+    require_text: str | None = None
+    fix: str | None = None
+    examples: dict[str, str] = field(default_factory=dict)
+    builtin: bool = False  # checked in code (resolve.py); the entry carries its metadata
+
+    def applies_to(self, chain: list[str]) -> bool:
+        return self.pins is None or any(pin in chain for pin in self.pins)
+
+    def names(self) -> set[str]:
+        return (self.when.names() if self.when else set()) | (self.require.names() if self.require else set())
+
+
+@dataclass
+class RuleSet:
+    rules: list[Rule]
+    derived: dict[str, Node]
+    derived_text: dict[str, str]
+
+    def by_id(self, rule_id: str) -> Rule | None:
+        return next((r for r in self.rules if r.id == rule_id), None)
+
+
+class _LineLoader(yaml.SafeLoader):
+    """Safe loading that remembers the line of each mapping (for error messages)."""
+
+
+def _mapping_with_line(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
+    mapping = loader.construct_mapping(node, deep=True)
+    mapping["__line__"] = node.start_mark.line + 1
+    return mapping
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_with_line)
+
+
+def _load_yaml(path: Path) -> Any:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            return yaml.load(handle, Loader=_LineLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = mark.line + 1 if mark else 0
+        raise InputError(f"{path}:{line}: invalid YAML ({getattr(err, 'problem', err)})") from None
+    except OSError as err:
+        raise InputError(f"{path}: cannot read ({err.strerror})") from None
+
+
+def _expression(path: Path, line: int, field_name: str, text: Any) -> Node:
+    try:
+        return parse(str(text))
+    except ExprError as err:
+        raise InputError(f"{path}:{line}: {field_name}: {err} (column {err.column + 1} of {str(text)!r})") from None
+
+
+def load_rule_file(path: Path) -> list[Rule]:
+    data = _load_yaml(path)
+    if not isinstance(data, dict) or not isinstance(data.get("rules"), list):
+        raise InputError(f"{path}:1: expected a mapping with a `rules:` list")
+    rules = []
+    for entry in data["rules"]:
+        if not isinstance(entry, dict):
+            raise InputError(f"{path}: every rule must be a mapping")
+        line = entry.pop("__line__")
+        unknown = set(entry) - _ALLOWED
+        if unknown:
+            raise InputError(f"{path}:{line}: unknown field(s) {', '.join(sorted(unknown))}")
+        missing = [name for name in _REQUIRED if name not in entry]
+        if missing:
+            raise InputError(f"{path}:{line}: rule {entry.get('id', '?')} lacks {', '.join(missing)}")
+        if entry["severity"] not in SEVERITIES:
+            raise InputError(f"{path}:{line}: severity must be one of {', '.join(SEVERITIES)}")
+        builtin = bool(entry.get("builtin", False))
+        if not builtin and "require" not in entry:
+            raise InputError(f"{path}:{line}: rule {entry['id']} has no `require` condition")
+        examples = {k: v for k, v in (entry.get("examples") or {}).items() if k != "__line__"}
+        rules.append(
+            Rule(
+                id=str(entry["id"]),
+                title=str(entry["title"]),
+                severity=entry["severity"],
+                message=str(entry["message"]),
+                rationale=str(entry["rationale"]).strip(),
+                source=str(entry["source"]),
+                file=str(path),
+                line=line,
+                pins=tuple(str(p) for p in entry["pins"]) if entry.get("pins") else None,
+                when=_expression(path, line, "when", entry["when"]) if "when" in entry else None,
+                require=_expression(path, line, "require", entry["require"]) if "require" in entry else None,
+                when_text=str(entry["when"]) if "when" in entry else None,
+                require_text=str(entry["require"]) if "require" in entry else None,
+                fix=entry.get("fix"),
+                examples=examples,
+                builtin=builtin,
+            )
+        )
+    return rules
+
+
+def load_derived(path: Path) -> dict[str, str]:
+    data = _load_yaml(path)
+    if not isinstance(data, dict) or not isinstance(data.get("derived"), dict):
+        raise InputError(f"{path}:1: expected a mapping with a `derived:` mapping")
+    return {str(k): str(v) for k, v in data["derived"].items() if k != "__line__"}
+
+
+def rule_files(version: str | None = None) -> list[Path]:
+    root = data_dir("rules")
+    files = sorted(root.glob("*.yml"))
+    files = [f for f in files if f.name != "derived.yml"]
+    if version:
+        files += sorted(p for p in (root / "maxtext" / version).glob("*.yml") if p.name not in ("derived.yml", "unexpressible.yml"))
+    return files
+
+
+@lru_cache(maxsize=None)
+def load_ruleset(version: str | None = None, extra: tuple[str, ...] = ()) -> RuleSet:
+    root = data_dir("rules")
+    derived_files = [root / "derived.yml"]
+    if version:
+        derived_files.append(root / "maxtext" / version / "derived.yml")
+    derived_text: dict[str, str] = {}
+    for path in derived_files:
+        if path.exists():
+            derived_text.update(load_derived(path))
+    derived_nodes = {name: _expression(root / "derived.yml", 0, name, text) for name, text in derived_text.items()}
+    derived = {name: substitute(node, derived_nodes) for name, node in derived_nodes.items()}
+    rules: list[Rule] = []
+    for path in [*rule_files(version), *(Path(p) for p in extra)]:
+        rules.extend(load_rule_file(path))
+    seen: dict[str, Rule] = {}
+    for rule in rules:
+        if rule.id in seen:
+            raise InputError(f"{rule.file}:{rule.line}: duplicate rule id {rule.id} (also {seen[rule.id].file}:{seen[rule.id].line})")
+        seen[rule.id] = rule
+        rule.when = substitute(rule.when, derived) if rule.when else None
+        rule.require = substitute(rule.require, derived) if rule.require else None
+    return RuleSet(rules, derived, derived_text)

@@ -1,0 +1,103 @@
+"""Stage 4, solve: every cross-key rule on the resolved config at once, and the smallest fixes.
+
+Checking a concrete config evaluates each rule directly (fast, no solver). Fixes are a MaxSMT
+problem over "each key keeps its value", solved with Z3's Optimize on the keys the broken rules
+reach; z3 is imported only on that path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from .expr import Node, Unknown, evaluate
+from .findings import Finding, Location
+from .resolve import Config
+from .ruleset import Rule, RuleSet
+from .tunix import load_tunix
+
+
+def ordered_names(node: Node | None, into: list[str] | None = None) -> list[str]:
+    into = [] if into is None else into
+    if node is None:
+        return into
+    if node.op == "var":
+        if node.value not in into:
+            into.append(node.value)
+    for arg in node.args:
+        if isinstance(arg, Node):
+            ordered_names(arg, into)
+    return into
+
+
+def rule_names(rule: Rule) -> list[str]:
+    return ordered_names(rule.require, ordered_names(rule.when))
+
+
+def applicable(ruleset: RuleSet, config: Config) -> list[Rule]:
+    return [
+        rule
+        for rule in ruleset.rules
+        if not rule.builtin and rule.applies_to(config.pin.chain) and all(config.knows(n) for n in rule_names(rule))
+    ]
+
+
+def holds(rule: Rule, lookup) -> bool:
+    """False only when the rule is known to be broken; a rule that cannot be computed holds."""
+    try:
+        if rule.when is not None and not evaluate(rule.when, lookup):
+            return True
+        return bool(evaluate(rule.require, lookup))
+    except Unknown:
+        return True
+
+
+def violated(rules: Iterable[Rule], config: Config) -> list[Rule]:
+    return [rule for rule in rules if not holds(rule, config.lookup)]
+
+
+def format_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def finding(rule: Rule, config: Config) -> Finding:
+    names = rule_names(rule)
+    shown = ", ".join(f"{n}={format_value(config.lookup(n))}" for n in names)
+    located = [n for n in ordered_names(rule.require) if config.location(n)] + [n for n in names if config.location(n)]
+    primary = config.location(located[0]) if located else None
+    related = tuple(loc for n in dict.fromkeys(located) if (loc := config.location(n)) and loc != primary)
+    return Finding(rule.id, rule.severity, f"{rule.message} ({shown})", tuple(names), primary, related)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One minimal set of value changes, before it is written as edits."""
+
+    values: tuple[tuple[str, Any, Any], ...]  # (name, from, to)
+
+
+class Unsatisfiable(Exception):
+    def __init__(self, rules: list[str], fixed: dict[str, Any]):
+        super().__init__(rules)
+        self.rules = rules
+        self.fixed = fixed
+
+
+def minimal_changes(config: Config, rules: list[Rule], broken: list[Rule], max_fixes: int) -> list[Proposal]:
+    from .solver_z3 import FixProblem
+
+    return FixProblem(config, rules, broken).solve(max_fixes)
+
+
+def fixed_names(config: Config) -> set[str]:
+    return {name for name, var in load_tunix().variables.items() if var.fixed}
+
+
+def location_of(config: Config, names: list[str]) -> Location | None:
+    return next((loc for n in names if (loc := config.location(n))), None)

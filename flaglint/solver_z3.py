@@ -1,0 +1,403 @@
+"""The Z3 side of solve.py: rules as constraints, and MaxSMT over "each key keeps its value".
+
+Booleans, integers and reals are Z3 variables. Everything else (enums, strings, Tunix choices,
+values that are None now) ranges over a finite domain: its current value, its choices, and the
+literals the rules compare it with; any function of it is then a case split over that domain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import z3
+
+from .expr import CMP_FUNCS, FUNCTIONS, Node, Unknown, _ARITH_FUNCS, _equal
+from .resolve import Config
+from .ruleset import Rule
+from .solve import Proposal, Unsatisfiable, fixed_names, rule_names
+from .tunix import load_tunix
+
+_UNDEFINED = object()
+
+
+class Unsupported(Exception):
+    """A rule the encoding cannot express; its keys are then held at their values."""
+
+
+@dataclass
+class Finite:
+    index: z3.ArithRef
+    values: list[Any]
+
+
+def _literals(node: Node | None, into: set) -> set:
+    if node is None:
+        return into
+    if node.op == "const":
+        values = node.value if isinstance(node.value, tuple) else (node.value,)
+        into.update(v for v in values if isinstance(v, (str, int, float)) or v is None)
+    for arg in node.args:
+        if isinstance(arg, Node):
+            _literals(arg, into)
+    return into
+
+
+class FixProblem:
+    def __init__(self, config: Config, rules: list[Rule], broken: list[Rule]):
+        self.config = config
+        self.rules = rules
+        self.fixed = fixed_names(config)
+        cone = {n for rule in broken for n in rule_names(rule)} - self.fixed
+        reach = {n for rule in rules if cone & set(rule_names(rule)) for n in rule_names(rule)}
+        self.names = sorted((cone | reach) - self.fixed)
+        self.frozen: set[str] = set()
+
+    # --- variables -------------------------------------------------------------------
+    def _domain_literals(self, name: str) -> list[Any]:
+        found: set = set()
+        for rule in self.rules:
+            if name in rule_names(rule):
+                _literals(rule.when, found)
+                _literals(rule.require, found)
+        return sorted(found, key=lambda v: (type(v).__name__, str(v)))
+
+    def _make_var(self, name: str) -> tuple[Any, list]:
+        """The term for `name`, and hard constraints on its range."""
+        current = self.config.lookup(name)
+        tunix = load_tunix().variables.get(name)
+        schema = self.config.pin.keys.get(name)
+        kind = tunix.kind if tunix else schema.kind
+        bounds = {"ge": tunix.ge} if tunix else {b: getattr(schema, b) for b in ("ge", "gt", "le", "lt")}
+        if kind == "bool" and isinstance(current, bool):
+            return z3.Bool(name), []
+        if kind in ("int", "float") and current is not None and not isinstance(current, bool):
+            var = z3.Int(name) if kind == "int" else z3.Real(name)
+            limits = []
+            for bound, value in bounds.items():
+                if value is not None:
+                    limits.append(CMP_FUNCS[{"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}[bound]](var, _num(value)))
+            return var, limits
+        choices = list((tunix.choices if tunix else schema.choices) or [])
+        if kind == "bool":
+            choices += [True, False]
+        literals = [v for v in self._domain_literals(name) if self._accepts(name, v)]
+        nullable = tunix is not None or (schema is not None and schema.nullable)
+        values = [current]
+        for value in [*choices, *literals, *([None] if nullable else [])]:
+            if not any(_same(value, seen) for seen in values):
+                values.append(value)
+        index = z3.Int(f"{name}#")
+        return Finite(index, values), [index >= 0, index < len(values)]
+
+    def _accepts(self, name: str, value: Any) -> bool:
+        from .tunix import type_tunix
+        from .values import ValueError_, coerce
+
+        if value is None:
+            return False
+        tunix = load_tunix().variables.get(name)
+        try:
+            if tunix:
+                type_tunix(name, tunix, str(value))
+            else:
+                return _same(coerce(self.config.pin.keys[name], value), value)
+        except (ValueError, ValueError_):
+            return False
+        return True
+
+    # --- translation -----------------------------------------------------------------
+    def _term(self, name: str) -> Any:
+        if name in self.terms:
+            return self.terms[name]
+        return self.config.lookup(name)
+
+    def translate(self, node: Node) -> Any:
+        op = node.op
+        if op == "const":
+            return node.value
+        if op == "var":
+            return self._term(node.value)
+        if op == "not":
+            return _not(self.boolean(node.args[0]))
+        if op in ("and", "or"):
+            parts = [self.boolean(a) for a in node.args]
+            return z3.And(*parts) if op == "and" else z3.Or(*parts)
+        if op == "implies":
+            return z3.Implies(self.boolean(node.args[0]), self.boolean(node.args[1]))
+        if op == "if":
+            condition = self.boolean(node.args[0])
+            then, other = (self.translate(a) for a in node.args[1:])
+            if all(isinstance(t, (bool, z3.BoolRef)) for t in (then, other)):
+                return z3.If(condition, _bool(then), _bool(other))
+            return z3.If(condition, self.number(then), self.number(other))
+        if op in ("isnone", "notnone"):
+            term = self.translate(node.args[0])
+            result = self._case(term, lambda v: v is None)
+            return result if op == "isnone" else _not(result)
+        if op in ("in", "notin"):
+            item, container = (self.translate(a) for a in node.args)
+            if not isinstance(container, (tuple, list, str)):
+                raise Unsupported("`in` over a variable")
+            if isinstance(item, Finite) or not isinstance(item, z3.ExprRef):
+                result = self._case(item, lambda v: _contains(container, v))
+            else:
+                result = z3.Or(*[item == _num(c) for c in container if _numeric(c)] or [z3.BoolVal(False)])
+            return result if op == "in" else _not(result)
+        if op == "cmp":
+            left, right = (self.translate(a) for a in node.args)
+            return self.compare(node.value, left, right)
+        if op == "neg":
+            return -self.number(self.translate(node.args[0]))
+        if op == "arith":
+            left, right = (self.number(self.translate(a)) for a in node.args)
+            if node.value == "/":
+                return z3.ToReal(left) / z3.ToReal(right) if _is_int(left) and _is_int(right) else left / right
+            if node.value in ("//", "%") and not (_is_int(left) and _is_int(right)):
+                raise Unsupported("// and % on reals")
+            return _ARITH_FUNCS[node.value](left, right) if node.value not in ("//",) else left / right
+        if op == "call":
+            return self.call(node)
+        raise Unsupported(op)
+
+    def call(self, node: Node) -> Any:
+        args = [self.translate(a) for a in node.args]
+        name = node.value
+        if name == "count":
+            return z3.Sum(*[z3.If(self.boolean_term(a), 1, 0) for a in args])
+        symbolic = [a for a in args if isinstance(a, (Finite, z3.ExprRef))]
+        if not symbolic:
+            return _apply(name, args)
+        finite = [a for a in symbolic if isinstance(a, Finite)]
+        if len(symbolic) == 1 and finite:
+            (var,) = finite
+            values = [_apply(name, [v if a is var else a for a in args]) for v in var.values]
+            return Finite(var.index, values)
+        if name in ("min", "max", "abs"):
+            numbers = [self.number(a) for a in args]
+            if name == "abs":
+                return z3.If(numbers[0] >= 0, numbers[0], -numbers[0])
+            result = numbers[0]
+            for n in numbers[1:]:
+                result = z3.If(n < result, n, result) if name == "min" else z3.If(n > result, n, result)
+            return result
+        raise Unsupported(f"{name}() over a symbolic value")
+
+    def compare(self, op: str, left: Any, right: Any) -> Any:
+        fn = CMP_FUNCS[op]
+
+        def concrete(a: Any, b: Any) -> bool:
+            if a is _UNDEFINED or b is _UNDEFINED:
+                return False
+            if op in ("==", "!="):
+                return _equal(a, b) == (op == "==")
+            if not (_numeric(a) and _numeric(b)):
+                return False
+            return fn(a, b)
+
+        if isinstance(left, Finite) and isinstance(right, Finite):
+            if left.index.eq(right.index):
+                return _any(left.index, [concrete(a, b) for a, b in zip(left.values, right.values)])
+            return z3.Or(
+                *[z3.And(left.index == i, right.index == j) for i, a in enumerate(left.values) for j, b in enumerate(right.values) if concrete(a, b)]
+                or [z3.BoolVal(False)]
+            )
+        if isinstance(left, Finite):
+            if isinstance(right, z3.ExprRef):
+                return z3.Or(*[z3.And(left.index == i, self.compare(op, v, right)) for i, v in enumerate(left.values)] or [z3.BoolVal(False)])
+            return _any(left.index, [concrete(v, right) for v in left.values])
+        if isinstance(right, Finite):
+            flipped = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(op, op)
+            return self.compare(flipped, right, left)
+        symbolic = isinstance(left, z3.ExprRef) or isinstance(right, z3.ExprRef)
+        if not symbolic:
+            return z3.BoolVal(concrete(left, right))
+        for side in (left, right):
+            if not isinstance(side, z3.ExprRef) and not _numeric(side):
+                return z3.BoolVal(op == "!=")
+        if z3.is_bool(left) and z3.is_bool(right) or (z3.is_bool(left) and isinstance(right, bool)) or (isinstance(left, bool) and z3.is_bool(right)):
+            if op in ("==", "!="):
+                return fn(_bool(left), _bool(right))
+        return fn(self.number(left), self.number(right))
+
+    def _case(self, term: Any, test) -> Any:
+        if isinstance(term, Finite):
+            return _any(term.index, [v is not _UNDEFINED and bool(test(v)) for v in term.values])
+        if isinstance(term, z3.ExprRef):
+            return z3.BoolVal(bool(test(_SYMBOLIC_NUMBER)))
+        return z3.BoolVal(bool(test(term)))
+
+    def boolean(self, node: Node) -> Any:
+        return self.boolean_term(self.translate(node))
+
+    def boolean_term(self, term: Any) -> Any:
+        if isinstance(term, Finite):
+            return _any(term.index, [v is not _UNDEFINED and bool(v) for v in term.values])
+        if isinstance(term, z3.BoolRef):
+            return term
+        if isinstance(term, z3.ArithRef):
+            return term != 0
+        return z3.BoolVal(bool(term))
+
+    def number(self, term: Any) -> Any:
+        if isinstance(term, Finite):
+            if not all(_numeric(v) for v in term.values):
+                raise Unsupported("arithmetic on a non-numeric value")
+            result = _num(term.values[-1])
+            for i, v in reversed(list(enumerate(term.values[:-1]))):
+                result = z3.If(term.index == i, _num(v), result)
+            return result
+        if isinstance(term, z3.BoolRef):
+            return z3.If(term, 1, 0)
+        if isinstance(term, z3.ArithRef):
+            return term
+        if not _numeric(term):
+            raise Unsupported(f"arithmetic on {term!r}")
+        return _num(term)
+
+    def constraint(self, rule: Rule) -> Any:
+        require = self.boolean(rule.require)
+        return z3.Implies(self.boolean(rule.when), require) if rule.when is not None else require
+
+    # --- solving ---------------------------------------------------------------------
+    def _encode(self) -> tuple[dict[str, Any], list[Any]]:
+        while True:
+            self.terms: dict[str, Any] = {}
+            hard: list[Any] = []
+            for name in self.names:
+                if name in self.frozen:
+                    continue
+                term, limits = self._make_var(name)
+                self.terms[name] = term
+                hard.extend(limits)
+            tracked: dict[str, Any] = {}
+            try:
+                for rule in self.rules:
+                    if set(rule_names(rule)) & set(self.terms):
+                        tracked[rule.id] = self.constraint(rule)
+            except (Unsupported, Unknown, z3.Z3Exception):
+                newly = set(rule_names(rule)) & set(self.terms)
+                self.frozen |= newly
+                continue
+            return tracked, hard
+
+    def _keep(self, name: str) -> Any:
+        term = self.terms[name]
+        if isinstance(term, Finite):
+            return term.index == 0
+        current = self.config.lookup(name)
+        return term == (z3.BoolVal(current) if isinstance(current, bool) else _num(current))
+
+    def _prefer_default(self, name: str) -> Any | None:
+        term = self.terms[name]
+        default = self._default(name)
+        if isinstance(term, Finite):
+            matches = [i for i, v in enumerate(term.values) if _same(v, default)]
+            return term.index == matches[0] if matches else None
+        if default is None or (isinstance(term, z3.ArithRef) and not _numeric(default)):
+            return None
+        return term == (z3.BoolVal(default) if isinstance(default, bool) else _num(default))
+
+    def _default(self, name: str) -> Any:
+        tunix = load_tunix().variables.get(name)
+        if tunix:
+            return None
+        return self.config.pin.default(name)
+
+    def _value(self, model: z3.ModelRef, name: str) -> Any:
+        term = self.terms[name]
+        if isinstance(term, Finite):
+            return term.values[model.eval(term.index, model_completion=True).as_long()]
+        result = model.eval(term, model_completion=True)
+        if z3.is_bool(result):
+            return z3.is_true(result)
+        if z3.is_int_value(result):
+            return result.as_long()
+        fraction = result.as_fraction()
+        return float(fraction.numerator) / float(fraction.denominator)
+
+    def solve(self, max_fixes: int) -> list[Proposal]:
+        tracked, hard = self._encode()
+        names = list(self.terms)
+        optimizer = z3.Optimize()
+        optimizer.add(*hard, *tracked.values())
+        weight = len(names) + 1
+        for name in names:
+            optimizer.add_soft(self._keep(name), weight)
+            preferred = self._prefer_default(name)
+            if preferred is not None:
+                optimizer.add_soft(preferred, 1)
+        proposals: list[Proposal] = []
+        best: int | None = None
+        while len(proposals) < max_fixes and optimizer.check() == z3.sat:
+            model = optimizer.model()
+            changed = [n for n in names if not z3.is_true(model.eval(self._keep(n), model_completion=True))]
+            if not changed or (best is not None and len(changed) > best):
+                break
+            best = len(changed)
+            proposals.append(Proposal(tuple((n, self.config.lookup(n), self._value(model, n)) for n in changed)))
+            optimizer.add(z3.Or(*[self._keep(n) for n in changed]))
+        if not proposals and best is None:
+            self._explain_unsat(tracked, hard)
+        return proposals
+
+    def _explain_unsat(self, tracked: dict[str, Any], hard: list[Any]) -> None:
+        solver = z3.Solver()
+        solver.add(*hard)
+        for rule_id, constraint in tracked.items():
+            solver.assert_and_track(constraint, z3.Bool(f"rule {rule_id}"))
+        if solver.check() == z3.unsat:
+            core = sorted(str(c).removeprefix("rule ") for c in solver.unsat_core())
+            fixed = {n: self.config.lookup(n) for n in sorted(self.fixed | self.frozen) if self.config.lookup(n) is not None}
+            raise Unsatisfiable(core, fixed)
+
+
+_SYMBOLIC_NUMBER = 0  # a Z3 number is never None and never a string
+
+
+def _numeric(value: Any) -> bool:
+    return isinstance(value, (int, float)) and value is not _UNDEFINED
+
+
+def _num(value: Any) -> Any:
+    if isinstance(value, bool):
+        return z3.IntVal(int(value))
+    if isinstance(value, int):
+        return z3.IntVal(value)
+    return z3.RealVal(repr(float(value)) if abs(value) < 1e15 else int(value))
+
+
+def _is_int(term: Any) -> bool:
+    return isinstance(term, z3.ArithRef) and term.is_int()
+
+
+def _bool(term: Any) -> Any:
+    return term if isinstance(term, z3.BoolRef) else z3.BoolVal(bool(term))
+
+
+def _not(term: Any) -> Any:
+    return z3.Not(_bool(term))
+
+
+def _any(index: Any, truths: list[bool]) -> Any:
+    hits = [index == i for i, truth in enumerate(truths) if truth]
+    return z3.Or(*hits) if hits else z3.BoolVal(False)
+
+
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b or (_numeric(a) and _numeric(b) and not isinstance(a, bool) and not isinstance(b, bool) and a == b)
+
+
+def _contains(container: Any, value: Any) -> bool:
+    if isinstance(container, str):
+        return isinstance(value, str) and value in container
+    return any(_equal(value, c) for c in container)
+
+
+def _apply(name: str, args: list[Any]) -> Any:
+    if any(a is _UNDEFINED for a in args):
+        return _UNDEFINED
+    try:
+        return FUNCTIONS[name][2](*args)
+    except (Unknown, TypeError, ValueError):
+        return _UNDEFINED
