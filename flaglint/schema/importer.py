@@ -16,7 +16,7 @@ from flaglint.findings import InputError
 from flaglint.schema.fieldtypes import BOUNDS, FieldType, ModuleScope, tighter
 from flaglint.schema.model import KeySchema, ModelConfig, Schema
 from flaglint.schema.sources import PackageFiles, open_package
-from flaglint.values import _CliLoader as OmegaConfYamlLoader
+from flaglint.values import CliLoader as OmegaConfYamlLoader
 
 TYPES = "configs/types.py"
 COMMON_TYPES = "common/common_types.py"
