@@ -34,7 +34,12 @@ def _value_without(config: Config, key: str) -> Any:
     """The key's value if its last token were dropped (an earlier token of the same key wins then)."""
     tokens = [t for t in config.tokens if t.key == key]
     if len(tokens) > 1:
-        return _Unreachable
+        from .values import ValueError_, type_value
+
+        try:
+            return type_value(config.pin.keys[key], tokens[-2].value)
+        except ValueError_:
+            return _Unreachable
     assignment = config.explicit.get(key)
     if assignment is None or assignment.token is None:
         return _Unreachable

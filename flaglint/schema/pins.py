@@ -36,8 +36,23 @@ class PinSchema:
     does_not_start_reason: str | None = None
     chain: list[str] = field(default_factory=list)  # this pin and every pin it extends
 
+    _typed: dict[str, Any] = field(default_factory=dict, repr=False)
+
     def default(self, key: str) -> Any:
-        return self.defaults[key] if key in self.defaults else self.keys[key].default
+        """The key's effective default: base.yml's value as pyconfig normalises and types it."""
+        if key not in self._typed:
+            self._typed[key] = self._type_default(key)
+        return self._typed[key]
+
+    def _type_default(self, key: str) -> Any:
+        from ..values import ValueError_, coerce, normalise
+
+        schema = self.keys[key]
+        value = normalise(key, self.defaults[key]) if key in self.defaults else schema.default
+        try:
+            return coerce(schema, value)
+        except ValueError_:
+            return value
 
 
 def _schemas() -> Path:

@@ -1,0 +1,67 @@
+"""The pipeline for one flag string: read -> resolve -> solve -> fix, into a Result.
+
+`Checker` holds what does not change between flag strings (pin, rules), so `--batch` pays for
+loading once and every line after that is cheap.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from .findings import Finding, Fix, Result
+from .read import FlagSource
+from .resolve import Config, resolve
+from .ruleset import load_ruleset
+from .schema.pins import DEFAULT_PIN, load_pin
+from .solve import Unsatisfiable, applicable, finding, minimal_changes, violated
+
+
+class Checker:
+    def __init__(self, pin: str = DEFAULT_PIN, model: str | None = None, extra_rules: tuple[str, ...] = ()):
+        self.pin = load_pin(pin)
+        self.model = model
+        self.ruleset = load_ruleset(self.pin.version, tuple(extra_rules))
+
+    def config(self, source: FlagSource, env: Mapping[str, str] | None = None) -> tuple[Config, list[Finding]]:
+        return resolve(source, self.pin, env or {}, self.model)
+
+    def check(self, source: FlagSource, env: Mapping[str, str] | None = None, *, fix: bool = True, max_fixes: int = 3) -> Result:
+        env = dict(env or {})
+        config, findings = self.config(source, env)
+        rules = applicable(self.ruleset, config)
+        broken = violated(rules, config)
+        findings += [finding(rule, config) for rule in broken]
+        result = Result(pin=self.pin.pin, findings=findings)
+        if fix and broken:
+            self._add_fixes(result, config, env, rules, broken, max_fixes)
+        return result
+
+    def _add_fixes(self, result: Result, config: Config, env: dict[str, str], rules, broken, max_fixes: int) -> None:
+        from .fix import write_fix
+
+        try:
+            proposals = minimal_changes(config, rules, broken, max_fixes)
+        except Unsatisfiable as err:
+            fixed = ", ".join(f"{k}={v}" for k, v in err.fixed.items())
+            result.findings.append(
+                Finding("FL090", "error", f"no change to the flags satisfies {', '.join(err.rules)} together"
+                        + (f" with {fixed}" if fixed else "") + f" at MaxText {self.pin.pin}", tuple(err.rules))
+            )
+            return
+        for proposal in proposals:
+            candidate, tunix_changes = write_fix(config, proposal)
+            if self._clean(candidate, {**env, **tunix_changes}):
+                result.fixes.append(candidate)
+            else:
+                result.notes.append(f"a proposed fix ({candidate.flags!r}) did not re-check clean and was dropped")
+
+    def _clean(self, fix: Fix, env: dict[str, str]) -> bool:
+        env = {k: v for k, v in env.items() if v != ""}
+        config, _ = self.config(FlagSource(fix.flags), env)
+        return not violated(applicable(self.ruleset, config), config)
+
+
+def check_flags(flags: str, *, pin: str = DEFAULT_PIN, env: Mapping[str, str] | None = None, model: str | None = None,
+                fix: bool = True, max_fixes: int = 3) -> Result:
+    """Check one MAXTEXT_EXTRA_FLAGS string (with Tunix variables in `env`) at a pin."""
+    return Checker(pin, model).check(FlagSource(flags), env, fix=fix, max_fixes=max_fixes)

@@ -1,0 +1,243 @@
+"""The `flaglint` command. Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad usage or input."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from .findings import InputError
+from .report import FORMATS, Checked, render
+
+
+def _fail(message: str) -> None:
+    click.echo(f"flaglint: error: {message}", err=True)
+    sys.exit(2)
+
+
+class _Group(click.Group):
+    """Turns bad input anywhere into one line and exit code 2, never a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except InputError as err:
+            _fail(str(err))
+        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, SystemExit):
+            raise
+        except RecursionError:
+            _fail("input too deeply nested")
+        except Exception as err:  # noqa: BLE001 - a bug must still not show users a traceback
+            if os.environ.get("FLAGLINT_DEBUG"):
+                raise
+            _fail(f"internal error ({type(err).__name__}: {err}); rerun with FLAGLINT_DEBUG=1 and report it")
+
+
+@click.group(cls=_Group)
+@click.version_option(package_name="flaglint")
+def main() -> None:
+    """Check MaxText/Tunix training flags, recipe scripts and JobSets before launch."""
+
+
+def _common(fn: Callable) -> Callable:
+    options = [
+        click.option("--env", "env_items", multiple=True, metavar="K=V", help="A Tunix variable (repeatable)."),
+        click.option("--env-file", type=click.Path(dir_okay=False), help="KEY=VALUE lines of Tunix variables."),
+        click.option("--pin", help="MaxText pin: maxtext-0.2.5, or a fork commit such as bbd0f6f10."),
+        click.option("--requirements", type=click.Path(dir_okay=False), help="Take the pin from this requirements file."),
+        click.option("--model", help="Apply this MaxText model config (configs/models/NAME.yml) first."),
+        click.option("--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True),
+        click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), help="Lowest severity that fails (default: error)."),
+        click.option("--max-fixes", type=click.IntRange(0, 50), default=3, show_default=True, help="Fixes of the smallest size to list."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def _settings(pin: str | None, requirements: str | None, model: str | None, fail_on: str | None):
+    from .config import load_settings
+    from .schema.pins import pin_from_requirements
+
+    settings = load_settings()
+    settings.override("requirements", requirements, "--requirements")
+    if requirements:
+        settings.override("pin", pin_from_requirements(requirements), f"--requirements {requirements}")
+    settings.override("pin", pin, "--pin")
+    settings.override("model", model, "--model")
+    settings.override("fail-on", fail_on, "--fail-on")
+    return settings
+
+
+def _apply_settings(result, settings, file: str | None = None):
+    from .config import rule_enabled
+
+    result.findings = [f for f in result.findings if rule_enabled(settings, f.rule, file)]
+    for finding in result.findings:
+        finding.severity = settings["severity"].get(finding.rule, finding.severity)
+    return result
+
+
+def _emit(output_format: str, checked: list[Checked], settings) -> None:
+    click.echo(render(output_format, checked))
+    if any(item.result.fails(settings["fail-on"]) for item in checked):
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("flags", nargs=-1)
+@_common
+@click.option("-f", "--file", "flag_file", type=click.Path(dir_okay=False), help="Read the flag string from this file.")
+@click.option("--batch", type=click.Path(dir_okay=False, allow_dash=True), help="One flag string per line; one JSON result per line.")
+@click.option("--fix", is_flag=True, help="Print the fixed flag string (or rewrite --file with --write).")
+@click.option("--write", is_flag=True, help="With --fix and --file: rewrite the file in place.")
+@click.option("--confirm-with", type=click.Path(dir_okay=False), help="Also run the pinned MaxText's pyconfig in this Python.")
+def check(flags, env_items, env_file, pin, requirements, model, output_format, fail_on, max_fixes, flag_file, batch, fix, write, confirm_with):
+    """Check FLAGS (a MAXTEXT_EXTRA_FLAGS string, `-` for stdin, or the NAME of a set variable)."""
+    from .check import Checker
+    from .read import FlagSource, read_env_assignments, read_flag_sources, read_text_file
+
+    settings = _settings(pin, requirements, model, fail_on)
+    env = read_env_assignments(env_items, env_file)
+    checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]))
+    if batch:
+        _check_batch(checker, batch, env, max_fixes, settings)
+        return
+    if flag_file:
+        sources = [FlagSource(read_text_file(flag_file), file=flag_file)]
+    elif flags:
+        sources = read_flag_sources(tuple(flags))
+    else:
+        raise InputError("nothing to check: give FLAGS, `-` for stdin, a variable NAME, or --file")
+    if write and not (fix and flag_file):
+        raise InputError("--write needs --fix and --file")
+    checked = []
+    for source in sources:
+        result = _apply_settings(checker.check(source, env, max_fixes=max_fixes), settings, source.file)
+        checked.append(Checked(source.file, source.text, result))
+    if confirm_with:
+        from .confirm import confirm
+
+        for item in checked:
+            click.echo(confirm(confirm_with, settings["pin"], item.text, env, settings["model"]), err=True)
+    if fix:
+        _print_or_write_fix(checked[0], flag_file if write else None)
+        return
+    _emit(output_format, checked, settings)
+
+
+def _print_or_write_fix(item: Checked, write_to: str | None) -> None:
+    fixes = item.result.fixes
+    blocking = [f for f in item.result.findings if f.severity == "error" and not f.rule.startswith("FL00")]
+    if not fixes:
+        if blocking or any(f.severity == "error" for f in item.result.findings):
+            click.echo(render("text", [item]), err=True)
+            sys.exit(1)
+        click.echo(item.text.strip() if write_to is None else "nothing to fix")
+        return
+    chosen = fixes[0]
+    if write_to is None:
+        click.echo(chosen.flags)
+    else:
+        from .fix_files import write_atomically
+
+        write_atomically(Path(write_to), chosen.flags if chosen.flags.endswith("\n") or not item.text.endswith("\n") else chosen.flags + "\n")
+        click.echo(f"fixed {write_to}: " + ", ".join(f"{c.key} {c.from_!r} -> {c.to!r}" for c in chosen.changes))
+
+
+def _check_batch(checker, batch: str, env, max_fixes: int, settings) -> None:
+    from .read import FlagSource, decode
+
+    data = sys.stdin.buffer.read() if batch == "-" else Path(batch).read_bytes() if Path(batch).is_file() else None
+    if data is None:
+        raise InputError(f"{batch}: no such file")
+    failed = False
+    for number, line in enumerate(decode(data, batch).splitlines(), 1):
+        result = _apply_settings(checker.check(FlagSource(line, file=None), env, max_fixes=max_fixes), settings)
+        payload = result.to_json()
+        payload["line"] = number
+        click.echo(json.dumps(payload))
+        failed |= result.fails(settings["fail-on"])
+    sys.exit(1 if failed else 0)
+
+
+@main.command("rules")
+@click.option("--pin", help="Only the rules that apply at this pin.")
+def list_rules(pin):
+    """List every rule: id, severity, title."""
+    from .ruleset import load_ruleset
+    from .schema.pins import load_pin
+
+    pin_schema = load_pin(pin) if pin else None
+    ruleset = load_ruleset(pin_schema.version if pin_schema else "0.2.5")
+    for rule in ruleset.rules:
+        if pin_schema is None or rule.applies_to(pin_schema.chain):
+            click.echo(f"{rule.id:8} {rule.severity:8} {rule.title}")
+
+
+@main.command()
+@click.argument("rule_id")
+def explain(rule_id):
+    """Show a rule's title, rationale, examples, fix and source."""
+    from .docs import explain_rule
+    from .ruleset import load_ruleset
+
+    rule = load_ruleset("0.2.5").by_id(rule_id.upper())
+    if rule is None:
+        raise InputError(f"no rule {rule_id!r}; `flaglint rules` lists them")
+    click.echo(explain_rule(rule))
+
+
+@main.command("config")
+def show_config():
+    """Print the effective settings and where each came from."""
+    from .config import SETTINGS, load_settings
+
+    settings = load_settings()
+    click.echo(f"# config file: {settings.file or '(none found)'}")
+    for name in SETTINGS:
+        click.echo(f"{name} = {json.dumps(settings[name])}    # {settings.origins[name]}")
+
+
+@main.group()
+def schema():
+    """Typed key schemas."""
+
+
+@schema.command("import")
+@click.argument("path", type=click.Path(exists=True))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the schema JSON here.")
+def schema_import(path, output):
+    """Read a MaxText source tree, wheel or installed package (without importing it)."""
+    from .schema.importer import import_schema, schema_summary, write_schema
+
+    imported = import_schema(path)
+    click.echo(schema_summary(imported))
+    if output:
+        write_schema(imported, output)
+        click.echo(f"wrote {output}")
+
+
+@main.command()
+@click.argument("flags", nargs=-1)
+@click.option("--env", "env_items", multiple=True, metavar="K=V")
+@click.option("--env-file", type=click.Path(dir_okay=False))
+def smoke(flags, env_items, env_file):
+    """Run the bundled trainer core at toy sizes with the settings these variables select."""
+    from .read import read_env_assignments
+
+    env = read_env_assignments(env_items, env_file)
+    try:
+        from .trainer.smoke import run_smoke
+    except ImportError as err:
+        raise InputError(f"flaglint smoke needs the trainer extra (pip install 'flaglint[trainer]'): {err}") from None
+    problems = run_smoke(env)
+    for problem in problems:
+        click.echo(f"smoke: {problem}")
+    if problems:
+        sys.exit(1)
+    click.echo("smoke: head and packer pass with these settings")

@@ -1,0 +1,73 @@
+"""Rule documentation generated from the rule data: `flaglint explain` and docs/rules.md."""
+
+from __future__ import annotations
+
+from .ruleset import Rule, RuleSet
+
+
+def _example(example) -> str:
+    if isinstance(example, str):
+        return f"`{example}`" if example else "(empty)"
+    parts = []
+    if example.get("flags"):
+        parts.append(f"flags `{example['flags']}`")
+    if example.get("env"):
+        parts.append("env `" + " ".join(f"{k}={v}" for k, v in example["env"].items() if k != "__line__") + "`")
+    for key in ("pin", "model"):
+        if example.get(key):
+            parts.append(f"{key} `{example[key]}`")
+    return ", ".join(parts) or "(defaults)"
+
+
+def explain_rule(rule: Rule) -> str:
+    lines = [f"{rule.id}: {rule.title} ({rule.severity})", "", rule.rationale, ""]
+    if rule.when_text:
+        lines.append(f"When:    {rule.when_text}")
+    if rule.require_text:
+        lines.append(f"Require: {rule.require_text}")
+    if rule.pins:
+        lines.append(f"Pins:    {', '.join(rule.pins)} and the pins that extend them")
+    for kind in ("bad", "good"):
+        if kind in rule.examples:
+            lines.append(f"{kind.capitalize():8} {_example(rule.examples[kind])}")
+    if rule.fix:
+        lines.append(f"Fix:     {rule.fix}")
+    lines.append(f"Source:  {rule.source}")
+    return "\n".join(lines)
+
+
+def rules_markdown(ruleset: RuleSet) -> str:
+    out = ["# flaglint rules", "", "Generated from `rules/*.yml` by `python -m flaglint.docs`; do not edit by hand.", ""]
+    out += ["| id | severity | title |", "|---|---|---|"]
+    hand_written = [r for r in ruleset.rules if r.id.startswith("FL")]
+    out += [f"| [{r.id}](#{r.id.lower()}) | {r.severity} | {r.title} |" for r in hand_written]
+    for rule in hand_written:
+        out += ["", f"## {rule.id}", "", f"**{rule.title}** ({rule.severity})", "", rule.rationale, ""]
+        if rule.when_text:
+            out.append(f"- When: `{rule.when_text}`")
+        if rule.require_text:
+            out.append(f"- Require: `{rule.require_text}`")
+        if rule.pins:
+            out.append(f"- Pins: {', '.join(rule.pins)} and the pins that extend them")
+        for kind in ("bad", "good"):
+            if kind in rule.examples:
+                out.append(f"- {kind.capitalize()}: {_example(rule.examples[kind])}")
+        if rule.fix:
+            out.append(f"- Fix: {rule.fix}")
+        out.append(f"- Source: {rule.source}")
+    imported = [r for r in ruleset.rules if not r.id.startswith("FL")]
+    if imported:
+        out += ["", "## Imported MaxText validators", "",
+                f"{len(imported)} rules imported from MaxText's own validators by `flaglint schema import`; "
+                "`flaglint explain ID` shows each one.", ""]
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    import sys
+    from pathlib import Path
+
+    from .ruleset import load_ruleset
+
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/rules.md")
+    target.write_text(rules_markdown(load_ruleset("0.2.5")), encoding="utf-8")

@@ -1,0 +1,53 @@
+"""Text for people: each finding with its source line and a caret under the span, then the fixes."""
+
+from __future__ import annotations
+
+from ..findings import Finding, Fix, severity_rank
+from . import Checked
+
+
+def _excerpt(text: str, finding: Finding) -> list[str]:
+    loc = finding.location
+    lines = text.splitlines()
+    if loc is None or not 1 <= loc.line <= len(lines):
+        return []
+    line = lines[loc.line - 1]
+    start = loc.column - 1
+    width = max(1, min(loc.end_column, len(line) + 1) - loc.column)
+    # Long flag strings: show a window around the span, not the whole line.
+    left = max(0, start - 40)
+    right = min(len(line), start + width + 40)
+    prefix = "..." if left else ""
+    suffix = "..." if right < len(line) else ""
+    shown = prefix + line[left:right] + suffix
+    caret = " " * (len(prefix) + start - left) + "^" * min(width, right - start)
+    return [f"    {shown}", f"    {caret}"]
+
+
+def _fix_lines(number: int, fix: Fix) -> list[str]:
+    kind = "safe" if fix.safe else "unsafe"
+    changes = ", ".join(f"{c.key}: {c.from_!r} -> {c.to!r}" for c in fix.changes)
+    return [f"  fix {number} ({kind}): {changes}", f"    fixed flags: {fix.flags}"]
+
+
+def render(checked: list[Checked]) -> str:
+    out: list[str] = []
+    counts = {"error": 0, "warning": 0, "info": 0}
+    for item in checked:
+        label = item.label or "<flags>"
+        for finding in sorted(item.result.findings, key=lambda f: (-severity_rank(f.severity), f.location.line if f.location else 0)):
+            counts[finding.severity] += 1
+            where = f"{finding.location.file or label}:{finding.location.line}:{finding.location.column}" if finding.location else label
+            out.append(f"{where}: {finding.severity} {finding.rule} {finding.message}")
+            out.extend(_excerpt(item.text, finding) if not finding.location or not finding.location.file or finding.location.file == item.label else [])
+            for related in finding.related:
+                out.append(f"    also at {related.file or label}:{related.line}:{related.column}")
+            if finding.witness:
+                env = " ".join(f"{k}={v}" for k, v in finding.witness.get("env", {}).items()) or "(defaults)"
+                out.append(f"    when: {env}; branches at lines {finding.witness.get('branches', [])}")
+        for number, fix in enumerate(item.result.fixes, 1):
+            out.extend(_fix_lines(number, fix))
+        out.extend(f"  note: {note}" for note in item.result.notes)
+    total = sum(counts.values())
+    out.append("no findings" if total == 0 else f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info")
+    return "\n".join(out)
