@@ -7,6 +7,7 @@ derives from its variables, then MAXTEXT_EXTRA_FLAGS, the last occurrence winnin
 from __future__ import annotations
 
 import difflib
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -15,6 +16,10 @@ from .read import FlagSource, Token, tokenize
 from .schema.pins import PinSchema, pins_defining
 from .tunix import bindings, load_tunix, type_tunix
 from .values import ValueError_, coerce, type_value
+
+
+# Linux refuses one argument or environment string longer than this (MAX_ARG_STRLEN).
+MAX_ARG_BYTES = 131072
 
 
 @dataclass
@@ -58,9 +63,13 @@ def resolve(
     env: Mapping[str, str] | None = None,
     model: str | None = None,
 ) -> tuple[Config, list[Finding]]:
+    findings: list[Finding] = []
+    size = len(source.text.encode("utf-8"))
+    if size > MAX_ARG_BYTES:
+        findings.append(Finding("FL009", "error", f"the flag string is {size} bytes; a variable over {MAX_ARG_BYTES} bytes cannot be passed to the trainer (E2BIG), so it was not checked further"))
+        return Config(pin=pin, source=source, tokens=[], model=model), findings
     tokens = tokenize(source.text)
     config = Config(pin=pin, source=source, tokens=tokens, model=model)
-    findings: list[Finding] = []
     if not pin.starts_trainer:
         findings.append(Finding("FL007", "error", f"MaxText at {pin.pin} does not start the trainer: {pin.does_not_start_reason}"))
     _resolve_tunix(config, env or {}, findings)
@@ -157,8 +166,15 @@ def _check_model_conflicts(config: Config, model: str, findings: list[Finding]) 
             )
 
 
+@lru_cache(maxsize=4096)
+def _close_keys(key: str, pin: str) -> list[str]:
+    from .schema.pins import load_pin
+
+    return difflib.get_close_matches(key, load_pin(pin).keys, n=3, cutoff=0.75)
+
+
 def _undefined(key: str, pin: PinSchema, where: Location) -> Finding:
-    close = difflib.get_close_matches(key, pin.keys, n=3, cutoff=0.75)
+    close = _close_keys(key, pin.pin)
     message = f"{key} is not defined at MaxText {pin.pin}"
     if close:
         message += f"; did you mean {', '.join(close)}?"
