@@ -111,6 +111,11 @@ def _max_and_pick(logits, hit):
     )
 
 
+def _lanes(vocab):
+    """The widest power of two up to 128 that divides the vocabulary."""
+    return next(lanes for lanes in (128, 64, 32, 16, 8, 4, 2, 1) if vocab % lanes == 0)
+
+
 def _head_stats(logits, targets, with_entropy):
     """One pass over a chunk's logits: log-probs, entropy (or None), and the max and exp-sum."""
     hit, valid = _target_hit(logits, targets)
@@ -119,12 +124,19 @@ def _head_stats(logits, targets, with_entropy):
     exps = jnp.exp(shifted)
     zero = jnp.zeros((), logits.dtype)
     if with_entropy:
+        # One reduction for both sums, so the exponentials are not materialised for two readers.
+        # XLA:CPU adds a variadic reduction's terms one after another; splitting the vocabulary
+        # into lanes that are added at the end keeps its rounding error at that of jnp.sum.
+        lanes = _lanes(logits.shape[-1])
+        split = (logits.shape[0], logits.shape[-1] // lanes, lanes)
+        exps, shifted = exps.reshape(split), shifted.reshape(split)
         exp_sum, weighted = lax.reduce(
             (exps, exps * jnp.where(exps > 0, shifted, zero)),
             (zero, zero),
             lambda a, b: (a[0] + b[0], a[1] + b[1]),
             (1,),
         )
+        exp_sum, weighted = jnp.sum(exp_sum, axis=-1), jnp.sum(weighted, axis=-1)
     else:
         exp_sum = jnp.sum(exps, axis=-1)
     log_sum = jnp.log(exp_sum)

@@ -1,0 +1,316 @@
+"""The fused head against the local one: values, gradients, edge cases and program shape."""
+
+from __future__ import annotations
+
+import pytest
+
+jax = pytest.importorskip("jax")
+
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from jax.test_util import check_grads  # noqa: E402
+
+from flaglint.trainer import head  # noqa: E402
+from flaglint.trainer.head import per_token_logps  # noqa: E402
+
+
+def ulps(a, b, floor=0.0):
+    """Distance in units of the last place of the larger magnitude (at least `floor`);
+    NaN and inf must coincide."""
+    a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    assert np.array_equal(np.isnan(a), np.isnan(b)), "NaN in different places"
+    finite = np.isfinite(a) & np.isfinite(b)
+    assert np.array_equal(a[~finite & ~np.isnan(a)], b[~finite & ~np.isnan(b)]), "infinities differ"
+    scale = np.spacing(np.maximum(np.maximum(np.abs(a[finite]), np.abs(b[finite])), np.float32(floor)))
+    return np.abs(a[finite] - b[finite]) / scale if finite.any() else np.zeros(1)
+
+
+def entropy_ulps(a, b):
+    """The fused entropy is log(exp-sum) minus a weighted mean, the local one a sum of p log p:
+    both round at the scale of a nat, so entropies below 1 are compared in ulps of 1."""
+    return ulps(a, b, floor=1.0)
+
+
+def make_inputs(seed, n, hidden, vocab, dtype=jnp.float32, scale=1.0):
+    keys = jax.random.split(jax.random.PRNGKey(seed), 3)
+    h = (jax.random.normal(keys[0], (n, hidden)) * scale).astype(dtype)
+    w = (jax.random.normal(keys[1], (hidden, vocab)) / np.sqrt(hidden)).astype(dtype)
+    t = jax.random.randint(keys[2], (n,), 0, vocab)
+    return h, w, t
+
+
+def scores(mode, h, w, t, chunk, temperature, entropy=True):
+    fn = jax.jit(lambda h, w: per_token_logps(
+        h, w, t, mode=mode, chunk_size=chunk, temperature=temperature, return_entropy=entropy))
+    return fn(h, w)
+
+
+def grads(mode, h, w, t, chunk, temperature, entropy_weight):
+    """Gradients of a GRPO-shaped loss (per-token weights on the log-probs), plus entropy if weighted."""
+    token_weights = jnp.linspace(-1.0, 2.0, h.shape[0])
+
+    def loss(h, w):
+        logps, entropy = per_token_logps(
+            h, w, t, mode=mode, chunk_size=chunk, temperature=temperature, return_entropy=True)
+        total = jnp.sum(token_weights * logps)
+        return total + entropy_weight * jnp.sum(entropy) if entropy_weight else total
+
+    return jax.jit(jax.grad(loss, argnums=(0, 1)))(h, w)
+
+
+def max_rel_diff(expected, actual):
+    expected, actual = np.asarray(expected, np.float64), np.asarray(actual, np.float64)
+    return np.max(np.abs(expected - actual)) / np.max(np.abs(expected))
+
+
+def assert_as_accurate_as_local(h, w, t, chunk, temperature, entropy_weight):
+    """Against float64 truth, the fused gradients are no further off than the local ones,
+    up to 3e-8 of the largest entry."""
+    local = grads("local", h, w, t, chunk, temperature, entropy_weight)
+    fused = grads("fused", h, w, t, chunk, temperature, entropy_weight)
+    with jax.enable_x64(True):
+        truth = grads("local", jnp.asarray(h, jnp.float64), jnp.asarray(w, jnp.float64), t, chunk,
+                      temperature, entropy_weight)
+        truth = [np.asarray(x) for x in truth]
+    for tr, lo, fu in zip(truth, local, fused):
+        assert max_rel_diff(tr, fu) <= max_rel_diff(tr, lo) + 3e-8
+
+
+CASES = [
+    # n, hidden, vocab, chunk, temperature
+    (37, 16, 100, 8, 1.0),  # chunks that do not divide n
+    (37, 16, 100, 8, 0.7),
+    (24, 8, 64, 64, 1.0),  # one chunk for all of n
+    (30, 32, 512, 10, 0.7),
+    (40, 32, 4096, 16, 1.0),
+]
+
+
+@pytest.mark.parametrize("n,hidden,vocab,chunk,temperature", CASES)
+def test_fused_scores_match_local(n, hidden, vocab, chunk, temperature):
+    h, w, t = make_inputs(n, n, hidden, vocab, scale=3.0)
+    local = scores("local", h, w, t, chunk, temperature)
+    fused = scores("fused", h, w, t, chunk, temperature)
+    assert ulps(local[0], fused[0]).max() <= 2
+    assert entropy_ulps(local[1], fused[1]).max() <= 8
+
+
+@pytest.mark.parametrize("n,hidden,vocab,chunk", [(37, 16, 100, 8), (24, 8, 64, 64)])
+def test_fused_gradients_match_local(n, hidden, vocab, chunk):
+    """Only the log-probs differentiated (as in GRPO): within 3e-8 of the largest entry."""
+    h, w, t = make_inputs(n + 1, n, hidden, vocab)
+    for expected, actual in zip(grads("local", h, w, t, chunk, 1.0, 0.0), grads("fused", h, w, t, chunk, 1.0, 0.0)):
+        assert max_rel_diff(expected, actual) <= 3e-8
+
+
+@pytest.mark.parametrize("n,hidden,vocab,chunk,temperature", CASES)
+@pytest.mark.parametrize("entropy_weight", [0.0, 0.5])
+def test_fused_gradients_as_accurate_as_local(n, hidden, vocab, chunk, temperature, entropy_weight):
+    """Peaked logits and temperatures other than 1, with and without the entropy differentiated."""
+    h, w, t = make_inputs(n + 2, n, hidden, vocab, scale=3.0)
+    assert_as_accurate_as_local(h, w, t, chunk, temperature, entropy_weight)
+
+
+@settings(max_examples=5, deadline=None)
+@given(
+    n=st.integers(1, 40),
+    vocab=st.integers(2, 300),
+    chunk=st.integers(1, 48),
+    temperature=st.sampled_from([1.0, 0.7, 1.3]),
+    seed=st.integers(0, 2**16),
+)
+def test_fused_matches_local_on_random_shapes(n, vocab, chunk, temperature, seed):
+    h, w, t = make_inputs(seed, n, 8, vocab, scale=2.0)
+    t = jax.random.randint(jax.random.PRNGKey(seed + 1), (n,), -vocab - 2, vocab + 2)
+    local = scores("local", h, w, t, chunk, temperature)
+    fused = scores("fused", h, w, t, chunk, temperature)
+    assert ulps(local[0], fused[0]).max() <= 2
+    assert entropy_ulps(local[1], fused[1]).max() <= 8
+    assert_as_accurate_as_local(h, w, t, chunk, temperature, 0.0)
+
+
+def test_log_probs_alone_and_forward_only():
+    h, w, t = make_inputs(3, 20, 8, 50)
+    local = scores("local", h, w, t, 7, 1.0, entropy=False)
+    fused = scores("fused", h, w, t, 7, 1.0, entropy=False)
+    assert local.shape == fused.shape == (20,)
+    assert ulps(local, fused).max() <= 2
+    reference = jax.nn.log_softmax(h @ w, axis=-1)[jnp.arange(20), t]
+    np.testing.assert_allclose(fused, reference, rtol=1e-5, atol=1e-5)
+
+
+def test_entropy_is_the_softmax_entropy():
+    h, w, t = make_inputs(4, 12, 8, 40, scale=2.0)
+    _, entropy = scores("fused", h, w, t, 5, 0.7)
+    p = jax.nn.softmax((h @ w) / 0.7, axis=-1)
+    np.testing.assert_allclose(entropy, -jnp.sum(p * jnp.log(p), axis=-1), rtol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["local", "fused"])
+def test_gradient_is_that_of_the_definition(mode):
+    """Both programs differentiate log softmax(h w / T)[target], checked against plain autodiff."""
+    h, w, t = make_inputs(5, 11, 6, 30)
+
+    def reference(h, w):
+        return jnp.sum(jnp.arange(11.0) * jax.nn.log_softmax(h @ w / 0.7, axis=-1)[jnp.arange(11), t])
+
+    def ours(h, w):
+        return jnp.sum(jnp.arange(11.0) * per_token_logps(h, w, t, mode=mode, chunk_size=4, temperature=0.7))
+
+    for e, a in zip(jax.grad(reference, (0, 1))(h, w), jax.grad(ours, (0, 1))(h, w)):
+        np.testing.assert_allclose(a, e, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["local", "fused"])
+@pytest.mark.parametrize("entropy_weight", [0.0, 0.3])
+def test_check_grads_float64(mode, entropy_weight):
+    with jax.enable_x64(True):
+        h, w, t = make_inputs(6, 9, 5, 17, dtype=jnp.float64)
+
+        def loss(h, w):
+            logps, entropy = per_token_logps(
+                h, w, t, mode=mode, chunk_size=4, temperature=0.8, return_entropy=True)
+            return jnp.sum(jnp.cos(logps)) + entropy_weight * jnp.sum(entropy**2)
+
+        check_grads(loss, (h, w), order=1, modes=["rev"], atol=1e-7, rtol=1e-7)
+
+
+def test_bf16_against_f32_reference():
+    """bf16 inputs: |f32 reference - fused bf16| <= |f32 reference - local bf16| + 1e-2 (CCE-style)."""
+    h, w, t = make_inputs(7, 64, 32, 1000, dtype=jnp.bfloat16, scale=2.0)
+    h32, w32 = h.astype(jnp.float32), w.astype(jnp.float32)
+    reference = scores("local", h32, w32, t, 16, 1.0)
+    local = scores("local", h, w, t, 16, 1.0)
+    fused = scores("fused", h, w, t, 16, 1.0)
+    for ref, naive, ours in zip(reference, local, fused):
+        assert np.all(np.abs(ref - ours) <= np.abs(ref - naive) + 1e-2)
+    ref_grads = grads("local", h32, w32, t, 16, 1.0, 0.0)
+    naive_grads = grads("local", h, w, t, 16, 1.0, 0.0)
+    fused_grads = grads("fused", h, w, t, 16, 1.0, 0.0)
+    for ref, naive, ours in zip(ref_grads, naive_grads, fused_grads):
+        ref, naive, ours = (np.asarray(x, np.float32) for x in (ref, naive, ours))
+        assert ours.dtype == naive.dtype
+        assert np.all(np.abs(ref - ours) <= np.abs(ref - naive) + 1e-2 * np.max(np.abs(ref)))
+
+
+def test_non_finite_hidden_states_agree():
+    h, w, t = make_inputs(8, 16, 8, 40)
+    h = h.at[3].set(jnp.nan).at[9, 2].set(jnp.inf)
+    local = scores("local", h, w, t, 6, 1.0)
+    fused = scores("fused", h, w, t, 6, 1.0)
+    assert np.isnan(fused[0][3]) and np.isnan(fused[0][9])
+    assert ulps(local[0], fused[0]).max() <= 2
+    assert entropy_ulps(local[1], fused[1]).max() <= 8
+
+
+def test_empty_input():
+    h, w, _ = make_inputs(9, 1, 4, 10)
+    logps, entropy = per_token_logps(h[:0], w, jnp.zeros((0,), jnp.int32), mode="fused", chunk_size=4,
+                                     return_entropy=True)
+    assert logps.shape == entropy.shape == (0,)
+
+
+@pytest.mark.parametrize("kwargs", [dict(mode="fuse", chunk_size=4), dict(mode="fused", chunk_size=0),
+                                    dict(mode="local", chunk_size=2.0)])
+def test_bad_arguments_raise(kwargs):
+    h, w, t = make_inputs(10, 4, 4, 10)
+    with pytest.raises(ValueError):
+        per_token_logps(h, w, t, **kwargs)
+
+
+# Scoring of explicit logits: the fused pass and its cotangent against log_softmax + take_along_axis.
+
+def reference_scores(logits, targets):
+    log_probs = jax.nn.log_softmax(logits, axis=-1)
+    logps = jnp.take_along_axis(log_probs, targets[:, None], axis=-1)[:, 0]
+    p = jnp.exp(log_probs)
+    return logps, -jnp.sum(p * jnp.where(p > 0, log_probs, 0.0), axis=-1)
+
+
+def edge_logits():
+    inf, nan = np.inf, np.nan
+    rows = np.array([
+        [1.0, 2.0, 3.0, 4.0, 0.5, -1.0],
+        [1.0, -inf, 3.0, 4.0, -inf, -1.0],  # -inf at non-targets
+        [-inf, 2.0, 3.0, 4.0, 0.5, -1.0],  # -inf at the target
+        [1.0, 2.0, inf, 4.0, 0.5, -1.0],  # +inf
+        [1.0, nan, 3.0, 4.0, 0.5, -1.0],  # NaN
+        [-inf, -inf, -inf, -inf, -inf, -inf],  # no finite logit
+        [1.0, 2.0, 3.0, 4.0, 0.5, -1.0],  # negative id, wraps
+        [1.0, 2.0, 3.0, 4.0, 0.5, -1.0],  # id == vocab
+        [1.0, 2.0, 3.0, 4.0, 0.5, -1.0],  # id == -vocab - 1
+        [1.0, 2.0, 3.0, 4.0, 0.5, -1.0],  # id == -vocab, wraps to 0
+        [1.0, 2.0, 3.0, 4.0, 0.5, -1.0],  # last id
+        [30.0, -40.0, 3.0, 90.0, 0.5, -1.0],  # peaked
+    ], np.float32)
+    targets = np.array([2, 2, 0, 1, 0, 3, -2, 6, -7, -6, 5, 1], np.int32)
+    return jnp.asarray(rows), jnp.asarray(targets)
+
+
+def test_edge_case_scores_match_local():
+    logits, targets = edge_logits()
+    want_logps, want_entropy = reference_scores(logits, targets)
+    logps, entropy, _, _ = head._head_stats(logits, targets, True)
+    np.testing.assert_array_equal(np.isnan(logps), np.isnan(want_logps))
+    assert ulps(want_logps, logps).max() <= 2
+    assert entropy_ulps(want_entropy, entropy).max() <= 8
+    # The wraps and the bounds: -2 reads entry 4, -6 entry 0; 6 and -7 are outside the vocabulary.
+    assert np.isnan(logps[7]) and np.isnan(logps[8])
+    assert np.isfinite(logps[6]) and np.isfinite(logps[9]) and np.isfinite(logps[10])
+    assert logps[2] == -np.inf
+
+
+@pytest.mark.parametrize("temperature", [1.0, 0.7])
+def test_edge_case_cotangent_matches_autodiff(temperature):
+    logits, targets = edge_logits()
+    cotangent = jnp.linspace(-1.5, 2.0, logits.shape[0])
+    _, vjp = jax.vjp(lambda z: reference_scores(z / temperature, targets)[0], logits)
+    (want,) = vjp(cotangent)
+    scaled = logits / temperature
+    _, _, row_max, exp_sum = head._head_stats(scaled, targets, False)
+    got = head._head_cotangent(scaled, targets, row_max, exp_sum, cotangent, temperature)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+def test_target_hit_by_hand():
+    logits = jnp.zeros((5, 4))
+    hit, valid = head._target_hit(logits, jnp.array([0, 3, -1, 4, -5]))
+    np.testing.assert_array_equal(hit, np.array([
+        [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 0, 1], [0, 0, 0, 0], [0, 0, 0, 0]], bool))
+    np.testing.assert_array_equal(valid, [True, True, True, False, False])
+
+
+# Program shape.
+
+def grad_program(mode, entropy_weight):
+    h, w, t = make_inputs(11, 24, 8, 64)
+
+    def loss(h, w, t):
+        logps, entropy = per_token_logps(h, w, t, mode=mode, chunk_size=8, return_entropy=True)
+        # Weight 0 leaves the entropy out: 0 * entropy would send it a real (zero) cotangent.
+        return jnp.sum(logps) + entropy_weight * jnp.sum(entropy) if entropy_weight else jnp.sum(logps)
+
+    lowered = jax.jit(jax.grad(loss, argnums=(0, 1))).lower(h, w, t)
+    return lowered.as_text(), lowered.compile().as_text()
+
+
+def count_ops(text, *names):
+    return sum(text.count(f"stablehlo.{name}") + text.count(f" {name}(") for name in names)
+
+
+def test_fused_log_prob_backward_has_no_gather_scatter_or_sort_and_one_barrier():
+    lowered, compiled = grad_program("fused", 0.0)
+    for text in (lowered, compiled):
+        assert count_ops(text, "gather", "scatter", "sort") == 0
+    # XLA:CPU expands the barrier into scheduling constraints, so it is counted before compiling.
+    assert lowered.count("stablehlo.optimization_barrier") == 1
+
+
+def test_entropy_gradient_takes_the_autodiff_backward():
+    local_lowered, _ = grad_program("local", 0.0)
+    assert count_ops(local_lowered, "scatter") >= 1
+    lowered, _ = grad_program("fused", 0.5)
+    assert count_ops(lowered, "scatter") >= 1
