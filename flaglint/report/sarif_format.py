@@ -1,0 +1,108 @@
+"""SARIF 2.1.0 for code scanning: one run, the rules that fired in tool.driver.rules, one result per finding."""
+
+from __future__ import annotations
+
+import json
+from pathlib import PurePath, PurePosixPath
+from typing import Any
+from urllib.parse import quote
+
+from ..findings import Finding, InputError, Location
+from . import Checked
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("flaglint")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def _rule_docs(pin: str) -> dict[str, Any]:
+    """Rule id -> Rule for the pin's rules (all built-in rules when the pin is unknown)."""
+    from ..ruleset import load_ruleset
+    from ..schema.pins import load_pin
+
+    try:
+        version = load_pin(pin).version if pin else None
+    except (InputError, OSError, ValueError):
+        version = None
+    return {rule.id: rule for rule in load_ruleset(version).rules}
+
+
+def artifact_uri(path: str | None) -> str:
+    """A URI reference for a path: relative paths stay relative (code scanning resolves them against the checkout)."""
+    if path is None:
+        return quote("<flags>")
+    pure = PurePath(path)
+    if pure.is_absolute():
+        return "file://" + quote(pure.as_posix())
+    return quote(PurePosixPath(*pure.parts).as_posix())
+
+
+def _physical(location: Location, fallback: str | None) -> dict[str, Any]:
+    region: dict[str, Any] = {"startLine": location.line, "startColumn": location.column}
+    if location.end_line is not None and location.end_line != location.line:
+        region["endLine"] = location.end_line
+    if location.end_column > location.column or location.end_line not in (None, location.line):
+        region["endColumn"] = location.end_column
+    return {"artifactLocation": {"uri": artifact_uri(location.file or fallback)}, "region": region}
+
+
+def _result(finding: Finding, label: str | None, rule_index: dict[str, int]) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "ruleId": finding.rule,
+        "ruleIndex": rule_index[finding.rule],
+        "level": _LEVELS[finding.severity],
+        "message": {"text": finding.message},
+    }
+    if finding.location is not None:
+        out["locations"] = [{"physicalLocation": _physical(finding.location, label)}]
+    else:
+        out["locations"] = [{"physicalLocation": {"artifactLocation": {"uri": artifact_uri(label)}}}]
+    if finding.related:
+        out["relatedLocations"] = [
+            {"id": number, "physicalLocation": _physical(loc, label)} for number, loc in enumerate(finding.related, 1)
+        ]
+    return out
+
+
+def _rule_entry(rule_id: str, docs: dict[str, Any]) -> dict[str, Any]:
+    rule = docs.get(rule_id)
+    if rule is None:
+        return {"id": rule_id, "shortDescription": {"text": rule_id}}
+    return {
+        "id": rule_id,
+        "shortDescription": {"text": rule.title},
+        "fullDescription": {"text": rule.rationale},
+        "help": {"text": rule.rationale + (f"\nFix: {rule.fix}" if rule.fix else "")},
+        "defaultConfiguration": {"level": _LEVELS[rule.severity]},
+    }
+
+
+def sarif_log(checked: list[Checked]) -> dict[str, Any]:
+    pin = next((item.result.pin for item in checked if item.result.pin), "")
+    fired = sorted({f.rule for item in checked for f in item.result.findings})
+    docs = _rule_docs(pin) if fired else {}
+    rule_index = {rule_id: number for number, rule_id in enumerate(fired)}
+    results = [_result(f, item.label, rule_index) for item in checked for f in item.result.findings]
+    notes = [note for item in checked for note in item.result.notes]
+    run: dict[str, Any] = {
+        "tool": {"driver": {"name": "flaglint", "version": _version(), "rules": [_rule_entry(r, docs) for r in fired]}},
+        "results": results,
+        "invocations": [{
+            "executionSuccessful": True,
+            "toolExecutionNotifications": [{"level": "note", "message": {"text": note}} for note in notes],
+        }],
+        "properties": {"pin": pin},
+    }
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def render(checked: list[Checked]) -> str:
+    return json.dumps(sarif_log(checked), indent=2)
