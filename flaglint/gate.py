@@ -1,0 +1,297 @@
+"""The CI gate: every trainer launch in a JobSet manifest, checked before `kubectl apply`.
+
+A launch is what a container starts: its `command`/`args` directly, or each python command of a
+`bash -c` script (also inside `( ... ) &` wrappers), evaluated statically by the recipe bash
+evaluator. Its MAXTEXT_EXTRA_FLAGS and Tunix variables come from the container env, the script's
+exported variables and the command's own prefix assignments; the launcher's `--flag=value`
+arguments set Tunix variables too, and the TPU node selector fixes TRAINER_TPU_SLICE. Each
+finding is placed at the manifest line and column of the characters it is about.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Union
+
+from .check import Checker
+from .findings import Finding, InputError, Location, Result
+from .read import FlagSource, decode, tokenize
+from .render.manifest import Container, Position, Scalar, read_manifest
+from .report import Checked
+from .schema.pins import DEFAULT_PIN
+from .tunix import load_tunix
+
+FLAGS_VARIABLE = "MAXTEXT_EXTRA_FLAGS"
+SLICE_VARIABLE = "TRAINER_TPU_SLICE"
+_MANIFEST = "<manifest>"  # the Origin file of characters that come straight from the manifest
+_STEP_CAP = 50_000  # a bash -c command is a launcher, not a long program: stop a runaway loop early
+_WRAPPERS = ("exec", "nohup", "time", "env")
+
+
+@dataclass
+class Launch:
+    """One process a container starts, with what it reads: its environment and its arguments."""
+
+    container: Container
+    env: dict[str, Scalar]
+    args: list[Scalar]
+    program: str
+
+    def tunix(self, defaults: Mapping[str, str] | None = None) -> dict[str, Scalar]:
+        schema = load_tunix()
+        values = {name: Scalar(text, (None,) * len(text)) for name, text in (defaults or {}).items()}
+        values.update((name, value) for name, value in self.env.items() if name in schema.variables)
+        values.update(_launcher_flags(self.args))
+        # The node selector is the trainer's slice only where the trainer's flags are: a rollout's
+        # or orchestrator's selector says nothing about the trainer mesh.
+        trainer = FLAGS_VARIABLE in self.env or any(name.startswith("TRAINER_MESH_") for name in values)
+        if trainer and self.container.tpu_slice is not None:
+            values[SLICE_VARIABLE] = self.container.tpu_slice
+        return values
+
+    @property
+    def carries_flags(self) -> bool:
+        names = set(self.tunix()) - {SLICE_VARIABLE}
+        return FLAGS_VARIABLE in self.env or bool(names)
+
+
+@dataclass
+class _Found:
+    launches: list[Launch] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _launcher_flags(args: list[Scalar]) -> dict[str, Scalar]:
+    """`--mesh_fsdp=64` and `--mesh_fsdp 64`: the Tunix variable each launcher flag carries."""
+    schema = load_tunix()
+    found: dict[str, Scalar] = {}
+    for index, arg in enumerate(args):
+        flag, sep, _ = arg.text.partition("=")
+        name = schema.by_flag(flag) if flag.startswith("--") else None
+        if name is None:
+            continue
+        if sep:
+            start = len(flag) + 1
+            found[name] = Scalar(arg.text[start:], arg.positions[start:])
+        elif index + 1 < len(args):
+            found[name] = args[index + 1]
+    return found
+
+
+def find_launches(container: Container, file: str) -> _Found:
+    found = _Found()
+    schema = load_tunix()
+    for name, line in container.unknown_env.items():
+        if name == FLAGS_VARIABLE or name in schema.variables:
+            found.notes.append(f"{file}:{line}: {container.path}: {name} comes from valueFrom; it is not checked")
+    argv = container.argv
+    script = _bash_script(argv)
+    if script is not None:
+        _script_launches(container, script, found)
+    elif argv:
+        found.launches.append(Launch(container, dict(container.env), argv[1:], os.path.basename(argv[0].text)))
+    if not found.launches:
+        found.launches.append(Launch(container, dict(container.env), [], ""))
+    found.launches = [launch for launch in found.launches if launch.carries_flags]
+    return found
+
+
+def _bash_script(argv: list[Scalar]) -> Scalar | None:
+    if not argv or os.path.basename(argv[0].text) not in ("bash", "sh"):
+        return None
+    for index, word in enumerate(argv[1:], 1):
+        if not word.text.startswith("-") or word.text.startswith("--"):
+            return None
+        if "c" in word.text[1:]:
+            return argv[index + 1] if index + 1 < len(argv) else None
+    return None
+
+
+def _script_launches(container: Container, script: Scalar, found: _Found) -> None:
+    from .render.bash import ScriptError, Value
+    from .render.bash_compile import Command
+    from .render.bash_interp import Interp
+
+    with tempfile.TemporaryDirectory(prefix="flaglint-gate-") as folder:
+        path = Path(folder) / "command.sh"
+        path.write_text(script.text, encoding="utf-8")
+        to_manifest = _OriginMap(str(path), script)
+        try:
+            interp = Interp(str(path))
+            state = interp.start({})
+            for name, value in container.env.items():
+                state.scopes[0][name] = Value(value.text, [_manifest_origin(p) for p in value.positions])
+                state.exported.add(name)
+            steps = 0
+            while not state.done and steps < _STEP_CAP:
+                steps += 1
+                instrs = state.code.instrs
+                instr = instrs[state.pc] if state.pc < len(instrs) else None
+                if isinstance(instr, Command):
+                    fields = [to_manifest.scalar(v) for v in interp.fields(instr.words, state)]
+                    prefix = interp.prefix(instr, state)
+                    env = {name: to_manifest.scalar(v) for name, v in interp.child_env(state, prefix).items() if isinstance(v, Value)}
+                    launch = _launch(container, fields, env, set(prefix))
+                    if launch is not None:
+                        found.launches.append(launch)
+                interp.step(state)
+        except ScriptError as err:
+            found.notes.append(f"{container.path}: the bash -c script does not parse ({to_manifest.describe(err.line)}: "
+                               f"{err.message}); its flags are not checked")
+            return
+        if steps >= _STEP_CAP:
+            found.notes.append(f"{container.path}: the bash -c script was followed for {_STEP_CAP} steps only")
+
+
+def _launch(container: Container, fields: list[Scalar], env: dict[str, Scalar], prefixed: set[str]) -> Launch | None:
+    while fields and fields[0].text in _WRAPPERS:
+        wrapper, fields = fields[0].text, fields[1:]
+        while wrapper == "env" and fields and "=" in fields[0].text and not fields[0].text.startswith("-"):
+            name, _, _ = fields[0].text.partition("=")
+            env[name] = Scalar(fields[0].text[len(name) + 1:], fields[0].positions[len(name) + 1:])
+            prefixed.add(name)
+            fields = fields[1:]
+    if not fields:
+        return None
+    program = os.path.basename(fields[0].text)
+    launch = Launch(container, env, fields[1:], program)
+    if program.startswith("python") or FLAGS_VARIABLE in prefixed or _launcher_flags(launch.args):
+        return launch
+    return None
+
+
+def _manifest_origin(position: Position | None):
+    from .render.bash import Origin
+
+    return None if position is None else Origin(_MANIFEST, position[0], position[1], -1)
+
+
+class _OriginMap:
+    """Script characters (bash Origins in the temporary script file) back to manifest positions."""
+
+    def __init__(self, path: str, script: Scalar):
+        self.path = path
+        self.script = script
+        self.line_starts = [0] + [i + 1 for i, c in enumerate(script.text) if c == "\n"]
+
+    def position(self, origin) -> Position | None:
+        if origin is None:
+            return None
+        if origin.file == _MANIFEST:
+            return origin.line, origin.column
+        if origin.file != self.path or origin.line > len(self.line_starts):
+            return None
+        index = self.line_starts[origin.line - 1] + origin.column - 1
+        return self.script.positions[index] if index < len(self.script.positions) else None
+
+    def scalar(self, value) -> Scalar:
+        return Scalar(value.text, tuple(self.position(o) for o in value.origins))
+
+    def describe(self, line: int) -> str:
+        start = self.script.positions[self.line_starts[line - 1]] if 0 < line <= len(self.line_starts) and self.script.positions else None
+        return f"manifest line {start[0]}" if start else f"script line {line}"
+
+
+# ---- checking ----
+
+def _located(scalar: Scalar, start: int, end: int, file: str) -> Location | None:
+    """The manifest span of scalar characters [start, end), or None when they were not written there."""
+    first = scalar.positions[start] if start < len(scalar.positions) else None
+    last = scalar.positions[end - 1] if 0 < end <= len(scalar.positions) else None
+    if first is None:
+        first = scalar.start
+        last = None
+    if first is None:
+        return None
+    if last is None or last[0] < first[0] or (last[0] == first[0] and last[1] < first[1]):
+        return Location(first[0], first[1], first[1] + 1, file)
+    return Location(first[0], first[1], last[1] + 1, file, end_line=last[0] if last[0] != first[0] else None)
+
+
+class _FlagPlacer:
+    """Locations in the flag string (line/column of its own text) moved to the manifest."""
+
+    def __init__(self, flags: Scalar, tunix: dict[str, Scalar], label: str):
+        self.flags = flags
+        self.tunix = tunix
+        self.label = label
+        self.line_starts = [0] + [i + 1 for i, c in enumerate(flags.text) if c == "\n"]
+
+    def move(self, location: Location) -> Location | None:
+        start = self.line_starts[location.line - 1] + location.column - 1
+        end = self.line_starts[location.line - 1] + location.end_column - 1
+        return _located(self.flags, start, end, self.label)
+
+    def place(self, finding: Finding, prefix: str) -> Finding:
+        location = self.move(finding.location) if finding.location else None
+        related = tuple(moved for loc in finding.related if (moved := self.move(loc)) is not None)
+        if location is None:
+            keyed = [self.tunix[key] for key in finding.keys if key in self.tunix]
+            spans = [loc for value in keyed if (loc := _located(value, 0, len(value.text), self.label))]
+            if spans:
+                location, related = spans[0], related + tuple(spans[1:])
+        return Finding(finding.rule, finding.severity, f"{prefix}: {finding.message}", finding.keys, location, related, finding.witness)
+
+
+def check_launch(checker: Checker, launch: Launch, label: str, *, env: Mapping[str, str] | None = None,
+                 fix: bool = True, max_fixes: int = 3) -> Result:
+    """One launch's flags and Tunix variables (over `env`, the values assumed for every launch), checked together."""
+    flags = launch.env.get(FLAGS_VARIABLE, Scalar("", ()))
+    tunix = launch.tunix(env)
+    result = checker.check(FlagSource(flags.text, file=label, name=FLAGS_VARIABLE),
+                           {name: value.text for name, value in tunix.items()}, fix=fix, max_fixes=max_fixes)
+    placer = _FlagPlacer(flags, tunix, label)
+    where = launch.container.path + (f" ({launch.program})" if launch.program else "")
+    result.findings = [placer.place(finding, where) for finding in result.findings]
+    return result
+
+
+def _manifest_text(path_or_text: Union[str, os.PathLike]) -> tuple[str, str]:
+    one_line = isinstance(path_or_text, str) and "\n" not in path_or_text
+    if isinstance(path_or_text, os.PathLike) or (one_line and (Path(path_or_text).is_file() or path_or_text.endswith((".yaml", ".yml")))):
+        path = os.fspath(path_or_text)
+        try:
+            return decode(Path(path).read_bytes(), path), path
+        except OSError as err:
+            raise InputError(f"{path}: cannot read ({err.strerror})") from None
+    return str(path_or_text), _MANIFEST
+
+
+def check_manifest(
+    path_or_text: Union[str, os.PathLike],
+    *,
+    pin: str = DEFAULT_PIN,
+    model: str | None = None,
+    extra_rules: tuple[str, ...] = (),
+    label: str | None = None,
+    env: Mapping[str, str] | None = None,
+    fix: bool = True,
+    max_fixes: int = 3,
+    checker: Checker | None = None,
+) -> list[Checked]:
+    """Check every launch of every JobSet in a manifest: a path (os.PathLike, or a str naming an existing
+    file) or the YAML text itself. `env` holds Tunix variables assumed for every launch (the manifest's
+    own values win). One Checked per launch; the manifest's notes (skipped documents, values not
+    known) go with the first. Broken YAML raises InputError with file:line."""
+    text, default_label = _manifest_text(path_or_text)
+    label = label or default_label
+    checker = checker or Checker(pin, model, tuple(extra_rules))
+    manifest = read_manifest(text, label)
+    checked: list[Checked] = []
+    notes = list(manifest.notes)
+    for container in manifest.containers:
+        found = find_launches(container, label)
+        notes.extend(found.notes)
+        for launch in found.launches:
+            checked.append(Checked(label, text, check_launch(checker, launch, label, env=env, fix=fix, max_fixes=max_fixes)))
+    if not checked:
+        checked.append(Checked(label, text, Result(pin=checker.pin.pin)))
+        if not manifest.containers and not manifest.notes:
+            notes.append(f"{label}: no JobSet in this manifest")
+        elif manifest.containers:
+            notes.append(f"{label}: no container carries MaxText or Tunix flags")
+    checked[0].result.notes[:0] = notes
+    return checked

@@ -1,0 +1,341 @@
+"""JobSet manifests: the containers of each JobSet, with every scalar's characters placed in the manifest.
+
+A finding inside a flag string has to point at the manifest's line and column, also when the flag
+sits inside a `|` block scalar of a `bash -c` command, so each scalar is read back from the source
+with one (line, column) per character of its value. The re-scan is checked against the value the
+YAML parser built; where they differ (a YAML construct the re-scan does not follow) every character
+falls back to the scalar's start, which is imprecise but never wrong about the scalar.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import yaml
+
+from ..findings import InputError
+
+JOBSET_API = "jobset.x-k8s.io/v1alpha2"
+TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
+ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
+
+Position = tuple[int, int]  # 1-based line and column in the manifest
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A string with the manifest position of each of its characters (None: made up, not written there)."""
+
+    text: str
+    positions: tuple[Position | None, ...]
+
+    @property
+    def start(self) -> Position | None:
+        return next((p for p in self.positions if p is not None), None)
+
+
+@dataclass
+class Container:
+    jobset: str
+    replicated_job: str
+    name: str
+    env: dict[str, Scalar]
+    argv: list[Scalar]
+    tpu_slice: Scalar | None
+    unknown_env: dict[str, int] = field(default_factory=dict)  # env set by valueFrom: name -> manifest line
+
+    @property
+    def path(self) -> str:
+        return f"{self.jobset}/{self.replicated_job}/{self.name}"
+
+
+@dataclass
+class Manifest:
+    containers: list[Container]
+    notes: list[str]
+
+
+def load_documents(text: str, file: str) -> list[yaml.Node | None]:
+    """Compose every document (no construction: no tags run, nothing executes); broken YAML is one line."""
+    try:
+        return list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        line = f":{mark.line + 1}" if mark is not None else ""
+        reason = " ".join(part for part in (err.context, err.problem) if part)
+        raise InputError(f"{file}{line}: not valid YAML: {reason}") from None
+    except yaml.YAMLError as err:
+        raise InputError(f"{file}: not valid YAML: {err}") from None
+
+
+# ---- scalars with per-character positions ----
+
+class _Source:
+    def __init__(self, text: str):
+        self.text = text
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def position(self, index: int) -> Position:
+        lo, hi = 0, len(self.line_starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.line_starts[mid] <= index:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + 1, index - self.line_starts[lo] + 1
+
+
+def scalar(node: yaml.ScalarNode, source: _Source) -> Scalar:
+    start, end = node.start_mark.index, node.end_mark.index
+    if node.style in ("|", ">"):
+        scanned = _block(source.text, start, end, node.style, node.value)
+    elif node.style == '"':
+        scanned = _double_quoted(source.text, start + 1)
+    elif node.style == "'":
+        scanned = _folded_flow(source.text, start + 1, "'")
+    else:
+        scanned = _folded_flow(source.text, start, None, end)
+    if scanned is not None and "".join(c for c, _ in scanned[: len(node.value)]) == node.value and len(scanned) >= len(node.value):
+        return Scalar(node.value, tuple(source.position(i) for _, i in scanned[: len(node.value)]))
+    here = source.position(start)
+    return Scalar(node.value, (here,) * len(node.value))
+
+
+def _block(text: str, start: int, end: int, style: str, value: str) -> list[tuple[str, int]] | None:
+    header_end = text.find("\n", start)
+    if header_end < 0:
+        return []
+    header = text[start + 1:header_end].split("#", 1)[0].strip()
+    lines: list[tuple[int, str]] = []
+    at = header_end + 1
+    while at < len(text) and at <= end:
+        stop = text.find("\n", at)
+        stop = len(text) if stop < 0 else stop
+        lines.append((at, text[at:stop]))
+        at = stop + 1
+    first = next((line for _, line in lines if line.strip(" ")), "")
+    detected = len(first) - len(first.lstrip(" "))
+    candidates = [detected] + ([n for n in range(1, detected)] if any(c.isdigit() for c in header) else [])
+    for indent in candidates:
+        scanned = _block_lines(lines, indent, style)
+        if "".join(c for c, _ in scanned).startswith(value):
+            return scanned
+    return None
+
+
+def _block_lines(lines: list[tuple[int, str]], indent: int, style: str) -> list[tuple[str, int]]:
+    out: list[tuple[str, int]] = []
+    previous_folds = False
+    pending: list[tuple[str, int]] = []  # line breaks not yet written (folding decides what they become)
+    for start, line in lines:
+        if line.strip(" ") == "" and len(line) <= indent:
+            pending.append(("\n", start + len(line)))
+            continue
+        if len(line) - len(line.lstrip(" ")) < indent:
+            break
+        content = line[indent:]
+        folds = style == ">" and not content.startswith((" ", "\t"))
+        if pending and out:
+            breaks = pending
+            if previous_folds and folds:
+                breaks = pending[1:] if len(pending) > 1 else [(" ", pending[0][1])]
+            out.extend(breaks)
+        elif pending:
+            out.extend(pending)
+        pending = []
+        out.extend((c, start + indent + i) for i, c in enumerate(content))
+        pending.append(("\n", start + len(line)))
+        previous_folds = folds
+    out.extend(pending)
+    return out
+
+
+_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r",
+            "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029"}
+_HEX = {"x": 2, "u": 4, "U": 8}
+
+
+def _double_quoted(text: str, at: int) -> list[tuple[str, int]] | None:
+    out: list[tuple[str, int]] = []
+    while at < len(text):
+        c = text[at]
+        if c == '"':
+            return out
+        if c == "\\":
+            nxt = text[at + 1:at + 2]
+            if nxt in _ESCAPES:
+                out.append((_ESCAPES[nxt], at))
+                at += 2
+            elif nxt in _HEX:
+                digits = text[at + 2:at + 2 + _HEX[nxt]]
+                try:
+                    out.append((chr(int(digits, 16)), at))
+                except ValueError:
+                    return None
+                at += 2 + _HEX[nxt]
+            elif nxt == "\n":
+                at = _skip_blank(text, at + 2)
+            else:
+                return None
+            continue
+        if c == "\n":
+            at = _fold_break(text, at, out)
+            continue
+        out.append((c, at))
+        at += 1
+    return None
+
+
+def _folded_flow(text: str, at: int, quote: str | None, end: int | None = None) -> list[tuple[str, int]] | None:
+    """Single-quoted (quote "'") or plain (quote None, ending at `end`) scalars: line folding, and '' in quotes."""
+    out: list[tuple[str, int]] = []
+    stop = len(text) if end is None else end
+    while at < stop:
+        c = text[at]
+        if quote and c == quote:
+            if text[at + 1:at + 2] == quote:
+                out.append((quote, at))
+                at += 2
+                continue
+            return out
+        if c == "\n":
+            at = _fold_break(text, at, out)
+            continue
+        out.append((c, at))
+        at += 1
+    return out if quote is None else None
+
+
+def _fold_break(text: str, at: int, out: list[tuple[str, int]]) -> int:
+    """A line break inside a flow scalar: trailing blanks go, one break is a space, each empty line a newline."""
+    while out and out[-1][0] in " \t":
+        out.pop()
+    newlines = []
+    while at < len(text) and text[at] == "\n":
+        newlines.append(at)
+        at = _skip_blank(text, at + 1)
+    if len(newlines) == 1:
+        out.append((" ", newlines[0]))
+    else:
+        out.extend(("\n", n) for n in newlines[1:])
+    return at
+
+
+def _skip_blank(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t":
+        at += 1
+    return at
+
+
+# ---- Kubernetes $(VAR) references in command and args ----
+
+_REFERENCE = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
+
+
+def expand_references(arg: Scalar, env: dict[str, Scalar]) -> Scalar:
+    """What the kubelet hands the container: `$$` is `$`, `$(NAME)` of a defined env entry is its value."""
+    text: list[str] = []
+    positions: list[Position | None] = []
+    at = 0
+    for match in _REFERENCE.finditer(arg.text):
+        text.append(arg.text[at:match.start()])
+        positions.extend(arg.positions[at:match.start()])
+        if match.group(0) == "$$":
+            text.append("$")
+            positions.append(arg.positions[match.start()])
+        elif match.group(1) in env:
+            value = env[match.group(1)]
+            text.append(value.text)
+            positions.extend(value.positions)
+        else:
+            text.append(match.group(0))
+            positions.extend(arg.positions[match.start():match.end()])
+        at = match.end()
+    text.append(arg.text[at:])
+    positions.extend(arg.positions[at:])
+    return Scalar("".join(text), tuple(positions))
+
+
+# ---- JobSets ----
+
+def _get(node: yaml.Node | None, key: str) -> yaml.Node | None:
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    return next((v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == key), None)
+
+
+def _path(node: yaml.Node | None, *keys: str) -> yaml.Node | None:
+    for key in keys:
+        node = _get(node, key)
+    return node
+
+
+def _items(node: yaml.Node | None) -> list[yaml.Node]:
+    return list(node.value) if isinstance(node, yaml.SequenceNode) else []
+
+
+def _text(node: yaml.Node | None) -> str | None:
+    return node.value if isinstance(node, yaml.ScalarNode) else None
+
+
+def read_manifest(text: str, file: str) -> Manifest:
+    source = _Source(text)
+    containers: list[Container] = []
+    notes: list[str] = []
+    for number, document in enumerate(load_documents(text, file), 1):
+        if document is None:
+            continue
+        where = f"{file}:{document.start_mark.line + 1}"
+        api, kind = _text(_get(document, "apiVersion")), _text(_get(document, "kind"))
+        name = _text(_path(document, "metadata", "name")) or f"document {number}"
+        if kind != "JobSet" or api != JOBSET_API:
+            shown = f"{kind or 'a document without kind'} {name}" + (f" ({api})" if api and kind == "JobSet" else "")
+            notes.append(f"{where}: skipped {shown}: not a {JOBSET_API} JobSet")
+            continue
+        containers.extend(_jobset_containers(document, name, source))
+    return Manifest(containers, notes)
+
+
+def _jobset_containers(document: yaml.Node, jobset: str, source: _Source) -> list[Container]:
+    jobs = _items(_path(document, "spec", "replicatedJobs"))
+    slices = {id(job): _tpu_slice(_path(job, "template", "spec", "template", "spec", "nodeSelector"), source) for job in jobs}
+    distinct = {s.text: s for s in slices.values() if s is not None}
+    shared = next(iter(distinct.values())) if len(distinct) == 1 else None
+    out = []
+    for number, job in enumerate(jobs, 1):
+        job_name = _text(_get(job, "name")) or f"replicatedJob {number}"
+        pod = _path(job, "template", "spec", "template", "spec")
+        for section in ("initContainers", "containers"):
+            for index, node in enumerate(_items(_get(pod, section)), 1):
+                out.append(_container(node, jobset, job_name, index, slices[id(job)] or shared, source))
+    return out
+
+
+def _tpu_slice(selector: yaml.Node | None, source: _Source) -> Scalar | None:
+    topology, accelerator = _get(selector, TOPOLOGY_LABEL), _get(selector, ACCELERATOR_LABEL)
+    if not isinstance(topology, yaml.ScalarNode) or not isinstance(accelerator, yaml.ScalarNode):
+        return None
+    shape = scalar(topology, source)
+    # Findings about the slice point at the topology, the part a recipe chooses.
+    return Scalar(f"{accelerator.value}:{shape.text}", (shape.start,) * (len(accelerator.value) + 1) + shape.positions)
+
+
+def _container(node: yaml.Node, jobset: str, job: str, index: int, tpu_slice: Scalar | None, source: _Source) -> Container:
+    name = _text(_get(node, "name")) or f"container {index}"
+    env: dict[str, Scalar] = {}
+    unknown: dict[str, int] = {}
+    for entry in _items(_get(node, "env")):
+        key, value = _text(_get(entry, "name")), _get(entry, "value")
+        if key is None:
+            continue
+        if isinstance(value, yaml.ScalarNode):
+            env[key] = scalar(value, source)
+        elif _get(entry, "valueFrom") is not None:
+            unknown[key] = entry.start_mark.line + 1
+        else:
+            env[key] = Scalar("", ())
+    argv = [expand_references(scalar(arg, source), env)
+            for part in ("command", "args") for arg in _items(_get(node, part)) if isinstance(arg, yaml.ScalarNode)]
+    return Container(jobset, job, name, env, argv, tpu_slice, unknown)
