@@ -1,0 +1,255 @@
+"""Static evaluation of recipe scripts: one environment (render) or every branch outcome (explore).
+
+Nothing here runs the script. The script is parsed with tree-sitter-bash, compiled into a flat
+instruction list (bash_compile), and interpreted (bash_interp). Commands other than the shell's own
+(kubectl, gcloud, python, echo ...) are skipped; what the evaluator cannot know ($(...) other than
+the script-directory idiom, read, mapfile) becomes an opaque value with a note.
+
+explore() forks the interpreter's state when a step reads an input that the path has not decided.
+An input ranges over unset, the literal values the scripts' conditions compare it with (a matching
+sample for a glob, n-1/n/n+1 for an integer comparison, "" for -n/-z), one value that matches none
+of them, and any values given in `vary`. The candidate values that lead a condition to the same
+outcome stay together on one path, so the number of paths follows the distinct branch outcomes;
+every path is a concrete assignment that was actually evaluated, so infeasible combinations of
+branches never appear (the finite domain makes a solver unnecessary). A sourced file's comparisons
+join the domains once some path has loaded that file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from flaglint.render.bash_interp import Interp, NeedInput, State
+from flaglint.render.bash_types import Note, Origin, Rendering, ScriptError, Value
+from flaglint.render.bash_words import compile_glob, glob_sample
+
+__all__ = [
+    "Exploration", "Note", "Origin", "Outcome", "Rendering", "ScriptError", "Value", "explore", "render",
+]
+
+OTHER = "flaglint-other"  # the "something else" value of an input
+
+
+def render(script: Path, env: Mapping[str, str]) -> Rendering:
+    """The script's final variables when it runs with exactly `env` (every other variable unset)."""
+    interp = Interp(str(script))
+    st = interp.start(dict(env))
+    interp.run(st)
+    result = interp.rendering(st)
+    result.handoffs = list(st.handoffs)
+    return result
+
+
+@dataclass
+class Outcome:
+    env: dict  # dict[str, str | None]: the inputs this outcome depends on (None: unset), one witness
+    branches: list  # list[tuple[str, int]]: (file, line) of each if/elif/else arm and case item taken
+    rendering: Rendering
+    domains: dict = field(default_factory=dict)  # each input in env: every value that takes this path
+
+
+@dataclass
+class Exploration:
+    outcomes: list  # list[Outcome]: paths whose exported variables agree are merged (first witness kept)
+    inputs: dict  # dict[str, list[str | None]]: each input that was forked on, and the values explored
+    paths_explored: int
+    capped: bool  # the path cap stopped exploration; outcomes cover the paths explored
+
+
+class _Domains:
+    """The candidate values of an input, from the comparisons in every file loaded so far."""
+
+    def __init__(self, interp: Interp, vary: Mapping[str, list[str]]):
+        self.interp = interp
+        self.vary = {k: list(v) for k, v in vary.items()}
+        self.cache: dict[str, tuple] = {}
+        self.files_seen = 0
+
+    def __call__(self, name: str) -> tuple:
+        if len(self.interp.files) != self.files_seen:
+            self.cache.clear()
+            self.files_seen = len(self.interp.files)
+        found = self.cache.get(name)
+        if found is None:
+            found = self.cache[name] = self._compute(name)
+        return found
+
+    def _comparands(self, name: str) -> list:
+        names, todo = {name}, [name]
+        facts = [f.facts for f in self.interp.files.values()]
+        while todo:
+            current = todo.pop()
+            for fact in facts:
+                for assigned, read in fact.aliases:
+                    if read == current and assigned not in names:
+                        names.add(assigned)
+                        todo.append(assigned)
+        return [c for n in names for fact in facts for c in fact.comparands.get(n, ())]
+
+    def _compute(self, name: str) -> tuple:
+        comparands = self._comparands(name)
+        values: list[str | None] = [None]
+        matchers = []
+        for kind, payload in comparands:
+            if kind == "eq":
+                values.append(payload)
+                matchers.append(lambda s, p=payload: s == p)
+            elif kind == "glob":
+                rx = compile_glob(payload)
+                sample = glob_sample(payload)
+                if sample is not None:
+                    values.append(sample)
+                matchers.append(lambda s, rx=rx: rx.fullmatch(s) is not None)
+            elif kind == "int":
+                try:
+                    n = int(payload)
+                except ValueError:
+                    continue
+                values.extend([str(n - 1), str(n), str(n + 1)])
+            elif kind == "empty":
+                values.append("")
+            elif kind == "regex":
+                try:
+                    rx = re.compile("".join(re.escape(t) if q else t for t, q in payload))
+                except re.error:
+                    continue
+                values.extend(s for s in ("0", "1", "2", "true", "false") if rx.search(s))
+        matchers = [m for m in matchers if not all(m(s) for s in ("", OTHER, "zz"))]  # `*` matches all
+        if comparands:
+            other = OTHER
+            while any(m(other) for m in matchers) and len(other) < len(OTHER) + 8:
+                other += "x"
+            if not any(m(other) for m in matchers):
+                values.append(other)
+        values.extend(self.vary.get(name, ()))
+        return tuple(dict.fromkeys(values))
+
+
+def explore(
+    script: Path,
+    fixed: Mapping[str, str] = {},
+    vary: Mapping[str, list[str]] = {},
+    path_cap: int = 4096,
+) -> Exploration:
+    """Evaluate the script on every feasible combination of branch outcomes."""
+    interp = Interp(str(script))
+    interp.candidates = _Domains(interp, {k: v for k, v in vary.items() if k not in fixed})
+    root = interp.start(dict(fixed))
+    explorer = _Explorer(interp)
+    work = [root]
+    outcomes: dict[tuple, Outcome] = {}
+    paths = 0
+    capped = False
+    while work:
+        if paths >= path_cap:
+            capped = True
+            break
+        st = work.pop()
+        forked = explorer.advance(st)
+        if forked is not None:
+            work.extend(reversed(forked))
+            continue
+        paths += 1
+        outcome = explorer.outcome(st)
+        key = _outcome_key(outcome.rendering)
+        if key not in outcomes:
+            outcomes[key] = outcome
+    return Exploration(list(outcomes.values()), explorer.explored, paths, capped)
+
+
+def _outcome_key(r: Rendering) -> tuple:
+    own = tuple(sorted((n, v.text, v.opaque) for n, v in r.exported.items()))
+    return (r.script, own) + tuple(_outcome_key(h) for h in r.handoffs)
+
+
+class _Explorer:
+    def __init__(self, interp: Interp):
+        self.interp = interp
+        self.explored: dict[str, list] = {}
+
+    def advance(self, st: State) -> list[State] | None:
+        """Run until the path ends (None) or forks (the states it forks into)."""
+        interp = self.interp
+        while not st.done:
+            snapshot = self._snapshot(st)
+            try:
+                interp.step(st)
+            except NeedInput as e:
+                return self.fork(snapshot or st, e)
+        return None
+
+    def _snapshot(self, st: State) -> State | None:
+        instrs = st.code.instrs
+        if st.pc < len(instrs) and instrs[st.pc].mutates:
+            return st.copy()
+        return None
+
+    def _record(self, e: NeedInput) -> None:
+        seen = self.explored.setdefault(e.name, [])
+        for v in e.candidates:
+            if v not in seen:
+                seen.append(v)
+
+    def _step_all(self, st: State) -> list[State]:
+        """One step, forking on every undecided input it reads."""
+        snapshot = self._snapshot(st)
+        try:
+            self.interp.step(st)
+            return [st]
+        except NeedInput as e:
+            base = snapshot or st
+            self._record(e)
+            out: list[State] = []
+            for v in e.candidates:
+                s = base.copy()
+                s.domains[e.name] = (v,)
+                self.interp.decide(s, e.name, v)
+                out.extend(self._step_all(s))
+            return out
+
+    def fork(self, st: State, e: NeedInput) -> list[State]:
+        self._record(e)
+        instr = st.code.instrs[st.pc]
+        groupable = instr.groupable and not instr.mutates
+        results: list[tuple[str | None, State]] = []
+        for v in e.candidates:
+            s = st.copy()
+            s.domains[e.name] = (v,)
+            self.interp.decide(s, e.name, v)
+            results.extend((v, r) for r in self._step_all(s))
+        if not groupable:
+            return [r for _, r in results]
+        groups: dict[tuple, tuple[State, list]] = {}
+        for v, r in results:
+            key = (id(r.code), r.pc, r.status, len(r.stack),
+                   tuple(sorted(((n, d) for n, d in r.domains.items() if n != e.name), key=lambda x: x[0])))
+            if key in groups:
+                groups[key][1].append(v)
+            else:
+                groups[key] = (r, [v])
+        out = []
+        for r, values in groups.values():
+            if len(values) > 1:
+                r.domains[e.name] = tuple(values)
+                r.inputs.pop(e.name, None)
+                if not any(e.name in s for s in r.scopes):
+                    r.exported.discard(e.name)
+            out.append(r)
+        return out
+
+    def outcome(self, st: State) -> Outcome:
+        witnesses = {}
+        env = {}
+        for name, values in st.domains.items():
+            if name in st.inputs:
+                v = st.inputs[name]
+                env[name] = None if v is None else v.text
+            else:
+                env[name] = witnesses[name] = None if None in values else values[0]
+        rendering = self.interp.rendering(st, witnesses)
+        rendering.handoffs = list(st.handoffs)
+        return Outcome(env, list(st.branches), rendering, {n: list(d) for n, d in st.domains.items()})
+

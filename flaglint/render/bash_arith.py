@@ -1,0 +1,250 @@
+"""Bash arithmetic ($((...)), ((...)), let): parsed from the script's text, evaluated on 64-bit integers."""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+_TOKEN = re.compile(
+    r"\s*(?:(0[xX][0-9a-fA-F]+|[0-9]+#[0-9a-zA-Z@_]+|[0-9]+)|([A-Za-z_][A-Za-z0-9_]*)|"
+    r"(\*\*=|<<=|>>=|\*\*|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&^|]=|[-+*/%<>=!~&^|?:,()]))"
+)
+
+
+class ArithError(Exception):
+    pass
+
+
+def parse_arith(src, start: int, end: int) -> tuple:
+    """Parse src.text[start:end]; `$` expansions inside are lexed as word parts."""
+    return _Parser(src.text, start, end, src).parse()
+
+
+def parse_arith_text(text: str) -> tuple:
+    return _Parser(text, 0, len(text), None).parse()
+
+
+_BINARY = [
+    (",",), ("=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|=", "**="), ("?",),
+    ("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<=", ">="), ("<<", ">>"),
+    ("+", "-"), ("*", "/", "%"), ("**",),
+]
+
+
+class _Parser:
+    def __init__(self, text: str, start: int, end: int, src):
+        self.tokens: list[tuple[str, object]] = []
+        pos = start
+        while pos < end:
+            if text[pos].isspace() or (text[pos] == "\\" and pos + 1 < end and text[pos + 1] == "\n"):
+                pos += 1 if text[pos].isspace() else 2
+                continue
+            if text[pos] in "$`" and src is not None:
+                from flaglint.render.bash_words import Lexer
+
+                lexer = Lexer(src, pos, end)
+                part = lexer._dollar(quoted=True)
+                if part is None:
+                    raise ArithError(f"bad arithmetic near {text[pos:end]!r}")
+                self.tokens.append(("exp", part))
+                pos = lexer.pos
+                continue
+            if text[pos] == '"':  # quotes inside $((...)) are removed
+                pos += 1
+                continue
+            m = _TOKEN.match(text, pos, end)
+            if not m or m.end() == pos:
+                raise ArithError(f"bad arithmetic near {text[pos:end]!r}")
+            if m.group(1):
+                self.tokens.append(("num", _number(m.group(1))))
+            elif m.group(2):
+                self.tokens.append(("var", m.group(2)))
+            else:
+                self.tokens.append(("op", m.group(3)))
+            pos = m.end()
+        self.i = 0
+
+    def parse(self) -> tuple:
+        if not self.tokens:
+            return ("num", 0)
+        node = self._binary(0)
+        if self.i != len(self.tokens):
+            raise ArithError("unexpected token in arithmetic")
+        return node
+
+    def _peek_op(self) -> str | None:
+        if self.i < len(self.tokens) and self.tokens[self.i][0] == "op":
+            return self.tokens[self.i][1]  # type: ignore[return-value]
+        return None
+
+    def _binary(self, level: int) -> tuple:
+        if level == len(_BINARY):
+            return self._unary()
+        ops = _BINARY[level]
+        if ops == ("?",):
+            cond = self._binary(level + 1)
+            if self._peek_op() == "?":
+                self.i += 1
+                a = self._binary(0)
+                if self._peek_op() != ":":
+                    raise ArithError("expected : in arithmetic")
+                self.i += 1
+                b = self._binary(level)
+                return ("cond", cond, a, b)
+            return cond
+        if "=" in ops:  # right-associative assignment
+            left = self._binary(level + 1)
+            op = self._peek_op()
+            if op in ops:
+                if left[0] != "var":
+                    raise ArithError("assignment to a non-variable")
+                self.i += 1
+                return ("assign", op, left[1], self._binary(level))
+            return left
+        if ops == ("**",):
+            left = self._binary(level + 1)
+            if self._peek_op() == "**":
+                self.i += 1
+                return ("bin", "**", left, self._binary(level))
+            return left
+        left = self._binary(level + 1)
+        while self._peek_op() in ops:
+            op = self._peek_op()
+            self.i += 1
+            left = ("bin", op, left, self._binary(level + 1))
+        return left
+
+    def _unary(self) -> tuple:
+        op = self._peek_op()
+        if op in ("-", "+", "!", "~"):
+            self.i += 1
+            return ("un", op, self._unary())
+        if op in ("++", "--"):
+            self.i += 1
+            target = self._unary()
+            if target[0] != "var":
+                raise ArithError("increment of a non-variable")
+            return ("inc", target[1], 1 if op == "++" else -1, True)
+        node = self._primary()
+        op = self._peek_op()
+        if op in ("++", "--") and node[0] == "var":
+            self.i += 1
+            return ("inc", node[1], 1 if op == "++" else -1, False)
+        return node
+
+    def _primary(self) -> tuple:
+        if self.i >= len(self.tokens):
+            raise ArithError("arithmetic ends early")
+        kind, val = self.tokens[self.i]
+        self.i += 1
+        if kind == "op":
+            if val == "(":
+                node = self._binary(0)
+                if self._peek_op() != ")":
+                    raise ArithError("missing ) in arithmetic")
+                self.i += 1
+                return node
+            raise ArithError(f"unexpected {val!r} in arithmetic")
+        return (kind, val)
+
+
+def _number(text: str) -> int:
+    if text[:2] in ("0x", "0X"):
+        return int(text, 16)
+    if "#" in text:
+        base, digits = text.split("#", 1)
+        return int(digits, int(base))
+    if len(text) > 1 and text[0] == "0":
+        return int(text, 8)
+    return int(text)
+
+
+def _wrap(n: int) -> int:
+    n &= (1 << 64) - 1
+    return n - (1 << 64) if n >> 63 else n
+
+
+_OPS: dict[str, Callable[[int, int], int]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "<<": lambda a, b: a << (b & 63), ">>": lambda a, b: a >> (b & 63), "&": lambda a, b: a & b,
+    "|": lambda a, b: a | b, "^": lambda a, b: a ^ b, "<": lambda a, b: int(a < b),
+    ">": lambda a, b: int(a > b), "<=": lambda a, b: int(a <= b), ">=": lambda a, b: int(a >= b),
+    "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
+}
+
+
+def _divide(op: str, a: int, b: int) -> int:
+    if b == 0:
+        raise ArithError("division by 0")
+    q = abs(a) // abs(b)
+    q = q if (a >= 0) == (b >= 0) else -q  # C truncation
+    return q if op == "/" else a - q * b
+
+
+class ArithContext:
+    """What evaluation needs from the interpreter."""
+
+    def get(self, name: str) -> str | None:
+        raise NotImplementedError
+
+    def set(self, name: str, value: int) -> None:
+        raise NotImplementedError
+
+    def expand(self, part) -> str:
+        raise NotImplementedError
+
+
+def eval_arith(node: tuple, ctx: ArithContext, depth: int = 0) -> int:
+    kind = node[0]
+    if kind == "num":
+        return _wrap(node[1])
+    if kind == "var":
+        return _var_value(node[1], ctx, depth)
+    if kind == "exp":
+        text = ctx.expand(node[1]).strip()
+        return eval_arith(parse_arith_text(text), ctx, depth + 1) if text else 0
+    if kind == "un":
+        v = eval_arith(node[2], ctx, depth)
+        return _wrap({"-": -v, "+": v, "!": int(not v), "~": ~v}[node[1]])
+    if kind == "bin":
+        op = node[1]
+        if op == "&&":
+            return int(bool(eval_arith(node[2], ctx, depth)) and bool(eval_arith(node[3], ctx, depth)))
+        if op == "||":
+            return int(bool(eval_arith(node[2], ctx, depth)) or bool(eval_arith(node[3], ctx, depth)))
+        a, b = eval_arith(node[2], ctx, depth), eval_arith(node[3], ctx, depth)
+        if op == ",":
+            return b
+        if op in ("/", "%"):
+            return _wrap(_divide(op, a, b))
+        if op == "**":
+            if b < 0:
+                raise ArithError("exponent less than 0")
+            return _wrap(pow(a, b, 1 << 64))
+        return _wrap(_OPS[op](a, b))
+    if kind == "cond":
+        return eval_arith(node[2] if eval_arith(node[1], ctx, depth) else node[3], ctx, depth)
+    if kind == "assign":
+        op, name = node[1], node[2]
+        value = eval_arith(node[3], ctx, depth)
+        if op != "=":
+            current = _var_value(name, ctx, depth)
+            base = op[:-1]
+            value = _wrap(_divide(base, current, value)) if base in ("/", "%") else _wrap(
+                pow(current, value, 1 << 64) if base == "**" else _OPS[base](current, value))
+        ctx.set(name, value)
+        return value
+    if kind == "inc":
+        current = _var_value(node[1], ctx, depth)
+        ctx.set(node[1], _wrap(current + node[2]))
+        return _wrap(current + node[2]) if node[3] else current
+    raise ArithError(f"unknown arithmetic node {kind}")
+
+
+def _var_value(name: str, ctx: ArithContext, depth: int) -> int:
+    text = ctx.get(name)
+    if text is None or not text.strip():
+        return 0
+    if depth > 32:
+        raise ArithError("expression recursion level exceeded")
+    return eval_arith(parse_arith_text(text.strip()), ctx, depth + 1)

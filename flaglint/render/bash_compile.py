@@ -1,0 +1,682 @@
+"""tree-sitter-bash trees compiled into flat instruction lists.
+
+A flat list with jumps makes the interpreter's whole state a few dicts and a program counter, so
+the path explorer can fork it at a branch instead of re-running the script from the start.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from flaglint.render.bash_arith import ArithError, parse_arith
+from flaglint.render.bash_types import ScriptError
+from flaglint.render.bash_words import Lit, Param, Source, Word, WordSyntaxError, lex_word
+
+# ---- instructions -----------------------------------------------------------------------------
+
+
+class Instr:
+    __slots__ = ("line",)
+    groupable = False  # only sets the status or jumps: paths that agree on that can share inputs
+    mutates = False  # may assign a variable before it has read everything it reads
+
+
+@dataclass(eq=False)
+class Code:
+    src: Source
+    instrs: list = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Assign(Instr):
+    line: int
+    name: str
+    value: Word | None = None
+    array: list | None = None  # list[Word] for X=(...)
+    index: Word | None = None
+    append: bool = False
+    builtin: str = ""  # "", "export", "local", "declare", "readonly", "typeset"
+    flags: str = ""  # declare's letters: x (export), n (export -n), g (global), a/A (array), f (functions)
+    mutates: bool = False
+
+
+@dataclass(eq=False)
+class Unset(Instr):
+    line: int
+    names: list
+    functions: bool = False
+
+
+@dataclass(eq=False)
+class Command(Instr):
+    line: int
+    words: list  # list[Word]; words[0] is the command name
+    prefix: list  # list[Assign]: assignments in front of the command, for it alone
+    mutates: bool = False
+
+
+@dataclass(eq=False)
+class Test(Instr):
+    line: int
+    expr: tuple  # ("and"|"or", a, b), ("not", a), ("bin", op, Word, Word), ("un", op, Word), ("word", Word)
+    double: bool  # [[ ]] rather than [ ]
+    mutates: bool = False
+    groupable = True
+
+
+@dataclass(eq=False)
+class ArithCmd(Instr):
+    line: int
+    expr: tuple
+    mutates: bool = False
+
+
+@dataclass(eq=False)
+class Jump(Instr):
+    target: int = -1
+    groupable = True
+
+
+@dataclass(eq=False)
+class JumpIf(Instr):
+    on_success: bool
+    target: int = -1
+    groupable = True
+
+
+@dataclass(eq=False)
+class Negate(Instr):
+    groupable = True
+
+
+@dataclass(eq=False)
+class SetStatus(Instr):
+    status: int
+    groupable = True
+
+
+@dataclass(eq=False)
+class Branch(Instr):
+    line: int
+
+
+@dataclass(eq=False)
+class Case(Instr):
+    line: int
+    word: Word
+    items: list  # list[(list[Word] patterns, target pc)]
+    end: int = -1
+    mutates: bool = False
+    groupable = True
+
+
+@dataclass(eq=False)
+class ForInit(Instr):
+    line: int
+    words: list | None  # None: "$@"
+    mutates: bool = False
+
+
+@dataclass(eq=False)
+class ForNext(Instr):
+    var: str
+    init: ForInit
+    end: int = -1
+
+
+@dataclass(eq=False)
+class FuncDef(Instr):
+    line: int
+    name: str
+    code: Code
+
+
+@dataclass(eq=False)
+class Subshell(Instr):
+    line: int
+    code: Code
+
+
+@dataclass(eq=False)
+class NoteInstr(Instr):
+    line: int
+    message: str
+
+
+# ---- what the explorer learns from a file -----------------------------------------------------
+
+
+@dataclass
+class FileFacts:
+    """Values the file's conditions compare each variable with, and copies between variables."""
+
+    comparands: dict = field(default_factory=dict)  # name -> list of (kind, payload)
+    aliases: list = field(default_factory=list)  # (assigned name, name read)
+
+
+def sole_variable(word: Word) -> str | None:
+    """The variable a word reads when it is just that variable (possibly with a default)."""
+    params = [p for p in word.parts if not (isinstance(p, Lit) and p.text == "")]
+    if len(params) == 1 and isinstance(params[0], Param):
+        p = params[0]
+        if p.index is None and not p.length and not p.indirect and p.op in ("", ":-", "-", ":=", "=") \
+                and not p.name[0].isdigit() and p.name not in "@*#?$!-":
+            return p.name
+    return None
+
+
+# ---- compiler ---------------------------------------------------------------------------------
+
+_ARITH_ASSIGN = re.compile(r"(?<![=!<>])=(?!=)|\+\+|--")
+
+_SKIP = {"comment", "heredoc_body", "heredoc_start", "heredoc_end", "file_redirect", "herestring_redirect",
+         "heredoc_redirect"}
+
+
+class Compiler:
+    def __init__(self, src: Source, facts: FileFacts):
+        self.src = src
+        self.facts = facts
+        self.loops: list[tuple[list, list]] = []  # per loop: (break jumps, continue jumps)
+
+    # -- helpers --
+    def line(self, node) -> int:
+        return node.start_point[0] + 1
+
+    def fail(self, node, message: str) -> ScriptError:
+        return ScriptError(self.src.path, self.line(node), message)
+
+    def word(self, node) -> Word:
+        start, end = self.src.char_index(node.start_byte), self.src.char_index(node.end_byte)
+        try:
+            return lex_word(self.src, start, end)
+        except WordSyntaxError as e:
+            raise ScriptError(self.src.path, self.src.line_of(e.position), e.message) from None
+        except ArithError as e:
+            raise ScriptError(self.src.path, self.line(node), f"arithmetic: {e}") from None
+
+    def text(self, node) -> str:
+        return self.src.data[node.start_byte:node.end_byte].decode("utf-8")
+
+    def compare(self, name: str | None, kind: str, payload) -> None:
+        if name:
+            self.facts.comparands.setdefault(name, []).append((kind, payload))
+
+    # -- blocks --
+    def block(self, nodes, code: Code) -> None:
+        for n in nodes:
+            self.statement(n, code)
+
+    def statements(self, node) -> list:
+        return [c for c in node.named_children if c.type not in _SKIP]
+
+    def statement(self, node, code: Code) -> None:
+        out = code.instrs
+        t = node.type
+        if t in _SKIP:
+            return
+        handler = getattr(self, "s_" + t, None)
+        if handler is None:
+            out.append(NoteInstr(self.line(node), f"unsupported construct: {t}"))
+            return
+        handler(node, code)
+
+    def s_variable_assignment(self, node, code: Code, builtin: str = "", flags: str = "") -> None:
+        code.instrs.append(self.assignment(node, builtin, flags))
+
+    def assignment(self, node, builtin: str = "", flags: str = "") -> Assign:
+        name_node = node.child_by_field_name("name")
+        value_node = node.child_by_field_name("value")
+        append = any(c.type == "+=" for c in node.children)
+        index = None
+        if name_node.type == "subscript":
+            idx = name_node.child_by_field_name("index")
+            index = self.word(idx) if idx is not None else None
+            name_node = name_node.child_by_field_name("name")
+        name = self.text(name_node)
+        value = array = None
+        if value_node is not None and value_node.type == "array":
+            array = [self.word(c) for c in value_node.named_children if c.type != "comment"]
+        elif value_node is not None:
+            value = self.word(value_node)
+            source = sole_variable(value)
+            if source and source != name:
+                self.facts.aliases.append((name, source))
+        else:
+            value = Word(())
+        mutates = any(w.mutates() for w in ([value] if value else []) + (array or []) + ([index] if index else []))
+        return Assign(self.line(node), name, value, array, index, append, builtin, flags, mutates)
+
+    def s_variable_assignments(self, node, code: Code) -> None:
+        for c in node.named_children:
+            if c.type == "variable_assignment":
+                self.s_variable_assignment(c, code)
+
+    def s_declaration_command(self, node, code: Code) -> None:
+        builtin = self.text(node.children[0])
+        flags = ""
+        for c in node.children[1:]:
+            if c.type == "variable_assignment":
+                code.instrs.append(self.assignment(c, builtin, flags))
+            elif c.type in ("variable_name", "word", "simple_expansion", "string", "raw_string", "concatenation"):
+                text = self.text(c)
+                if c.type == "word" and text.startswith(("-", "+")) and len(text) > 1:
+                    letters = text[1:]
+                    if text[0] == "-":
+                        flags += letters
+                    elif "x" in letters:
+                        flags += "n"
+                    continue
+                if c.type == "word" and "=" in text:
+                    raise self.fail(c, f"unsupported {builtin} argument {text!r}")
+                if c.type not in ("variable_name", "word"):
+                    code.instrs.append(NoteInstr(self.line(c), f"unsupported {builtin} argument {text!r}"))
+                    continue
+                code.instrs.append(Assign(self.line(c), text, None, None, None, False, builtin, flags))
+
+    def s_unset_command(self, node, code: Code) -> None:
+        names, functions = [], False
+        for c in node.named_children:
+            text = self.text(c)
+            if text == "-f":
+                functions = True
+            elif text == "-v":
+                continue
+            else:
+                names.append(text)
+        code.instrs.append(Unset(self.line(node), names, functions))
+
+    def s_command(self, node, code: Code) -> None:
+        name = node.child_by_field_name("name")
+        assignments = [c for c in node.children if c.type == "variable_assignment"]
+        if name is not None and assignments and _line_break(self.src.data, assignments[-1].end_byte, name.start_byte):
+            # tree-sitter-bash reads `A=1 B=2` and the command on the next line as one command
+            for c in assignments:
+                code.instrs.append(self.assignment(c))
+            self._reparse(name.start_byte, node.end_byte, code)
+            return
+        prefix, words = [], []
+        for i, c in enumerate(node.children):
+            fname = node.field_name_for_child(i)
+            if c.type == "variable_assignment":
+                prefix.append(self.assignment(c))
+            elif fname == "name":
+                words.append(self.word(c))
+            elif fname == "argument":
+                words.append(self.word(c))
+        if not words:
+            code.instrs.extend(prefix)  # only assignments: they persist
+            return
+        if words[0].literal in ("break", "continue") and self.loop_jump(words[0].literal, self.line(node), code):
+            return
+        mutates = any(w.mutates() for w in words) or any(a.mutates for a in prefix)
+        code.instrs.append(Command(self.line(node), words, prefix, mutates))
+        head = words[0].literal
+        if head in ("test", "["):
+            self._posix_test_facts(words[1:])
+
+    def _reparse(self, start: int, end: int, code: Code) -> None:
+        """Compile the statements in data[start:end], parsed on their own at their own offsets."""
+        data = self.src.data
+        blank = bytes(b if b == 0x0A else 0x20 for b in data[:start])
+        tail = bytes(b if b == 0x0A else 0x20 for b in data[end:])
+        tree = _get_parser().parse(blank + data[start:end] + tail)
+        _check_errors(self.src, tree.root_node)
+        self.block(self.statements(tree.root_node), code)
+
+    def _posix_test_facts(self, args: list) -> None:
+        lits = [w.literal for w in args]
+        for i in range(len(args) - 2):
+            if lits[i + 1] in ("=", "==", "!=") and lits[i + 2] is not None:
+                self.compare(sole_variable(args[i]), "eq", lits[i + 2])
+        for i in range(len(args) - 1):
+            if lits[i] in ("-n", "-z"):
+                self.compare(sole_variable(args[i + 1]), "empty", None)
+
+    def s_redirected_statement(self, node, code: Code) -> None:
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self.statement(body, code)
+
+    def s_list(self, node, code: Code) -> None:
+        kids = [c for c in node.children if c.type not in _SKIP]
+        self.statement(kids[0], code)
+        i = 1
+        while i + 1 < len(kids):
+            op = kids[i].type
+            jump = JumpIf(on_success=(op == "||"))
+            code.instrs.append(jump)
+            self.statement(kids[i + 1], code)
+            jump.target = len(code.instrs)
+            i += 2
+
+    def s_pipeline(self, node, code: Code) -> None:
+        negated = any(c.type == "!" for c in node.children)
+        code.instrs.append(SetStatus(1 if negated else 0))
+
+    def s_negated_command(self, node, code: Code) -> None:
+        for c in node.named_children:
+            self.statement(c, code)
+        code.instrs.append(Negate())
+
+    def s_compound_statement(self, node, code: Code) -> None:
+        if node.children and node.children[0].type == "((":
+            self._arith_command(node, code)
+            return
+        self.block(self.statements(node), code)
+
+    def _arith_command(self, node, code: Code) -> None:
+        start = self.src.char_index(node.children[0].end_byte)
+        end = self.src.char_index(node.children[-1].start_byte)
+        try:
+            expr = parse_arith(self.src, start, end)
+        except (ArithError, WordSyntaxError) as e:
+            raise self.fail(node, f"arithmetic: {e}") from None
+        code.instrs.append(ArithCmd(self.line(node), expr, _arith_mutates(self.src.text[start:end])))
+
+    def s_test_command(self, node, code: Code) -> None:
+        opener = node.children[0].type
+        if opener == "((":
+            self._arith_command(node, code)
+            return
+        exprs = [c for c in node.named_children if c.type != "comment"]
+        if len(exprs) != 1:
+            raise self.fail(node, "unsupported test expression")
+        double = opener == "[["
+        expr = self.cond(exprs[0], double)
+        code.instrs.append(Test(self.line(node), expr, double, _expr_mutates(expr)))
+
+    def cond(self, node, double: bool) -> tuple:
+        t = node.type
+        if t == "parenthesized_expression":
+            inner = [c for c in node.named_children]
+            return self.cond(inner[0], double)
+        if t == "binary_expression":
+            left = node.child_by_field_name("left")
+            right = node.child_by_field_name("right")
+            op_node = node.child_by_field_name("operator")
+            op = self.text(op_node)
+            if op in ("&&", "-a", "||", "-o"):
+                return ("and" if op in ("&&", "-a") else "or", self.cond(left, double), self.cond(right, double))
+            lw, rw = self.word(left), self.word(right)
+            name = sole_variable(lw)
+            if op in ("==", "=", "!="):
+                if rw.literal is not None or all(isinstance(p, Lit) for p in rw.parts):
+                    pieces = [(p.text, p.quoted) for p in rw.parts]
+                    self.compare(name, "glob" if double else "eq", pieces if double else rw.literal)
+            elif op == "=~":
+                if all(isinstance(p, Lit) for p in rw.parts):
+                    self.compare(name, "regex", [(p.text, p.quoted) for p in rw.parts])
+            elif op in ("-eq", "-ne", "-gt", "-ge", "-lt", "-le") and rw.literal is not None:
+                self.compare(name, "int", rw.literal)
+            return ("bin", op, lw, rw)
+        if t == "unary_expression":
+            op_node = next((c for c in node.children if c.type in ("test_operator", "!")), None)
+            operand = [c for c in node.named_children if c.type != "test_operator"]
+            if op_node is None or len(operand) != 1:
+                raise self.fail(node, "unsupported test expression")
+            op = self.text(op_node)
+            if op == "!":
+                return ("not", self.cond(operand[0], double))
+            w = self.word(operand[0])
+            if op in ("-n", "-z"):
+                self.compare(sole_variable(w), "empty", None)
+            elif op == "-v":
+                self.compare(w.literal, "set", None)
+            return ("un", op, w)
+        w = self.word(node)
+        self.compare(sole_variable(w), "empty", None)
+        return ("word", w)
+
+    def s_if_statement(self, node, code: Code) -> None:
+        out = code.instrs
+        arms = []  # (keyword line, condition nodes or None for else, body nodes)
+        current = (self.line(node), [], [])
+        part = 1
+        for c in node.children:
+            if c.type == "then":
+                part = 2
+            elif c.type in ("elif_clause", "else_clause"):
+                arms.append(current)
+                current = (self.line(c), [] if c.type == "elif_clause" else None, [])
+                inner = 1 if c.type == "elif_clause" else 2
+                for k in c.children:
+                    if k.type == "then":
+                        inner = 2
+                    elif k.is_named and k.type not in _SKIP:
+                        current[inner].append(k)
+                part = 0
+            elif c.is_named and c.type not in _SKIP and part:
+                current[part].append(c)
+        arms.append(current)
+        ends = []
+        for line, cond, body in arms:
+            skip = None
+            if cond is not None:
+                self.block(cond, code)
+                skip = JumpIf(on_success=False)
+                out.append(skip)
+            out.append(Branch(line))
+            self.block(body, code)
+            jump = Jump()
+            out.append(jump)
+            ends.append(jump)
+            if skip is not None:
+                skip.target = len(out)
+        if not arms or arms[-1][1] is not None:
+            out.append(SetStatus(0))  # no arm taken: the if's status is 0
+        for j in ends:
+            j.target = len(out)
+
+    def s_case_statement(self, node, code: Code) -> None:
+        out = code.instrs
+        value = node.child_by_field_name("value")
+        word = self.word(value)
+        name = sole_variable(word)
+        case = Case(self.line(node), word, [], -1, word.mutates())
+        out.append(case)
+        ends = []
+        for item in node.children:
+            if item.type != "case_item":
+                continue
+            patterns, body, fallthrough = [], [], False
+            for i, c in enumerate(item.children):
+                fname = item.field_name_for_child(i)
+                if fname == "value":
+                    patterns.append(self.word(c))
+                elif fname == "fallthrough":
+                    fallthrough = True
+                elif c.is_named and c.type not in _SKIP and fname != "termination":
+                    body.append(c)
+            for p in patterns:
+                if all(isinstance(x, Lit) for x in p.parts):
+                    self.compare(name, "glob", [(x.text, x.quoted) for x in p.parts])
+                if p.mutates():
+                    case.mutates = True
+            case.items.append((patterns, len(out)))
+            out.append(Branch(self.line(item)))
+            self.block(body, code)
+            if not fallthrough:
+                jump = Jump()
+                out.append(jump)
+                ends.append(jump)
+        case.end = len(out)
+        out.append(SetStatus(0))
+        for j in ends:
+            j.target = len(out)
+
+    def s_for_statement(self, node, code: Code) -> None:
+        out = code.instrs
+        var = node.child_by_field_name("variable")
+        values = [self.word(node.children[i]) for i in range(node.child_count)
+                  if node.field_name_for_child(i) == "value"]
+        has_in = any(c.type == "in" for c in node.children)
+        init = ForInit(self.line(node), values if has_in else None, any(w.mutates() for w in values))
+        out.append(init)
+        head = len(out)
+        nxt = ForNext(self.text(var), init)
+        out.append(nxt)
+        self._loop_body(node.child_by_field_name("body"), code, head)
+        out.append(Jump(target=head))
+        nxt.end = len(out)
+        self._close_loop(code)
+
+    def s_while_statement(self, node, code: Code) -> None:
+        out = code.instrs
+        until = node.children[0].type == "until"
+        head = len(out)
+        body = node.child_by_field_name("body")
+        conds = [c for c in node.named_children if c is not body and c.type not in _SKIP and c != body]
+        conds = [c for c in conds if not (c.start_byte == body.start_byte and c.end_byte == body.end_byte)]
+        self.block(conds, code)
+        exit_jump = JumpIf(on_success=until)
+        out.append(exit_jump)
+        self._loop_body(body, code, head)
+        out.append(Jump(target=head))
+        exit_jump.target = len(out)
+        self._close_loop(code)
+
+    s_until_statement = s_while_statement
+
+    def _loop_body(self, body, code: Code, head: int) -> None:
+        self.loops.append(([], [], head))
+        if body is not None:
+            self.block(self.statements(body), code)
+
+    def _close_loop(self, code: Code) -> None:
+        breaks, _, _ = self.loops.pop()
+        for j in breaks:
+            j.target = len(code.instrs)
+        code.instrs.append(SetStatus(0))
+
+    def loop_jump(self, word: str, line: int, code: Code) -> bool:
+        """Compile break/continue; False outside a loop."""
+        if not self.loops:
+            return False
+        breaks, _, head = self.loops[-1]
+        if word == "break":
+            j = Jump()
+            breaks.append(j)
+            code.instrs.append(j)
+        else:
+            code.instrs.append(Jump(target=head))
+        return True
+
+    def s_c_style_for_statement(self, node, code: Code) -> None:
+        code.instrs.append(NoteInstr(self.line(node), "unsupported construct: arithmetic for loop (not evaluated)"))
+
+    def s_function_definition(self, node, code: Code) -> None:
+        name = self.text(node.child_by_field_name("name"))
+        body = node.child_by_field_name("body")
+        fcode = Code(self.src)
+        saved, self.loops = self.loops, []
+        if body.type == "subshell":
+            inner = Code(self.src)
+            self.block(self.statements(body), inner)
+            fcode.instrs.append(Subshell(self.line(body), inner))
+        else:
+            self.statement(body, fcode)
+        self.loops = saved
+        code.instrs.append(FuncDef(self.line(node), name, fcode))
+
+    def s_subshell(self, node, code: Code) -> None:
+        inner = Code(self.src)
+        saved, self.loops = self.loops, []
+        self.block(self.statements(node), inner)
+        self.loops = saved
+        code.instrs.append(Subshell(self.line(node), inner))
+
+    def s_ERROR(self, node, code: Code) -> None:
+        raise self.fail(node, "syntax error")
+
+
+def _line_break(data: bytes, start: int, end: int) -> bool:
+    gap = data[start:end].replace(b"\\\n", b"")
+    return b"\n" in gap
+
+
+def _arith_mutates(text: str) -> bool:
+    return bool(_ARITH_ASSIGN.search(text))
+
+
+def _expr_mutates(expr: tuple) -> bool:
+    kind = expr[0]
+    if kind in ("and", "or"):
+        return _expr_mutates(expr[1]) or _expr_mutates(expr[2])
+    if kind == "not":
+        return _expr_mutates(expr[1])
+    if kind == "bin":
+        return expr[2].mutates() or expr[3].mutates() or expr[1] in ("-eq", "-ne", "-gt", "-ge", "-lt", "-le")
+    return expr[-1].mutates()
+
+
+# ---- files ------------------------------------------------------------------------------------
+
+
+def _check_errors(src: Source, node) -> None:
+    """Fail closed on a parse error, except the arithmetic-in-default trap the lexer handles itself."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if not n.has_error and not n.is_missing:
+            continue
+        if n.type == "expansion" and "$((" in src.data[n.start_byte:n.end_byte].decode("utf-8"):
+            continue  # the word lexer re-reads this expansion from the text
+        if n.is_error or n.is_missing:
+            inner = [c for c in n.children if c.has_error]
+            if not inner or n.is_missing:
+                what = "missing " + n.type if n.is_missing else "syntax error"
+                raise ScriptError(src.path, n.start_point[0] + 1, what)
+        stack.extend(reversed(n.children))
+
+
+_parser = None
+
+
+def _get_parser():
+    global _parser
+    if _parser is None:
+        import tree_sitter_bash as tsb
+        from tree_sitter import Language, Parser
+
+        _parser = Parser(Language(tsb.language()))
+    return _parser
+
+
+@dataclass(eq=False)
+class CompiledFile:
+    code: Code
+    facts: FileFacts
+
+
+_cache: dict[tuple, CompiledFile] = {}
+
+
+def compile_file(path: str) -> CompiledFile:
+    """Parse and compile a script (cached on path, size and modification time)."""
+    try:
+        st = os.stat(path)
+        key = (path, st.st_mtime_ns, st.st_size)
+        found = _cache.get(key)
+        if found is not None:
+            return found
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ScriptError(path, 0, f"cannot read: {e.strerror}") from None
+    try:
+        src = Source(path, data)
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise ScriptError(path, line, "not UTF-8 text") from None
+    tree = _get_parser().parse(data)
+    _check_errors(src, tree.root_node)
+    facts = FileFacts()
+    compiler = Compiler(src, facts)
+    code = Code(src)
+    compiler.block(compiler.statements(tree.root_node), code)
+    compiled = CompiledFile(code, facts)
+    _cache[key] = compiled
+    return compiled
