@@ -1,0 +1,175 @@
+"""`flaglint gate` and check_manifest on JobSets in the shape the seed's launcher produces."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from flaglint.check import Checker
+from flaglint.cli import main
+from flaglint.findings import InputError
+from flaglint.gate import check_manifest
+
+ROOT = Path(__file__).parents[2]
+JOBSETS = ROOT / "examples" / "jobsets"
+PIN = "bbd0f6f10"
+SARIF_SCHEMA = json.loads((ROOT / "tests" / "report" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def checker() -> Checker:
+    return Checker(PIN)
+
+
+def _findings(checked, severity="error"):
+    return [f for item in checked for f in item.result.findings if f.severity == severity]
+
+
+def _position_of(text: str, needle: str, occurrence: int = 1) -> tuple[int, int]:
+    at = -1
+    for _ in range(occurrence):
+        at = text.index(needle, at + 1)
+    line = text.count("\n", 0, at) + 1
+    return line, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
+def gate(*args: str, stdin: str | None = None):
+    return CliRunner().invoke(main, ["gate", "--pin", PIN, *args], input=stdin)
+
+
+def test_the_seeds_256_chip_conflict_is_found_inside_the_bash_c_command(checker):
+    path = JOBSETS / "trainer-256-bad.yaml"
+    text = path.read_text(encoding="utf-8")
+    (error,) = _findings(check_manifest(path, checker=checker))
+    assert error.rule == "FL101"
+    assert error.message.startswith("grpo-trainer-256/proc/main (python): moe_roe_packed_routing_gather=true requires")
+    line, column = _position_of(text, "moe_chunk_pipeline=false")
+    assert (error.location.file, error.location.line, error.location.column) == (str(path), line, column)
+    assert error.location.end_column == column + len("moe_chunk_pipeline=false")
+    related_line, related_column = _position_of(text, "moe_roe_packed_routing_gather=true")
+    assert [(r.line, r.column) for r in error.related] == [(related_line, related_column)]
+
+
+def test_the_cli_blocks_the_bad_trainer_and_passes_the_good_ones():
+    bad = gate(str(JOBSETS / "trainer-256-bad.yaml"))
+    assert bad.exit_code == 1
+    assert "trainer-256-bad.yaml:" in bad.output and "error FL101" in bad.output
+    for name in ("trainer-128.yaml", "trainer-256.yaml", "rollout.yaml", "orchestrator.yaml"):
+        result = gate(str(JOBSETS / name))
+        assert result.exit_code == 0, (name, result.output)
+
+
+def test_orchestrator_env_values_are_checked_and_located():
+    path = JOBSETS / "orchestrator-fp8-bad.yaml"
+    result = gate(str(path), "--format", "json")
+    assert result.exit_code == 1
+    (finding,) = [f for f in json.loads(result.output)["findings"] if f["severity"] == "error"]
+    text = path.read_text(encoding="utf-8")
+    line, column = _position_of(text, '"true"', 1)
+    assert finding["rule"] == "FL115"
+    assert (finding["location"]["line"], finding["location"]["column"]) == (line, column + 1)
+
+
+def test_the_topology_selector_is_the_trainers_slice(checker):
+    text = (JOBSETS / "trainer-128.yaml").read_text(encoding="utf-8").replace("gke-tpu-topology: 4x4x8", "gke-tpu-topology: 4x8x8")
+    (error,) = _findings(check_manifest(text, checker=checker, fix=False))
+    assert error.rule == "FL113"
+    line, column = _position_of(text, "gke-tpu-topology: 4x8x8")
+    assert (error.location.line, error.location.column) == (line, column + len("gke-tpu-topology: "))
+
+
+def test_launcher_flags_map_to_tunix_variables_at_their_value(checker):
+    text = (JOBSETS / "trainer-128.yaml").read_text(encoding="utf-8").replace("--train_micro_batch_size=64", "--train_micro_batch_size=48")
+    (error,) = _findings(check_manifest(text, checker=checker, fix=False))
+    assert error.rule == "FL112"
+    line, column = _position_of(text, "--train_micro_batch_size=48")
+    assert (error.location.line, error.location.column) == (line, column + len("--train_micro_batch_size="))
+
+
+FLOW_STYLE = """\
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: flow}
+spec:
+  replicatedJobs:
+  - name: proc
+    template:
+      spec:
+        template:
+          spec:
+            containers:
+            - name: main
+              env:
+              - {name: BASE, value: "per_device_batch_size=2"}
+              command: ["bash", "-c", "export MAXTEXT_EXTRA_FLAGS=\\"$(BASE) moe_roe_packed_routing_gather=true moe_chunk_pipeline=false\\"\\nexec python3 -m tunix.main"]
+"""
+
+
+def test_flow_style_commands_with_kubelet_references_and_exported_flags(checker):
+    (error,) = _findings(check_manifest(FLOW_STYLE, checker=checker, fix=False))
+    assert error.rule == "FL101"
+    assert (error.location.line, error.location.column) == _position_of(FLOW_STYLE, "moe_chunk_pipeline=false")
+    assert error.location.file == "<manifest>"
+
+
+def test_flags_in_a_plain_env_entry_are_checked():
+    text = FLOW_STYLE.replace('command: ["bash", "-c", ', "command: [python, -m, tunix.main]\n              args: [").replace(
+        '{name: BASE, value: "per_device_batch_size=2"}',
+        "{name: MAXTEXT_EXTRA_FLAGS, value: moe_roe_packed_routing_gather=true moe_chunk_pipeline=false}")
+    (error,) = _findings(check_manifest(text, pin=PIN, fix=False))
+    assert (error.location.line, error.location.column) == _position_of(text, "moe_chunk_pipeline=false")
+
+
+def test_non_jobsets_are_skipped_with_a_note_in_text_and_json():
+    path = JOBSETS / "trainer-128.yaml"
+    text_output = gate(str(path)).output
+    assert f"note: {path}:106: skipped ConfigMap grpo-recipe: not a jobset.x-k8s.io/v1alpha2 JobSet" in text_output
+    assert "skipped Service grpo-trainer-head" in text_output
+    only = check_manifest("apiVersion: v1\nkind: Service\nmetadata: {name: s}\n", pin=PIN)
+    assert len(only) == 1 and not only[0].result.findings
+    assert only[0].result.notes == ["<manifest>:1: skipped Service s: not a jobset.x-k8s.io/v1alpha2 JobSet"]
+
+
+@pytest.mark.parametrize("text", ["kind: JobSet\nspec: [\n", "a: b\n  c: d\n", "- x\ny: z\n"])
+def test_broken_yaml_exits_2_with_one_line(text):
+    result = gate("-", stdin=text)
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line]
+    assert len(lines) == 1 and lines[0].startswith("flaglint: error: <stdin>:") and "not valid YAML" in lines[0]
+
+
+def test_a_missing_manifest_exits_2():
+    result = gate(str(JOBSETS / "missing.yaml"))
+    assert result.exit_code == 2 and "cannot read" in result.output
+    with pytest.raises(InputError):
+        check_manifest("no/such/manifest.yaml", pin=PIN)
+
+
+def test_stdin_and_sarif_output_point_at_the_manifest():
+    text = (JOBSETS / "trainer-256-bad.yaml").read_text(encoding="utf-8")
+    result = gate("-", "--format", "sarif", stdin=text)
+    assert result.exit_code == 1
+    log = json.loads(result.output)
+    jsonschema.Draft7Validator(SARIF_SCHEMA).validate(log)
+    (error,) = [r for r in log["runs"][0]["results"] if r["level"] == "error"]
+    physical = error["locations"][0]["physicalLocation"]
+    line, column = _position_of(text, "moe_chunk_pipeline=false")
+    assert physical["artifactLocation"]["uri"] == "%3Cstdin%3E"
+    assert (physical["region"]["startLine"], physical["region"]["startColumn"]) == (line, column)
+
+
+def test_fail_on_warning_and_github_annotations():
+    result = gate(str(JOBSETS / "trainer-256.yaml"), "--format", "github", "--fail-on", "info")
+    assert result.exit_code == 1
+    assert result.output.startswith("::notice file=")
+    assert gate(str(JOBSETS / "trainer-256.yaml"), "--fail-on", "warning").exit_code == 0
+
+
+def test_a_script_that_does_not_parse_is_a_note_not_a_crash(checker):
+    text = FLOW_STYLE.replace('\\nexec python3', '\\nif then python3')
+    checked = check_manifest(text, checker=checker, fix=False)
+    assert any("flow/proc/main: the bash -c script does not parse" in note for note in checked[0].result.notes)
