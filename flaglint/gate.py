@@ -39,6 +39,7 @@ class Launch:
     env: dict[str, Scalar]
     args: list[Scalar]
     program: str
+    prefixed: frozenset[str] = frozenset()  # variables the command line itself assigns
 
     def tunix(self, defaults: Mapping[str, str] | None = None) -> dict[str, Scalar]:
         schema = load_tunix()
@@ -51,6 +52,10 @@ class Launch:
         if trainer and self.container.tpu_slice is not None:
             values[SLICE_VARIABLE] = self.container.tpu_slice
         return values
+
+    @property
+    def sets_flags(self) -> bool:
+        return bool(self.prefixed & ({FLAGS_VARIABLE} | set(load_tunix().variables))) or bool(_launcher_flags(self.args))
 
     @property
     def carries_flags(self) -> bool:
@@ -96,6 +101,11 @@ def find_launches(container: Container, file: str) -> _Found:
     if not found.launches:
         found.launches.append(Launch(container, dict(container.env), [], ""))
     found.launches = [launch for launch in found.launches if launch.carries_flags]
+    # A setup `python -c ...` inherits the container's variables too; the trainer launch is the one
+    # that sets flags itself, so when there is one, the others are not launches of the trainer.
+    own = [launch for launch in found.launches if launch.sets_flags]
+    if own:
+        found.launches = own
     return found
 
 
@@ -157,7 +167,7 @@ def _launch(container: Container, fields: list[Scalar], env: dict[str, Scalar], 
     if not fields:
         return None
     program = os.path.basename(fields[0].text)
-    launch = Launch(container, env, fields[1:], program)
+    launch = Launch(container, env, fields[1:], program, frozenset(prefixed))
     if program.startswith("python") or FLAGS_VARIABLE in prefixed or _launcher_flags(launch.args):
         return launch
     return None

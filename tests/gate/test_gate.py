@@ -173,3 +173,11 @@ def test_a_script_that_does_not_parse_is_a_note_not_a_crash(checker):
     text = FLOW_STYLE.replace('\\nexec python3', '\\nif then python3')
     checked = check_manifest(text, checker=checker, fix=False)
     assert any("flow/proc/main: the bash -c script does not parse" in note for note in checked[0].result.notes)
+
+
+def test_a_setup_python_command_is_not_taken_for_the_trainer(checker):
+    text = FLOW_STYLE.replace("\\nexec python3 -m tunix.main", "\\npython -c pass\\nexec python3 -m tunix.main --mesh_fsdp=4")
+    assert "python -c pass" in text
+    checked = check_manifest(text, checker=checker, fix=False)
+    assert len(checked) == 1
+    assert [f.rule for f in _findings(checked)] == ["FL101"]
