@@ -8,6 +8,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from flaglint.check import Checker
 from flaglint.cli import main
@@ -20,9 +22,12 @@ PIN = "bbd0f6f10"
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "report" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 
 
+_CHECKER = Checker(PIN)
+
+
 @pytest.fixture(scope="module")
 def checker() -> Checker:
-    return Checker(PIN)
+    return _CHECKER
 
 
 def _findings(checked, severity="error"):
@@ -181,3 +186,31 @@ def test_a_setup_python_command_is_not_taken_for_the_trainer(checker):
     checked = check_manifest(text, checker=checker, fix=False)
     assert len(checked) == 1
     assert [f.rule for f in _findings(checked)] == ["FL101"]
+
+
+_KNOWN = ["per_device_batch_size=2", "remat_policy=full", "scan_layers=true", "max_target_length=4096"]
+
+
+def _block_manifest(script_lines: list[str]) -> str:
+    head = FLOW_STYLE.split("              command:")[0]
+    return head + "              command:\n              - bash\n              - -c\n              - |\n" + "".join(
+        f"                {line}\n" for line in script_lines)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(_KNOWN), max_size=6), st.integers(0, 6), st.lists(st.sampled_from([" ", "  ", " \\\n  "]), min_size=7, max_size=7),
+       st.booleans(), st.booleans())
+def test_a_token_anywhere_in_a_block_script_is_located_exactly(known, where, separators, wrapped, echo_first):
+    """Property: wherever the flag sits in the script, its finding points at its own manifest line and column."""
+    tokens = list(known)
+    tokens.insert(min(where, len(tokens)), "zz_not_a_key=1")
+    flags = "".join(sep + token for sep, token in zip(separators, tokens)).lstrip(" ")
+    launch = f'MAXTEXT_EXTRA_FLAGS="{flags}" python -m tunix.main --mesh_fsdp=1'
+    launch = f"( {launch} ) &" if wrapped else launch
+    lines = (["echo $$HOSTNAME; echo \"$$(date)\""] if echo_first else []) + launch.split("\n") + ["wait $$!"]
+    text = _block_manifest(lines)
+    (checked,) = check_manifest(text, checker=_CHECKER, fix=False)
+    (finding,) = [f for f in checked.result.findings if f.rule == "FL004"]
+    assert (finding.location.line, finding.location.column) == _position_of(text, "zz_not_a_key=1")
+    assert finding.location.end_column == finding.location.column + len("zz_not_a_key=1")
+
