@@ -18,7 +18,7 @@ from typing import Mapping, Union
 
 from .check import Checker
 from .findings import Finding, InputError, Location, Result
-from .read import FlagSource, decode, tokenize
+from .read import FlagSource, decode
 from .render.manifest import Container, Position, Scalar, read_manifest
 from .report import Checked
 from .schema.pins import DEFAULT_PIN
