@@ -385,8 +385,20 @@ class Compiler:
         if len(exprs) != 1:
             raise self.fail(node, "unsupported test expression")
         double = opener == "[["
+        if not double:  # [ ]: bash splits the words and reads them as test's arguments
+            words = list(self._leaves(exprs[0]))
+            self._posix_test_facts(words)
+            code.instrs.append(Test(self.line(node), ("posix", words), False, any(w.mutates() for w in words)))
+            return
         expr = self.cond(exprs[0], double)
         code.instrs.append(Test(self.line(node), expr, double, _expr_mutates(expr)))
+
+    def _leaves(self, node):
+        if node.type in ("binary_expression", "unary_expression", "parenthesized_expression"):
+            for c in node.children:
+                yield from self._leaves(c)
+        else:
+            yield self.word(node)
 
     def cond(self, node, double: bool) -> tuple:
         t = node.type
@@ -607,6 +619,8 @@ def _expr_mutates(expr: tuple) -> bool:
         return _expr_mutates(expr[1]) or _expr_mutates(expr[2])
     if kind == "not":
         return _expr_mutates(expr[1])
+    if kind == "posix":
+        return any(w.mutates() for w in expr[1])
     if kind == "bin":
         return expr[2].mutates() or expr[3].mutates() or expr[1] in ("-eq", "-ne", "-gt", "-ge", "-lt", "-le")
     return expr[-1].mutates()

@@ -460,6 +460,8 @@ class Interp:
             return 2 if s == 2 else 1 - s
         if kind == "word":
             return 0 if self.value(expr[1], st).text else 1
+        if kind == "posix":
+            return self.posix_test([f.text for f in self.fields(expr[1], st)], st, line)
         if kind == "un":
             op = expr[1]
             if op == "-v":
