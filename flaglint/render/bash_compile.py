@@ -609,6 +609,46 @@ def _line_break(data: bytes, start: int, end: int) -> bool:
     return b"\n" in gap
 
 
+def _separate_assignment_lines(data: bytes, root) -> bytes:
+    """`A=1 B=2` alone on a line, read by bash as `A=1;B=2`.
+
+    tree-sitter-bash joins such a line with the next line's command, or fails on what follows it.
+    Putting `;` in place of the blank between the assignments keeps every offset and line as it was.
+    """
+    gaps: list[tuple[int, int]] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kids = node.children
+        stack.extend(kids)
+        if node.type == "declaration_command":  # export A=1 B=2 exports both
+            continue
+        run: list = []
+        for k in kids + [None]:
+            if k is not None and k.type == "variable_assignment" and (
+                    not run or _blank(data, run[-1].end_byte, k.start_byte)):
+                run.append(k)
+                continue
+            if len(run) > 1 and _line_ends(data, run[-1].end_byte):
+                gaps.extend((a.end_byte, b.start_byte) for a, b in zip(run, run[1:]))
+            run = [k] if k is not None and k.type == "variable_assignment" else []
+    if not gaps:
+        return data
+    out = bytearray(data)
+    for start, _ in gaps:
+        out[start] = ord(";")
+    return bytes(out)
+
+
+def _blank(data: bytes, start: int, end: int) -> bool:
+    return end > start and data[start:end].strip(b" \t") == b""
+
+
+def _line_ends(data: bytes, end: int) -> bool:
+    rest = data[end:end + 200].lstrip(b" \t")
+    return not rest or rest[:1] in (b"\n", b"#", b";")
+
+
 def _arith_mutates(text: str) -> bool:
     return bool(_ARITH_ASSIGN.search(text))
 
@@ -622,7 +662,9 @@ def _expr_mutates(expr: tuple) -> bool:
     if kind == "posix":
         return any(w.mutates() for w in expr[1])
     if kind == "bin":
-        return expr[2].mutates() or expr[3].mutates() or expr[1] in ("-eq", "-ne", "-gt", "-ge", "-lt", "-le")
+        arithmetic = expr[1] in ("-eq", "-ne", "-gt", "-ge", "-lt", "-le") and any(
+            _ARITH_ASSIGN.search("".join(p.text for p in w.parts if isinstance(p, Lit))) for w in expr[2:])
+        return expr[2].mutates() or expr[3].mutates() or arithmetic
     return expr[-1].mutates()
 
 
@@ -642,7 +684,9 @@ def _check_errors(src: Source, node) -> None:
             inner = [c for c in n.children if c.has_error]
             if not inner or n.is_missing:
                 what = "missing " + n.type if n.is_missing else "syntax error"
-                raise ScriptError(src.path, n.start_point[0] + 1, what)
+                # the parser gives up where its last child starts; an ERROR can span from far above
+                at = n.children[-1] if n.children and not n.is_missing else n
+                raise ScriptError(src.path, at.start_point[0] + 1, what)
         stack.extend(reversed(n.children))
 
 
@@ -685,7 +729,11 @@ def compile_file(path: str) -> CompiledFile:
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         raise ScriptError(path, line, "not UTF-8 text") from None
-    tree = _get_parser().parse(data)
+    parser = _get_parser()
+    tree = parser.parse(data)
+    patched = _separate_assignment_lines(data, tree.root_node)
+    if patched != data:
+        tree = parser.parse(patched)
     _check_errors(src, tree.root_node)
     facts = FileFacts()
     compiler = Compiler(src, facts)

@@ -46,7 +46,7 @@ def expansion(draw, depth: int) -> str:
         return f"${{{name}%{draw(pattern)}}}"
     if kind == 3:
         return f"${{{name}%%{draw(pattern)}}}"
-    if kind == 4 and depth == 2:  # tree-sitter-bash misparses this line inside compound statements
+    if kind == 4:
         return f"${{{name}#{draw(pattern)}}}"
     if kind == 5:
         return f"${{{name}##{draw(pattern)}}}"
@@ -120,9 +120,9 @@ def statement(draw, depth: int) -> str:
         return f"{name}+={draw(word())}"
     if kind == 3:
         return f"export {name}"
-    if kind == 4 and depth == 2:  # tree-sitter-bash misparses this line inside compound statements
+    if kind == 4:
         return f"{name}={draw(word())} {draw(names)}={draw(word())}"
-    if kind in (4, 5):
+    if kind == 5:
         return f"unset {name}"
     if kind == 6:
         return f"export {name}+={draw(word())}"

@@ -30,6 +30,11 @@ def test_assignment_forms(tmp_path):
     assert out == {"A": "1", "D": "4"}
 
 
+def test_assignment_lines_tree_sitter_misreads(tmp_path):
+    script = 'A=1 B=2\nexport A\nif true; then\n  C=3 D=4\n  for X in a; do :; done\nfi\nexport C D E=5 F=6\n'
+    assert exported(tmp_path, script) == {"A": "1", "C": "3", "D": "4", "E": "5", "F": "6"}
+
+
 def test_env_prefix_does_not_persist(tmp_path):
     assert exported(tmp_path, "X=1 kubectl get pods\nexport Y=${X:-unset}\n") == {"Y": "unset"}
 
