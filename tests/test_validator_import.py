@@ -1,0 +1,166 @@
+"""MaxText's own validators imported as rules: the committed rule files are what the importer
+makes of the 0.2.5 wheel, and the imported rules reject what MaxText rejects at the sites the
+spot checks name (evaluated on concrete configs over base.yml's defaults)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from flaglint.expr import Unknown, evaluate, parse
+from flaglint.schema.importer import import_schema
+from flaglint.schema.validators import write_rules
+from tests.maxtext_env import maxtext_wheel, unavailable
+
+RULES_DIR = Path(__file__).resolve().parents[1] / "rules" / "maxtext" / "0.2.5"
+
+
+@pytest.fixture(scope="module")
+def wheel() -> Path:
+    found = maxtext_wheel()
+    if found is None:
+        pytest.skip(unavailable("the maxtext 0.2.5 wheel"))
+    return found
+
+
+@pytest.fixture(scope="module")
+def committed() -> tuple[list[dict], dict[str, str], list[dict]]:
+    rules = yaml.safe_load((RULES_DIR / "rules.yml").read_text())["rules"]
+    derived = yaml.safe_load((RULES_DIR / "derived.yml").read_text())["derived"]
+    unexpressible = yaml.safe_load((RULES_DIR / "unexpressible.yml").read_text())["unexpressible"]
+    return rules, derived, unexpressible
+
+
+@pytest.fixture(scope="module")
+def defaults(wheel: Path) -> dict[str, Any]:
+    return import_schema(wheel).base_defaults
+
+
+def test_committed_files_are_what_the_importer_makes_of_the_wheel(wheel: Path, tmp_path: Path) -> None:
+    counts = write_rules(wheel, tmp_path)
+    for name in ("rules.yml", "derived.yml", "unexpressible.yml"):
+        assert (tmp_path / name).read_text() == (RULES_DIR / name).read_text(), f"{name} is stale: rerun the import"
+    assert counts["rules"] >= 280
+    assert counts["sites"] == counts["rules"] + counts["unexpressible"]
+
+
+def test_at_least_280_checkable_rules_all_parsable(committed) -> None:
+    rules, derived, unexpressible = committed
+    assert len(rules) >= 280
+    ids = [r["id"] for r in rules] + [u["id"] for u in unexpressible]
+    assert len(ids) == len(set(ids))
+    for rule in rules:
+        assert rule["pins"] == ["maxtext-0.2.5"] and rule["severity"] == "error"
+        assert rule["source"].startswith("maxtext/configs/")
+        for field in ("when", "require"):
+            if field in rule:
+                parse(rule[field])
+    for text in derived.values():
+        parse(text)
+    assert all(u["reason"] and u["site"] for u in unexpressible)
+
+
+class Config:
+    """Concrete values: base.yml's defaults, the given overrides, derived values on demand."""
+
+    def __init__(self, defaults: dict[str, Any], derived: dict[str, str], **overrides: Any):
+        # pyconfig reads the string "None" (any case) as None before validation
+        self.values = {k: None if isinstance(v, str) and v.lower() == "none" else v for k, v in {**defaults, **overrides}.items()}
+        self.derived = {name: parse(text) for name, text in derived.items()}
+        self.values.setdefault("num_devices", 4)
+
+    def lookup(self, name: str) -> Any:
+        if name in self.values:
+            return self.values[name]
+        if name in self.derived:
+            return evaluate(self.derived[name], self.lookup)
+        if "." in name:
+            head, rest = name.split(".", 1)
+            return (self.values.get(head) or {}).get(rest)
+        raise Unknown(name)
+
+    def violated(self, rules: list[dict]) -> list[dict]:
+        out = []
+        for rule in rules:
+            try:
+                applies = evaluate(parse(rule["when"]), self.lookup) if "when" in rule else True
+                if applies and not evaluate(parse(rule["require"]), self.lookup):
+                    out.append(rule)
+            except Unknown:
+                continue
+        return out
+
+
+def _at(rules: list[dict], line: int) -> list[dict]:
+    return [r for r in rules if r["source"].split(":")[1].split()[0] == str(line)]
+
+
+def _violated_lines(committed, defaults, **overrides: Any) -> set[int]:
+    rules, derived, _ = committed
+    return {int(r["source"].split(":")[1].split()[0]) for r in Config(defaults, derived, **overrides).violated(rules)}
+
+
+def test_base_config_breaks_no_rule(committed, defaults) -> None:
+    assert _violated_lines(committed, defaults) == set()
+
+
+def test_token_chunks_need_ring_of_experts(committed, defaults) -> None:
+    rule = next(r for r in committed[0] if "validate_moe_chunks" in r["source"])
+    assert (rule["when"], rule["require"]) == ("num_moe_token_chunks > 1", "use_ring_of_experts")
+    bad = _violated_lines(committed, defaults, num_moe_token_chunks=2)
+    assert int(rule["source"].split(":")[1].split()[0]) in bad
+
+
+def test_ep_rank_one_forbids_ring_of_experts_and_ragged_buffers(committed, defaults) -> None:
+    ep_line = int(next(r for r in committed[0] if r["message"].startswith("When EP rank is 1"))["source"].split(":")[1].split()[0])
+    assert ep_line in _violated_lines(committed, defaults, use_ring_of_experts=True)
+    assert ep_line in _violated_lines(committed, defaults, use_ragged_sort=True)
+    assert ep_line in _violated_lines(committed, defaults, ragged_buffer_factor=2.0)
+    assert ep_line not in _violated_lines(committed, defaults, te_moe_block=True, ragged_buffer_factor=2.0)
+    assert ep_line not in _violated_lines(committed, defaults, use_ring_of_experts=True, ici_expert_parallelism=2)
+    assert ep_line not in _violated_lines(committed, defaults, use_ring_of_experts=True, override_logical_axis_rules=True)
+    # cp-as-ep shards experts over context too: EP rank counts the context axis
+    assert ep_line not in _violated_lines(
+        committed, defaults, use_ring_of_experts=True, custom_mesh_and_rule="cp-as-ep", ici_context_parallelism=2
+    )
+
+
+def test_rope_pairwise_needs_interleave(committed, defaults) -> None:
+    rule = next(r for r in committed[0] if "validate_rope_pairwise" in r["source"])
+    line = int(rule["source"].split(":")[1].split()[0])
+    assert line in _violated_lines(committed, defaults, rope_pairwise=True, rope_interleave=False)
+    assert line not in _violated_lines(committed, defaults, rope_pairwise=True, rope_interleave=True)
+
+
+def test_at_most_one_moe_fsdp_sharding(committed, defaults) -> None:
+    rule = next(r for r in committed[0] if r["message"].startswith("Only one of shard_exp_on_fsdp"))
+    line = int(rule["source"].split(":")[1].split()[0])
+    assert line in _violated_lines(committed, defaults, shard_exp_on_fsdp=True, use_2d_fsdp_sharding=True)
+    assert line not in _violated_lines(committed, defaults, shard_exp_on_fsdp=True)
+
+
+def test_zero_vocab_tiles_is_a_crash_rule(committed, defaults) -> None:
+    crashes = [r for r in committed[0] if "ZeroDivisionError" in r["message"] and "num_vocab_tiling" in r["require"]]
+    assert crashes
+    lines = _violated_lines(committed, defaults, num_vocab_tiling=0)
+    assert any(int(r["source"].split(":")[1].split()[0]) in lines for r in crashes)
+
+
+def test_query_heads_are_scaled_by_global_parameter_scale(committed, defaults) -> None:
+    """Ulysses needs num_query_heads divisible by the CP size; MaxText scales the heads first."""
+    base = dict(context_parallel_strategy="ulysses", ici_context_parallelism=4, attention="flash",
+                use_tokamax_splash=True, base_num_query_heads=2, base_num_kv_heads=2, hardware="tpu")
+    heads_line = next(r for r in committed[0] if r["message"].startswith("TPU Ulysses attention requires num_query_heads"))
+    line = int(heads_line["source"].split(":")[1].split()[0])
+    assert line in _violated_lines(committed, defaults, **base)
+    assert line not in _violated_lines(committed, defaults, **base, global_parameter_scale=2)
+
+
+def test_unexpressible_sites_say_why(committed) -> None:
+    reasons = {u["reason"].split(":")[0].split(" (")[0] for u in committed[2]}
+    assert "jinja parse" in reasons
+    assert any("environment variable" in u["reason"] for u in committed[2])
+
