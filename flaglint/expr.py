@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 
@@ -29,15 +29,29 @@ class Node:
     op: str  # const, var, not, and, or, implies, cmp, in, notin, isnone, notnone, arith, neg, call, if
     args: tuple = ()
     value: Any = None  # const value, var name, comparison/arith operator, function name
+    free: frozenset = field(default=frozenset(), compare=False, repr=False)  # the variables it reads
 
-    def names(self) -> set[str]:
+    def __post_init__(self) -> None:
         if self.op == "var":
-            return {self.value}
-        found: set[str] = set()
+            free = frozenset((self.value,))
+        else:
+            free = frozenset().union(*(a.free for a in self.args if isinstance(a, Node)))
+        object.__setattr__(self, "free", free)
+
+    def names(self) -> list[str]:
+        """The variables this expression reads, in order of first appearance."""
+        found: list[str] = []
+        self._collect(found)
+        return found
+
+    def _collect(self, found: list[str]) -> None:
+        if self.op == "var":
+            if self.value not in found:
+                found.append(self.value)
+            return
         for arg in self.args:
             if isinstance(arg, Node):
-                found |= arg.names()
-        return found
+                arg._collect(found)
 
 
 def const(value: Any) -> Node:

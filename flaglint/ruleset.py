@@ -6,7 +6,7 @@ Every entry is checked as it loads; a malformed file fails with its file, line a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +42,11 @@ class Rule:
     def applies_to(self, chain: list[str]) -> bool:
         return self.pins is None or any(pin in chain for pin in self.pins)
 
-    def names(self) -> set[str]:
-        return (self.when.names() if self.when else set()) | (self.require.names() if self.require else set())
+    @cached_property
+    def names(self) -> list[str]:
+        """Every key and variable the rule reads (derived values inlined), `when` first."""
+        found = self.when.names() if self.when else []
+        return found + [n for n in (self.require.names() if self.require else []) if n not in found]
 
 
 @dataclass
@@ -157,7 +160,10 @@ def load_ruleset(version: str | None = None, extra: tuple[str, ...] = ()) -> Rul
     derived_text: dict[str, str] = {}
     for path in derived_files:
         if path.exists():
-            derived_text.update(load_derived(path))
+            for name, text in load_derived(path).items():
+                if name in derived_text and derived_text[name] != text:
+                    raise InputError(f"{path}: derived value {name!r} is already defined differently")
+                derived_text[name] = text
     derived_nodes = {name: _expression(root / "derived.yml", 0, name, text) for name, text in derived_text.items()}
     derived = {name: substitute(node, derived_nodes) for name, node in derived_nodes.items()}
     rules: list[Rule] = []

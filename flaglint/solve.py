@@ -10,28 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .expr import Node, Unknown, evaluate
+from .expr import Unknown, evaluate
 from .findings import Finding, Location
 from .resolve import Config
 from .ruleset import Rule, RuleSet
 from .tunix import load_tunix
 
 
-def ordered_names(node: Node | None, into: list[str] | None = None) -> list[str]:
-    into = [] if into is None else into
-    if node is None:
-        return into
-    if node.op == "var":
-        if node.value not in into:
-            into.append(node.value)
-    for arg in node.args:
-        if isinstance(arg, Node):
-            ordered_names(arg, into)
-    return into
-
-
 def rule_names(rule: Rule) -> list[str]:
-    return ordered_names(rule.require, ordered_names(rule.when))
+    return rule.names
 
 
 def applicable(ruleset: RuleSet, config: Config) -> list[Rule]:
@@ -69,7 +56,7 @@ def format_value(value: Any) -> str:
 def finding(rule: Rule, config: Config) -> Finding:
     names = rule_names(rule)
     shown = ", ".join(f"{n}={format_value(config.lookup(n))}" for n in names)
-    located = [n for n in ordered_names(rule.require) if config.location(n)] + [n for n in names if config.location(n)]
+    located = [n for n in (rule.require.names() if rule.require else []) if config.location(n)] + [n for n in names if config.location(n)]
     primary = config.location(located[0]) if located else None
     related = tuple(loc for n in dict.fromkeys(located) if (loc := config.location(n)) and loc != primary)
     return Finding(rule.id, rule.severity, f"{rule.message} ({shown})", tuple(names), primary, related)

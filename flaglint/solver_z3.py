@@ -12,7 +12,7 @@ from typing import Any
 
 import z3
 
-from .expr import CMP_FUNCS, FUNCTIONS, Node, Unknown, _ARITH_FUNCS, _equal
+from .expr import CMP_FUNCS, FUNCTIONS, Node, Unknown, _ARITH_FUNCS, _equal, evaluate
 from .resolve import Config
 from .ruleset import Rule
 from .solve import Proposal, Unsatisfiable, fixed_names, rule_names
@@ -44,23 +44,33 @@ def _literals(node: Node | None, into: set) -> set:
 
 
 class FixProblem:
+    """Fixes for the broken rules of one config.
+
+    The variables are the keys of the broken rules (and, when those alone cannot give a fix of
+    one change, the keys one rule further out); every other key keeps its value, so the problem
+    stays small even with hundreds of imported rules.
+    """
+
     def __init__(self, config: Config, rules: list[Rule], broken: list[Rule]):
         self.config = config
         self.rules = rules
+        self.broken = {rule.id for rule in broken}
         self.fixed = fixed_names(config)
-        cone = {n for rule in broken for n in rule_names(rule)} - self.fixed
-        reach = {n for rule in rules if cone & set(rule_names(rule)) for n in rule_names(rule)}
-        self.names = sorted((cone | reach) - self.fixed)
+        self.cone = {n for rule in broken for n in rule_names(rule)} - self.fixed
+        self.literals: dict[str, set] = {}
+        for rule in rules:
+            found = _literals(rule.require, _literals(rule.when, set()))
+            for name in rule_names(rule):
+                self.literals.setdefault(name, set()).update(found)
         self.frozen: set[str] = set()
+        self.names: list[str] = []
+
+    def _widen(self, names: set[str]) -> set[str]:
+        return names | {n for rule in self.rules if names & set(rule_names(rule)) for n in rule_names(rule)}
 
     # --- variables -------------------------------------------------------------------
     def _domain_literals(self, name: str) -> list[Any]:
-        found: set = set()
-        for rule in self.rules:
-            if name in rule_names(rule):
-                _literals(rule.when, found)
-                _literals(rule.require, found)
-        return sorted(found, key=lambda v: (type(v).__name__, str(v)))
+        return sorted(self.literals.get(name, ()), key=lambda v: (type(v).__name__, str(v)))
 
     def _make_var(self, name: str) -> tuple[Any, list]:
         """The term for `name`, and hard constraints on its range."""
@@ -73,7 +83,9 @@ class FixProblem:
             return z3.Bool(name), []
         if kind in ("int", "float") and current is not None and not isinstance(current, bool):
             var = z3.Int(name) if kind == "int" else z3.Real(name)
-            limits = []
+            # No bound in the schema: stay within the values the config and the rules use, and 0.
+            known = [v for v in (current, self._default(name), *self.literals.get(name, ()), 0) if _numeric(v)]
+            limits = [var >= _num(min(known))]
             for bound, value in bounds.items():
                 if value is not None:
                     limits.append(CMP_FUNCS[{"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}[bound]](var, _num(value)))
@@ -116,6 +128,11 @@ class FixProblem:
         op = node.op
         if op == "const":
             return node.value
+        if not node.free & self.terms.keys():
+            try:
+                return evaluate(node, self.config.lookup)
+            except Unknown:
+                return _UNDEFINED
         if op == "var":
             return self._term(node.value)
         if op == "not":
@@ -261,25 +278,26 @@ class FixProblem:
 
     # --- solving ---------------------------------------------------------------------
     def _encode(self) -> tuple[dict[str, Any], list[Any]]:
+        """Rules as constraints; a rule the encoding cannot express holds its keys at their values."""
         while True:
             self.terms: dict[str, Any] = {}
             hard: list[Any] = []
             for name in self.names:
-                if name in self.frozen:
-                    continue
-                term, limits = self._make_var(name)
-                self.terms[name] = term
-                hard.extend(limits)
+                if name not in self.frozen:
+                    term, limits = self._make_var(name)
+                    self.terms[name] = term
+                    hard.extend(limits)
             tracked: dict[str, Any] = {}
-            try:
-                for rule in self.rules:
-                    if set(rule_names(rule)) & set(self.terms):
+            failed: set[str] = set()
+            for rule in self.rules:
+                if rule.id in self.broken or set(rule_names(rule)) & set(self.terms):
+                    try:
                         tracked[rule.id] = self.constraint(rule)
-            except (Unsupported, Unknown, z3.Z3Exception):
-                newly = set(rule_names(rule)) & set(self.terms)
-                self.frozen |= newly
-                continue
-            return tracked, hard
+                    except (Unsupported, Unknown, z3.Z3Exception):
+                        failed |= set(rule_names(rule)) & set(self.terms)
+            if not failed:
+                return tracked, hard
+            self.frozen |= failed
 
     def _keep(self, name: str) -> Any:
         term = self.terms[name]
@@ -317,16 +335,31 @@ class FixProblem:
         return float(fraction.numerator) / float(fraction.denominator)
 
     def solve(self, max_fixes: int) -> list[Proposal]:
+        self.names = sorted(self.cone)
+        proposals = self._solve_names(max_fixes)
+        if not proposals or len(proposals[0].values) > 1:
+            self.names = sorted(self._widen(self.cone) - self.fixed)
+            wider = self._solve_names(max_fixes)
+            if wider and (not proposals or len(wider[0].values) < len(proposals[0].values)):
+                proposals = wider
+        if not proposals:
+            self._explain_unsat(*self._encode())
+        return proposals
+
+    def _solve_names(self, max_fixes: int) -> list[Proposal]:
         tracked, hard = self._encode()
         names = list(self.terms)
         optimizer = z3.Optimize()
         optimizer.add(*hard, *tracked.values())
-        weight = len(names) + 1
+        # Fewest changed keys first; among those, values at their defaults, then features turned off.
+        weight = 4 * (len(names) + 1)
         for name in names:
             optimizer.add_soft(self._keep(name), weight)
             preferred = self._prefer_default(name)
             if preferred is not None:
-                optimizer.add_soft(preferred, 1)
+                optimizer.add_soft(preferred, 2)
+            if isinstance(self.terms[name], z3.BoolRef):
+                optimizer.add_soft(z3.Not(self.terms[name]), 1)
         proposals: list[Proposal] = []
         best: int | None = None
         while len(proposals) < max_fixes and optimizer.check() == z3.sat:
@@ -337,9 +370,7 @@ class FixProblem:
             best = len(changed)
             proposals.append(Proposal(tuple((n, self.config.lookup(n), self._value(model, n)) for n in changed)))
             optimizer.add(z3.Or(*[self._keep(n) for n in changed]))
-        if not proposals and best is None:
-            self._explain_unsat(tracked, hard)
-        return proposals
+        return sorted(proposals, key=lambda p: [(n, str(v)) for n, _, v in p.values])
 
     def _explain_unsat(self, tracked: dict[str, Any], hard: list[Any]) -> None:
         solver = z3.Solver()

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flaglint.render.bash_interp import Interp, NeedInput, State
+from flaglint.render.bash_interp import Interp, NeedInput, State, input_value
 from flaglint.render.bash_types import Note, Origin, Rendering, ScriptError, Value
 from flaglint.render.bash_words import compile_glob, glob_sample
 
@@ -214,6 +214,10 @@ class _Explorer:
         self._record(e)
         instr = st.code.instrs[st.pc]
         groupable = instr.groupable and not instr.mutates
+        if groupable:
+            grouped = self._fork_in_place(st, e)
+            if grouped is not None:
+                return grouped
         results: list[tuple[str | None, State]] = []
         for v in e.candidates:
             s = st.copy()
@@ -225,7 +229,7 @@ class _Explorer:
         groups: dict[tuple, tuple[State, list]] = {}
         for v, r in results:
             key = (id(r.code), r.pc, r.status, len(r.stack),
-                   tuple(sorted(((n, d) for n, d in r.domains.items() if n != e.name), key=lambda x: x[0])))
+                   frozenset(item for item in r.domains.items() if item[0] != e.name))
             if key in groups:
                 groups[key][1].append(v)
             else:
@@ -238,6 +242,32 @@ class _Explorer:
                 if not any(e.name in s for s in r.scopes):
                     r.exported.discard(e.name)
             out.append(r)
+        return out
+
+    def _fork_in_place(self, st: State, e: NeedInput) -> list[State] | None:
+        """Group the candidates of a step that only jumps or sets the status, trying each on `st`
+        itself and copying the state once per group; None when the step reads another undecided input."""
+        pc, status, notes, steps, inputs = st.pc, st.status, st.notes, st.steps, st.inputs
+        groups: dict[tuple, list] = {}
+        try:
+            for v in e.candidates:
+                st.inputs = inputs.copy()
+                st.inputs[e.name] = input_value(v)
+                self.interp.step(st)
+                groups.setdefault((st.pc, st.status, st.notes), []).append(v)
+                st.pc, st.status, st.notes, st.steps = pc, status, notes, steps
+        except NeedInput:
+            return None
+        finally:
+            st.pc, st.status, st.notes, st.steps, st.inputs = pc, status, notes, steps, inputs
+        out = []
+        for (gpc, gstatus, gnotes), values in groups.items():
+            s = st.copy()
+            s.pc, s.status, s.notes, s.steps = gpc, gstatus, gnotes, steps + 1
+            s.domains[e.name] = tuple(values)
+            if len(values) == 1:
+                self.interp.decide(s, e.name, values[0])
+            out.append(s)
         return out
 
     def outcome(self, st: State) -> Outcome:

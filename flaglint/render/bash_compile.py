@@ -288,14 +288,23 @@ class Compiler:
                 names.append(text)
         code.instrs.append(Unset(self.line(node), names, functions))
 
-    def s_command(self, node, code: Code) -> None:
+    def _joined_lines(self, node):
+        """tree-sitter-bash reads `A=1 B=2` and the command on the next line as one command:
+        the assignments and the extent of that next command, or None."""
+        if node.type != "command":
+            return None
         name = node.child_by_field_name("name")
         assignments = [c for c in node.children if c.type == "variable_assignment"]
         if name is not None and assignments and _line_break(self.src.data, assignments[-1].end_byte, name.start_byte):
-            # tree-sitter-bash reads `A=1 B=2` and the command on the next line as one command
-            for c in assignments:
+            return assignments, (name.start_byte, node.end_byte)
+        return None
+
+    def s_command(self, node, code: Code) -> None:
+        joined = self._joined_lines(node)
+        if joined is not None:
+            for c in joined[0]:
                 code.instrs.append(self.assignment(c))
-            self._reparse(name.start_byte, node.end_byte, code)
+            self._reparse(*joined[1], code)
             return
         prefix, words = [], []
         for i, c in enumerate(node.children):
@@ -348,6 +357,12 @@ class Compiler:
             op = kids[i].type
             jump = JumpIf(on_success=(op == "||"))
             code.instrs.append(jump)
+            joined = self._joined_lines(kids[i + 1])
+            if joined is not None:  # only the assignments belong to the list
+                code.instrs.extend(self.assignment(c) for c in joined[0])
+                jump.target = len(code.instrs)
+                self._reparse(*joined[1], code)
+                return
             self.statement(kids[i + 1], code)
             jump.target = len(code.instrs)
             i += 2
@@ -629,7 +644,7 @@ def _separate_assignment_lines(data: bytes, root) -> bytes:
                     not run or _blank(data, run[-1].end_byte, k.start_byte)):
                 run.append(k)
                 continue
-            if len(run) > 1 and _line_ends(data, run[-1].end_byte):
+            if len(run) > 1 and _line_starts(data, run[0].start_byte) and _line_ends(data, run[-1].end_byte):
                 gaps.extend((a.end_byte, b.start_byte) for a, b in zip(run, run[1:]))
             run = [k] if k is not None and k.type == "variable_assignment" else []
     if not gaps:
@@ -642,6 +657,10 @@ def _separate_assignment_lines(data: bytes, root) -> bytes:
 
 def _blank(data: bytes, start: int, end: int) -> bool:
     return end > start and data[start:end].strip(b" \t") == b""
+
+
+def _line_starts(data: bytes, start: int) -> bool:
+    return data[data.rfind(b"\n", 0, start) + 1:start].strip(b" \t") == b""
 
 
 def _line_ends(data: bytes, end: int) -> bool:

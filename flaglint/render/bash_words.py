@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Union
 
 from flaglint.render.bash_types import Origin
@@ -106,19 +106,17 @@ Part = Union[Lit, Param, Arith, CmdSub]
 @dataclass(frozen=True)
 class Word:
     parts: tuple
+    literal: str | None = field(init=False, compare=False)  # the word's text when it has no expansion
 
-    @property
-    def literal(self) -> str | None:
-        """The word's text when it has no expansion."""
-        if all(isinstance(p, Lit) for p in self.parts):
-            return "".join(p.text for p in self.parts)
-        return None
+    def __post_init__(self) -> None:
+        literal = "".join(p.text for p in self.parts) if all(isinstance(p, Lit) for p in self.parts) else None
+        object.__setattr__(self, "literal", literal)
 
     def mutates(self) -> bool:
-        """Whether expanding the word can assign a variable (${X:=d}, arithmetic assignment)."""
+        """Whether expanding the word can change more than its value (${X:=d}, arithmetic assignment, ${X:?})."""
         for p in self.parts:
             if isinstance(p, Param):
-                if p.op in (":=", "="):
+                if p.op in (":=", "=", ":?", "?"):  # ? can end the script
                     return True
                 if any(w is not None and not isinstance(w, str) and w.mutates() for w in (p.arg, p.arg2, p.index)):
                     return True
@@ -535,14 +533,16 @@ def _bracket(chars: list[tuple[str, bool]], i: int) -> tuple[str, int]:
     return re.escape("["), i + 1  # no closing bracket: a literal [
 
 
-_compiled: dict[str, re.Pattern] = {}
+_compiled: dict[tuple, re.Pattern] = {}
 
 
 def compile_glob(pieces: list[tuple[str, bool]]) -> re.Pattern:
-    rx = glob_to_regex(pieces)
-    found = _compiled.get(rx)
+    key = tuple(pieces)
+    found = _compiled.get(key)
     if found is None:
-        found = _compiled[rx] = re.compile(rx, re.DOTALL)
+        if len(_compiled) > 4096:
+            _compiled.clear()
+        found = _compiled[key] = re.compile(glob_to_regex(pieces), re.DOTALL)
     return found
 
 

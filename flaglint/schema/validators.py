@@ -113,16 +113,28 @@ SELF = Ref("self", "self")
 TRUE, FALSE = ast.Constant(True), ast.Constant(False)
 
 
-_DUMPS: dict[int, tuple[ast.AST, str]] = {}
+_DUMPS: dict[int, tuple[ast.AST, int]] = {}
+_SHAPES: dict[tuple, int] = {}
 
 
-def _dump(node: ast.AST) -> str:
-    """ast.dump, remembered: the walker never changes a node once built."""
+def _dump(node: ast.AST) -> int:
+    """A number per expression shape: equal for structurally equal trees. Remembered per node
+    (the walker never changes a node once built), so comparing big conditions stays cheap."""
     hit = _DUMPS.get(id(node))
-    if hit is None or hit[0] is not node:
-        hit = (node, ast.dump(node))
-        _DUMPS[id(node)] = hit
-    return hit[1]
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    parts: list[Any] = [type(node).__name__]
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            parts.append(_dump(value))
+        elif isinstance(value, list):
+            parts.append(tuple(_dump(v) if isinstance(v, ast.AST) else repr(v) for v in value))
+        else:
+            parts.append(repr(value) if not isinstance(value, (ast.expr_context,)) else None)
+    shape = _SHAPES.setdefault(tuple(parts), len(_SHAPES))
+    _DUMPS[id(node)] = (node, shape)
+    return shape
 
 
 def key_node(key: str) -> ast.expr:
@@ -297,8 +309,8 @@ class Walker:
                 if isinstance(node, ast.FunctionDef) and node.name not in self.methods:
                     self.methods[node.name] = (node, cls)
         self.sites: dict[tuple[str, int], Site] = {}
-        self.candidates: dict[str, str] = {}  # expression dump -> preferred derived name
-        self.candidate_nodes: dict[str, ast.expr] = {}
+        self.candidates: dict[int, str] = {}  # expression shape -> preferred derived name
+        self.candidate_nodes: dict[int, ast.expr] = {}
         self.crash_guards: list[ast.expr] = []
         self.mesh_files = self._custom_mesh_files()
         _ENUM_CHOICES.clear()
@@ -329,6 +341,8 @@ class Walker:
         self.exec_block(node.body, st, frame)
 
     def _walk_pyconfig(self) -> None:
+        """pyconfig checks the raw key dict before pydantic: the two-splash check is a rule; the
+        others concern model files, unknown keys and M_<KEY> variables, which other steps own."""
         funcs = {n.name: n for n in self.trees[PYCONFIG].body if isinstance(n, ast.FunctionDef)}
         fixed = {
             "validate_no_keys_overridden_twice": "model config conflict (checked by the --model step)",
@@ -337,34 +351,34 @@ class Walker:
         for fname, reason in fixed.items():
             if fname in funcs:
                 for raise_node in _raises(funcs[fname]):
-                    site = self._site(raise_node, Frame(fname, PYCONFIG), "raise", _exception_name(raise_node),
-                                      _source_message(_raise_message(raise_node)))
-                    site.reason = reason
-                    site.conditions.append(Unknown(reason))
-        main = funcs.get("_initialize_pydantic")
-        if main is None:
-            return
-        frame = Frame("_initialize_pydantic", PYCONFIG)
-        for stmt in ast.walk(main):
-            if isinstance(stmt, ast.If) and any(isinstance(s, ast.Raise) for s in stmt.body):
-                raise_node = next(s for s in stmt.body if isinstance(s, ast.Raise))
-                cond = self._pyconfig_condition(stmt.test)
-                site = self._site(raise_node, frame, "raise", _exception_name(raise_node),
-                                  _source_message(_raise_message(raise_node)))
-                site.conditions.append(cond)
+                    self._pyconfig_site(raise_node, fname).conditions.append(Unknown(reason))
+        if "_initialize_pydantic" in funcs:
+            self._walk_raw_checks(funcs["_initialize_pydantic"].body, [], "_initialize_pydantic")
+
+    def _pyconfig_site(self, raise_node: ast.Raise, owner: str) -> Site:
+        return self._site(raise_node, Frame(owner, PYCONFIG), "raise", _exception_name(raise_node),
+                          _source_message(_raise_message(raise_node)))
+
+    def _walk_raw_checks(self, stmts: list[ast.stmt], tests: list[ast.expr], owner: str) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, ast.Raise) and stmt.exc is not None:
+                sources = [ast.unparse(t) for t in tests]
+                if any("environ" in text or "env_key" in text for text in sources):
+                    cond: Any = Unknown("environment variable (M_<KEY> override)")
+                elif not tests:
+                    cond = Unknown("re-raised exception")
+                else:
+                    parts = [self._pyconfig_condition(t) for t in tests]
+                    cond = next((p for p in parts if isinstance(p, Unknown)), None) or conj(parts)
+                self._pyconfig_site(stmt, owner).conditions.append(cond)
+            elif isinstance(stmt, ast.If):
+                self._walk_raw_checks(stmt.body, tests + [stmt.test], owner)
+                self._walk_raw_checks(stmt.orelse, tests + [ast.UnaryOp(ast.Not(), stmt.test)], owner)
+            elif isinstance(stmt, (ast.For, ast.While, ast.With)):
+                self._walk_raw_checks(stmt.body, tests, owner)
             elif isinstance(stmt, ast.Try):
-                for handler in stmt.handlers:
-                    for raise_node in _raises_in(handler.body):
-                        site = self._site(raise_node, frame, "raise", _exception_name(raise_node),
-                                          _source_message(_raise_message(raise_node)))
-                        site.conditions.append(Unknown("environment variable (M_<KEY> override)"))
-            elif isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Compare):
-                pass
-        for raise_node in _raises_in(main.body):
-            if (PYCONFIG, raise_node.lineno) not in self.sites:
-                site = self._site(raise_node, frame, "raise", _exception_name(raise_node),
-                                  _source_message(_raise_message(raise_node)))
-                site.conditions.append(Unknown("environment variable (M_<KEY> override)"))
+                for block in [stmt.body, stmt.finalbody] + [h.body for h in stmt.handlers]:
+                    self._walk_raw_checks(block, tests, owner)
 
     def _pyconfig_condition(self, test: ast.expr) -> ast.expr | Unknown:
         """pyconfig checks the raw key dict: `d.get("key")` reads a key."""
@@ -581,12 +595,12 @@ class Walker:
             return self.merge_exits(st, exits, with_locals=True) if exits else st
         items = _items(iterable)
         if items is None:
-            reason = iterable.reason if isinstance(iterable, Unknown) else f"loop over {ast.unparse(stmt.iter)}"
+            reason = iterable.reason if isinstance(iterable, Unknown) else f"list value: loop over {_clean_source(stmt.iter)}"
             body_state = st.fork()
-            self.assign(stmt.target, Unknown(f"loop over a list value ({reason})"), body_state, frame)
+            self.assign(stmt.target, Unknown(reason), body_state, frame)
             after = self.exec_block(stmt.body, body_state, frame)
             for name in _assigned_names(stmt.body):
-                st.locals[name] = Unknown(f"set in a loop over a list value ({reason})")
+                st.locals[name] = Unknown(reason)
             del after
             return st
         return self._unroll(stmt, st, frame, items)
@@ -907,8 +921,8 @@ class Walker:
         if isinstance(op, (ast.Div, ast.FloorDiv, ast.Mod)) and not isinstance(right, Const):
             divisor = self.expr(right)
             if not isinstance(divisor, Unknown):
-                self.record(node, frame, "crash", "ZeroDivisionError",
-                            f"{ast.unparse(divisor)} is 0: division by zero",
+                shown = _clean_source(node.right) if isinstance(node, ast.BinOp) else ast.unparse(divisor)
+                self.record(node, frame, "crash", "ZeroDivisionError", f"{shown} is 0: division by zero",
                             self.path_and(st, ast.Compare(divisor, [ast.Eq()], [ast.Constant(0)])))
         a, b = self.expr(left), self.expr(right)
         if isinstance(a, Unknown):
@@ -1254,7 +1268,7 @@ class Walker:
         iterable = self.ev(gen.iter, st, frame)
         items = _items(iterable)
         if items is None:
-            return iterable if isinstance(iterable, Unknown) else Unknown(f"comprehension over {ast.unparse(gen.iter)}")
+            return iterable if isinstance(iterable, Unknown) else Unknown(f"list value: comprehension over {_clean_source(gen.iter)}")
         out = []
         for guard, item in items:
             inner = st.fork()
@@ -1792,7 +1806,7 @@ class _Namer(ast.NodeTransformer):
     """Replace the expressions MaxText computed into a local variable (or a field it overwrote)
     with a derived name, so that rules read like the source."""
 
-    def __init__(self, names: dict[str, str]):
+    def __init__(self, names: dict[int, str]):
         self.names = names
         self.used: set[str] = set()
 
@@ -1810,15 +1824,30 @@ class _Namer(ast.NodeTransformer):
         return super().visit(node)
 
 
+@dataclass
+class Extraction:
+    rules: list
+    derived: dict
+    unexpressible: list
+    safe_divisions: list  # divisions by a key whose path already rules out zero
+    checks: int  # raise/assert sites (divisions by a key not counted)
+
+
 def extract_rules(source: str | Path) -> tuple[list[dict], dict[str, str], list[dict]]:
     """The validators of the MaxText at SOURCE (a wheel, an unpacked wheel or a source tree) as
     rules, the derived values they use, and the sites that cannot be expressed (with reasons)."""
+    found = extract(source)
+    return found.rules, found.derived, found.unexpressible
+
+
+def extract(source: str | Path) -> Extraction:
     walker = Walker(open_package(source))
     walker.run()
     names = _derived_names(walker)
     namer = _Namer(names)
     rules: list[dict] = []
     unexpressible: list[dict] = []
+    safe_divisions: list[str] = []
     order = {TYPES: 0, PYCONFIG: 1}
     for number, site in enumerate(sorted(walker.sites.values(), key=lambda s: (order.get(s.file, 2), s.line)), start=1):
         rule_id = f"MX{number:04d}"
@@ -1830,6 +1859,9 @@ def extract_rules(source: str | Path) -> tuple[list[dict], dict[str, str], list[
             unexpressible.append(_unexpressible(rule_id, site, message, bad[0].reason))
             continue
         cond = _simplify(site.conditions)
+        if site.kind == "crash" and isinstance(cond, ast.Constant) and not cond.value:
+            safe_divisions.append(site.source)
+            continue
         if isinstance(cond, ast.Constant):
             reason = "unreachable: its condition never holds" if not cond.value else "always raises"
             unexpressible.append(_unexpressible(rule_id, site, message, reason))
@@ -1841,11 +1873,12 @@ def extract_rules(source: str | Path) -> tuple[list[dict], dict[str, str], list[
             continue
         rules.append(rule)
     derived = _derived_values(walker, names, namer)
-    return rules, derived, unexpressible
+    checks = sum(1 for site in walker.sites.values() if site.kind != "crash")
+    return Extraction(rules, derived, unexpressible, safe_divisions, checks)
 
 
-def _derived_names(walker: Walker) -> dict[str, str]:
-    names: dict[str, str] = {}
+def _derived_names(walker: Walker) -> dict[int, str]:
+    names: dict[int, str] = {}
     taken = set(walker.keys) | {NUM_DEVICES}
     for dump, name in walker.candidates.items():
         base = name if name not in walker.keys else f"{name}_value"
@@ -1857,7 +1890,7 @@ def _derived_names(walker: Walker) -> dict[str, str]:
     return names
 
 
-def _derived_values(walker: Walker, names: dict[str, str], namer: _Namer) -> dict[str, str]:
+def _derived_values(walker: Walker, names: dict[int, str], namer: _Namer) -> dict[str, str]:
     by_name = {name: dump for dump, name in names.items()}
     derived: dict[str, str] = {}
     pending = sorted(namer.used)
@@ -1986,7 +2019,8 @@ def reason_category(reason: str) -> str:
 def write_rules(source: str | Path, out_dir: str | Path) -> dict[str, int]:
     """Write rules.yml, derived.yml and unexpressible.yml for the MaxText at SOURCE into OUT_DIR;
     return the counts (sites, rules, unexpressible by reason)."""
-    rules, derived, unexpressible = extract_rules(source)
+    found = extract(source)
+    rules, derived, unexpressible = found.rules, found.derived, found.unexpressible
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     header = f"# Generated by `flaglint schema import` from {Path(source).name}; do not edit.\n"
@@ -1994,14 +2028,37 @@ def write_rules(source: str | Path, out_dir: str | Path) -> dict[str, int]:
     _dump_yaml(out / "derived.yml", header, {"derived": derived})
     _dump_yaml(out / "unexpressible.yml", header, {"rules": [], "unexpressible": unexpressible})
     counts = Counter(reason_category(u["reason"]) for u in unexpressible)
-    return {"sites": len(rules) + len(unexpressible), "rules": len(rules), "unexpressible": len(unexpressible),
-            "crash_rules": sum(1 for r in rules if "crashes" in r["rationale"]),
+    crash_rules = sum(1 for r in rules if "crashes" in r["rationale"])
+    return {"sites": len(rules) + len(unexpressible), "checks": found.checks, "rules": len(rules),
+            "check_rules": len(rules) - crash_rules, "crash_rules": crash_rules,
+            "safe_divisions": len(found.safe_divisions), "unexpressible": len(unexpressible),
+            "device_rules": sum(1 for r in rules if _mentions(r, NUM_DEVICES, derived)),
             **{f"unexpressible: {k}": v for k, v in sorted(counts.items())}}
 
 
+def _mentions(rule: dict, name: str, derived: dict[str, str]) -> bool:
+    """Whether RULE reads NAME, directly or through derived values."""
+    seen: set[str] = set()
+    texts = [rule.get("when", ""), rule["require"]]
+    while texts:
+        names = _names(ast.parse(texts.pop() or "True", mode="eval"))
+        if name in names:
+            return True
+        for other in names - seen:
+            seen.add(other)
+            if other in derived:
+                texts.append(derived[other])
+    return False
+
+
 def summary(counts: dict[str, int]) -> str:
-    lines = [f"validator sites found: {counts['sites']}; imported as checkable rules: {counts['rules']} "
-             f"(of which {counts['crash_rules']} raw crashes); unexpressible: {counts['unexpressible']}"]
+    lines = [
+        f"validator sites found: {counts['checks']} raise/assert + {counts['sites'] - counts['checks']} divisions by a key "
+        f"({counts['safe_divisions']} more proven safe by their path)",
+        f"imported as checkable rules: {counts['rules']} ({counts['check_rules']} raise/assert, "
+        f"{counts['crash_rules']} ZeroDivisionError; {counts['device_rules']} depend on {NUM_DEVICES})",
+        f"unexpressible: {counts['unexpressible']}, by reason:",
+    ]
     lines += [f"  {k[len('unexpressible: '):]}: {v}" for k, v in counts.items() if k.startswith("unexpressible: ")]
     return "\n".join(lines)
 

@@ -1,0 +1,195 @@
+"""Every rule as a (rule, good case, bad case) pair from its own data, and the fixes the solver proposes."""
+
+import itertools
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from flaglint.check import Checker
+from flaglint.read import FlagSource
+from flaglint.ruleset import load_ruleset
+from flaglint.solve import applicable, holds, rule_names
+
+RULES = load_ruleset("0.2.5").rules
+HAND_WRITTEN = [r for r in RULES if r.id.startswith("FL")]
+
+
+def _case(rule, example):
+    example = {"flags": example} if isinstance(example, str) else example
+    pin = example.get("pin") or (rule.pins[0] if rule.pins else "maxtext-0.2.5")
+    checker = Checker(pin, example.get("model"))
+    env = {k: str(v) for k, v in (example.get("env") or {}).items() if k != "__line__"}
+    return checker, FlagSource(example.get("flags", "")), env
+
+
+@pytest.mark.parametrize("rule", HAND_WRITTEN, ids=lambda r: r.id)
+def test_good_example_passes(rule):
+    assert "good" in rule.examples, f"{rule.id} has no good example"
+    checker, source, env = _case(rule, rule.examples["good"])
+    result = checker.check(source, env)
+    assert rule.id not in {f.rule for f in result.findings}
+
+
+@pytest.mark.parametrize("rule", [r for r in HAND_WRITTEN if r.id != "FL009"], ids=lambda r: r.id)
+def test_bad_example_is_caught_and_every_fix_rechecks_clean(rule):
+    checker, source, env = _case(rule, rule.examples["bad"])
+    result = checker.check(source, env)
+    assert rule.id in {f.rule for f in result.findings}
+    for fix in result.fixes:
+        env_after = dict(env)
+        for change in (c for c in fix.changes if c.key.isupper()):
+            if change.to is None:
+                env_after.pop(change.key, None)
+            else:
+                env_after[change.key] = str(change.to).lower() if isinstance(change.to, bool) else str(change.to)
+        again = checker.check(FlagSource(fix.flags), env_after)
+        assert not [f for f in again.findings if f.rule == rule.id]
+
+
+def test_every_rule_has_the_metadata_docs_need():
+    for rule in RULES:
+        assert rule.title and rule.rationale and rule.source and rule.severity in ("error", "warning", "info")
+
+
+def _imported(function: str) -> str:
+    """The id of the rule imported from MaxText's validator `function`."""
+    return next(r.id for r in RULES if r.id.startswith("MX") and r.source.endswith(function))
+
+
+@pytest.mark.parametrize(
+    ("function", "good", "bad"),
+    [
+        ("MoEGeneral.validate_moe_chunks", "num_moe_token_chunks=2 use_ring_of_experts=true ici_expert_parallelism=2", "num_moe_token_chunks=4"),
+        ("MaxTextConfig.set_derived_and_validate_values", "ici_expert_parallelism=2 use_ring_of_experts=true", "use_ring_of_experts=true"),
+    ],
+)
+def test_maxtexts_own_validators_are_imported_rules(function, good, bad):
+    ids = {r.id for r in RULES if r.id.startswith("MX") and r.source.endswith(function)}
+    assert ids & {f.rule for f in Checker().check(FlagSource(bad)).findings}
+    assert not ids & {f.rule for f in Checker().check(FlagSource(good)).findings}
+
+
+def test_the_chain_is_found_not_the_first_rules_obvious_fix():
+    # Measured on MaxText 0.2.5: chunks > 1 need the ring, the ring is forbidden at EP rank 1.
+    result = Checker().check(FlagSource("num_moe_token_chunks=4"))
+    assert {f.rule for f in result.findings} == {_imported("MoEGeneral.validate_moe_chunks")}
+    (fix,) = [f for f in result.fixes if len(f.changes) == 1]
+    assert [(c.key, c.from_, c.to) for c in fix.changes] == [("num_moe_token_chunks", 4, 1)]
+    assert fix.flags == "" and fix.safe
+    assert all(len(f.changes) == 1 for f in result.fixes)
+
+
+def test_all_violations_reported_at_once():
+    result = Checker("bbd0f6f10").check(
+        FlagSource("moe_roe_packed_routing_gather=true moe_chunk_pipeline=false context=offload qkv_proj=device moe_wi_gmm_fused_swiglu=true moe_wo_gmm_fused_dswiglu=true"),
+        {"TUNIX_LOGPS_SHARDED_HEAD": "off", "COMPUTE_LOGPS_CHUNK_SIZE": "4096", "TRAINER_FP8": "true"},
+    )
+    assert {f.rule for f in result.findings} >= {"FL101", "FL105", "FL107", "FL114", "FL115"}
+    gather = next(f for f in result.findings if f.rule == "FL101")
+    assert gather.location.column == 36  # the token that set moe_chunk_pipeline=false
+    assert "moe_chunk_pipeline=false" in gather.message
+
+
+def test_tied_fixes_are_listed_in_a_stable_order():
+    first = Checker("bbd0f6f10").check(FlagSource("moe_roe_packed_routing_gather=true moe_chunk_pipeline=false num_moe_token_chunks=2 use_ring_of_experts=true ici_expert_parallelism=2"))
+    second = Checker("bbd0f6f10").check(FlagSource("moe_roe_packed_routing_gather=true moe_chunk_pipeline=false num_moe_token_chunks=2 use_ring_of_experts=true ici_expert_parallelism=2"))
+    assert [f.to_json() for f in first.fixes] == [f.to_json() for f in second.fixes]
+    assert sorted(tuple(c.key for c in f.changes) for f in first.fixes) == [("moe_chunk_pipeline",), ("moe_roe_packed_routing_gather",)]
+    safe = {f.changes[0].key: f.safe for f in first.fixes}
+    assert safe == {"moe_roe_packed_routing_gather": True, "moe_chunk_pipeline": False}
+
+
+def test_fix_edits_only_the_tokens_it_must():
+    text = "log_period=100   moe_roe_packed_routing_gather=true\tmoe_chunk_pipeline=false  sa_use_base2_exp=true"
+    result = Checker("bbd0f6f10").check(FlagSource(text), max_fixes=1)
+    (fix,) = result.fixes
+    # The token is dropped (its default is false), with the whitespace before it; every other byte stays.
+    assert fix.flags == "log_period=100\tmoe_chunk_pipeline=false  sa_use_base2_exp=true"
+    assert fix.safe
+
+
+def test_unsat_core_names_rules_that_conflict_with_fixed_facts(tmp_path):
+    impossible = tmp_path / "impossible.yml"
+    impossible.write_text(
+        "rules:\n- id: XT001\n  title: t\n  severity: error\n  require: slice_device_count == 100 or log_period < 0\n"
+        "  message: m\n  rationale: r\n  source: test\n",
+        encoding="utf-8",
+    )
+    checker = Checker("maxtext-0.2.5", extra_rules=(str(impossible),))
+    result = checker.check(FlagSource("log_period=10"), {"TRAINER_TPU_SLICE": "tpu7x:4x4x8"})
+    assert "XT001" in {f.rule for f in result.findings}
+    assert result.fixes == [] or all("log_period" in [c.key for c in f.changes] for f in result.fixes)
+
+
+def test_rule_that_cannot_hold_is_reported(tmp_path):
+    impossible = tmp_path / "impossible.yml"
+    impossible.write_text(
+        "rules:\n- id: XT002\n  title: t\n  severity: error\n  require: slice_device_count == 100\n"
+        "  message: m\n  rationale: r\n  source: test\n",
+        encoding="utf-8",
+    )
+    result = Checker("maxtext-0.2.5", extra_rules=(str(impossible),)).check(FlagSource(""), {"TRAINER_TPU_SLICE": "tpu7x:4x4x8"})
+    unsat = [f for f in result.findings if f.rule == "FL090"]
+    assert unsat and "XT002" in unsat[0].message and "TRAINER_TPU_SLICE=tpu7x:4x4x8" in unsat[0].message
+
+
+# --- minimality, checked by brute force on small key sets ---------------------------------
+
+SMALL_KEYS = {
+    "num_moe_token_chunks": [1, 2, 4],
+    "use_ring_of_experts": [True, False],
+    "use_ragged_sort": [True, False],
+    "ici_expert_parallelism": [1, 2],
+    "context": ["remat", "offload"],
+    "query_proj": ["remat", "device"],
+}
+
+
+def _render(assignments):
+    return " ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in assignments.items())
+
+
+def _brute_force_minimum(checker, source, proposals):
+    config, _ = checker.config(source, {})
+    rules = applicable(checker.ruleset, config)
+    names = sorted({n for r in rules for n in rule_names(r) if n in config.pin.keys})
+    domains = {}
+    for name in names:
+        schema = config.pin.keys[name]
+        candidates = [True, False] if schema.kind == "bool" else list(schema.choices or [])
+        candidates += [c.to for proposal in proposals for c in proposal.changes if c.key == name]
+        domains[name] = []
+        for value in candidates:
+            if value != config.lookup(name) and value not in domains[name]:
+                domains[name].append(value)
+    for size in range(0, 3):
+        for keys in itertools.combinations(names, size):
+            for values in itertools.product(*(domains[k] for k in keys)):
+                override = dict(zip(keys, values))
+
+                def lookup(name, override=override):
+                    return override[name] if name in override else config.lookup(name)
+
+                if all(holds(r, lookup) for r in rules):
+                    return size
+    return None
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.fixed_dictionaries({k: st.sampled_from(v) for k, v in SMALL_KEYS.items()}))
+def test_fixes_are_minimal_and_clean(assignments):
+    checker = Checker()
+    source = FlagSource(_render(assignments))
+    result = checker.check(source, max_fixes=3)
+    if not [f for f in result.findings if f.rule.startswith("FL1")]:
+        return
+    assert result.fixes, result.findings
+    sizes = {len(f.changes) for f in result.fixes}
+    assert len(sizes) == 1  # only fixes of the smallest size are listed
+    for fix in result.fixes:
+        again = checker.check(FlagSource(fix.flags), fix=False)
+        assert not [f for f in again.findings if f.rule.startswith(("FL1", "MX"))], (fix.flags, again.findings)
+    minimum = _brute_force_minimum(checker, source, result.fixes)
+    if minimum is not None:
+        assert sizes == {minimum}
