@@ -80,9 +80,11 @@ class DictVal:
 
 @dataclass
 class Choice:
-    """The value of the first option whose guard holds; the last guard is None (otherwise)."""
+    """The value of the first option whose guard holds; the last guard is None (otherwise).
+    `exclusive` holds each option's own guard when the guards already exclude each other."""
 
     options: list
+    exclusive: list | None = None
 
 
 @dataclass
@@ -405,7 +407,7 @@ class Walker:
     # ---- sites -------------------------------------------------------------------------
 
     def _site(self, node: ast.stmt | ast.expr, frame: Frame, kind: str, exception: str = "", message: str = "") -> Site:
-        key = (frame.file, node.lineno)
+        key = (frame.file, node.lineno, kind == "crash")
         if key not in self.sites:
             self.sites[key] = Site(frame.file, node.lineno, frame.owner, kind, exception, message)
         return self.sites[key]
@@ -539,15 +541,25 @@ class Walker:
                 extra = [disj([conj([test] + e1), conj([neg(test)] + e2)])]
         guard = test if not isinstance(test, Unknown) else test
         return State(
-            self._merge_dict(guard, s1.fields, s2.fields),
+            self._merge_dict(guard, s1.fields, s2.fields, fields=True),
             self._merge_dict(guard, s1.locals, s2.locals),
             base.path + extra,
         )
 
-    def _merge_dict(self, guard: Any, a: dict, b: dict) -> dict:
+    def _merge_dict(self, guard: Any, a: dict, b: dict, fields: bool = False) -> dict:
+        out = self._merged(guard, a, b, fields)
+        if fields:
+            for k, v in out.items():
+                if isinstance(v, Choice):
+                    self._candidate(f"effective_{k.replace('.', '_')}", v, prefer=True)
+        return out
+
+    def _merged(self, guard: Any, a: dict, b: dict, fields: bool) -> dict:
         out = {}
         for k in set(a) | set(b):
-            va, vb = a.get(k, _MISSING), b.get(k, _MISSING)
+            # a field nobody assigned still holds the user's value
+            unset = key_node(k) if fields else _MISSING
+            va, vb = a.get(k, unset), b.get(k, unset)
             if va is vb or (va is not _MISSING and vb is not _MISSING and _same(va, vb)):
                 out[k] = va
             elif va is _MISSING or vb is _MISSING:
@@ -571,7 +583,8 @@ class Walker:
         def merged(attr: str) -> dict:
             out = dict(getattr(live[-1], attr))
             for k in set().union(*(getattr(s, attr) for s in live)):
-                values = [getattr(s, attr).get(k, getattr(base, attr).get(k, _MISSING)) for s in live]
+                unset = key_node(k) if attr == "fields" else _MISSING
+                values = [getattr(s, attr).get(k, getattr(base, attr).get(k, unset)) for s in live]
                 if any(v is _MISSING for v in values):
                     continue
                 if all(_same(v, values[0]) for v in values):
@@ -612,11 +625,11 @@ class Walker:
             if st.dead:
                 break
             if guard is None:
-                self.assign(stmt.target, item, st, frame)
+                self.assign(stmt.target, item, st, frame, name_it=False)
                 st = self.exec_block(stmt.body, st, frame)
             else:
                 inner = st.fork(guard)
-                self.assign(stmt.target, item, inner, frame)
+                self.assign(stmt.target, item, inner, frame, name_it=False)
                 inner = self.exec_block(stmt.body, inner, frame)
                 skipped = st.fork(neg(guard))
                 st = self.join(st, guard, inner, skipped)
@@ -668,9 +681,10 @@ class Walker:
             return next((p for p in parts if isinstance(p, Unknown)), None) or conj(parts)
         return Unknown(f"match pattern {type(pat).__name__}")
 
-    def assign(self, target: ast.expr, value: Any, st: State, frame: Frame) -> None:
+    def assign(self, target: ast.expr, value: Any, st: State, frame: Frame, name_it: bool = True) -> None:
         if isinstance(target, ast.Name):
-            self._candidate(target.id, value)
+            if name_it:
+                self._candidate(target.id, value)
             st.locals[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
             items = _items(value)
@@ -679,7 +693,7 @@ class Walker:
                     self.assign(elt, Unknown(f"unpacking {ast.unparse(target)}"), st, frame)
             else:
                 for elt, (_, item) in zip(target.elts, items):
-                    self.assign(elt, item, st, frame)
+                    self.assign(elt, item, st, frame, name_it)
         elif isinstance(target, ast.Attribute):
             key = self._self_key(target)
             if key is not None:
@@ -867,7 +881,12 @@ class Walker:
             return self.ev(node.body if test.value else node.orelse, st, frame)
         if isinstance(test, Unknown):
             return test
-        return make_choice([(test, self.ev(node.body, st, frame)), (None, self.ev(node.orelse, st, frame))])
+        self.crash_guards.append(test)
+        body = self.ev(node.body, st, frame)
+        self.crash_guards[-1] = neg(test)
+        orelse = self.ev(node.orelse, st, frame)
+        self.crash_guards.pop()
+        return make_choice([(test, body), (None, orelse)])
 
     def ev_BoolOp(self, node: ast.BoolOp, st: State, frame: Frame) -> Any:
         values = []
@@ -920,7 +939,7 @@ class Walker:
             return Unknown(f"operator {type(op).__name__}")
         if isinstance(op, (ast.Div, ast.FloorDiv, ast.Mod)) and not isinstance(right, Const):
             divisor = self.expr(right)
-            if not isinstance(divisor, Unknown):
+            if not isinstance(divisor, Unknown) and not _positive(divisor):
                 shown = _clean_source(node.right) if isinstance(node, ast.BinOp) else ast.unparse(divisor)
                 self.record(node, frame, "crash", "ZeroDivisionError", f"{shown} is 0: division by zero",
                             self.path_and(st, ast.Compare(divisor, [ast.Eq()], [ast.Constant(0)])))
@@ -1298,7 +1317,7 @@ class Walker:
     # ---- conversions -------------------------------------------------------------------
 
     def map_choice(self, choice: Choice, fn: Callable[[Any], Any]) -> Any:
-        return make_choice([(g, fn(v)) for g, v in choice.options])
+        return make_choice([(g, fn(v)) for g, v in _exclusive(choice)])
 
     def expr(self, value: Any) -> ast.expr | Unknown:
         if isinstance(value, ast.expr):
@@ -1553,16 +1572,20 @@ def _by_enum_value(choice: Choice) -> Choice:
                 break
         else:
             groups.append(([value], chosen))
-    options = []
-    for values, option in groups[:-1]:
-        test = (ast.Compare(key_node(key), [ast.Eq()], [ast.Constant(values[0])]) if len(values) == 1
-                else ast.Compare(key_node(key), [ast.In()], [_const_node(tuple(values))]))
-        options.append((test, option))
-    options.append((None, groups[-1][1]))
-    return Choice(options) if len(options) > 1 else Choice([(None, options[0][1])])
+    tests = [
+        ast.Compare(key_node(key), [ast.Eq()], [ast.Constant(values[0])]) if len(values) == 1
+        else ast.Compare(key_node(key), [ast.In()], [_const_node(tuple(values))])
+        for values, _ in groups
+    ]
+    if len(groups) == 1:
+        return Choice([(None, groups[0][1])])
+    options = [(test, option) for test, (_, option) in zip(tests[:-1], groups[:-1])] + [(None, groups[-1][1])]
+    return Choice(options, exclusive=tests)
 
 
 def _exclusive(choice: Choice) -> list:
+    if choice.exclusive is not None:
+        return [(g, v) for g, (_, v) in zip(choice.exclusive, choice.options)]
     out, earlier = [], []
     for guard, value in choice.options:
         if guard is None:
@@ -1597,6 +1620,14 @@ def _same(a: Any, b: Any) -> bool:
         return bool(a == b)
     except Exception:  # noqa: BLE001 - structural comparison of unlike values
         return False
+
+
+def _positive(node: ast.expr) -> bool:
+    """`max(..., c)` with a positive constant c: never zero."""
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "max"
+        and any(isinstance(a, ast.Constant) and isinstance(a.value, (int, float)) and a.value > 0 for a in node.args)
+    )
 
 
 def _is_none(node: ast.expr) -> bool:
@@ -1849,7 +1880,8 @@ def extract(source: str | Path) -> Extraction:
     unexpressible: list[dict] = []
     safe_divisions: list[str] = []
     order = {TYPES: 0, PYCONFIG: 1}
-    for number, site in enumerate(sorted(walker.sites.values(), key=lambda s: (order.get(s.file, 2), s.line)), start=1):
+    ordered = sorted(walker.sites.values(), key=lambda s: (order.get(s.file, 2), s.line, s.kind == "crash"))
+    for number, site in enumerate(ordered, start=1):
         rule_id = f"MX{number:04d}"
         bad = [c for c in site.conditions if isinstance(c, Unknown)]
         message = site.message or site.exception
