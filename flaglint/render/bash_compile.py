@@ -171,6 +171,8 @@ def sole_variable(word: Word) -> str | None:
 
 _ARITH_ASSIGN = re.compile(r"(?<![=!<>])=(?!=)|\+\+|--")
 
+_RESERVED = {"then", "else", "elif", "fi", "do", "done", "esac", "}", ";;", "in"}
+
 _SKIP = {"comment", "heredoc_body", "heredoc_start", "heredoc_end", "file_redirect", "herestring_redirect",
          "heredoc_redirect"}
 
@@ -296,6 +298,9 @@ class Compiler:
         name = node.child_by_field_name("name")
         assignments = [c for c in node.children if c.type == "variable_assignment"]
         if name is not None and assignments and _line_break(self.src.data, assignments[-1].end_byte, name.start_byte):
+            if self.text(name) in _RESERVED:
+                raise self.fail(assignments[0], "tree-sitter-bash cannot read several assignments that end a line "
+                                "after && or ||; put them on lines of their own")
             return assignments, (name.start_byte, node.end_byte)
         return None
 

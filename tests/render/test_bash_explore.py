@@ -133,6 +133,13 @@ def test_arithmetic_trap_in_default_is_not_an_error(tmp_path):
     assert render(path, {"L": "11"}).exported["N"].text == "2"
 
 
+def test_assignments_tree_sitter_cannot_read_fail_closed(tmp_path):
+    path = write(tmp_path, 'if true; then\n  [[ -n x ]] && A=1 B=2\nelse\n  A=3\nfi\n')
+    with pytest.raises(ScriptError) as err:
+        render(path, {})
+    assert err.value.line == 2
+
+
 def test_not_utf8_fails_closed(tmp_path):
     path = write(tmp_path, b"export A=1\nexport B=\xff\n")
     with pytest.raises(ScriptError) as err:
