@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import operator
-from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 
@@ -24,19 +23,34 @@ class Unknown(Exception):
     """The value cannot be computed (None in arithmetic, an opaque value): the rule does not apply."""
 
 
-@dataclass(frozen=True)
 class Node:
-    op: str  # const, var, not, and, or, implies, cmp, in, notin, isnone, notnone, arith, neg, call, if
-    args: tuple = ()
-    value: Any = None  # const value, var name, comparison/arith operator, function name
-    free: frozenset = field(default=frozenset(), compare=False, repr=False)  # the variables it reads
+    """One node of a parsed expression; `free` is the set of variables under it."""
 
-    def __post_init__(self) -> None:
-        if self.op == "var":
-            free = frozenset((self.value,))
-        else:
-            free = frozenset().union(*(a.free for a in self.args if isinstance(a, Node)))
-        object.__setattr__(self, "free", free)
+    __slots__ = ("op", "args", "value", "_free")
+
+    def __init__(self, op: str, args: tuple = (), value: Any = None):
+        self.op = op  # const, var, not, and, or, implies, cmp, in, notin, isnone, notnone, arith, neg, call, if
+        self.args = args
+        self.value = value  # const value, var name, comparison/arith operator, function name
+        self._free: frozenset | None = None
+
+    def __repr__(self) -> str:
+        return f"Node({self.op!r}, {self.args!r}, {self.value!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Node) and (self.op, self.value, self.args) == (other.op, other.value, other.args)
+
+    def __hash__(self) -> int:
+        return hash((self.op, self.args, self.value if not isinstance(self.value, list) else tuple(self.value)))
+
+    @property
+    def free(self) -> frozenset:
+        if self._free is None:
+            if self.op == "var":
+                self._free = frozenset((self.value,))
+            else:
+                self._free = frozenset().union(*(a.free for a in self.args))
+        return self._free
 
     def names(self) -> list[str]:
         """The variables this expression reads, in order of first appearance."""
@@ -50,8 +64,7 @@ class Node:
                 found.append(self.value)
             return
         for arg in self.args:
-            if isinstance(arg, Node):
-                arg._collect(found)
+            arg._collect(found)
 
 
 def const(value: Any) -> Node:

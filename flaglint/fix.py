@@ -48,7 +48,7 @@ def _value_without(config: Config, key: str) -> Any:
     bound = bindings(load_tunix(), config.tunix).get(key)
     if bound is not None:
         return _Unreachable  # the binding's typed value is not at hand here; edit in place instead
-    if config.model and key in config.pin.models[config.model].keys:
+    if config.model and key in config.pin.models[config.model]:
         return _Unreachable
     return config.pin.default(key)
 

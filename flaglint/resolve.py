@@ -143,7 +143,7 @@ def _apply_model(config: Config, model: str, findings: list[Finding]) -> None:
         close = difflib.get_close_matches(model, config.pin.models, n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise InputError(f"--model {model!r}: no such model config at {config.pin.pin}{hint}")
-    for key, value in config.pin.models[model].keys.items():
+    for key, value in config.pin.models[model].items():
         if key in config.pin.keys:
             typed = _type_bound(config.pin, key, value)
             if typed is not _INVALID:
@@ -153,7 +153,7 @@ def _apply_model(config: Config, model: str, findings: list[Finding]) -> None:
 def _check_model_conflicts(config: Config, model: str, findings: list[Finding]) -> None:
     if config.lookup("override_model_config") is True:
         return
-    model_keys = config.pin.models[model].keys
+    model_keys = config.pin.models[model]
     for key, assignment in config.explicit.items():
         if assignment.origin != "flags" or key not in model_keys:
             continue

@@ -59,8 +59,8 @@ class RuleSet:
         return next((r for r in self.rules if r.id == rule_id), None)
 
 
-class _LineLoader(yaml.SafeLoader):
-    """Safe loading that remembers the line of each mapping (for error messages)."""
+class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """Safe loading (libyaml's when present) that remembers the line of each mapping, for messages."""
 
 
 def _mapping_with_line(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
@@ -75,7 +75,7 @@ _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _map
 def _load_yaml(path: Path) -> Any:
     try:
         with path.open(encoding="utf-8") as handle:
-            return yaml.load(handle, Loader=_LineLoader)  # noqa: S506 - a SafeLoader subclass
+            return yaml.load(handle, Loader=_LineLoader)  # noqa: S506 - a safe loader subclass
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = mark.line + 1 if mark else 0
@@ -153,6 +153,21 @@ def rule_files(version: str | None = None) -> list[Path]:
 
 @lru_cache(maxsize=None)
 def load_ruleset(version: str | None = None, extra: tuple[str, ...] = ()) -> RuleSet:
+    """The rules (and derived values) for a MaxText version, from a compiled cache when it is fresh.
+
+    Parsing ~300 imported rules costs more than a whole check, so the parsed trees are kept as
+    JSON (never pickle: the cache directory is writable) keyed by the files' paths, sizes and times.
+    """
+    from .rule_cache import cached
+
+    root = data_dir("rules")
+    sources = [*rule_files(version), *(Path(p) for p in extra), root / "derived.yml"]
+    if version:
+        sources.append(root / "maxtext" / version / "derived.yml")
+    return cached(sources, lambda: _parse_ruleset(version, extra))
+
+
+def _parse_ruleset(version: str | None, extra: tuple[str, ...]) -> RuleSet:
     root = data_dir("rules")
     derived_files = [root / "derived.yml"]
     if version:

@@ -58,10 +58,6 @@ class FixProblem:
         self.fixed = fixed_names(config)
         self.cone = {n for rule in broken for n in rule_names(rule)} - self.fixed
         self.literals: dict[str, set] = {}
-        for rule in rules:
-            found = _literals(rule.require, _literals(rule.when, set()))
-            for name in rule_names(rule):
-                self.literals.setdefault(name, set()).update(found)
         self.frozen: set[str] = set()
         self.names: list[str] = []
 
@@ -69,8 +65,17 @@ class FixProblem:
         return names | {n for rule in self.rules if names & set(rule_names(rule)) for n in rule_names(rule)}
 
     # --- variables -------------------------------------------------------------------
+    def _literals_of(self, name: str) -> set:
+        if name not in self.literals:
+            found: set = set()
+            for rule in self.rules:
+                if name in rule_names(rule):
+                    _literals(rule.require, _literals(rule.when, found))
+            self.literals[name] = found
+        return self.literals[name]
+
     def _domain_literals(self, name: str) -> list[Any]:
-        return sorted(self.literals.get(name, ()), key=lambda v: (type(v).__name__, str(v)))
+        return sorted(self._literals_of(name), key=lambda v: (type(v).__name__, str(v)))
 
     def _make_var(self, name: str) -> tuple[Any, list]:
         """The term for `name`, and hard constraints on its range."""
@@ -84,7 +89,7 @@ class FixProblem:
         if kind in ("int", "float") and current is not None and not isinstance(current, bool):
             var = z3.Int(name) if kind == "int" else z3.Real(name)
             # No bound in the schema: stay within the values the config and the rules use, and 0.
-            known = [v for v in (current, self._default(name), *self.literals.get(name, ()), 0) if _numeric(v)]
+            known = [v for v in (current, self._default(name), *self._literals_of(name), 0) if _numeric(v)]
             limits = [var >= _num(min(known))]
             for bound, value in bounds.items():
                 if value is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -9,16 +10,28 @@ import yaml
 
 from .data import data_dir
 from .expr import Unknown, evaluate, parse
-from .schema.model import TunixSchema, TunixVariable
+from .schema.keys import TunixVar, var_from
+
+
+@dataclass(frozen=True)
+class TunixSchema:
+    """schemas/tunix.yml (its format is model.TunixSchema)."""
+
+    variables: dict[str, TunixVar]
+
+    def by_flag(self, flag: str) -> str | None:
+        return next((name for name, var in self.variables.items() if var.flag == flag), None)
 
 
 @lru_cache(maxsize=None)
 def load_tunix() -> TunixSchema:
-    with (data_dir("schemas") / "tunix.yml").open(encoding="utf-8") as handle:
-        return TunixSchema.model_validate(yaml.safe_load(handle))
+    path = data_dir("schemas") / "tunix.yml"
+    with path.open(encoding="utf-8") as handle:
+        data = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return TunixSchema({name: var_from(entry, str(path)) for name, entry in data["variables"].items()})
 
 
-def type_tunix(name: str, var: TunixVariable, raw: str) -> Any:
+def type_tunix(name: str, var: TunixVar, raw: str) -> Any:
     """The typed value of a Tunix variable, or ValueError with the reason (one line)."""
     if var.kind == "int":
         try:
@@ -39,7 +52,7 @@ def bindings(schema: TunixSchema, values: Mapping[str, Any]) -> dict[str, tuple[
     for name, var in schema.variables.items():
         if values.get(name) is None:
             continue
-        for key, expression in var.binds.items():
+        for key, expression in var.binds:
             try:
                 value = evaluate(_parsed(expression), values.get)
             except Unknown:

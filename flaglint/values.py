@@ -3,20 +3,16 @@
 A value goes through three steps (measured on the real package, see the reference table):
 YAML 1.1 scalar (PyYAML's safe rules plus `1e-5` style floats, no timestamps), then pyconfig's
 normalisation (any string equal to 'none' in any case becomes None, ...), then pydantic's lax
-validation for the field's type. The last step uses pydantic itself, so every corner of lax
-coercion (`'T'` is True, `1.0` is 1, `1.5` is refused) is MaxText's by construction.
+validation for the field's type (`'T'` is True, `1.0` is 1, `1.5` is refused).
 """
 
 from __future__ import annotations
 
-import enum
 import re
-from functools import lru_cache
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Any
 
 import yaml
 
-from .schema.model import KeySchema
 
 
 class ValueError_(Exception):
@@ -69,75 +65,152 @@ def normalise(key: str, value: Any) -> Any:
     return value
 
 
-def type_value(schema: KeySchema, raw: str) -> Any:
+def type_value(schema, raw: str) -> Any:
     """The value MaxText gives `key=raw`, or ValueError_ with MaxText's reason."""
     value = normalise(schema.name, parse_cli_value(raw))
     return coerce(schema, value)
 
 
-def coerce(schema: KeySchema, value: Any) -> Any:
-    from pydantic import ValidationError
+def coerce(schema, value: Any) -> Any:
+    """pydantic's lax validation for the key's type, written out so checks need not import pydantic.
 
-    try:
-        result = _adapter(_signature(schema)).validate_python(value)
-    except ValidationError as err:
-        first = err.errors(include_url=False)[0]
-        raise ValueError_(_describe(schema, value, first)) from None
-    return result.value if isinstance(result, enum.Enum) else result
-
-
-def _describe(schema: KeySchema, value: Any, error: dict[str, Any]) -> str:
-    if schema.choices is not None and error["type"] in ("enum", "literal_error"):
-        if len(schema.choices) <= 8:
-            return f"{value!r} is not one of {', '.join(repr(c) for c in schema.choices)}"
-        import difflib
-
-        close = difflib.get_close_matches(str(value), [str(c) for c in schema.choices], n=3)
-        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        return f"{value!r} is not one of the {len(schema.choices)} choices{hint}"
-    return f"{value!r}: {error['msg'].replace('Input', 'value')}"
+    tests/test_values.py checks it against pydantic itself on generated values.
+    """
+    if value is None:
+        if schema.nullable or schema.kind == "any":
+            return None
+        raise ValueError_(f"None: {schema.name} is not nullable")
+    result = _KINDS[schema.kind](schema, value)
+    for bound, holds in (("ge", float.__ge__), ("gt", float.__gt__), ("le", float.__le__), ("lt", float.__lt__)):
+        limit = getattr(schema, bound)
+        if limit is not None and not holds(float(result), float(limit)):
+            symbol = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}[bound]
+            raise ValueError_(f"{value!r}: value should be {symbol} {_plain(limit)}")
+    return result
 
 
-def _signature(schema: KeySchema) -> tuple:
-    return (
-        schema.kind,
-        schema.nullable,
-        tuple(schema.choices) if schema.choices is not None else None,
-        schema.int_enum,
-        schema.item,
-        tuple(schema.members or ()),
-        schema.ge,
-        schema.gt,
-        schema.le,
-        schema.lt,
-    )
+def _plain(number: float) -> str:
+    return str(int(number)) if float(number).is_integer() else str(number)
 
 
-_BASE = {"bool": bool, "int": int, "float": float, "str": str, "dict": dict, "any": Any}
+_TRUE = {"1", "on", "t", "true", "y", "yes"}
+_FALSE = {"0", "off", "f", "false", "n", "no"}
+_INT_TEXT = re.compile(r"[+-]?[0-9](?:_?[0-9])*(?:\.0+)?")
+_INT64 = 2**63
 
 
-@lru_cache(maxsize=None)
-def _adapter(signature: tuple):
-    from pydantic import Field, TypeAdapter
+def _as_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.lower() in _TRUE | _FALSE:
+        return value.lower() in _TRUE
+    raise ValueError_(f"{value!r}: value should be a valid boolean")
 
-    kind, nullable, choices, int_enum, item, members, ge, gt, le, lt = signature
-    if kind == "enum":
-        base = enum.Enum("Choice", {f"m{i}": c for i, c in enumerate(choices)}, type=int if int_enum else str)
-    elif kind == "literal":
-        base = Literal[choices]  # type: ignore[valid-type]
-    elif kind == "list":
-        base = list[_BASE[item or "any"]]
-    elif kind == "union":
-        base = Union[tuple(_BASE[m] for m in members)]  # type: ignore[misc]
+
+def _as_int(value: Any) -> int:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError_(f"{value!r}: value should be a finite number")
+        if not value.is_integer():
+            raise ValueError_(f"{value!r}: value should be a valid integer, got a number with a fractional part")
+        if abs(value) >= _INT64:
+            raise ValueError_(f"{value!r}: value should be a valid integer, too large")
+        return int(value)
+    if isinstance(value, str) and _INT_TEXT.fullmatch(value.strip()):
+        return int(value.strip().split(".")[0].replace("_", ""))
+    raise ValueError_(f"{value!r}: value should be a valid integer")
+
+
+def _as_float(value: Any) -> float:
+    if isinstance(value, (bool, int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            pass
+    raise ValueError_(f"{value!r}: value should be a valid number")
+
+
+def _as_str(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    raise ValueError_(f"{value!r}: value should be a valid string")
+
+
+def _check_choice(schema, value: Any) -> Any:
+    if schema.kind == "enum" and schema.int_enum:
+        number = _as_int(value) if not isinstance(value, float) or value.is_integer() else None
+        if number in schema.choices:
+            return number
+    elif schema.kind == "enum":
+        if isinstance(value, str) and value in schema.choices:
+            return value
     else:
-        base = _BASE[kind]
-    bounds = {name: _bound(bound, kind) for name, bound in (("ge", ge), ("gt", gt), ("le", le), ("lt", lt)) if bound is not None}
-    if bounds:
-        base = Annotated[base, Field(**bounds)]
-    if nullable:
-        base = Optional[base]
-    return TypeAdapter(base)
+        for choice in schema.choices:
+            if isinstance(choice, str) == isinstance(value, str) and choice == value and not isinstance(value, (list, dict)):
+                return choice
+    raise ValueError_(_describe_choice(schema, value))
 
 
-def _bound(bound: float, kind: str) -> float | int:
-    return int(bound) if kind == "int" and float(bound).is_integer() else bound
+def _describe_choice(schema, value: Any) -> str:
+    if len(schema.choices) <= 8:
+        return f"{value!r} is not one of {', '.join(repr(c) for c in schema.choices)}"
+    import difflib
+
+    close = difflib.get_close_matches(str(value), [str(c) for c in schema.choices], n=3)
+    hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    return f"{value!r} is not one of the {len(schema.choices)} choices{hint}"
+
+
+def _as_list(schema, value: Any) -> list:
+    if not isinstance(value, (list, tuple)):
+        raise ValueError_(f"{value!r}: value should be a valid list")
+    item = _SCALARS[schema.item or "any"]
+    return [item(v) for v in value]
+
+
+def _as_dict(value: Any) -> dict:
+    if isinstance(value, dict):
+        return value
+    raise ValueError_(f"{value!r}: value should be a valid dictionary")
+
+
+_SCALARS = {
+    "bool": _as_bool, "int": _as_int, "float": _as_float, "str": _as_str, "dict": _as_dict, "any": lambda v: v,
+}
+_EXACT = {"bool": (bool,), "int": (int,), "float": (float,), "str": (str,), "dict": (dict,), "list": (list,), "any": (object,)}
+
+
+def _as_union(schema, value: Any) -> Any:
+    members = schema.members or []
+    # pydantic's smart mode: a member whose type the value already has wins, else the first that accepts it.
+    for member in members:
+        if isinstance(value, _EXACT[member]) and not (member == "int" and isinstance(value, bool)):
+            return _as_list(schema, value) if member == "list" else _SCALARS[member](value)
+    for member in members:
+        try:
+            return _as_list(schema, value) if member == "list" else _SCALARS[member](value)
+        except ValueError_:
+            continue
+    raise ValueError_(f"{value!r}: value should be one of {' | '.join(members)}")
+
+
+_KINDS = {
+    "bool": lambda s, v: _as_bool(v),
+    "int": lambda s, v: _as_int(v),
+    "float": lambda s, v: _as_float(v),
+    "str": lambda s, v: _as_str(v),
+    "dict": lambda s, v: _as_dict(v),
+    "any": lambda s, v: v,
+    "enum": _check_choice,
+    "literal": _check_choice,
+    "list": _as_list,
+    "union": _as_union,
+}

@@ -95,3 +95,71 @@ def test_any_text_types_or_refuses_cleanly(raw):
 def test_integers_round_trip(number):
     assert type_value(COLUMNS["int"], str(number)) == number
     assert type_value(COLUMNS["float"], str(number)) == float(number)
+
+
+# --- the hand-written lax coercion against pydantic itself -------------------------------------
+
+def _pydantic_adapter(schema):
+    import enum
+    from typing import Annotated, Any, Literal, Optional, Union
+
+    from pydantic import Field, TypeAdapter
+
+    scalars = {"bool": bool, "int": int, "float": float, "str": str, "dict": dict, "any": Any}
+    if schema.kind == "enum":
+        base = enum.Enum("Choice", {f"m{i}": c for i, c in enumerate(schema.choices)}, type=int if schema.int_enum else str)
+    elif schema.kind == "literal":
+        base = Literal[tuple(schema.choices)]
+    elif schema.kind == "list":
+        base = list[scalars[schema.item or "any"]]
+    elif schema.kind == "union":
+        base = Union[tuple(list[scalars[schema.item or "any"]] if m == "list" else scalars[m] for m in schema.members)]
+    else:
+        base = scalars[schema.kind]
+    bounds = {b: getattr(schema, b) for b in ("ge", "gt", "le", "lt") if getattr(schema, b) is not None}
+    if bounds:
+        base = Annotated[base, Field(**bounds)]
+    return TypeAdapter(Optional[base] if schema.nullable else base)
+
+
+SCHEMAS = [
+    *COLUMNS.values(),
+    KeySchema(name="k", kind="int", ge=0),
+    KeySchema(name="k", kind="float", gt=0, le=1),
+    KeySchema(name="k", kind="int", nullable=True),
+    KeySchema(name="k", kind="enum", choices=[0, 1, 2], int_enum=True),
+    KeySchema(name="k", kind="literal", choices=["a", 1]),
+    KeySchema(name="k", kind="union", members=["int", "str"]),
+    KeySchema(name="k", kind="union", members=["str", "int"]),
+    KeySchema(name="k", kind="union", members=["int", "float"]),
+    KeySchema(name="k", kind="union", members=["float", "int"]),
+    KeySchema(name="k", kind="union", members=["int", "list"], item="int"),
+    KeySchema(name="k", kind="dict"),
+]
+yaml_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**64), 2**64) | st.floats(allow_nan=False)
+    | st.sampled_from(["1", "0", "1.0", " 2 ", "1_000", "tRuE", "yes", "Off", "1e3", "inf", "x", "", "linear", "a", "-0", "+5", "0x10", "1."])
+    | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3),
+    max_leaves=5,
+)
+
+
+@pytest.mark.parametrize("schema", SCHEMAS, ids=lambda s: f"{s.kind}-{s.members or s.choices or ''}-{s.nullable}")
+@given(value=yaml_values)
+def test_coercion_agrees_with_pydantic(schema, value):
+    from pydantic import ValidationError
+
+    from flaglint.values import coerce
+
+    adapter = _pydantic_adapter(schema)
+    try:
+        expected = adapter.validate_python(value)
+        expected = getattr(expected, "value", expected)
+    except ValidationError:
+        with pytest.raises(ValueError_):
+            coerce(schema, value)
+        return
+    got = coerce(schema, value)
+    assert got == expected or (got != got and expected != expected)
+    assert type(got) is type(expected)

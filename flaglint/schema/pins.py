@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ import yaml
 
 from ..data import data_dir
 from ..findings import InputError
-from .model import KeySchema, ModelConfig, PinOverlay, Schema
+from .keys import Key, key_from
 
 DEFAULT_PIN = "maxtext-0.2.5"
 
@@ -29,9 +29,9 @@ class PinSchema:
 
     pin: str
     version: str  # the released MaxText version this pin's rules derive from
-    keys: dict[str, KeySchema]
+    keys: dict[str, Key]
     defaults: dict[str, Any]
-    models: dict[str, ModelConfig]
+    models: dict[str, dict[str, Any]]  # model name -> the keys its yml sets
     starts_trainer: bool = True
     does_not_start_reason: str | None = None
     chain: list[str] = field(default_factory=list)  # this pin and every pin it extends
@@ -73,23 +73,24 @@ def canonical_pin(pin: str) -> str:
             return candidate
     if re.fullmatch(r"[0-9a-f]{7,40}", pin):
         for overlay in pins:
-            commit = _overlay(overlay).commit if not overlay.startswith("maxtext-") else ""
+            commit = str(_overlay(overlay)["commit"]) if not overlay.startswith("maxtext-") else ""
             if commit.startswith(pin) or pin.startswith(overlay):
                 return overlay
     raise InputError(f"unknown pin {pin!r}; known pins: {', '.join(pins)}")
 
 
 @lru_cache(maxsize=None)
-def _overlay(name: str) -> PinOverlay:
+def _overlay(name: str) -> dict[str, Any]:
+    """schemas/pins/<name>.yml (its format is model.PinOverlay)."""
     path = _schemas() / "pins" / f"{name}.yml"
     with path.open(encoding="utf-8") as handle:
-        return PinOverlay.model_validate(yaml.safe_load(handle))
+        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 @lru_cache(maxsize=None)
-def _released(name: str) -> Schema:
-    path = _schemas() / f"{name}.json"
-    return Schema.model_validate(json.loads(path.read_text(encoding="utf-8")))
+def _released(name: str) -> dict[str, Any]:
+    """schemas/maxtext-<version>.json (its format is model.Schema)."""
+    return json.loads((_schemas() / f"{name}.json").read_text(encoding="utf-8"))
 
 
 @lru_cache(maxsize=None)
@@ -97,33 +98,35 @@ def load_pin(pin: str = DEFAULT_PIN) -> PinSchema:
     name = canonical_pin(pin)
     if name.startswith("maxtext-"):
         schema = _released(name)
+        where = f"schemas/{name}.json"
         return PinSchema(
             pin=name,
-            version=schema.version,
-            keys=dict(schema.keys),
-            defaults=dict(schema.base_defaults),
-            models=dict(schema.models),
+            version=schema["version"],
+            keys={key: key_from(entry, where) for key, entry in schema["keys"].items()},
+            defaults=dict(schema.get("base_defaults", {})),
+            models={model: entry["keys"] for model, entry in schema.get("models", {}).items()},
             chain=[name],
         )
     overlay = _overlay(name)
-    parent = load_pin(overlay.extends)
+    where = f"schemas/pins/{name}.yml"
+    parent = load_pin(overlay["extends"])
     keys = dict(parent.keys)
     defaults = dict(parent.defaults)
-    for key in overlay.keys_removed:
+    for key in overlay.get("keys_removed") or {}:
         keys.pop(key, None)
         defaults.pop(key, None)
-    for added in overlay.keys_added:
-        keys[added.name] = added
-    for key, extra in overlay.choices_added.items():
-        keys[key] = keys[key].model_copy(update={"choices": [*keys[key].choices, *extra]})
+    for added in overlay.get("keys_added") or []:
+        keys[added["name"]] = key_from(added, where)
+    for key, extra in (overlay.get("choices_added") or {}).items():
+        keys[key] = replace(keys[key], choices=(*keys[key].choices, *extra))
     return PinSchema(
         pin=name,
         version=parent.version,
         keys=keys,
         defaults=defaults,
         models=parent.models,
-        starts_trainer=overlay.starts_trainer,
-        does_not_start_reason=overlay.does_not_start_reason,
+        starts_trainer=overlay.get("starts_trainer", True),
+        does_not_start_reason=overlay.get("does_not_start_reason"),
         chain=[name, *parent.chain],
     )
 

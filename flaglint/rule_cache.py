@@ -1,0 +1,79 @@
+"""A JSON cache of parsed rule sets, so a cold `flaglint check` does not re-parse every rule file."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import fields
+from pathlib import Path
+from typing import Any, Callable
+
+from . import __version__
+from .expr import Node
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "flaglint"
+
+
+def _fingerprint(sources: list[Path]) -> str:
+    digest = hashlib.sha256(__version__.encode())
+    for path in sources:
+        try:
+            stat = path.stat()
+            digest.update(f"{path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+        except OSError:
+            digest.update(f"{path}\0missing\0".encode())
+    return digest.hexdigest()[:24]
+
+
+def _node_to(node: Node | None) -> Any:
+    if node is None:
+        return None
+    if node.op == "const":
+        return ["const", list(node.value) if isinstance(node.value, tuple) else node.value]
+    return [node.op, node.value, [_node_to(a) for a in node.args]]
+
+
+def _node_from(data: Any) -> Node | None:
+    if data is None:
+        return None
+    if data[0] == "const":
+        value = data[1]
+        return Node("const", value=tuple(value) if isinstance(value, list) else value)
+    return Node(data[0], tuple(_node_from(a) for a in data[2]), data[1])
+
+
+def cached(sources: list[Path], parse: Callable[[], Any]) -> Any:
+    from .ruleset import Rule, RuleSet
+
+    path = _cache_dir() / f"rules-{_fingerprint(sources)}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        rules = []
+        for entry in data["rules"]:
+            entry["pins"] = tuple(entry["pins"]) if entry["pins"] is not None else None
+            entry["when"], entry["require"] = _node_from(entry["when"]), _node_from(entry["require"])
+            rules.append(Rule(**entry))
+        return RuleSet(rules, {k: _node_from(v) for k, v in data["derived"].items()}, data["derived_text"])
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        pass
+    ruleset = parse()
+    names = [f.name for f in fields(Rule)]
+    payload = {
+        "rules": [
+            {n: (_node_to(getattr(r, n)) if n in ("when", "require") else getattr(r, n)) for n in names} for r in ruleset.rules
+        ],
+        "derived": {k: _node_to(v) for k, v in ruleset.derived.items()},
+        "derived_text": ruleset.derived_text,
+    }
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(json.dumps(payload), encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError:
+        pass
+    return ruleset

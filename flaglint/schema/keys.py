@@ -1,0 +1,71 @@
+"""The runtime view of a schema: plain records read straight from the files.
+
+The pydantic models in model.py define and validate the file formats (`flaglint schema import`
+and the tests use them); checking a flag string reads the same files into these records, so a
+check never pays for importing pydantic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from ..findings import InputError
+
+
+@dataclass(frozen=True)
+class Key:
+    name: str
+    kind: str
+    nullable: bool = False
+    choices: tuple | None = None
+    enum: str | None = None
+    int_enum: bool = False
+    item: str | None = None
+    members: tuple | None = None
+    ge: float | None = None
+    gt: float | None = None
+    le: float | None = None
+    lt: float | None = None
+    default: Any = None
+    group: str = ""
+    line: int | None = None
+    source: str = "configs/types.py"
+
+
+@dataclass(frozen=True)
+class TunixVar:
+    kind: str
+    description: str
+    source: str
+    choices: tuple | None = None
+    ge: int | None = None
+    default: str | None = None
+    flag: str | None = None
+    fixed: bool = False
+    binds: tuple = ()  # (MaxText key, expression) pairs
+
+
+_KEY_FIELDS = {f.name for f in fields(Key)}
+_VAR_FIELDS = {f.name for f in fields(TunixVar)}
+
+
+def key_from(data: dict[str, Any], where: str) -> Key:
+    unknown = set(data) - _KEY_FIELDS
+    if unknown or "name" not in data or "kind" not in data:
+        raise InputError(f"{where}: bad key entry {data.get('name', '?')!r} ({', '.join(sorted(unknown)) or 'needs name and kind'})")
+    values = dict(data)
+    for listed in ("choices", "members"):
+        if values.get(listed) is not None:
+            values[listed] = tuple(values[listed])
+    return Key(**values)
+
+
+def var_from(data: dict[str, Any], where: str) -> TunixVar:
+    unknown = set(data) - _VAR_FIELDS
+    if unknown:
+        raise InputError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
+    values = dict(data)
+    values["choices"] = tuple(values["choices"]) if values.get("choices") else None
+    values["binds"] = tuple((values.get("binds") or {}).items())
+    return TunixVar(**values)
