@@ -1141,7 +1141,13 @@ class Walker:
                     return Const(int(args[0].value))
                 except (TypeError, ValueError):
                     return Unknown("int() of a constant")
-            return args[0]
+            key = _key_of(args[0])
+            if key in self.keys and self.keys[key].kind == "int":
+                return args[0]
+            value = self.expr(args[0])
+            if isinstance(value, Unknown):
+                return value
+            return ast.BinOp(value, ast.FloorDiv(), ast.Constant(1))  # truncation; sizes here are not negative
         if name == "bool" and len(args) == 1:
             return self.truth(args[0])
         if name == "len" and len(args) == 1:
