@@ -241,3 +241,90 @@ def smoke(flags, env_items, env_file):
     if problems:
         sys.exit(1)
     click.echo("smoke: head and packer pass with these settings")
+
+
+def _vary(items: tuple[str, ...]) -> dict[str, list[str]]:
+    widened: dict[str, list[str]] = {}
+    for item in items:
+        key, sep, values = item.partition("=")
+        if not sep or not key:
+            raise InputError(f"--vary {item!r}: expected K=v1,v2")
+        widened.setdefault(key, []).extend(values.split(","))
+    return widened
+
+
+@main.command("render")
+@click.argument("script", type=click.Path(dir_okay=False))
+@click.option("--env", "env_items", multiple=True, metavar="K=V", help="An input variable (repeatable).")
+@click.option("--env-file", type=click.Path(dir_okay=False))
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def render_script(script, env_items, env_file, output_format):
+    """Print the variables SCRIPT exports for one environment, without running it."""
+    from .read import read_env_assignments
+    from .render.bash import ScriptError, render as render_bash
+
+    env = read_env_assignments(env_items, env_file)
+    try:
+        rendering = render_bash(Path(script), env)
+    except ScriptError as err:
+        raise InputError(str(err)) from None
+    exported = {name: value.text for name, value in sorted(rendering.exported.items())}
+    if output_format == "json":
+        click.echo(json.dumps({"version": 1, "env": exported}, indent=2))
+    else:
+        for name, value in exported.items():
+            click.echo(f"{name}={value}")
+    for note in rendering.notes:
+        click.echo(f"note: {note.file}:{note.line}: {note.message}", err=True)
+
+
+@main.command()
+@click.argument("scripts", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@_common
+@click.option("--vary", "vary_items", multiple=True, metavar="K=v1,v2", help="Widen an input's values (repeatable).")
+@click.option("--path-cap", type=click.IntRange(1), help="Most paths explored per script (default 4096).")
+@click.option("--fix", is_flag=True, help="Apply the safe fixes to the scripts.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff, also apply unsafe fixes.")
+@click.option("--diff", is_flag=True, help="Show the fixes as a diff without writing.")
+def lint(scripts, env_items, env_file, pin, requirements, model, output_format, fail_on, max_fixes, vary_items, path_cap, fix, unsafe_fixes, diff):
+    """Check recipe SCRIPTS on every branch, statically (they are never run)."""
+    from .check import Checker
+    from .lint import apply_file_edits, check_script
+    from .read import read_env_assignments
+
+    settings = _settings(pin, requirements, model, fail_on)
+    settings.override("path-cap", path_cap, "--path-cap")
+    env = read_env_assignments(env_items, env_file)
+    checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]))
+    checked, edits, additions = [], [], []
+    for script in scripts:
+        result = check_script(Path(script), checker, env, _vary(vary_items), settings["path-cap"], max_fixes)
+        _apply_settings(result.result, settings, script)
+        checked.append(Checked(script, result.text, result.result))
+        edits.extend(result.edits)
+        additions.extend(f"{script}: add {line}" for line in result.additions)
+    if fix or diff:
+        _fix_scripts(edits, additions, unsafe_fixes, write=fix and not diff)
+        if fix and not diff:
+            checked = [Checked(s, c.text, _apply_settings(check_script(Path(s), checker, env, _vary(vary_items), settings["path-cap"], max_fixes).result, settings, s))
+                       for s, c in zip(scripts, checked)]
+    _emit(output_format, checked, settings)
+
+
+def _fix_scripts(edits, additions, unsafe: bool, write: bool) -> None:
+    import difflib
+
+    from .fix_files import write_atomically
+    from .lint import apply_file_edits
+
+    for file, (old, new) in apply_file_edits(edits, unsafe).items():
+        if write:
+            write_atomically(Path(file), new.decode("utf-8"))
+            click.echo(f"fixed {file}", err=True)
+        else:
+            click.echo("".join(difflib.unified_diff(old.decode("utf-8").splitlines(True), new.decode("utf-8").splitlines(True), f"a/{file}", f"b/{file}")), nl=False)
+    skipped = [e for e in edits if not e.safe and not unsafe]
+    if skipped:
+        click.echo(f"{len(skipped)} unsafe fix(es) not applied; use --unsafe-fixes", err=True)
+    for line in additions:
+        click.echo(f"to fix by hand: {line}", err=True)

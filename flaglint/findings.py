@@ -66,11 +66,21 @@ class Change:
         return {"key": self.key, "from": self.from_, "to": self.to}
 
 
+@dataclass(frozen=True)
+class Edit:
+    """Replace text[start:end] of the flag string (or of a file, in byte offsets) with `text`."""
+
+    start: int
+    end: int
+    text: str
+
+
 @dataclass
 class Fix:
     changes: list[Change]
     flags: str
     safe: bool
+    edits: list[Edit] = field(default_factory=list, compare=False, repr=False)  # on the checked flag string
 
     def to_json(self) -> dict[str, Any]:
         return {"changes": [c.to_json() for c in self.changes], "flags": self.flags, "safe": self.safe}

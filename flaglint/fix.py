@@ -7,21 +7,13 @@ change is reported, and the string stays as it is. Every other byte of the strin
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from .findings import Change, Fix
+from .findings import Change, Edit, Fix
 from .read import Token
 from .resolve import Config
 from .solve import Proposal, format_value
 from .tunix import load_tunix
-
-
-@dataclass(frozen=True)
-class Edit:
-    start: int
-    end: int
-    text: str
 
 
 def apply_edits(text: str, edits: list[Edit]) -> str:
@@ -96,4 +88,5 @@ def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
     fixed = apply_edits(text, edits)
     if appended:
         fixed = (fixed.rstrip(" \t") + " " if fixed.strip() else "") + " ".join(appended)
-    return Fix(changes=changes, flags=fixed, safe=safe), env
+        edits.append(Edit(len(text), len(text), " " + " ".join(appended)))
+    return Fix(changes=changes, flags=fixed, safe=safe, edits=edits), env

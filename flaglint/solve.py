@@ -8,6 +8,7 @@ reach; z3 is imported only on that path.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Iterable
 
 from .expr import Unknown, evaluate
@@ -83,7 +84,18 @@ def minimal_changes(config: Config, rules: list[Rule], broken: list[Rule], max_f
 
 
 def fixed_names(config: Config) -> set[str]:
-    return {name for name, var in load_tunix().variables.items() if var.fixed}
+    """What a fix never changes: facts of the hardware, and the escape hatches of rules/fix_policy.yml."""
+    return {name for name, var in load_tunix().variables.items() if var.fixed} | set(_held_keys())
+
+
+@lru_cache(maxsize=None)
+def _held_keys() -> tuple[str, ...]:
+    import yaml
+
+    from .data import data_dir
+
+    with (data_dir("rules") / "fix_policy.yml").open(encoding="utf-8") as handle:
+        return tuple(yaml.safe_load(handle)["hold"])
 
 
 def location_of(config: Config, names: list[str]) -> Location | None:

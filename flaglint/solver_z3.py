@@ -283,7 +283,12 @@ class FixProblem:
 
     # --- solving ---------------------------------------------------------------------
     def _encode(self) -> tuple[dict[str, Any], list[Any]]:
-        """Rules as constraints; a rule the encoding cannot express holds its keys at their values."""
+        """Rules as constraints.
+
+        A rule the encoding cannot express is left out (every fix is re-checked on the concrete
+        config afterwards, so a fix that breaks it is dropped there); only a broken rule that cannot
+        be expressed holds its keys at their values.
+        """
         while True:
             self.terms: dict[str, Any] = {}
             hard: list[Any] = []
@@ -299,7 +304,8 @@ class FixProblem:
                     try:
                         tracked[rule.id] = self.constraint(rule)
                     except (Unsupported, Unknown, z3.Z3Exception):
-                        failed |= set(rule_names(rule)) & set(self.terms)
+                        if rule.id in self.broken:
+                            failed |= set(rule_names(rule)) & set(self.terms)
             if not failed:
                 return tracked, hard
             self.frozen |= failed
@@ -384,7 +390,8 @@ class FixProblem:
             solver.assert_and_track(constraint, z3.Bool(f"rule {rule_id}"))
         if solver.check() == z3.unsat:
             core = sorted(str(c).removeprefix("rule ") for c in solver.unsat_core())
-            fixed = {n: self.config.lookup(n) for n in sorted(self.fixed | self.frozen) if self.config.lookup(n) is not None}
+            named = {n for rule in self.rules if rule.id in core for n in rule_names(rule)}
+            fixed = {n: self.config.lookup(n) for n in sorted(self.fixed & named) if self.config.lookup(n) is not None}
             raise Unsatisfiable(core, fixed)
 
 
