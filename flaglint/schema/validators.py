@@ -1048,18 +1048,8 @@ class Walker:
                     return model(self, None, args, st, frame)
                 if func.name in ("math.prod", "prod"):
                     return self.builtin("prod", args, node, st, frame)
-                if func.name == "math.floor" and args and isinstance(args[0], Log2):
-                    return args[0]
-                if func.name == "math.log2" and args and not isinstance(args[0], Const):
-                    return Log2(args[0])
-                if func.name.startswith("math.") and all(isinstance(a, Const) for a in args):
-                    import math
-
-                    return Const(getattr(math, func.name[5:])(*(a.value for a in args)))
                 for prefix, reason in _RUNTIME_MODULES.items():
                     if func.name == prefix or func.name.startswith(prefix + "."):
-                        if func.name == "jax.devices":
-                            return Devices()
                         return Unknown(f"{reason}: {func.name}")
                 return Unknown(f"call {func.name}")
         if isinstance(func, Unknown):
@@ -1332,8 +1322,6 @@ class Walker:
             return _const_node(value.value)
         if isinstance(value, Unknown):
             return value
-        if isinstance(value, Devices):
-            return Unknown("runtime state (JAX devices)")
         if isinstance(value, Tup):
             items = [self.expr(i) for i in value.items]
             bad = [i for i in items if isinstance(i, Unknown)]
@@ -1381,7 +1369,7 @@ class Walker:
             return disj([g if g is not None else TRUE for g, _ in items])
         if isinstance(value, DictVal):
             return disj([g if g is not None else TRUE for _, _, g in value.entries])
-        if isinstance(value, (Ref, Text, Devices, Log2, ScaleExp)):
+        if isinstance(value, (Ref, Text, ScaleExp)):
             return Unknown(f"truth of {type(value).__name__}")
         if isinstance(value, (ast.Compare, ast.BoolOp)) or (isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not)):
             return value
@@ -1478,18 +1466,6 @@ _DICT_DEPTH: dict[int, int] = {}
 
 def container_depth(container: DictVal) -> int:
     return _DICT_DEPTH.get(id(container), 0)
-
-
-@dataclass(frozen=True)
-class Devices:
-    """`jax.devices()`: its length is the device count, the `num_devices` variable."""
-
-
-@dataclass(frozen=True)
-class Log2:
-    """floor(log2(x)) for a symbolic x (only its power-of-two test and its scales are modelled)."""
-
-    arg: Any
 
 
 @dataclass(frozen=True)
