@@ -1313,7 +1313,9 @@ class Walker:
     # ---- conversions -------------------------------------------------------------------
 
     def map_choice(self, choice: Choice, fn: Callable[[Any], Any]) -> Any:
-        return make_choice([(g, fn(v)) for g, v in _exclusive(choice)])
+        options = [(g, fn(v)) for g, v in _exclusive(choice)]
+        options[-1] = (None, options[-1][1])
+        return make_choice(options)
 
     def expr(self, value: Any) -> ast.expr | Unknown:
         if isinstance(value, ast.expr):
@@ -1510,39 +1512,47 @@ def _names(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
-def _decide(node: ast.AST, key: str, value: Any) -> bool | None:
-    """NODE's truth when the only key it reads, KEY, has VALUE (None when it reads more)."""
+def _decide(node: ast.AST, env: dict[str, Any]) -> bool | None:
+    """NODE's truth when the keys it reads have the values in ENV (None when it reads others)."""
     if isinstance(node, ast.Constant):
         return bool(node.value)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        inner = _decide(node.operand, key, value)
+        inner = _decide(node.operand, env)
         return None if inner is None else not inner
     if isinstance(node, ast.BoolOp):
-        parts = [_decide(v, key, value) for v in node.values]
+        parts = [_decide(v, env) for v in node.values]
         if any(p is None for p in parts):
             return None
         return all(parts) if isinstance(node.op, ast.And) else any(parts)
-    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.left, ast.Name) and node.left.id == key:
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.left, ast.Name) and node.left.id in env:
         try:
-            return _PY_COMPARE[type(node.ops[0])](value, ast.literal_eval(node.comparators[0]))
+            return _PY_COMPARE[type(node.ops[0])](env[node.left.id], ast.literal_eval(node.comparators[0]))
         except (ValueError, TypeError):
             return None
     return None
 
 
+MAX_ENUM_CASES = 256
+
+
 def _by_enum_value(choice: Choice) -> Choice:
-    """Guards that all test one enum key against constants, regrouped as `key in (...)` per
-    option: the walker's nested ifs over custom_mesh_and_rule otherwise grow without bound."""
+    """Guards that only test enum keys against constants, regrouped per option as `key in (...)`
+    tests that exclude each other: the walker's nested ifs over custom_mesh_and_rule (and its
+    eval twin) otherwise grow without bound."""
     guards = [g for g, _ in choice.options if g is not None]
-    names = set().union(*(_names(g) for g in guards)) if guards else set()
-    if len(names) != 1 or _ENUM_CHOICES.get(next(iter(names))) is None:
+    keys = sorted(set().union(*(_names(g) for g in guards))) if guards else []
+    if not keys or any(_ENUM_CHOICES.get(k) is None for k in keys) or len(keys) > 2:
         return choice
-    key = next(iter(names))
+    combos: list[dict[str, Any]] = [{}]
+    for key in keys:
+        combos = [{**c, key: v} for c in combos for v in _ENUM_CHOICES[key]]
+    if len(combos) > MAX_ENUM_CASES:
+        return choice
     groups: list[tuple[list, Any]] = []
-    for value in _ENUM_CHOICES[key]:
+    for env in combos:
         chosen = None
         for guard, option in choice.options:
-            holds = True if guard is None else _decide(guard, key, value)
+            holds = True if guard is None else _decide(guard, env)
             if holds is None:
                 return choice
             if holds:
@@ -1550,19 +1560,42 @@ def _by_enum_value(choice: Choice) -> Choice:
                 break
         for group in groups:
             if _same(group[1], chosen):
-                group[0].append(value)
+                group[0].append(env)
                 break
         else:
-            groups.append(([value], chosen))
-    tests = [
-        ast.Compare(key_node(key), [ast.Eq()], [ast.Constant(values[0])]) if len(values) == 1
-        else ast.Compare(key_node(key), [ast.In()], [_const_node(tuple(values))])
-        for values, _ in groups
-    ]
+            groups.append(([env], chosen))
     if len(groups) == 1:
         return Choice([(None, groups[0][1])])
+    tests = [_combo_test(keys, envs) for envs, _ in groups]
     options = [(test, option) for test, (_, option) in zip(tests[:-1], groups[:-1])] + [(None, groups[-1][1])]
     return Choice(options, exclusive=tests)
+
+
+def _member(key: str, values: list) -> ast.expr:
+    if len(values) == len(_ENUM_CHOICES[key]):
+        return TRUE
+    if len(values) == 1:
+        return ast.Compare(key_node(key), [ast.Eq()], [ast.Constant(values[0])])
+    return ast.Compare(key_node(key), [ast.In()], [_const_node(tuple(values))])
+
+
+def _combo_test(keys: list[str], envs: list[dict]) -> ast.expr:
+    """The test that holds exactly for the key values in ENVS."""
+    if len(keys) == 1:
+        return _member(keys[0], [e[keys[0]] for e in envs])
+    first, second = keys
+    by_first: dict[Any, list] = {}
+    for env in envs:
+        by_first.setdefault(env[first], []).append(env[second])
+    rows: list[tuple[list, list]] = []
+    for value, seconds in by_first.items():
+        for row in rows:
+            if row[1] == seconds:
+                row[0].append(value)
+                break
+        else:
+            rows.append(([value], seconds))
+    return disj([conj([_member(first, firsts), _member(second, seconds)]) for firsts, seconds in rows])
 
 
 def _exclusive(choice: Choice) -> list:
