@@ -25,10 +25,12 @@ class Checker:
     def config(self, source: FlagSource, env: Mapping[str, str] | None = None) -> tuple[Config, list[Finding]]:
         return resolve(source, self.pin, env or {}, self.model)
 
-    def check(self, source: FlagSource, env: Mapping[str, str] | None = None, *, fix: bool = True, max_fixes: int = 3) -> Result:
+    def check(self, source: FlagSource, env: Mapping[str, str] | None = None, *, fix: bool = True, max_fixes: int = 3,
+              unknown: frozenset[str] = frozenset()) -> Result:
+        """`unknown`: keys and variables whose value cannot be known (a rule reading one is not judged)."""
         env = dict(env or {})
         config, findings = self.config(source, env)
-        rules = applicable(self.ruleset, config)
+        rules = [r for r in applicable(self.ruleset, config) if not unknown.intersection(r.names)]
         broken = violated(rules, config)
         findings += [finding(rule, config) for rule in broken]
         result = Result(pin=self.pin.pin, findings=findings)

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 from .check import Checker
 from .findings import Finding, Fix, Location, Result
 from .read import FlagSource, decode
-from .render.bash import Exploration, Outcome, Rendering, ScriptError, Value, explore
+from .render.bash import OTHER, Exploration, Outcome, Rendering, ScriptError, Value, explore
 from .tunix import load_tunix
 
 FLAGS_VARIABLE = "MAXTEXT_EXTRA_FLAGS"
@@ -97,9 +97,33 @@ def _file_edits(value: Value, fix: Fix) -> tuple[list[FileEdit], list[str]] | No
     return edits, additions
 
 
+def _valid_inputs(outcome: Outcome) -> bool:
+    """False when an input that is a typed Tunix variable takes a value of the wrong type on this path."""
+    from .tunix import type_tunix
+
+    for name, value in outcome.env.items():
+        var = load_tunix().variables.get(name)
+        if var is not None and value is not None and var.kind == "int":
+            try:
+                type_tunix(name, var, value)
+            except ValueError:
+                return False
+    return True
+
+
+def _witness_value(outcome: Outcome, name: str) -> str | None:
+    """The input's value on this path, preferring a value a user would write to unset or "anything else"."""
+    values = outcome.domains.get(name) or [outcome.env.get(name)]
+    concrete = [v for v in values if v is not None and v != OTHER]
+    if concrete:
+        return concrete[0]
+    value = outcome.env.get(name)
+    return "<any other value>" if value == OTHER else value
+
+
 def _witness(outcome: Outcome, matters: set[str]) -> dict[str, Any]:
     return {
-        "env": {k: v for k, v in outcome.env.items() if k in matters},
+        "env": {k: _witness_value(outcome, k) for k in outcome.env if k in matters},
         "branches": [line if Path(file) == Path(outcome.rendering.script) else f"{file}:{line}" for file, line in outcome.branches],
     }
 
@@ -137,14 +161,25 @@ def check_script(
 def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Checker, max_fixes: int) -> None:
     seen: dict[tuple, tuple[Finding, list[Outcome]]] = {}
     notes: set[str] = set()
-    for outcome in exploration.outcomes:
+    variables = load_tunix().variables
+    judged = [o for o in exploration.outcomes if _valid_inputs(o)]
+    if len(judged) < len(exploration.outcomes):
+        notes.add(f"{len(exploration.outcomes) - len(judged)} outcome(s) need a Tunix variable set to a value of the wrong type; not checked")
+    for outcome in judged:
         rendering = _trainer_rendering(outcome.rendering)
         flags = rendering.variables.get(FLAGS_VARIABLE) or Value("", [])
-        env = {name: value.text for name, value in rendering.variables.items() if name in load_tunix().variables}
-        result = checker.check(FlagSource(flags.text), env, max_fixes=max_fixes)
+        env = {name: value.text for name, value in rendering.variables.items() if name in variables}
+        # A value built from an input's "anything else" sample is unknown: rules that read it are not judged.
+        unknown = frozenset(
+            [name for name, text in env.items() if OTHER in text]
+            + [token.split("=", 1)[0] for token in flags.text.split() if OTHER in token]
+        )
+        result = checker.check(FlagSource(flags.text), env, max_fixes=max_fixes, unknown=unknown)
         for note in rendering.notes:
             notes.add(f"{note.file}:{note.line}: {note.message}")
         for finding in result.findings:
+            if OTHER in finding.message:
+                continue
             finding.location = _locate(finding, flags, rendering)
             finding.related = tuple(
                 loc for related in finding.related if (loc := _location(flags, *_span(flags.text, related))) is not None
