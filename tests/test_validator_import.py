@@ -4,15 +4,19 @@ spot checks name (evaluated on concrete configs over base.yml's defaults)."""
 
 from __future__ import annotations
 
+import ast
+import operator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 from flaglint.expr import Unknown, evaluate, parse
 from flaglint.schema.importer import import_schema
-from flaglint.schema.validators import write_rules
+from flaglint.schema.validators import _implies, extract, write_rules
 from tests.maxtext_env import maxtext_wheel, unavailable
 
 RULES_DIR = Path(__file__).resolve().parents[1] / "rules" / "maxtext" / "0.2.5"
@@ -164,3 +168,133 @@ def test_unexpressible_sites_say_why(committed) -> None:
     assert "jinja parse" in reasons
     assert any("environment variable" in u["reason"] for u in committed[2])
 
+
+
+# ---- the walker on a small package of its own (no wheel needed) --------------------------------
+
+SYNTHETIC_TYPES = '''
+from enum import Enum
+from pydantic import BaseModel, Field
+from pydantic.functional_validators import model_validator
+
+
+class Mode(str, Enum):
+  A = "a"
+  B = "b"
+
+
+class Part(BaseModel):
+  flag: bool = Field(False)
+  n: int = Field(1)
+
+  @model_validator(mode="after")
+  def check_part(self):
+    if self.n > 1 and not self.flag:
+      raise ValueError("n > 1 requires flag=True.")
+    return self
+
+
+class MaxTextConfig(Part):
+  mode: Mode = Field(Mode.A)
+  k: int = Field(0)
+  name: str = Field("")
+  tiles: int = Field(1)
+
+  def helper(self):
+    if self.mode != Mode.B:
+      return
+    size = self.k * 2
+    if size % 4 != 0:
+      raise ValueError(f"k*2 ({size}) must be divisible by 4 in mode {self.mode.value}")
+
+  @model_validator(mode="after")
+  def set_derived(self):
+    if self.name:
+      self.helper()
+    else:
+      if self.k < 0:
+        raise ValueError("k must be >= 0 without a name")
+    self.k = self.k + 1
+    assert self.n != 3 or self.k > 5, "n must not be 3"
+    if self.k > 0 and self.k % self.tiles != 0:
+      raise ValueError("tiles must divide k")
+    for flag_name, wanted in {"flag": False, "n": 1}.items():
+      if self.mode == Mode.A and getattr(self, flag_name) != wanted:
+        raise ValueError(f"in mode a, {flag_name} must be {wanted}")
+    return self
+'''
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("synthetic") / "maxtext"
+    (root / "configs").mkdir(parents=True)
+    (root / "version.py").write_text('__version__ = "9.9.9"\n')
+    (root / "configs" / "types.py").write_text(SYNTHETIC_TYPES)
+    (root / "configs" / "base.yml").write_text('flag: false\nn: 1\nmode: a\nk: 0\nname: ""\ntiles: 1\n')
+    return extract(root.parent)
+
+
+def _by_message(found, start: str) -> dict:
+    return next(r for r in found.rules if r["message"].startswith(start))
+
+
+def test_condition_in_a_mixin_validator(synthetic) -> None:
+    rule = _by_message(synthetic, "n > 1 requires")
+    assert (rule["when"], rule["require"], rule["pins"]) == ("n > 1", "flag", ["maxtext-9.9.9"])
+    assert rule["source"] == "maxtext/configs/types.py:19 Part.check_part"
+
+
+def test_helper_inherits_call_site_guard_and_its_early_return(synthetic) -> None:
+    rule = _by_message(synthetic, "k*2")
+    assert (rule["when"], rule["require"]) == ("name != '' and mode == 'b'", "size % 4 == 0")
+    assert synthetic.derived["size"] == "k * 2"
+    assert rule["message"] == "k*2 ({size}) must be divisible by 4 in mode {mode}"
+
+
+def test_else_branch_is_negated(synthetic) -> None:
+    rule = _by_message(synthetic, "k must be >= 0")
+    assert (rule["when"], rule["require"]) == ("name == ''", "k >= 0")
+
+
+def test_an_overwritten_key_is_read_through_its_new_value(synthetic) -> None:
+    rule = _by_message(synthetic, "n must not be 3")
+    assert rule["require"] == "n != 3 or effective_k > 5"
+    assert synthetic.derived["effective_k"] == "k + 1"
+
+
+def test_division_by_a_key_is_a_crash_rule_under_its_short_circuit(synthetic) -> None:
+    rule = next(r for r in synthetic.rules if r["message"].startswith("ZeroDivisionError"))
+    assert (rule["when"], rule["require"]) == ("effective_k > 0", "tiles != 0")
+
+
+def test_loop_over_a_dict_literal_is_unrolled(synthetic) -> None:
+    rule = _by_message(synthetic, "in mode a")
+    assert rule["when"] == "mode == 'a'"
+    assert rule["require"] == "not flag and n == 1"
+    assert rule["message"] == "in mode a, {flag_name} must be {wanted}"
+    assert synthetic.checks == 6 and not synthetic.unexpressible
+
+
+# ---- the implication test the simplifier relies on ---------------------------------------------
+
+_OPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+@given(
+    op_a=st.sampled_from(sorted(_OPS)), a=st.integers(-3, 3), op_b=st.sampled_from(sorted(_OPS)), b=st.integers(-3, 3),
+    x=st.one_of(st.integers(-6, 6), st.floats(-6, 6, allow_nan=False)),
+)
+def test_implies_is_sound(op_a: str, a: int, op_b: str, b: int, x: float) -> None:
+    left, right = ast.parse(f"v {op_a} {a}", mode="eval").body, ast.parse(f"v {op_b} {b}", mode="eval").body
+    if _implies(left, right) and _OPS[op_a](x, a):
+        assert _OPS[op_b](x, b)
+
+
+@given(values=st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=3, unique=True),
+       other=st.sampled_from(["a", "b", "c", "d", "zz"]), negate=st.booleans(), x=st.sampled_from(["a", "b", "c", "d", "q"]))
+def test_implies_is_sound_for_string_membership(values: list, other: str, negate: bool, x: str) -> None:
+    left = ast.parse(f"v in {tuple(values)!r}", mode="eval").body
+    right = ast.parse(f"v {'!=' if negate else '=='} {other!r}", mode="eval").body
+    if _implies(left, right) and x in values:
+        assert (x != other) if negate else (x == other)

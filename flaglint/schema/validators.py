@@ -294,7 +294,8 @@ class Walker:
             if files.exists(relpath):
                 self.trees[relpath] = ast.parse(files.read(relpath), filename=relpath)
         for relpath in (COMMON_TYPES, TYPES):
-            self.scope.add_module(self.trees[relpath])
+            if relpath in self.trees:
+                self.scope.add_module(self.trees[relpath])
         self.str_enums = {
             node.name
             for tree in self.trees.values()
