@@ -66,6 +66,7 @@ class Launch:
 @dataclass
 class _Found:
     launches: list[Launch] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)  # about the container's command itself
     notes: list[str] = field(default_factory=list)
 
 
@@ -87,6 +88,7 @@ def _launcher_flags(args: list[Scalar]) -> dict[str, Scalar]:
 
 
 def find_launches(container: Container, file: str) -> _Found:
+    """The container's launches that carry flags; a bash -c script that cannot be evaluated is FL010."""
     found = _Found()
     schema = load_tunix()
     for name, line in container.unknown_env.items():
@@ -95,7 +97,7 @@ def find_launches(container: Container, file: str) -> _Found:
     argv = container.argv
     script = _bash_script(argv)
     if script is not None:
-        _script_launches(container, script, found)
+        _script_launches(container, script, found, file)
     elif argv:
         found.launches.append(Launch(container, dict(container.env), argv[1:], os.path.basename(argv[0].text)))
     if not found.launches:
@@ -120,7 +122,7 @@ def _bash_script(argv: list[Scalar]) -> Scalar | None:
     return None
 
 
-def _script_launches(container: Container, script: Scalar, found: _Found) -> None:
+def _script_launches(container: Container, script: Scalar, found: _Found, file: str) -> None:
     from .render.bash import ScriptError, Value
     from .render.bash_compile import Command
     from .render.bash_interp import Interp
@@ -149,11 +151,14 @@ def _script_launches(container: Container, script: Scalar, found: _Found) -> Non
                         found.launches.append(launch)
                 interp.step(state)
         except ScriptError as err:
-            found.notes.append(f"{container.path}: the bash -c script does not parse ({to_manifest.describe(err.line)}: "
-                               f"{err.message}); its flags are not checked")
+            # Fail closed: a command that cannot be read could hide any flag.
+            found.findings.append(Finding("FL010", "error", f"{container.path}: the bash -c script cannot be evaluated: {err.message}",
+                                          (), to_manifest.line_location(err.line, file)))
             return
         if steps >= _STEP_CAP:
-            found.notes.append(f"{container.path}: the bash -c script was followed for {_STEP_CAP} steps only")
+            found.findings.append(Finding("FL011", "warning", f"{container.path}: the bash -c script was followed for "
+                                          f"{_STEP_CAP} steps only; launches after that are not checked", (),
+                                          to_manifest.line_location(1, file)))
 
 
 def _launch(container: Container, fields: list[Scalar], env: dict[str, Scalar], prefixed: set[str]) -> Launch | None:
@@ -200,9 +205,13 @@ class _OriginMap:
     def scalar(self, value) -> Scalar:
         return Scalar(value.text, tuple(self.position(o) for o in value.origins))
 
-    def describe(self, line: int) -> str:
-        start = self.script.positions[self.line_starts[line - 1]] if 0 < line <= len(self.line_starts) and self.script.positions else None
-        return f"manifest line {start[0]}" if start else f"script line {line}"
+    def line_location(self, line: int, file: str) -> Location | None:
+        """The manifest span of a script line (the scalar's start when the line is not known)."""
+        if not 0 < line <= len(self.line_starts):
+            line = 1
+        start = self.line_starts[line - 1]
+        end = self.line_starts[line] - 1 if line < len(self.line_starts) else len(self.script.text)
+        return _located(self.script, start, max(end, start + 1), file)
 
 
 # ---- checking ----
@@ -295,8 +304,11 @@ def check_manifest(
     for container in manifest.containers:
         found = find_launches(container, label)
         notes.extend(found.notes)
-        for launch in found.launches:
-            checked.append(Checked(label, text, check_launch(checker, launch, label, env=env, fix=fix, max_fixes=max_fixes)))
+        results = [check_launch(checker, launch, label, env=env, fix=fix, max_fixes=max_fixes) for launch in found.launches]
+        if found.findings:
+            results = results or [Result(pin=checker.pin.pin)]
+            results[0].findings[:0] = found.findings
+        checked.extend(Checked(label, text, result) for result in results)
     if not checked:
         checked.append(Checked(label, text, Result(pin=checker.pin.pin)))
         if not manifest.containers and not manifest.notes:

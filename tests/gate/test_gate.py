@@ -174,10 +174,14 @@ def test_fail_on_warning_and_github_annotations():
     assert gate(str(JOBSETS / "trainer-256.yaml"), "--fail-on", "warning").exit_code == 0
 
 
-def test_a_script_that_does_not_parse_is_a_note_not_a_crash(checker):
-    text = FLOW_STYLE.replace('\\nexec python3', '\\nif then python3')
+def test_a_script_that_cannot_be_evaluated_fails_closed_at_its_line(checker):
+    text = _block_manifest(["set -e", 'MAXTEXT_EXTRA_FLAGS="a=1" python -m tunix.main', "if then fi"])
     checked = check_manifest(text, checker=checker, fix=False)
-    assert any("flow/proc/main: the bash -c script does not parse" in note for note in checked[0].result.notes)
+    (error,) = _findings(checked)
+    assert error.rule == "FL010" and error.message.startswith("flow/proc/main: the bash -c script cannot be evaluated")
+    assert error.location.line == _position_of(text, "if then fi")[0]
+    result = gate("-", stdin=text)
+    assert result.exit_code == 1 and "error FL010" in result.output
 
 
 def test_a_setup_python_command_is_not_taken_for_the_trainer(checker):
