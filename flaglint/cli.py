@@ -289,42 +289,49 @@ def render_script(script, env_items, env_file, output_format):
 def lint(scripts, env_items, env_file, pin, requirements, model, output_format, fail_on, max_fixes, vary_items, path_cap, fix, unsafe_fixes, diff):
     """Check recipe SCRIPTS on every branch, statically (they are never run)."""
     from .check import Checker
-    from .lint import apply_file_edits, check_script
+    from .lint import check_script
     from .read import read_env_assignments
 
     settings = _settings(pin, requirements, model, fail_on)
     settings.override("path-cap", path_cap, "--path-cap")
     env = read_env_assignments(env_items, env_file)
     checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]))
-    checked, edits, additions = [], [], []
-    for script in scripts:
-        result = check_script(Path(script), checker, env, _vary(vary_items), settings["path-cap"], max_fixes)
-        _apply_settings(result.result, settings, script)
-        checked.append(Checked(script, result.text, result.result))
-        edits.extend(result.edits)
-        additions.extend(f"{script}: add {line}" for line in result.additions)
-    if fix or diff:
-        _fix_scripts(edits, additions, unsafe_fixes, write=fix and not diff)
-        if fix and not diff:
-            checked = [Checked(s, c.text, _apply_settings(check_script(Path(s), checker, env, _vary(vary_items), settings["path-cap"], max_fixes).result, settings, s))
-                       for s, c in zip(scripts, checked)]
-    _emit(output_format, checked, settings)
+    def run_all():
+        results = [check_script(Path(s), checker, env, _vary(vary_items), settings["path-cap"], max_fixes) for s in scripts]
+        for script, result in zip(scripts, results):
+            _apply_settings(result.result, settings, script)
+        return results
+
+    results = run_all()
+    if diff:
+        _fix_scripts(results, unsafe_fixes, write=False)
+    elif fix:
+        # Fixes for different branches can interact: apply, check again, until nothing changes.
+        for _ in range(10):
+            if not _fix_scripts(results, unsafe_fixes, write=True):
+                break
+            results = run_all()
+    _emit(output_format, [Checked(s, r.text, r.result) for s, r in zip(scripts, results)], settings)
 
 
-def _fix_scripts(edits, additions, unsafe: bool, write: bool) -> None:
+def _fix_scripts(results, unsafe: bool, write: bool) -> bool:
+    """Show or write each script's fix; True when a file changed."""
     import difflib
 
     from .fix_files import write_atomically
     from .lint import apply_file_edits
 
-    for file, (old, new) in apply_file_edits(edits, unsafe).items():
+    edits = [edit for result in results for edit in result.edits]
+    changed = apply_file_edits(edits, unsafe)
+    for file, (old, new) in changed.items():
         if write:
             write_atomically(Path(file), new.decode("utf-8"))
             click.echo(f"fixed {file}", err=True)
         else:
             click.echo("".join(difflib.unified_diff(old.decode("utf-8").splitlines(True), new.decode("utf-8").splitlines(True), f"a/{file}", f"b/{file}")), nl=False)
-    skipped = [e for e in edits if not e.safe and not unsafe]
-    if skipped:
-        click.echo(f"{len(skipped)} unsafe fix(es) not applied; use --unsafe-fixes", err=True)
-    for line in additions:
-        click.echo(f"to fix by hand: {line}", err=True)
+    if any(not e.safe for e in edits) and not unsafe:
+        click.echo("unsafe fixes not applied; use --unsafe-fixes", err=True)
+    for result in results:
+        for line in result.additions:
+            click.echo(f"to fix by hand in {result.path}: {line}", err=True)
+    return bool(changed)

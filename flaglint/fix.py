@@ -60,10 +60,12 @@ def _drop(text: str, token: Token) -> Edit:
 
 
 def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
-    """The Fix, and the Tunix variables it sets (name -> value, '' meaning unset)."""
+    """The Fix, and the Tunix variables it sets (name -> value, '' meaning unset).
+
+    Fix.edits holds one edit per changed MaxText key, in the order of Fix.changes.
+    """
     text = config.source.text
     edits: list[Edit] = []
-    appended: list[str] = []
     changes: list[Change] = []
     env: dict[str, str] = {}
     safe = True
@@ -75,7 +77,8 @@ def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
             continue
         assignment = config.explicit.get(name)
         token = assignment.token if assignment else None
-        if token is not None and _value_without(config, name) == new and type(_value_without(config, name)) is type(new):
+        without = _value_without(config, name)
+        if token is not None and without == new and type(without) is type(new):
             edits.append(_drop(text, token))
             continue
         if not (isinstance(old, bool) and old is True and new is False):
@@ -84,9 +87,10 @@ def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
         if token is not None:
             edits.append(Edit(token.offset, token.end_offset, rendered))
         else:
-            appended.append(rendered)
-    fixed = apply_edits(text, edits)
+            edits.append(Edit(len(text), len(text), " " + rendered))
+    in_place = [e for e in edits if e.start < len(text) or e.end < len(text)]
+    appended = [e.text.strip() for e in edits if e.start == e.end == len(text)]
+    fixed = apply_edits(text, in_place)
     if appended:
         fixed = (fixed.rstrip(" \t") + " " if fixed.strip() else "") + " ".join(appended)
-        edits.append(Edit(len(text), len(text), " " + " ".join(appended)))
     return Fix(changes=changes, flags=fixed, safe=safe, edits=edits), env

@@ -78,13 +78,39 @@ def _file_span(value: Value, start: int, end: int) -> tuple[str, int, int] | Non
     return first.file, first.offset, position
 
 
-def _file_edits(value: Value, fix: Fix) -> tuple[list[FileEdit], list[str]] | None:
+def _override(value: Value, edit_end: int, token_text: str, anchor: int | None) -> FileEdit | None:
+    """Insert `token_text` right after the anchor token, whose branch set the conflict; last wins."""
+    if anchor is None or anchor < edit_end:
+        return None
+    span = _file_span(value, anchor - 1, anchor)
+    if span is None:
+        return None
+    return FileEdit(span[0], span[2], span[2], " " + token_text, False)
+
+
+def _file_edits(value: Value, fix: Fix, script: Path, anchor: int | None) -> tuple[list[FileEdit], list[str]] | None:
+    """Byte edits of the scripts for a fix of the rendered flag string.
+
+    A token written in another file (a block several recipes share) is not edited: the new value
+    is added after the token of this script that made the conflict, as the seed's review did.
+    """
     edits, additions = [], []
-    for edit in fix.edits:
+    for edit, change in zip(fix.edits, _edited_changes(fix)):
+        token_text = f"{change.key}={_flag_value(change.to)}"
         if edit.start == edit.end == len(value.text):
-            additions.append(f'export {FLAGS_VARIABLE}="${{{FLAGS_VARIABLE}}}{edit.text}"')
+            inserted = _override(value, edit.start, token_text, anchor)
+            if inserted is None:
+                additions.append(f'export {FLAGS_VARIABLE}="${{{FLAGS_VARIABLE}}}{edit.text}"')
+            else:
+                edits.append(inserted)
             continue
         span = _file_span(value, edit.start, edit.end)
+        if span is not None and Path(span[0]).resolve() != script.resolve():
+            inserted = _override(value, edit.end, token_text, anchor)
+            if inserted is None:
+                return None
+            edits.append(inserted)
+            continue
         if span is None and edit.text == "":
             stripped = len(value.text[edit.start : edit.end]) - len(value.text[edit.start : edit.end].lstrip())
             span = _file_span(value, edit.start + stripped, edit.end)
@@ -119,6 +145,17 @@ def _witness_value(outcome: Outcome, name: str) -> str | None:
         return concrete[0]
     value = outcome.env.get(name)
     return "<any other value>" if value == OTHER else value
+
+
+def _edited_changes(fix: Fix):
+    """The change behind each edit: edits are made in the order of the MaxText changes."""
+    return [c for c in fix.changes if c.key not in load_tunix().variables]
+
+
+def _flag_value(value: Any) -> str:
+    from .solve import format_value
+
+    return format_value(value)
 
 
 def _witness(outcome: Outcome, matters: set[str]) -> dict[str, Any]:
@@ -189,7 +226,10 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
                 seen[key] = (finding, [])
             seen[key][1].append(outcome)
         if result.fixes:
-            _add_fix(check, flags, result.fixes)
+            in_script = [f.location for f in result.findings if f.location and f.location.file
+                         and Path(f.location.file).resolve() == check.path.resolve() and f.severity != "info"]
+            anchor = max((o for loc in in_script if (o := _flag_offset(flags, loc)) is not None), default=None)
+            _add_fix(check, flags, result.fixes, anchor)
     inputs = exploration.inputs
     for finding, outcomes in seen.values():
         matters = {
@@ -214,25 +254,26 @@ def _locate(finding: Finding, flags: Value, rendering: Rendering) -> Location | 
     return None
 
 
-def _add_fix(check: ScriptCheck, flags: Value, fixes: list[Fix]) -> None:
-    """Keep one fix per outcome (a safe one when there is one), once across outcomes."""
+def _flag_offset(flags: Value, location: Location) -> int | None:
+    """The end, in the flag string, of the token written at `location` of a script."""
+    for index, origin in enumerate(flags.origins):
+        if origin is not None and origin.file == location.file and origin.line == location.line and origin.column == location.end_column - 1:
+            return index + 1
+    return None
+
+
+def _add_fix(check: ScriptCheck, flags: Value, fixes: list[Fix], anchor: int | None) -> None:
+    """Offer one fix per run (a safe one when there is one): fixes for different outcomes can
+    interact, so `--fix` applies one, checks again, and repeats until nothing is left to fix."""
+    if check.result.fixes:
+        return
     for fix in sorted(fixes, key=lambda f: not f.safe):
-        if any(known.changes == fix.changes for known in check.result.fixes):
-            return
-        mapped = _file_edits(flags, fix)
+        mapped = _file_edits(flags, fix, check.path, anchor)
         if mapped is None:
             continue
-        edits, additions = mapped
-        for edit in edits:
-            if edit not in check.edits and not any(_overlaps(edit, other) for other in check.edits):
-                check.edits.append(edit)
-        check.additions.extend(a for a in additions if a not in check.additions)
+        check.edits, check.additions = mapped
         check.result.fixes.append(fix)
         return
-
-
-def _overlaps(a: FileEdit, b: FileEdit) -> bool:
-    return a.file == b.file and a.start < b.end and b.start < a.end
 
 
 def apply_file_edits(edits: list[FileEdit], unsafe: bool) -> dict[str, tuple[bytes, bytes]]:

@@ -1,0 +1,130 @@
+"""`flaglint lint` on recipe scripts: the seed review's verdicts, witnesses, fixes in place, suppressions."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLES, run_flaglint
+
+RECIPES = EXAMPLES / "recipes"
+
+
+def _lint(*args, cwd=None):
+    proc = run_flaglint("lint", "--pin", "bbd0f6f10", "--format", "json", *args, cwd=cwd)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc, json.loads(proc.stdout)
+
+
+def _errors(payload, rule=None):
+    return [f for f in payload["findings"] if f["severity"] == "error" and (rule is None or f["rule"] == rule)]
+
+
+@pytest.mark.parametrize(
+    ("mesh", "env"),
+    [("64x1x8", []), ("32x2x8", ["--env", "TRAINER_MESH_EXPERT=2"])],
+)
+def test_before_gives_the_packed_gather_error_on_the_256_chip_slice(mesh, env):
+    proc, payload = _lint(*env, "--env", "TRAINER_TPU_SLICE=tpu7x:4x8x8", str(RECIPES / "mlperf_397b_256_v7x_before.sh"))
+    assert proc.returncode == 1
+    (finding,) = _errors(payload, "FL101")
+    assert finding["location"]["file"].endswith("mlperf_397b_256_v7x_before.sh")
+    assert finding["location"]["line"] == 24 and finding["location"]["column"] == 56  # moe_chunk_pipeline=false
+    assert finding["witness"]["env"].get("TRAINER_TUNED_FLAGS") == "true"
+    assert 23 in finding["witness"]["branches"]  # the tpu7x:4x8x8 branch
+
+
+def test_before_witness_names_the_slice_when_it_is_explored():
+    _, payload = _lint(str(RECIPES / "mlperf_397b_256_v7x_before.sh"))
+    (finding,) = _errors(payload, "FL101")
+    assert "TRAINER_TPU_SLICE" in finding["witness"]["env"]
+    assert finding["witness"]["env"]["TRAINER_TPU_SLICE"] in (None, "tpu7x:4x8x8")
+
+
+def test_before_under_the_offload_fallback_also_warns_about_projections():
+    _, payload = _lint("--env", "REMAT_CONTEXT=offload", "--env", "TRAINER_TPU_SLICE=tpu7x:4x8x8", str(RECIPES / "mlperf_397b_256_v7x_before.sh"))
+    warnings = [f for f in payload["findings"] if f["rule"] == "FL105"]
+    assert warnings and warnings[0]["severity"] == "warning"
+    assert warnings[0]["location"]["line"] == 26
+
+
+@pytest.mark.parametrize("env", [[], ["--env", "TRAINER_MESH_EXPERT=2"], ["--env", "REMAT_CONTEXT=offload"], ["--env", "NUM_MOE_TOKEN_CHUNKS=4"]])
+def test_after_is_clean(env):
+    proc, payload = _lint(*env, str(RECIPES / "mlperf_397b_256_v7x_after.sh"))
+    assert _errors(payload) == [] and not [f for f in payload["findings"] if f["severity"] == "warning"]
+    assert proc.returncode == 0
+
+
+def test_128_chip_recipe_with_tuned_flags_is_clean():
+    proc, payload = _lint("--env", "TRAINER_TUNED_FLAGS=true", str(RECIPES / "mlperf_397b_128_v7x.sh"))
+    assert proc.returncode == 0 and _errors(payload) == []
+
+
+def _copy_recipes(tmp_path):
+    target = tmp_path / "recipes"
+    shutil.copytree(RECIPES, target)
+    return target
+
+
+def test_fix_edits_the_script_in_place_and_is_idempotent(tmp_path):
+    recipes = _copy_recipes(tmp_path)
+    script = recipes / "mlperf_397b_256_v7x_before.sh"
+    before = {p.name: p.read_bytes() for p in recipes.iterdir()}
+    diff = run_flaglint("lint", "--pin", "bbd0f6f10", "--env", "TRAINER_TPU_SLICE=tpu7x:4x8x8", "--diff", str(script))
+    assert "moe_roe_packed_routing_gather" in diff.stdout or "moe_chunk_pipeline" in diff.stdout
+    assert {p.name: p.read_bytes() for p in recipes.iterdir()} == before  # --diff writes nothing
+    fixed = run_flaglint("lint", "--pin", "bbd0f6f10", "--env", "TRAINER_TPU_SLICE=tpu7x:4x8x8", "--fix", "--unsafe-fixes", str(script))
+    assert "Traceback" not in fixed.stderr
+    after = {p.name: p.read_bytes() for p in recipes.iterdir()}
+    changed = [name for name in after if after[name] != before[name]]
+    assert changed
+    for name in changed:
+        old, new = before[name].decode(), after[name].decode()
+        # Only the spans of flag tokens change: every line that does not set MAXTEXT_EXTRA_FLAGS is kept.
+        assert [l for l in old.splitlines() if "MAXTEXT_EXTRA_FLAGS" not in l and "=" not in l] == [
+            l for l in new.splitlines() if "MAXTEXT_EXTRA_FLAGS" not in l and "=" not in l
+        ]
+    _, payload = _lint("--env", "TRAINER_TPU_SLICE=tpu7x:4x8x8", str(script))
+    assert _errors(payload, "FL101") == []
+    again = run_flaglint("lint", "--pin", "bbd0f6f10", "--env", "TRAINER_TPU_SLICE=tpu7x:4x8x8", "--fix", "--unsafe-fixes", str(script))
+    assert {p.name: p.read_bytes() for p in recipes.iterdir()} == after, again.stderr
+
+
+def test_suppression_with_reason_and_the_findings_about_suppressions(tmp_path):
+    script = tmp_path / "r.sh"
+    script.write_text(
+        '#!/usr/bin/env bash\n'
+        '# flaglint: disable=FL105 reason="measured: fits in HBM at this batch"\n'
+        'export MAXTEXT_EXTRA_FLAGS="context=offload query_proj=device"\n'
+        '# flaglint: disable=FL101\n'
+        'export MAXTEXT_EXTRA_FLAGS="${MAXTEXT_EXTRA_FLAGS} log_period=10"\n'
+    )
+    _, payload = _lint(str(script))
+    rules = sorted(f["rule"] for f in payload["findings"])
+    assert "FL105" not in rules
+    assert rules.count("FL020") == 1 and rules.count("FL021") == 1
+
+
+def test_syntax_error_fails_closed_naming_its_line(tmp_path):
+    script = tmp_path / "broken.sh"
+    script.write_text('export A=1\nif [[ "$X" == 1 ]; then\n  export B=2\n')
+    proc, payload = _lint(str(script))
+    (finding,) = _errors(payload, "FL010")
+    assert finding["location"]["line"] >= 2 and proc.returncode == 1
+
+
+def test_scripts_are_never_executed(tmp_path):
+    marker = tmp_path / "executed"
+    script = tmp_path / "r.sh"
+    script.write_text(f'touch {marker}\nX="$(touch {marker})"\nexport MAXTEXT_EXTRA_FLAGS="log_period=10"\n')
+    proc, _ = _lint(str(script))
+    assert proc.returncode == 0 and not marker.exists()
+
+
+def test_render_prints_exported_variables_as_json():
+    proc = run_flaglint("render", "--format", "json", "--env", "TRAINER_TUNED_FLAGS=true", str(RECIPES / "mlperf_397b_128_v7x.sh"))
+    payload = json.loads(proc.stdout)
+    assert payload["version"] == 1
+    assert payload["env"]["TRAINER_MESH_FSDP"] == "32" and payload["env"]["TRAIN_MICRO_BATCH_SIZE"] == "64"
+    assert "moe_roe_packed_routing_gather=true" in payload["env"]["MAXTEXT_EXTRA_FLAGS"].split()
