@@ -7,6 +7,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+import yaml
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -218,3 +219,28 @@ def test_a_token_anywhere_in_a_block_script_is_located_exactly(known, where, sep
     assert (finding.location.line, finding.location.column) == _position_of(text, "zz_not_a_key=1")
     assert finding.location.end_column == finding.location.column + len("zz_not_a_key=1")
 
+
+
+_SHELL_WORDS = ['MAXTEXT_EXTRA_FLAGS="moe_chunk_pipeline=false x=1"', "python", "-m", "tunix.main", "--mesh_fsdp=4", "--mesh_fsdp",
+                "(", ")", "&", ";", "\n", "$$", "$(A)", "\\\n", "'", '"', "export", "if", "then", "fi", "exec", "env",
+                "TRAINER_MESH_FSDP=3", "--train_micro_batch_size=5", "${X:-y}", "$((1+2))", "|", "&&", "#"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(_SHELL_WORDS), max_size=16).map(" ".join), st.sampled_from([None, '"', "'", "|", ">"]),
+       st.text(max_size=12), st.booleans())
+def test_any_command_gives_findings_or_one_clear_error_never_a_crash(script, style, value, flow):
+    document = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "f"},
+                "spec": {"replicatedJobs": [{"name": "p", "template": {"spec": {"template": {"spec": {
+                    "nodeSelector": {"cloud.google.com/gke-tpu-accelerator": "tpu7x", "cloud.google.com/gke-tpu-topology": "2x2x1"},
+                    "containers": [{"name": "m", "env": [{"name": "A", "value": value}, {"name": "TRAINER_MESH_FSDP", "value": value}],
+                                    "command": ["bash", "-c", script]}]}}}}}]}}
+    text = yaml.dump(document, default_style=style, default_flow_style=flow, allow_unicode=True)
+    try:
+        checked = check_manifest(text, checker=_CHECKER, fix=False)
+    except InputError as err:
+        assert "\n" not in str(err)
+        return
+    for finding in (f for item in checked for f in item.result.findings):
+        if finding.location is not None:
+            assert 1 <= finding.location.line <= text.count("\n") + 1
