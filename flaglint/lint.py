@@ -82,7 +82,10 @@ def _override(value: Value, edit_end: int, token_text: str, anchor: int | None) 
     """Insert `token_text` right after the anchor token, whose branch set the conflict; last wins."""
     if anchor is None or anchor < edit_end:
         return None
-    span = _file_span(value, anchor - 1, anchor)
+    start = anchor
+    while start > 0 and not value.text[start - 1].isspace():
+        start -= 1
+    span = _file_span(value, start, anchor)  # the whole anchor token must be literal script text
     if span is None:
         return None
     return FileEdit(span[0], span[2], span[2], " " + token_text, False)
