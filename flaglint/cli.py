@@ -92,11 +92,12 @@ def _emit(output_format: str, checked: list[Checked], settings) -> None:
 @click.argument("flags", nargs=-1)
 @_common
 @click.option("-f", "--file", "flag_file", type=click.Path(dir_okay=False), help="Read the flag string from this file.")
+@click.option("--files", "as_files", is_flag=True, help="FLAGS are paths of flag files (one flag string each), as pre-commit passes them.")
 @click.option("--batch", type=click.Path(dir_okay=False, allow_dash=True), help="One flag string per line; one JSON result per line.")
 @click.option("--fix", is_flag=True, help="Print the fixed flag string (or rewrite --file with --write).")
 @click.option("--write", is_flag=True, help="With --fix and --file: rewrite the file in place.")
 @click.option("--confirm-with", type=click.Path(dir_okay=False), help="Also run the pinned MaxText's pyconfig in this Python.")
-def check(flags, env_items, env_file, pin, requirements, model, output_format, fail_on, max_fixes, flag_file, batch, fix, write, confirm_with):
+def check(flags, env_items, env_file, pin, requirements, model, output_format, fail_on, max_fixes, flag_file, as_files, batch, fix, write, confirm_with):
     """Check FLAGS (a MAXTEXT_EXTRA_FLAGS string, `-` for stdin, or the NAME of a set variable)."""
     from .check import Checker
     from .read import FlagSource, read_env_assignments, read_flag_sources, read_text_file
@@ -109,6 +110,8 @@ def check(flags, env_items, env_file, pin, requirements, model, output_format, f
         return
     if flag_file:
         sources = [FlagSource(read_text_file(flag_file), file=flag_file)]
+    elif as_files:
+        sources = [FlagSource(read_text_file(path), file=path) for path in flags]
     elif flags:
         sources = read_flag_sources(tuple(flags))
     else:
