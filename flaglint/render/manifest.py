@@ -113,7 +113,7 @@ def _block(text: str, start: int, end: int, style: str, value: str) -> list[tupl
     while at < len(text) and at <= end:
         stop = text.find("\n", at)
         stop = len(text) if stop < 0 else stop
-        lines.append((at, text[at:stop]))
+        lines.append((at, text[at:stop].removesuffix("\r")))  # a CRLF file's break is one line break
         at = stop + 1
     first = next((line for _, line in lines if line.strip(" ")), "")
     detected = len(first) - len(first.lstrip(" "))

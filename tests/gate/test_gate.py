@@ -244,3 +244,10 @@ def test_any_command_gives_findings_or_one_clear_error_never_a_crash(script, sty
     for finding in (f for item in checked for f in item.result.findings):
         if finding.location is not None:
             assert 1 <= finding.location.line <= text.count("\n") + 1
+
+
+def test_a_crlf_manifest_is_located_the_same(checker):
+    text = (JOBSETS / "trainer-256-bad.yaml").read_text(encoding="utf-8")
+    (lf,) = _findings(check_manifest(text, checker=checker, fix=False))
+    (crlf,) = _findings(check_manifest(text.replace("\n", "\r\n"), checker=checker, fix=False))
+    assert (crlf.rule, crlf.location.line, crlf.location.column) == (lf.rule, lf.location.line, lf.location.column)
