@@ -164,6 +164,6 @@ def _smoke_packer(settings: SmokeSettings) -> list[str]:
     if not moved:
         return [
             f"PACK_PAD_POSITION=start with PACK_PAD_ALIGN={settings.pad_align} and rows of {row_length} tokens: "
-            "no row carries that much padding, so it would do nothing"
+            "no row of a random batch carries that much trailing padding, so it would (almost) never move a row"
         ]
     return []

@@ -49,6 +49,7 @@ def test_good_settings_pass(env):
     (TUNED | {"PACK_PAD_POSITION": "first"}, "PACK_PAD_POSITION='first'"),
     (TUNED | {"COMPUTE_LOGPS_CHUNK_SIZE": "4k"}, "COMPUTE_LOGPS_CHUNK_SIZE='4k'"),
     (TUNED | {"TUNIX_LOGPS_SHARDED_HEAD": "off"}, "failed to compile on TPU"),
+    (TUNED | {"PACK_PAD_ALIGN": "65472"}, "never move a row"),
 ])
 def test_bad_settings_give_the_reason(env, reason):
     reasons = run_smoke(env)

@@ -1,0 +1,125 @@
+"""Break the trainer core on purpose, one way at a time, and show that a test fails for each.
+
+    /tmp/dev/bin/python tests/trainer/mutants.py [--jobs 2] [NAME ...]
+
+Each mutant replaces one piece of text in one module of a copy of the package, and the trainer
+tests run against that copy (stopping at the first failure). Prints the test that killed each
+mutant; exits 1 if one survives or no longer applies. Not part of the default test run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+TESTS = {"head": "test_head.py", "settings": "test_settings.py", "packing": "test_packing.py", "smoke": "test_smoke.py"}
+
+# name: (module, text, replacement)
+MUTANTS = {
+    "cotangent sign flipped": ("head", "* ((-ct) / exp_sum)", "* (ct / exp_sum)"),
+    "backward temperature dropped": ("head", "return logits_ct / temperature", "return logits_ct"),
+    "forward temperature dropped": ("head", "return logits / temperature", "return logits"),
+    "cotangent read from the first chunk": (
+        "head", "(hidden_chunks, target_chunks, row_max, exp_sum, logps_ct),",
+        "(hidden_chunks, target_chunks, row_max, exp_sum, jnp.broadcast_to(logps_ct[:1], logps_ct.shape)),"),
+    "max and exp-sum swapped": (
+        "head", "return outs, (hidden_chunks, weight, target_chunks, row_max, exp_sum)",
+        "return outs, (hidden_chunks, weight, target_chunks, exp_sum, row_max)"),
+    "max dropped from the log-probs": ("head", "(picked - row_max) - log_sum", "picked - log_sum"),
+    "entropy sign flipped": ("head", "log_sum - weighted / exp_sum", "weighted / exp_sum - log_sum"),
+    "entropy cotangent sent to the one-pass backward": (
+        "head", "if with_entropy and not isinstance(cts[1], SymbolicZero):", "if False:"),
+    "barrier removed": ("head", "logits_ct = lax.optimization_barrier(logits_ct)", "pass"),
+    "wrap of negative ids removed": ("head", "jnp.where(targets < 0, targets + vocab, targets)", "targets"),
+    "vocabulary bound off by one": ("head", "(wrapped < vocab)", "(wrapped <= vocab)"),
+    "ids outside the vocabulary scored": (
+        "head", "jnp.where(valid, (picked - row_max) - log_sum, jnp.nan)", "(picked - row_max) - log_sum"),
+    "validity mask dropped from the cotangent": (
+        "head", "ct = jnp.where(valid, logps_ct, jnp.zeros((), logps_ct.dtype))", "ct = logps_ct"),
+    "entropy's -inf guard dropped": ("head", "exps * jnp.where(exps > 0, shifted, zero)", "exps * shifted"),
+    "entropy lanes not summed": (
+        "head", "jnp.sum(exp_sum, axis=-1), jnp.sum(weighted, axis=-1)", "exp_sum[:, 0], weighted[:, 0]"),
+    "weight gradient summed in forward order": ("head", "reverse=True,", "reverse=False,"),
+    "fused parsed loosely": ("settings", 'if value == "fused":', 'if value.strip().lower() == "fused":'),
+    "off values case-sensitive": ("settings", "if value.lower() in HEAD_OFF_VALUES:", "if value in HEAD_OFF_VALUES:"),
+    "fused parsed as local": ("settings", '''    if value == "fused":
+        return "fused"''', '''    if value == "fused":
+        return "local"'''),
+    "fused option ignored": ("settings", 'return "fused" if head_mode == "fused" else "local"', 'return "local"'),
+    "pad_align multiple check loosened": ("settings", "or pad_align % segment_align_multiple != 0", ""),
+    "pad_align check applied to end": ("settings", 'if pad_position == "start" and (\n        not _is_int', "if (\n        not _is_int"),
+    "row-length refusal off by one": ("settings", "pad_align >= row_length", "pad_align > row_length"),
+    "unpacked refusal removed": ("settings", 'if pad_position == "start" and not packed:', "if False:"),
+    "end pad_align refusal removed": ("settings", 'if pad_position == "end" and pad_align != DEFAULT_PAD_ALIGN:', "if False:"),
+    "routing left unshifted": (
+        "packing", "array[row] = np.roll(array[row], shift, axis=0)",
+        "array[row] = np.roll(array[row], shift, axis=0) if array.ndim == 2 else array[row]"),
+    "shift unrounded": ("packing", "_shift_row(out, r, trailing // pad_align * pad_align)", "_shift_row(out, r, trailing)"),
+    "shift off by one": (
+        "packing", "trailing = row_length - (last_start + items[last_index].length)",
+        "trailing = row_length - (last_start + items[last_index].length) - 1"),
+    "shift rounded up": (
+        "packing", "_shift_row(out, r, trailing // pad_align * pad_align)",
+        "_shift_row(out, r, -(-trailing // pad_align) * pad_align)"),
+    "segment ids widened to int64": ("packing", "segment_ids=np.zeros(shape, np.int32)", "segment_ids=np.zeros(shape, np.int64)"),
+    "absolute positions": ("packing", "np.arange(prompt + completion)", "np.arange(start, start + prompt + completion)"),
+    "start as the default": ("packing", "pad_position: str = DEFAULT_PAD_POSITION,", 'pad_position: str = "start",'),
+    "segment alignment ignored": ("packing", "start = _align_up(end, align)", "start = end"),
+    "advantages on masked tokens": (
+        "packing", "np.where(np.asarray(item.completion_mask) != 0, item.advantage, 0.0)", "item.advantage"),
+    "packer check removed": ("packing", "    check_pad_settings(pad_position, pad_align, segment_align_multiple)\n", ""),
+    "smoke never checks that rows move": ("smoke", "if not moved:", "if False:"),
+}
+
+
+def run_mutant(name: str) -> tuple[str, str | None]:
+    """The test that killed mutant `name` (None if it survived); raises if its text is gone."""
+    module, text, replacement = MUTANTS[name]
+    source = (REPO / "flaglint" / "trainer" / f"{module}.py").read_text()
+    if source.count(text) != 1:
+        raise LookupError(f"mutant {name!r}: its text occurs {source.count(text)} times in {module}.py")
+    with tempfile.TemporaryDirectory(prefix="mutant-") as tmp:
+        root = Path(tmp)
+        shutil.copytree(REPO / "flaglint", root / "flaglint", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(REPO / "tests" / "trainer", root / "tests", ignore=shutil.ignore_patterns("__pycache__", "mutants.py"))
+        shutil.copytree(REPO / "examples", root / "examples")
+        (root / "flaglint" / "trainer" / f"{module}.py").write_text(source.replace(text, replacement))
+        order = [TESTS[module]] + [f for f in TESTS.values() if f != TESTS[module]]
+        env = {**os.environ, "PYTHONPATH": str(root), "JAX_PLATFORMS": "cpu"}
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--rootdir", str(root),
+             *(str(root / "tests" / f) for f in order)],
+            cwd=root, env=env, capture_output=True, text=True,
+        )
+        if proc.returncode == 0:
+            return name, None
+        failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", proc.stdout, re.M)
+        return name, failed[0] if failed else f"pytest exit {proc.returncode}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("names", nargs="*", help="mutants to run (default: all)")
+    args = parser.parse_args()
+    names = args.names or list(MUTANTS)
+    survivors = []
+    with ThreadPoolExecutor(args.jobs) as pool:
+        for name, killer in pool.map(run_mutant, names):
+            print(f"{'killed' if killer else 'SURVIVED':8}  {name:48}  {killer or ''}", flush=True)
+            if killer is None:
+                survivors.append(name)
+    print(f"{len(names) - len(survivors)}/{len(names)} mutants killed")
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
