@@ -251,3 +251,22 @@ def test_a_crlf_manifest_is_located_the_same(checker):
     (lf,) = _findings(check_manifest(text, checker=checker, fix=False))
     (crlf,) = _findings(check_manifest(text.replace("\n", "\r\n"), checker=checker, fix=False))
     assert (crlf.rule, crlf.location.line, crlf.location.column) == (lf.rule, lf.location.line, lf.location.column)
+
+
+def test_the_pin_can_come_from_a_requirements_file(tmp_path):
+    requirements = tmp_path / "requirements.txt"
+    requirements.write_text("jax==0.6.2\nmaxtext @ git+https://github.com/AI-Hypercomputer/maxtext@bbd0f6f10\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["gate", "--requirements", str(requirements), "--format", "json",
+                                       str(JOBSETS / "trainer-256-bad.yaml")])
+    assert result.exit_code == 1
+    assert json.loads(result.output)["pin"] == "bbd0f6f10"
+
+
+def test_env_options_are_defaults_that_the_manifest_overrides():
+    orchestrator = str(JOBSETS / "orchestrator.yaml")
+    assert gate(orchestrator, "--env", "ROLLOUT_FP8=false").exit_code == 0
+    bad = JOBSETS / "orchestrator-fp8-bad.yaml"
+    text = bad.read_text(encoding="utf-8").replace("- name: ROLLOUT_FP8\n                value: \"false\"\n", "")
+    assert "ROLLOUT_FP8" not in text
+    assert gate("-", "--env", "ROLLOUT_FP8=false", stdin=text).exit_code == 1
+    assert gate("-", "--env", "ROLLOUT_FP8=true", stdin=text).exit_code == 0
