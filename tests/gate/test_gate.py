@@ -266,7 +266,7 @@ def test_env_options_are_defaults_that_the_manifest_overrides():
     orchestrator = str(JOBSETS / "orchestrator.yaml")
     assert gate(orchestrator, "--env", "ROLLOUT_FP8=false").exit_code == 0
     bad = JOBSETS / "orchestrator-fp8-bad.yaml"
-    text = bad.read_text(encoding="utf-8").replace("- name: ROLLOUT_FP8\n                value: \"false\"\n", "")
+    text = bad.read_text(encoding="utf-8").replace("              - name: ROLLOUT_FP8\n                value: \"false\"\n", "")
     assert "ROLLOUT_FP8" not in text
     assert gate("-", "--env", "ROLLOUT_FP8=false", stdin=text).exit_code == 1
     assert gate("-", "--env", "ROLLOUT_FP8=true", stdin=text).exit_code == 0
