@@ -291,8 +291,8 @@ def check_manifest(
     max_fixes: int = 3,
     checker: Checker | None = None,
 ) -> list[Checked]:
-    """Check every launch of every JobSet in a manifest: a path (os.PathLike, or a str naming an existing
-    file) or the YAML text itself. `env` holds Tunix variables assumed for every launch (the manifest's
+    """Check every launch of every JobSet in a manifest: a path (os.PathLike, or a one-line str naming an
+    existing file or ending in .yaml/.yml) or the YAML text itself. `env` holds Tunix variables assumed for every launch (the manifest's
     own values win). One Checked per launch; the manifest's notes (skipped documents, values not
     known) go with the first. Broken YAML raises InputError with file:line."""
     text, default_label = _manifest_text(path_or_text)
