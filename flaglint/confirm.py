@@ -23,6 +23,8 @@ RUNNER = Path(__file__).with_name("pyconfig_runner.py")
 START_TIMEOUT = 120.0  # importing MaxText takes ~2.6 s cold; a cold jax on a slow disk, much more
 CONFIG_TIMEOUT = 60.0  # one config takes ~0.2 s
 _UNREACHABLE_PROXY = "http://127.0.0.1:9"
+# Not `python RUNNER`: that would put flaglint/ first on sys.path, where config.py, data.py, ... shadow.
+_START = "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')"
 
 
 class RunnerUnavailable(Exception):
@@ -61,7 +63,7 @@ class PyconfigRunner:
         self._stderr = tempfile.TemporaryFile()
         try:
             self._process = subprocess.Popen(
-                [self.python, "-c", RUNNER.read_text(encoding="utf-8")],
+                [self.python, "-c", _START, str(RUNNER)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
                 cwd=self._cwd.name, env=_runner_env(), text=True, bufsize=1,
             )  # fmt: skip

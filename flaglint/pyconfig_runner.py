@@ -1,6 +1,6 @@
 """MaxText's own config check, run in another interpreter (the one with MaxText installed).
 
-flaglint never imports this module: `flaglint.confirm` passes its source to `PYTHON -c`.
+flaglint never imports this module: `flaglint.confirm` runs it with `PYTHON -c 'runpy.run_path(...)'`.
 Protocol, one JSON object per line:
   out, first: {"maxtext": version, "commit": git commit or null, "python": "3.12"}
               or {"unavailable": reason}
