@@ -338,3 +338,9 @@ def _fix_scripts(results, unsafe: bool, write: bool) -> bool:
         for line in result.additions:
             click.echo(f"to fix by hand in {result.path}: {line}", err=True)
     return bool(changed)
+
+
+# The gate command reuses the option helpers above, so it is registered once they exist.
+from .cli_gate import gate  # noqa: E402
+
+main.add_command(gate)
