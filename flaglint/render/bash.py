@@ -194,23 +194,16 @@ class _Explorer:
                 seen.append(v)
 
     def _step_all(self, st: State) -> list[State]:
-        """One step, forking on every undecided input it reads."""
+        """One step, forking (and grouping) on every undecided input it reads."""
         snapshot = self._snapshot(st)
         try:
             self.interp.step(st)
             return [st]
         except NeedInput as e:
-            base = snapshot or st
-            self._record(e)
-            out: list[State] = []
-            for v in e.candidates:
-                s = base.copy()
-                s.domains[e.name] = (v,)
-                self.interp.decide(s, e.name, v)
-                out.extend(self._step_all(s))
-            return out
+            return self.fork(snapshot or st, e)
 
     def fork(self, st: State, e: NeedInput) -> list[State]:
+        """The states after the step at st.pc, for each group of e's candidates it treats alike."""
         self._record(e)
         instr = st.code.instrs[st.pc]
         groupable = instr.groupable and not instr.mutates
