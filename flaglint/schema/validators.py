@@ -28,6 +28,7 @@ from typing import Any, Callable
 
 import yaml
 
+from flaglint.findings import InputError
 from flaglint.schema.fieldtypes import ModuleScope
 from flaglint.schema.importer import COMMON_TYPES, ROOT_MODEL, TYPES, _mro, import_schema
 from flaglint.schema.sources import PackageFiles, open_package
@@ -292,7 +293,10 @@ class Walker:
         self.trees: dict[str, ast.Module] = {}
         for relpath in (COMMON_TYPES, TYPES, PYCONFIG):
             if files.exists(relpath):
-                self.trees[relpath] = ast.parse(files.read(relpath), filename=relpath)
+                try:
+                    self.trees[relpath] = ast.parse(files.read(relpath), filename=relpath)
+                except SyntaxError as err:
+                    raise InputError(f"{files.origin}: {relpath}:{err.lineno}: cannot parse: {err.msg}") from None
         for relpath in (COMMON_TYPES, TYPES):
             if relpath in self.trees:
                 self.scope.add_module(self.trees[relpath])
