@@ -8,7 +8,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = ["check_flags", "Checker", "Result", "Finding", "Fix", "Change", "Location"]
+__all__ = ["check_flags", "check_manifest", "Checker", "Result", "Finding", "Fix", "Change", "Location"]
 
 
 def __getattr__(name: str):
@@ -16,6 +16,10 @@ def __getattr__(name: str):
         from . import check
 
         return getattr(check, name)
+    if name == "check_manifest":
+        from .gate import check_manifest
+
+        return check_manifest
     if name in ("Result", "Finding", "Fix", "Change", "Location"):
         from . import findings
 

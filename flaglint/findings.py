@@ -100,12 +100,15 @@ class Result:
         return self.worst() >= severity_rank(fail_on)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "version": 1,
             "pin": self.pin,
             "findings": [f.to_json() for f in self.findings],
             "fixes": [f.to_json() for f in self.fixes],
         }
+        if self.notes:
+            out["notes"] = self.notes
+        return out
 
 
 class InputError(Exception):
