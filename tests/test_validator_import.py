@@ -298,3 +298,27 @@ def test_implies_is_sound_for_string_membership(values: list, other: str, negate
     right = ast.parse(f"v {'!=' if negate else '=='} {other!r}", mode="eval").body
     if _implies(left, right) and x in values:
         assert (x != other) if negate else (x == other)
+
+
+def test_a_raise_its_try_catches_is_no_rule(tmp_path: Path) -> None:
+    root = tmp_path / "maxtext"
+    (root / "configs").mkdir(parents=True)
+    (root / "configs" / "base.yml").write_text("k: 0\n")
+    (root / "configs" / "types.py").write_text(
+        "from pydantic import BaseModel, Field\n"
+        "from pydantic.functional_validators import model_validator\n\n\n"
+        "class MaxTextConfig(BaseModel):\n"
+        "  k: int = Field(0)\n\n"
+        "  @model_validator(mode='after')\n"
+        "  def check(self):\n"
+        "    try:\n"
+        "      if self.k > 1:\n"
+        "        raise RuntimeError('caught')\n"
+        "      if self.k > 2:\n"
+        "        raise ValueError('not caught')\n"
+        "    except (RuntimeError, IndexError):\n"
+        "      pass\n"
+        "    return self\n"
+    )
+    found = extract(root.parent)
+    assert [(r["message"], r["require"]) for r in found.rules] == [("not caught", "k <= 2")]

@@ -319,6 +319,7 @@ class Walker:
         self.candidates: dict[int, str] = {}  # expression shape -> preferred derived name
         self.candidate_nodes: dict[int, ast.expr] = {}
         self.crash_guards: list[ast.expr] = []
+        self.catching: list[set[str]] = []  # exception names the enclosing try statements catch
         self.mesh_files = self._custom_mesh_files()
         _ENUM_CHOICES.clear()
         _ENUM_CHOICES.update({k: tuple(v.choices) for k, v in self.keys.items() if v.kind == "enum" and v.choices
@@ -419,6 +420,8 @@ class Walker:
 
     def record(self, node: ast.AST, frame: Frame, kind: str, exception: str, message: str, cond: Any,
                message_node: ast.expr | None = None) -> None:
+        if any(exception.split(".")[-1] in caught or caught & {"*", "Exception", "BaseException"} for caught in self.catching):
+            return  # an enclosing try catches it: no rejection (subclasses are not followed)
         site = self._site(node, frame, kind, exception, message)
         if site.conditions and message != site.message and message_node is not None:
             site.message = _source_message(message_node)
@@ -473,14 +476,18 @@ class Walker:
         if isinstance(stmt, ast.For):
             return self.exec_for(stmt, st, frame)
         if isinstance(stmt, ast.Try):
-            st = self.exec_block(stmt.body, st, frame)
+            self.catching.append(set().union(*(_handler_names(h) for h in stmt.handlers)))
+            try:
+                st = self.exec_block(stmt.body, st, frame)
+            finally:
+                self.catching.pop()
+            if st.dead == "raise" and stmt.handlers:
+                st.dead = None  # a raise its handlers catch ends the try body, not the validator
             for handler in stmt.handlers:
                 reason = _try_reason(stmt.body)
                 for raise_node in _raises_in(handler.body):
                     self._site(raise_node, frame, "raise", _exception_name(raise_node), self.render(
                         _raise_message(raise_node), st, frame)).conditions.append(Unknown(reason))
-            if st.dead == "raise" and not _raises_in(stmt.body):
-                st.dead = None
             return self.exec_block(stmt.finalbody, st, frame)
         if isinstance(stmt, ast.Match):
             return self.exec_match(stmt, st, frame)
@@ -1039,8 +1046,7 @@ class Walker:
                 model = MODELS.get(fnode.name)
                 if model is not None:
                     return model(self, fnode, args, st, frame)
-                return self.inline(fnode, file, f"{frame.owner.split('.')[0]}.{fnode.name}" if file == TYPES else fnode.name,
-                                   args, kwargs, {}, st, frame)
+                return self.inline(fnode, file, args, kwargs, {}, st, frame)
             if func.kind == "enum":
                 return args[0] if args else Unknown("enum constructor")
             if func.kind == "builtin":
@@ -1068,10 +1074,12 @@ class Walker:
             return model(self, fnode, args, st, frame)
         is_static = any(ast.unparse(d) == "staticmethod" for d in fnode.decorator_list)
         bound = {} if is_static else {fnode.args.args[0].arg: SELF}
-        return self.inline(fnode, TYPES, f"{cls}.{name}", args, kwargs, bound, st, frame)
+        return self.inline(fnode, TYPES, args, kwargs, bound, st, frame)
 
-    def inline(self, fnode: ast.FunctionDef, file: str, owner: str, args: list, kwargs: dict, bound: dict,
+    def inline(self, fnode: ast.FunctionDef, file: str, args: list, kwargs: dict, bound: dict,
                st: State, frame: Frame) -> Any:
+        """Walk a call of FNODE at ST: its sites get the caller's path; its returns merge into the
+        call's value, its assignments to fields into the caller's fields."""
         if fnode.name in _ACTIVE:
             return Unknown(f"recursion into {fnode.name}")
         _ACTIVE.add(fnode.name)
@@ -1090,15 +1098,13 @@ class Walker:
                     locals_[param] = self.ev(defaults[offset], st, frame) if offset >= 0 else Unknown("missing argument")
             if "self" not in locals_ and fnode.name in st.locals:
                 locals_["self"] = SELF
-            inner_frame = Frame(owner if file == TYPES and "." in owner else owner, file)
-            if file == TYPES and "." not in owner:
-                inner_frame.owner = owner
-            if fnode.name in self.functions and file == TYPES:
-                inner_frame.owner = fnode.name
+            if fnode.name in st.locals:  # a function nested in the validator
+                owner = f"{frame.owner}.{fnode.name}"
             elif fnode.name in self.methods:
-                inner_frame.owner = f"{self.methods[fnode.name][1]}.{fnode.name}"
+                owner = f"{self.methods[fnode.name][1]}.{fnode.name}"
             else:
-                inner_frame.owner = f"{frame.owner}.{fnode.name}"
+                owner = fnode.name
+            inner_frame = Frame(owner, file)
             inner = State(dict(st.fields), locals_, list(st.path))
             end = self.exec_block(fnode.body, inner, inner_frame)
             exits = [s for s, _ in inner_frame.returns]
@@ -1719,6 +1725,13 @@ def _exception_name(stmt: ast.Raise) -> str:
     return ast.unparse(func) if func is not None else ""
 
 
+def _handler_names(handler: ast.ExceptHandler) -> set[str]:
+    if handler.type is None:
+        return {"*"}
+    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return {ast.unparse(n).split(".")[-1] for n in names}
+
+
 def _raise_message(stmt: ast.Raise) -> ast.expr | None:
     exc = stmt.exc
     if isinstance(exc, ast.Call) and exc.args:
@@ -1759,7 +1772,7 @@ def _model_num_target_devices(walker: Walker, fnode: ast.FunctionDef | None, arg
     """Walk it for its own checks; its value is the device count: `num_devices`, unless
     internal_compile supplies it."""
     if fnode is not None:
-        walker.inline(fnode, TYPES, f"{frame.owner}.{fnode.name}", args, {}, {}, st, frame)
+        walker.inline(fnode, TYPES, args, {}, {}, st, frame)
     internal = st.fields.get("internal_compile", key_node("internal_compile"))
     count = st.fields.get("internal_compile_num_devices", key_node("internal_compile_num_devices"))
     return make_choice([(walker.truth(internal), count), (None, ast.Name(NUM_DEVICES, ast.Load()))])
