@@ -272,7 +272,7 @@ def test_loop_over_a_dict_literal_is_unrolled(synthetic) -> None:
     rule = _by_message(synthetic, "in mode a")
     assert rule["when"] == "mode == 'a'"
     assert rule["require"] == "not flag and n == 1"
-    assert rule["message"] == "in mode a, {flag_name} must be {wanted}"
+    assert rule["message"] == "in mode a, flag must be False; n must be 1"
     assert synthetic.checks == 6 and not synthetic.unexpressible
 
 

@@ -38,6 +38,7 @@ CUSTOM_MESH_DIR = "configs/custom_mesh_and_rule"
 NUM_DEVICES = "num_devices"
 MAX_OPTIONS = 64
 MAX_CONDITION_CHARS = 4000
+MAX_VARIANT_CHARS = 50
 POWERS_OF_TWO = tuple(2**k for k in range(31))
 
 
@@ -271,7 +272,20 @@ class Site:
     exception: str
     message: str
     conditions: list = field(default_factory=list)  # ast.expr | Unknown, one per way of reaching it
+    variants: list = field(default_factory=list)  # the message as each way of reaching it renders it
+    message_source: str = ""  # the message as the source writes it, placeholders named
     reason: str | None = None  # fixed reason this site is not checkable
+
+    def text(self) -> str:
+        """One message: a loop's iterations render differently, so list their differing middles."""
+        if len(self.variants) < 2:
+            return self.message
+        prefix = _common_words(self.variants)
+        suffix = _common_words([v[len(prefix):][::-1] for v in self.variants], reverse=True)
+        middles = [v[len(prefix): len(v) - len(suffix)] for v in self.variants]
+        if max(len(m) for m in middles) > MAX_VARIANT_CHARS:
+            return self.message_source  # they differ in more than one short span
+        return prefix + "; ".join(m for m in middles if m) + suffix
 
     @property
     def source(self) -> str:
@@ -423,8 +437,10 @@ class Walker:
         if any(exception.split(".")[-1] in caught or caught & {"*", "Exception", "BaseException"} for caught in self.catching):
             return  # an enclosing try catches it: no rejection (subclasses are not followed)
         site = self._site(node, frame, kind, exception, message)
-        if site.conditions and message != site.message and message_node is not None:
-            site.message = _source_message(message_node)
+        if message not in site.variants:
+            site.variants.append(message)
+        if message_node is not None and not site.message_source:
+            site.message_source = _source_message(message_node)
         site.conditions.append(cond)
 
     # ---- statements --------------------------------------------------------------------
@@ -1725,6 +1741,19 @@ def _exception_name(stmt: ast.Raise) -> str:
     return ast.unparse(func) if func is not None else ""
 
 
+def _common_words(texts: list[str], reverse: bool = False) -> str:
+    """The longest common start of TEXTS that ends at a word boundary (of the reversed texts'
+    end when REVERSE; returned the right way round)."""
+    first = texts[0]
+    n = 0
+    while n < len(first) and all(len(t) > n and t[n] == first[n] for t in texts):
+        n += 1
+    while n and n < len(first) and first[n - 1] != " ":
+        n -= 1
+    common = first[:n] if (n == len(first) or first[n - 1] == " ") else ""
+    return common[::-1] if reverse else common
+
+
 def _handler_names(handler: ast.ExceptHandler) -> set[str]:
     if handler.type is None:
         return {"*"}
@@ -1917,7 +1946,7 @@ def extract(source: str | Path) -> Extraction:
     for number, site in enumerate(ordered, start=1):
         rule_id = f"MX{number:04d}"
         bad = [c for c in site.conditions if isinstance(c, Unknown)]
-        message = site.message or site.exception
+        message = site.text() or site.exception
         if site.kind == "crash":
             message = f"{site.exception}: {site.message}"
         if bad:
