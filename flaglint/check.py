@@ -21,6 +21,7 @@ class Checker:
         self.pin = load_pin(pin)
         self.model = model
         self.ruleset = load_ruleset(self.pin.version, tuple(extra_rules))
+        self._rules: list | None = None  # the rules this pin can judge; the same for every flag string
 
     def config(self, source: FlagSource, env: Mapping[str, str] | None = None) -> tuple[Config, list[Finding]]:
         return resolve(source, self.pin, env or {}, self.model)
@@ -30,7 +31,9 @@ class Checker:
         """`unknown`: keys and variables whose value cannot be known (a rule reading one is not judged)."""
         env = dict(env or {})
         config, findings = self.config(source, env)
-        rules = [r for r in applicable(self.ruleset, config) if not unknown.intersection(r.names)]
+        if self._rules is None:
+            self._rules = applicable(self.ruleset, config)
+        rules = [r for r in self._rules if not unknown.intersection(r.names)]
         broken = violated(rules, config)
         findings += [finding(rule, config) for rule in broken]
         result = Result(pin=self.pin.pin, findings=findings)
@@ -60,7 +63,7 @@ class Checker:
     def _clean(self, fix: Fix, env: dict[str, str]) -> bool:
         env = {k: v for k, v in env.items() if v != ""}
         config, _ = self.config(FlagSource(fix.flags), env)
-        return not violated(applicable(self.ruleset, config), config)
+        return not violated(self._rules, config)
 
 
 def check_flags(flags: str, *, pin: str = DEFAULT_PIN, env: Mapping[str, str] | None = None, model: str | None = None,

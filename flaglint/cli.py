@@ -93,7 +93,7 @@ def _emit(output_format: str, checked: list[Checked], settings) -> None:
 @_common
 @click.option("-f", "--file", "flag_file", type=click.Path(dir_okay=False), help="Read the flag string from this file.")
 @click.option("--files", "as_files", is_flag=True, help="FLAGS are paths of flag files (one flag string each), as pre-commit passes them.")
-@click.option("--batch", type=click.Path(dir_okay=False, allow_dash=True), help="One flag string per line; one JSON result per line.")
+@click.option("--batch", type=click.Path(dir_okay=False, allow_dash=True), help="One flag string per line; one JSON result per line (fixes only with --fix).")
 @click.option("--fix", is_flag=True, help="Print the fixed flag string (or rewrite --file with --write).")
 @click.option("--write", is_flag=True, help="With --fix and --file: rewrite the file in place.")
 @click.option("--confirm-with", type=click.Path(dir_okay=False), help="Also run the pinned MaxText's pyconfig in this Python.")
@@ -106,7 +106,7 @@ def check(flags, env_items, env_file, pin, requirements, model, output_format, f
     env = read_env_assignments(env_items, env_file)
     checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]))
     if batch:
-        _check_batch(checker, batch, env, max_fixes, settings)
+        _check_batch(checker, batch, env, max_fixes if fix else 0, settings)
         return
     if flag_file:
         sources = [FlagSource(read_text_file(flag_file), file=flag_file)]
@@ -160,7 +160,7 @@ def _check_batch(checker, batch: str, env, max_fixes: int, settings) -> None:
         raise InputError(f"{batch}: no such file")
     failed = False
     for number, line in enumerate(decode(data, batch).splitlines(), 1):
-        result = _apply_settings(checker.check(FlagSource(line, file=None), env, max_fixes=max_fixes), settings)
+        result = _apply_settings(checker.check(FlagSource(line, file=None), env, fix=max_fixes > 0, max_fixes=max_fixes), settings)
         payload = result.to_json()
         payload["line"] = number
         click.echo(json.dumps(payload))

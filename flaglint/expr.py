@@ -52,6 +52,16 @@ class Node:
                 self._free = frozenset().union(*(a.free for a in self.args))
         return self._free
 
+    def literals(self, into: set | None = None) -> set:
+        """The constants this expression compares with (the values a fix may want to use)."""
+        into = set() if into is None else into
+        if self.op == "const":
+            values = self.value if isinstance(self.value, tuple) else (self.value,)
+            into.update(v for v in values if isinstance(v, (str, int, float)) or v is None)
+        for arg in self.args:
+            arg.literals(into)
+        return into
+
     def names(self) -> list[str]:
         """The variables this expression reads, in order of first appearance."""
         found: list[str] = []

@@ -6,6 +6,7 @@ derives from its variables, then MAXTEXT_EXTRA_FLAGS, the last occurrence winnin
 
 from __future__ import annotations
 
+import copy
 import difflib
 from functools import lru_cache
 from dataclasses import dataclass, field
@@ -101,7 +102,7 @@ def resolve(
             findings.append(_undefined(key, pin, where))
             continue
         try:
-            value = type_value(pin.keys[key], raw)
+            value = _typed(pin, key, raw)
         except ValueError_ as err:
             findings.append(Finding("FL005", "error", f"{key}: {err}", (key,), where))
             config.explicit.pop(key, None)
@@ -113,6 +114,23 @@ def resolve(
 
 
 _INVALID = object()
+_TYPED: dict[tuple[str, str, str], Any] = {}
+
+
+def _typed(pin: PinSchema, key: str, raw: str) -> Any:
+    """type_value, remembered per pin: a --batch run sees the same values on every line."""
+    memo = (pin.pin, key, raw)
+    if len(_TYPED) > 100_000:
+        _TYPED.clear()
+    if memo not in _TYPED:
+        try:
+            _TYPED[memo] = type_value(pin.keys[key], raw)
+        except ValueError_ as err:
+            _TYPED[memo] = err
+    typed = _TYPED[memo]
+    if isinstance(typed, ValueError_):
+        raise typed
+    return copy.deepcopy(typed) if isinstance(typed, (list, dict)) else typed
 
 
 def _type_bound(pin: PinSchema, key: str, value: Any) -> Any:

@@ -43,6 +43,11 @@ class Rule:
         return self.pins is None or any(pin in chain for pin in self.pins)
 
     @cached_property
+    def literals(self) -> set:
+        found = self.when.literals() if self.when else set()
+        return self.require.literals(found) if self.require else found
+
+    @cached_property
     def names(self) -> list[str]:
         """Every key and variable the rule reads (derived values inlined), `when` first."""
         found = self.when.names() if self.when else []

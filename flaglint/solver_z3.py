@@ -31,18 +31,6 @@ class Finite:
     values: list[Any]
 
 
-def _literals(node: Node | None, into: set) -> set:
-    if node is None:
-        return into
-    if node.op == "const":
-        values = node.value if isinstance(node.value, tuple) else (node.value,)
-        into.update(v for v in values if isinstance(v, (str, int, float)) or v is None)
-    for arg in node.args:
-        if isinstance(arg, Node):
-            _literals(arg, into)
-    return into
-
-
 class FixProblem:
     """Fixes for the broken rules of one config.
 
@@ -66,13 +54,11 @@ class FixProblem:
 
     # --- variables -------------------------------------------------------------------
     def _literals_of(self, name: str) -> set:
-        if name not in self.literals:
-            found: set = set()
+        if not self.literals:
             for rule in self.rules:
-                if name in rule_names(rule):
-                    _literals(rule.require, _literals(rule.when, found))
-            self.literals[name] = found
-        return self.literals[name]
+                for rule_name in rule_names(rule):
+                    self.literals.setdefault(rule_name, set()).update(rule.literals)
+        return self.literals.get(name, set())
 
     def _domain_literals(self, name: str) -> list[Any]:
         return sorted(self._literals_of(name), key=lambda v: (type(v).__name__, str(v)))
@@ -282,6 +268,12 @@ class FixProblem:
         return z3.Implies(self.boolean(rule.when), require) if rule.when is not None else require
 
     # --- solving ---------------------------------------------------------------------
+    def _holdable(self, name: str) -> bool:
+        """An unset number stays unset: a fix does not invent a value for it."""
+        tunix = load_tunix().variables.get(name)
+        kind = tunix.kind if tunix else self.config.pin.keys[name].kind
+        return kind in ("int", "float") and self.config.lookup(name) is None
+
     def _encode(self) -> tuple[dict[str, Any], list[Any]]:
         """Rules as constraints.
 
@@ -293,7 +285,7 @@ class FixProblem:
             self.terms: dict[str, Any] = {}
             hard: list[Any] = []
             for name in self.names:
-                if name not in self.frozen:
+                if name not in self.frozen and not self._holdable(name):
                     term, limits = self._make_var(name)
                     self.terms[name] = term
                     hard.extend(limits)

@@ -19,13 +19,13 @@ class ValueError_(Exception):
     """A value MaxText would refuse; the message is one line."""
 
 
-class CliLoader(yaml.SafeLoader):
+class CliLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """SafeLoader without timestamps, and with floats written without a dot (1e-5, 2E3)."""
 
 
 CliLoader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()  # the same on the C loader
 }
 CliLoader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
