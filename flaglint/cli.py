@@ -214,7 +214,8 @@ def schema():
 @schema.command("import")
 @click.argument("path", type=click.Path(exists=True))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the schema JSON here.")
-def schema_import(path, output):
+@click.option("--rules", "rules_dir", type=click.Path(file_okay=False), help="Also write MaxText's validators as rules into this folder (rules/maxtext/<version>).")
+def schema_import(path, output, rules_dir):
     """Read a MaxText source tree, wheel or installed package (without importing it)."""
     from .schema.importer import import_schema, schema_summary, write_schema
 
@@ -223,6 +224,11 @@ def schema_import(path, output):
     if output:
         write_schema(imported, output)
         click.echo(f"wrote {output}")
+    if rules_dir:
+        from .schema.validators import summary, write_rules
+
+        click.echo(summary(write_rules(path, rules_dir)))
+        click.echo(f"wrote {rules_dir}")
 
 
 @main.command()
