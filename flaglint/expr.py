@@ -77,6 +77,24 @@ class Node:
             arg._collect(found)
 
 
+def to_json(node: Node | None) -> Any:
+    """A Node as nested lists, for the rule cache."""
+    if node is None:
+        return None
+    if node.op == "const":
+        return ["const", list(node.value) if isinstance(node.value, tuple) else node.value]
+    return [node.op, node.value, [to_json(a) for a in node.args]]
+
+
+def from_json(data: Any) -> Node | None:
+    if data is None:
+        return None
+    if data[0] == "const":
+        value = data[1]
+        return Node("const", value=tuple(value) if isinstance(value, list) else value)
+    return Node(data[0], tuple(from_json(a) for a in data[2]), data[1])
+
+
 def const(value: Any) -> Node:
     return Node("const", value=value)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import __version__
-from .expr import Node
+from .expr import from_json, to_json
 
 
 def _cache_dir() -> Path:
@@ -29,23 +29,6 @@ def _fingerprint(sources: list[Path]) -> str:
     return digest.hexdigest()[:24]
 
 
-def _node_to(node: Node | None) -> Any:
-    if node is None:
-        return None
-    if node.op == "const":
-        return ["const", list(node.value) if isinstance(node.value, tuple) else node.value]
-    return [node.op, node.value, [_node_to(a) for a in node.args]]
-
-
-def _node_from(data: Any) -> Node | None:
-    if data is None:
-        return None
-    if data[0] == "const":
-        value = data[1]
-        return Node("const", value=tuple(value) if isinstance(value, list) else value)
-    return Node(data[0], tuple(_node_from(a) for a in data[2]), data[1])
-
-
 def cached(sources: list[Path], parse: Callable[[], Any]) -> Any:
     from .ruleset import Rule, RuleSet
 
@@ -54,19 +37,22 @@ def cached(sources: list[Path], parse: Callable[[], Any]) -> Any:
         data = json.loads(path.read_text(encoding="utf-8"))
         rules = []
         for entry in data["rules"]:
+            names = entry.pop("names")
             entry["pins"] = tuple(entry["pins"]) if entry["pins"] is not None else None
-            entry["when"], entry["require"] = _node_from(entry["when"]), _node_from(entry["require"])
-            rules.append(Rule(**entry))
-        return RuleSet(rules, {k: _node_from(v) for k, v in data["derived"].items()}, data["derived_text"])
+            rule = Rule(**entry)  # its trees stay JSON until a check reads them
+            rule.__dict__["names"] = names
+            rules.append(rule)
+        return RuleSet(rules, {k: from_json(v) for k, v in data["derived"].items()}, data["derived_text"])
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         pass
     ruleset = parse()
     names = [f.name for f in fields(Rule)]
     payload = {
         "rules": [
-            {n: (_node_to(getattr(r, n)) if n in ("when", "require") else getattr(r, n)) for n in names} for r in ruleset.rules
+            {**{n: (to_json(getattr(r, n)) if n.endswith("_tree") else getattr(r, n)) for n in names}, "names": r.names}
+            for r in ruleset.rules
         ],
-        "derived": {k: _node_to(v) for k, v in ruleset.derived.items()},
+        "derived": {k: to_json(v) for k, v in ruleset.derived.items()},
         "derived_text": ruleset.derived_text,
     }
     try:

@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from .data import data_dir
-from .expr import ExprError, Node, parse, substitute
+from .expr import ExprError, Node, from_json, parse, substitute
 from .findings import SEVERITIES, InputError
 
 _REQUIRED = ("id", "title", "severity", "message", "rationale", "source")
@@ -31,13 +31,30 @@ class Rule:
     file: str
     line: int
     pins: tuple[str, ...] | None = None
-    when: Node | None = None
-    require: Node | None = None
+    # Node trees; a rule read from the cache holds their JSON form until a check first reads them.
+    when_tree: Any = None
+    require_tree: Any = None
     when_text: str | None = None
     require_text: str | None = None
     fix: str | None = None
     examples: dict[str, str] = field(default_factory=dict)
     builtin: bool = False  # checked in code (resolve.py); the entry carries its metadata
+
+    @property
+    def when(self) -> Node | None:
+        if isinstance(self.when_tree, list):
+            self.when_tree = from_json(self.when_tree)
+        return self.when_tree
+
+    @property
+    def require(self) -> Node | None:
+        if isinstance(self.require_tree, list):
+            self.require_tree = from_json(self.require_tree)
+        return self.require_tree
+
+    @cached_property
+    def name_set(self) -> frozenset[str]:
+        return frozenset(self.names)
 
     def applies_to(self, chain: list[str]) -> bool:
         return self.pins is None or any(pin in chain for pin in self.pins)
@@ -128,8 +145,8 @@ def load_rule_file(path: Path) -> list[Rule]:
                 file=str(path),
                 line=line,
                 pins=tuple(str(p) for p in entry["pins"]) if entry.get("pins") else None,
-                when=_expression(path, line, "when", entry["when"]) if "when" in entry else None,
-                require=_expression(path, line, "require", entry["require"]) if "require" in entry else None,
+                when_tree=_expression(path, line, "when", entry["when"]) if "when" in entry else None,
+                require_tree=_expression(path, line, "require", entry["require"]) if "require" in entry else None,
                 when_text=str(entry["when"]) if "when" in entry else None,
                 require_text=str(entry["require"]) if "require" in entry else None,
                 fix=entry.get("fix"),
@@ -194,6 +211,6 @@ def _parse_ruleset(version: str | None, extra: tuple[str, ...]) -> RuleSet:
         if rule.id in seen:
             raise InputError(f"{rule.file}:{rule.line}: duplicate rule id {rule.id} (also {seen[rule.id].file}:{seen[rule.id].line})")
         seen[rule.id] = rule
-        rule.when = substitute(rule.when, derived) if rule.when else None
-        rule.require = substitute(rule.require, derived) if rule.require else None
+        rule.when_tree = substitute(rule.when, derived) if rule.when else None
+        rule.require_tree = substitute(rule.require, derived) if rule.require else None
     return RuleSet(rules, derived, derived_text)

@@ -198,3 +198,11 @@ def test_fixes_are_minimal_and_clean(assignments):
     minimum = _brute_force_minimum(checker, source, result.fixes)
     if minimum is not None:
         assert sizes == {minimum}
+
+
+@pytest.mark.parametrize("pin", __import__("flaglint.schema.pins", fromlist=["known_pins"]).known_pins())
+def test_every_pins_defaults_satisfy_its_rules(pin):
+    # The checker judges only rules that read a value someone set; this is what makes that sound.
+    checker = Checker(pin)
+    config, _ = checker.config(FlagSource(""), {})
+    assert [r.id for r in applicable(checker.ruleset, config) if not holds(r, config.lookup)] == []

@@ -46,6 +46,34 @@ class TunixVar:
     binds: tuple = ()  # (MaxText key, expression) pairs
 
 
+class KeyTable(dict):
+    """Key name -> Key, built from the schema file's entry on first use (most keys of a pin are
+    never looked at by one check, and building all of them would cost a cold start ~15 ms)."""
+
+    def __init__(self, entries: dict[str, Any], where: str):
+        super().__init__(entries)
+        self.where = where
+
+    def __getitem__(self, name: str) -> Key:
+        value = super().__getitem__(name)
+        if isinstance(value, dict):
+            value = key_from(value, self.where)
+            super().__setitem__(name, value)
+        return value
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self[name] if name in self else default
+
+    def values(self):  # type: ignore[override]
+        return [self[name] for name in self]
+
+    def items(self):  # type: ignore[override]
+        return [(name, self[name]) for name in self]
+
+    def copy(self) -> "KeyTable":
+        return KeyTable(dict(super().items()), self.where)
+
+
 _KEY_FIELDS = {f.name for f in fields(Key)}
 _VAR_FIELDS = {f.name for f in fields(TunixVar)}
 

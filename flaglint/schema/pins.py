@@ -18,7 +18,7 @@ import yaml
 
 from ..data import data_dir
 from ..findings import InputError
-from .keys import Key, key_from
+from .keys import Key, KeyTable, key_from
 
 DEFAULT_PIN = "maxtext-0.2.5"
 
@@ -102,7 +102,7 @@ def load_pin(pin: str = DEFAULT_PIN) -> PinSchema:
         return PinSchema(
             pin=name,
             version=schema["version"],
-            keys={key: key_from(entry, where) for key, entry in schema["keys"].items()},
+            keys=KeyTable(schema["keys"], where),
             defaults=dict(schema.get("base_defaults", {})),
             models={model: entry["keys"] for model, entry in schema.get("models", {}).items()},
             chain=[name],
@@ -110,7 +110,7 @@ def load_pin(pin: str = DEFAULT_PIN) -> PinSchema:
     overlay = _overlay(name)
     where = f"schemas/pins/{name}.yml"
     parent = load_pin(overlay["extends"])
-    keys = dict(parent.keys)
+    keys = parent.keys.copy()
     defaults = dict(parent.defaults)
     for key in overlay.get("keys_removed") or {}:
         keys.pop(key, None)
