@@ -19,20 +19,25 @@ def _example(example) -> str:
     return ", ".join(parts) or "(defaults)"
 
 
+def _sections(rule: Rule, code: str = "{}") -> list[tuple[str, str]]:
+    """The rule's documented facts as (label, text), in the order the docs show them."""
+    sections = []
+    if rule.when_text:
+        sections.append(("When", code.format(rule.when_text)))
+    if rule.require_text:
+        sections.append(("Require", code.format(rule.require_text)))
+    if rule.pins:
+        sections.append(("Pins", f"{', '.join(rule.pins)} and the pins that extend them"))
+    sections += [(kind.capitalize(), _example(rule.examples[kind])) for kind in ("bad", "good") if kind in rule.examples]
+    if rule.fix:
+        sections.append(("Fix", rule.fix))
+    sections.append(("Source", rule.source))
+    return sections
+
+
 def explain_rule(rule: Rule) -> str:
     lines = [f"{rule.id}: {rule.title} ({rule.severity})", "", rule.rationale, ""]
-    if rule.when_text:
-        lines.append(f"When:    {rule.when_text}")
-    if rule.require_text:
-        lines.append(f"Require: {rule.require_text}")
-    if rule.pins:
-        lines.append(f"Pins:    {', '.join(rule.pins)} and the pins that extend them")
-    for kind in ("bad", "good"):
-        if kind in rule.examples:
-            lines.append(f"{kind.capitalize():8} {_example(rule.examples[kind])}")
-    if rule.fix:
-        lines.append(f"Fix:     {rule.fix}")
-    lines.append(f"Source:  {rule.source}")
+    lines += [f"{label + ':':9}{text}" for label, text in _sections(rule)]
     return "\n".join(lines)
 
 
@@ -43,18 +48,7 @@ def rules_markdown(ruleset: RuleSet) -> str:
     out += [f"| [{r.id}](#{r.id.lower()}) | {r.severity} | {r.title} |" for r in hand_written]
     for rule in hand_written:
         out += ["", f"## {rule.id}", "", f"**{rule.title}** ({rule.severity})", "", rule.rationale, ""]
-        if rule.when_text:
-            out.append(f"- When: `{rule.when_text}`")
-        if rule.require_text:
-            out.append(f"- Require: `{rule.require_text}`")
-        if rule.pins:
-            out.append(f"- Pins: {', '.join(rule.pins)} and the pins that extend them")
-        for kind in ("bad", "good"):
-            if kind in rule.examples:
-                out.append(f"- {kind.capitalize()}: {_example(rule.examples[kind])}")
-        if rule.fix:
-            out.append(f"- Fix: {rule.fix}")
-        out.append(f"- Source: {rule.source}")
+        out += [f"- {label}: {text}" for label, text in _sections(rule, "`{}`")]
     imported = [r for r in ruleset.rules if not r.id.startswith("FL")]
     if imported:
         out += ["", "## Imported MaxText validators", "",
