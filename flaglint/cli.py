@@ -235,11 +235,24 @@ def schema_import(path, output, rules_dir):
 @click.argument("flags", nargs=-1)
 @click.option("--env", "env_items", multiple=True, metavar="K=V")
 @click.option("--env-file", type=click.Path(dir_okay=False))
-def smoke(flags, env_items, env_file):
-    """Run the bundled trainer core at toy sizes with the settings these variables select."""
+@click.option("--recipe", type=click.Path(dir_okay=False), help="Take the variables this recipe exports with --env (rendered, never run).")
+def smoke(flags, env_items, env_file, recipe):
+    """Run the bundled trainer core at toy sizes with the settings these variables select.
+
+    The head and packer settings are Tunix variables (TUNIX_LOGPS_SHARDED_HEAD,
+    COMPUTE_LOGPS_CHUNK_SIZE, PACK_PAD_POSITION, PACK_PAD_ALIGN, ...); FLAGS are accepted for
+    symmetry with `check` and do not change them.
+    """
     from .read import read_env_assignments
 
     env = read_env_assignments(env_items, env_file)
+    if recipe:
+        from .render.bash import ScriptError, render as render_bash
+
+        try:
+            env = {name: value.text for name, value in render_bash(Path(recipe), env).exported.items()}
+        except ScriptError as err:
+            raise InputError(str(err)) from None
     try:
         from .trainer.smoke import run_smoke
     except ImportError as err:
