@@ -128,28 +128,27 @@ def check(flags, env_items, env_file, pin, requirements, model, output_format, f
         for item in checked:
             click.echo(confirm(confirm_with, settings["pin"], item.text, env, settings["model"]), err=True)
     if fix:
-        _print_or_write_fix(checked[0], flag_file if write else None)
+        _print_or_write_fix(checked[0], flag_file if write else None, checker, env, settings)
         return
     _emit(output_format, checked, settings)
 
 
-def _print_or_write_fix(item: Checked, write_to: str | None) -> None:
-    fixes = item.result.fixes
-    blocking = [f for f in item.result.findings if f.severity == "error" and not f.rule.startswith("FL00")]
-    if not fixes:
-        if blocking or any(f.severity == "error" for f in item.result.findings):
-            click.echo(render("text", [item]), err=True)
-            sys.exit(1)
-        click.echo(item.text.strip() if write_to is None else "nothing to fix")
-        return
-    chosen = fixes[0]
+def _print_or_write_fix(item: Checked, write_to: str | None, checker, env, settings) -> None:
+    """Print (or write) the first fix, then exit as a check of the fixed string would."""
+    from .read import FlagSource
+
+    fixed = item.result.fixes[0].flags if item.result.fixes else item.text
     if write_to is None:
-        click.echo(chosen.flags)
-    else:
+        click.echo(fixed.strip())
+    elif item.result.fixes:
         from .fix_files import write_atomically
 
-        write_atomically(Path(write_to), chosen.flags if chosen.flags.endswith("\n") or not item.text.endswith("\n") else chosen.flags + "\n")
-        click.echo(f"fixed {write_to}: " + ", ".join(f"{c.key} {c.from_!r} -> {c.to!r}" for c in chosen.changes))
+        write_atomically(Path(write_to), fixed if fixed.endswith("\n") or not item.text.endswith("\n") else fixed + "\n")
+        click.echo(f"fixed {write_to}: " + ", ".join(f"{c.key} {c.from_!r} -> {c.to!r}" for c in item.result.fixes[0].changes), err=True)
+    after = _apply_settings(checker.check(FlagSource(fixed, file=item.label), env, fix=False), settings, item.label)
+    if after.fails(settings["fail-on"]):
+        click.echo(render("text", [Checked(item.label, fixed, after)]), err=True)
+        sys.exit(1)
 
 
 def _check_batch(checker, batch: str, env, max_fixes: int, settings) -> None:

@@ -71,6 +71,8 @@ def resolve(
         return Config(pin=pin, source=source, tokens=[], model=model), findings
     tokens = tokenize(source.text)
     config = Config(pin=pin, source=source, tokens=tokens, model=model)
+    if not tokens:
+        findings.append(Finding("FL012", "info", "the flag string is empty: no MaxText key is set (is the variable set?)"))
     if not pin.starts_trainer:
         findings.append(Finding("FL007", "error", f"MaxText at {pin.pin} does not start the trainer: {pin.does_not_start_reason}"))
     _resolve_tunix(config, env or {}, findings)

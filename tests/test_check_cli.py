@@ -77,7 +77,7 @@ def test_batch_one_json_line_per_input():
     proc = run_flaglint("check", "--batch", "-", stdin=lines)
     results = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [r["line"] for r in results] == [1, 2, 3, 4]
-    assert [bool(r["findings"]) for r in results] == [False, True, False, True]
+    assert [[f["rule"] for f in r["findings"]] for r in results] == [[], ["MX0001"], ["FL012"], ["FL001"]]
     assert proc.returncode == 1
 
 
