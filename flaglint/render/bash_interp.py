@@ -222,6 +222,9 @@ class Interp:
             if name in scope:
                 scope[name] = value
                 return
+        group = st.domains.get(name)
+        if value is not UNSET and group is not None and name not in st.inputs and None in group and len(group) > 1:
+            raise NeedInput(name, group)  # whether it stays exported depends on whether it was set
         st.scopes[0][name] = value
 
     def note(self, st: State, line: int, message: str) -> None:
@@ -983,7 +986,7 @@ class Interp:
                     variables.pop(name, None)
                 else:
                     variables[name] = v
-        exported_names = st.exported | set(witnesses or ())
+        exported_names = st.exported | {n for n, text in (witnesses or {}).items() if text is not None}
         exported = {n: v for n, v in variables.items() if n in exported_names
                     and not isinstance(st.scopes[0].get(n), list)}
         notes = list(dict.fromkeys(st.notes))
