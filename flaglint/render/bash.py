@@ -54,7 +54,7 @@ class Outcome:
 @dataclass
 class Exploration:
     outcomes: list  # list[Outcome]: paths whose exported variables agree are merged (first witness kept)
-    inputs: dict  # dict[str, list[str | None]]: each input that was forked on, and the values explored
+    inputs: dict  # dict[str, list[str | None]]: each input read before assignment (or fixed), values explored
     paths_explored: int
     capped: bool  # the path cap stopped exploration; outcomes cover the paths explored
 
@@ -157,7 +157,9 @@ def explore(
         key = _outcome_key(outcome.rendering)
         if key not in outcomes:
             outcomes[key] = outcome
-    return Exploration(list(outcomes.values()), explorer.explored, paths, capped)
+    inputs = {name: [value] for name, value in fixed.items()}
+    inputs.update(explorer.explored)
+    return Exploration(list(outcomes.values()), inputs, paths, capped)
 
 
 def _outcome_key(r: Rendering) -> tuple:
@@ -264,6 +266,10 @@ class _Explorer:
         return out
 
     def outcome(self, st: State) -> Outcome:
+        for name, v in st.inputs.items():  # inputs read with a single candidate (unset unless varied)
+            seen = self.explored.setdefault(name, [])
+            if (v if v is None else v.text) not in seen:
+                seen.append(v if v is None else v.text)
         witnesses = {}
         env = {}
         for name, values in st.domains.items():

@@ -62,7 +62,7 @@ def test_fixed_and_vary(tmp_path):
     path = write(tmp_path, SEED_256)
     fixed = explore(path, fixed={"TRAINER_TUNED_FLAGS": "true", "TRAINER_TPU_SLICE": "tpu7x:4x8x8"})
     assert len(fixed.outcomes) == 2
-    assert "TRAINER_TUNED_FLAGS" not in fixed.inputs
+    assert fixed.inputs["TRAINER_TUNED_FLAGS"] == ["true"] and fixed.inputs["MAXTEXT_EXTRA_FLAGS"] == [None]
     varied = explore(path, vary={"TRAINER_MESH_EXPERT": ["2", "4"]})
     assert {"2", "4"} <= set(varied.inputs["TRAINER_MESH_EXPERT"])
 
