@@ -7,18 +7,16 @@ the path explorer can fork it at a branch instead of re-running the script from 
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 
 from flaglint.render.bash_arith import ArithError, parse_arith
 from flaglint.render.bash_types import ScriptError
-from flaglint.render.bash_words import Lit, Param, Source, Word, WordSyntaxError, lex_word
+from flaglint.render.bash_words import ARITH_ASSIGN, Lit, Param, Source, Word, WordSyntaxError, lex_word
 
 # ---- instructions -----------------------------------------------------------------------------
 
 
 class Instr:
-    __slots__ = ("line",)
     groupable = False  # only sets the status or jumps: paths that agree on that can share inputs
     mutates = False  # may assign a variable before it has read everything it reads
 
@@ -169,8 +167,6 @@ def sole_variable(word: Word) -> str | None:
 
 # ---- compiler ---------------------------------------------------------------------------------
 
-_ARITH_ASSIGN = re.compile(r"(?<![=!<>])=(?!=)|\+\+|--")
-
 _RESERVED = {"then", "else", "elif", "fi", "do", "done", "esac", "}", ";;", "in"}
 
 _SKIP = {"comment", "heredoc_body", "heredoc_start", "heredoc_end", "file_redirect", "herestring_redirect",
@@ -215,7 +211,6 @@ class Compiler:
         return [c for c in node.named_children if c.type not in _SKIP]
 
     def statement(self, node, code: Code) -> None:
-        out = code.instrs
         t = node.type
         if t in _SKIP:
             return
@@ -323,7 +318,7 @@ class Compiler:
         if not words:
             code.instrs.extend(prefix)  # only assignments: they persist
             return
-        if words[0].literal in ("break", "continue") and self.loop_jump(words[0].literal, self.line(node), code):
+        if words[0].literal in ("break", "continue") and self.loop_jump(words[0].literal, code):
             return
         mutates = any(w.mutates() for w in words) or any(a.mutates for a in prefix)
         code.instrs.append(Command(self.line(node), words, prefix, mutates))
@@ -583,7 +578,7 @@ class Compiler:
             j.target = len(code.instrs)
         code.instrs.append(SetStatus(0))
 
-    def loop_jump(self, word: str, line: int, code: Code) -> bool:
+    def loop_jump(self, word: str, code: Code) -> bool:
         """Compile break/continue; False outside a loop."""
         if not self.loops:
             return False
@@ -674,7 +669,7 @@ def _line_ends(data: bytes, end: int) -> bool:
 
 
 def _arith_mutates(text: str) -> bool:
-    return bool(_ARITH_ASSIGN.search(text))
+    return bool(ARITH_ASSIGN.search(text))
 
 
 def _expr_mutates(expr: tuple) -> bool:
@@ -687,7 +682,7 @@ def _expr_mutates(expr: tuple) -> bool:
         return any(w.mutates() for w in expr[1])
     if kind == "bin":
         arithmetic = expr[1] in ("-eq", "-ne", "-gt", "-ge", "-lt", "-le") and any(
-            _ARITH_ASSIGN.search("".join(p.text for p in w.parts if isinstance(p, Lit))) for w in expr[2:])
+            ARITH_ASSIGN.search("".join(p.text for p in w.parts if isinstance(p, Lit))) for w in expr[2:])
         return expr[2].mutates() or expr[3].mutates() or arithmetic
     return expr[-1].mutates()
 

@@ -68,7 +68,7 @@ class Source:
 @dataclass(frozen=True)
 class Lit:
     text: str
-    origins: tuple  # one Origin per character
+    origins: tuple  # one Origin per character (None for a character an escape produced)
     quoted: bool
 
 
@@ -120,17 +120,33 @@ class Word:
                     return True
                 if any(w is not None and not isinstance(w, str) and w.mutates() for w in (p.arg, p.arg2, p.index)):
                     return True
-            elif isinstance(p, Arith) and re.search(r"(?<![=!<>])=(?!=)|\+\+|--", p.text):
+            elif isinstance(p, Arith) and ARITH_ASSIGN.search(p.text):
                 return True
         return False
 
 
-_DIR_IDIOM = re.compile(
-    r"""^\$\(\s*cd\s+(?:-P\s+)?"?\$\(\s*dirname\s+"?\$\{?(?:BASH_SOURCE(?:\[0\])?|0)\}?"?\s*\)"?"""
-    r"""\s*(?:>\s*/dev/null\s*(?:2>&1\s*)?)?&&\s*pwd(?:\s+-P)?\s*\)$"""
-)
-_DIRNAME_IDIOM = re.compile(r"""^\$\(\s*dirname\s+"?\$\{?(?:BASH_SOURCE(?:\[0\])?|0)\}?"?\s*\)$""")
-_TOPLEVEL_IDIOM = re.compile(r"^\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)$")
+ARITH_ASSIGN = re.compile(r"(?<![=!<>])=(?!=)|\+\+|--")
+
+# The idioms for this file's directory and the repository root, on the text without quotes and blanks.
+_SOURCE = re.compile(r"\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE|0|\{0\})")
+_RESOLVE = re.compile(r"\$\((?:readlink-[fem]|realpath)S\)")
+_DIRNAME = re.compile(r"\$\(dirnameS\)")
+_CD_PWD = re.compile(r"\$\(cd(?:-P)?D(?:>/dev/null(?:2>&1)?)?(?:&&|;)pwd(?:-P)?\)|\$\(realpathD\)")
+_TOPLEVEL = "$(gitrev-parse--show-toplevel)"
+
+
+def substitution_kind(text: str) -> str:
+    """"dir" for the idioms that give the current file's directory, "toplevel" for the repository root."""
+    canon = re.sub(r"[\s\"]", "", text)
+    if canon == _TOPLEVEL:
+        return "toplevel"
+    canon = _SOURCE.sub("S", canon)
+    while True:
+        reduced = _CD_PWD.sub("D", _DIRNAME.sub("D", _RESOLVE.sub("S", canon)))
+        if reduced == canon:
+            return "dir" if canon == "D" else "opaque"
+        canon = reduced
+
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPECIAL = "@*#?$!-0123456789"
@@ -151,10 +167,7 @@ class Lexer:
     # -- buffer of literal characters --
     def _flush(self, parts: list, buf: list, quoted: bool) -> None:
         if buf:
-            parts.append(
-                Lit("".join(self.text[i] if isinstance(i, int) else i[0] for i in buf),
-                    tuple(self.src.origin(i if isinstance(i, int) else i[1]) for i in buf), quoted)
-            )
+            parts.append(Lit("".join(self.text[i] for i in buf), tuple(self.src.origin(i) for i in buf), quoted))
             buf.clear()
 
     def word(self) -> Word:
@@ -294,7 +307,7 @@ class Lexer:
                 origins.append(self.src.origin(item))
             else:
                 text.append(item[0])
-                origins.extend([self.src.origin(item[1])] * len(item[0]))
+                origins.extend([None] * len(item[0]))  # an escape: not the file's own character
         return Lit("".join(text), tuple(origins), True)
 
     def _line(self, index: int) -> int:
@@ -322,13 +335,7 @@ class Lexer:
             close = self._paren_end(self.pos + 2)
             self.pos = close + 1
             text = self.text[start:self.pos]
-            if _DIR_IDIOM.match(text) or _DIRNAME_IDIOM.match(text):
-                kind = "dir"
-            elif _TOPLEVEL_IDIOM.match(text):
-                kind = "toplevel"
-            else:
-                kind = "opaque"
-            return CmdSub(kind, text, quoted, self._line(start))
+            return CmdSub(substitution_kind(text), text, quoted, self._line(start))
         if nxt == "{":
             self.pos += 2
             return self._braced(quoted, start)

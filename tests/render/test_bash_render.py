@@ -176,6 +176,26 @@ def test_source_relative_to_script_dir_and_bash_source(tmp_path):
     assert r.exported["FROM_LIB"].origins[0].file.endswith(os.path.join("recipes", "lib", "common.sh"))
 
 
+@pytest.mark.parametrize("idiom", [
+    '$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)', '$(dirname "$0")', '$(cd "$(dirname "$0")"; pwd -P)',
+    '$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")', '$(cd -P "$( dirname "$BASH_SOURCE" )" >/dev/null 2>&1 && pwd)',
+])
+def test_script_directory_idioms(tmp_path, idiom):
+    r = render(write(tmp_path, f'export D="{idiom}"\n'), {})
+    assert r.exported["D"].text == str(tmp_path) and not r.exported["D"].opaque and not r.notes
+
+
+def test_repository_root_idiom(tmp_path):
+    (tmp_path / ".git").mkdir()
+    r = render(write(tmp_path, 'export R="$(git rev-parse --show-toplevel)"\n', "a/b/run.sh"), {})
+    assert r.exported["R"].text == str(tmp_path)
+
+
+def test_ansi_c_escapes_have_no_origin(tmp_path):
+    value = render(write(tmp_path, "export V=$'a\\tb'\n"), {}).exported["V"]
+    assert value.text == "a\tb" and value.origins[1] is None and value.origins[0].column == 12
+
+
 def test_bash_hands_off_exported_variables_and_continues(tmp_path):
     write(tmp_path, 'export CHILD="${PARENT_EXPORTED:-}/${PARENT_LOCAL:-}/${PREFIX:-}"\n', "child.sh")
     script = 'export PARENT_EXPORTED=e\nPARENT_LOCAL=l\nPREFIX=p bash child.sh\nexport AFTER=1\n'
