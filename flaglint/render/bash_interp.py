@@ -227,6 +227,9 @@ class Interp:
             raise NeedInput(name, group)  # whether it stays exported depends on whether it was set
         st.scopes[0][name] = value
 
+    def _is_local(self, st: State, name: str) -> bool:
+        return any(name in scope for scope in st.scopes[1:])
+
     def note(self, st: State, line: int, message: str) -> None:
         st.notes = st.notes + (Note(st.code.src.path, line, message),)
 
@@ -659,8 +662,9 @@ class Interp:
             st.functions = {k: v for k, v in st.functions.items() if k not in ins.names}
         else:
             for name in ins.names:
+                if not self._is_local(st, name):  # a local's export attribute is not kept
+                    st.exported.discard(name)
                 self.assign(st, name, UNSET)
-                st.exported.discard(name)
         st.status = 0
         st.pc += 1
 
@@ -693,10 +697,11 @@ class Interp:
                 self.assign(st, ins.name, value, local)
         elif local and len(st.scopes) > 1 and ins.name not in st.scopes[-1]:
             self.assign(st, ins.name, UNSET, True)
-        if builtin == "export" or "x" in flags:
-            st.exported.add(ins.name)
-        if "n" in flags:
-            st.exported.discard(ins.name)
+        if not self._is_local(st, ins.name):  # a local's export attribute is not kept
+            if builtin == "export" or "x" in flags:
+                st.exported.add(ins.name)
+            if "n" in flags:
+                st.exported.discard(ins.name)
         st.status = 0
         st.pc += 1
 
