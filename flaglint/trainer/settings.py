@@ -9,7 +9,6 @@ import difflib
 
 HEAD_MODES = ("off", "local", "fused")
 HEAD_OFF_VALUES = ("0", "false", "off", "no")
-HEAD_ON_VALUES = ("1", "true", "on", "yes")
 DEFAULT_CHUNK_SIZE = 1024
 PAD_POSITIONS = ("end", "start")
 DEFAULT_PAD_POSITION = "end"
@@ -23,8 +22,8 @@ def parse_head_mode(value: str | None) -> str:
 
     The variable is the sharded head's on/off switch, and "fused" is one more value of it.
     Unset, empty and the off values (0, false, off, no, in any case) turn the sharded head off;
-    "local" and the on values (1, true, on, yes, in any case) turn it on with log_softmax scoring;
-    "fused" (exactly) turns it on with fused scoring. Whether the head is off or "local", each
+    "local" (exactly) turns it on with log_softmax scoring; "fused" (exactly) with fused scoring.
+    Rule FL106 accepts exactly the same values (tests/trainer/test_settings.py checks both agree). Whether the head is off or "local", each
     chunk is scored by the same local program, so the seed's "unset, 0 and local give the local
     program" and the recipe's "0 turns the head off" (its chunk-size fallback) are both this
     reading: use `scoring_mode` for the program, and "off" for the chunk fallback.
@@ -34,11 +33,11 @@ def parse_head_mode(value: str | None) -> str:
         return "off"
     if value.lower() in HEAD_OFF_VALUES:
         return "off"
-    if value == "local" or value.lower() in HEAD_ON_VALUES:
+    if value == "local":
         return "local"
     if value == "fused":
         return "fused"
-    accepted = ["local", "fused", *HEAD_OFF_VALUES, *HEAD_ON_VALUES]
+    accepted = ["local", "fused", *HEAD_OFF_VALUES]
     close = difflib.get_close_matches(value.strip().lower(), accepted, n=1, cutoff=0.5)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     raise ValueError(

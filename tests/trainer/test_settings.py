@@ -22,8 +22,7 @@ from flaglint.trainer.settings import (
 
 ACCEPTED = {
     None: "off", "": "off", "0": "off", "false": "off", "FALSE": "off", "Off": "off", "no": "off", "NO": "off",
-    "local": "local", "1": "local", "true": "local", "True": "local", "on": "local", "YES": "local",
-    "fused": "fused",
+    "local": "local", "fused": "fused",
 }
 
 
@@ -38,7 +37,7 @@ def test_unset_zero_and_local_run_the_local_program():
 
 
 @pytest.mark.parametrize("value", ["fuse", "Fused", "FUSED", "fused ", " fused", "Fused ", "locl", "Local",
-                                   "fusedd", "2", "offf", "nope", "sharded"])
+                                   "fusedd", "2", "offf", "nope", "sharded", "1", "true", "on", "yes"])
 def test_near_misses_raise(value):
     with pytest.raises(ValueError, match="TUNIX_LOGPS_SHARDED_HEAD"):
         parse_head_mode(value)
@@ -51,7 +50,7 @@ def test_near_miss_names_the_closest_value():
 
 @given(st.text(max_size=8))
 def test_any_other_text_raises(value):
-    if value in ACCEPTED or value.lower() in ("0", "false", "off", "no", "1", "true", "on", "yes"):
+    if value in ACCEPTED or value.lower() in ("0", "false", "off", "no"):
         return
     with pytest.raises(ValueError):
         parse_head_mode(value)
@@ -95,3 +94,18 @@ def test_importing_the_package_does_not_import_jax_or_numpy():
     code = "import sys, flaglint.trainer; print('jax' in sys.modules, 'numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+@given(st.one_of(st.sampled_from([*ACCEPTED, "Fused", "LOCAL", "1", "true", "fuse", " 0"]), st.text(max_size=6)))
+def test_rule_fl106_accepts_exactly_what_the_trainer_parses(value):
+    from flaglint.check import Checker
+    from flaglint.read import FlagSource
+
+    env = {} if value is None else {"TUNIX_LOGPS_SHARDED_HEAD": value}
+    flagged = "FL106" in {f.rule for f in Checker().check(FlagSource(""), env, fix=False).findings}
+    try:
+        parse_head_mode(value)
+        parses = True
+    except ValueError:
+        parses = False
+    assert flagged == (not parses)
