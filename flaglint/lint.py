@@ -143,11 +143,11 @@ def _valid_inputs(outcome: Outcome) -> bool:
 def _witness_value(outcome: Outcome, name: str) -> str | None:
     """The input's value on this path, preferring a value a user would write to unset or "anything else"."""
     values = outcome.domains.get(name) or [outcome.env.get(name)]
-    concrete = [v for v in values if v is not None and v != OTHER]
+    concrete = [v for v in values if v is not None and not v.startswith(OTHER)]
     if concrete:
         return concrete[0]
     value = outcome.env.get(name)
-    return "<any other value>" if value == OTHER else value
+    return "<any other value>" if value is not None and value.startswith(OTHER) else value
 
 
 def _edited_changes(fix: Fix):
