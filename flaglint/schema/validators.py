@@ -168,36 +168,29 @@ def _const_node(value: Any) -> ast.expr | Unknown:
     return Unknown(f"value of type {type(value).__name__}")
 
 
-def conj(items: list) -> ast.expr:
+def _combine(items: list, op: ast.boolop, absorbing: bool) -> ast.expr:
+    """`and`/`or` of items, flattened, without repeats; `absorbing` is the constant that decides it."""
     parts: list[ast.expr] = []
     for item in items:
-        if isinstance(item, ast.Constant) and item.value is False:
-            return FALSE
-        if isinstance(item, ast.Constant) and item.value is True:
+        if isinstance(item, ast.Constant) and item.value is absorbing:
+            return TRUE if absorbing else FALSE
+        if isinstance(item, ast.Constant) and item.value is (not absorbing):
             continue
-        subs = item.values if isinstance(item, ast.BoolOp) and isinstance(item.op, ast.And) else [item]
+        subs = item.values if isinstance(item, ast.BoolOp) and isinstance(item.op, type(op)) else [item]
         for sub in subs:
             if not any(_dump(sub) == _dump(p) for p in parts):
                 parts.append(sub)
     if not parts:
-        return TRUE
-    return parts[0] if len(parts) == 1 else ast.BoolOp(ast.And(), parts)
+        return FALSE if absorbing else TRUE
+    return parts[0] if len(parts) == 1 else ast.BoolOp(op, parts)
+
+
+def conj(items: list) -> ast.expr:
+    return _combine(items, ast.And(), absorbing=False)
 
 
 def disj(items: list) -> ast.expr:
-    parts: list[ast.expr] = []
-    for item in items:
-        if isinstance(item, ast.Constant) and item.value is True:
-            return TRUE
-        if isinstance(item, ast.Constant) and item.value is False:
-            continue
-        subs = item.values if isinstance(item, ast.BoolOp) and isinstance(item.op, ast.Or) else [item]
-        for sub in subs:
-            if not any(_dump(sub) == _dump(p) for p in parts):
-                parts.append(sub)
-    if not parts:
-        return FALSE
-    return parts[0] if len(parts) == 1 else ast.BoolOp(ast.Or(), parts)
+    return _combine(items, ast.Or(), absorbing=True)
 
 
 _INVERSE = {
