@@ -1,0 +1,108 @@
+"""flaglint against MaxText 0.2.5's own pyconfig on the same generated flag strings, in one run:
+time per config on each side, the speed ratio, and the agreement figure.
+
+    /tmp/dev/bin/python bench/agreement_bench.py [--n 2000] [--python PATH]
+
+The configs are the differential tests' (tests/oracle/differential.py). MaxText runs in one
+long-lived process (its import is timed apart, not per config); flaglint reuses one Checker, as
+`flaglint check --batch` does, and is timed both with fixes (as --batch) and findings only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from flaglint.check import Checker  # noqa: E402
+from flaglint.confirm import PyconfigRunner  # noqa: E402
+
+from maxtext_env import oracle_python, unavailable  # noqa: E402
+from oracle.differential import (  # noqa: E402
+    DISAGREEMENTS, PIN, Case, classify, draw_configs, flaglint_verdict, load_disagreements, write_disagreements,
+)
+
+
+def timed(fn, items):
+    results, seconds = [], []
+    for item in items:
+        start = time.perf_counter()
+        results.append(fn(item))
+        seconds.append(time.perf_counter() - start)
+    return results, seconds
+
+
+def summary(seconds: list[float]) -> str:
+    return (f"mean {statistics.fmean(seconds) * 1e3:8.2f} ms, median {statistics.median(seconds) * 1e3:8.2f} ms, "
+            f"max {max(seconds) * 1e3:9.1f} ms")  # fmt: skip
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=2000, help="configs to draw (default 2000)")
+    parser.add_argument("--python", help="a Python with maxtext 0.2.5 (default: the cached oracle environment)")
+    parser.add_argument("--write-disagreements", action="store_true",
+                        help="rewrite tests/disagreements.yml from this run (classes kept; new entries need one)")
+    args = parser.parse_args()
+    python = args.python or oracle_python()
+    if python is None:
+        print(f"no MaxText to compare with: {unavailable('oracle')}", file=sys.stderr)
+        return 2
+
+    start = time.perf_counter()
+    configs = draw_configs(args.n)
+    print(f"{len(configs)} configs drawn in {time.perf_counter() - start:.1f} s")
+
+    import z3
+
+    # The fixer has no time limit of its own; a few configs with huge mesh sizes keep Z3 busy for
+    # minutes. Bound each solver call so the bench ends (the max below shows what that costs).
+    z3.set_param("timeout", 10_000)
+    start = time.perf_counter()
+    checker = Checker(PIN)
+    load = time.perf_counter() - start
+    findings_only, flaglint_seconds = timed(lambda flags: flaglint_verdict(checker, flags, fix=False), configs)
+    flaglint, batch_seconds = timed(lambda flags: flaglint_verdict(checker, flags), configs)
+
+    start = time.perf_counter()
+    with PyconfigRunner(python) as runner:
+        startup = time.perf_counter() - start
+        maxtext, maxtext_seconds = timed(lambda flags: runner.check(flags.split()), configs)
+
+    print(f"flaglint Checker load            {load * 1e3:8.1f} ms (once)")
+    print(f"MaxText start + import           {startup * 1e3:8.1f} ms (once)")
+    print(f"flaglint, findings only:  {summary(flaglint_seconds)}")
+    print(f"flaglint, with fixes:     {summary(batch_seconds)}  (as --batch)")
+    print(f"MaxText pyconfig:         {summary(maxtext_seconds)}  (first error only)")
+    mean_maxtext = statistics.fmean(maxtext_seconds)
+    print(f"speed ratio (mean per config): {mean_maxtext / statistics.fmean(flaglint_seconds):.0f}x findings only, "
+          f"{mean_maxtext / statistics.fmean(batch_seconds):.0f}x with fixes")  # fmt: skip
+
+    assert [v.rejects for v in findings_only] == [v.rejects for v in flaglint], "fixing changed a verdict"
+    cases = [Case(*row) for row in zip(configs, flaglint, maxtext)]
+    agreed = sum(case.agrees for case in cases)
+    print(f"agreement: {agreed}/{len(cases)} = {agreed / len(cases):.2%} "
+          f"(MaxText rejects {sum(not c.maxtext.ok for c in cases)}, flaglint rejects {sum(bool(v.rejects) for v in flaglint)})")  # fmt: skip
+    kinds = Counter(
+        ("flaglint crashes" if case.flaglint.rejects is None else "only MaxText rejects" if case.flaglint.rejects is False
+         else "only flaglint rejects") for case in cases if not case.agrees
+    )  # fmt: skip
+    for kind, count in kinds.most_common():
+        print(f"  {kind}: {count}")
+    classes = load_disagreements().classes
+    by_class = Counter(classify(case, classes) or "unclassified" for case in cases if not case.agrees)
+    for name, count in by_class.most_common():
+        print(f"  class {name}: {count}")
+    if args.write_disagreements:
+        print(f"wrote {write_disagreements(cases)} disagreements to {DISAGREEMENTS.relative_to(REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
