@@ -34,10 +34,7 @@ class Checker:
         if self._rules is None:
             self._rules = applicable(self.ruleset, config)
         rules = [r for r in self._rules if not unknown.intersection(r.name_set)]
-        # A rule that reads only defaults holds: each pin's defaults satisfy its rules
-        # (tests/test_rules.py checks that at every pin), so only rules reading a set value are judged.
-        given = config.explicit.keys() | {name for name, value in config.tunix.items() if value is not None}
-        broken = violated([r for r in rules if not r.name_set.isdisjoint(given)], config)
+        broken = violated(_judged(rules, config), config)
         findings += [finding(rule, config) for rule in broken]
         result = Result(pin=self.pin.pin, findings=findings)
         if fix and broken:
@@ -66,7 +63,14 @@ class Checker:
     def _clean(self, fix: Fix, env: dict[str, str]) -> bool:
         env = {k: v for k, v in env.items() if v != ""}
         config, _ = self.config(FlagSource(fix.flags), env)
-        return not violated(self._rules, config)
+        return not violated(_judged(self._rules, config), config)
+
+
+def _judged(rules: list, config: Config) -> list:
+    """The rules that read a value someone set. A rule that reads only defaults holds: each pin's
+    defaults satisfy its rules (tests/test_rules.py checks that at every pin)."""
+    given = config.explicit.keys() | {name for name, value in config.tunix.items() if value is not None}
+    return [r for r in rules if not r.name_set.isdisjoint(given)]
 
 
 def check_flags(flags: str, *, pin: str = DEFAULT_PIN, env: Mapping[str, str] | None = None, model: str | None = None,

@@ -13,10 +13,6 @@ from typing import Any
 
 from .findings import InputError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 SETTINGS: dict[str, tuple[type, Any, str]] = {
     # name: (type, default, meaning)
@@ -63,6 +59,10 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
 
 
 def _read(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as err:

@@ -7,7 +7,6 @@ derives from its variables, then MAXTEXT_EXTRA_FLAGS, the last occurrence winnin
 from __future__ import annotations
 
 import copy
-import difflib
 from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -157,6 +156,8 @@ def _resolve_tunix(config: Config, env: Mapping[str, str], findings: list[Findin
 
 
 def _apply_model(config: Config, model: str, findings: list[Finding]) -> None:
+    import difflib
+
     from .findings import InputError
 
     if model not in config.pin.models:
@@ -188,6 +189,8 @@ def _check_model_conflicts(config: Config, model: str, findings: list[Finding]) 
 
 @lru_cache(maxsize=4096)
 def _close_keys(key: str, pin: str) -> list[str]:
+    import difflib
+
     from .schema.pins import load_pin
 
     return difflib.get_close_matches(key, load_pin(pin).keys, n=3, cutoff=0.75)

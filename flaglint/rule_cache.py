@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
+import zlib
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, Callable
@@ -19,14 +19,16 @@ def _cache_dir() -> Path:
 
 
 def _fingerprint(sources: list[Path]) -> str:
-    digest = hashlib.sha256(__version__.encode())
+    # A cache key, not a security boundary: crc32 (zlib is already loaded) instead of hashlib's import.
+    parts = [__version__]
     for path in sources:
         try:
             stat = path.stat()
-            digest.update(f"{path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+            parts.append(f"{path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}")
         except OSError:
-            digest.update(f"{path}\0missing\0".encode())
-    return digest.hexdigest()[:24]
+            parts.append(f"{path}\0missing")
+    text = "\0".join(parts).encode()
+    return f"{zlib.crc32(text):08x}{zlib.adler32(text):08x}{len(text):x}"
 
 
 def cached(sources: list[Path], parse: Callable[[], Any]) -> Any:

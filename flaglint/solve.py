@@ -95,7 +95,7 @@ def _held_keys() -> tuple[str, ...]:
     from .data import data_dir
 
     with (data_dir("rules") / "fix_policy.yml").open(encoding="utf-8") as handle:
-        return tuple(yaml.safe_load(handle)["hold"])
+        return tuple(yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))["hold"])
 
 
 def location_of(config: Config, names: list[str]) -> Location | None:
