@@ -13,7 +13,10 @@ from .read import FlagSource
 from .resolve import Config, resolve
 from .ruleset import load_ruleset
 from .schema.pins import DEFAULT_PIN, load_pin
-from .solve import Unsatisfiable, applicable, finding, minimal_changes, violated
+from .solve import Proposal, Unsatisfiable, applicable, finding, minimal_changes, violated
+
+# Findings about the pin or the string's size, which no edit of the flags removes.
+UNFIXABLE = {"FL007", "FL009"}
 
 
 class Checker:
@@ -37,7 +40,7 @@ class Checker:
         broken = violated(_judged(rules, config), config)
         findings += [finding(rule, config) for rule in broken]
         result = Result(pin=self.pin.pin, findings=findings)
-        if fix and broken:
+        if fix and (broken or config.rejected):
             self._add_fixes(result, config, env, rules, broken, max_fixes)
         return result
 
@@ -45,7 +48,8 @@ class Checker:
         from .fix import write_fix
 
         try:
-            proposals = minimal_changes(config, rules, broken, max_fixes)
+            # Tokens MaxText refuses (undefined keys, bad values) are dropped by every fix.
+            proposals = minimal_changes(config, rules, broken, max_fixes) if broken else [Proposal(())]
         except Unsatisfiable as err:
             fixed = ", ".join(f"{k}={v}" for k, v in err.fixed.items())
             result.findings.append(
@@ -53,6 +57,9 @@ class Checker:
                         + (f" with {fixed}" if fixed else "") + f" at MaxText {self.pin.pin}", tuple(err.rules))
             )
             return
+        if broken and not proposals:
+            proposals = [_back_to_defaults(config, broken)]
+            result.notes.append("the solver found no smallest fix in time; the fix offered resets the keys of the broken rules to their defaults")
         for proposal in proposals:
             candidate, tunix_changes = write_fix(config, proposal)
             if self._clean(candidate, {**env, **tunix_changes}):
@@ -62,8 +69,16 @@ class Checker:
 
     def _clean(self, fix: Fix, env: dict[str, str]) -> bool:
         env = {k: v for k, v in env.items() if v != ""}
-        config, _ = self.config(FlagSource(fix.flags), env)
+        config, findings = self.config(FlagSource(fix.flags), env)
+        if any(f.severity == "error" and f.rule not in UNFIXABLE for f in findings):
+            return False
         return not violated(_judged(self._rules, config), config)
+
+
+def _back_to_defaults(config: Config, broken: list) -> Proposal:
+    """A fix that is easy to trust when no smallest one was found: the flags the broken rules read go."""
+    names = dict.fromkeys(n for rule in broken for n in rule.names if n in config.explicit and config.explicit[n].origin == "flags")
+    return Proposal(tuple((n, config.explicit[n].value, config.pin.default(n)) for n in names))
 
 
 def _judged(rules: list, config: Config) -> list:

@@ -17,7 +17,19 @@ from .tunix import load_tunix
 
 
 def apply_edits(text: str, edits: list[Edit]) -> str:
-    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+    merged: list[Edit] = []
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        # Two dropped neighbours may both claim the blank between them: drop it once.
+        if merged and edit.start < merged[-1].end and not edit.text and not merged[-1].text:
+            merged[-1] = Edit(merged[-1].start, max(merged[-1].end, edit.end), "")
+        else:
+            merged.append(edit)
+    if merged and merged[0].start == 0 and not merged[0].text:
+        end = merged[0].end
+        while end < len(text) and text[end] in " \t" and not any(e.start == end for e in merged[1:]):
+            end += 1
+        merged[0] = Edit(0, end, "")
+    for edit in reversed(merged):
         text = text[: edit.start] + edit.text + text[edit.end :]
     return text
 
@@ -88,6 +100,10 @@ def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
             edits.append(Edit(token.offset, token.end_offset, rendered))
         else:
             edits.append(Edit(len(text), len(text), " " + rendered))
+    for token in config.rejected:
+        if not any(e.start <= token.offset < e.end or e.start == token.offset for e in edits):
+            edits.append(_drop(text, token))
+            changes.append(Change(token.key or token.text, token.value, None))
     in_place = [e for e in edits if e.start < len(text) or e.end < len(text)]
     appended = [e.text.strip() for e in edits if e.start == e.end == len(text)]
     fixed = apply_edits(text, in_place)

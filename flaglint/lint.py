@@ -109,6 +109,8 @@ def _file_edits(value: Value, fix: Fix, script: Path, anchor: int | None) -> tup
             continue
         span = _file_span(value, edit.start, edit.end)
         if span is not None and Path(span[0]).resolve() != script.resolve():
+            if not edit.text:
+                return None  # a token to drop from a file other recipes share: left to a person
             inserted = _override(value, edit.end, token_text, anchor)
             if inserted is None:
                 return None

@@ -15,7 +15,7 @@ from .findings import Finding, Location
 from .read import FlagSource, Token, tokenize
 from .schema.pins import PinSchema, pins_defining
 from .tunix import bindings, load_tunix, type_tunix
-from .values import ValueError_, coerce, type_value
+from .values import ValueError_, coerce, parse_cli_value, type_value
 
 
 # Linux refuses one argument or environment string longer than this (MAX_ARG_STRLEN).
@@ -39,6 +39,7 @@ class Config:
     tunix: dict[str, Any] = field(default_factory=dict)  # typed Tunix variables (None: unset)
     tunix_raw: dict[str, str] = field(default_factory=dict)
     model: str | None = None
+    rejected: list[Token] = field(default_factory=list)  # tokens Tunix or MaxText refuses; a fix drops them
 
     def lookup(self, name: str) -> Any:
         if name in self.tunix:
@@ -83,14 +84,17 @@ def resolve(
             if typed is not _INVALID:
                 config.explicit[key] = Assignment(key, typed, None, f"tunix:{variable}")
     seen: dict[str, Token] = {}
-    for token in tokens:
+    last = {token.key: index for index, token in enumerate(tokens) if token.key}
+    for index, token in enumerate(tokens):
         where = token.location(source.file)
         key, raw = token.key, token.value
         if key is None:
             findings.append(Finding("FL001", "error", f"{token.text!r} has no '=': Tunix refuses MAXTEXT_EXTRA_FLAGS entries that are not key=value", (), where))
+            config.rejected.append(token)
             continue
         if not key:
             findings.append(Finding("FL002", "error", f"{token.text!r} has an empty key", (), where))
+            config.rejected.append(token)
             continue
         if key in seen:
             earlier = seen[key]
@@ -101,14 +105,18 @@ def resolve(
         seen[key] = token
         if key not in pin.keys:
             findings.append(_undefined(key, pin, where))
+            config.rejected.append(token)
             continue
         try:
-            value = _typed(pin, key, raw)
+            # MaxText types only the value that wins; an overridden one must still parse as YAML.
+            value = _typed(pin, key, raw) if last[key] == index else parse_cli_value(raw)
         except ValueError_ as err:
             findings.append(Finding("FL005", "error", f"{key}: {err}", (key,), where))
             config.explicit.pop(key, None)
+            config.rejected.append(token)
             continue
-        config.explicit[key] = Assignment(key, value, token, "flags")
+        if last[key] == index:
+            config.explicit[key] = Assignment(key, value, token, "flags")
     if model is not None:
         _check_model_conflicts(config, model, findings)
     return config, findings
@@ -185,6 +193,7 @@ def _check_model_conflicts(config: Config, model: str, findings: list[Finding]) 
                         f"{key}={assignment.value!r} differs from {model_value!r} set by model {model}; MaxText refuses this unless override_model_config=true",
                         (key, "override_model_config"), config.location(key))
             )
+            config.rejected.append(assignment.token)
 
 
 @lru_cache(maxsize=4096)

@@ -19,6 +19,8 @@ from .solve import Proposal, Unsatisfiable, fixed_names, rule_names
 from .tunix import load_tunix
 
 _UNDEFINED = object()
+# One fix search gives up after this long (a note says so) rather than stall a pre-commit hook.
+SOLVER_TIMEOUT_MS = 1000
 
 
 class Unsupported(Exception):
@@ -72,10 +74,10 @@ class FixProblem:
         bounds = {"ge": tunix.ge} if tunix else {b: getattr(schema, b) for b in ("ge", "gt", "le", "lt")}
         if kind == "bool" and isinstance(current, bool):
             return z3.Bool(name), []
-        if kind in ("int", "float") and current is not None and not isinstance(current, bool):
+        if kind in ("int", "float") and current is not None and not isinstance(current, bool) and tunix is not None:
+            # A Tunix mesh size or batch: any value the arithmetic of the rules asks for.
             var = z3.Int(name) if kind == "int" else z3.Real(name)
-            # No bound in the schema: stay within the values the config and the rules use, and 0.
-            known = [v for v in (current, self._default(name), *self._literals_of(name), 0) if _numeric(v)]
+            known = [v for v in (current, *self._literals_of(name)) if _numeric(v)]
             limits = [var >= _num(min(known))]
             for bound, value in bounds.items():
                 if value is not None:
@@ -84,7 +86,12 @@ class FixProblem:
         choices = list((tunix.choices if tunix else schema.choices) or [])
         if kind == "bool":
             choices += [True, False]
-        literals = [v for v in self._domain_literals(name) if self._accepts(name, v)]
+        # A MaxText number takes its default, or a value the rules name (or one either side of it):
+        # values the rules never mention are where MaxText's unmodelled checks and crashes live.
+        candidates = [self._default(name), *self._domain_literals(name)] if kind in ("int", "float") else self._domain_literals(name)
+        if kind == "int":
+            candidates += [v + step for v in self._domain_literals(name) if _numeric(v) and not isinstance(v, bool) for step in (-1, 1)]
+        literals = [v for v in candidates if self._accepts(name, v)]
         nullable = tunix is not None or (schema is not None and schema.nullable)
         values = [current]
         for value in [*choices, *literals, *([None] if nullable else [])]:
@@ -353,6 +360,7 @@ class FixProblem:
         tracked, hard = self._encode()
         names = list(self.terms)
         optimizer = z3.Optimize()
+        optimizer.set("timeout", SOLVER_TIMEOUT_MS)
         optimizer.add(*hard, *tracked.values())
         # Fewest changed keys first; among those, values at their defaults, then features turned off.
         weight = 4 * (len(names) + 1)
@@ -377,6 +385,7 @@ class FixProblem:
 
     def _explain_unsat(self, tracked: dict[str, Any], hard: list[Any]) -> None:
         solver = z3.Solver()
+        solver.set("timeout", SOLVER_TIMEOUT_MS)
         solver.add(*hard)
         for rule_id, constraint in tracked.items():
             solver.assert_and_track(constraint, z3.Bool(f"rule {rule_id}"))
