@@ -103,6 +103,9 @@ def resolve(
                         (key,), earlier.location(source.file), (where,))
             )
         seen[key] = token
+        if key not in pin.keys and key.startswith("dpo."):
+            findings.append(Finding("FL013", "warning", f"{key}: MaxText ignores keys its dpo settings do not define", (key,), where))
+            continue
         if key not in pin.keys:
             findings.append(_undefined(key, pin, where))
             config.rejected.append(token)
@@ -117,6 +120,13 @@ def resolve(
             continue
         if last[key] == index:
             config.explicit[key] = Assignment(key, value, token, "flags")
+    if model is None and "model_name" in config.explicit and config.explicit["model_name"].origin == "flags":
+        # A model_name flag makes MaxText load that model's yml, as --model does.
+        model = config.model = config.explicit["model_name"].value
+        if model in pin.models:
+            _apply_model(config, model, findings, keep_flags=True)
+        else:
+            model = config.model = None
     if model is not None:
         _check_model_conflicts(config, model, findings)
     return config, findings
@@ -163,7 +173,7 @@ def _resolve_tunix(config: Config, env: Mapping[str, str], findings: list[Findin
             findings.append(Finding("FL008", "error", str(err), (name,)))
 
 
-def _apply_model(config: Config, model: str, findings: list[Finding]) -> None:
+def _apply_model(config: Config, model: str, findings: list[Finding], keep_flags: bool = False) -> None:
     import difflib
 
     from .findings import InputError
@@ -173,6 +183,8 @@ def _apply_model(config: Config, model: str, findings: list[Finding]) -> None:
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise InputError(f"--model {model!r}: no such model config at {config.pin.pin}{hint}")
     for key, value in config.pin.models[model].items():
+        if keep_flags and key in config.explicit and config.explicit[key].origin == "flags":
+            continue
         if key in config.pin.keys:
             typed = _type_bound(config.pin, key, value)
             if typed is not _INVALID:

@@ -78,7 +78,9 @@ def test_named_examples_from_the_issue():
 
 
 def test_normalisation_of_special_keys():
-    assert type_value(KeySchema(name="hf_path", kind="str", nullable=True), "''") is None
+    assert type_value(KeySchema(name="hf_train_files", kind="str", nullable=True), "''") is None
+    assert type_value(KeySchema(name="hf_path", kind="str", nullable=True), "''") == ""  # not on pyconfig's list
+    assert type_value(KeySchema(name="adamw_mask", kind="list", item="str"), "x") == ["x"]
     assert type_value(KeySchema(name="run_name", kind="str"), "none") == ""
 
 
