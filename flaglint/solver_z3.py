@@ -7,6 +7,7 @@ literals the rules compare it with; any function of it is then a case split over
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,8 +20,8 @@ from .solve import Proposal, Unsatisfiable, fixed_names, rule_names
 from .tunix import load_tunix
 
 _UNDEFINED = object()
-# One fix search gives up after this long (a note says so) rather than stall a pre-commit hook.
-SOLVER_TIMEOUT_MS = 1000
+# One fix search gives up after this long in all (a note says so) rather than stall a pre-commit hook.
+SOLVER_BUDGET_S = 1.5
 
 
 class Unsupported(Exception):
@@ -344,15 +345,19 @@ class FixProblem:
         fraction = result.as_fraction()
         return float(fraction.numerator) / float(fraction.denominator)
 
+    def _remaining_ms(self) -> int:
+        return max(1, int((self.deadline - time.monotonic()) * 1000))
+
     def solve(self, max_fixes: int) -> list[Proposal]:
+        self.deadline = time.monotonic() + SOLVER_BUDGET_S
         self.names = sorted(self.cone)
         proposals = self._solve_names(max_fixes)
-        if not proposals or len(proposals[0].values) > 1:
+        if (not proposals or len(proposals[0].values) > 1) and time.monotonic() < self.deadline:
             self.names = sorted(self._widen(self.cone) - self.fixed)
             wider = self._solve_names(max_fixes)
             if wider and (not proposals or len(wider[0].values) < len(proposals[0].values)):
                 proposals = wider
-        if not proposals:
+        if not proposals and time.monotonic() < self.deadline:
             self._explain_unsat(*self._encode())
         return proposals
 
@@ -360,7 +365,7 @@ class FixProblem:
         tracked, hard = self._encode()
         names = list(self.terms)
         optimizer = z3.Optimize()
-        optimizer.set("timeout", SOLVER_TIMEOUT_MS)
+        optimizer.set("timeout", self._remaining_ms())
         optimizer.add(*hard, *tracked.values())
         # Fewest changed keys first; among those, values at their defaults, then features turned off.
         weight = 4 * (len(names) + 1)
@@ -373,7 +378,7 @@ class FixProblem:
                 optimizer.add_soft(z3.Not(self.terms[name]), 1)
         proposals: list[Proposal] = []
         best: int | None = None
-        while len(proposals) < max_fixes and optimizer.check() == z3.sat:
+        while len(proposals) < max_fixes and time.monotonic() < self.deadline and optimizer.check() == z3.sat:
             model = optimizer.model()
             changed = [n for n in names if not z3.is_true(model.eval(self._keep(n), model_completion=True))]
             if not changed or (best is not None and len(changed) > best):
@@ -385,7 +390,7 @@ class FixProblem:
 
     def _explain_unsat(self, tracked: dict[str, Any], hard: list[Any]) -> None:
         solver = z3.Solver()
-        solver.set("timeout", SOLVER_TIMEOUT_MS)
+        solver.set("timeout", self._remaining_ms())
         solver.add(*hard)
         for rule_id, constraint in tracked.items():
             solver.assert_and_track(constraint, z3.Bool(f"rule {rule_id}"))
