@@ -216,7 +216,7 @@ class Compiler:
             return
         handler = getattr(self, "s_" + t, None)
         if handler is None:
-            out.append(NoteInstr(self.line(node), f"unsupported construct: {t}"))
+            code.instrs.append(NoteInstr(self.line(node), f"unsupported construct: {t}"))
             return
         handler(node, code)
 

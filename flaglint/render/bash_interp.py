@@ -299,7 +299,6 @@ class Interp:
         return Value("", [], True)
 
     def param(self, p: Param, st: State) -> list:
-        q = p.quoted
         name = p.name
         if p.indirect:
             target = self.scalar(st, name)
