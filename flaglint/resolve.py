@@ -120,6 +120,7 @@ def resolve(
             continue
         if last[key] == index:
             config.explicit[key] = Assignment(key, value, token, "flags")
+    _check_raw_splash(config, tokens, last, findings)
     if model is None and "model_name" in config.explicit and config.explicit["model_name"].origin == "flags":
         # A model_name flag makes MaxText load that model's yml, as --model does.
         model = config.model = config.explicit["model_name"].value
@@ -133,6 +134,30 @@ def resolve(
 
 
 _INVALID = object()
+_RAW_EXCLUSIVE = ("use_tokamax_splash", "use_jax_splash")
+
+
+def _check_raw_splash(config: Config, tokens: list[Token], last: dict[str, int], findings: list[Finding]) -> None:
+    """pyconfig reads these two before pydantic types them: Python truthiness of the YAML value."""
+    raw: dict[str, Any] = {}
+    for key in _RAW_EXCLUSIVE:
+        if key not in config.pin.keys:
+            return
+        if key in last:
+            try:
+                raw[key] = parse_cli_value(tokens[last[key]].value)
+            except ValueError_:
+                return
+        else:
+            raw[key] = config.lookup(key)
+    if all(raw[key] for key in _RAW_EXCLUSIVE):
+        shown = ", ".join(f"{key}={raw[key]!r}" for key in _RAW_EXCLUSIVE)
+        located = [config.location(k) for k in _RAW_EXCLUSIVE if config.location(k)]
+        findings.append(Finding("FL014", "error", f"at most one of use_tokamax_splash and use_jax_splash can be true; pyconfig reads them before typing, so a quoted 'false' counts as true ({shown})",
+                                _RAW_EXCLUSIVE, located[0] if located else None, tuple(located[1:])))
+        set_by_flags = [tokens[last[key]] for key in reversed(_RAW_EXCLUSIVE) if key in last]
+        if set_by_flags:
+            config.rejected.append(set_by_flags[0])  # a fix drops it: its default is false
 _TYPED: dict[tuple[str, str, str], Any] = {}
 
 
