@@ -92,6 +92,9 @@ class FixProblem:
         candidates = [self._default(name), *self._domain_literals(name)] if kind in ("int", "float") else self._domain_literals(name)
         if kind == "int":
             candidates += [v + step for v in self._domain_literals(name) if _numeric(v) and not isinstance(v, bool) for step in (-1, 1)]
+        if name.endswith("_parallelism"):
+            # -1 ("fill") is resolved against the devices before MaxText's checks run: never propose it.
+            candidates = [v for v in candidates if v != -1]
         literals = [v for v in candidates if self._accepts(name, v)]
         nullable = tunix is not None or (schema is not None and schema.nullable)
         values = [current]
