@@ -37,7 +37,6 @@ class Config:
     tokens: list[Token]
     explicit: dict[str, Assignment] = field(default_factory=dict)  # the winning assignment of each set key
     tunix: dict[str, Any] = field(default_factory=dict)  # typed Tunix variables (None: unset)
-    tunix_raw: dict[str, str] = field(default_factory=dict)
     model: str | None = None
     rejected: list[Token] = field(default_factory=list)  # tokens Tunix or MaxText refuses; a fix drops them
 
@@ -191,7 +190,6 @@ def _resolve_tunix(config: Config, env: Mapping[str, str], findings: list[Findin
         config.tunix[name] = None
         if raw is None:
             continue
-        config.tunix_raw[name] = raw
         try:
             config.tunix[name] = type_tunix(name, var, raw)
         except ValueError as err:

@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from .expr import Unknown, evaluate
-from .findings import Finding, Location
+from .findings import Finding
 from .resolve import Config
 from .ruleset import Rule, RuleSet
 from .tunix import load_tunix
@@ -96,7 +96,3 @@ def _held_keys() -> tuple[str, ...]:
 
     with (data_dir("rules") / "fix_policy.yml").open(encoding="utf-8") as handle:
         return tuple(yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))["hold"])
-
-
-def location_of(config: Config, names: list[str]) -> Location | None:
-    return next((loc for n in names if (loc := config.location(n))), None)
