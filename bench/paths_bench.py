@@ -25,7 +25,7 @@ SWITCHED_KEYS = [
 ]
 
 
-def recipe(switches: int) -> str:
+def recipe(switches: int, conflict: bool = False) -> str:
     lines = [
         "#!/bin/bash",
         "set -euo pipefail",
@@ -40,6 +40,12 @@ def recipe(switches: int) -> str:
             f'  export MAXTEXT_EXTRA_FLAGS="${{MAXTEXT_EXTRA_FLAGS}} {SWITCHED_KEYS[i % len(SWITCHED_KEYS)]}=true"',
             "else",
             f'  export MAXTEXT_EXTRA_FLAGS="${{MAXTEXT_EXTRA_FLAGS}} {SWITCHED_KEYS[i % len(SWITCHED_KEYS)]}=false"',
+            "fi",
+        ]
+    if conflict:  # an error on the half of the paths where SWITCH_0 is on: its witness is solved in Z3
+        lines += [
+            'if [[ "${SWITCH_0:-false}" == "true" ]]; then',
+            '  export MAXTEXT_EXTRA_FLAGS="${MAXTEXT_EXTRA_FLAGS} moe_chunk_pipeline=true num_moe_token_chunks=1"',
             "fi",
         ]
     lines.append("kubectl apply -f jobset.yaml")
@@ -73,9 +79,16 @@ def main() -> None:
         start = time.perf_counter()
         checked = check_script(path, checker, path_cap=2**n)
         lint_s = time.perf_counter() - start
+        conflicted = Path(d) / "generated_recipe_with_conflict.sh"
+        conflicted.write_text(recipe(n, conflict=True))
+        start = time.perf_counter()
+        with_finding = check_script(conflicted, checker, path_cap=2**n)
+        conflict_s = time.perf_counter() - start
+        witnesses = [f.witness["env"] for f in with_finding.result.findings if f.severity == "error"]
     print(f"switches: {n}  paths explored: {result.paths_explored}  distinct outcomes: {len(result.outcomes)}")
     print(f"lint (explore + check every outcome with the rules): {lint_s:.3f} s for {checked.outcomes} outcomes,"
           f" {len(checked.result.findings)} findings  target <= 2 s")
+    print(f"lint with an error on half the paths: {conflict_s:.3f} s, witness {witnesses}  target <= 2 s")
     print(f"explore: {explore_s:.3f} s  ({result.paths_explored / explore_s:,.0f} paths/s)  target <= 2 s")
     print(f"render() of the {2**n} combinations one by one: {one_by_one_s:.3f} s"
           f"  ratio one-by-one / explore: {one_by_one_s / explore_s:.2f}x")

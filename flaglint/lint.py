@@ -14,7 +14,7 @@ from typing import Any, Mapping
 from .check import Checker
 from .findings import Finding, Fix, Location, Result
 from .read import FlagSource, decode
-from .render.bash import OTHER, Exploration, Outcome, Rendering, ScriptError, Value, explore
+from .render.bash import OTHER, Exploration, ExploredPath, Outcome, Rendering, ScriptError, Value, explore
 from .tunix import load_tunix
 
 FLAGS_VARIABLE = "MAXTEXT_EXTRA_FLAGS"
@@ -128,11 +128,11 @@ def _file_edits(value: Value, fix: Fix, script: Path, anchor: int | None) -> tup
     return edits, additions
 
 
-def _valid_inputs(outcome: Outcome) -> bool:
+def _valid_inputs(path: ExploredPath) -> bool:
     """False when an input that is a typed Tunix variable takes a value of the wrong type on this path."""
     from .tunix import type_tunix
 
-    for name, value in outcome.env.items():
+    for name, value in path.env.items():
         var = load_tunix().variables.get(name)
         if var is not None and value is not None and var.kind == "int":
             try:
@@ -142,13 +142,12 @@ def _valid_inputs(outcome: Outcome) -> bool:
     return True
 
 
-def _witness_value(outcome: Outcome, name: str) -> str | None:
-    """The input's value on this path, preferring a value a user would write to unset or "anything else"."""
-    values = outcome.domains.get(name) or [outcome.env.get(name)]
+def _witness_value(path: ExploredPath, name: str, values: list) -> str | None:
+    """One of the values, preferring a value a user would write to unset or "anything else"."""
     concrete = [v for v in values if v is not None and not v.startswith(OTHER)]
     if concrete:
         return concrete[0]
-    value = outcome.env.get(name)
+    value = path.env.get(name) if path.env.get(name) in values else values[0]
     return "<any other value>" if value is not None and value.startswith(OTHER) else value
 
 
@@ -163,10 +162,10 @@ def _flag_value(value: Any) -> str:
     return format_value(value)
 
 
-def _witness(outcome: Outcome, matters: set[str]) -> dict[str, Any]:
+def _witness(path: ExploredPath, matters: Mapping[str, list], script: str) -> dict[str, Any]:
     return {
-        "env": {k: _witness_value(outcome, k) for k in outcome.env if k in matters},
-        "branches": [line if Path(file) == Path(outcome.rendering.script) else f"{file}:{line}" for file, line in outcome.branches],
+        "env": {name: _witness_value(path, name, values) for name, values in matters.items()},
+        "branches": [line if Path(file) == Path(script) else f"{file}:{line}" for file, line in path.branches],
     }
 
 
@@ -204,7 +203,8 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
     seen: dict[tuple, tuple[Finding, list[Outcome]]] = {}
     notes: set[str] = set()
     variables = load_tunix().variables
-    judged = [o for o in exploration.outcomes if _valid_inputs(o)]
+    # Paths that give a typed Tunix input a wrong-typed value are outside the space of witnesses too.
+    judged = [Outcome(o.rendering, paths) for o in exploration.outcomes if (paths := [p for p in o.paths if _valid_inputs(p)])]
     if len(judged) < len(exploration.outcomes):
         notes.add(f"{len(exploration.outcomes) - len(judged)} outcome(s) need a Tunix variable set to a value of the wrong type; not checked")
     for outcome in judged:
@@ -216,7 +216,8 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
             [name for name, text in env.items() if OTHER in text]
             + [token.split("=", 1)[0] for token in flags.text.split() if OTHER in token]
         )
-        result = checker.check(FlagSource(flags.text), env, max_fixes=max_fixes, unknown=unknown)
+        # One fix is offered per run (see _add_fix): once there is one, the other outcomes need none.
+        result = checker.check(FlagSource(flags.text), env, fix=not check.result.fixes, max_fixes=max_fixes, unknown=unknown)
         for note in rendering.notes:
             notes.add(f"{note.file}:{note.line}: {note.message}")
         for finding in result.findings:
@@ -235,13 +236,20 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
                          and Path(f.location.file).resolve() == check.path.resolve() and f.severity != "info"]
             anchor = max((o for loc in in_script if (o := _flag_offset(flags, loc)) is not None), default=None)
             _add_fix(check, flags, result.fixes, anchor)
-    inputs = exploration.inputs
+    conditions = None
     for finding, outcomes in seen.values():
-        matters = {
-            name for name in inputs
-            if {o.env.get(name, "<any>") for o in outcomes} != {o.env.get(name, "<any>") for o in exploration.outcomes}
-        }
-        finding.witness = _witness(outcomes[0], matters)
+        paths = [p for o in outcomes for p in o.paths]
+        if len(outcomes) == len(judged) and not exploration.capped:
+            path, matters = paths[0], {}  # on every path: no input matters
+        else:
+            if conditions is None:
+                from .render.path_conditions import PathConditions
+
+                explored = [p for o in exploration.outcomes for p in o.paths]
+                judged_paths = {id(p) for o in judged for p in o.paths}
+                conditions = PathConditions(exploration.inputs, explored, [p for p in explored if id(p) not in judged_paths])
+            path, matters = conditions.witness(paths)
+        finding.witness = _witness(path, matters, outcomes[0].rendering.script)
         check.result.findings.append(finding)
     check.result.notes.extend(sorted(notes))
 

@@ -9,10 +9,12 @@ explore() forks the interpreter's state when a step reads an input that the path
 An input ranges over unset, the literal values the scripts' conditions compare it with (a matching
 sample for a glob, n-1/n/n+1 for an integer comparison, "" for -n/-z), one value that matches none
 of them, and any values given in `vary`. The candidate values that lead a condition to the same
-outcome stay together on one path, so the number of paths follows the distinct branch outcomes;
-every path is a concrete assignment that was actually evaluated, so infeasible combinations of
-branches never appear (the finite domain makes a solver unnecessary). A sourced file's comparisons
-join the domains once some path has loaded that file.
+outcome stay together on one path, so the number of paths follows the distinct branch outcomes.
+A fork only splits the values still on its path, so every path is feasible by construction (its
+values were actually evaluated) and the paths partition the inputs' values. Each path records its
+condition as the values of each input that take it (path_conditions turns these into Z3 formulas);
+paths whose exports agree merge into one outcome that keeps every path. A sourced file's
+comparisons join the domains once some path has loaded that file.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from flaglint.render.bash_types import Note, Origin, Rendering, ScriptError, Val
 from flaglint.render.bash_words import compile_glob, glob_sample
 
 __all__ = [
-    "Exploration", "Note", "Origin", "Outcome", "Rendering", "ScriptError", "Value", "explore", "render",
+    "Exploration", "ExploredPath", "Note", "Origin", "Outcome", "Rendering", "ScriptError", "Value", "explore", "render",
 ]
 
 OTHER = "flaglint-other"  # the "something else" value of an input
@@ -44,16 +46,33 @@ def render(script: Path, env: Mapping[str, str]) -> Rendering:
 
 
 @dataclass
-class Outcome:
-    env: dict  # dict[str, str | None]: the inputs this outcome depends on (None: unset), one witness
+class ExploredPath:
+    env: dict  # dict[str, str | None]: the inputs this path read (None: unset), one witness
     branches: list  # list[tuple[str, int]]: (file, line) of each if/elif/else arm and case item taken
-    rendering: Rendering
     domains: dict = field(default_factory=dict)  # each input in env: every value that takes this path
 
 
 @dataclass
+class Outcome:
+    rendering: Rendering
+    paths: list  # list[ExploredPath]: every path that renders these exports, in exploration order
+
+    @property
+    def env(self) -> dict:
+        return self.paths[0].env
+
+    @property
+    def branches(self) -> list:
+        return self.paths[0].branches
+
+    @property
+    def domains(self) -> dict:
+        return self.paths[0].domains
+
+
+@dataclass
 class Exploration:
-    outcomes: list  # list[Outcome]: paths whose exported variables agree are merged (first witness kept)
+    outcomes: list  # list[Outcome]: paths whose exported variables agree are merged into one outcome
     inputs: dict  # dict[str, list[str | None]]: each input read before assignment (or fixed), values explored
     paths_explored: int
     capped: bool  # the path cap stopped exploration; outcomes cover the paths explored
@@ -155,7 +174,9 @@ def explore(
         paths += 1
         outcome = explorer.outcome(st)
         key = _outcome_key(outcome.rendering)
-        if key not in outcomes:
+        if key in outcomes:
+            outcomes[key].paths.extend(outcome.paths)
+        else:
             outcomes[key] = outcome
     inputs = {name: [value] for name, value in fixed.items()}
     inputs.update(explorer.explored)
@@ -280,5 +301,5 @@ class _Explorer:
                 env[name] = witnesses[name] = None if None in values else values[0]
         rendering = self.interp.rendering(st, witnesses)
         rendering.handoffs = list(st.handoffs)
-        return Outcome(env, list(st.branches), rendering, {n: list(d) for n, d in st.domains.items()})
+        return Outcome(rendering, [ExploredPath(env, list(st.branches), {n: list(d) for n, d in st.domains.items()})])
 

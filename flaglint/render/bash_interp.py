@@ -662,6 +662,9 @@ class Interp:
         else:
             for name in ins.names:
                 if not self._is_local(st, name):  # a local's export attribute is not kept
+                    if name in st.domains and name not in st.inputs:
+                        # An input whose values stay grouped is exported when set; unset ends that.
+                        self.decide(st, name, st.domains[name][0])
                     st.exported.discard(name)
                 self.assign(st, name, UNSET)
         st.status = 0

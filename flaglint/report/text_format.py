@@ -43,11 +43,16 @@ def render(checked: list[Checked]) -> str:
             for related in finding.related:
                 out.append(f"    also at {related.file or label}:{related.line}:{related.column}")
             if finding.witness:
-                env = " ".join(f"{k}={v}" for k, v in finding.witness.get("env", {}).items()) or "(defaults)"
-                out.append(f"    when: {env}; branches at lines {finding.witness.get('branches', [])}")
+                out.append(_witness_line(finding.witness))
         for number, fix in enumerate(item.result.fixes, 1):
             out.extend(_fix_lines(number, fix))
         out.extend(f"  note: {note}" for note in item.result.notes)
     total = sum(counts.values())
     out.append("no findings" if total == 0 else f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info")
     return "\n".join(out)
+
+
+def _witness_line(witness: dict) -> str:
+    env = " ".join(f"{k}={'(unset)' if v is None else v}" for k, v in witness.get("env", {}).items())
+    branches = ", ".join(str(b) for b in witness.get("branches", [])) or "none"
+    return f"    when: {env or '(any environment)'}; branches taken at lines {branches}"

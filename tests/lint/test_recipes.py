@@ -34,11 +34,27 @@ def test_before_gives_the_packed_gather_error_on_the_256_chip_slice(mesh, env):
     assert 23 in finding["witness"]["branches"]  # the tpu7x:4x8x8 branch
 
 
-def test_before_witness_names_the_slice_when_it_is_explored():
+def test_before_witness_names_only_the_variables_that_matter():
+    """The mesh-expert input is read on the way, but both its settings crash: it is not in the witness."""
     _, payload = _lint(str(RECIPES / "mlperf_397b_256_v7x_before.sh"))
     (finding,) = _errors(payload, "FL101")
-    assert "TRAINER_TPU_SLICE" in finding["witness"]["env"]
-    assert finding["witness"]["env"]["TRAINER_TPU_SLICE"] in (None, "tpu7x:4x8x8")
+    assert finding["witness"]["env"] == {"TRAINER_TPU_SLICE": "tpu7x:4x8x8", "TRAINER_TUNED_FLAGS": "true"}
+    assert finding["witness"]["branches"] == [9, 14, 21, 23, 25]
+
+
+def test_witness_is_the_smallest_set_of_inputs_that_implies_the_finding(tmp_path):
+    script = tmp_path / "recipe.sh"
+    script.write_text(
+        'case "${REGION:-us}" in\n  us) export ZONE=a ;;\n  *) export ZONE=b ;;\nesac\n'
+        'if [[ "${CHUNKS:-1}" == 1 ]]; then N=1; else N=2; fi\n'
+        'if [[ "${PIPELINE:-off}" == on && "${CHUNKS:-1}" == 1 ]]; then\n'
+        '  export MAXTEXT_EXTRA_FLAGS="moe_chunk_pipeline=true num_moe_token_chunks=${N}"\n'
+        'fi\n'
+    )
+    _, payload = _lint(str(script))
+    (finding,) = _errors(payload, "FL102")
+    # CHUNKS=2 would avoid it, so it matters (1 or unset: the witness shows the value to write); REGION never does.
+    assert finding["witness"]["env"] == {"PIPELINE": "on", "CHUNKS": "1"}
 
 
 def test_before_under_the_offload_fallback_also_warns_about_projections():

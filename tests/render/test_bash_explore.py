@@ -111,6 +111,22 @@ def test_paths_with_identical_exports_merge(tmp_path):
     assert result.paths_explored == 2 and len(result.outcomes) == 1
 
 
+def test_unset_input_whose_values_stay_grouped_is_no_longer_exported(tmp_path):
+    script = 'if [[ -n "$IN1" ]]; then\n  unset IN1\n  IN1=""\nfi\n'
+    result = explore(write(tmp_path, script))
+    (outcome,) = result.outcomes  # set or not, IN1 ends up unexported
+    assert "IN1" not in outcome.rendering.exported and len(outcome.paths) == 2
+    assert "IN1" not in render(write(tmp_path, script), {"IN1": "x"}).exported
+
+
+def test_merged_paths_keep_every_path_and_its_condition(tmp_path):
+    script = 'case "$MODE" in\n  a) export X=1 ;;\n  b) export X=1 ;;\n  *) export X=2 ;;\nesac\nunset MODE\n'
+    result = explore(write(tmp_path, script))
+    (merged,) = [o for o in result.outcomes if o.rendering.exported["X"].text == "1"]
+    assert sorted(v for p in merged.paths for v in p.domains["MODE"]) == ["a", "b"]
+    assert [line for p in merged.paths for _, line in p.branches] == [2, 3]
+
+
 def test_inputs_read_in_sourced_file(tmp_path):
     write(tmp_path, 'if [[ "${SW:-0}" == "1" ]]; then export FLAG=on; fi\n', "lib.sh")
     result = explore(write(tmp_path, 'source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"\n'))

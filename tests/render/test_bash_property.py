@@ -155,6 +155,37 @@ def statement(draw, depth: int, several: bool = True) -> str:
 
 
 scripts = st.lists(statement(2), min_size=1, max_size=8).map(lambda xs: "\n".join(xs) + "\n")
+
+# Conditions that read inputs directly, as recipes do, so that explore() forks on them.
+input_word = st.sampled_from(['"$IN1"', '"${IN2}"', '"${IN1:-x}"', '"${IN2:-tpu7x:4x8x8}"', "$IN1", '"${A}"'])
+
+
+@st.composite
+def input_condition(draw) -> str:
+    w = draw(input_word)
+    kind = draw(st.integers(0, 4))
+    if kind == 0:
+        return f"[[ {w} == {draw(pattern)} ]]"
+    if kind == 1:
+        return f'[[ {w} != "{draw(literal)}" ]]'
+    if kind == 2:
+        return f"[[ -n {w} ]]"
+    if kind == 3:
+        return f"[[ {w} =~ ^[0-9]+$ ]] || [[ -z {w} ]]"
+    return f'[ {w} = "{draw(literal)}" ]'
+
+
+@st.composite
+def branch_on_input(draw) -> str:
+    body = lambda: "\n".join(draw(st.lists(statement(1), min_size=1, max_size=2)))  # noqa: E731
+    if draw(st.booleans()):
+        return f"if {draw(input_condition())}; then\n{body()}\nelse\n{body()}\nfi"
+    items = draw(st.lists(pattern, min_size=1, max_size=3))
+    return f"case {draw(input_word)} in\n" + "".join(f"  {p}) {body()} ;;\n" for p in items) + "esac"
+
+
+branching_scripts = st.lists(st.one_of(branch_on_input(), statement(1)), min_size=2, max_size=6).map(
+    lambda xs: "\n".join(xs) + "\n")
 environments = st.dictionaries(names, st.sampled_from(ENV_VALUES), max_size=4)
 
 
@@ -190,9 +221,9 @@ def test_render_agrees_with_bash(script: str, env: dict[str, str]) -> None:
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(script=scripts, choice=st.randoms(use_true_random=False))
-def test_explore_covers_render(script: str, choice) -> None:
-    """Each witness renders to its outcome, and any environment over the explored values lands on one."""
+@given(script=branching_scripts)
+def test_explore_covers_render(script: str) -> None:
+    """Each witness renders to its outcome."""
     from flaglint.render import explore
 
     with tempfile.TemporaryDirectory() as d:
@@ -205,16 +236,43 @@ def test_explore_covers_render(script: str, choice) -> None:
             got = {k: v.text for k, v in render(path, env).exported.items()}
             expected = {k: v.text for k, v in outcome.rendering.exported.items()}
             assert got == expected, (script, outcome.env)
-        # An input that a path leaves undecided (its values take the same branches) keeps one witness
-        # value; another value of it changes only that input's own exported value.
-        behaviour = {_own(o.rendering.exported, result.inputs) for o in result.outcomes}
-        for _ in range(5):
-            env = {k: choice.choice(vs) for k, vs in result.inputs.items()}
-            env = {k: v for k, v in env.items() if v is not None}
-            assert _own(render(path, env).exported, result.inputs) in behaviour, (script, env)
+
+
+def _texts(exported: dict, domains: dict) -> dict:
+    """Exported values, less an input's value that is one of the values its path groups."""
+    return {k: v.text for k, v in exported.items() if not (k in domains and v.text in domains[k])}
 
 
 def _own(exported: dict, inputs: dict) -> tuple:
     """The exported variables, less inputs whose value has no character written in the script."""
     return tuple(sorted(
         (k, v.text) for k, v in exported.items() if not (k in inputs and all(o is None for o in v.origins))))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(script=branching_scripts, choice=st.randoms(use_true_random=False))
+def test_path_conditions_partition_the_inputs_and_predict_the_outcome(script: str, choice) -> None:
+    """In Z3, every assignment of the explored values satisfies exactly one path's condition; the
+    outcome of that path is what bash-like rendering of the assignment gives."""
+    import z3
+
+    from flaglint.render import explore
+    from flaglint.render.path_conditions import PathConditions
+
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "gen.sh"
+        path.write_text(script)
+        result = explore(path)
+        paths = [(p, o) for o in result.outcomes for p in o.paths]
+        conditions = PathConditions(result.inputs, [p for p, _ in paths])
+        solver = z3.Solver()
+        solver.add(conditions.bounds, z3.Not(z3.PbEq([(conditions.condition(p), 1) for p, _ in paths], 1)))
+        assert solver.check() == z3.unsat, script
+        for _ in range(5):
+            env = {k: choice.choice(vs) for k, vs in conditions.values.items()}
+            ((taken, outcome),) = [(p, o) for p, o in paths if all(env.get(n) in vs for n, vs in p.domains.items())]
+            # The inputs the path's condition constrains; every other variable unset, as explored.
+            env = {k: v for k, v in env.items() if v is not None and k in taken.domains}
+            rendered = render(path, env)
+            # Values grouped on one path differ only in that input's own, inherited, exported value.
+            assert _texts(rendered.exported, taken.domains) == _texts(outcome.rendering.exported, taken.domains), (script, env)
