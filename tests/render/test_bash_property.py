@@ -200,7 +200,7 @@ def bash_env(directory: Path, env: dict[str, str]) -> dict[str, str]:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(script=scripts, env=environments)
+@given(script=st.one_of(scripts, branching_scripts), env=environments)
 def test_render_agrees_with_bash(script: str, env: dict[str, str]) -> None:
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "gen.sh"
