@@ -84,28 +84,32 @@ def word(draw) -> str:
 
 
 @st.composite
-def condition(draw, depth: int = 1) -> str:
-    kind = draw(st.integers(0, 8 if depth > 0 else 5))
-    w = draw(word())
+def string_test(draw, words: st.SearchStrategy[str]) -> str:
+    w = draw(words)
+    kind = draw(st.integers(0, 3))
     if kind == 0:
         return f"[[ {w} == {draw(pattern)} ]]"
     if kind == 1:
         return f'[[ {w} != "{draw(literal)}" ]]'
-    if kind == 2:
-        return f"[[ -n {w} ]]"
-    if kind == 3:
-        return f"[[ -z {w} ]]"
-    if kind == 4:
+    return f"[[ {'-n' if kind == 2 else '-z'} {w} ]]"
+
+
+@st.composite
+def condition(draw, depth: int = 1) -> str:
+    kind = draw(st.integers(0, 5 if depth > 0 else 2))
+    if kind == 0:
+        return draw(string_test(word()))
+    if kind == 1:
         op = draw(st.sampled_from(["-eq", "-ne", "-gt", "-ge", "-lt", "-le"]))
         return f"[[ ${{#{draw(names)}}} {op} {draw(st.integers(0, 12))} ]]"
-    if kind == 5:
+    if kind == 2:
         if draw(st.booleans()):
-            return f'[[ {w} =~ {draw(st.sampled_from(["^[0-9]+$", "^a", "b$", "x.*y", "^(tpu7x|us)"]))} ]]'
+            return f'[[ {draw(word())} =~ {draw(st.sampled_from(["^[0-9]+$", "^a", "b$", "x.*y", "^(tpu7x|us)"]))} ]]'
         return f'[ "{draw(dq_word())}" {draw(st.sampled_from(["=", "!="]))} "{draw(literal)}" ]'
     a, b = draw(condition(depth - 1)), draw(condition(depth - 1))
-    if kind == 6:
+    if kind == 3:
         return f"{a} && {b}"
-    if kind == 7:
+    if kind == 4:
         return f"{a} || {b}"
     return f"! {a}"
 
@@ -162,15 +166,10 @@ input_word = st.sampled_from(['"$IN1"', '"${IN2}"', '"${IN1:-x}"', '"${IN2:-tpu7
 
 @st.composite
 def input_condition(draw) -> str:
+    if draw(st.booleans()):
+        return draw(string_test(input_word))
     w = draw(input_word)
-    kind = draw(st.integers(0, 4))
-    if kind == 0:
-        return f"[[ {w} == {draw(pattern)} ]]"
-    if kind == 1:
-        return f'[[ {w} != "{draw(literal)}" ]]'
-    if kind == 2:
-        return f"[[ -n {w} ]]"
-    if kind == 3:
+    if draw(st.booleans()):
         return f"[[ {w} =~ ^[0-9]+$ ]] || [[ -z {w} ]]"
     return f'[ {w} = "{draw(literal)}" ]'
 
