@@ -332,7 +332,8 @@ def lint(scripts, env_items, env_file, pin, requirements, model, output_format, 
             if not _fix_scripts(results, unsafe_fixes, write=True):
                 break
             results = run_all()
-    _emit(output_format, [Checked(s, r.text, r.result) for s, r in zip(scripts, results)], settings)
+    hint = "flaglint lint --fix edits the script (--diff shows the edit)"
+    _emit(output_format, [Checked(s, r.text, r.result, hint) for s, r in zip(scripts, results)], settings)
 
 
 def _fix_scripts(results, unsafe: bool, write: bool) -> bool:

@@ -128,18 +128,19 @@ def _file_edits(value: Value, fix: Fix, script: Path, anchor: int | None) -> tup
     return edits, additions
 
 
-def _valid_inputs(path: ExploredPath) -> bool:
-    """False when an input that is a typed Tunix variable takes a value of the wrong type on this path."""
+def _mistyped_inputs(path: ExploredPath) -> list[str]:
+    """The inputs that are integer Tunix variables and take a value that is not one on this path."""
     from .tunix import type_tunix
 
+    mistyped = []
     for name, value in path.env.items():
         var = load_tunix().variables.get(name)
         if var is not None and value is not None and var.kind == "int":
             try:
                 type_tunix(name, var, value)
             except ValueError:
-                return False
-    return True
+                mistyped.append(name)
+    return mistyped
 
 
 def _witness_value(path: ExploredPath, name: str, values: list) -> str | None:
@@ -204,9 +205,11 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
     notes: set[str] = set()
     variables = load_tunix().variables
     # Paths that give a typed Tunix input a wrong-typed value are outside the space of witnesses too.
-    judged = [Outcome(o.rendering, paths) for o in exploration.outcomes if (paths := [p for p in o.paths if _valid_inputs(p)])]
-    if len(judged) < len(exploration.outcomes):
-        notes.add(f"{len(exploration.outcomes) - len(judged)} outcome(s) need a Tunix variable set to a value of the wrong type; not checked")
+    mistyped = {id(p): names for o in exploration.outcomes for p in o.paths if (names := _mistyped_inputs(p))}
+    judged = [Outcome(o.rendering, paths) for o in exploration.outcomes if (paths := [p for p in o.paths if id(p) not in mistyped])]
+    if mistyped:
+        names = ", ".join(sorted({n for found in mistyped.values() for n in found}))
+        notes.add(f"paths where {names} is not an integer are not checked (Tunix refuses such a value)")
     for outcome in judged:
         rendering = _trainer_rendering(outcome.rendering)
         flags = rendering.variables.get(FLAGS_VARIABLE) or Value("", [])
@@ -246,8 +249,7 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
                 from .render.path_conditions import PathConditions
 
                 explored = [p for o in exploration.outcomes for p in o.paths]
-                judged_paths = {id(p) for o in judged for p in o.paths}
-                conditions = PathConditions(exploration.inputs, explored, [p for p in explored if id(p) not in judged_paths])
+                conditions = PathConditions(exploration.inputs, explored, [p for p in explored if id(p) in mistyped])
             path, matters = conditions.witness(paths)
         finding.witness = _witness(path, matters, outcomes[0].rendering.script)
         check.result.findings.append(finding)

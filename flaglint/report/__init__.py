@@ -12,11 +12,13 @@ FORMATS = ("text", "json", "sarif", "github", "junit")
 
 @dataclass
 class Checked:
-    """One checked input: its label (a file path, or None for a command-line string), its text, and the result."""
+    """One checked input: its label (a file path, or None for a command-line string), its text, and the result.
+    `fix_hint`: how the fixes reach a file, said instead of the whole fixed flag string (scripts)."""
 
     label: str | None
     text: str
     result: Result
+    fix_hint: str | None = None
 
 
 def merged(checked: list[Checked]) -> Result:

@@ -24,10 +24,10 @@ def _excerpt(text: str, finding: Finding) -> list[str]:
     return [f"    {shown}", f"    {caret}"]
 
 
-def _fix_lines(number: int, fix: Fix) -> list[str]:
+def _fix_lines(number: int, fix: Fix, hint: str | None) -> list[str]:
     kind = "safe" if fix.safe else "unsafe"
     changes = ", ".join(f"{c.key}: {c.from_!r} -> {c.to!r}" for c in fix.changes)
-    return [f"  fix {number} ({kind}): {changes}", f"    fixed flags: {fix.flags}"]
+    return [f"  fix {number} ({kind}): {changes}", f"    {hint}" if hint else f"    fixed flags: {fix.flags}"]
 
 
 def render(checked: list[Checked]) -> str:
@@ -45,7 +45,7 @@ def render(checked: list[Checked]) -> str:
             if finding.witness:
                 out.append(_witness_line(finding.witness))
         for number, fix in enumerate(item.result.fixes, 1):
-            out.extend(_fix_lines(number, fix))
+            out.extend(_fix_lines(number, fix, item.fix_hint))
         out.extend(f"  note: {note}" for note in item.result.notes)
     total = sum(counts.values())
     out.append("no findings" if total == 0 else f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info")

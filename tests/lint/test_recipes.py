@@ -143,3 +143,12 @@ def test_render_prints_exported_variables_as_json():
     assert payload["version"] == 1
     assert payload["env"]["TRAINER_MESH_FSDP"] == "32" and payload["env"]["TRAIN_MICRO_BATCH_SIZE"] == "64"
     assert "moe_roe_packed_routing_gather=true" in payload["env"]["MAXTEXT_EXTRA_FLAGS"].split()
+
+
+def test_text_output_points_at_the_script_fix_and_names_unchecked_inputs():
+    proc = run_flaglint("lint", "--pin", "bbd0f6f10", "--env", "TRAINER_TPU_SLICE=tpu7x:4x8x8",
+                        str(RECIPES / "mlperf_397b_256_v7x_before.sh"))
+    assert "flaglint lint --fix edits the script" in proc.stdout and "fixed flags:" not in proc.stdout
+    assert "when: TRAINER_TUNED_FLAGS=true;" in proc.stdout
+    # The case on TRAINER_MESH_EXPERT explores "any other value", which Tunix refuses for an integer.
+    assert "paths where TRAINER_MESH_EXPERT is not an integer are not checked" in proc.stdout
