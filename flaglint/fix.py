@@ -103,7 +103,8 @@ def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
     for token in config.rejected:
         if not any(e.start <= token.offset < e.end or e.start == token.offset for e in edits):
             edits.append(_drop(text, token))
-            changes.append(Change(token.key or token.text, token.value, None))
+            # A token without a key is named by its text (its value is part of that text).
+            changes.append(Change(token.key, token.value, None) if token.key else Change(token.text, None, None))
     in_place = [e for e in edits if e.start < len(text) or e.end < len(text)]
     appended = [e.text.strip() for e in edits if e.start == e.end == len(text)]
     fixed = apply_edits(text, in_place)

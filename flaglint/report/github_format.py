@@ -7,7 +7,7 @@ property value `:` and `,` are too, since they separate properties.
 from __future__ import annotations
 
 from ..findings import Finding, Fix
-from . import Checked
+from . import Checked, describe_fix
 
 _COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -39,9 +39,7 @@ def _properties(finding: Finding, label: str | None) -> str:
 def _fix_text(fixes: list[Fix]) -> str:
     if not fixes:
         return ""
-    first = fixes[0]
-    changes = ", ".join(f"{c.key}: {c.from_!r} -> {c.to!r}" for c in first.changes)
-    return f"\nfix ({'safe' if first.safe else 'unsafe'}): {changes}"
+    return "\n" + describe_fix(fixes[0])
 
 
 def annotation(finding: Finding, label: str | None, fixes: list[Fix] = ()) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..findings import Finding, Fix, severity_rank
-from . import Checked
+from . import Checked, describe_fix
 
 
 def _excerpt(text: str, finding: Finding) -> list[str]:
@@ -25,9 +25,7 @@ def _excerpt(text: str, finding: Finding) -> list[str]:
 
 
 def _fix_lines(number: int, fix: Fix, hint: str | None) -> list[str]:
-    kind = "safe" if fix.safe else "unsafe"
-    changes = ", ".join(f"{c.key}: {c.from_!r} -> {c.to!r}" for c in fix.changes)
-    return [f"  fix {number} ({kind}): {changes}", f"    {hint}" if hint else f"    fixed flags: {fix.flags}"]
+    return [f"  {number}. {describe_fix(fix)}", f"    {hint}" if hint else f"    fixed flags: {fix.flags}"]
 
 
 def render(checked: list[Checked]) -> str:

@@ -106,7 +106,7 @@ def test_github_annotations_carry_file_line_and_rule(checked):
     assert command == "error"
     assert props == {"file": BAD_FLAGS, "line": "1", "col": "863", "endColumn": "887", "title": "FL101"}
     assert message.startswith("moe_roe_packed_routing_gather=true requires")
-    assert "fix (safe): moe_roe_packed_routing_gather: True -> False" in message
+    assert "fix (safe): moe_roe_packed_routing_gather: true -> false" in message
     assert {p[0] for p in parsed if p[1]["title"] == "FL003"} == {"notice"}
     assert lines[-1] == "flaglint: 2 error(s), 0 warning(s), 2 info"
 
