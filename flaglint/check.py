@@ -6,14 +6,16 @@ loading once and every line after that is cheap.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Mapping
 
+from .expr import Unknown, evaluate
 from .findings import Finding, Fix, Result
 from .read import FlagSource
-from .resolve import Config, resolve
+from .resolve import Config, axis_rules_from_flags_only, resolve
 from .ruleset import load_ruleset
 from .schema.pins import DEFAULT_PIN, load_pin
-from .solve import Proposal, Unsatisfiable, applicable, finding, minimal_changes, violated
+from .solve import Proposal, Unsatisfiable, applicable, finding, format_value, minimal_changes, violated
 
 # Findings about the pin or the string's size, which no edit of the flags removes.
 UNFIXABLE = {"FL007", "FL009"}
@@ -37,8 +39,10 @@ class Checker:
         if self._rules is None:
             self._rules = applicable(self.ruleset, config)
         rules = [r for r in self._rules if not unknown.intersection(r.name_set)]
-        broken = violated(_judged(rules, config), config)
+        judged = _judged(rules, config)
+        broken = violated(judged, config)
         findings += [finding(rule, config) for rule in broken]
+        findings += _ep_rank_without_axes(judged, broken, config)
         result = Result(pin=self.pin.pin, findings=findings)
         if fix and (broken or config.rejected):
             self._add_fixes(result, config, env, rules, broken, max_fixes)
@@ -51,9 +55,10 @@ class Checker:
             # Tokens MaxText refuses (undefined keys, bad values) are dropped by every fix.
             proposals = minimal_changes(config, rules, broken, max_fixes) if broken else [Proposal(())]
         except Unsatisfiable as err:
-            fixed = ", ".join(f"{k}={v}" for k, v in err.fixed.items())
+            fixed = ", ".join(f"{k}={format_value(v)}" for k, v in err.fixed.items())
+            rules = ", ".join(err.rules) + (" together" if len(err.rules) > 1 else "")
             result.findings.append(
-                Finding("FL090", "error", f"no change to the flags satisfies {', '.join(err.rules)} together"
+                Finding("FL090", "error", f"no change to the flags satisfies {rules}"
                         + (f" with {fixed}" if fixed else "") + f" at MaxText {self.pin.pin}", tuple(err.rules))
             )
             return
@@ -72,7 +77,33 @@ class Checker:
         config, findings = self.config(FlagSource(fix.flags), env)
         if any(f.severity == "error" and f.rule not in UNFIXABLE for f in findings):
             return False
-        return not violated(_judged(self._rules, config), config)
+        judged = _judged(self._rules, config)
+        return not violated(judged, config) and not _ep_rank_without_axes(judged, [], config)
+
+
+def _ep_rank_without_axes(judged: list, broken: list, config: Config) -> list[Finding]:
+    """The rules guarded by override_logical_axis_rules (the EP-rank check), judged as MaxText judges
+    them when a quoted 'false' leaves it no EP axis: the guard holds, whatever the parallelism.
+    A fix drops that token (its typed value, False, is the default)."""
+    token = axis_rules_from_flags_only(config)
+    if token is None:
+        return []
+    found = []
+    for rule in judged:
+        if rule in broken or rule.when is None or "override_logical_axis_rules" not in rule.when.names():
+            continue
+        try:
+            holds = bool(evaluate(rule.require, config.lookup))
+        except Unknown:
+            holds = True
+        if not holds:
+            plain = finding(rule, config)
+            found.append(replace(plain, message=plain.message + (
+                f"; pyconfig reads override_logical_axis_rules={token.value} before typing, as true, so MaxText keeps"
+                " only the flags' logical_axis_rules (no 'exp' rule: EP rank 1) while pydantic types it false and runs this check")))
+    if found:
+        config.rejected.append(token)
+    return found
 
 
 def _back_to_defaults(config: Config, broken: list) -> Proposal:

@@ -20,6 +20,7 @@ from .values import ValueError_, coerce, parse_cli_value, type_value
 
 # Linux refuses one argument or environment string longer than this (MAX_ARG_STRLEN).
 MAX_ARG_BYTES = 131072
+HF_TOKEN_VARIABLE = "HF_TOKEN"  # read by MaxText's pyconfig itself, not by Tunix
 
 
 @dataclass
@@ -120,6 +121,7 @@ def resolve(
         if last[key] == index:
             config.explicit[key] = Assignment(key, value, token, "flags")
     _check_raw_splash(config, tokens, last, findings)
+    _token_from_environment(config, env or {}, tokens, last)
     if model is None and "model_name" in config.explicit and config.explicit["model_name"].origin == "flags":
         # A model_name flag makes MaxText load that model's yml, as --model does.
         model = config.model = config.explicit["model_name"].value
@@ -128,12 +130,46 @@ def resolve(
         else:
             model = config.model = None
     if model is not None:
-        _check_model_conflicts(config, model, findings)
+        _check_model_conflicts(config, model, _raw_override(config, tokens, last), findings)
     return config, findings
+
+
+def axis_rules_from_flags_only(config: Config) -> Token | None:
+    """The override_logical_axis_rules token that makes MaxText's EP-rank check see no EP axis.
+
+    pyconfig decides whether to replace logical_axis_rules from the raw YAML value: a value that
+    is true there but that pydantic types False (a quoted 'false', '0', 'no') keeps only the flags'
+    own logical_axis_rules, while the EP-rank check, which reads the typed False, still runs. With
+    no rule named 'exp' among the flags' rules (and no custom mesh file, whose rules replace them
+    first) MaxText then counts EP rank 1, whatever the expert parallelism.
+    """
+    assignment = config.explicit.get("override_logical_axis_rules")
+    if assignment is None or assignment.origin != "flags" or assignment.value is not False or assignment.token is None:
+        return None
+    try:
+        if not parse_cli_value(assignment.token.value):
+            return None
+    except ValueError_:
+        return None
+    if "custom_mesh_and_rule" in config.pin.keys and config.lookup("custom_mesh_and_rule") != config.pin.default("custom_mesh_and_rule"):
+        return None
+    own = config.explicit.get("logical_axis_rules")
+    rules = own.value if own is not None and own.origin == "flags" and isinstance(own.value, list) else []
+    if any(isinstance(rule, list) and rule and rule[0] == "exp" for rule in rules):
+        return None
+    return assignment.token
 
 
 _INVALID = object()
 _RAW_EXCLUSIVE = ("use_tokamax_splash", "use_jax_splash")
+
+
+def _raw_value(config: Config, key: str, tokens: list[Token], last: dict[str, int]) -> Any:
+    """The value pyconfig reads before pydantic types it: the YAML value of the winning flag, else
+    the typed value from the model, a Tunix binding or the default. Raises ValueError_ if unparsable."""
+    if key in last:
+        return parse_cli_value(tokens[last[key]].value)
+    return config.lookup(key)
 
 
 def _check_raw_splash(config: Config, tokens: list[Token], last: dict[str, int], findings: list[Finding]) -> None:
@@ -142,13 +178,10 @@ def _check_raw_splash(config: Config, tokens: list[Token], last: dict[str, int],
     for key in _RAW_EXCLUSIVE:
         if key not in config.pin.keys:
             return
-        if key in last:
-            try:
-                raw[key] = parse_cli_value(tokens[last[key]].value)
-            except ValueError_:
-                return
-        else:
-            raw[key] = config.lookup(key)
+        try:
+            raw[key] = _raw_value(config, key, tokens, last)
+        except ValueError_:
+            return
     if all(raw[key] for key in _RAW_EXCLUSIVE):
         shown = ", ".join(f"{key}={raw[key]!r}" for key in _RAW_EXCLUSIVE)
         located = [config.location(k) for k in _RAW_EXCLUSIVE if config.location(k)]
@@ -157,6 +190,20 @@ def _check_raw_splash(config: Config, tokens: list[Token], last: dict[str, int],
         set_by_flags = [tokens[last[key]] for key in reversed(_RAW_EXCLUSIVE) if key in last]
         if set_by_flags:
             config.rejected.append(set_by_flags[0])  # a fix drops it: its default is false
+
+
+def _token_from_environment(config: Config, env: Mapping[str, str], tokens: list[Token], last: dict[str, int]) -> None:
+    """pyconfig fills hf_access_token from HF_TOKEN when the flags leave it empty (its raw value)."""
+    if not env.get(HF_TOKEN_VARIABLE) or "hf_access_token" not in config.pin.keys:
+        return
+    try:
+        if _raw_value(config, "hf_access_token", tokens, last):
+            return
+    except ValueError_:
+        return
+    config.explicit["hf_access_token"] = Assignment("hf_access_token", env[HF_TOKEN_VARIABLE], None, f"env:{HF_TOKEN_VARIABLE}")
+
+
 _TYPED: dict[tuple[str, str, str], Any] = {}
 
 
@@ -214,8 +261,19 @@ def _apply_model(config: Config, model: str, findings: list[Finding], keep_flags
                 config.explicit[key] = Assignment(key, typed, None, f"model:{model}")
 
 
-def _check_model_conflicts(config: Config, model: str, findings: list[Finding]) -> None:
-    if config.lookup("override_model_config") is True:
+def _raw_override(config: Config, tokens: list[Token], last: dict[str, int]) -> bool:
+    """override_model_config as pyconfig reads it for the model check: Python truthiness of the YAML
+    value, before pydantic types it (a quoted 'false' or '0' is a non-empty string, so true there)."""
+    if "override_model_config" not in config.pin.keys:
+        return False
+    try:
+        return bool(_raw_value(config, "override_model_config", tokens, last))
+    except ValueError_:
+        return False  # MaxText cannot parse the flags at all (FL005 already says why)
+
+
+def _check_model_conflicts(config: Config, model: str, overridden: bool, findings: list[Finding]) -> None:
+    if overridden:
         return
     model_keys = config.pin.models[model]
     for key, assignment in config.explicit.items():

@@ -71,8 +71,38 @@ def normalise(key: str, value: Any) -> Any:
 
 def type_value(schema, raw: str) -> Any:
     """The value MaxText gives `key=raw`, or ValueError_ with MaxText's reason."""
-    value = normalise(schema.name, parse_cli_value(raw))
-    return coerce(schema, value)
+    parsed = parse_cli_value(raw)
+    if schema.name in _MERGED_RULE_LISTS:
+        _check_rule_list(parsed)
+    return coerce(schema, normalise(schema.name, parsed))
+
+
+# pyconfig merges these lists itself, before pydantic, by each rule's first item (its name).
+_MERGED_RULE_LISTS = {"logical_axis_rules"}
+
+
+def _check_rule_list(value: Any) -> None:
+    if not value:
+        return  # pyconfig skips an empty (or false, or null) value: base.yml's rules stay
+    if not isinstance(value, list):
+        raise ValueError_(f"{value!r}: pyconfig needs a list of [name, axes] rules here")
+    for rule in value:
+        if not (isinstance(rule, (list, str)) and len(rule) > 0 and not isinstance(rule[0], (list, dict))):
+            raise ValueError_(f"{rule!r}: each rule must be a non-empty [name, axes] list whose name pyconfig can index")
+
+
+def _float_list_when_string(value: Any) -> Any:
+    """A before-validator of the field: '' is [], 'a,b' is [float(a), float(b)]."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return [float(v) for v in value.split(",")] if value else []
+    except ValueError as err:
+        raise ValueError_(f"{value!r}: {err}") from None
+
+
+# Fields with a pydantic before-validator in types.py (constant_bound_config: types.py:2782).
+_BEFORE_VALIDATORS = {"constant_bound_config": _float_list_when_string}
 
 
 def coerce(schema, value: Any) -> Any:
@@ -80,6 +110,9 @@ def coerce(schema, value: Any) -> Any:
 
     tests/test_values.py checks it against pydantic itself on generated values.
     """
+    before = _BEFORE_VALIDATORS.get(schema.name)
+    if before is not None:
+        value = before(value)
     if value is None:
         if schema.nullable or schema.kind == "any":
             return None

@@ -206,3 +206,60 @@ def test_every_pins_defaults_satisfy_its_rules(pin):
     checker = Checker(pin)
     config, _ = checker.config(FlagSource(""), {})
     assert [r.id for r in applicable(checker.ruleset, config) if not holds(r, config.lookup)] == []
+
+
+# --- values pyconfig reads before pydantic types them (measured on MaxText 0.2.5) ----------------
+
+# override_model_config=<value> with a flag that differs from llama2-7b's yml: does MaxText refuse it
+# as a model conflict? pyconfig tests the YAML value's truth: a quoted 'false' is a non-empty string.
+MODEL_OVERRIDE_CONFLICT = {
+    "false": True, "False": True, "no": True, "off": True, "0": True, "0.0": True, "null": True, "~": True,
+    "true": False, "yes": False, "1": False, "1.0": False, "'true'": False,
+    "'false'": False, "'0'": False, "'no'": False, "'off'": False, '"false"': False,
+}
+
+
+@pytest.mark.parametrize("spelled,conflict", MODEL_OVERRIDE_CONFLICT.items())
+def test_model_conflict_follows_the_raw_truth_of_override_model_config(spelled, conflict):
+    result = Checker("maxtext-0.2.5", "llama2-7b").check(FlagSource(f"base_emb_dim=1024 override_model_config={spelled}"), fix=False)
+    assert ("FL006" in {f.rule for f in result.findings}) == conflict
+
+
+def test_a_quoted_false_axis_override_leaves_maxtext_no_ep_axis():
+    checker = Checker("maxtext-0.2.5")
+    flags = "ici_expert_parallelism=2 use_random_routing=true override_logical_axis_rules='false'"
+    result = checker.check(FlagSource(flags))
+    (ep_rank,) = [f for f in result.findings if f.rule == "MX0089"]
+    assert "pyconfig reads override_logical_axis_rules='false' before typing" in ep_rank.message
+    assert [fix.flags for fix in result.fixes] == ["ici_expert_parallelism=2 use_random_routing=true"]
+    for clean in (
+        "ici_expert_parallelism=2 use_random_routing=true override_logical_axis_rules=false",
+        "ici_expert_parallelism=2 use_random_routing=true override_logical_axis_rules=true",
+        "ici_expert_parallelism=2 use_random_routing=true override_logical_axis_rules='0' logical_axis_rules=[[exp,expert]]",
+        "ici_expert_parallelism=2 use_random_routing=true override_logical_axis_rules='no' custom_mesh_and_rule=ep-as-cp",
+        "override_logical_axis_rules='false'",
+    ):
+        assert not checker.check(FlagSource(clean), fix=False).findings, clean
+
+
+def test_engram_without_a_token_gets_no_fix():
+    checker = Checker("maxtext-0.2.5")
+    result = checker.check(FlagSource("model_name=deepseek-custom attention=dot_product use_random_routing=true"))
+    assert {"FL119", "MX0089"} <= {f.rule for f in result.findings}
+    assert result.fixes == []  # a token cannot be invented
+    assert not checker.check(FlagSource("model_name=deepseek-custom attention=dot_product"), {"HF_TOKEN": "hf_secret"}).findings
+    assert not checker.check(FlagSource("model_name=deepseek-custom attention=dot_product hf_access_token=hf_secret")).findings
+    # a token from the environment fills an empty flag, as pyconfig does
+    found = checker.check(FlagSource("model_name=deepseek-custom attention=dot_product hf_access_token=''"), {"HF_TOKEN": "hf_secret"})
+    assert not found.findings
+
+
+def test_compile_topology_must_name_a_known_topology():
+    checker = Checker("maxtext-0.2.5")
+    assert checker.pin.keys["compile_topology"].choices and "v5e-256" in checker.pin.keys["compile_topology"].choices
+    result = checker.check(FlagSource("compile_topology=v5e-255"))
+    assert any(f.rule.startswith("MX") and "Invalid compile topology" in f.message for f in result.findings)
+    assert [fix.flags for fix in result.fixes] == [""]  # back to the default: no ahead-of-time compile
+    for clean in ("compile_topology=v5e-256", "compile_topology=a3", "compile_topology=''",
+                  "compile_topology=v5e-255 internal_compile=true internal_compile_num_devices=4"):
+        assert not checker.check(FlagSource(clean), fix=False).findings, clean

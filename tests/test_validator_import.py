@@ -58,7 +58,7 @@ def test_at_least_280_checkable_rules_all_parsable(committed) -> None:
     assert len(ids) == len(set(ids))
     for rule in rules:
         assert rule["pins"] == ["maxtext-0.2.5"] and rule["severity"] == "error"
-        assert rule["source"].startswith("maxtext/configs/")
+        assert rule["source"].startswith(("maxtext/configs/", "maxtext/utils/accelerator_to_spec_map.py:"))
         for field in ("when", "require"):
             if field in rule:
                 parse(rule[field])
@@ -322,3 +322,81 @@ def test_a_raise_its_try_catches_is_no_rule(tmp_path: Path) -> None:
     )
     found = extract(root.parent)
     assert [(r["message"], r["require"]) for r in found.rules] == [("not caught", "k <= 2")]
+
+
+# ---- the compile topology table (utils/accelerator_to_spec_map.py), read as text ---------------
+
+TOPOLOGY_TYPES = '''
+from pydantic import BaseModel, Field
+from pydantic.functional_validators import model_validator
+from maxtext.utils import accelerator_to_spec_map
+
+
+class MaxTextConfig(BaseModel):
+  compile_topology: str = Field("")
+  internal_compile: bool = Field(False)
+
+  @model_validator(mode="after")
+  def set_derived(self):
+    def devices():
+      if self.internal_compile:
+        return 1
+      if self.compile_topology:
+        return accelerator_to_spec_map.get_system_characteristics(self.compile_topology).devices
+      return 1
+    self.n = devices()
+    return self
+'''
+SPEC_MAP = '''
+TABLE = {
+    "v9-8": Spec(8),
+    "v9-16": Spec(16),
+}
+
+
+def get_system_characteristics(user_facing_name):
+  spec = TABLE.get(user_facing_name)
+  if spec is None:
+    raise ValueError(f"Invalid compile topology: {user_facing_name}. Valid topology names: {TABLE.keys()}")
+  return spec
+'''
+
+
+@pytest.fixture(scope="module")
+def topology_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("topology") / "maxtext"
+    (root / "configs").mkdir(parents=True)
+    (root / "utils").mkdir()
+    (root / "version.py").write_text('__version__ = "9.9.9"\n')
+    (root / "configs" / "types.py").write_text(TOPOLOGY_TYPES)
+    (root / "configs" / "base.yml").write_text('compile_topology: ""\ninternal_compile: false\n')
+    (root / "utils" / "accelerator_to_spec_map.py").write_text(SPEC_MAP)
+    return root.parent
+
+
+def test_compile_topology_takes_the_table_names_as_choices(topology_package: Path) -> None:
+    assert import_schema(topology_package).keys["compile_topology"].choices == ["v9-8", "v9-16"]
+
+
+def test_a_topology_outside_the_table_is_a_rule_under_the_lookup_guard(topology_package: Path) -> None:
+    rule = _by_message(extract(topology_package), "Invalid compile topology")
+    assert rule["source"].startswith("maxtext/utils/accelerator_to_spec_map.py:")
+    assert "{compile_topology}" in rule["message"] and "the 2 names of TABLE" in rule["message"]
+    when, require = parse(rule["when"]), parse(rule["require"])
+    for values, broken in [
+        ({"compile_topology": "", "internal_compile": False}, False),  # the default: no lookup
+        ({"compile_topology": "v9-16", "internal_compile": False}, False),
+        ({"compile_topology": "v9-17", "internal_compile": False}, True),
+        ({"compile_topology": "v9-17", "internal_compile": True}, False),  # internal_compile skips it
+    ]:
+        assert (evaluate(when, values.get) and not evaluate(require, values.get)) == broken, values
+
+
+def test_without_the_table_compile_topology_stays_a_free_string(tmp_path: Path) -> None:
+    root = tmp_path / "maxtext"
+    (root / "configs").mkdir(parents=True)
+    (root / "version.py").write_text('__version__ = "9.9.9"\n')
+    (root / "configs" / "types.py").write_text(TOPOLOGY_TYPES)
+    (root / "configs" / "base.yml").write_text('compile_topology: ""\ninternal_compile: false\n')
+    assert import_schema(tmp_path).keys["compile_topology"].choices is None
+    assert not [r for r in extract(tmp_path).rules if "topology" in r["message"]]

@@ -84,9 +84,39 @@ def test_normalisation_of_special_keys():
     assert type_value(KeySchema(name="run_name", kind="str"), "none") == ""
 
 
+# Measured on MaxText 0.2.5 (pyconfig merges logical_axis_rules by rule name before pydantic sees it).
+LOGICAL_AXIS_RULES = {
+    "[]": True, "''": True, "0": True, "false": True, "null": True, "": True, "[[a]]": True, "[a]": True,
+    "[ab]": True, "[[activation_batch, [data, fsdp]]]": True,
+    "x": False, "1": False, "none": False, "[1]": False, "[[]]": False, "['']": False, "[[[a], b]]": False,
+    "[{a: 1}]": False,
+}
+
+
+@pytest.mark.parametrize("raw,accepted", LOGICAL_AXIS_RULES.items())
+def test_logical_axis_rules_are_refused_where_pyconfig_cannot_merge_them(raw, accepted):
+    schema = KeySchema(name="logical_axis_rules", kind="any", nullable=True)
+    if accepted:
+        type_value(schema, raw)
+    else:
+        with pytest.raises(ValueError_):
+            type_value(schema, raw)
+
+
+def test_constant_bound_config_takes_a_comma_separated_string():
+    schema = KeySchema(name="constant_bound_config", kind="list")
+    assert type_value(schema, "''") == []
+    assert type_value(schema, "0.5,0.25") == [0.5, 0.25]
+    assert type_value(schema, "[1,2]") == [1, 2]
+    for refused in ("a,b", "0.5", "none", "1_0"):
+        with pytest.raises(ValueError_):
+            type_value(schema, refused)
+
+
 @given(st.text(max_size=40))
 def test_any_text_types_or_refuses_cleanly(raw):
-    for schema in COLUMNS.values():
+    for schema in [*COLUMNS.values(), KeySchema(name="logical_axis_rules", kind="any", nullable=True),
+                   KeySchema(name="constant_bound_config", kind="list")]:
         try:
             type_value(schema, raw)
         except ValueError_ as err:

@@ -1,6 +1,7 @@
 """Build the key schema of a MaxText version from its sources: `MaxTextConfig`'s fields read from
 `configs/types.py` (and the enums of `common/common_types.py`) with `ast`, the defaults of
-`configs/base.yml` and the keys each `configs/models/*.yml` sets."""
+`configs/base.yml`, the keys each `configs/models/*.yml` sets, and the compile topology names of
+`utils/accelerator_to_spec_map.py` as compile_topology's choices."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from flaglint.findings import InputError
 from flaglint.schema.fieldtypes import BOUNDS, FieldType, ModuleScope, tighter
 from flaglint.schema.model import KeySchema, ModelConfig, Schema
 from flaglint.schema.sources import PackageFiles, open_package
+from flaglint.schema.topologies import TOPOLOGY_KEY, topology_table
 from flaglint.values import CliLoader as OmegaConfYamlLoader
 
 TYPES = "configs/types.py"
@@ -41,6 +43,10 @@ def import_schema(path: str | Path) -> Schema:
             keys = _model_keys(scope, ROOT_MODEL)
         except InputError as err:
             raise InputError(f"{files.origin}: {TYPES} {err}") from None
+        topologies = topology_table(files)
+        if topologies is not None and TOPOLOGY_KEY in keys and keys[TOPOLOGY_KEY].kind == "str":
+            # A free string in types.py, but the config pass looks it up in this table.
+            keys[TOPOLOGY_KEY] = keys[TOPOLOGY_KEY].model_copy(update={"choices": list(topologies.names)})
         return Schema(
             version=_version(files),
             source=Path(path).name,

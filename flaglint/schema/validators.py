@@ -32,6 +32,7 @@ from flaglint.findings import InputError
 from flaglint.schema.fieldtypes import ModuleScope
 from flaglint.schema.importer import COMMON_TYPES, ROOT_MODEL, TYPES, _mro, import_schema
 from flaglint.schema.sources import PackageFiles, open_package
+from flaglint.schema.topologies import LOOKUP, SPEC_MAP, topology_table
 
 PYCONFIG = "configs/pyconfig.py"
 CUSTOM_MESH_DIR = "configs/custom_mesh_and_rule"
@@ -335,6 +336,7 @@ class Walker:
         self.crash_guards: list[ast.expr] = []
         self.catching: list[set[str]] = []  # exception names the enclosing try statements catch
         self.mesh_files = self._custom_mesh_files()
+        self.topologies = topology_table(files)
         _ENUM_CHOICES.clear()
         _ENUM_CHOICES.update({k: tuple(v.choices) for k, v in self.keys.items() if v.kind == "enum" and v.choices
                               and not v.nullable})
@@ -1863,11 +1865,34 @@ def _model_mesh_yaml(walker: Walker, fnode: ast.FunctionDef | None, args: list, 
     return make_choice(options + [(None, Const({}))])
 
 
+def _model_system_characteristics(walker: Walker, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
+    """accelerator_to_spec_map.get_system_characteristics(name): raises unless `name` is one of
+    the table's names (read from the package); its value, the hardware's characteristics, is not modelled."""
+    table = walker.topologies
+    if table is None:
+        return Unknown("runtime state (accelerator topology): no topology table found")
+    name = args[0] if args else Unknown("no argument")
+    expr = walker.expr(name)
+    cond = expr if isinstance(expr, Unknown) else ast.Compare(expr, [ast.NotIn()], [_const_node(table.names)])
+    params = [a.arg for a in table.lookup.args.args]
+    inner = State(dict(st.fields), dict(zip(params, [name])), list(st.path))
+    key = _key_of(name)
+    for raise_node in _raises(table.lookup):
+        message = walker.render(_raise_message(raise_node), inner, frame)
+        if key is not None and params:
+            message = message.replace("{" + params[0] + "}", "{" + key + "}")
+        message = message.replace("{" + table.table + ".keys()}", f"the {len(table.names)} names of {table.table} (see {key or 'the key'}'s choices)")
+        walker.record(raise_node, Frame(LOOKUP, SPEC_MAP), "raise", _exception_name(raise_node), message,
+                      walker.path_and(st, cond), _raise_message(raise_node))
+    return Unknown("runtime state (accelerator topology): the hardware's characteristics")
+
+
 MODELS: dict[str, Callable[..., Any]] = {
     "get_num_target_devices": _model_num_target_devices,
     "max_utils.get_num_slices": _model_num_slices,
     "get_individual_scales": _model_individual_scales,
     "_load_mesh_config_from_yaml": _model_mesh_yaml,
+    f"accelerator_to_spec_map.{LOOKUP}": _model_system_characteristics,
 }
 
 
