@@ -58,6 +58,8 @@ def parse_cli_value(raw: str) -> Any:
 
 def normalise(key: str, value: Any) -> Any:
     """pyconfig's clean-up between YAML and pydantic."""
+    if "." in key:
+        return value  # it cleans top-level values only: a nested one (dpo.*, lora.*) reaches pydantic as written
     if isinstance(value, str) and value.lower() == "none":
         value = None
     if value == "" and key in _NONE_WHEN_EMPTY:

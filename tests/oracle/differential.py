@@ -278,10 +278,13 @@ def classify(case: Case, classes: dict[str, dict]) -> str | None:
 
 
 def write_disagreements(cases: list[Case], path: Path = DISAGREEMENTS) -> int:
-    """Rewrite the list from these cases, keeping the classes; unclassified entries get class `unclassified`."""
+    """Rewrite the list from these cases, keeping the classes and the refused-fix classes; unclassified
+    entries get class `unclassified`."""
     classes = load_disagreements(path).classes
     entries = [{**case.as_entry(), "class": classify(case, classes) or "unclassified"} for case in cases if not case.agrees]
-    header = "".join(line + "\n" for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("#"))
-    data = {"drawn_with_hypothesis": hypothesis.__version__, "classes": classes, "disagreements": entries}
+    text = path.read_text(encoding="utf-8")
+    header = "".join(line + "\n" for line in text.splitlines() if line.startswith("#"))
+    refused = (yaml.safe_load(text) or {}).get("refused_fixes") or {}
+    data = {"drawn_with_hypothesis": hypothesis.__version__, "classes": classes, "disagreements": entries, "refused_fixes": refused}
     path.write_text(header + yaml.safe_dump(data, sort_keys=False, width=120, allow_unicode=True), encoding="utf-8")
     return len(entries)

@@ -33,6 +33,8 @@ CASES = [
                                           "''", "0", "['']", "")],
     # a before-validator turns the string into floats
     *[f"constant_bound_config={v}" for v in ("''", "0.5,0.5", "a,b", "0.5", "none", "[1,2]")],
+    # pyconfig cleans top-level values only: a nested 'none' stays a string
+    *[f"dpo.max_prompt_length={v}" for v in ("none", "None", "null", "", "''", "5")],
     # compile_topology is looked up in accelerator_to_spec_map unless internal_compile
     *[f"compile_topology={v}" for v in ("v5e-256", "v5e-255", "a3", "''", "none", "", "tpu7x-2", "TPU7X-2")],
     "compile_topology=v5e-255 internal_compile=true internal_compile_num_devices=4",
