@@ -1,8 +1,9 @@
 """Per-token log-probs (and entropy) of an LM head, chunked over tokens, in two programs.
 
 "local" scores each chunk with log_softmax and take_along_axis and differentiates that.
-"fused" makes one pass over each chunk's logits and, when only the log-probs carry a
-cotangent, forms the logits' cotangent in one elementwise pass over recomputed logits.
+"fused" takes each chunk's exponentials once (the exp-sum, target logit and entropy all come
+from them) and, when only the log-probs carry a cotangent, forms the logits' cotangent in one
+elementwise pass over recomputed logits.
 Both give the same values on every input, non-finite logits and odd target ids included:
 a negative id wraps once (id + vocab), an id outside [-vocab, vocab) scores NaN and gets
 no gradient, and a row with NaN, +inf or no finite logit scores NaN.
@@ -100,15 +101,21 @@ def _target_hit(logits, targets):
     return hit, valid
 
 
-def _max_and_pick(logits, hit):
-    """Row max and target logit in one reduction over the logits."""
-    zero = jnp.zeros((), logits.dtype)
-    return lax.reduce(
-        (logits, jnp.where(hit, logits, zero)),
-        (jnp.array(-jnp.inf, logits.dtype), zero),
-        lambda a, b: (lax.max(a[0], b[0]), a[1] + b[1]),
-        (1,),
+def _sum_pair(first, second):
+    """Row sums of two [C, V] arrays in one variadic reduction.
+
+    XLA:CPU hands a single-output sum to its YNNPACK library, which needs its operand in
+    memory; a variadic reduction stays in XLA's own loop and reads its operands' producers in
+    place. That loop adds the terms one after another, so the vocabulary is split into lanes
+    summed at the end, which keeps the rounding error near that of a vectorised sum.
+    """
+    lanes = _lanes(first.shape[-1])
+    split = (first.shape[0], first.shape[-1] // lanes, lanes)
+    zero = jnp.zeros((), first.dtype)
+    first, second = lax.reduce(
+        (first.reshape(split), second.reshape(split)), (zero, zero), lambda a, b: (a[0] + b[0], a[1] + b[1]), (1,)
     )
+    return jnp.sum(first, axis=-1), jnp.sum(second, axis=-1)
 
 
 def _lanes(vocab):
@@ -117,30 +124,26 @@ def _lanes(vocab):
 
 
 def _head_stats(logits, targets, with_entropy):
-    """One pass over a chunk's logits: log-probs, entropy (or None), and the max and exp-sum."""
+    """A chunk's log-probs, entropy (or None), and the max and exp-sum, from one exp per logit.
+
+    The max, `logits - max` and the exp-sum are log_softmax's own operations (a plain max, and
+    a plain sum of the exponentials), so XLA compiles them as it does local's, with the same
+    kernels and summation order: the log-probs and the backward's residuals agree to the last
+    bit. A variadic sum would be reduced in another order, and a log-prob near 0 (log of an
+    exp-sum near 1) turns one ulp of the sum into many of the result.
+    """
     hit, valid = _target_hit(logits, targets)
-    row_max, picked = _max_and_pick(logits, hit)
+    zero = jnp.zeros((), logits.dtype)
+    row_max = jnp.max(logits, axis=-1)
     shifted = logits - row_max[:, None]
     exps = jnp.exp(shifted)
-    zero = jnp.zeros((), logits.dtype)
-    if with_entropy:
-        # One reduction for both sums, so the exponentials are not materialised for two readers.
-        # XLA:CPU adds a variadic reduction's terms one after another; splitting the vocabulary
-        # into lanes that are added at the end keeps its rounding error at that of jnp.sum.
-        lanes = _lanes(logits.shape[-1])
-        split = (logits.shape[0], logits.shape[-1] // lanes, lanes)
-        exps, shifted = exps.reshape(split), shifted.reshape(split)
-        exp_sum, weighted = lax.reduce(
-            (exps, exps * jnp.where(exps > 0, shifted, zero)),
-            (zero, zero),
-            lambda a, b: (a[0] + b[0], a[1] + b[1]),
-            (1,),
-        )
-        exp_sum, weighted = jnp.sum(exp_sum, axis=-1), jnp.sum(weighted, axis=-1)
-    else:
-        exp_sum = jnp.sum(exps, axis=-1)
+    exp_sum = jnp.sum(exps, axis=-1)
+    # The target's shifted logit and the entropy's sum share a pass; where() inside the
+    # product, as in local's entropy, so a -inf logit adds 0 rather than NaN.
+    weighted_terms = exps * jnp.where(exps > 0, shifted, zero) if with_entropy else jnp.zeros_like(shifted)
+    picked, weighted = _sum_pair(jnp.where(hit, shifted, zero), weighted_terms)
     log_sum = jnp.log(exp_sum)
-    logps = jnp.where(valid, (picked - row_max) - log_sum, jnp.nan)
+    logps = jnp.where(valid, picked - log_sum, jnp.nan)
     entropy = log_sum - weighted / exp_sum if with_entropy else None
     return logps, entropy, row_max, exp_sum
 
@@ -201,12 +204,14 @@ def _fused_cotangents(temperature, hidden_chunks, weight, target_chunks, row_max
         hidden, targets, chunk_max, chunk_sum, chunk_ct = xs
         logits_ct = _head_cotangent(
             _logits(hidden, weight, temperature), targets, chunk_max, chunk_sum, chunk_ct, temperature
-        ).astype(weight.dtype)
+        )
         # Both matmuls read this one materialised cotangent instead of each recomputing the pass.
         logits_ct = lax.optimization_barrier(logits_ct)
-        hidden_ct = jnp.dot(logits_ct, weight.T, preferred_element_type=acc_dtype).astype(hidden.dtype)
-        weight_ct = weight_ct + jnp.dot(hidden.T.astype(weight.dtype), logits_ct, preferred_element_type=acc_dtype)
-        return weight_ct, hidden_ct
+        # The two products autodiff forms for the logits' dot, with its operand order and
+        # contractions, so XLA picks the same kernels and sums in the same order.
+        hidden_ct = lax.dot_general(logits_ct, weight, (((1,), (1,)), ((), ())), preferred_element_type=acc_dtype)
+        chunk_weight_ct = lax.dot_general(logits_ct, hidden, (((0,), (0,)), ((), ())), preferred_element_type=acc_dtype)
+        return weight_ct + chunk_weight_ct.T, hidden_ct.astype(hidden.dtype)
 
     weight_ct, hidden_ct = lax.scan(
         step,

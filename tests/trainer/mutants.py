@@ -33,7 +33,8 @@ MUTANTS = {
     "max and exp-sum swapped": (
         "head", "return outs, (hidden_chunks, weight, target_chunks, row_max, exp_sum)",
         "return outs, (hidden_chunks, weight, target_chunks, exp_sum, row_max)"),
-    "max dropped from the log-probs": ("head", "(picked - row_max) - log_sum", "picked - log_sum"),
+    "max dropped from the shift": ("head", "shifted = logits - row_max[:, None]", "shifted = logits"),
+    "exp-sum reduced in a variadic sum": ("head", "exp_sum = jnp.sum(exps, axis=-1)", "exp_sum, _ = _sum_pair(exps, exps)"),
     "entropy sign flipped": ("head", "log_sum - weighted / exp_sum", "weighted / exp_sum - log_sum"),
     "entropy cotangent sent to the one-pass backward": (
         "head", "if with_entropy and not isinstance(cts[1], SymbolicZero):", "if False:"),
@@ -41,12 +42,12 @@ MUTANTS = {
     "wrap of negative ids removed": ("head", "jnp.where(targets < 0, targets + vocab, targets)", "targets"),
     "vocabulary bound off by one": ("head", "(wrapped < vocab)", "(wrapped <= vocab)"),
     "ids outside the vocabulary scored": (
-        "head", "jnp.where(valid, (picked - row_max) - log_sum, jnp.nan)", "(picked - row_max) - log_sum"),
+        "head", "jnp.where(valid, picked - log_sum, jnp.nan)", "picked - log_sum"),
     "validity mask dropped from the cotangent": (
         "head", "ct = jnp.where(valid, logps_ct, jnp.zeros((), logps_ct.dtype))", "ct = logps_ct"),
     "entropy's -inf guard dropped": ("head", "exps * jnp.where(exps > 0, shifted, zero)", "exps * shifted"),
     "entropy lanes not summed": (
-        "head", "jnp.sum(exp_sum, axis=-1), jnp.sum(weighted, axis=-1)", "exp_sum[:, 0], weighted[:, 0]"),
+        "head", "jnp.sum(first, axis=-1), jnp.sum(second, axis=-1)", "first[:, 0], second[:, 0]"),
     "weight gradient summed in forward order": ("head", "reverse=True,", "reverse=False,"),
     "fused parsed loosely": ("settings", 'if value == "fused":', 'if value.strip().lower() == "fused":'),
     "off values case-sensitive": ("settings", "if value.lower() in HEAD_OFF_VALUES:", "if value in HEAD_OFF_VALUES:"),

@@ -41,13 +41,33 @@ def make_inputs(seed, n, hidden, vocab, dtype=jnp.float32, scale=1.0):
     return h, w, t
 
 
-def scores(mode, h, w, t, chunk, temperature, entropy=True):
-    fn = jax.jit(lambda h, w: per_token_logps(
-        h, w, t, mode=mode, chunk_size=chunk, temperature=temperature, return_entropy=entropy))
-    return fn(h, w)
+# XLA:CPU (jaxlib 0.10) hands some dots, sums and the elementwise operations around them to its
+# YNNPACK library, whose exp rounds differently from XLA's own loops, and which operations go
+# there depends on the rest of the program: local's forward exponentials and the fused backward's
+# recomputed ones can come from different code. Compiled without those fusions, each program is
+# its operations, so the issue's bounds are checked there; under the default compiler the
+# difference that remains is measured separately (test_fused_close_to_local_under_default_compiler).
+SAME_KERNELS = {"xla_cpu_experimental_ynn_fusion_type": ""}
 
 
-def grads(mode, h, w, t, chunk, temperature, entropy_weight):
+def run(fn, args, compiler_options=None):
+    lowered = jax.jit(fn).lower(*args)
+    try:
+        compiled = lowered.compile(compiler_options)
+    except Exception as error:  # a jaxlib without YNNPACK fusions has no such option, and no such fusions
+        if "No such compile option" not in str(error):
+            raise
+        compiled = lowered.compile()
+    return compiled(*args)
+
+
+def scores(mode, h, w, t, chunk, temperature, entropy=True, compiler_options=None):
+    return run(lambda h, w: per_token_logps(
+        h, w, t, mode=mode, chunk_size=chunk, temperature=temperature, return_entropy=entropy), (h, w),
+        compiler_options)
+
+
+def grads(mode, h, w, t, chunk, temperature, entropy_weight, compiler_options=None):
     """Gradients of a GRPO-shaped loss (per-token weights on the log-probs), plus entropy if weighted."""
     token_weights = jnp.linspace(-1.0, 2.0, h.shape[0])
 
@@ -57,7 +77,7 @@ def grads(mode, h, w, t, chunk, temperature, entropy_weight):
         total = jnp.sum(token_weights * logps)
         return total + entropy_weight * jnp.sum(entropy) if entropy_weight else total
 
-    return jax.jit(jax.grad(loss, argnums=(0, 1)))(h, w)
+    return run(jax.grad(loss, argnums=(0, 1)), (h, w), compiler_options)
 
 
 def max_rel_diff(expected, actual):
@@ -66,9 +86,9 @@ def max_rel_diff(expected, actual):
     return np.max(np.abs(expected - actual)) / scale if scale > 0 else np.max(np.abs(actual))
 
 
-def assert_as_accurate_as_local(h, w, t, chunk, temperature, entropy_weight, slack=3e-8):
-    """Against float64 truth, the fused gradients are no further off than the local ones,
-    up to 3e-8 of the largest entry."""
+def assert_as_accurate_as_local(h, w, t, chunk, temperature, entropy_weight, slack=3e-8, slack_ulps=0):
+    """Against float64 truth, the fused gradients are no further off than the local ones, up to
+    3e-8 of the largest entry (or `slack_ulps` ulp of it)."""
     local = grads("local", h, w, t, chunk, temperature, entropy_weight)
     fused = grads("fused", h, w, t, chunk, temperature, entropy_weight)
     with jax.enable_x64(True):
@@ -76,7 +96,9 @@ def assert_as_accurate_as_local(h, w, t, chunk, temperature, entropy_weight, sla
                       temperature, entropy_weight)
         truth = [np.asarray(x) for x in truth]
     for tr, lo, fu in zip(truth, local, fused):
-        assert max_rel_diff(tr, fu) <= max_rel_diff(tr, lo) + slack
+        largest = np.max(np.abs(tr))
+        allowed = max(slack, slack_ulps * float(np.spacing(np.float32(largest))) / largest) if largest else slack
+        assert max_rel_diff(tr, fu) <= max_rel_diff(tr, lo) + allowed
 
 
 CASES = [
@@ -114,25 +136,53 @@ def test_fused_gradients_as_accurate_as_local(n, hidden, vocab, chunk, temperatu
     assert_as_accurate_as_local(h, w, t, chunk, temperature, entropy_weight)
 
 
-# Derandomized: the same shapes on every run, so CI is as reproducible as the cases above.
-@settings(max_examples=5, deadline=None, derandomize=True)
-@given(
-    n=st.integers(1, 40),
-    vocab=st.integers(2, 300),
-    chunk=st.integers(1, 48),
-    temperature=st.sampled_from([1.0, 0.7, 1.3]),
-    seed=st.integers(0, 2**16),
-)
-def test_fused_matches_local_on_random_shapes(n, vocab, chunk, temperature, seed):
-    h, w, t = make_inputs(seed, n, 8, vocab, scale=2.0)
+def random_case(n, vocab, seed):
+    """Random inputs at hidden 8, with targets also outside the vocabulary and negative."""
+    h, w, _ = make_inputs(seed, n, 8, vocab, scale=2.0)
     t = jax.random.randint(jax.random.PRNGKey(seed + 1), (n,), -vocab - 2, vocab + 2)
+    return h, w, t
+
+
+random_shapes = dict(n=st.integers(1, 40), vocab=st.integers(2, 300), seed=st.integers(0, 2**16))
+
+
+# Derandomized: the same shapes on every run, so CI is as reproducible as the cases above.
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(chunk=st.integers(2, 48), temperature=st.sampled_from([1.0, 0.5, 2.0]), **random_shapes)
+def test_fused_matches_local_on_random_shapes(n, vocab, chunk, temperature, seed):
+    """The issue's bounds, with both programs compiled to their own operations (SAME_KERNELS).
+
+    The temperatures have exact reciprocals: XLA scales by 1/T, and where that product is
+    rounded, or contracted with the max's subtraction into one fused multiply-add, depends on
+    the fusion around it, so at T=0.7 or 1.3 the recomputed logits can differ from local's in
+    the last bit (measured: up to 1.4e-7 of the largest gradient entry, none at 0.5, 1 or 2).
+    Chunks hold at least 2 tokens: with one, XLA:CPU turns the weight gradient's dot into an
+    elementwise product and fuses the cotangent into it (its pipeline expands the optimization
+    barrier before fusing), contracting a multiply-add there that the hidden gradient's copy
+    rounds twice, so the two gradients read cotangents a last bit apart (measured: 1.1e-7).
+    """
+    h, w, t = random_case(n, vocab, seed)
+    local = scores("local", h, w, t, chunk, temperature, compiler_options=SAME_KERNELS)
+    fused = scores("fused", h, w, t, chunk, temperature, compiler_options=SAME_KERNELS)
+    assert ulps(local[0], fused[0]).max() <= 2
+    assert entropy_ulps(local[1], fused[1]).max() <= 8
+    for expected, actual in zip(grads("local", h, w, t, chunk, temperature, 0.0, SAME_KERNELS),
+                                grads("fused", h, w, t, chunk, temperature, 0.0, SAME_KERNELS)):
+        assert max_rel_diff(expected, actual) <= 3e-8
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(chunk=st.integers(1, 48), temperature=st.sampled_from([1.0, 0.7, 1.3]), **random_shapes)
+def test_fused_close_to_local_under_default_compiler(n, vocab, chunk, temperature, seed):
+    """As the trainer compiles it: log-probs and entropy as above; the gradients differ where
+    YNNPACK's and XLA's exp, or the temperature's rounding, differ (see SAME_KERNELS), by at
+    most 2 ulp of the largest entry beyond local's own error against float64."""
+    h, w, t = random_case(n, vocab, seed)
     local = scores("local", h, w, t, chunk, temperature)
     fused = scores("fused", h, w, t, chunk, temperature)
-    # Measured: on arbitrary shapes (e.g. n=2, vocab=263, chunk=1) fused log-probs reach 8 ulp of
-    # local and gradients 1.5e-7 of their largest entry, above the 1-2 ulp / 3e-8 of the fixed cases.
-    assert ulps(local[0], fused[0]).max() <= 16
-    assert entropy_ulps(local[1], fused[1]).max() <= 16
-    assert_as_accurate_as_local(h, w, t, chunk, temperature, 0.0, slack=2e-7)
+    assert ulps(local[0], fused[0]).max() <= 2
+    assert entropy_ulps(local[1], fused[1]).max() <= 8
+    assert_as_accurate_as_local(h, w, t, chunk, temperature, 0.0, slack_ulps=2)
 
 
 def test_log_probs_alone_and_forward_only():
