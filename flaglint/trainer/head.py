@@ -206,10 +206,12 @@ def _fused_cotangents(temperature, hidden_chunks, weight, target_chunks, row_max
             _logits(hidden, weight, temperature), targets, chunk_max, chunk_sum, chunk_ct, temperature
         )
         # Both matmuls read this one materialised cotangent instead of each recomputing the pass.
-        logits_ct = lax.optimization_barrier(logits_ct)
+        # hidden and weight pass the barrier with it, so the f32 copies XLA:CPU makes of bf16 dot
+        # operands are made after the cotangent, not kept alive across its pass.
+        logits_ct, hidden, ordered_weight = lax.optimization_barrier((logits_ct, hidden, weight))
         # The two products autodiff forms for the logits' dot, with its operand order and
         # contractions, so XLA picks the same kernels and sums in the same order.
-        hidden_ct = lax.dot_general(logits_ct, weight, (((1,), (1,)), ((), ())), preferred_element_type=acc_dtype)
+        hidden_ct = lax.dot_general(logits_ct, ordered_weight, (((1,), (1,)), ((), ())), preferred_element_type=acc_dtype)
         chunk_weight_ct = lax.dot_general(logits_ct, hidden, (((0,), (0,)), ((), ())), preferred_element_type=acc_dtype)
         return weight_ct + chunk_weight_ct.T, hidden_ct.astype(hidden.dtype)
 

@@ -38,7 +38,7 @@ MUTANTS = {
     "entropy sign flipped": ("head", "log_sum - weighted / exp_sum", "weighted / exp_sum - log_sum"),
     "entropy cotangent sent to the one-pass backward": (
         "head", "if with_entropy and not isinstance(cts[1], SymbolicZero):", "if False:"),
-    "barrier removed": ("head", "logits_ct = lax.optimization_barrier(logits_ct)", "pass"),
+    "barrier removed": ("head", "logits_ct, hidden, ordered_weight = lax.optimization_barrier((logits_ct, hidden, weight))", "ordered_weight = weight"),
     "wrap of negative ids removed": ("head", "jnp.where(targets < 0, targets + vocab, targets)", "targets"),
     "vocabulary bound off by one": ("head", "(wrapped < vocab)", "(wrapped <= vocab)"),
     "ids outside the vocabulary scored": (
