@@ -15,7 +15,7 @@ from .read import FlagSource
 from .resolve import Config, axis_rules_from_flags_only, resolve
 from .ruleset import load_ruleset
 from .schema.pins import DEFAULT_PIN, load_pin
-from .solve import Proposal, Unsatisfiable, applicable, finding, format_value, minimal_changes, violated
+from .solve import Proposal, Unsatisfiable, applicable, finding, format_value, held_keys, minimal_changes, violated
 
 # Findings about the pin or the string's size, which no edit of the flags removes.
 UNFIXABLE = {"FL007", "FL009"}
@@ -55,6 +55,8 @@ class Checker:
             # Tokens MaxText refuses (undefined keys, bad values) are dropped by every fix.
             proposals = minimal_changes(config, rules, broken, max_fixes) if broken else [Proposal(())]
         except Unsatisfiable as err:
+            if _only_by_hand(broken, err.rules):
+                return
             fixed = ", ".join(f"{k}={format_value(v)}" for k, v in err.fixed.items())
             rules = ", ".join(err.rules) + (" together" if len(err.rules) > 1 else "")
             result.findings.append(
@@ -79,6 +81,15 @@ class Checker:
             return False
         judged = _judged(self._rules, config)
         return not violated(judged, config) and not _ep_rank_without_axes(judged, [], config)
+
+
+def _only_by_hand(broken: list, conflicting: tuple[str, ...]) -> bool:
+    """The conflict is a broken rule that only keys the fix policy holds can satisfy (the token of
+    FL119): its own finding says what to set by hand, so FL090 would say it twice."""
+    held = set(held_keys())
+    by_id = {rule.id: rule for rule in broken}
+    return all(rule_id in by_id and by_id[rule_id].require is not None and set(by_id[rule_id].require.names()) <= held
+               for rule_id in conflicting)
 
 
 def _ep_rank_without_axes(judged: list, broken: list, config: Config) -> list[Finding]:

@@ -41,7 +41,7 @@ class Verdict:
         return "accepts" if self.ok else f"rejects: {self.error}: {self.message}"
 
 
-def _runner_env() -> dict[str, str]:
+def _runner_env(extra: Mapping[str, str]) -> dict[str, str]:
     env = {
         k: v for k, v in os.environ.items()
         if not k.startswith("M_") and k.lower() not in ("http_proxy", "https_proxy", "all_proxy", "no_proxy") and k != "XLA_FLAGS"
@@ -50,14 +50,18 @@ def _runner_env() -> dict[str, str]:
         "HTTP_PROXY": _UNREACHABLE_PROXY, "HTTPS_PROXY": _UNREACHABLE_PROXY, "ALL_PROXY": _UNREACHABLE_PROXY,
         "JAX_PLATFORMS": "cpu", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "NO_GCE_CHECK": "true",
     })  # fmt: skip
+    env.update(extra)
     return env
 
 
 class PyconfigRunner:
-    """One runner process in `python`. `installed` describes its MaxText (version, commit, python)."""
+    """One runner process in `python`. `installed` describes its MaxText (version, commit, python).
+    `environment`: variables pyconfig reads itself (HF_TOKEN), as the trainer would have them."""
 
-    def __init__(self, python: str | os.PathLike[str], start_timeout: float = START_TIMEOUT, config_timeout: float = CONFIG_TIMEOUT):
-        self.python = str(python)
+    def __init__(self, python: str | os.PathLike[str], start_timeout: float = START_TIMEOUT, config_timeout: float = CONFIG_TIMEOUT,
+                 environment: Mapping[str, str] | None = None):
+        # A path is taken from the caller's directory (the runner works in its own); a bare name from PATH.
+        self.python = os.path.abspath(python) if os.sep in str(python) else str(python)
         self.config_timeout = config_timeout
         self._cwd = tempfile.TemporaryDirectory(prefix="flaglint-pyconfig-")  # MaxText may write maxtext_output/ here
         self._stderr = tempfile.TemporaryFile()
@@ -65,7 +69,7 @@ class PyconfigRunner:
             self._process = subprocess.Popen(
                 [self.python, "-c", _START, str(RUNNER)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-                cwd=self._cwd.name, env=_runner_env(), text=True, bufsize=1,
+                cwd=self._cwd.name, env=_runner_env(environment or {}), text=True, bufsize=1,
             )  # fmt: skip
         except OSError as err:
             self._cleanup()
@@ -179,8 +183,11 @@ def confirm(python: str, pin: str, flags: str, env: Mapping[str, str] | None, mo
     """One line: the pinned MaxText's verdict on the flags, as its pyconfig gives it in `python`."""
     schema = load_pin(pin)
     label = f"MaxText {schema.version if len(schema.chain) == 1 else schema.pin}"
+    from .resolve import HF_TOKEN_VARIABLE
+
+    read_by_pyconfig = {k: v for k, v in (env or {}).items() if k == HF_TOKEN_VARIABLE}
     try:
-        runner = PyconfigRunner(python)
+        runner = PyconfigRunner(python, environment=read_by_pyconfig)
     except RunnerUnavailable as err:
         return f"{label} ({python}): not run: {err}"
     with runner:

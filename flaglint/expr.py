@@ -129,6 +129,13 @@ def _strings(fn: Callable[..., Any]) -> Callable[..., Any]:
     return checked
 
 
+def _sized(value: Any) -> int:
+    """len of a string or a list (list keys such as engram_layers); anything else is not judged."""
+    if not isinstance(value, (str, list, tuple)):
+        raise Unknown("len of a value that has no length")
+    return len(value)
+
+
 FUNCTIONS: dict[str, tuple[int, int, Callable[..., Any]]] = {
     # name: (min args, max args, implementation)
     "implies": (2, 2, lambda a, b: (not a) or bool(b)),
@@ -136,7 +143,7 @@ FUNCTIONS: dict[str, tuple[int, int, Callable[..., Any]]] = {
     "min": (1, 99, min),
     "max": (1, 99, max),
     "abs": (1, 1, abs),
-    "len": (1, 1, _strings(len)),
+    "len": (1, 1, _sized),
     "lower": (1, 1, _strings(str.lower)),
     "startswith": (2, 2, _strings(str.startswith)),
     "endswith": (2, 2, _strings(str.endswith)),

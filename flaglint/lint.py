@@ -14,6 +14,7 @@ from typing import Any, Mapping
 from .check import Checker
 from .findings import Finding, Fix, Location, Result
 from .read import FlagSource, decode
+from .resolve import HF_TOKEN_VARIABLE
 from .render.bash import OTHER, Exploration, ExploredPath, Outcome, Rendering, ScriptError, Value, explore
 from .tunix import load_tunix
 
@@ -214,6 +215,8 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
         rendering = _trainer_rendering(outcome.rendering)
         flags = rendering.variables.get(FLAGS_VARIABLE) or Value("", [])
         env = {name: value.text for name, value in rendering.variables.items() if name in variables}
+        if HF_TOKEN_VARIABLE in rendering.exported:  # pyconfig reads it from the trainer's environment
+            env[HF_TOKEN_VARIABLE] = rendering.exported[HF_TOKEN_VARIABLE].text
         # A value built from an input's "anything else" sample is unknown: rules that read it are not judged.
         unknown = frozenset(
             [name for name, text in env.items() if OTHER in text]

@@ -7,6 +7,7 @@ reach; z3 is imported only on that path.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable
@@ -60,7 +61,16 @@ def finding(rule: Rule, config: Config) -> Finding:
     located = [n for n in (rule.require.names() if rule.require else []) if config.location(n)] + [n for n in names if config.location(n)]
     primary = config.location(located[0]) if located else None
     related = tuple(loc for n in dict.fromkeys(located) if (loc := config.location(n)) and loc != primary)
-    return Finding(rule.id, rule.severity, f"{rule.message} ({shown})", tuple(names), primary, related)
+    return Finding(rule.id, rule.severity, f"{_filled(rule.message, config)} ({shown})", tuple(names), primary, related)
+
+
+def _filled(message: str, config: Config) -> str:
+    """MaxText's messages name keys as `{key}` placeholders: the values this config gives them.
+    Placeholders over the validator's own locals stay as written."""
+    return _PLACEHOLDER.sub(lambda m: format_value(config.lookup(m[1])) if config.knows(m[1]) else m[0], message)
+
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
 
 
 @dataclass(frozen=True)
@@ -85,11 +95,11 @@ def minimal_changes(config: Config, rules: list[Rule], broken: list[Rule], max_f
 
 def fixed_names(config: Config) -> set[str]:
     """What a fix never changes: facts of the hardware, and the escape hatches of rules/fix_policy.yml."""
-    return {name for name, var in load_tunix().variables.items() if var.fixed} | set(_held_keys())
+    return {name for name, var in load_tunix().variables.items() if var.fixed} | set(held_keys())
 
 
 @lru_cache(maxsize=None)
-def _held_keys() -> tuple[str, ...]:
+def held_keys() -> tuple[str, ...]:
     import yaml
 
     from .data import data_dir

@@ -246,6 +246,7 @@ def test_engram_without_a_token_gets_no_fix():
     checker = Checker("maxtext-0.2.5")
     result = checker.check(FlagSource("model_name=deepseek-custom attention=dot_product use_random_routing=true"))
     assert {"FL119", "MX0089"} <= {f.rule for f in result.findings}
+    assert "FL090" not in {f.rule for f in result.findings}  # FL119 itself says no fix can supply the token
     assert result.fixes == []  # a token cannot be invented
     assert not checker.check(FlagSource("model_name=deepseek-custom attention=dot_product"), {"HF_TOKEN": "hf_secret"}).findings
     assert not checker.check(FlagSource("model_name=deepseek-custom attention=dot_product hf_access_token=hf_secret")).findings
@@ -263,3 +264,19 @@ def test_compile_topology_must_name_a_known_topology():
     for clean in ("compile_topology=v5e-256", "compile_topology=a3", "compile_topology=''",
                   "compile_topology=v5e-255 internal_compile=true internal_compile_num_devices=4"):
         assert not checker.check(FlagSource(clean), fix=False).findings, clean
+
+
+def test_rules_over_the_length_of_a_list_are_judged():
+    """MaxText refuses the deepstack model with scanned layers (its default): len() of a list key."""
+    checker = Checker("maxtext-0.2.5")
+    result = checker.check(FlagSource("model_name=qwen3-vl-2b"))
+    assert [f.rule for f in result.findings if f.severity == "error"] == ["MX0091"]
+    assert [fix.flags for fix in result.fixes] == ["model_name=qwen3-vl-2b scan_layers=false"]
+    assert not checker.check(FlagSource("model_name=qwen3-vl-2b scan_layers=false"), fix=False).findings
+
+
+def test_maxtexts_messages_show_the_values_of_the_keys_they_name():
+    result = Checker("maxtext-0.2.5").check(FlagSource("moe_dropless_fallback=step num_experts=4 ragged_buffer_factor=0"), fix=False)
+    messages = {f.rule: f.message for f in result.findings}
+    assert messages["MX0018"].startswith("moe_dropless_fallback='step' requires ragged_buffer_factor > 0.0.")
+    assert "moe_dropless_fallback must be None (was step)" in messages["MX0089"]

@@ -46,7 +46,7 @@ DERIVED_NOTE = f"""\
 # override on the command line or in a model yml is not seen. A num_slices of -1 that no
 # compile topology resolves counts as 1 slice (one slice, as on CPU).
 """
-MAX_VARIANT_CHARS = 50
+MAX_VARIANT_CHARS = 80
 POWERS_OF_TWO = tuple(2**k for k in range(31))
 
 
@@ -286,6 +286,8 @@ class Site:
         middles = [v[len(prefix): len(v) - len(suffix)] for v in self.variants]
         if max(len(m) for m in middles) > MAX_VARIANT_CHARS:
             return self.message_source  # they differ in more than one short span
+        if not suffix and all(v.endswith(".") for v in self.variants):  # one sentence, one full stop
+            return prefix + "; ".join(m.rstrip(".") for m in middles if m) + "."
         return prefix + "; ".join(m for m in middles if m) + suffix
 
     @property
@@ -1474,6 +1476,8 @@ class Walker:
             return repr(value.value) if part.conversion == ord("r") else str(value.value)
         if isinstance(part.value, ast.Name) and isinstance(value, Text):
             return "".join(p if isinstance(p, str) else self._render_value(p[1], st, frame) for p in value.parts)
+        if isinstance(value, ast.Name) and value.id in self.keys:  # a local that holds a key: the finding fills it in
+            return "{" + value.id + "}"
         return "{" + _clean_source(part.value) + "}"
 
     # ---- models of package files -------------------------------------------------------

@@ -51,6 +51,17 @@ def test_the_model_and_tunix_variables_reach_maxtext(python):
 
 
 @pytest.mark.oracle
+def test_a_relative_interpreter_path_and_hf_token_reach_the_runner(python, monkeypatch):
+    import os
+
+    monkeypatch.chdir(os.path.dirname(os.path.dirname(python)))  # the venv: bin/python is relative from here
+    relative = os.path.join("bin", os.path.basename(python))
+    flags = "model_name=deepseek-custom attention=dot_product"
+    assert "Engram requires both 'hf_access_token'" in confirm(relative, "maxtext-0.2.5", flags, {}, None)
+    assert confirm(relative, "maxtext-0.2.5", flags, {"HF_TOKEN": "hf_x"}, None).endswith(": accepts")
+
+
+@pytest.mark.oracle
 def test_a_fork_pin_is_not_confirmed_by_the_released_package(python):
     line = confirm(python, "bbd0f6f10", "num_moe_token_chunks=2", {}, None)
     assert line == "MaxText bbd0f6f10 (python3.12): not run: the pin is fork commit bbd0f6f10, but the interpreter has maxtext 0.2.5 without a git commit"
