@@ -99,7 +99,7 @@ def resolve(
         if key in seen:
             earlier = seen[key]
             findings.append(
-                Finding("FL003", "info", f"{key} is set again at column {token.column} of line {token.line}; this earlier value is overridden",
+                Finding("FL003", "info", f"{key} is set again later (to {token.value!r}); this earlier value is overridden",
                         (key,), earlier.location(source.file), (where,))
             )
         seen[key] = token
