@@ -34,7 +34,6 @@ MUTANTS = {
         "head", "return outs, (hidden_chunks, weight, target_chunks, row_max, exp_sum)",
         "return outs, (hidden_chunks, weight, target_chunks, exp_sum, row_max)"),
     "max dropped from the shift": ("head", "shifted = logits - row_max[:, None]", "shifted = logits"),
-    "exp-sum reduced in a variadic sum": ("head", "exp_sum = jnp.sum(exps, axis=-1)", "exp_sum, _ = _sum_pair(exps, exps)"),
     "entropy sign flipped": ("head", "log_sum - weighted / exp_sum", "weighted / exp_sum - log_sum"),
     "entropy cotangent sent to the one-pass backward": (
         "head", "if with_entropy and not isinstance(cts[1], SymbolicZero):", "if False:"),
@@ -91,7 +90,8 @@ def run_mutant(name: str) -> tuple[str, str | None]:
         root = Path(tmp)
         shutil.copytree(REPO / "flaglint", root / "flaglint", ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copytree(REPO / "tests" / "trainer", root / "tests", ignore=shutil.ignore_patterns("__pycache__", "mutants.py"))
-        shutil.copytree(REPO / "examples", root / "examples")
+        for data in ("examples", "rules", "schemas"):  # flaglint.data reads rules/ and schemas/ beside the package
+            shutil.copytree(REPO / data, root / data)
         (root / "flaglint" / "trainer" / f"{module}.py").write_text(source.replace(text, replacement))
         order = [TESTS[module]] + [f for f in TESTS.values() if f != TESTS[module]]
         env = {**os.environ, "PYTHONPATH": str(root), "JAX_PLATFORMS": "cpu"}

@@ -316,6 +316,19 @@ def test_edge_case_scores_match_local():
     assert logps[2] == -np.inf
 
 
+@pytest.mark.parametrize("vocab", [100, 263, 1000, 4097])
+def test_log_probs_near_zero_match_local(vocab):
+    """Targets at their row's max: the log-prob is -log(exp-sum) with the sum near 1, where one
+    ulp of the sum is many of the result, so the fused exp-sum must round as local's does (the
+    previous fused pass, max and target in one variadic reduction and exp-sum and entropy in
+    another, was 189 to 4,082 ulp off here)."""
+    logits = jnp.asarray(np.random.default_rng(vocab).standard_normal((64, vocab)) * 4, jnp.float32)
+    targets = jnp.argmax(logits, axis=-1)
+    want, _ = jax.jit(reference_scores)(logits, targets)
+    got, _ = jax.jit(lambda z, t: head._head_stats(z, t, True)[:2])(logits, targets)
+    assert ulps(want, got).max() <= 2
+
+
 @pytest.mark.parametrize("temperature", [1.0, 0.7])
 def test_edge_case_cotangent_matches_autodiff(temperature):
     logits, targets = edge_logits()
