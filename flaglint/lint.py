@@ -144,13 +144,14 @@ def _mistyped_inputs(path: ExploredPath) -> list[str]:
     return mistyped
 
 
-def _witness_value(path: ExploredPath, name: str, values: list) -> str | None:
-    """One of the values, preferring a value a user would write to unset or "anything else"."""
-    concrete = [v for v in values if v is not None and not v.startswith(OTHER)]
-    if concrete:
-        return concrete[0]
-    value = path.env.get(name) if path.env.get(name) in values else values[0]
-    return "<any other value>" if value is not None and value.startswith(OTHER) else value
+def _witness_value(values: list) -> str | None:
+    """One of the values, as a user would write it: a non-empty literal, else unset, else empty,
+    else "anything else"."""
+    def rank(v: str | None) -> int:
+        return 1 if v is None else 3 if v.startswith(OTHER) else 2 if v == "" else 0
+
+    best = min(values, key=rank)
+    return "<any other value>" if best is not None and best.startswith(OTHER) else best
 
 
 def _edited_changes(fix: Fix):
@@ -166,7 +167,7 @@ def _flag_value(value: Any) -> str:
 
 def _witness(path: ExploredPath, matters: Mapping[str, list], script: str) -> dict[str, Any]:
     return {
-        "env": {name: _witness_value(path, name, values) for name, values in matters.items()},
+        "env": {name: _witness_value(values) for name, values in matters.items()},
         "branches": [line if Path(file) == Path(script) else f"{file}:{line}" for file, line in path.branches],
     }
 
