@@ -65,10 +65,6 @@ class Outcome:
     def branches(self) -> list:
         return self.paths[0].branches
 
-    @property
-    def domains(self) -> dict:
-        return self.paths[0].domains
-
 
 @dataclass
 class Exploration:

@@ -42,9 +42,6 @@ class PathConditions:
         var = self.variables[name]
         return z3.Or([var == self.values[name].index(v) for v in values])
 
-    def condition(self, path: ExploredPath) -> z3.BoolRef:
-        return z3.And([self.member(name, values) for name, values in path.domains.items()])
-
     def any_of(self, paths: Iterable[ExploredPath]) -> z3.BoolRef:
         return z3.Or([z3.And([self.member(name, values) for name, values in cube]) for cube in self._cubes(paths)])
 
