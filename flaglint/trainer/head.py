@@ -206,9 +206,9 @@ def _fused_cotangents(temperature, hidden_chunks, weight, target_chunks, row_max
             _logits(hidden, weight, temperature), targets, chunk_max, chunk_sum, chunk_ct, temperature
         )
         # Both matmuls read this one materialised cotangent instead of each recomputing the pass.
-        # hidden and weight pass the barrier with it, so the f32 copies XLA:CPU makes of bf16 dot
-        # operands are made after the cotangent, not kept alive across its pass.
         logits_ct, hidden, ordered_weight = lax.optimization_barrier((logits_ct, hidden, weight))
+        if weight.dtype != acc_dtype:
+            ordered_weight = _read_after(ordered_weight, logits_ct)
         # The two products autodiff forms for the logits' dot, with its operand order and
         # contractions, so XLA picks the same kernels and sums in the same order.
         hidden_ct = lax.dot_general(logits_ct, ordered_weight, (((1,), (1,)), ((), ())), preferred_element_type=acc_dtype)
@@ -222,6 +222,22 @@ def _fused_cotangents(temperature, hidden_chunks, weight, target_chunks, row_max
         reverse=True,  # sum the chunks' weight gradients in the order autodiff of the forward scan does
     )
     return hidden_ct, weight_ct.astype(weight.dtype)
+
+
+def _read_after(value, dependency):
+    """`value`, bit for bit, as an operation that reads `dependency` first.
+
+    XLA:CPU drops optimization barriers before it schedules, so only a data dependence orders
+    the f32 copy it makes of a bf16 dot operand: without one, the copy of the [H, V] weight is
+    made early and stays alive across the cotangent's pass. The bits of `value` are OR-ed with
+    a zero the compiler cannot fold, shifted out of one element of `dependency`.
+    """
+    bits = jnp.dtype(f"uint{8 * value.dtype.itemsize}")
+    word = jnp.dtype(f"uint{8 * dependency.dtype.itemsize}")
+    half = jnp.asarray(4 * dependency.dtype.itemsize, word)
+    first = lax.bitcast_convert_type(dependency.reshape(-1)[:1], word)  # [:1]: empty for an empty vocabulary
+    zero = lax.shift_right_logical(lax.shift_right_logical(first, half), half).astype(bits)
+    return lax.bitcast_convert_type(lax.bitcast_convert_type(value, bits) | zero, value.dtype)
 
 
 _fused_scan.defvjp(_fused_fwd, _fused_bwd, symbolic_zeros=True)

@@ -38,6 +38,8 @@ MUTANTS = {
     "entropy cotangent sent to the one-pass backward": (
         "head", "if with_entropy and not isinstance(cts[1], SymbolicZero):", "if False:"),
     "barrier removed": ("head", "logits_ct, hidden, ordered_weight = lax.optimization_barrier((logits_ct, hidden, weight))", "ordered_weight = weight"),
+    "weight copy no longer ordered after the cotangent": (
+        "head", "ordered_weight = _read_after(ordered_weight, logits_ct)", "pass"),
     "wrap of negative ids removed": ("head", "jnp.where(targets < 0, targets + vocab, targets)", "targets"),
     "vocabulary bound off by one": ("head", "(wrapped < vocab)", "(wrapped <= vocab)"),
     "ids outside the vocabulary scored": (
