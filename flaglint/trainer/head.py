@@ -19,6 +19,7 @@ from jax import lax
 from jax.custom_derivatives import SymbolicZero
 
 MODES = ("local", "fused")
+LANES = 256
 
 
 def per_token_logps(hidden, weight, targets, *, mode, chunk_size, temperature=1.0, return_entropy=False, remat=False):
@@ -106,21 +107,20 @@ def _sum_pair(first, second):
 
     XLA:CPU hands a single-output sum to its YNNPACK library, which needs its operand in
     memory; a variadic reduction stays in XLA's own loop and reads its operands' producers in
-    place. That loop adds the terms one after another, so the vocabulary is split into lanes
-    summed at the end, which keeps the rounding error near that of a vectorised sum.
+    place. That loop adds the terms one after another, so the vocabulary is split into 256
+    lanes summed at the end, which keeps the rounding error near that of a vectorised sum. A
+    vocabulary that is not a multiple of 256 (GPT-2's 50,257) is padded with zeros, which the
+    loop reads in place too.
     """
-    lanes = _lanes(first.shape[-1])
-    split = (first.shape[0], first.shape[-1] // lanes, lanes)
+    pad = -first.shape[-1] % LANES
+    if pad:
+        first, second = (jnp.pad(x, ((0, 0), (0, pad))) for x in (first, second))
+    split = (first.shape[0], first.shape[-1] // LANES, LANES)
     zero = jnp.zeros((), first.dtype)
     first, second = lax.reduce(
         (first.reshape(split), second.reshape(split)), (zero, zero), lambda a, b: (a[0] + b[0], a[1] + b[1]), (1,)
     )
     return jnp.sum(first, axis=-1), jnp.sum(second, axis=-1)
-
-
-def _lanes(vocab):
-    """The widest power of two up to 128 that divides the vocabulary."""
-    return next(lanes for lanes in (128, 64, 32, 16, 8, 4, 2, 1) if vocab % lanes == 0)
 
 
 def _head_stats(logits, targets, with_entropy):

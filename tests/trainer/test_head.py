@@ -108,6 +108,7 @@ CASES = [
     (24, 8, 64, 64, 1.0),  # one chunk for all of n
     (30, 32, 512, 10, 0.7),
     (40, 32, 4096, 16, 1.0),
+    (64, 32, 50257, 64, 1.0),  # GPT-2's vocabulary, not a multiple of the entropy sum's lanes
 ]
 
 
