@@ -39,21 +39,26 @@ class Checker:
         if self._rules is None:
             self._rules = applicable(self.ruleset, config)
         rules = [r for r in self._rules if not unknown.intersection(r.name_set)]
-        judged = _judged(rules, config)
+        # A key whose value MaxText refuses has no value to judge other rules by (MaxText stops at
+        # the refusal): judging them by its default would report what the user never wrote.
+        judged = _judged([r for r in rules if not _refused_keys(config).intersection(r.name_set)], config)
         broken = violated(judged, config)
         findings += [finding(rule, config) for rule in broken]
         findings += _ep_rank_without_axes(judged, broken, config)
         result = Result(pin=self.pin.pin, findings=findings)
         if fix and (broken or config.rejected):
-            self._add_fixes(result, config, env, rules, broken, max_fixes)
+            self._add_fixes(result, config, env, rules, max_fixes)
         return result
 
-    def _add_fixes(self, result: Result, config: Config, env: dict[str, str], rules, broken, max_fixes: int) -> None:
+    def _add_fixes(self, result: Result, config: Config, env: dict[str, str], rules, max_fixes: int) -> None:
         from .fix import write_fix
 
+        # Every fix drops the tokens MaxText refuses (undefined keys, bad values), so the solver
+        # starts from the flags without them: an earlier token of a refused key is in force again.
+        kept = self._without_refused(config, env)
+        broken = violated(_judged(rules, kept), kept)
         try:
-            # Tokens MaxText refuses (undefined keys, bad values) are dropped by every fix.
-            proposals = minimal_changes(config, rules, broken, max_fixes) if broken else [Proposal(())]
+            proposals = minimal_changes(kept, rules, broken, max_fixes) if broken else [Proposal(())]
         except Unsatisfiable as err:
             if _only_by_hand(broken, err.rules):
                 return
@@ -65,7 +70,7 @@ class Checker:
             )
             return
         if broken and not proposals:
-            proposals = [_back_to_defaults(config, broken)]
+            proposals = [_back_to_defaults(kept, broken)]
             result.notes.append("the solver found no smallest fix in time; the fix offered resets the keys of the broken rules to their defaults")
         for proposal in proposals:
             candidate, tunix_changes = write_fix(config, proposal)
@@ -74,6 +79,15 @@ class Checker:
             else:
                 result.notes.append(f"a proposed fix ({candidate.flags!r}) did not re-check clean and was dropped")
 
+    def _without_refused(self, config: Config, env: dict[str, str]) -> Config:
+        if not config.rejected:
+            return config
+        from .fix import apply_edits, drop_token
+
+        text = config.source.text
+        kept, _ = self.config(replace(config.source, text=apply_edits(text, [drop_token(text, t) for t in config.rejected])), env)
+        return kept
+
     def _clean(self, fix: Fix, env: dict[str, str]) -> bool:
         env = {k: v for k, v in env.items() if v != ""}
         config, findings = self.config(FlagSource(fix.flags), env)
@@ -81,6 +95,10 @@ class Checker:
             return False
         judged = _judged(self._rules, config)
         return not violated(judged, config) and not _ep_rank_without_axes(judged, [], config)
+
+
+def _refused_keys(config: Config) -> set[str]:
+    return {token.key for token in config.rejected if token.key in config.pin.keys and token.key not in config.explicit}
 
 
 def _only_by_hand(broken: list, conflicting: tuple[str, ...]) -> bool:
@@ -120,7 +138,8 @@ def _ep_rank_without_axes(judged: list, broken: list, config: Config) -> list[Fi
 def _back_to_defaults(config: Config, broken: list) -> Proposal:
     """A fix that is easy to trust when no smallest one was found: the flags the broken rules read go."""
     names = dict.fromkeys(n for rule in broken for n in rule.names if n in config.explicit and config.explicit[n].origin == "flags")
-    return Proposal(tuple((n, config.explicit[n].value, config.pin.default(n)) for n in names))
+    return Proposal(tuple((n, config.explicit[n].value, config.pin.default(n)) for n in names
+                          if config.explicit[n].value != config.pin.default(n)))
 
 
 def _judged(rules: list, config: Config) -> list:

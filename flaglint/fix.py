@@ -61,7 +61,7 @@ class _Unreachable:
     pass
 
 
-def _drop(text: str, token: Token) -> Edit:
+def drop_token(text: str, token: Token) -> Edit:
     start, end = token.offset, token.end_offset
     while start > 0 and text[start - 1] in " \t":
         start -= 1
@@ -91,7 +91,7 @@ def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
         token = assignment.token if assignment else None
         without = _value_without(config, name)
         if token is not None and without == new and type(without) is type(new):
-            edits.append(_drop(text, token))
+            edits.append(drop_token(text, token))
             continue
         if not (isinstance(old, bool) and old is True and new is False):
             safe = False
@@ -102,7 +102,7 @@ def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
             edits.append(Edit(len(text), len(text), " " + rendered))
     for token in config.rejected:
         if not any(e.start <= token.offset < e.end or e.start == token.offset for e in edits):
-            edits.append(_drop(text, token))
+            edits.append(drop_token(text, token))
             # A token without a key is named by its text (its value is part of that text).
             changes.append(Change(token.key, token.value, None) if token.key else Change(token.text, None, None))
     in_place = [e for e in edits if e.start < len(text) or e.end < len(text)]

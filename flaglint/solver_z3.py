@@ -7,8 +7,10 @@ literals the rules compare it with; any function of it is then a case split over
 
 from __future__ import annotations
 
+import re
 import time
-from dataclasses import dataclass
+from functools import lru_cache
+from dataclasses import dataclass, field
 from typing import Any
 
 import z3
@@ -22,6 +24,8 @@ from .tunix import load_tunix
 _UNDEFINED = object()
 # One fix search gives up after this long in all (a note says so) rather than stall a pre-commit hook.
 SOLVER_BUDGET_S = 1.5
+MAX_MESH_AXIS = 2**16  # more chips than any TPU slice or multislice job has
+MESH_AXIS = re.compile(r"(ici|dcn)_[a-z_]+_parallelism")
 
 
 class Unsupported(Exception):
@@ -32,6 +36,15 @@ class Unsupported(Exception):
 class Finite:
     index: z3.ArithRef
     values: list[Any]
+    # Terms built once per variable: a rule set reads the same key in dozens of places, and
+    # building Z3 terms from Python is most of the time a fix takes.
+    _is: dict[int, Any] = field(default_factory=dict, repr=False)
+    _number: Any = field(default=None, repr=False)
+
+    def is_(self, i: int) -> Any:
+        if i not in self._is:
+            self._is[i] = self.index == i
+        return self._is[i]
 
 
 class FixProblem:
@@ -92,8 +105,12 @@ class FixProblem:
         candidates = [self._default(name), *self._domain_literals(name)] if kind in ("int", "float") else self._domain_literals(name)
         if kind == "int":
             candidates += [v + step for v in self._domain_literals(name) if _numeric(v) and not isinstance(v, bool) for step in (-1, 1)]
-        if name.endswith("_parallelism"):
-            # -1 ("fill") is resolved against the devices before MaxText's checks run: never propose it.
+        if MESH_AXIS.fullmatch(name):
+            # Powers of two up to MAX_MESH_AXIS, so that _mesh_kept can say "same device count" as a
+            # sum of exponents. This also leaves out -1 ("fill"): it is resolved against the devices
+            # before MaxText's checks run, so a fix never proposes it.
+            candidates = [v for v in candidates if _exponent(v) is not None and v <= MAX_MESH_AXIS]
+        elif name.endswith("_parallelism"):
             candidates = [v for v in candidates if v != -1]
         literals = [v for v in candidates if self._accepts(name, v)]
         nullable = tunix is not None or (schema is not None and schema.nullable)
@@ -191,7 +208,7 @@ class FixProblem:
         if len(symbolic) == 1 and finite:
             (var,) = finite
             values = [_apply(name, [v if a is var else a for a in args]) for v in var.values]
-            return Finite(var.index, values)
+            return Finite(var.index, values, var._is)
         if name in ("min", "max", "abs"):
             numbers = [self.number(a) for a in args]
             if name == "abs":
@@ -216,15 +233,15 @@ class FixProblem:
 
         if isinstance(left, Finite) and isinstance(right, Finite):
             if left.index.eq(right.index):
-                return _any(left.index, [concrete(a, b) for a, b in zip(left.values, right.values)])
+                return _any(left, [concrete(a, b) for a, b in zip(left.values, right.values)])
             return z3.Or(
-                *[z3.And(left.index == i, right.index == j) for i, a in enumerate(left.values) for j, b in enumerate(right.values) if concrete(a, b)]
+                *[z3.And(left.is_(i), right.is_(j)) for i, a in enumerate(left.values) for j, b in enumerate(right.values) if concrete(a, b)]
                 or [z3.BoolVal(False)]
             )
         if isinstance(left, Finite):
             if isinstance(right, z3.ExprRef):
-                return z3.Or(*[z3.And(left.index == i, self.compare(op, v, right)) for i, v in enumerate(left.values)] or [z3.BoolVal(False)])
-            return _any(left.index, [concrete(v, right) for v in left.values])
+                return z3.Or(*[z3.And(left.is_(i), self.compare(op, v, right)) for i, v in enumerate(left.values)] or [z3.BoolVal(False)])
+            return _any(left, [concrete(v, right) for v in left.values])
         if isinstance(right, Finite):
             flipped = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(op, op)
             return self.compare(flipped, right, left)
@@ -241,7 +258,7 @@ class FixProblem:
 
     def _case(self, term: Any, test) -> Any:
         if isinstance(term, Finite):
-            return _any(term.index, [v is not _UNDEFINED and bool(test(v)) for v in term.values])
+            return _any(term, [v is not _UNDEFINED and bool(test(v)) for v in term.values])
         if isinstance(term, z3.ExprRef):
             return z3.BoolVal(bool(test(_SYMBOLIC_NUMBER)))
         return z3.BoolVal(bool(test(term)))
@@ -251,7 +268,7 @@ class FixProblem:
 
     def boolean_term(self, term: Any) -> Any:
         if isinstance(term, Finite):
-            return _any(term.index, [v is not _UNDEFINED and bool(v) for v in term.values])
+            return _any(term, [v is not _UNDEFINED and bool(v) for v in term.values])
         if isinstance(term, z3.BoolRef):
             return term
         if isinstance(term, z3.ArithRef):
@@ -262,10 +279,12 @@ class FixProblem:
         if isinstance(term, Finite):
             if not all(_numeric(v) for v in term.values):
                 raise Unsupported("arithmetic on a non-numeric value")
-            result = _num(term.values[-1])
-            for i, v in reversed(list(enumerate(term.values[:-1]))):
-                result = z3.If(term.index == i, _num(v), result)
-            return result
+            if term._number is None:
+                result = _num(term.values[-1])
+                for i, v in reversed(list(enumerate(term.values[:-1]))):
+                    result = z3.If(term.is_(i), _num(v), result)
+                term._number = result
+            return term._number
         if isinstance(term, z3.BoolRef):
             return z3.If(term, 1, 0)
         if isinstance(term, z3.ArithRef):
@@ -310,13 +329,33 @@ class FixProblem:
                         if rule.id in self.broken:
                             failed |= set(rule_names(rule)) & set(self.terms)
             if not failed:
-                return tracked, hard
+                return tracked, hard + self._mesh_kept()
             self.frozen |= failed
+
+    def _mesh_kept(self) -> list[Any]:
+        """A fix may move devices between the ici (or dcn) mesh axes, but the mesh keeps spanning as
+        many: a rule about expert parallelism is not fixed by asking for 1,024 more chips. A filled
+        (-1) axis stays filled, as does an axis whose size is not a power of two."""
+        hard = []
+        for network in ("ici_", "dcn_"):
+            exponents, total = [], 0
+            for name, term in self.terms.items():
+                if not (name.startswith(network) and MESH_AXIS.fullmatch(name) and isinstance(term, Finite)):
+                    continue
+                current = _exponent(term.values[0])
+                if current is None:
+                    hard.append(self._keep(name))
+                    continue
+                total += current
+                exponents.append(z3.Sum(*[z3.If(term.is_(i), _exponent(v) or 0, 0) for i, v in enumerate(term.values)]))
+            if exponents:
+                hard.append(z3.Sum(*exponents) == total)
+        return hard
 
     def _keep(self, name: str) -> Any:
         term = self.terms[name]
         if isinstance(term, Finite):
-            return term.index == 0
+            return term.is_(0)
         current = self.config.lookup(name)
         return term == (z3.BoolVal(current) if isinstance(current, bool) else _num(current))
 
@@ -325,7 +364,7 @@ class FixProblem:
         default = self._default(name)
         if isinstance(term, Finite):
             matches = [i for i, v in enumerate(term.values) if _same(v, default)]
-            return term.index == matches[0] if matches else None
+            return term.is_(matches[0]) if matches else None
         if default is None or (isinstance(term, z3.ArithRef) and not _numeric(default)):
             return None
         return term == (z3.BoolVal(default) if isinstance(default, bool) else _num(default))
@@ -407,10 +446,18 @@ class FixProblem:
 _SYMBOLIC_NUMBER = 0  # a Z3 number is never None and never a string
 
 
+def _exponent(value: Any) -> int | None:
+    """k for a mesh axis of 2**k devices; None for any other value."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1 or value & (value - 1):
+        return None
+    return value.bit_length() - 1
+
+
 def _numeric(value: Any) -> bool:
     return isinstance(value, (int, float)) and value is not _UNDEFINED
 
 
+@lru_cache(maxsize=4096, typed=True)
 def _num(value: Any) -> Any:
     if isinstance(value, bool):
         return z3.IntVal(int(value))
@@ -431,8 +478,8 @@ def _not(term: Any) -> Any:
     return z3.Not(_bool(term))
 
 
-def _any(index: Any, truths: list[bool]) -> Any:
-    hits = [index == i for i, truth in enumerate(truths) if truth]
+def _any(term: Finite, truths: list[bool]) -> Any:
+    hits = [term.is_(i) for i, truth in enumerate(truths) if truth]
     return z3.Or(*hits) if hits else z3.BoolVal(False)
 
 

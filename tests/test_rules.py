@@ -1,6 +1,7 @@
 """Every rule as a (rule, good case, bad case) pair from its own data, and the fixes the solver proposes."""
 
 import itertools
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -9,8 +10,10 @@ from hypothesis import strategies as st
 from flaglint.check import Checker
 from flaglint.read import FlagSource
 from flaglint.ruleset import load_ruleset
-from flaglint.solve import applicable, holds, rule_names
+from flaglint.solve import applicable, fixed_names, holds, rule_names
+from flaglint.solver_z3 import MESH_AXIS
 
+ROOT = Path(__file__).parents[1]
 RULES = load_ruleset("0.2.5").rules
 HAND_WRITTEN = [r for r in RULES if r.id.startswith("FL")]
 
@@ -114,6 +117,35 @@ def test_fix_edits_only_the_tokens_it_must():
     assert fix.safe
 
 
+def test_a_refused_value_is_not_judged_by_its_default_and_the_fix_starts_without_it():
+    # The seed's 64x1x8 branch at MaxText 0.2.5: a later custom_mesh_and_rule MaxText refuses.
+    flags = (ROOT / "examples/flags/tuned-256-64x1x8-before.flags").read_text(encoding="utf-8")
+    env = dict(line.split("=", 1) for line in (ROOT / "examples/flags/tuned-256-64x1x8.env").read_text().split("\n")
+               if "=" in line and not line.startswith("#"))
+    result = Checker().check(FlagSource(flags), env)
+    assert "FL005" in {f.rule for f in result.findings}
+    # Judged by the default custom_mesh_and_rule (''), EP rank would be 1 and MX0089 would fire
+    # on flags that are fine once the refused token goes.
+    assert not [f for f in result.findings if f.rule.startswith("MX")]
+    (fix,) = result.fixes
+    assert fix.safe and all(c.to is None for c in fix.changes)  # only drops: cp-as-ep is in force again
+    assert "custom_mesh_and_rule=cp-as-ep " in fix.flags
+    assert not [f for f in Checker().check(FlagSource(fix.flags), env, fix=False).findings if f.severity == "error"]
+
+
+def test_a_fix_moves_devices_between_mesh_axes_but_never_adds_any():
+    # EP rank 1 forbids the ring of experts. Raising the expert axis alone would ask for more chips.
+    alone = Checker().check(FlagSource("ici_expert_parallelism=1 use_ring_of_experts=true ragged_buffer_factor=2.0"))
+    assert alone.fixes and all("ici_expert_parallelism" not in [c.key for c in f.changes] for f in alone.fixes)
+    # With a context axis of 8, moving those devices to the expert axis is one of the fixes.
+    swap = Checker().check(FlagSource("ici_expert_parallelism=1 ici_context_parallelism=8 use_ring_of_experts=true "
+                                      "ragged_buffer_factor=2.0 use_ragged_sort=true"))
+    for fix in swap.fixes:
+        sizes = {c.key: c.to for c in fix.changes if MESH_AXIS.fullmatch(c.key)}
+        if sizes:
+            assert sizes == {"ici_expert_parallelism": 8, "ici_context_parallelism": 1}
+
+
 def test_unsat_core_names_rules_that_conflict_with_fixed_facts(tmp_path):
     impossible = tmp_path / "impossible.yml"
     impossible.write_text(
@@ -158,7 +190,7 @@ def _render(assignments):
 def _brute_force_minimum(checker, source, proposals):
     config, _ = checker.config(source, {})
     rules = applicable(checker.ruleset, config)
-    names = sorted({n for r in rules for n in rule_names(r) if n in config.pin.keys})
+    names = sorted({n for r in rules for n in rule_names(r) if n in config.pin.keys} - fixed_names(config))
     domains = {}
     for name in names:
         schema = config.pin.keys[name]
@@ -176,9 +208,18 @@ def _brute_force_minimum(checker, source, proposals):
                 def lookup(name, override=override):
                     return override[name] if name in override else config.lookup(name)
 
-                if all(holds(r, lookup) for r in rules):
+                if _mesh_devices(lookup, names) == _mesh_devices(config.lookup, names) and all(holds(r, lookup) for r in rules):
                     return size
     return None
+
+
+def _mesh_devices(lookup, names):
+    """The devices the ici and dcn mesh axes span: a fix may move devices between axes, not add any."""
+    sizes = {"ici_": 1, "dcn_": 1}
+    for name in names:
+        if MESH_AXIS.fullmatch(name) and lookup(name) != -1:
+            sizes[name[:4]] *= lookup(name)
+    return sizes
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
