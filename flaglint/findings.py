@@ -75,15 +75,33 @@ class Edit:
     text: str
 
 
+@dataclass(frozen=True)
+class PlacedEdit:
+    """An edit of the file the flags were written in: the span `location` (which reads `old`)
+    becomes `new`; an empty span inserts. location None: the value is not written in the file."""
+
+    location: Location | None
+    old: str
+    new: str
+    name: str | None = None  # the Tunix variable whose value this is; None: the flag string
+
+    def to_json(self) -> dict[str, Any]:
+        return {**(self.location.to_json() if self.location else {}), "variable": self.name, "old": self.old, "new": self.new}
+
+
 @dataclass
 class Fix:
     changes: list[Change]
     flags: str
     safe: bool
     edits: list[Edit] = field(default_factory=list, compare=False, repr=False)  # on the checked flag string
+    placed: list[PlacedEdit] = field(default_factory=list, compare=False)  # the same edits, in a manifest
 
     def to_json(self) -> dict[str, Any]:
-        return {"changes": [c.to_json() for c in self.changes], "flags": self.flags, "safe": self.safe}
+        out = {"changes": [c.to_json() for c in self.changes], "flags": self.flags, "safe": self.safe}
+        if self.placed:
+            out["edits"] = [edit.to_json() for edit in self.placed]
+        return out
 
 
 @dataclass

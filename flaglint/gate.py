@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Mapping, Union
 
 from .check import Checker
-from .findings import Finding, InputError, Location, Result
+from .findings import Finding, Fix, InputError, Location, PlacedEdit, Result
 from .read import FlagSource, decode
 from .render.manifest import Container, Position, Scalar, read_manifest
 from .report import Checked
@@ -254,6 +254,32 @@ class _FlagPlacer:
                 location, related = spans[0], related + tuple(spans[1:])
         return Finding(finding.rule, finding.severity, f"{prefix}: {finding.message}", finding.keys, location, related, finding.witness)
 
+    def place_fix(self, fix: Fix) -> list[PlacedEdit]:
+        """The fix as edits of the manifest: each token it changes, drops or appends, and each Tunix
+        variable it sets, at the characters that hold them."""
+        from .solve import format_value
+
+        text = self.flags.text
+        placed = []
+        for edit in fix.edits:
+            old = text[edit.start:edit.end].strip()  # a dropped token's edit takes a blank next to it too
+            start = text.index(old, edit.start) if old else edit.start
+            if edit.start == edit.end == len(text):  # appended: an empty span just after the last character
+                last = _located(self.flags, max(len(text) - 1, 0), len(text), self.label)
+                location = last and Location(last.end_line or last.line, last.end_column, last.end_column, last.file)
+                placed.append(PlacedEdit(location, "", edit.text))
+            else:
+                location = _located(self.flags, start, start + max(len(old), 1), self.label)
+                placed.append(PlacedEdit(location, old, edit.text.strip()))
+        for change in fix.changes:
+            if change.key not in load_tunix().variables:
+                continue
+            new = "" if change.to is None else format_value(change.to)
+            value = self.tunix.get(change.key)
+            location = _located(value, 0, max(len(value.text), 1), self.label) if value is not None else None
+            placed.append(PlacedEdit(location, value.text if value is not None else "", new, change.key))
+        return placed
+
 
 def check_launch(checker: Checker, launch: Launch, label: str, *, env: Mapping[str, str] | None = None,
                  fix: bool = True, max_fixes: int = 3) -> Result:
@@ -265,6 +291,8 @@ def check_launch(checker: Checker, launch: Launch, label: str, *, env: Mapping[s
     placer = _FlagPlacer(flags, tunix, label)
     where = launch.container.path + (f" ({launch.program})" if launch.program else "")
     result.findings = [placer.place(finding, where) for finding in result.findings]
+    for fix in result.fixes:
+        fix.placed = placer.place_fix(fix)
     return result
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..findings import Finding, Fix, severity_rank
+from ..findings import Finding, Fix, PlacedEdit, severity_rank
 from . import Checked, describe_fix
 
 
@@ -25,7 +25,22 @@ def _excerpt(text: str, finding: Finding) -> list[str]:
 
 
 def _fix_lines(number: int, fix: Fix, hint: str | None) -> list[str]:
+    if fix.placed:
+        return [f"  {number}. {describe_fix(fix)}", *(f"    {_placed_line(edit)}" for edit in fix.placed)]
     return [f"  {number}. {describe_fix(fix)}", f"    {hint}" if hint else f"    fixed flags: {fix.flags}"]
+
+
+def _placed_line(edit: PlacedEdit) -> str:
+    if edit.location is None:
+        return f"set {edit.name}={edit.new} (it is not set in the file)" if edit.new else f"unset {edit.name}"
+    where = f"{edit.location.file}:{edit.location.line}:{edit.location.column}"
+    if edit.name:
+        return f"{where}: {edit.name}: {edit.old!r} -> {edit.new!r}" if edit.new else f"{where}: unset {edit.name} (remove its entry)"
+    if not edit.old:
+        return f"{where}: insert {edit.new!r}"
+    if not edit.new:
+        return f"{where}: delete {edit.old!r}"
+    return f"{where}: {edit.old!r} -> {edit.new!r}"
 
 
 def render(checked: list[Checked]) -> str:

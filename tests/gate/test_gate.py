@@ -80,6 +80,48 @@ def test_orchestrator_env_values_are_checked_and_located():
     assert (finding["location"]["line"], finding["location"]["column"]) == (line, column + 1)
 
 
+def _apply_placed(text: str, placed) -> str:
+    lines = text.split("\n")
+    for edit in sorted(placed, key=lambda e: (e.location.line, e.location.column), reverse=True):
+        loc, line = edit.location, lines[edit.location.line - 1]
+        assert line[loc.column - 1:loc.end_column - 1] == edit.old  # the edit names what is there
+        lines[loc.line - 1] = line[:loc.column - 1] + edit.new + line[loc.end_column - 1:]
+    return "\n".join(lines)
+
+
+# "ring": chunks need the ring of experts; one fix deletes a token, the other inserts one after the last.
+@pytest.mark.parametrize("name,pin", [("trainer-256-bad.yaml", PIN), ("trainer-256-bad.yaml", "maxtext-0.2.5"),
+                                      ("orchestrator-fp8-bad.yaml", PIN), ("ring", "maxtext-0.2.5")])
+def test_every_fix_is_given_as_edits_of_the_manifest_that_make_it_pass(name, pin):
+    if name == "ring":
+        text = 'apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: t}\nspec:\n  replicatedJobs:\n' \
+               '  - name: p\n    template:\n      spec:\n        template:\n          spec:\n            containers:\n' \
+               '            - name: main\n              command: [python, -m, tunix.train]\n              env:\n' \
+               '              - {name: MAXTEXT_EXTRA_FLAGS, value: "ici_expert_parallelism=2 num_moe_token_chunks=4"}\n'
+    else:
+        text = (JOBSETS / name).read_text(encoding="utf-8")
+    checked = check_manifest(text, checker=Checker(pin), label=name)
+    fixes = [fix for item in checked for fix in item.result.fixes]
+    assert _findings(checked) and fixes
+    for fix in fixes:
+        assert fix.placed and all(edit.location and edit.location.file == name for edit in fix.placed)
+        if any(edit.name and not edit.new for edit in fix.placed):
+            continue  # unsetting a variable removes its entry: not an edit of characters
+        assert not _findings(check_manifest(_apply_placed(text, fix.placed), checker=Checker(pin), fix=False))
+    if name == "ring":
+        assert sorted(bool(edit.old) for fix in fixes for edit in fix.placed) == [False, True]
+
+
+def test_the_cli_lists_a_fix_as_manifest_edits():
+    path = JOBSETS / "trainer-256-bad.yaml"
+    output = gate(str(path)).output
+    line, column = _position_of(path.read_text(encoding="utf-8"), "moe_roe_packed_routing_gather=true")
+    assert f"{path}:{line}:{column}: delete 'moe_roe_packed_routing_gather=true'" in output
+    assert "fixed flags" not in output
+    fp8 = gate(str(JOBSETS / "orchestrator-fp8-bad.yaml")).output
+    assert "ROLLOUT_FP8: 'false' -> 'true'" in fp8 and "unset TRAINER_FP8 (remove its entry)" in fp8
+
+
 def test_the_topology_selector_is_the_trainers_slice(checker):
     text = (JOBSETS / "trainer-128.yaml").read_text(encoding="utf-8").replace("gke-tpu-topology: 4x4x8", "gke-tpu-topology: 4x8x8")
     (error,) = _findings(check_manifest(text, checker=checker, fix=False))
