@@ -43,8 +43,8 @@ class Checker:
         # the refusal): judging them by its default would report what the user never wrote.
         judged = _judged([r for r in rules if not _refused_keys(config).intersection(r.name_set)], config)
         broken = violated(judged, config)
-        findings += [finding(rule, config) for rule in broken]
-        findings += _ep_rank_without_axes(judged, broken, config)
+        findings += [finding(rule, config, self.ruleset.derived) for rule in broken]
+        findings += _ep_rank_without_axes(judged, broken, config, self.ruleset.derived)
         result = Result(pin=self.pin.pin, findings=findings)
         if fix and (broken or config.rejected):
             self._add_fixes(result, config, env, rules, max_fixes)
@@ -94,7 +94,7 @@ class Checker:
         if any(f.severity == "error" and f.rule not in UNFIXABLE for f in findings):
             return False
         judged = _judged(self._rules, config)
-        return not violated(judged, config) and not _ep_rank_without_axes(judged, [], config)
+        return not violated(judged, config) and not _ep_rank_without_axes(judged, [], config, self.ruleset.derived)
 
 
 def _refused_keys(config: Config) -> set[str]:
@@ -110,7 +110,7 @@ def _only_by_hand(broken: list, conflicting: tuple[str, ...]) -> bool:
                for rule_id in conflicting)
 
 
-def _ep_rank_without_axes(judged: list, broken: list, config: Config) -> list[Finding]:
+def _ep_rank_without_axes(judged: list, broken: list, config: Config, derived: dict) -> list[Finding]:
     """The rules guarded by override_logical_axis_rules (the EP-rank check), judged as MaxText judges
     them when a quoted 'false' leaves it no EP axis: the guard holds, whatever the parallelism.
     A fix drops that token (its typed value, False, is the default)."""
@@ -126,7 +126,7 @@ def _ep_rank_without_axes(judged: list, broken: list, config: Config) -> list[Fi
         except Unknown:
             holds = True
         if not holds:
-            plain = finding(rule, config)
+            plain = finding(rule, config, derived)
             found.append(replace(plain, message=plain.message + (
                 f"; pyconfig reads override_logical_axis_rules={token.value} before typing, as true, so MaxText keeps"
                 " only the flags' logical_axis_rules (no 'exp' rule: EP rank 1) while pydantic types it false and runs this check")))

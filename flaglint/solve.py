@@ -55,19 +55,33 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
-def finding(rule: Rule, config: Config) -> Finding:
+def finding(rule: Rule, config: Config, derived: dict | None = None) -> Finding:
+    """`derived`: the ruleset's derived values, for placeholders that name one."""
     names = rule_names(rule)
     shown = ", ".join(f"{n}={format_value(config.lookup(n))}" for n in names)
     located = [n for n in (rule.require.names() if rule.require else []) if config.location(n)] + [n for n in names if config.location(n)]
     primary = config.location(located[0]) if located else None
     related = tuple(loc for n in dict.fromkeys(located) if (loc := config.location(n)) and loc != primary)
-    return Finding(rule.id, rule.severity, f"{_filled(rule.message, config)} ({shown})", tuple(names), primary, related)
+    return Finding(rule.id, rule.severity, f"{_filled(rule.message, config, derived or {})} ({shown})", tuple(names), primary, related)
 
 
-def _filled(message: str, config: Config) -> str:
-    """MaxText's messages name keys as `{key}` placeholders: the values this config gives them.
-    Placeholders over the validator's own locals stay as written."""
-    return _PLACEHOLDER.sub(lambda m: format_value(config.lookup(m[1])) if config.knows(m[1]) else m[0], message)
+def _filled(message: str, config: Config, derived: dict) -> str:
+    """MaxText's messages name keys as `{key}` placeholders: the values this config gives them,
+    and the value of a derived one (context_parallel_size) where it can be computed. Placeholders
+    over the validator's other locals stay as written."""
+
+    def value(match: re.Match) -> str:
+        name = match[1]
+        if config.knows(name):
+            return format_value(config.lookup(name))
+        if name in derived:
+            try:
+                return format_value(evaluate(derived[name], config.lookup))
+            except Unknown:
+                pass
+        return match[0]
+
+    return _PLACEHOLDER.sub(value, message)
 
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")

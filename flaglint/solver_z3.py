@@ -166,7 +166,10 @@ class FixProblem:
             then, other = (self.translate(a) for a in node.args[1:])
             if all(isinstance(t, (bool, z3.BoolRef)) for t in (then, other)):
                 return z3.If(condition, _bool(then), _bool(other))
-            return z3.If(condition, self.number(then), self.number(other))
+            try:
+                return z3.If(condition, self.number(then), self.number(other))
+            except Unsupported:
+                return _finite_if(condition, then, other)
         if op in ("isnone", "notnone"):
             term = self.translate(node.args[0])
             result = self._case(term, lambda v: v is None)
@@ -335,7 +338,8 @@ class FixProblem:
     def _mesh_kept(self) -> list[Any]:
         """A fix may move devices between the ici (or dcn) mesh axes, but the mesh keeps spanning as
         many: a rule about expert parallelism is not fixed by asking for 1,024 more chips. A filled
-        (-1) axis stays filled, as does an axis whose size is not a power of two."""
+        (-1) axis stays filled. An axis whose size is not a power of two (3) is outside that sum:
+        it may become a power of two, as a TPU mesh axis usually is."""
         hard = []
         for network in ("ici_", "dcn_"):
             exponents, total = [], 0
@@ -344,7 +348,8 @@ class FixProblem:
                     continue
                 current = _exponent(term.values[0])
                 if current is None:
-                    hard.append(self._keep(name))
+                    if term.values[0] == -1:
+                        hard.append(self._keep(name))
                     continue
                 total += current
                 exponents.append(z3.Sum(*[z3.If(term.is_(i), _exponent(v) or 0, 0) for i, v in enumerate(term.values)]))
@@ -444,6 +449,32 @@ class FixProblem:
 
 
 _SYMBOLIC_NUMBER = 0  # a Z3 number is never None and never a string
+
+
+def _finite_if(condition: Any, then: Any, other: Any) -> Finite:
+    """A conditional over values that are not numbers (the mesh axis a sharding names): a case
+    split over both branches' values, indexed by the branch taken."""
+    values: list[Any] = []
+
+    def position(value: Any) -> int:
+        found = next((i for i, seen in enumerate(values) if _same(seen, value)), None)
+        if found is None:
+            values.append(value)
+            found = len(values) - 1
+        return found
+
+    def mapped(term: Any) -> Any:
+        if isinstance(term, Finite):
+            positions = [position(v) for v in term.values]
+            result = z3.IntVal(positions[-1])
+            for i in reversed(range(len(positions) - 1)):
+                result = z3.If(term.is_(i), positions[i], result)
+            return result
+        if isinstance(term, z3.ExprRef):
+            raise Unsupported("a conditional between a value and a solver term")
+        return z3.IntVal(position(term))
+
+    return Finite(z3.If(condition, mapped(then), mapped(other)), values)
 
 
 def _exponent(value: Any) -> int | None:

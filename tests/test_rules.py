@@ -146,6 +146,19 @@ def test_a_fix_moves_devices_between_mesh_axes_but_never_adds_any():
             assert sizes == {"ici_expert_parallelism": 8, "ici_context_parallelism": 1}
 
 
+def test_a_sharding_chosen_by_name_is_solved_through_and_its_derived_size_is_shown():
+    # context_parallel_size is the size of the mesh axis context_sharding names: a conditional over
+    # names, which the solver used to refuse (FL090 "no change satisfies MX0262").
+    result = Checker().check(FlagSource("context_parallel_strategy=ulysses ici_context_parallelism=3 num_query_heads=8 "
+                                        "num_kv_heads=8 attention=flash"))
+    assert "FL090" not in {f.rule for f in result.findings}
+    heads = next(f for f in result.findings if "num_query_heads (8)" in f.message)
+    assert "context_parallel_size (3)" in heads.message
+    assert result.fixes
+    for fix in result.fixes:
+        assert not [f for f in Checker().check(FlagSource(fix.flags), fix=False).findings if f.severity == "error"]
+
+
 def test_unsat_core_names_rules_that_conflict_with_fixed_facts(tmp_path):
     impossible = tmp_path / "impossible.yml"
     impossible.write_text(
