@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .check import Checker
-from .findings import Finding, Fix, Location, Result
+from .findings import Finding, Fix, Location, PlacedEdit, Result
 from .read import FlagSource, decode
 from .resolve import HF_TOKEN_VARIABLE
 from .render.bash import OTHER, Exploration, ExploredPath, Outcome, Rendering, ScriptError, Value, explore
@@ -291,8 +291,19 @@ def _add_fix(check: ScriptCheck, flags: Value, fixes: list[Fix], anchor: int | N
         if mapped is None:
             continue
         check.edits, check.additions = mapped
+        fix.placed = [_placed(edit) for edit in check.edits] + [PlacedEdit(None, "", line) for line in check.additions]
         check.result.fixes.append(fix)
         return
+
+
+def _placed(edit: FileEdit) -> PlacedEdit:
+    """A byte edit of a script as the line, column and text a person reads there."""
+    data = Path(edit.file).read_bytes()
+    line_start = data.rfind(b"\n", 0, edit.start) + 1
+    line = data.count(b"\n", 0, edit.start) + 1
+    column = len(data[line_start:edit.start].decode("utf-8", "replace")) + 1
+    old = data[edit.start:edit.end].decode("utf-8", "replace")
+    return PlacedEdit(Location(line, column, column + len(old), edit.file), old, edit.text)
 
 
 def apply_file_edits(edits: list[FileEdit], unsafe: bool) -> dict[str, tuple[bytes, bytes]]:

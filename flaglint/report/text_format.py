@@ -26,11 +26,14 @@ def _excerpt(text: str, finding: Finding) -> list[str]:
 
 def _fix_lines(number: int, fix: Fix, hint: str | None) -> list[str]:
     if fix.placed:
-        return [f"  {number}. {describe_fix(fix)}", *(f"    {_placed_line(edit)}" for edit in fix.placed)]
+        return [f"  {number}. {describe_fix(fix)}", *(f"    {_placed_line(edit)}" for edit in fix.placed),
+                *([f"    {hint}"] if hint else [])]
     return [f"  {number}. {describe_fix(fix)}", f"    {hint}" if hint else f"    fixed flags: {fix.flags}"]
 
 
 def _placed_line(edit: PlacedEdit) -> str:
+    if edit.location is None and not edit.name:
+        return f"by hand: {edit.new}"
     if edit.location is None:
         return f"set {edit.name}={edit.new} (it is not set in the file)" if edit.new else f"unset {edit.name}"
     where = f"{edit.location.file}:{edit.location.line}:{edit.location.column}"

@@ -86,6 +86,12 @@ def test_fix_edits_the_script_in_place_and_is_idempotent(tmp_path):
     recipes = _copy_recipes(tmp_path)
     script = recipes / "mlperf_397b_256_v7x_before.sh"
     before = {p.name: p.read_bytes() for p in recipes.iterdir()}
+    # The report gives the fix as the same edits, at the line and column that hold what they replace.
+    _, payload = _lint("--env", "TRAINER_TPU_SLICE=tpu7x:4x8x8", str(script))
+    (offered,) = payload["fixes"]
+    for edit in offered["edits"]:
+        line = (recipes / edit["file"]).read_text().splitlines()[edit["line"] - 1] if edit.get("file") else None
+        assert line is not None and line[edit["column"] - 1:edit["end_column"] - 1] == edit["old"]
     diff = run_flaglint("lint", "--pin", "bbd0f6f10", "--env", "TRAINER_TPU_SLICE=tpu7x:4x8x8", "--diff", str(script))
     assert "moe_roe_packed_routing_gather" in diff.stdout or "moe_chunk_pipeline" in diff.stdout
     assert {p.name: p.read_bytes() for p in recipes.iterdir()} == before  # --diff writes nothing
