@@ -489,10 +489,13 @@ class ExpressionWalker:
             if isinstance(value, Const):
                 return str(value.value)
             if isinstance(value, Text):
-                return "".join(p if isinstance(p, str) else self._render_value(p[1], st, frame) for p in value.parts)
+                return self._render_text(value, st, frame)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             return self.render(node.left, st, frame) + self.render(node.right, st, frame)
         return "{" + clean_source(node) + "}"
+
+    def _render_text(self, text: Text, st: State, frame: Frame) -> str:
+        return "".join(p if isinstance(p, str) else self._render_value(p[1], st, frame) for p in text.parts)
 
     def _render_value(self, part: ast.FormattedValue, st: State, frame: Frame) -> str:
         saved = list(self.crash_guards)
@@ -501,7 +504,7 @@ class ExpressionWalker:
         if isinstance(value, Const) and not isinstance(value.value, (tuple, frozenset, dict)):
             return repr(value.value) if part.conversion == ord("r") else str(value.value)
         if isinstance(part.value, ast.Name) and isinstance(value, Text):
-            return "".join(p if isinstance(p, str) else self._render_value(p[1], st, frame) for p in value.parts)
+            return self._render_text(value, st, frame)
         if isinstance(value, ast.Name) and value.id in self.keys:  # a local that holds a key: the finding fills it in
             return "{" + value.id + "}"
         return "{" + clean_source(part.value) + "}"
