@@ -26,22 +26,28 @@ class Unknown(Exception):
 class Node:
     """One node of a parsed expression; `free` is the set of variables under it."""
 
-    __slots__ = ("op", "args", "value", "_free")
+    __slots__ = ("op", "args", "value", "_free", "_hash")
 
     def __init__(self, op: str, args: tuple = (), value: Any = None):
         self.op = op  # const, var, not, and, or, implies, cmp, in, notin, isnone, notnone, arith, neg, call, if
         self.args = args
         self.value = value  # const value, var name, comparison/arith operator, function name
         self._free: frozenset | None = None
+        self._hash: int | None = None
 
     def __repr__(self) -> str:
         return f"Node({self.op!r}, {self.args!r}, {self.value!r})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Node) and (self.op, self.value, self.args) == (other.op, other.value, other.args)
+        # `1` and `True` are different constants (the solver shares the terms of equal subtrees).
+        return (isinstance(other, Node) and type(self.value) is type(other.value)
+                and (self.op, self.value, self.args) == (other.op, other.value, other.args))
 
     def __hash__(self) -> int:
-        return hash((self.op, self.args, self.value if not isinstance(self.value, list) else tuple(self.value)))
+        # Kept: the solver looks up whole derived subtrees, and each level would rehash those below.
+        if self._hash is None:
+            self._hash = hash((self.op, self.args, self.value if not isinstance(self.value, list) else tuple(self.value)))
+        return self._hash
 
     @property
     def free(self) -> frozenset:

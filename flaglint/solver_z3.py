@@ -144,6 +144,13 @@ class FixProblem:
         return self.config.lookup(name)
 
     def translate(self, node: Node) -> Any:
+        # Derived values are inlined into every rule that reads them: translate each subtree once
+        # per encoding (context_parallel_size alone is a dozen nested conditionals).
+        if node not in self._translated:
+            self._translated[node] = self._translate(node)
+        return self._translated[node]
+
+    def _translate(self, node: Node) -> Any:
         op = node.op
         if op == "const":
             return node.value
@@ -316,6 +323,7 @@ class FixProblem:
         """
         while True:
             self.terms: dict[str, Any] = {}
+            self._translated: dict[Node, Any] = {}
             hard: list[Any] = []
             for name in self.names:
                 if name not in self.frozen and not self._holdable(name):
