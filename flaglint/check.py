@@ -41,7 +41,8 @@ class Checker:
         rules = [r for r in self._rules if not unknown.intersection(r.name_set)]
         # A key whose value MaxText refuses has no value to judge other rules by (MaxText stops at
         # the refusal): judging them by its default would report what the user never wrote.
-        judged = _judged([r for r in rules if not _refused_keys(config).intersection(r.name_set)], config)
+        refused = _refused_keys(config)
+        judged = _judged([r for r in rules if not refused.intersection(r.name_set)], config)
         broken = violated(judged, config)
         findings += [finding(rule, config, self.ruleset.derived) for rule in broken]
         findings += _ep_rank_without_axes(judged, broken, config, self.ruleset.derived)
