@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 import time
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import z3
