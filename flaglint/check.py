@@ -81,12 +81,20 @@ class Checker:
                 result.notes.append(f"a proposed fix ({candidate.flags!r}) did not re-check clean and was dropped")
 
     def _without_refused(self, config: Config, env: dict[str, str]) -> Config:
-        if not config.rejected:
-            return config
+        """The flags without the tokens MaxText refuses. Dropping one can bring an earlier token of
+        its key back into force; when MaxText refuses that one too, it joins config.rejected, so
+        that every fix drops it as well."""
         from .fix import apply_edits, drop_token
 
         text = config.source.text
-        kept, _ = self.config(replace(config.source, text=apply_edits(text, [drop_token(text, t) for t in config.rejected])), env)
+        kept = config
+        while config.rejected:
+            kept, _ = self.config(replace(config.source, text=apply_edits(text, [drop_token(text, t) for t in config.rejected])), env)
+            survivors = [t for t in config.tokens if all(t is not r for r in config.rejected)]
+            if not kept.rejected or len(survivors) != len(kept.tokens):
+                break
+            at = {id(token): index for index, token in enumerate(kept.tokens)}
+            config.rejected.extend(survivors[at[id(token)]] for token in kept.rejected)
         return kept
 
     def _clean(self, fix: Fix, env: dict[str, str]) -> bool:

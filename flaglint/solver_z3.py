@@ -103,7 +103,7 @@ class FixProblem:
         # A MaxText number takes its default, or a value the rules name (or one either side of it):
         # values the rules never mention are where MaxText's unmodelled checks and crashes live.
         candidates = [self._default(name), *self._domain_literals(name)] if kind in ("int", "float") else self._domain_literals(name)
-        if kind == "int":
+        if kind in ("int", "float"):
             candidates += [v + step for v in self._domain_literals(name) if _numeric(v) and not isinstance(v, bool) for step in (-1, 1)]
         if MESH_AXIS.fullmatch(name):
             # Powers of two up to MAX_MESH_AXIS, so that _mesh_kept can say "same device count" as a

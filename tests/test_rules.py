@@ -133,6 +133,21 @@ def test_a_refused_value_is_not_judged_by_its_default_and_the_fix_starts_without
     assert not [f for f in Checker().check(FlagSource(fix.flags), env, fix=False).findings if f.severity == "error"]
 
 
+def test_a_fix_drops_an_earlier_token_that_dropping_the_refused_one_brings_back():
+    # The last value is refused; dropping it puts `.inf` in force, which MaxText refuses too.
+    result = Checker().check(FlagSource("quantize_mtp=false eval_wi_tile_fwd_mlp_dim=none "
+                                        "eval_wi_tile_fwd_mlp_dim=.inf eval_wi_tile_fwd_mlp_dim=none"))
+    (fix,) = result.fixes
+    assert fix.flags == "quantize_mtp=false" and fix.safe
+
+
+def test_a_float_bound_gets_a_value_beside_the_rules_literal():
+    # MX0096: distill_temperature_end > 0.0. The literal itself fails; one beside it holds.
+    result = Checker().check(FlagSource("distill_temperature_end=-1"))
+    assert "FL090" not in {f.rule for f in result.findings}
+    assert [(c.key, c.to) for fix in result.fixes for c in fix.changes] == [("distill_temperature_end", 1)]
+
+
 def test_a_fix_moves_devices_between_mesh_axes_but_never_adds_any():
     # EP rank 1 forbids the ring of experts. Raising the expert axis alone would ask for more chips.
     alone = Checker().check(FlagSource("ici_expert_parallelism=1 use_ring_of_experts=true ragged_buffer_factor=2.0"))
