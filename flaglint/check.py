@@ -81,16 +81,17 @@ class Checker:
                 result.notes.append(f"a proposed fix ({candidate.flags!r}) did not re-check clean and was dropped")
 
     def _without_refused(self, config: Config, env: dict[str, str]) -> Config:
-        """The flags without the tokens MaxText refuses. Dropping one can bring an earlier token of
-        its key back into force; when MaxText refuses that one too, it joins config.rejected, so
-        that every fix drops it as well."""
-        from .fix import apply_edits, drop_token
+        """The flags as every fix leaves them: tokens MaxText refuses dropped (or their case
+        corrected). Dropping one can bring an earlier token of its key back into force; when MaxText
+        refuses that one too, it joins config.rejected, so that every fix drops it as well."""
+        from .fix import apply_edits, refused_edit
 
         text = config.source.text
         kept = config
         while config.rejected:
-            kept, _ = self.config(replace(config.source, text=apply_edits(text, [drop_token(text, t) for t in config.rejected])), env)
-            survivors = [t for t in config.tokens if all(t is not r for r in config.rejected)]
+            edits = {id(token): refused_edit(text, token, config)[0] for token in config.rejected}
+            kept, _ = self.config(replace(config.source, text=apply_edits(text, list(edits.values()))), env)
+            survivors = [t for t in config.tokens if id(t) not in edits or edits[id(t)].text]
             if not kept.rejected or len(survivors) != len(kept.tokens):
                 break
             at = {id(token): index for index, token in enumerate(kept.tokens)}

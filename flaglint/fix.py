@@ -71,6 +71,25 @@ def drop_token(text: str, token: Token) -> Edit:
     return Edit(start, end, "")
 
 
+def refused_edit(text: str, token: Token, config: Config) -> tuple[Edit, Change]:
+    """What every fix does with a token MaxText refuses. A value that differs from one of the key's
+    choices only in case is that choice (context=Offload means offload: dropping it would give
+    remat); any other token is dropped."""
+    choice = _case_corrected(token, config)
+    if choice is not None:
+        return Edit(token.offset, token.end_offset, f"{token.key}={choice}"), Change(token.key, token.value, choice)
+    # A token without a key is named by its text (its value is part of that text).
+    return drop_token(text, token), (Change(token.key, token.value, None) if token.key else Change(token.text, None, None))
+
+
+def _case_corrected(token: Token, config: Config) -> str | None:
+    schema = config.pin.keys.get(token.key or "")
+    if schema is None or not schema.choices or token.value is None:
+        return None
+    matches = [c for c in schema.choices if isinstance(c, str) and c.lower() == token.value.lower()]
+    return matches[0] if len(matches) == 1 else None
+
+
 def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
     """The Fix, and the Tunix variables it sets (name -> value, '' meaning unset).
 
@@ -102,9 +121,9 @@ def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
             edits.append(Edit(len(text), len(text), " " + rendered))
     for token in config.rejected:
         if not any(e.start <= token.offset < e.end or e.start == token.offset for e in edits):
-            edits.append(drop_token(text, token))
-            # A token without a key is named by its text (its value is part of that text).
-            changes.append(Change(token.key, token.value, None) if token.key else Change(token.text, None, None))
+            edit, change = refused_edit(text, token, config)
+            edits.append(edit)
+            changes.append(change)
     in_place = [e for e in edits if e.start < len(text) or e.end < len(text)]
     appended = [e.text.strip() for e in edits if e.start == e.end == len(text)]
     fixed = apply_edits(text, in_place)

@@ -141,6 +141,15 @@ def test_a_fix_drops_an_earlier_token_that_dropping_the_refused_one_brings_back(
     assert fix.flags == "quantize_mtp=false" and fix.safe
 
 
+def test_a_value_refused_only_for_its_case_is_corrected_not_dropped():
+    # Dropping context=Offload would give the default, remat: the opposite of what was meant.
+    result = Checker().check(FlagSource("context=Offload log_period=10 custom_mesh_and_rule=cp-as-ep-dense"))
+    (fix,) = result.fixes
+    assert fix.flags == "context=offload log_period=10" and fix.safe
+    assert [(c.key, c.from_, c.to) for c in fix.changes] == [
+        ("context", "Offload", "offload"), ("custom_mesh_and_rule", "cp-as-ep-dense", None)]
+
+
 def test_a_float_bound_gets_a_value_beside_the_rules_literal():
     # MX0096: distill_temperature_end > 0.0. The literal itself fails; one beside it holds.
     result = Checker().check(FlagSource("distill_temperature_end=-1"))
