@@ -183,6 +183,10 @@ class FixProblem:
             return result if op == "isnone" else _not(result)
         if op in ("in", "notin"):
             item, container = (self.translate(a) for a in node.args)
+            if isinstance(container, Finite) and not isinstance(item, (Finite, z3.ExprRef)):
+                # 'tpu' in hardware: a case split over the container's values.
+                result = self._case(container, lambda v: isinstance(v, (tuple, list, str)) and _contains(v, item))
+                return result if op == "in" else _not(result)
             if not isinstance(container, (tuple, list, str)):
                 raise Unsupported("`in` over a variable")
             if isinstance(item, Finite) or not isinstance(item, z3.ExprRef):

@@ -150,6 +150,13 @@ def test_a_value_refused_only_for_its_case_is_corrected_not_dropped():
         ("context", "Offload", "offload"), ("custom_mesh_and_rule", "cp-as-ep-dense", None)]
 
 
+def test_a_membership_in_a_keys_value_is_solved_and_the_hardware_is_held():
+    # MX0221 reads `'tpu' in hardware`; `in` over a key's value was FL090 "no change satisfies".
+    result = Checker().check(FlagSource("context_parallel_strategy=ring context_parallel_load_balance=True"))
+    assert "FL090" not in {f.rule for f in result.findings}
+    assert [[(c.key, c.to) for c in fix.changes] for fix in result.fixes] == [[("context_parallel_strategy", "all_gather")]]
+
+
 def test_a_float_bound_gets_a_value_beside_the_rules_literal():
     # MX0096: distill_temperature_end > 0.0. The literal itself fails; one beside it holds.
     result = Checker().check(FlagSource("distill_temperature_end=-1"))
