@@ -95,7 +95,11 @@ class Checker:
             if not kept.rejected or len(survivors) != len(kept.tokens):
                 break
             at = {id(token): index for index, token in enumerate(kept.tokens)}
-            config.rejected.extend(survivors[at[id(token)]] for token in kept.rejected)
+            back = [survivors[at[id(token)]] for token in kept.rejected]
+            new = [token for token in back if all(token is not r for r in config.rejected)]
+            if not new:  # only tokens already handled (a corrected case still refused): nothing more to drop
+                break
+            config.rejected.extend(new)
         return kept
 
     def _clean(self, fix: Fix, env: dict[str, str]) -> bool:

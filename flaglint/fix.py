@@ -83,11 +83,20 @@ def refused_edit(text: str, token: Token, config: Config) -> tuple[Edit, Change]
 
 
 def _case_corrected(token: Token, config: Config) -> str | None:
+    """The choice the token's value spells in another case, if MaxText accepts that spelling."""
+    from .values import ValueError_, type_value
+
     schema = config.pin.keys.get(token.key or "")
     if schema is None or not schema.choices or token.value is None:
         return None
-    matches = [c for c in schema.choices if isinstance(c, str) and c.lower() == token.value.lower()]
-    return matches[0] if len(matches) == 1 else None
+    matches = [c for c in schema.choices if isinstance(c, str) and c.lower() == token.value.lower() and c != token.value]
+    if len(matches) != 1:
+        return None
+    try:
+        type_value(schema, matches[0])  # `none` is a choice that the command line reads as None
+    except ValueError_:
+        return None
+    return matches[0]
 
 
 def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:

@@ -157,6 +157,15 @@ def test_a_membership_in_a_keys_value_is_solved_and_the_hardware_is_held():
     assert [[(c.key, c.to) for c in fix.changes] for fix in result.fixes] == [[("context_parallel_strategy", "all_gather")]]
 
 
+def test_a_choice_the_command_line_reads_as_none_is_dropped_not_corrected():
+    # `none` is one of vision_encoder_block's choices, but the command line reads it as None,
+    # which MaxText refuses; "correcting" it to itself made the search for refused tokens loop.
+    result = Checker().check(FlagSource("vision_encoder_block=none log_period=10"))
+    (fix,) = result.fixes
+    assert fix.flags == "log_period=10"
+    assert [(c.key, c.to) for c in fix.changes] == [("vision_encoder_block", None)]
+
+
 def test_a_float_bound_gets_a_value_beside_the_rules_literal():
     # MX0096: distill_temperature_end > 0.0. The literal itself fails; one beside it holds.
     result = Checker().check(FlagSource("distill_temperature_end=-1"))
