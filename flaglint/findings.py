@@ -95,7 +95,7 @@ class Fix:
     flags: str
     safe: bool
     edits: list[Edit] = field(default_factory=list, compare=False, repr=False)  # on the checked flag string
-    placed: list[PlacedEdit] = field(default_factory=list, compare=False)  # the same edits, in a manifest
+    placed: list[PlacedEdit] = field(default_factory=list, compare=False)  # the same edits, in the manifest or script
 
     def to_json(self) -> dict[str, Any]:
         out = {"changes": [c.to_json() for c in self.changes], "flags": self.flags, "safe": self.safe}

@@ -262,13 +262,13 @@ class _FlagPlacer:
         text = self.flags.text
         placed = []
         for edit in fix.edits:
-            old = text[edit.start:edit.end].strip()  # a dropped token's edit takes a blank next to it too
-            start = text.index(old, edit.start) if old else edit.start
             if edit.start == edit.end == len(text):  # appended: an empty span just after the last character
                 last = _located(self.flags, max(len(text) - 1, 0), len(text), self.label)
                 location = last and Location(last.end_line or last.line, last.end_column, last.end_column, last.file)
                 placed.append(PlacedEdit(location, "", edit.text))
             else:
+                old = text[edit.start:edit.end].strip()  # a dropped token's edit takes a blank next to it too
+                start = text.index(old, edit.start) if old else edit.start
                 location = _located(self.flags, start, start + max(len(old), 1), self.label)
                 placed.append(PlacedEdit(location, old, edit.text.strip()))
         for change in fix.changes:
