@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import click
 
+from .. import __version__
 from .check import check
 from .config import show_config
 from .explain import explain
@@ -20,7 +21,7 @@ from .smoke import smoke
 
 
 @click.group(cls=FlaglintGroup)
-@click.version_option(package_name="flaglint")
+@click.version_option(__version__, prog_name="flaglint")
 def main() -> None:
     """Check MaxText/Tunix training flags, recipe scripts and JobSets before launch."""
 

@@ -40,8 +40,10 @@ def check(flags, options: Options, flag_file, as_files, batch, fix, write, confi
         sources = [FlagSource(read_text_file(path), file=path) for path in flags]
     elif flags:
         sources = read_flag_sources(tuple(flags))
+    elif env:
+        sources = [FlagSource("")]  # only Tunix variables: they are checked, and the MaxText keys they set
     else:
-        raise InputError("nothing to check: give FLAGS, `-` for stdin, a variable NAME, or --file")
+        raise InputError("nothing to check: give FLAGS, `-` for stdin, a variable NAME, --file, or --env")
     if write and not (fix and flag_file):
         raise InputError("--write needs --fix and --file")
     checked = []

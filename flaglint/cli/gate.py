@@ -21,7 +21,7 @@ def gate(manifests, options: Options):
     --env/--env-file give Tunix variables assumed for every launch; the manifest's own values win.
     """
     from ..check import Checker
-    from ..gate import check_manifest
+    from ..gate import check_manifest, check_manifest_text
     from ..read import decode
 
     settings = options.settings()
@@ -31,8 +31,8 @@ def gate(manifests, options: Options):
     checked = []
     for manifest in manifests:
         if manifest == "-":
-            items = check_manifest(decode(sys.stdin.buffer.read(), "<stdin>"), label="<stdin>", env=env, checker=checker,
-                                   fix=fix, max_fixes=max_fixes)
+            items = check_manifest_text(decode(sys.stdin.buffer.read(), "<stdin>"), "<stdin>", env=env, checker=checker,
+                                        fix=fix, max_fixes=max_fixes)
         else:
             items = check_manifest(Path(manifest), env=env, checker=checker, fix=fix, max_fixes=max_fixes)
         for item in items:

@@ -23,7 +23,7 @@ def _vary(items: tuple[str, ...]) -> dict[str, list[str]]:
 
 
 @click.command()
-@click.argument("scripts", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("scripts", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, readable=True))
 @common_options
 @click.option("--vary", "vary_items", multiple=True, metavar="K=v1,v2", help="Widen an input's values (repeatable).")
 @click.option("--path-cap", type=click.IntRange(1), help="Most paths explored per script (default 4096).")

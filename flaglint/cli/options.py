@@ -8,6 +8,7 @@ from typing import Callable
 
 import click
 
+from ..findings import InputError
 from ..report import FORMATS
 
 
@@ -21,25 +22,41 @@ class Options:
     output_format: str = "text"
     fail_on: str | None = None
     max_fixes: int = 3
+    config_file: str | None = None
+    isolated: bool = False
+    select: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
 
     def settings(self):
         """The project configuration, overridden by these options."""
-        from ..config import load_settings
+        from ..config import check_rule_ids, load_settings
         from ..schema.pins import pin_from_requirements
 
-        settings = load_settings()
+        if self.config_file and self.isolated:
+            raise InputError("--config and --isolated exclude each other")
+        settings = load_settings(config_file=self.config_file, isolated=self.isolated)
         settings.override("requirements", self.requirements, "--requirements")
         if self.requirements:
             settings.override("pin", pin_from_requirements(self.requirements), f"--requirements {self.requirements}")
         settings.override("pin", self.pin, "--pin")
         settings.override("model", self.model, "--model")
         settings.override("fail-on", self.fail_on, "--fail-on")
+        settings.override("select", _ids(self.select), "--select")
+        settings.extend("extend-select", _ids(self.extend_select), "--extend-select")
+        settings.extend("ignore", _ids(self.ignore), "--ignore")
+        check_rule_ids(settings)
         return settings
 
     def env(self) -> dict[str, str]:
         from ..read import read_env_assignments
 
         return read_env_assignments(self.env_items, self.env_file)
+
+
+def _ids(values: tuple[str, ...]) -> list[str]:
+    """`--select FL1,FL004 --select FL2`: comma-separated and repeatable."""
+    return [part.strip().upper() for value in values for part in value.split(",") if part.strip()]
 
 
 _OPTIONS = [
@@ -51,6 +68,11 @@ _OPTIONS = [
     click.option("--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format."),
     click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), help="Lowest severity that fails (default: error)."),
     click.option("--max-fixes", type=click.IntRange(0, 50), default=3, show_default=True, help="Fixes of the smallest size to list."),
+    click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Read the settings from this flaglint.toml or pyproject.toml instead of the nearest one."),
+    click.option("--isolated", is_flag=True, help="Ignore every config file."),
+    click.option("--select", multiple=True, metavar="IDS", help="Only these rules (ids or prefixes, comma-separated); replaces the config's `select`."),
+    click.option("--extend-select", multiple=True, metavar="IDS", help="Rules to select in addition to `select`."),
+    click.option("--ignore", multiple=True, metavar="IDS", help="Rules never to report, in addition to the config's `ignore`."),
 ]
 _NAMES = tuple(f.name for f in fields(Options))
 
