@@ -52,7 +52,7 @@ class Checker:
         return result
 
     def _add_fixes(self, result: Result, config: Config, env: dict[str, str], rules, max_fixes: int) -> None:
-        from .fix import write_fix
+        from .fix import is_safe, write_fix
 
         # Every fix drops the tokens MaxText refuses (undefined keys, bad values), so the solver
         # starts from the flags without them: an earlier token of a refused key is in force again.
@@ -75,10 +75,13 @@ class Checker:
             result.notes.append("the solver found no smallest fix in time; the fix offered resets the keys of the broken rules to their defaults")
         for proposal in proposals:
             candidate, tunix_changes = write_fix(config, proposal)
-            if self._clean(candidate, {**env, **tunix_changes}):
+            after = self._clean(candidate, {**env, **tunix_changes})
+            if after is not None:
+                candidate.safe = is_safe(config, after)
                 result.fixes.append(candidate)
             else:
                 result.notes.append(f"a proposed fix ({candidate.flags!r}) did not re-check clean and was dropped")
+        result.fixes.sort(key=lambda fix: not fix.safe)  # the safe ones first: --fix applies the first it may
 
     def _without_refused(self, config: Config, env: dict[str, str]) -> Config:
         """The flags as every fix leaves them: tokens MaxText refuses dropped (or their case
@@ -102,13 +105,16 @@ class Checker:
             config.rejected.extend(new)
         return kept
 
-    def _clean(self, fix: Fix, env: dict[str, str]) -> bool:
+    def _clean(self, fix: Fix, env: dict[str, str]) -> Config | None:
+        """The fixed flags as read again, when no rule breaks on them (None otherwise)."""
         env = {k: v for k, v in env.items() if v != ""}
         config, findings = self.config(FlagSource(fix.flags), env)
         if any(f.severity == "error" and f.rule not in UNFIXABLE for f in findings):
-            return False
+            return None
         judged = _judged(self._rules, config)
-        return not violated(judged, config) and not _ep_rank_without_axes(judged, [], config, self.ruleset.derived)
+        if violated(judged, config) or _ep_rank_without_axes(judged, [], config, self.ruleset.derived):
+            return None
+        return config
 
 
 def _refused_keys(config: Config) -> set[str]:

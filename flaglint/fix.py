@@ -99,21 +99,47 @@ def _case_corrected(token: Token, config: Config) -> str | None:
     return matches[0]
 
 
+class _Refused:
+    """The value of a key whose token MaxText refuses: the run never starts with it."""
+
+
+def is_safe(before: Config, after: Config) -> bool:
+    """The README's definition, judged on the values in effect before and after the fix: safe when
+    every key keeps its value, or a boolean goes from true to false (a feature turned off), or a
+    refused value becomes a false boolean or its own spelling in the right case. Anything else
+    (false to true enables something; a number or a choice that changes, such as dropping a refused
+    custom_mesh_and_rule, which falls back to the default mesh) is unsafe. Keys the pin does not
+    define change nothing, and removing them is safe. The Tunix variables must not change."""
+    if before.tunix != after.tunix:
+        return False
+    refused = {token.key for token in before.rejected if token.key in before.pin.keys and token.key not in before.explicit}
+    written = {token.key: token.value for token in before.tokens if token.key}
+    keys = {t.key for t in [*before.tokens, *after.tokens] if t.key in before.pin.keys} | before.explicit.keys() | after.explicit.keys()
+    for key in keys:
+        old = _Refused if key in refused else before.lookup(key)
+        new = after.lookup(key)
+        if (old == new and type(old) is type(new)) or new is False and (old is True or old is _Refused):
+            continue
+        if old is _Refused and isinstance(new, str) and new != written.get(key) and new.lower() == (written.get(key) or "").lower():
+            continue
+        return False
+    return True
+
+
 def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
     """The Fix, and the Tunix variables it sets (name -> value, '' meaning unset).
 
-    Fix.edits holds one edit per changed MaxText key, in the order of Fix.changes.
+    Fix.edits holds one edit per changed MaxText key, in the order of Fix.changes. Fix.safe is
+    settled by `is_safe` once the fixed string has been read again (check.py).
     """
     text = config.source.text
     edits: list[Edit] = []
     changes: list[Change] = []
     env: dict[str, str] = {}
-    safe = True
     for name, old, new in proposal.values:
         changes.append(Change(name, old, new))
         if name in load_tunix().variables:
             env[name] = "" if new is None else format_value(new)
-            safe = False
             continue
         assignment = config.explicit.get(name)
         token = assignment.token if assignment else None
@@ -121,8 +147,6 @@ def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
         if token is not None and without == new and type(without) is type(new):
             edits.append(drop_token(text, token))
             continue
-        if not (isinstance(old, bool) and old is True and new is False):
-            safe = False
         rendered = f"{name}={format_value(new)}"
         if token is not None:
             edits.append(Edit(token.offset, token.end_offset, rendered))
@@ -138,4 +162,4 @@ def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
     fixed = apply_edits(text, in_place)
     if appended:
         fixed = (fixed.rstrip(" \t") + " " if fixed.strip() else "") + " ".join(appended)
-    return Fix(changes=changes, flags=fixed, safe=safe, edits=edits), env
+    return Fix(changes=changes, flags=fixed, safe=False, edits=edits), env

@@ -27,6 +27,15 @@ class Options:
     select: tuple[str, ...] = ()
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    fix: bool = False
+    unsafe_fixes: bool = False
+    diff: bool = False
+    show_fixes: bool = False
+    output_file: str | None = None
+    quiet: bool = False
+    exit_zero: bool = False
+    statistics: bool = False
+    stdin_filename: str | None = None
 
     def settings(self):
         """The project configuration, overridden by these options."""
@@ -73,6 +82,15 @@ _OPTIONS = [
     click.option("--select", multiple=True, metavar="IDS", help="Only these rules (ids or prefixes, comma-separated); replaces the config's `select`."),
     click.option("--extend-select", multiple=True, metavar="IDS", help="Rules to select in addition to `select`."),
     click.option("--ignore", multiple=True, metavar="IDS", help="Rules never to report, in addition to the config's `ignore`."),
+    click.option("--fix", is_flag=True, help="Apply the safe fixes to every input file (an input from the command line or stdin is printed fixed), then report what remains."),
+    click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff, also apply the unsafe fixes."),
+    click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing; exit 1 when there is one."),
+    click.option("--show-fixes", is_flag=True, help="With --fix, list each fix applied."),
+    click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the report to this file instead of stdout."),
+    click.option("-q", "--quiet", is_flag=True, help="Print the findings only: no summary, no notes, no messages about fixes."),
+    click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 still means bad usage or input)."),
+    click.option("--statistics", is_flag=True, help="Print how many findings each rule has (and how many a fix covers) instead of the findings."),
+    click.option("--stdin-filename", metavar="PATH", help="The name of the file `-` reads from stdin: for the report and per-file-ignores."),
 ]
 _NAMES = tuple(f.name for f in fields(Options))
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import invoke
+from cli_invoke import invoke
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -1,4 +1,4 @@
-"""Running `flaglint` in this process (click's runner), as the tests of the command line need it."""
+"""Running `flaglint` in this process (click's runner), for the tests of the command line."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from flaglint.cli import main
@@ -29,8 +28,3 @@ def invoke(*args: str, stdin: str | bytes | None = None, cwd: Path | None = None
     finally:
         os.chdir(before)
     return Ran(result.exit_code, result.stdout, result.stderr)
-
-
-@pytest.fixture
-def flaglint():
-    return invoke
