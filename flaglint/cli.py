@@ -175,7 +175,7 @@ def list_rules(pin):
     from .schema.pins import load_pin
 
     pin_schema = load_pin(pin) if pin else None
-    ruleset = load_ruleset(pin_schema.version if pin_schema else "0.2.5")
+    ruleset = load_ruleset(pin_schema.rules if pin_schema else "0.2.5")
     for rule in ruleset.rules:
         if pin_schema is None or rule.applies_to(pin_schema.chain):
             click.echo(f"{rule.id:8} {rule.severity:8} {rule.title}")
@@ -208,26 +208,6 @@ def show_config():
 @main.group()
 def schema():
     """Typed key schemas."""
-
-
-@schema.command("import")
-@click.argument("path", type=click.Path(exists=True))
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the schema JSON here.")
-@click.option("--rules", "rules_dir", type=click.Path(file_okay=False), help="Also write MaxText's validators as rules into this folder (rules/maxtext/<version>).")
-def schema_import(path, output, rules_dir):
-    """Read a MaxText source tree, wheel or installed package (without importing it)."""
-    from .schema.importer import import_schema, schema_summary, write_schema
-
-    imported = import_schema(path)
-    click.echo(schema_summary(imported))
-    if output:
-        write_schema(imported, output)
-        click.echo(f"wrote {output}")
-    if rules_dir:
-        from .schema.validators import summary, write_rules
-
-        click.echo(summary(write_rules(path, rules_dir)))
-        click.echo(f"wrote {rules_dir}")
 
 
 @main.command()
@@ -361,5 +341,8 @@ def _fix_scripts(results, unsafe: bool, write: bool) -> bool:
 
 # The gate command reuses the option helpers above, so it is registered once they exist.
 from .cli_gate import gate  # noqa: E402
+from .cli_pins import pins, schema_import  # noqa: E402
 
 main.add_command(gate)
+main.add_command(pins)
+schema.add_command(schema_import)

@@ -26,6 +26,7 @@ SETTINGS: dict[str, tuple[type, Any, str]] = {
     "extra-rules": (list, [], "more rule files, relative to the config file"),
     "path-cap": (int, 4096, "most paths explored per recipe script"),
     "fail-on": (str, "error", "lowest severity that fails the run"),
+    "pin-store": (str, None, "folder of the project's pin store (`flaglint schema import --store project`)"),
 }
 
 
@@ -84,7 +85,7 @@ def load_settings(start: Path | None = None) -> Settings:
         kind = SETTINGS[name][0]
         if not isinstance(value, kind):
             raise InputError(f"{path}: setting {name!r} must be a {kind.__name__}")
-        if name in ("requirements",):
+        if name in ("requirements", "pin-store"):
             value = str((path.parent / value))
         if name == "extra-rules":
             value = [str(path.parent / v) for v in value]

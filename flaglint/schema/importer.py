@@ -84,6 +84,11 @@ def schema_summary(schema: Schema) -> str:
     ]
     for kind, count in sorted(kinds.items(), key=lambda item: (-item[1], item[0])):
         lines.append(f"  {kind:8} {count:4}  ({nullable[kind]} nullable)")
+    for label, attribute in (("defaults computed at run time", "default_at_runtime"),
+                             ("annotations not read (typed as any)", "unread_type")):
+        found = [f"{k.name} = {getattr(k, attribute)}" for k in schema.keys.values() if getattr(k, attribute)]
+        if found:
+            lines.append(f"  {label}: {len(found)}: {'; '.join(found)}")
     return "\n".join(lines)
 
 

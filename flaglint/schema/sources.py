@@ -32,6 +32,11 @@ class PackageFiles:
         if self._archive is not None:
             self._archive.close()
 
+    @property
+    def directory(self) -> Path | None:
+        """The package folder on disk; None inside an archive."""
+        return None if self._archive is not None else Path(self._root)
+
     def read(self, relpath: str) -> str:
         try:
             if self._archive is not None:

@@ -19,6 +19,7 @@ import yaml
 from flaglint.findings import InputError
 from flaglint.schema.fieldtypes import ModuleScope
 from flaglint.schema.importer import COMMON_TYPES, ROOT_MODEL, TYPES, _mro, import_schema
+from flaglint.schema.model import Schema
 from flaglint.schema.source_text import exception_name, raise_message, raises_in, source_message
 from flaglint.schema.sources import PackageFiles
 from flaglint.schema.symbolic import ENUM_CHOICES, SELF, Const, Unknown, conj, disj, freeze, key_node
@@ -35,9 +36,9 @@ CUSTOM_MESH_DIR = "configs/custom_mesh_and_rule"
 class Walker(StatementWalker, ExpressionWalker, CallWalker):
     """One walk over the validators of the MaxText package in FILES; `run` fills `sites`."""
 
-    def __init__(self, files: PackageFiles):
+    def __init__(self, files: PackageFiles, schema: Schema | None = None):
         self.files = files
-        self.schema = import_schema(files.origin)
+        self.schema = schema or import_schema(files.origin)
         self.version = self.schema.version
         self.keys = self.schema.keys
         self.scope = ModuleScope()
