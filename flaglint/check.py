@@ -25,7 +25,7 @@ class Checker:
     def __init__(self, pin: str = DEFAULT_PIN, model: str | None = None, extra_rules: tuple[str, ...] = ()):
         self.pin = load_pin(pin)
         self.model = model
-        self.ruleset = load_ruleset(self.pin.version, tuple(extra_rules))
+        self.ruleset = load_ruleset(self.pin.rules, tuple(extra_rules))
         self._rules: list | None = None  # the rules this pin can judge; the same for every flag string
 
     def config(self, source: FlagSource, env: Mapping[str, str] | None = None) -> tuple[Config, list[Finding]]:
