@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Mapping
 
 from .expr import Unknown, evaluate
-from .findings import Finding, Fix, Result
+from .findings import Finding, Result
 from .read import FlagSource
 from .resolve import Config, axis_rules_from_flags_only, resolve
 from .ruleset import load_ruleset
@@ -75,7 +75,7 @@ class Checker:
             result.notes.append("the solver found no smallest fix in time; the fix offered resets the keys of the broken rules to their defaults")
         for proposal in proposals:
             candidate, tunix_changes = write_fix(config, proposal)
-            if self._clean(candidate, {**env, **tunix_changes}):
+            if self._clean(replace(config.source, text=candidate.flags), {**env, **tunix_changes}):
                 result.fixes.append(candidate)
             else:
                 result.notes.append(f"a proposed fix ({candidate.flags!r}) did not re-check clean and was dropped")
@@ -102,9 +102,9 @@ class Checker:
             config.rejected.extend(new)
         return kept
 
-    def _clean(self, fix: Fix, env: dict[str, str]) -> bool:
+    def _clean(self, fixed: FlagSource, env: dict[str, str]) -> bool:
         env = {k: v for k, v in env.items() if v != ""}
-        config, findings = self.config(FlagSource(fix.flags), env)
+        config, findings = self.config(fixed, env)
         if any(f.severity == "error" and f.rule not in UNFIXABLE for f in findings):
             return False
         judged = _judged(self._rules, config)
