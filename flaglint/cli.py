@@ -97,14 +97,18 @@ def _emit(output_format: str, checked: list[Checked], settings) -> None:
 @click.option("--fix", is_flag=True, help="Print the fixed flag string (or rewrite --file with --write).")
 @click.option("--write", is_flag=True, help="With --fix and --file: rewrite the file in place.")
 @click.option("--confirm-with", type=click.Path(dir_okay=False), help="Also run the pinned MaxText's pyconfig in this Python.")
-def check(flags, env_items, env_file, pin, requirements, model, output_format, fail_on, max_fixes, flag_file, as_files, batch, fix, write, confirm_with):
-    """Check FLAGS (a MAXTEXT_EXTRA_FLAGS string, `-` for stdin, or the NAME of a set variable)."""
+@click.option("--topology", help="The devices it runs on: a compile topology (v5p-8, v6e-64) or a TPU slice (tpu7x:4x4x8).")
+@click.option("--slices", type=click.IntRange(1), default=1, show_default=True, help="Slices of --topology.")
+def check(flags, env_items, env_file, pin, requirements, model, output_format, fail_on, max_fixes, flag_file, as_files, batch, fix, write, confirm_with, topology, slices):
+    """Check FLAGS: a MAXTEXT_EXTRA_FLAGS string, `-` for stdin, the NAME of a set variable, or
+    MaxText's own argv (CONFIG.yml key=value …, each word whole)."""
     from .check import Checker
-    from .read import FlagSource, read_env_assignments, read_flag_sources, read_text_file
+    from .inputs import check_sources
+    from .read import FlagSource, read_env_assignments, read_text_file
 
     settings = _settings(pin, requirements, model, fail_on)
     env = read_env_assignments(env_items, env_file)
-    checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]))
+    checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]), devices_option(topology, slices, settings["pin"]))
     if batch:
         _check_batch(checker, batch, env, max_fixes if fix else 0, settings)
         return
@@ -113,7 +117,7 @@ def check(flags, env_items, env_file, pin, requirements, model, output_format, f
     elif as_files:
         sources = [FlagSource(read_text_file(path), file=path) for path in flags]
     elif flags:
-        sources = read_flag_sources(tuple(flags))
+        sources = check_sources(tuple(flags), checker.pin.version)
     else:
         raise InputError("nothing to check: give FLAGS, `-` for stdin, a variable NAME, or --file")
     if write and not (fix and flag_file):
@@ -131,6 +135,13 @@ def check(flags, env_items, env_file, pin, requirements, model, output_format, f
         _print_or_write_fix(checked[0], flag_file if write else None, checker, env, settings)
         return
     _emit(output_format, checked, settings)
+
+
+def devices_option(topology: str | None, slices: int, pin: str):
+    from .schema.pins import load_pin
+    from .topology import from_option
+
+    return from_option(topology, slices, load_pin(pin).version) if topology else None
 
 
 def _print_or_write_fix(item: Checked, write_to: str | None, checker, env, settings) -> None:

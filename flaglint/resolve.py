@@ -46,8 +46,11 @@ class Config:
     model: str | None = None
     rejected: list[Token] = field(default_factory=list)  # tokens Tunix or MaxText refuses; a fix drops them
     chain: Chain | None = None  # the YAML config files MaxText starts from (None: base.yml alone)
+    devices: dict[str, int] = field(default_factory=dict)  # the device count's names (topology.py), when known
 
     def lookup(self, name: str) -> Any:
+        if name in self.devices:
+            return self.devices[name]
         if name in self.tunix:
             return self.tunix[name]
         if name in self.explicit:
@@ -55,7 +58,7 @@ class Config:
         return self.pin.default(name)
 
     def knows(self, name: str) -> bool:
-        return name in self.tunix or name in self.pin.keys
+        return name in self.tunix or name in self.pin.keys or name in self.devices
 
     def location(self, key: str) -> Location | None:
         assignment = self.explicit.get(key)
@@ -136,7 +139,6 @@ def resolve(
             config.explicit[key] = Assignment(key, value, token, "flags")
     _check_raw_splash(config, tokens, last, findings)
     _token_from_environment(config, env or {}, tokens, last)
-    _apply_m_variables(config, env or {}, last, findings)
     if model is None and "model_name" in config.explicit and config.explicit["model_name"].origin == "flags":
         # A model_name flag makes MaxText load that model's yml, as --model does.
         model = config.model = config.explicit["model_name"].value
@@ -146,6 +148,7 @@ def resolve(
             model = config.model = None
     if model is not None:
         _check_model_conflicts(config, model, _raw_override(config, tokens, last), findings)
+    _apply_m_variables(config, env or {}, last, findings)
     return config, findings
 
 
