@@ -374,3 +374,6 @@ def _fix_scripts(results, unsafe: bool, write: bool) -> bool:
 from .cli_gate import gate  # noqa: E402
 
 main.add_command(gate)
+from .cli_show import show  # noqa: E402
+
+main.add_command(show)
