@@ -88,8 +88,9 @@ def resolve(
     if not pin.starts_trainer:
         findings.append(Finding("FL007", "error", f"MaxText at {pin.pin} does not start the trainer: {pin.does_not_start_reason}"))
     _resolve_tunix(config, env or {}, findings)
+    refused_in_files: dict[str, Finding] = {}
     if chain is not None:
-        _apply_chain(config, chain, findings)
+        refused_in_files = _apply_chain(config, chain, findings)
         if model is None and not any(_key(source, t) == "model_name" for t in tokens):
             named = config.explicit.get("model_name")
             model = config.model = named.value if named is not None and named.value in pin.models else None
@@ -149,6 +150,8 @@ def resolve(
     if model is not None:
         _check_model_conflicts(config, model, _raw_override(config, tokens, last), findings)
     _apply_m_variables(config, env or {}, last, findings)
+    # A file's value MaxText refuses matters only if it is still in force after the merge.
+    findings += [f for key, f in refused_in_files.items() if key not in last and key not in config.explicit]
     return config, findings
 
 
@@ -162,29 +165,32 @@ def _setting_location(setting: Setting) -> Location:
     return Location(line=setting.line, column=1, end_column=1 + len(setting.key), file=setting.file)
 
 
-def _apply_chain(config: Config, chain: Chain, findings: list[Finding]) -> None:
+def _apply_chain(config: Config, chain: Chain, findings: list[Finding]) -> dict[str, Finding]:
     """The config files' values over base.yml's, each typed as MaxText types it, at its file's line.
-    The values of MaxText's own base.yml are the pin's defaults, so they are not set again."""
+    The values of MaxText's own base.yml are the pin's defaults, so they are not set again.
+    Returns the findings on values MaxText refuses, by key: they count only if nothing replaces them."""
     from .render.yaml_chain import BASE_YML, PIN_LABEL
 
     pin = config.pin
+    refused: dict[str, Finding] = {}
     for key, setting in chain.settings.items():
         if setting.file == f"{PIN_LABEL}/{BASE_YML}":
             continue
         where = _setting_location(setting)
         if key not in pin.keys:
-            if key.startswith("dpo.") or (key == "dpo" and isinstance(setting.value, dict)):
-                continue
-            findings.append(_undefined(key, pin, where))
+            # In a file, `dpo.beta:` is a key of its own (MaxText refuses it); the nested settings are `dpo: {beta: …}`.
+            if not (isinstance(setting.value, dict) and any(k.startswith(f"{key}.") for k in pin.keys)):
+                findings.append(_undefined(key, pin, where))
             continue
         try:
             if key in MERGED_RULE_LISTS:
                 check_rule_list(setting.value)
             typed = coerce(pin.keys[key], normalise(key, setting.value))
         except ValueError_ as err:
-            findings.append(Finding("FL005", "error", f"{key}: {err}", (key,), where))
+            refused[key] = Finding("FL005", "error", f"{key}: {err}", (key,), where)
             continue
         config.explicit[key] = Assignment(key, typed, None, f"yaml:{setting.file}:{setting.line}", where)
+    return refused
 
 
 # pyconfig parses an M_<KEY> value by the type of the key's value before it (configs/pyconfig.py, step 6).
