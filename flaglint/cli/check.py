@@ -24,13 +24,15 @@ from .output import apply_settings, emit
 @click.option("--write", is_flag=True, help="With --fix and --file: rewrite the file in place.")
 @click.option("--confirm-with", type=click.Path(dir_okay=False), help="Also run the pinned MaxText's pyconfig in this Python.")
 def check(flags, options: Options, flag_file, as_files, batch, fix, write, confirm_with):
-    """Check FLAGS (a MAXTEXT_EXTRA_FLAGS string, `-` for stdin, or the NAME of a set variable)."""
+    """Check FLAGS: a MAXTEXT_EXTRA_FLAGS string, `-` for stdin, the NAME of a set variable, or
+    MaxText's own argv (CONFIG.yml key=value …, each word whole)."""
     from ..check import Checker
-    from ..read import FlagSource, read_flag_sources, read_text_file
+    from ..inputs import check_sources
+    from ..read import FlagSource, read_text_file
 
     settings = options.settings()
     env = options.env()
-    checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]))
+    checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]), options.devices(settings["pin"]))
     if batch:
         _check_batch(checker, batch, env, options.max_fixes if fix else 0, settings)
         return
@@ -39,7 +41,7 @@ def check(flags, options: Options, flag_file, as_files, batch, fix, write, confi
     elif as_files:
         sources = [FlagSource(read_text_file(path), file=path) for path in flags]
     elif flags:
-        sources = read_flag_sources(tuple(flags))
+        sources = check_sources(tuple(flags), checker.pin.version)
     elif env:
         sources = [FlagSource("")]  # only Tunix variables: they are checked, and the MaxText keys they set
     else:

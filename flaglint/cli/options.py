@@ -27,6 +27,8 @@ class Options:
     select: tuple[str, ...] = ()
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    topology: str | None = None
+    slices: int = 1
 
     def settings(self):
         """The project configuration, overridden by these options."""
@@ -53,6 +55,15 @@ class Options:
 
         return read_env_assignments(self.env_items, self.env_file)
 
+    def devices(self, pin: str):
+        """The device count --topology and --slices give, or None: then the config's own counts."""
+        if not self.topology:
+            return None
+        from ..schema.pins import load_pin
+        from ..topology import from_option
+
+        return from_option(self.topology, self.slices, load_pin(pin).version)
+
 
 def _ids(values: tuple[str, ...]) -> list[str]:
     """`--select FL1,FL004 --select FL2`: comma-separated and repeatable."""
@@ -73,6 +84,8 @@ _OPTIONS = [
     click.option("--select", multiple=True, metavar="IDS", help="Only these rules (ids or prefixes, comma-separated); replaces the config's `select`."),
     click.option("--extend-select", multiple=True, metavar="IDS", help="Rules to select in addition to `select`."),
     click.option("--ignore", multiple=True, metavar="IDS", help="Rules never to report, in addition to the config's `ignore`."),
+    click.option("--topology", help="The devices it runs on: a compile topology (v5p-8, v6e-64) or a TPU slice (tpu7x:4x4x8)."),
+    click.option("--slices", type=click.IntRange(1), default=1, show_default=True, help="Slices of --topology."),
 ]
 _NAMES = tuple(f.name for f in fields(Options))
 
