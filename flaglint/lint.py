@@ -7,7 +7,7 @@ flag tokens in the script; when a value comes from elsewhere, the line to add is
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -15,7 +15,9 @@ from .check import Checker
 from .findings import Finding, Fix, Location, PlacedEdit, Result
 from .read import FlagSource, decode
 from .resolve import HF_TOKEN_VARIABLE
-from .render.bash import OTHER, Exploration, ExploredPath, Outcome, Rendering, ScriptError, Value, explore
+from .launch_parts import COMBINATION_CAP, Concrete, TooManyCombinations, concrete_launches
+from .render.bash import OTHER, Exploration, ExploredPath, Rendering, ScriptError, Value, render
+from .render.bash_symbolic import evaluate
 from .tunix import load_tunix
 
 FLAGS_VARIABLE = "MAXTEXT_EXTRA_FLAGS"
@@ -144,13 +146,17 @@ def _mistyped_inputs(path: ExploredPath) -> list[str]:
     return mistyped
 
 
-def _witness_value(values: list) -> str | None:
+def _witness_choice(values: list) -> str | None:
     """One of the values, as a user would write it: a non-empty literal, else unset, else empty,
     else "anything else"."""
     def rank(v: str | None) -> int:
         return 1 if v is None else 3 if v.startswith(OTHER) else 2 if v == "" else 0
 
-    best = min(values, key=rank)
+    return min(values, key=rank)
+
+
+def _witness_value(values: list) -> str | None:
+    best = _witness_choice(values)
     return "<any other value>" if best is not None and best.startswith(OTHER) else best
 
 
@@ -165,10 +171,14 @@ def _flag_value(value: Any) -> str:
     return format_value(value)
 
 
-def _witness(path: ExploredPath, matters: Mapping[str, list], script: str) -> dict[str, Any]:
+def _witness(script: Path, path: ExploredPath, matters: Mapping[str, list]) -> dict[str, Any]:
+    """The inputs that matter, and the arms a run with them (the path's other inputs as they are) takes."""
+    chosen = {name: _witness_choice(values) for name, values in matters.items()}
+    env = {name: value for name, value in {**path.env, **chosen}.items() if value is not None}
+    branches = render(script, env).branches
     return {
         "env": {name: _witness_value(values) for name, values in matters.items()},
-        "branches": [line if Path(file) == Path(script) else f"{file}:{line}" for file, line in path.branches],
+        "branches": [line if Path(file) == script else f"{file}:{line}" for file, line in branches],
     }
 
 
@@ -177,9 +187,11 @@ def check_script(
     checker: Checker,
     fixed: Mapping[str, str] | None = None,
     vary: Mapping[str, list[str]] | None = None,
-    path_cap: int = 4096,
+    path_cap: int = COMBINATION_CAP,
     max_fixes: int = 3,
 ) -> ScriptCheck:
+    """`path_cap`: the most combinations of one group of inputs that decide parts of a launch
+    together (launch_parts); a group with more is reported as FL011."""
     try:
         text = decode(path.read_bytes(), str(path))
     except OSError as err:
@@ -188,32 +200,55 @@ def check_script(
     result = Result(pin=checker.pin.pin)
     check = ScriptCheck(path, text, result)
     try:
-        exploration = explore(path, dict(fixed or {}), dict(vary or {}), path_cap)
+        exploration = evaluate(path, dict(fixed or {}), dict(vary or {}))
     except ScriptError as err:
         result.findings.append(Finding("FL010", "error", f"cannot be evaluated: {err.message}", (), Location(err.line, 1, 2, err.file)))
         return check
     check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
-    if exploration.capped:
-        result.findings.append(Finding("FL011", "warning", f"more branch outcomes than the path cap ({path_cap}); checked {exploration.paths_explored} paths ({len(exploration.outcomes)} distinct outcomes)", (), Location(1, 1, 2, str(path))))
-    _check_outcomes(check, exploration, checker, max_fixes)
+    _check_outcomes(check, exploration, checker, max_fixes, path_cap)
     from .suppress import apply_suppressions, read_suppressions
 
     result.findings = apply_suppressions(path, result.findings, read_suppressions(path, text))
     return check
 
 
-def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Checker, max_fixes: int) -> None:
-    seen: dict[tuple, tuple[Finding, list[Outcome]]] = {}
+def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, cap: int) -> tuple[list[Concrete], list]:
+    """The concrete launches to check, and the paths that launch nothing (ended by a non-zero exit)."""
+    tunix = load_tunix().variables
+    bound = {name: {key for key, _ in var.binds} for name, var in tunix.items()}
+    rule_names = [rule.name_set for rule in checker.ruleset.rules]
+    launches: list[Concrete] = []
+    refused = []
+    for outcome in exploration.outcomes:
+        trainer = _trainer_rendering(outcome.rendering)
+        if outcome.rendering.status != 0 or trainer.status != 0:
+            refused.extend(outcome.paths)
+            continue
+        for path in outcome.paths:
+            try:
+                launches.extend(concrete_launches(trainer, path, exploration.inputs, FLAGS_VARIABLE, tunix, rule_names, bound, cap))
+            except TooManyCombinations as err:
+                check.result.findings.append(Finding(
+                    "FL011", "error", f"not every launch is checked: {err.count} combinations of {', '.join(err.inputs)}"
+                    f" decide the flags together (more than {cap})", (), Location(1, 1, 2, str(check.path))))
+    return launches, refused
+
+
+def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Checker, max_fixes: int, cap: int) -> None:
+    seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
     notes: set[str] = set()
     variables = load_tunix().variables
+    launches, refused = _launches(exploration, checker, check, cap)
     # Paths that give a typed Tunix input a wrong-typed value are outside the space of witnesses too.
-    mistyped = {id(p): names for o in exploration.outcomes for p in o.paths if (names := _mistyped_inputs(p))}
-    judged = [Outcome(o.rendering, paths) for o in exploration.outcomes if (paths := [p for p in o.paths if id(p) not in mistyped])]
+    mistyped = {id(c.path): names for c in launches if (names := _mistyped_inputs(c.path))}
+    judged = [c for c in launches if id(c.path) not in mistyped]
     if mistyped:
         names = ", ".join(sorted({n for found in mistyped.values() for n in found}))
         notes.add(f"paths where {names} is not an integer are not checked (Tunix refuses such a value)")
-    for outcome in judged:
-        rendering = _trainer_rendering(outcome.rendering)
+    whole = [c.path for c in judged if c.names is None]
+    checked: dict[tuple, Result] = {}
+    for launch in judged:
+        rendering = launch.rendering
         flags = rendering.variables.get(FLAGS_VARIABLE) or Value("", [])
         env = {name: value.text for name, value in rendering.variables.items() if name in variables}
         if HF_TOKEN_VARIABLE in rendering.exported:  # pyconfig reads it from the trainer's environment
@@ -223,41 +258,55 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
             [name for name, text in env.items() if OTHER in text]
             + [token.split("=", 1)[0] for token in flags.text.split() if OTHER in token]
         )
-        # One fix is offered per run (see _add_fix): once there is one, the other outcomes need none.
-        result = checker.check(FlagSource(flags.text), env, fix=not check.result.fixes, max_fixes=max_fixes, unknown=unknown)
+        key = (flags.text, tuple(sorted(env.items())))
+        fresh = key not in checked
+        if fresh:
+            # One fix is offered per run (see _add_fix): once there is one, the other launches need none.
+            checked[key] = checker.check(FlagSource(flags.text), env, fix=not check.result.fixes, max_fixes=max_fixes, unknown=unknown)
+        result = checked[key]
         for note in rendering.notes:
             notes.add(f"{note.file}:{note.line}: {note.message}")
-        for finding in result.findings:
-            if OTHER in finding.message:
+        for found in result.findings:
+            if OTHER in found.message or not _belongs(found, launch.names, checker, launches):
                 continue
-            finding.location = _locate(finding, flags, rendering)
+            finding = replace(found, location=_locate(found, flags, rendering))
             finding.related = tuple(
-                loc for related in finding.related if (loc := _location(flags, *_span(flags.text, related))) is not None
+                loc for related in found.related if (loc := _location(flags, *_span(flags.text, related))) is not None
             )
-            key = (finding.rule, finding.location, finding.keys if finding.location is None else ())
-            if key not in seen:
-                seen[key] = (finding, [])
-            seen[key][1].append(outcome)
-        if result.fixes:
+            key_found = (finding.rule, finding.location, finding.keys if finding.location is None else ())
+            if key_found not in seen:
+                seen[key_found] = (finding, [])
+            seen[key_found][1].append(launch.path)
+        if fresh and result.fixes:
             in_script = [f.location for f in result.findings if f.location and f.location.file
                          and Path(f.location.file).resolve() == check.path.resolve() and f.severity != "info"]
             anchor = max((o for loc in in_script if (o := _flag_offset(flags, loc)) is not None), default=None)
             _add_fix(check, flags, result.fixes, anchor)
     conditions = None
-    for finding, outcomes in seen.values():
-        paths = [p for o in outcomes for p in o.paths]
-        if len(outcomes) == len(judged) and not exploration.capped:
-            path, matters = paths[0], {}  # on every path: no input matters
+    for finding, paths in seen.values():
+        if len(paths) == len(whole) and all(any(p is w for p in paths) for w in whole):
+            path, matters = paths[0], {}  # on every launch: no input matters
         else:
             if conditions is None:
                 from .render.path_conditions import PathConditions
 
-                explored = [p for o in exploration.outcomes for p in o.paths]
-                conditions = PathConditions(exploration.inputs, explored, [p for p in explored if id(p) in mistyped])
+                explored = [c.path for c in launches] + list(refused)
+                excluded = [c.path for c in launches if id(c.path) in mistyped] + list(refused)
+                conditions = PathConditions(exploration.inputs, explored, excluded)
             path, matters = conditions.witness(paths)
-        finding.witness = _witness(path, matters, outcomes[0].rendering.script)
+        finding.witness = _witness(check.path, path, matters)
         check.result.findings.append(finding)
     check.result.notes.extend(sorted(notes))
+
+
+def _belongs(finding: Finding, names: frozenset | None, checker: Checker, launches: list[Concrete]) -> bool:
+    """Whether a finding of a launch is that launch's: one of its group's names (a group's check),
+    or none of any group's (the base check)."""
+    rule = checker.ruleset.by_id(finding.rule)
+    read = set(finding.keys) | (rule.name_set if rule is not None else set())
+    if names is not None:
+        return not read.isdisjoint(names)
+    return all(c.names is None or read.isdisjoint(c.names) for c in launches)
 
 
 def _locate(finding: Finding, flags: Value, rendering: Rendering) -> Location | None:
