@@ -26,12 +26,16 @@ COMBINATION_CAP = 4096
 
 @dataclass
 class Concrete:
-    """One concrete launch: its rendering, the path condition it stands for, and what of its
-    findings to keep (None: every finding that touches no part; else the group's names)."""
+    """One concrete launch: its rendering, the path condition it stands for, and which of its
+    findings are its own: those that read one of `names` (None: any) and none of `excluded`."""
 
     rendering: Rendering
     path: ExploredPath
-    names: frozenset | None
+    names: frozenset | None = None
+    excluded: frozenset = frozenset()
+
+    def owns(self, read: set) -> bool:
+        return (self.names is None or not self.names.isdisjoint(read)) and self.excluded.isdisjoint(read)
 
 
 @dataclass
@@ -49,14 +53,16 @@ class TooManyCombinations(Exception):
 
 def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mapping[str, Sequence],
                       flags_variable: str, variables: Mapping, rule_names: Iterable[frozenset],
-                      bound: Mapping[str, set], cap: int = COMBINATION_CAP) -> list[Concrete]:
+                      bound: Mapping[str, set], selectors: Iterable[str] = (),
+                      cap: int = COMBINATION_CAP) -> list[Concrete]:
     """The launches to check for one outcome. `variables`: the Tunix variables; `bound`: the
-    MaxText keys each one binds; `rule_names`: the names each rule reads."""
+    MaxText keys each one binds; `rule_names`: the names each rule reads; `selectors`: variables
+    that decide whether the flags reach MaxText at all (TRAINER_BACKEND)."""
     base = dict(path.env)
     symbolic = {name: v for name, v in rendering.variables.items()
                 if (name == flags_variable or name in variables) and _is_symbolic(v)}
     if not symbolic:
-        return [Concrete(_resolved(rendering, base, {}), path, None)]
+        return [Concrete(_resolved(rendering, base, {}), path)]
     parts: list[_Part] = []
     flags = symbolic.get(flags_variable)
     if flags is not None:
@@ -64,13 +70,16 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
     for name, value in symbolic.items():
         if name != flags_variable:
             parts.append(_Part(_inputs(value), {name, *bound.get(name, ())}))
-    groups = _groups(parts, rule_names)
+    groups = _groups(parts, rule_names, selectors)
     splits: dict[str, set] = {}
     read_whole: set = set()
     for value in symbolic.values():
         _splits(value, splits)
         _from_inputs(value, read_whole)
-    launches = [Concrete(_resolved(rendering, base, {}), path, None)]
+    if len(groups) == 1 and groups[0].names is None:  # a selector decides whether anything is launched
+        launches = []
+    else:
+        launches = [Concrete(_resolved(rendering, base, {}), path, None, frozenset().union(*(g.names for g in groups)))]
     for group in groups:
         names = sorted(group.inputs)
         classes = [_classes(_domain(name, path, explored), None if name in read_whole else splits.get(name))
@@ -85,7 +94,7 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
             env = {**path.env, **assignment}
             domains_here = {**path.domains, **dict(zip(names, combo))}
             launches.append(Concrete(_resolved(rendering, base, assignment), ExploredPath(env, [], domains_here),
-                                     frozenset(group.names)))
+                                     None if group.names is None else frozenset(group.names)))
     return launches
 
 
@@ -255,7 +264,11 @@ def _tokens(texts: list) -> list[tuple[str, set]]:
     return found
 
 
-def _groups(parts: list[_Part], rule_names: Iterable[frozenset]) -> list[_Part]:
+def _groups(parts: list[_Part], rule_names: Iterable[frozenset], selectors: Iterable[str]) -> list[_Part]:
+    """The parts, joined where they must be checked together; one group of every part, with names
+    None (all its findings are its own), when a part sets a selector."""
+    if any(not part.names.isdisjoint(selectors) for part in parts):
+        return [_Part(set().union(*(p.inputs for p in parts)), None)]
     owner = list(range(len(parts)))
 
     def find(i: int) -> int:

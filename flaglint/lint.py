@@ -21,6 +21,7 @@ from .render.bash_symbolic import evaluate
 from .tunix import load_tunix
 
 FLAGS_VARIABLE = "MAXTEXT_EXTRA_FLAGS"
+BACKEND_VARIABLE = "TRAINER_BACKEND"  # the flags reach MaxText only with the maxtext backend (the default)
 
 
 @dataclass(frozen=True)
@@ -189,9 +190,11 @@ def check_script(
     vary: Mapping[str, list[str]] | None = None,
     path_cap: int = COMBINATION_CAP,
     max_fixes: int = 3,
+    allow_unverified: bool = False,
 ) -> ScriptCheck:
     """`path_cap`: the most combinations of one group of inputs that decide parts of a launch
-    together (launch_parts); a group with more is reported as FL011."""
+    together (launch_parts); a group with more is reported as FL011, an error (fail closed) unless
+    `allow_unverified`, as is a path that runs into a loop the evaluator cannot get past."""
     try:
         text = decode(path.read_bytes(), str(path))
     except OSError as err:
@@ -205,47 +208,76 @@ def check_script(
         result.findings.append(Finding("FL010", "error", f"cannot be evaluated: {err.message}", (), Location(err.line, 1, 2, err.file)))
         return check
     check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
-    _check_outcomes(check, exploration, checker, max_fixes, path_cap)
+    _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
     from .suppress import apply_suppressions, read_suppressions
 
     result.findings = apply_suppressions(path, result.findings, read_suppressions(path, text))
     return check
 
 
-def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, cap: int) -> tuple[list[Concrete], list]:
-    """The concrete launches to check, and the paths that launch nothing (ended by a non-zero exit)."""
+def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, cap: int,
+              allow_unverified: bool) -> tuple[list[Concrete], list, set[str]]:
+    """The concrete launches to check; the paths that launch nothing MaxText reads (a non-zero exit,
+    another backend) or that cannot be followed; and notes."""
     tunix = load_tunix().variables
     bound = {name: {key for key, _ in var.binds} for name, var in tunix.items()}
     rule_names = [rule.name_set for rule in checker.ruleset.rules]
     launches: list[Concrete] = []
-    refused = []
+    refused: list[ExploredPath] = []
+    notes: set[str] = set()
+    unverified: dict[tuple, Finding] = {}
     for outcome in exploration.outcomes:
         trainer = _trainer_rendering(outcome.rendering)
         if outcome.rendering.status != 0 or trainer.status != 0:
             refused.extend(outcome.paths)
             continue
+        stopped = outcome.rendering.unbounded or trainer.unbounded
+        if stopped is not None:
+            # Fail closed: what the script launches after a construct it cannot follow is unknown.
+            unverified.setdefault((stopped.file, stopped.line), Finding(
+                "FL011", "warning" if allow_unverified else "error",
+                f"the launch is not verified: {stopped.message}", (), Location(stopped.line, 1, 2, stopped.file)))
+            refused.extend(outcome.paths)
+            continue
+        lost = outcome.rendering.unfound + trainer.unfound
+        if lost and FLAGS_VARIABLE in trainer.variables:
+            for note in lost:
+                notes.add(f"{note.file}:{note.line}: {note.message}: the flags of the paths through it are not checked")
+            refused.extend(outcome.paths)
+            continue
         for path in outcome.paths:
             try:
-                launches.extend(concrete_launches(trainer, path, exploration.inputs, FLAGS_VARIABLE, tunix, rule_names, bound, cap))
+                found = concrete_launches(trainer, path, exploration.inputs, FLAGS_VARIABLE, tunix, rule_names,
+                                          bound, (BACKEND_VARIABLE,), cap)
             except TooManyCombinations as err:
                 check.result.findings.append(Finding(
-                    "FL011", "error", f"not every launch is checked: {err.count} combinations of {', '.join(err.inputs)}"
+                    "FL011", "warning" if allow_unverified else "error",
+                    f"the launch is not verified: {err.count} combinations of {', '.join(err.inputs)}"
                     f" decide the flags together (more than {cap})", (), Location(1, 1, 2, str(check.path))))
-    return launches, refused
+                refused.append(path)
+                continue
+            for launch in found:
+                backend = launch.rendering.variables.get(BACKEND_VARIABLE)
+                if backend is not None and backend.text not in ("", "maxtext"):
+                    notes.add(f"with {BACKEND_VARIABLE}={backend.text} the trainer does not read MaxText flags: not checked")
+                    refused.append(launch.path)
+                else:
+                    launches.append(launch)
+    check.result.findings.extend(unverified.values())
+    return launches, refused, notes
 
 
-def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Checker, max_fixes: int, cap: int) -> None:
+def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Checker, max_fixes: int, cap: int,
+                    allow_unverified: bool) -> None:
     seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
-    notes: set[str] = set()
     variables = load_tunix().variables
-    launches, refused = _launches(exploration, checker, check, cap)
+    launches, refused, notes = _launches(exploration, checker, check, cap, allow_unverified)
     # Paths that give a typed Tunix input a wrong-typed value are outside the space of witnesses too.
     mistyped = {id(c.path): names for c in launches if (names := _mistyped_inputs(c.path))}
     judged = [c for c in launches if id(c.path) not in mistyped]
     if mistyped:
         names = ", ".join(sorted({n for found in mistyped.values() for n in found}))
         notes.add(f"paths where {names} is not an integer are not checked (Tunix refuses such a value)")
-    whole = [c.path for c in judged if c.names is None]
     checked: dict[tuple, Result] = {}
     for launch in judged:
         rendering = launch.rendering
@@ -267,7 +299,7 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
         for note in rendering.notes:
             notes.add(f"{note.file}:{note.line}: {note.message}")
         for found in result.findings:
-            if OTHER in found.message or not _belongs(found, launch.names, checker, launches):
+            if OTHER in found.message or not launch.owns(_read(found, checker)):
                 continue
             finding = replace(found, location=_locate(found, flags, rendering))
             finding.related = tuple(
@@ -284,7 +316,7 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
             _add_fix(check, flags, result.fixes, anchor)
     conditions = None
     for finding, paths in seen.values():
-        if len(paths) == len(whole) and all(any(p is w for p in paths) for w in whole):
+        if not refused and not mistyped and _whole_regions(exploration, paths):
             path, matters = paths[0], {}  # on every launch: no input matters
         else:
             if conditions is None:
@@ -299,14 +331,16 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
     check.result.notes.extend(sorted(notes))
 
 
-def _belongs(finding: Finding, names: frozenset | None, checker: Checker, launches: list[Concrete]) -> bool:
-    """Whether a finding of a launch is that launch's: one of its group's names (a group's check),
-    or none of any group's (the base check)."""
+def _whole_regions(exploration: Exploration, paths: list[ExploredPath]) -> bool:
+    """Whether the paths hold every outcome's own path: the finding happens on every launch."""
+    ids = {id(p) for p in paths}
+    return all(id(p) in ids for o in exploration.outcomes for p in o.paths)
+
+
+def _read(finding: Finding, checker: Checker) -> set:
+    """The keys and variables a finding is about: its keys and every name its rule reads."""
     rule = checker.ruleset.by_id(finding.rule)
-    read = set(finding.keys) | (rule.name_set if rule is not None else set())
-    if names is not None:
-        return not read.isdisjoint(names)
-    return all(c.names is None or read.isdisjoint(c.names) for c in launches)
+    return set(finding.keys) | (rule.name_set if rule is not None else set())
 
 
 def _locate(finding: Finding, flags: Value, rendering: Rendering) -> Location | None:

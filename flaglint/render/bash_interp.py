@@ -34,7 +34,8 @@ class _ExitScript(Exception):
 
 class State:
     __slots__ = ("scopes", "exported", "functions", "positional", "code", "pc", "stack", "status",
-                 "inputs", "domains", "notes", "branches", "handoffs", "iters", "steps", "done", "exit_code")
+                 "inputs", "domains", "notes", "branches", "handoffs", "iters", "steps", "done", "exit_code",
+                 "unfound", "unbounded")
 
     def copy(self) -> "State":
         s = State.__new__(State)
@@ -55,6 +56,8 @@ class State:
         s.steps = self.steps
         s.done = self.done
         s.exit_code = self.exit_code
+        s.unfound = self.unfound
+        s.unbounded = self.unbounded
         return s
 
 
@@ -209,6 +212,8 @@ class Interp:
         st.steps = 0
         st.done = False
         st.exit_code = 0
+        st.unfound = ()  # Notes: the scripts and files the path runs or sources that cannot be found
+        st.unbounded = None  # a Note: the construct the path did not get past (a loop beyond the step limit)
         return st
 
     # ---- variables ----
@@ -662,12 +667,14 @@ class Interp:
             self.leave(st)
             return
         st.steps += 1
+        instr = code.instrs[st.pc]
+        self.line = getattr(instr, "line", self.line)
         if st.steps > STEP_LIMIT:
-            self.note(st, 0, "step limit reached (a loop that does not end?); the rest is not evaluated")
+            st.unbounded = Note(code.src.path, self.line, f"the loop around line {self.line} does not end within"
+                                f" {STEP_LIMIT:,} steps; the rest of the script is not evaluated")
+            st.notes = st.notes + (st.unbounded,)
             st.done = True
             return
-        instr = code.instrs[st.pc]
-        self.line = getattr(instr, "line", 0)
         try:
             _DISPATCH[type(instr)](self, instr, st)
         except _ExitScript:
@@ -913,6 +920,7 @@ class Interp:
         resolved = self.resolve(st, path)
         if resolved is None:
             self.note(st, ins.line, f"cannot find script {path!r}; not evaluated")
+            st.unfound = st.unfound + (st.notes[-1],)
             st.status = 127 if not replace else st.status
             if replace:
                 self.exit(st, 127)
@@ -958,6 +966,7 @@ class Interp:
         resolved = self.resolve(st, args[0])
         if resolved is None:
             self.note(st, ins.line, f"cannot find sourced file {args[0]!r}; not evaluated")
+            st.unfound = st.unfound + (st.notes[-1],)
             st.status = 1
             st.pc += 1
             return
@@ -1038,6 +1047,16 @@ class Interp:
             names = ["MAPFILE"]
         if fields[0].text == "read" and not names:
             names = ["REPLY"]
+        if fields[0].text == "read":
+            # A read loop (`while read -r line; do ...; done < file`) is summarised: one pass with
+            # values the evaluator cannot know, then end of input. Nothing it reads is ever opened.
+            key = ("read", id(ins), len(st.stack))
+            if key in st.iters:
+                del st.iters[key]
+                st.status = 1
+                st.pc += 1
+                return
+            st.iters[key] = ((), 0)
         for n in names:
             if n is None:
                 continue
@@ -1085,7 +1104,8 @@ class Interp:
         exported = {n: v for n, v in variables.items() if n in exported_names
                     and not isinstance(st.scopes[0].get(n), list)}
         notes = list(dict.fromkeys(st.notes))
-        return Rendering(exported, variables, notes, st.code.src.path, [], st.exit_code, list(st.branches))
+        return Rendering(exported, variables, notes, st.code.src.path, [], st.exit_code, list(st.branches),
+                         list(st.unfound), st.unbounded)
 
 
 _DISPATCH = {

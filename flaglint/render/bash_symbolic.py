@@ -113,7 +113,8 @@ def _merge_two(a: State, b: State) -> State | None:
     if (a.code is not b.code or a.pc != b.pc or a.status != b.status or a.exit_code != b.exit_code
             or len(a.scopes) != len(b.scopes) or a.functions is not b.functions and a.functions != b.functions
             or a.positional != b.positional or a.iters != b.iters or a.stack != b.stack
-            or a.handoffs is not b.handoffs and a.handoffs != b.handoffs):
+            or a.handoffs is not b.handoffs and a.handoffs != b.handoffs
+            or a.unfound != b.unfound or a.unbounded != b.unbounded):
         return None
     name = _split_input(a, b)
     if name is None:

@@ -107,3 +107,5 @@ class Rendering:
     handoffs: list = field(default_factory=list)  # list[Rendering]: scripts run with `bash other.sh`
     status: int = 0  # the exit status: a non-zero one launches nothing
     branches: list = field(default_factory=list)  # (file, line) of each if/elif/else arm and case item taken
+    unfound: list = field(default_factory=list)  # list[Note]: scripts run or sourced that cannot be found
+    unbounded: Note | None = None  # the construct evaluation did not get past; nothing after it is known
