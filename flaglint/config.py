@@ -38,6 +38,7 @@ class ConfigFile(BaseModel):
     extra_rules: list[str] = Field([], description="more rule files, relative to the config file")
     path_cap: Annotated[int, Field(ge=1)] = Field(4096, description="most paths explored per recipe script")
     fail_on: Severity = Field("error", description="lowest severity that fails the run")
+    pin_store: str | None = Field(None, description="folder of the project's pin store (`flaglint schema import --store project`)")
 
 
 SETTINGS: dict[str, str] = {info.alias: info.description for info in ConfigFile.model_fields.values()}
@@ -139,7 +140,7 @@ def load_settings(start: Path | None = None, config_file: str | None = None, iso
         raise InputError(_validation_message(path, err)) from None
     settings.file = path
     for name, value in typed.items():
-        if name == "requirements":
+        if name in ("requirements", "pin-store"):
             value = str(path.parent / value)
         if name == "extra-rules":
             value = [str(path.parent / v) for v in value]

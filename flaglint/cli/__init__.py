@@ -14,9 +14,11 @@ from .explain import explain
 from .gate import gate
 from .group import FlaglintGroup
 from .lint import lint
+from .pins import pins
 from .render import render_script
 from .rules import list_rules
 from .schema import schema
+from .show import show
 from .smoke import smoke
 
 
@@ -26,5 +28,5 @@ def main() -> None:
     """Check MaxText/Tunix training flags, recipe scripts and JobSets before launch."""
 
 
-for _command in (check, list_rules, explain, show_config, schema, smoke, render_script, lint, gate):
+for _command in (check, list_rules, explain, show_config, schema, smoke, render_script, lint, gate, pins, show):
     main.add_command(_command)

@@ -25,13 +25,15 @@ from .output import apply_settings, emit
 @click.option("--confirm-with", metavar="PYTHON", type=click.Path(dir_okay=False),
               help="Also run the pinned MaxText's pyconfig with this Python interpreter (one that has that MaxText installed).")
 def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
-    """Check FLAGS (a MAXTEXT_EXTRA_FLAGS string, `-` for stdin, or the NAME of a set variable)."""
+    """Check FLAGS: a MAXTEXT_EXTRA_FLAGS string, `-` for stdin, the NAME of a set variable, or
+    MaxText's own argv (CONFIG.yml key=value …, each word whole)."""
     from ..check import Checker
-    from ..read import FlagSource, bom_length, read_flag_sources, read_text_file
+    from ..inputs import check_sources
+    from ..read import FlagSource, bom_length, read_text_file
 
     settings = options.settings()
     env = options.env()
-    checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]))
+    checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]), options.devices(settings["pin"]))
     if batch:
         _check_batch(checker, batch, env, options.max_fixes if options.fix else 0, settings)
         return
@@ -40,7 +42,7 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
     elif as_files:
         sources = [FlagSource(read_text_file(path), file=path) for path in flags]
     elif flags:
-        sources = read_flag_sources(tuple(flags))
+        sources = check_sources(tuple(flags), checker.pin.version)
         if options.stdin_filename and tuple(flags) == ("-",):
             sources = [replace(sources[0], file=options.stdin_filename)]
     elif env:

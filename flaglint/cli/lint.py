@@ -14,6 +14,11 @@ from .options import Options, common_options
 from .output import apply_settings, emit
 
 
+# Recipe scripts are kilobytes; a script past this is not a recipe, and evaluating it statically
+# costs about 11 s a MiB (every character carries its origin), so a run stays in seconds.
+MAX_SCRIPT_BYTES = 512 * 2**10
+
+
 def _vary(items: tuple[str, ...]) -> dict[str, list[str]]:
     widened: dict[str, list[str]] = {}
     for item in items:
@@ -39,6 +44,11 @@ def lint(scripts, options: Options, vary_items, path_cap):
     env = options.env()
     checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]))
     hint = "flaglint lint --fix edits the script (--diff shows the edit)"
+
+    for script in scripts:
+        size = Path(script).stat().st_size
+        if size > MAX_SCRIPT_BYTES:
+            raise InputError(f"{script}: {size / 2**20:.1f} MiB; flaglint reads recipe scripts of up to {MAX_SCRIPT_BYTES // 2**10} KiB")
 
     def run(_fixed=None) -> list[Checked]:
         checked = []

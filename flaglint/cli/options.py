@@ -36,6 +36,8 @@ class Options:
     exit_zero: bool = False
     statistics: bool = False
     stdin_filename: str | None = None
+    topology: str | None = None
+    slices: int = 1
 
     def settings(self):
         """The project configuration, overridden by these options."""
@@ -61,6 +63,15 @@ class Options:
         from ..read import read_env_assignments
 
         return read_env_assignments(self.env_items, self.env_file)
+
+    def devices(self, pin: str):
+        """The device count --topology and --slices give, or None: then the config's own counts."""
+        if not self.topology:
+            return None
+        from ..schema.pins import load_pin
+        from ..topology import from_option
+
+        return from_option(self.topology, self.slices, load_pin(pin).version)
 
 
 def _ids(values: tuple[str, ...]) -> list[str]:
@@ -91,6 +102,8 @@ _OPTIONS = [
     click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 still means bad usage or input)."),
     click.option("--statistics", is_flag=True, help="Print how many findings each rule has (and how many a fix covers) instead of the findings."),
     click.option("--stdin-filename", metavar="PATH", help="The name of the file `-` reads from stdin: for the report and per-file-ignores."),
+    click.option("--topology", help="The devices it runs on: a compile topology (v5p-8, v6e-64) or a TPU slice (tpu7x:4x4x8)."),
+    click.option("--slices", type=click.IntRange(1), default=1, show_default=True, help="Slices of --topology."),
 ]
 _NAMES = tuple(f.name for f in fields(Options))
 

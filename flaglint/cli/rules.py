@@ -13,7 +13,7 @@ def list_rules(pin):
     from ..schema.pins import load_pin
 
     pin_schema = load_pin(pin) if pin else None
-    ruleset = load_ruleset(pin_schema.version if pin_schema else "0.2.5")
+    ruleset = load_ruleset(pin_schema.rules if pin_schema else "0.2.5")
     for rule in ruleset.rules:
         if pin_schema is None or rule.applies_to(pin_schema.chain):
             click.echo(f"{rule.id:8} {rule.severity:8} {rule.title}")

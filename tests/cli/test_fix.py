@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cli_invoke import invoke
+from conftest import run_flaglint as invoke
 from flaglint.check import Checker
 from flaglint.read import FlagSource
 from flaglint.values import ValueError_, type_value
