@@ -99,7 +99,20 @@ class Checker:
                 result.fixes.append(candidate)
             else:
                 result.notes.append(f"a proposed fix ({candidate.flags!r}) did not re-check clean and was dropped")
+        if result.fixes:
+            self._add_rename(result, config, env)
         result.fixes.sort(key=lambda fix: not fix.safe)  # the safe ones first: --fix applies the first it may
+
+    def _add_rename(self, result: Result, config: Config, env: dict[str, str]) -> None:
+        """Beside the first fix, the same fix with misspelled keys renamed as "did you mean" says
+        (a key another pin defines is not misspelled: it is left to be dropped)."""
+        from .fix import renamed
+        from .resolve import close_keys
+        from .schema.pins import pins_defining
+
+        candidate = renamed(config, result.fixes[0], lambda key: [] if pins_defining(key) else close_keys(key, self.pin.pin))
+        if candidate is not None and self._clean(replace(config.source, text=candidate.flags), env) is not None:
+            result.fixes.append(candidate)
 
     def _without_refused(self, config: Config, env: dict[str, str]) -> Config:
         """The flags as every fix leaves them: tokens MaxText refuses dropped (or their case

@@ -7,7 +7,7 @@ change is reported, and the string stays as it is. Every other byte of the strin
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from .findings import Change, Edit, Fix
 from .read import Token
@@ -157,9 +157,34 @@ def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
             edit, change = refused_edit(text, token, config)
             edits.append(edit)
             changes.append(change)
+    return Fix(changes=changes, flags=_fixed_text(text, edits), safe=False, edits=edits), env
+
+
+def _fixed_text(text: str, edits: list[Edit]) -> str:
+    """The flag string with the edits made; tokens appended at its end are joined with one blank."""
     in_place = [e for e in edits if e.start < len(text) or e.end < len(text)]
     appended = [e.text.strip() for e in edits if e.start == e.end == len(text)]
     fixed = apply_edits(text, in_place)
     if appended:
         fixed = (fixed.rstrip(" \t") + " " if fixed.strip() else "") + " ".join(appended)
-    return Fix(changes=changes, flags=fixed, safe=False, edits=edits), env
+    return fixed
+
+
+def renamed(config: Config, fix: Fix, suggestions: Callable[[str], list[str]]) -> Fix | None:
+    """The fix with each key the pin does not define renamed to the one key "did you mean" names,
+    instead of dropped; None when no key has a single suggestion. Always unsafe: the renamed key's
+    value now counts, and the suggestion is a guess."""
+    text = config.source.text
+    undefined = [t for t in config.rejected if t.key and t.key not in config.pin.keys]
+    edits, changes = [], list(fix.changes)
+    for edit in fix.edits:
+        token = next((t for t in undefined if edit.start <= t.offset < edit.end), None)
+        names = suggestions(token.key) if token else []
+        if len(names) != 1:
+            edits.append(edit)
+            continue
+        edits.append(Edit(token.offset, token.end_offset, f"{names[0]}={token.value}"))
+        changes.append(Change(names[0], None, token.value))
+    if edits == fix.edits:
+        return None
+    return Fix(changes=changes, flags=_fixed_text(text, edits), safe=False, edits=edits)

@@ -427,7 +427,7 @@ def _check_model_conflicts(config: Config, model: str, overridden: bool, finding
 
 
 @lru_cache(maxsize=4096)
-def _close_keys(key: str, pin: str) -> list[str]:
+def close_keys(key: str, pin: str) -> list[str]:
     import difflib
 
     from .schema.pins import load_pin
@@ -448,7 +448,7 @@ def _close_keys_elsewhere(key: str, pin: str) -> list[tuple[str, list[str]]]:
 
 
 def _undefined(key: str, pin: PinSchema, where: Location) -> Finding:
-    close = _close_keys(key, pin.pin)
+    close = close_keys(key, pin.pin)
     message = f"{key} is not defined at MaxText {pin.pin}"
     if close:
         message += f"; did you mean {', '.join(close)}?"
