@@ -162,8 +162,8 @@ def _only_by_hand(broken: list, conflicting: tuple[str, ...]) -> bool:
 
 
 def _ep_rank_without_axes(judged: list, broken: list, config: Config, derived: dict) -> list[Finding]:
-    """The rules guarded by override_logical_axis_rules (the EP-rank check), judged as MaxText judges
-    them when a quoted 'false' leaves it no EP axis: the guard holds, whatever the parallelism.
+    """FL015: the rules guarded by override_logical_axis_rules (the EP-rank check), judged as MaxText
+    judges them when a quoted 'false' leaves it no EP axis: the guard holds, whatever the parallelism.
     A fix drops that token (its typed value, False, is the default)."""
     token = axis_rules_from_flags_only(config)
     if token is None:
@@ -178,9 +178,10 @@ def _ep_rank_without_axes(judged: list, broken: list, config: Config, derived: d
             holds = True
         if not holds:
             plain = finding(rule, config, derived)
-            found.append(replace(plain, message=plain.message + (
-                f"; pyconfig reads override_logical_axis_rules={token.value} before typing, as true, so MaxText keeps"
-                " only the flags' logical_axis_rules (no 'exp' rule: EP rank 1) while pydantic types it false and runs this check")))
+            found.append(Finding("FL015", "error", (
+                f"{rule.id}: {plain.message}; pyconfig reads override_logical_axis_rules={token.value} before typing, as true, so MaxText keeps"
+                " only the flags' logical_axis_rules (no 'exp' rule: EP rank 1) while pydantic types it false and runs this check"),
+                ("override_logical_axis_rules", *plain.keys), plain.location, plain.related))
     if found:
         config.rejected.append(token)
     return found
