@@ -14,7 +14,7 @@ from typing import Callable
 
 import click
 
-from ..findings import Fix
+from ..findings import Fix, InputError
 from ..fix_files import apply_file_edits, apply_to_bytes, write_atomically
 from ..report import Checked, describe_fix
 
@@ -57,7 +57,10 @@ def apply_fixes(checked: list[Checked], rerun: Callable[[dict[str | None, str]],
             break
         changed_any = True
         for file, (_, new) in files.items():
-            write_atomically(Path(file), new)
+            try:
+                write_atomically(Path(file), new)
+            except OSError as err:
+                raise InputError(f"{file}: cannot write the fix ({err.strerror})") from None
         for item in checked:
             if item.fix is not None and (item.label in memory or any(edit.file in files for edit in item.edits)):
                 applied.setdefault(item.label, []).append(item.fix)

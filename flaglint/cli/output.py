@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from ..findings import InputError
 from ..report import Checked, render, statistics
 
 
@@ -37,7 +38,7 @@ def _colour(options) -> bool:
         return False
     if os.environ.get("NO_COLOR"):
         return False
-    if os.environ.get("FORCE_COLOR"):
+    if os.environ.get("FORCE_COLOR", "0").lower() not in ("", "0", "false"):
         return True
     return sys.stdout.isatty()
 
@@ -78,7 +79,10 @@ def emit(options, checked: list[Checked], settings, fixed: dict | None = None) -
     colour = _colour(options)
     report = statistics(checked) if options.statistics else render(options.output_format, checked, colour=colour, quiet=options.quiet)
     if options.output_file:
-        Path(options.output_file).write_text(report + "\n", encoding="utf-8")
+        try:
+            Path(options.output_file).write_text(report + "\n", encoding="utf-8")
+        except OSError as err:
+            raise InputError(f"{options.output_file}: cannot write ({err.strerror})") from None
     elif printed:
         if any(item.result.findings for item in checked):
             click.echo(report, err=True)

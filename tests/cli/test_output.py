@@ -27,6 +27,8 @@ def test_output_file_quiet_exit_zero_and_statistics(tmp_path):
     ran = invoke("check", "--format", "json", "-o", str(report), TWO_PROBLEMS)
     assert ran.returncode == 1 and ran.stdout == ""
     assert {f["rule"] for f in json.loads(report.read_text())["findings"]} == {"FL004", "FL005"}
+    unwritable = invoke("check", "-o", str(tmp_path / "missing" / "report.txt"), TWO_PROBLEMS)
+    assert unwritable.returncode == 2 and unwritable.stderr.startswith("flaglint: error: ") and "cannot write" in unwritable.stderr
     quiet = invoke("check", "-q", TWO_PROBLEMS)
     assert "error(s)" not in quiet.stdout and "fix (" not in quiet.stdout and "FL004" in quiet.stdout
     assert invoke("check", "--exit-zero", TWO_PROBLEMS).returncode == 0
