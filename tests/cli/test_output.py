@@ -32,6 +32,7 @@ def test_output_file_quiet_exit_zero_and_statistics(tmp_path):
     quiet = invoke("check", "-q", TWO_PROBLEMS)
     assert "error(s)" not in quiet.stdout and "fix (" not in quiet.stdout and "FL004" in quiet.stdout
     assert invoke("check", "--exit-zero", TWO_PROBLEMS).returncode == 0
+    assert invoke("check", "-e", "--output-format", "json", TWO_PROBLEMS).returncode == 0  # ruff's spellings
     assert invoke("check", "--exit-zero", "--pin", "nonexistent", "log_period=1").returncode == 2
     stats = invoke("check", "--statistics", "log_period=1.5 bogus_key=1 other_bogus=2")
     assert re.search(r"^\s+2\s+FL004\s+error\s+2 fixable$", stats.stdout, re.M), stats.stdout
