@@ -104,9 +104,10 @@ def test_a_lone_surrogate_in_a_manifest_is_exit_2_with_its_line(tmp_path):
 def test_gate_reads_one_line_of_stdin_as_yaml_never_as_a_path(tmp_path):
     bad = REPO / "examples" / "jobsets" / "trainer-256-bad.yaml"
     assert invoke("gate", "--pin", "bbd0f6f10", str(bad)).returncode == 1
-    named = invoke("gate", "--pin", "bbd0f6f10", "-", stdin=str(bad) + "\n")
+    # One line, as `printf %s "$MANIFEST" | flaglint gate -` gives it: YAML (a plain scalar), not a file name.
+    named = invoke("gate", "--pin", "bbd0f6f10", "-", stdin=str(bad))
     assert named.returncode == 0 and "not a jobset" in named.stdout.lower()
-    long_line = invoke("gate", "-", stdin="{kind: JobSet, metadata: {name: " + "x" * 300 + "}}\n")
+    long_line = invoke("gate", "-", stdin="{kind: JobSet, metadata: {name: " + "x" * 300 + "}}")
     assert long_line.returncode == 0 and "not a jobset" in long_line.stdout.lower()
 
 
