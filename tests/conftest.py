@@ -11,6 +11,12 @@ from hypothesis import settings
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
 
+# JAX keeps what it compiles under .cache/jax (set before any test imports jax; processes the tests
+# start inherit it): a second run, and each trainer mutant's run, loads the programs instead.
+os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(REPO / ".cache" / "jax"))
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
+
 # Hypothesis profiles. `dev`, the default: at most DEV_EXAMPLES examples a test, the same ones
 # every run. `ci` (HYPOTHESIS_PROFILE=ci, as .ci/run sets it): the count each test asks for (100
 # where it names none), drawn afresh each run, and no example database written into the checkout.
