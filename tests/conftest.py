@@ -27,6 +27,11 @@ PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "dev")
 settings.load_profile(PROFILE)
 
 
+def pytest_addoption(parser):
+    parser.addoption("--update-snapshots", action="store_true",
+                     help="rewrite the expected outputs of tests/fixtures (test_fixtures.py) from this run")
+
+
 def pytest_collection_modifyitems(items):
     """Under `dev`, a test's own `@settings(max_examples=N)` is capped at DEV_EXAMPLES too: N is the
     count CI runs. Hypothesis reads a test's settings from this attribute (it has no public cap)."""

@@ -12,6 +12,7 @@ from conftest import EXAMPLES, REPO
 pre_commit = shutil.which("pre-commit") or (Path(sys.executable).parent / "pre-commit")
 
 
+@pytest.mark.slow  # pre-commit builds a virtual environment and installs flaglint into it
 @pytest.mark.skipif(not Path(pre_commit).exists(), reason="pre-commit is not installed (pip install '.[test]')")
 @pytest.mark.skipif(not (REPO / ".git").exists(), reason="try-repo needs this checkout to be a git repository")
 def test_try_repo_runs_the_recipe_hook(tmp_path):
