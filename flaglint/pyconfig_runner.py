@@ -4,7 +4,7 @@ flaglint never imports this module: `flaglint.confirm` runs it with `PYTHON -c '
 Protocol, one JSON object per line:
   out, first: {"maxtext": version, "commit": git commit or null, "python": "3.12"}
               or {"unavailable": reason}
-  in:  {"argv": ["key=value", ...]}
+  in:  {"argv": ["key=value", ...], "config": path of a .yml or absent, "env": {"M_KEY": "value"} or absent}
   out: {"ok": true} or {"ok": false, "error": exception type, "message": first line}
 Only verdicts go to stdout; whatever MaxText prints goes to stderr.
 """
@@ -56,12 +56,13 @@ def block_network():
     socket.getaddrinfo = socket.create_connection = refuse
 
 
-def verdict(pyconfig, argv, environment):
+def verdict(pyconfig, argv, environment, config=None, extra=None):
     # pyconfig sets XLA_FLAGS (and may set more) as a side effect: every case starts from the same env.
     os.environ.clear()
     os.environ.update(environment)
+    os.environ.update(extra or {})
     try:
-        pyconfig.initialize(["", "skip_jax_distributed_system=True", *argv])
+        pyconfig.initialize(["", *([config] if config else []), "skip_jax_distributed_system=True", *argv])
     except (Exception, SystemExit) as err:  # noqa: BLE001 - any exception is MaxText's verdict
         return {"ok": False, **describe(err)}
     return {"ok": True}
@@ -85,7 +86,7 @@ def main():
     environment = dict(os.environ)
     for line in sys.stdin:
         request = json.loads(line)
-        out.write(json.dumps(verdict(pyconfig, request["argv"], environment)) + "\n")
+        out.write(json.dumps(verdict(pyconfig, request["argv"], environment, request.get("config"), request.get("env"))) + "\n")
 
 
 if __name__ == "__main__":

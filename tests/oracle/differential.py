@@ -92,7 +92,7 @@ class ConfigSpace:
     def for_pin(cls, pin_name: str = PIN) -> ConfigSpace:
         pin = load_pin(pin_name)
         space = cls(pin)
-        for rule in load_ruleset(pin.version).rules:
+        for rule in load_ruleset(pin.rules).rules:
             if rule.builtin or not rule.applies_to(pin.chain):
                 continue
             keys = [n for n in rule_names(rule) if n in pin.keys]
