@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import EXAMPLES, REPO, run_flaglint, run_flaglint_process
+from commandline import EXAMPLES, REPO, run_flaglint, run_flaglint_process
 
 pytestmark = pytest.mark.process
 

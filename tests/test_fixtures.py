@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, run_flaglint
+from commandline import REPO, run_flaglint
 
 FIXTURES = REPO / "tests" / "fixtures"
 COMMANDS = {".flags": ("check", "-f"), ".sh": ("lint",), ".yaml": ("gate",)}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES, REPO
+from commandline import EXAMPLES, REPO
 
 pre_commit = shutil.which("pre-commit") or (Path(sys.executable).parent / "pre-commit")
 

@@ -84,21 +84,27 @@ MUTANTS = {
 }
 
 
+UNMUTATED = "(no mutant)"
+
+
 def run_mutant(name: str) -> tuple[str, str | None]:
-    """The test that killed mutant `name` (None if it survived); raises if its text is gone."""
-    module, text, replacement = MUTANTS[name]
+    """The test that killed mutant `name` (None if it survived); raises if its text is gone.
+    UNMUTATED runs the same tests on an unchanged copy: they must pass there (None)."""
+    module, text, replacement = MUTANTS[name] if name != UNMUTATED else ("head", "", "")
     source = (REPO / "flaglint" / "trainer" / f"{module}.py").read_text()
-    if source.count(text) != 1:
+    if name != UNMUTATED and source.count(text) != 1:
         raise LookupError(f"mutant {name!r}: its text occurs {source.count(text)} times in {module}.py")
     with tempfile.TemporaryDirectory(prefix="mutant-") as tmp:
         root = Path(tmp)
         shutil.copytree(REPO / "flaglint", root / "flaglint", ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copytree(REPO / "tests" / "trainer", root / "tests",
                         ignore=shutil.ignore_patterns("__pycache__", "mutants.py", "test_mutants.py"))
-        shutil.copy(REPO / "tests" / "conftest.py", root / "tests" / "conftest.py")  # the hypothesis profiles
+        for shared in ("conftest.py", "commandline.py"):  # the hypothesis profiles
+            shutil.copy(REPO / "tests" / shared, root / "tests" / shared)
         for data in ("examples", "rules", "schemas"):  # flaglint.data reads rules/ and schemas/ beside the package
             shutil.copytree(REPO / data, root / data)
-        (root / "flaglint" / "trainer" / f"{module}.py").write_text(source.replace(text, replacement))
+        if name != UNMUTATED:
+            (root / "flaglint" / "trainer" / f"{module}.py").write_text(source.replace(text, replacement))
         order = [TESTS[module]] + [f for f in TESTS.values() if f != TESTS[module]]
         env = {**os.environ, "PYTHONPATH": str(root), "JAX_PLATFORMS": "cpu"}
         try:
@@ -111,6 +117,8 @@ def run_mutant(name: str) -> tuple[str, str | None]:
             return name, f"the tests ran past {TIMEOUT_S} s"
         if proc.returncode == 0:
             return name, None
+        if name == UNMUTATED:
+            raise RuntimeError(f"the trainer tests fail on an unchanged copy:\n{proc.stdout[-3000:]}{proc.stderr[-2000:]}")
         failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", proc.stdout, re.M)
         return name, failed[0] if failed else f"pytest exit {proc.returncode}"
 
@@ -121,6 +129,7 @@ def main() -> int:
     parser.add_argument("names", nargs="*", help="mutants to run (default: all)")
     args = parser.parse_args()
     names = args.names or list(MUTANTS)
+    run_mutant(UNMUTATED)
     survivors = []
     with ThreadPoolExecutor(args.jobs) as pool:
         for name, killer in pool.map(run_mutant, names):

@@ -6,14 +6,16 @@ import pytest
 
 pytest.importorskip("jax")
 
-from mutants import MUTANTS, run_mutant  # noqa: E402
+from mutants import MUTANTS, UNMUTATED, run_mutant  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def killers():
-    """Mutant name -> the test that failed with it (None: every test passed), two at a time."""
+    """Mutant name -> the test that failed with it (None: every test passed), two at a time, once
+    the same tests have passed on an unchanged copy (else a broken copy would kill every mutant)."""
+    run_mutant(UNMUTATED)
     with ThreadPoolExecutor(2) as pool:
         return dict(pool.map(run_mutant, MUTANTS))
 
