@@ -13,7 +13,7 @@ from flaglint.check import Checker
 from flaglint.read import FlagSource
 from flaglint.read_argv import argv_source, shell_words
 
-from conftest import run_flaglint
+from commandline import run_flaglint
 
 _WORD = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12)
 

@@ -15,7 +15,7 @@ from flaglint.inputs import config_source
 from flaglint.render.yaml_chain import load_chain, config_node
 from flaglint.schema.config_index import load_index
 
-from conftest import run_flaglint
+from commandline import run_flaglint
 
 INDEX = load_index("0.2.5")
 

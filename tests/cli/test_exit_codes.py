@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_flaglint as invoke
+from commandline import run_flaglint as invoke
 
 REPO = Path(__file__).resolve().parents[2]
 
