@@ -209,7 +209,7 @@ def check_script(
         return check
     check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
-    from .lint_commands import check_commands
+    from .commands import check_commands
 
     found, notes, commands = check_commands(path, exploration, checker)
     if commands:  # the script runs MaxText itself: an empty MAXTEXT_EXTRA_FLAGS says nothing

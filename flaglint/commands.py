@@ -1,22 +1,20 @@
-"""MaxText command lines in recipe scripts: each python (or XPK `--command`) line that runs one of
-MaxText's entry points, on every branch, checked as MaxText's argv with its config file chain and
-the M_<KEY> variables its environment holds. Findings point at the words in the script.
-
-A module the pin does not have is noted; an entry point that validates with another config class
-(train_rl: RLConfig) is noted and not checked, since flaglint knows MaxTextConfig's keys only.
+"""MaxText command lines, checked as MaxText's argv with their config file chain and the M_<KEY>
+variables of their environment: in recipe scripts (each python or XPK `--command` line that runs
+one of MaxText's entry points, on every branch; findings at the words in the script) and in
+containers (gate). An entry point that validates with another config class (train_rl: RLConfig)
+is noted and not checked, since flaglint knows MaxTextConfig's keys only.
 """
 
 from __future__ import annotations
 
 import posixpath
-import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .check import Checker
 from .findings import Finding, InputError, Location
-from .read import FlagSource, Token
-from .read_argv import argv_source, shell_words
+from .read import Token
+from .read_argv import argv_source, quoted_origins, shell_words
 from .render.bash import OTHER, Exploration, ExploredPath, Rendering, Value
 from .render.bash_types import Launch
 from .render.maxtext_command import MaxTextCommand, recognise, xpk_command
@@ -92,42 +90,42 @@ def _segments(words: list[Value]) -> list[list[Value]]:
     return [s for s in segments if s]
 
 
-def _argv(words: list[Value]) -> tuple[FlagSource, Value]:
-    """The argv words as a shell-quoted source, and a Value with each character's origin in the script."""
-    texts, origins = [], []
-    for word in words:
-        quoted = shlex.quote(word.text)
-        texts.append(quoted)
-        if quoted == word.text:
-            origins.extend(word.origins)
-        elif quoted == f"'{word.text}'":
-            origins.extend([None, *word.origins, None])
-        else:
-            origins.extend([word.origins[0] if word.origins else None] * len(quoted))
-        origins.append(None)
-    source = argv_source([w.text for w in words])
-    return source, Value(source.text, origins[:len(source.text)])
-
-
-def _config(line: CommandLine, script: Path, index: ConfigIndex | None, notes: set[str]) -> str:
-    """The config argument as a path `config_source` reads: a file in the repository, a file of
-    MaxText's configs, else the entry point's own default config (with a note)."""
-    argument = line.command.config
+def config_path(command: MaxTextCommand, bases: list[Path], index: ConfigIndex | None) -> tuple[str, str | None]:
+    """The config argument as a path `load_chain` reads: a file beside the script (or in the working
+    directory), a file of MaxText's configs, else the entry point's own default config; and a note
+    when it was not found."""
+    argument, default = command.config, f"src/maxtext/configs/{command.default_config}"
     if argument is None:
-        return f"src/maxtext/configs/{line.command.default_config}"
-    for base in (script.parent, Path.cwd()):
-        candidate = base / argument
-        if candidate.is_file():
-            return str(candidate)
+        return default, None
+    for base in bases:
+        if (base / argument).is_file():
+            return str(base / argument), None
     relpath = pin_relpath(argument)
     parts = argument.split("/")
-    known = [relpath] if relpath else []
-    known += ["/".join(parts[at:]) for at in range(len(parts))]  # ${MAXTEXT_CONFIGS_DIR}/x.yml once rendered
+    known = ([relpath] if relpath else []) + ["/".join(parts[at:]) for at in range(len(parts))]  # ${MAXTEXT_CONFIGS_DIR}/x.yml rendered
     for candidate in known:
         if index is not None and index.get(posixpath.normpath(candidate)) is not None:
-            return f"src/maxtext/configs/{posixpath.normpath(candidate)}"
-    notes.add(f"{line.file}:{line.line}: config {argument!r} not found; checked with MaxText's {line.command.default_config}")
-    return f"src/maxtext/configs/{line.command.default_config}"
+            return f"src/maxtext/configs/{posixpath.normpath(candidate)}", None
+    return default, f"config {argument!r} not found; checked with MaxText's {command.default_config}"
+
+
+def not_checked(command: MaxTextCommand) -> str | None:
+    """Why a command line is not checked, or None."""
+    entry = command.entry
+    if entry is not None and entry.config_class != MAXTEXT_CONFIG_CLASS:
+        return (f"{command.module} validates its config with {entry.config_class}, whose own keys flaglint does not know: not checked")
+    return None
+
+
+def check_command(checker: Checker, words: list[str], config: str, env: dict[str, str], unknown: frozenset[str] = frozenset(),
+                  index: ConfigIndex | None = None) -> list[Finding]:
+    """MaxText's verdict, as flaglint judges it, on argv words after a config file. Locations in the
+    argv are columns of argv_source(words).text (quoted_origins maps them back)."""
+    try:
+        chained = replace(argv_source(words), chain=load_chain(config_node(config, index), index))
+    except InputError as err:
+        return [Finding("FL010", "error", f"the config of this MaxText command line cannot be read: {err}")]
+    return checker.check(chained, env, fix=False, unknown=unknown).findings
 
 
 def _renderings(rendering: Rendering) -> list[Rendering]:
@@ -169,24 +167,20 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker) -> 
 
 def _check_line(line: CommandLine, script: Path, checker: Checker, index: ConfigIndex | None, notes: set[str],
                 results: dict[tuple, list[Finding]]) -> list[Finding] | None:
-    entry = line.command.entry
-    if entry is not None and entry.config_class != MAXTEXT_CONFIG_CLASS:
-        notes.add(f"{line.file}:{line.line}: {line.command.module} validates its config with {entry.config_class}, "
-                  f"whose own keys flaglint does not know: not checked")
+    reason = not_checked(line.command)
+    if reason is not None:
+        notes.add(f"{line.file}:{line.line}: {reason}")
         return None
     argv = [line.words[i] for i in line.command.args]
-    source, origins = _argv(argv)
-    config = _config(line, script, index, notes)
-    key = (source.text, config, tuple(sorted(line.env.items())))
+    words = [w.text for w in argv]
+    origins = Value(argv_source(words).text, quoted_origins([(w.text, w.origins) for w in argv]))
+    config, note = config_path(line.command, [script.parent, Path.cwd()], index)
+    if note is not None:
+        notes.add(f"{line.file}:{line.line}: {note}")
+    key = (origins.text, config, tuple(sorted(line.env.items())))
     if key not in results:
-        try:
-            chained = replace(source, chain=load_chain(config_node(config, index), index))
-        except InputError as err:
-            results[key] = [Finding("FL010", "error", f"the config of this MaxText command line cannot be read: {err}", (),
-                                    Location(line.line, 1, 2, line.file))]
-        else:
-            unknown = frozenset(w.text.split("=", 1)[0] for w in argv if OTHER in w.text)
-            results[key] = checker.check(chained, line.env, fix=False, unknown=unknown).findings
+        unknown = frozenset(w.split("=", 1)[0] for w in words if OTHER in w)
+        results[key] = check_command(checker, words, config, line.env, unknown, index)
     placed = []
     for finding in results[key]:
         if OTHER in finding.message:
