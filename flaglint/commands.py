@@ -8,6 +8,7 @@ is noted and not checked, since flaglint knows MaxTextConfig's keys only.
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -161,8 +162,28 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker) -> 
         for finding, paths in seen.values():
             path, matters = conditions.witness(paths)
             finding.witness = _witness(script, path, matters)
+            for name in _unset_inputs_at(finding.location, path, exploration.inputs):
+                finding.witness["env"].setdefault(name, None)
             found.append(finding)
     return found, notes, checked
+
+
+_EXPANSION = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _unset_inputs_at(location: Location | None, path: ExploredPath, inputs: dict) -> list[str]:
+    """The inputs the finding's word expands that are unset on the path. An input no condition
+    compares has the one value `unset` (so no witness condition names it), yet it is why MaxText
+    gets `key=` there."""
+    if location is None or location.file is None or location.end_line is not None:
+        return []
+    try:
+        text = Path(location.file).read_text(encoding="utf-8").splitlines()[location.line - 1]
+    except (OSError, UnicodeDecodeError, IndexError):
+        return []
+    word = re.match(r"\S*", text[location.column - 1:]).group()  # the word as written, with its expansions
+    return [name for name in _EXPANSION.findall(word)
+            if (name in path.env and path.env[name] is None) or list(inputs.get(name, ())) == [None]]
 
 
 def _check_line(line: CommandLine, script: Path, checker: Checker, index: ConfigIndex | None, notes: set[str],

@@ -38,6 +38,8 @@ def test_each_refused_word_is_found_where_the_script_wrote_it():
     # so MaxText gets scan_layers= (None) and refuses it.
     assert _at(result) == [("FL004", 14, 3), ("FL004", 14, 25), ("FL005", 15, 3)]
     assert not [f for f in result.findings if f.rule == "FL012"]
+    (scan,) = [f for f in result.findings if f.rule == "FL005"]
+    assert scan.witness["env"] == {"SCAN_LAYERS": None}  # the input whose absence MaxText refuses
 
 
 def test_a_value_one_branch_gives_is_found_with_that_branch():
