@@ -46,8 +46,9 @@ def check(flags, options: Options, flag_file, as_files, batch, fix, write, confi
         sources = [FlagSource("")]  # only Tunix variables: they are checked, and the MaxText keys they set
     else:
         raise InputError("nothing to check: give FLAGS, `-` for stdin, a variable NAME, --file, or --env")
-    if write and not (fix and flag_file):
-        raise InputError("--write needs --fix and --file")
+    configured = len(sources) == 1 and sources[0].chain is not None
+    if write and not (fix and (flag_file or configured)):
+        raise InputError("--write needs --fix and --file (or a CONFIG.yml)")
     checked = []
     for source in sources:
         result = apply_settings(checker.check(source, env, max_fixes=options.max_fixes), settings, source.file)
@@ -57,6 +58,9 @@ def check(flags, options: Options, flag_file, as_files, batch, fix, write, confi
 
         for item in checked:
             click.echo(confirm(confirm_with, settings["pin"], item.text, env, settings["model"]), err=True)
+    if fix and configured:
+        _fix_config_files(sources[0], checked[0], write, checker, env, settings)
+        return
     if fix:
         _print_or_write_fix(checked[0], flag_file if write else None, checker, env, settings)
         return
@@ -78,6 +82,37 @@ def _print_or_write_fix(item: Checked, write_to: str | None, checker, env, setti
     after = apply_settings(checker.check(FlagSource(fixed, file=item.label), env, fix=False), settings, item.label)
     if after.fails(settings["fail-on"]):
         click.echo(render("text", [Checked(item.label, fixed, after)]), err=True)
+        sys.exit(1)
+
+
+def _fix_config_files(source, item: Checked, write: bool, checker, env, settings) -> None:
+    """A fix of CONFIG.yml and argv: the files' keys edited in place (--write) or shown as a diff,
+    the argv left printed; then exit as a check of the fixed files and argv would."""
+    import difflib
+    from dataclasses import replace
+
+    from ..fix_yaml import edit_yaml, file_fix, write_file_fix
+    from ..inputs import config_source
+    from ..read import read_text_file
+
+    config, _ = checker.config(source, env)
+    fixed = file_fix(config, item.result, item.result.fixes[0] if item.result.fixes else None)
+    if write:
+        for file in write_file_fix(fixed):
+            click.echo(f"fixed {file}", err=True)
+    else:
+        for file, changes in fixed.files.items():
+            old = read_text_file(file)
+            click.echo("".join(difflib.unified_diff(old.splitlines(True), edit_yaml(old, changes, file).splitlines(True),
+                                                    f"a/{file}", f"b/{file}")), nl=False)
+    if fixed.argv.strip():
+        click.echo(fixed.argv.strip())
+    if not write:
+        return
+    again = replace(config_source(source.chain.files[0], (), checker.pin.version), text=fixed.argv)
+    after = apply_settings(checker.check(again, env, fix=False), settings, item.label)
+    if after.fails(settings["fail-on"]):
+        click.echo(render("text", [Checked(item.label, fixed.argv, after)]), err=True)
         sys.exit(1)
 
 
