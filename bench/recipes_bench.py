@@ -19,7 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
+sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 from flaglint.check import Checker  # noqa: E402
 from flaglint.commands import check_command, command_lines, config_path, not_checked  # noqa: E402
