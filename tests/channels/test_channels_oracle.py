@@ -40,6 +40,9 @@ SETTINGS = [
     ["hf_access_token=", "tokenizer_path="],
     ["compile_topology=v5e-255"],
     ["attention=dot_product", "sliding_window_size=0"],
+    ["base_output_directory=", "steps=3"],  # pyconfig infers ./maxtext_output for an empty one
+    ["base_output_directory=none"],
+    ["base_output_directory=0"],
 ]
 ENVS = [
     {"M_STEPS": "3"},
