@@ -398,6 +398,8 @@ def _note_file_overridden(config: Config, key: str, model_value: Any, model: str
     """pyconfig merges the model file over the config files: a value a file sets for a key the
     model also sets is silently replaced (only argv may not differ)."""
     earlier = config.explicit.get(key)
+    if key in MERGED_RULE_LISTS:
+        return  # pyconfig merges the model's rules into the files' by name
     if earlier is not None and earlier.origin.startswith("yaml:") and earlier.value != model_value:
         findings.append(Finding("FL043", "warning", f"{key}={earlier.value!r} here is replaced by {model_value!r} from model {model}'s file; "
                                 "MaxText applies the model file over the config files", (key, "model_name"), earlier.where))
