@@ -81,7 +81,9 @@ def resolve(
     size = len(source.text.encode("utf-8"))
     if size > MAX_ARG_BYTES:
         findings.append(Finding("FL009", "error", f"the flag string is {size} bytes; a variable over {MAX_ARG_BYTES} bytes cannot be passed to the trainer (E2BIG), so it was not checked further"))
-        return Config(pin=pin, source=source, tokens=[], model=model), findings
+        config = Config(pin=pin, source=source, tokens=[], model=model)
+        _resolve_tunix(config, env or {}, findings)  # the Tunix variables are still read, and checked
+        return config, findings
     if chain is not None and not chain.reaches_base_yml:
         pin = replace(pin, defaults={}, _typed={})  # a key no file of the chain sets has types.py's default
     tokens = shell_words(source.text) if source.argv else tokenize(source.text)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import invoke
+from conftest import run_flaglint as invoke
 
 REPO = Path(__file__).resolve().parents[2]
 
