@@ -201,6 +201,12 @@ def check_script(
         return check
     check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
+    from .commands import check_commands
+
+    found, notes, commands = check_commands(path, exploration, checker)
+    if commands:  # the script runs MaxText itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
+        result.findings = [f for f in result.findings if f.rule != "FL012"] + found
+        result.notes.extend(sorted(notes))
     from .suppress import apply_suppressions, read_suppressions
 
     result.findings = apply_suppressions(path, result.findings, read_suppressions(path, text))

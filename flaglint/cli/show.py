@@ -54,6 +54,6 @@ def show(words, flag_string, env_items, env_file, pin, requirements, model, topo
         raise InputError(f"{', '.join(unknown)}: not a key MaxText {checker.pin.pin} defines")
     from ..topology import from_config
 
-    count = option or from_config(config.lookup, version)
+    count = option or from_config(config, version)
     rows = provenance(config, keys, count.source if count else None)
     click.echo(render_json(checker.pin.pin, rows) if output_format == "json" else render_text(rows))
