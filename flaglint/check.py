@@ -145,7 +145,7 @@ class Checker:
         in_files = set(config.chain.files) if config.chain is not None else set()
         if any(f.severity == "error" and f.rule not in UNFIXABLE and not (f.rule == "FL005" and f.location and f.location.file in in_files)
                for f in findings):
-            return False
+            return None
         judged = _judged(self._judgeable(config), config)
         if violated(judged, config) or _ep_rank_without_axes(judged, [], config, self.ruleset.derived):
             return None
