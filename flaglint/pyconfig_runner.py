@@ -56,12 +56,19 @@ def block_network():
     socket.getaddrinfo = socket.create_connection = refuse
 
 
-def verdict(pyconfig, argv, environment):
+def leading_argv(pyconfig, version):
+    """MaxText 0.2.3 and later find base.yml themselves; 0.2.0 takes it as argv[1]."""
+    parts = tuple(int(p) if p.isdigit() else 0 for p in version.split(".")[:3])
+    base = [os.path.join(os.path.dirname(pyconfig.__file__), "base.yml")] if parts < (0, 2, 3) else []
+    return ["", *base, "skip_jax_distributed_system=True"]
+
+
+def verdict(pyconfig, argv, environment, leading):
     # pyconfig sets XLA_FLAGS (and may set more) as a side effect: every case starts from the same env.
     os.environ.clear()
     os.environ.update(environment)
     try:
-        pyconfig.initialize(["", "skip_jax_distributed_system=True", *argv])
+        pyconfig.initialize([*leading, *argv])
     except (Exception, SystemExit) as err:  # noqa: BLE001 - any exception is MaxText's verdict
         return {"ok": False, **describe(err)}
     return {"ok": True}
@@ -83,9 +90,10 @@ def main():
         return
     out.write(json.dumps(hello) + "\n")
     environment = dict(os.environ)
+    leading = leading_argv(pyconfig, hello["maxtext"])
     for line in sys.stdin:
         request = json.loads(line)
-        out.write(json.dumps(verdict(pyconfig, request["argv"], environment)) + "\n")
+        out.write(json.dumps(verdict(pyconfig, request["argv"], environment, leading)) + "\n")
 
 
 if __name__ == "__main__":

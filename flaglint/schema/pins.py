@@ -86,13 +86,16 @@ def _release_order(name: str) -> tuple:
 def canonical_pin(pin: str) -> str:
     """`0.2.5` -> `maxtext-0.2.5`; a commit prefix of at least 7 characters -> the pin it names
     (a store's import of that commit before an overlay describing it)."""
-    from . import store
-
     if pin == INSTALLED:
         return store_name_of_installed()
     bundled = bundled_pins()
     for candidate in (pin, f"maxtext-{pin}"):
-        if candidate in bundled or store.find(candidate) is not None:
+        if candidate in bundled:
+            return candidate
+    from . import store
+
+    for candidate in (pin, f"maxtext-{pin}"):
+        if store.find(candidate) is not None:
             return candidate
     if re.fullmatch(r"[0-9a-fA-F]{7,40}", pin):
         prefix = pin.lower()
