@@ -1,31 +1,44 @@
-"""All-paths exploration of a generated recipe with N independent two-way switches (default 12).
+"""Every branch of generated recipes with N independent two-way switches, and of a recipe family.
 
-Prints the time explore() takes, the paths per second, and the ratio against rendering every one of
-the 2**N switch combinations one by one with render(). Target: 12 switches in <= 2 s.
+Prints, for the 12-switch recipe (4,096 combinations): evaluate() (paths merged where they join),
+the reference explorer (one path per combination) and `lint` in process and as a command; for 40
+independent switches: `lint` in process; for the recipe family under tests/fixtures/recipes/family:
+`flaglint lint` per file as a fresh process (cold). Targets: 12 switches lint end to end <= 0.3 s,
+40 switches <= 2 s, a family file <= 2 s cold.
 
-    python bench/paths_bench.py [--switches 12]
+    python bench/paths_bench.py [--switches 12] [--many 40]
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
+import os
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from flaglint.render import explore, render
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from flaglint.render import explore  # noqa: E402
+from flaglint.render.bash_symbolic import evaluate  # noqa: E402
+
+FAMILY = ROOT / "tests" / "fixtures" / "recipes" / "family"
 
 
-# Real MaxText 0.2.5 booleans that no rule forbids either way, so every outcome is checked in full.
-SWITCHED_KEYS = [
-    "sa_use_base2_exp", "sa_fuse_reciprocal", "enable_checkpointing", "async_checkpointing", "log_config",
-    "debug_sharding", "enable_mllog", "save_checkpoint_on_completion", "gcs_metrics", "save_config_to_gcs",
-    "enable_tensorboard", "checkpoint_storage_use_ocdbt",
-]
+def free_booleans(count: int) -> list[str]:
+    """Real MaxText 0.2.5 booleans that no rule reads, so every switch is independent of the others."""
+    from flaglint.check import Checker
+
+    checker = Checker()
+    read = set().union(*(rule.name_set for rule in checker.ruleset.rules))
+    keys = [name for name, key in checker.pin.keys.items() if key.kind == "bool" and name not in read]
+    return keys[:count]
 
 
-def recipe(switches: int, conflict: bool = False) -> str:
+def recipe(keys: list[str], conflict: bool = False) -> str:
     lines = [
         "#!/bin/bash",
         "set -euo pipefail",
@@ -34,15 +47,15 @@ def recipe(switches: int, conflict: bool = False) -> str:
         '  per_device_batch_size=1"',
         'export TRAINER_MESH_FSDP="${TRAINER_MESH_FSDP:-32}"',
     ]
-    for i in range(switches):
+    for i, key in enumerate(keys):
         lines += [
             f'if [[ "${{SWITCH_{i}:-false}}" == "true" ]]; then',
-            f'  export MAXTEXT_EXTRA_FLAGS="${{MAXTEXT_EXTRA_FLAGS}} {SWITCHED_KEYS[i % len(SWITCHED_KEYS)]}=true"',
+            f'  export MAXTEXT_EXTRA_FLAGS="${{MAXTEXT_EXTRA_FLAGS}} {key}=true"',
             "else",
-            f'  export MAXTEXT_EXTRA_FLAGS="${{MAXTEXT_EXTRA_FLAGS}} {SWITCHED_KEYS[i % len(SWITCHED_KEYS)]}=false"',
+            f'  export MAXTEXT_EXTRA_FLAGS="${{MAXTEXT_EXTRA_FLAGS}} {key}=false"',
             "fi",
         ]
-    if conflict:  # an error on the half of the paths where SWITCH_0 is on: its witness is solved in Z3
+    if conflict:  # an error where SWITCH_0 is on: its witness is solved in Z3
         lines += [
             'if [[ "${SWITCH_0:-false}" == "true" ]]; then',
             '  export MAXTEXT_EXTRA_FLAGS="${MAXTEXT_EXTRA_FLAGS} moe_chunk_pipeline=true num_moe_token_chunks=1"',
@@ -52,46 +65,64 @@ def recipe(switches: int, conflict: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
+def timed(function, *args, **kwargs):
+    start = time.perf_counter()
+    result = function(*args, **kwargs)
+    return result, time.perf_counter() - start
+
+
+def lint_command(*args: str) -> tuple[subprocess.CompletedProcess, float]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "flaglint", "lint", "--format", "json", *args],
+                          capture_output=True, text=True, env=env, cwd=ROOT)
+    return proc, time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--switches", type=int, default=12)
+    parser.add_argument("--many", type=int, default=40)
     args = parser.parse_args()
+    from flaglint.check import Checker
+    from flaglint.lint import check_script
+
     n = args.switches
+    keys = free_booleans(max(n, args.many))
+    checker = Checker()
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "generated_recipe.sh"
-        path.write_text(recipe(n))
-        render(path, {})  # parse once, as a linter run over many scripts would have
-        start = time.perf_counter()
-        result = explore(path, path_cap=2**n)
-        explore_s = time.perf_counter() - start
-        assert not result.capped and len(result.outcomes) == 2**n, (result.capped, len(result.outcomes))
-        start = time.perf_counter()
-        renderings = set()
-        for combo in itertools.product((None, "true"), repeat=n):
-            env = {f"SWITCH_{i}": v for i, v in enumerate(combo) if v is not None}
-            renderings.add(render(path, env).exported["MAXTEXT_EXTRA_FLAGS"].text)
-        one_by_one_s = time.perf_counter() - start
-        assert renderings == {o.rendering.exported["MAXTEXT_EXTRA_FLAGS"].text for o in result.outcomes}
-        from flaglint.check import Checker
-        from flaglint.lint import check_script
-
-        checker = Checker()
-        start = time.perf_counter()
-        checked = check_script(path, checker, path_cap=2**n)
-        lint_s = time.perf_counter() - start
+        path.write_text(recipe(keys[:n]))
+        evaluate(path)  # parse once, as a linter run over many scripts would have
+        merged, evaluate_s = timed(evaluate, path)
+        reference, explore_s = timed(explore, path, path_cap=2**n)
+        assert len(reference.outcomes) == 2**n and not reference.capped
+        checked, lint_s = timed(check_script, path, checker)
         conflicted = Path(d) / "generated_recipe_with_conflict.sh"
-        conflicted.write_text(recipe(n, conflict=True))
-        start = time.perf_counter()
-        with_finding = check_script(conflicted, checker, path_cap=2**n)
-        conflict_s = time.perf_counter() - start
+        conflicted.write_text(recipe(keys[:n], conflict=True))
+        with_finding, conflict_s = timed(check_script, conflicted, checker)
         witnesses = [f.witness["env"] for f in with_finding.result.findings if f.severity == "error"]
-    print(f"switches: {n}  paths explored: {result.paths_explored}  distinct outcomes: {len(result.outcomes)}")
-    print(f"lint (explore + check every outcome with the rules): {lint_s:.3f} s for {checked.outcomes} outcomes,"
-          f" {len(checked.result.findings)} findings  target <= 2 s")
-    print(f"lint with an error on half the paths: {conflict_s:.3f} s, witness {witnesses}  target <= 2 s")
-    print(f"explore: {explore_s:.3f} s  ({result.paths_explored / explore_s:,.0f} paths/s)  target <= 2 s")
-    print(f"render() of the {2**n} combinations one by one: {one_by_one_s:.3f} s"
-          f"  ratio one-by-one / explore: {one_by_one_s / explore_s:.2f}x")
+        proc, command_s = lint_command(str(path))
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        many = Path(d) / "generated_recipe_many.sh"
+        many.write_text(recipe(keys[:args.many]))
+        many_checked, many_s = timed(check_script, many, checker)
+    print(f"{n} switches ({2**n} combinations): evaluate {evaluate_s * 1000:.1f} ms, {len(merged.outcomes)} outcome(s),"
+          f" {merged.paths_explored} path(s); reference explorer {explore_s:.3f} s for {len(reference.outcomes)} outcomes")
+    print(f"  lint in process: {lint_s:.3f} s, {len(checked.result.findings)} findings;"
+          f" with an error where SWITCH_0 is on: {conflict_s:.3f} s, witness {witnesses}")
+    print(f"  `flaglint lint` as a command (interpreter start included): {command_s:.3f} s  target <= 0.3 s")
+    print(f"{args.many} independent switches: lint in process {many_s:.3f} s, {len(many_checked.result.findings)} findings"
+          "  target <= 2 s")
+    if FAMILY.is_dir():
+        times = []
+        for script in sorted(FAMILY.glob("recipe_*.sh")):
+            proc, seconds = lint_command("--pin", "bbd0f6f10", str(script))
+            assert "Traceback" not in proc.stderr, proc.stderr
+            times.append(seconds)
+            print(f"  family {script.name}: {seconds:.3f} s cold, exit {proc.returncode}")
+        print(f"family: {len(times)} files, median {sorted(times)[len(times) // 2]:.3f} s, slowest {max(times):.3f} s"
+              "  target <= 2 s a file cold")
 
 
 if __name__ == "__main__":

@@ -10,11 +10,12 @@ from dataclasses import replace
 from typing import Mapping
 
 from .expr import Unknown, evaluate
-from .findings import Finding, Fix, Result
+from .findings import Finding, Result
 from .read import FlagSource
 from .resolve import Config, axis_rules_from_flags_only, resolve
 from .ruleset import load_ruleset
 from .schema.pins import DEFAULT_PIN, load_pin
+from .topology import DEVICE_NAMES, DeviceCount, device_names, from_config, not_judged_note
 from .solve import Proposal, Unsatisfiable, applicable, finding, format_value, held_keys, minimal_changes, violated
 
 # Findings about the pin or the string's size, which no edit of the flags removes.
@@ -22,23 +23,28 @@ UNFIXABLE = {"FL007", "FL009"}
 
 
 class Checker:
-    def __init__(self, pin: str = DEFAULT_PIN, model: str | None = None, extra_rules: tuple[str, ...] = ()):
+    def __init__(self, pin: str = DEFAULT_PIN, model: str | None = None, extra_rules: tuple[str, ...] = (),
+                 devices: DeviceCount | None = None):
+        """`devices`: the device count given by the caller (--topology); else the config's own."""
         self.pin = load_pin(pin)
         self.model = model
+        self.devices = devices
         self.ruleset = load_ruleset(self.pin.rules, tuple(extra_rules))
         self._rules: list | None = None  # the rules this pin can judge; the same for every flag string
 
     def config(self, source: FlagSource, env: Mapping[str, str] | None = None) -> tuple[Config, list[Finding]]:
-        return resolve(source, self.pin, env or {}, self.model)
+        config, findings = resolve(source, self.pin, env or {}, self.model)
+        count = self.devices or from_config(config.lookup, self.pin.version)
+        if count is not None:
+            config.devices = device_names(config, count)
+        return config, findings
 
     def check(self, source: FlagSource, env: Mapping[str, str] | None = None, *, fix: bool = True, max_fixes: int = 3,
               unknown: frozenset[str] = frozenset()) -> Result:
         """`unknown`: keys and variables whose value cannot be known (a rule reading one is not judged)."""
         env = dict(env or {})
         config, findings = self.config(source, env)
-        if self._rules is None:
-            self._rules = applicable(self.ruleset, config)
-        rules = [r for r in self._rules if not unknown.intersection(r.name_set)]
+        rules = [r for r in self._judgeable(config) if not unknown.intersection(r.name_set)]
         # A key whose value MaxText refuses has no value to judge other rules by (MaxText stops at
         # the refusal): judging them by its default would report what the user never wrote.
         refused = _refused_keys(config)
@@ -47,9 +53,19 @@ class Checker:
         findings += [finding(rule, config, self.ruleset.derived) for rule in broken]
         findings += _ep_rank_without_axes(judged, broken, config, self.ruleset.derived)
         result = Result(pin=self.pin.pin, findings=findings)
+        if not config.devices:
+            result.notes.append(not_judged_note(self.ruleset, config))
         if fix and (broken or config.rejected):
             self._add_fixes(result, config, env, rules, max_fixes)
         return result
+
+    def _judgeable(self, config: Config) -> list:
+        """The rules this pin can judge (the same for every flag string), less those on a device
+        count this config does not give."""
+        if self._rules is None:
+            self._rules = applicable(self.ruleset, replace(config, devices=dict.fromkeys(DEVICE_NAMES, 1)))
+        missing = set(DEVICE_NAMES) - config.devices.keys()
+        return [r for r in self._rules if missing.isdisjoint(r.name_set)]
 
     def _add_fixes(self, result: Result, config: Config, env: dict[str, str], rules, max_fixes: int) -> None:
         from .fix import write_fix
@@ -57,6 +73,8 @@ class Checker:
         # Every fix drops the tokens MaxText refuses (undefined keys, bad values), so the solver
         # starts from the flags without them: an earlier token of a refused key is in force again.
         kept = self._without_refused(config, env)
+        judgeable = {id(r) for r in self._judgeable(kept)}
+        rules = [r for r in rules if id(r) in judgeable]
         broken = violated(_judged(rules, kept), kept)
         try:
             proposals = minimal_changes(kept, rules, broken, max_fixes) if broken else [Proposal(())]
@@ -75,7 +93,7 @@ class Checker:
             result.notes.append("the solver found no smallest fix in time; the fix offered resets the keys of the broken rules to their defaults")
         for proposal in proposals:
             candidate, tunix_changes = write_fix(config, proposal)
-            if self._clean(candidate, {**env, **tunix_changes}):
+            if self._clean(replace(config.source, text=candidate.flags), {**env, **tunix_changes}):
                 result.fixes.append(candidate)
             else:
                 result.notes.append(f"a proposed fix ({candidate.flags!r}) did not re-check clean and was dropped")
@@ -102,12 +120,12 @@ class Checker:
             config.rejected.extend(new)
         return kept
 
-    def _clean(self, fix: Fix, env: dict[str, str]) -> bool:
+    def _clean(self, fixed: FlagSource, env: dict[str, str]) -> bool:
         env = {k: v for k, v in env.items() if v != ""}
-        config, findings = self.config(FlagSource(fix.flags), env)
+        config, findings = self.config(fixed, env)
         if any(f.severity == "error" and f.rule not in UNFIXABLE for f in findings):
             return False
-        judged = _judged(self._rules, config)
+        judged = _judged(self._judgeable(config), config)
         return not violated(judged, config) and not _ep_rank_without_axes(judged, [], config, self.ruleset.derived)
 
 
@@ -159,7 +177,7 @@ def _back_to_defaults(config: Config, broken: list) -> Proposal:
 def _judged(rules: list, config: Config) -> list:
     """The rules that read a value someone set. A rule that reads only defaults holds: each pin's
     defaults satisfy its rules (tests/test_rules.py checks that at every pin)."""
-    given = config.explicit.keys() | {name for name, value in config.tunix.items() if value is not None}
+    given = config.explicit.keys() | config.devices.keys() | {name for name, value in config.tunix.items() if value is not None}
     return [r for r in rules if not r.name_set.isdisjoint(given)]
 
 

@@ -296,9 +296,16 @@ def check_launch(checker: Checker, launch: Launch, label: str, *, env: Mapping[s
     return result
 
 
+def _is_file(text: str) -> bool:
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):  # a name too long for a path, or one with a NUL in it
+        return False
+
+
 def _manifest_text(path_or_text: Union[str, os.PathLike]) -> tuple[str, str]:
     one_line = isinstance(path_or_text, str) and "\n" not in path_or_text
-    if isinstance(path_or_text, os.PathLike) or (one_line and (Path(path_or_text).is_file() or path_or_text.endswith((".yaml", ".yml")))):
+    if isinstance(path_or_text, os.PathLike) or (one_line and (_is_file(path_or_text) or path_or_text.endswith((".yaml", ".yml")))):
         path = os.fspath(path_or_text)
         try:
             return decode(Path(path).read_bytes(), path), path
@@ -324,8 +331,13 @@ def check_manifest(
     own values win). One Checked per launch; the manifest's notes (skipped documents, values not
     known) go with the first. Broken YAML raises InputError with file:line."""
     text, default_label = _manifest_text(path_or_text)
-    label = label or default_label
-    checker = checker or Checker(pin, model, tuple(extra_rules))
+    return check_manifest_text(text, label or default_label, env=env, fix=fix, max_fixes=max_fixes,
+                               checker=checker or Checker(pin, model, tuple(extra_rules)))
+
+
+def check_manifest_text(text: str, label: str, *, checker: Checker, env: Mapping[str, str] | None = None,
+                        fix: bool = True, max_fixes: int = 3) -> list[Checked]:
+    """`check_manifest` of YAML text read elsewhere (stdin): never taken for a path, whatever it holds."""
     manifest = read_manifest(text, label)
     checked: list[Checked] = []
     notes = list(manifest.notes)

@@ -7,7 +7,7 @@ flag tokens in the script; when a value comes from elsewhere, the line to add is
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -15,10 +15,13 @@ from .check import Checker
 from .findings import Finding, Fix, Location, PlacedEdit, Result
 from .read import FlagSource, decode
 from .resolve import HF_TOKEN_VARIABLE
-from .render.bash import OTHER, Exploration, ExploredPath, Outcome, Rendering, ScriptError, Value, explore
+from .launch_parts import COMBINATION_CAP, Concrete, TooManyCombinations, concrete_launches
+from .render.bash import OTHER, Exploration, ExploredPath, Rendering, ScriptError, Value, render
+from .render.bash_symbolic import evaluate
 from .tunix import load_tunix
 
 FLAGS_VARIABLE = "MAXTEXT_EXTRA_FLAGS"
+BACKEND_VARIABLE = "TRAINER_BACKEND"  # the flags reach MaxText only with the maxtext backend (the default)
 
 
 @dataclass(frozen=True)
@@ -144,13 +147,17 @@ def _mistyped_inputs(path: ExploredPath) -> list[str]:
     return mistyped
 
 
-def _witness_value(values: list) -> str | None:
+def _witness_choice(values: list) -> str | None:
     """One of the values, as a user would write it: a non-empty literal, else unset, else empty,
     else "anything else"."""
     def rank(v: str | None) -> int:
         return 1 if v is None else 3 if v.startswith(OTHER) else 2 if v == "" else 0
 
-    best = min(values, key=rank)
+    return min(values, key=rank)
+
+
+def _witness_value(values: list) -> str | None:
+    best = _witness_choice(values)
     return "<any other value>" if best is not None and best.startswith(OTHER) else best
 
 
@@ -165,10 +172,14 @@ def _flag_value(value: Any) -> str:
     return format_value(value)
 
 
-def _witness(path: ExploredPath, matters: Mapping[str, list], script: str) -> dict[str, Any]:
+def _witness(script: Path, path: ExploredPath, matters: Mapping[str, list]) -> dict[str, Any]:
+    """The inputs that matter, and the arms a run with them (the path's other inputs as they are) takes."""
+    chosen = {name: _witness_choice(values) for name, values in matters.items()}
+    env = {name: value for name, value in {**path.env, **chosen}.items() if value is not None}
+    branches = render(script, env).branches
     return {
         "env": {name: _witness_value(values) for name, values in matters.items()},
-        "branches": [line if Path(file) == Path(script) else f"{file}:{line}" for file, line in path.branches],
+        "branches": [line if Path(file) == script else f"{file}:{line}" for file, line in branches],
     }
 
 
@@ -177,9 +188,13 @@ def check_script(
     checker: Checker,
     fixed: Mapping[str, str] | None = None,
     vary: Mapping[str, list[str]] | None = None,
-    path_cap: int = 4096,
+    path_cap: int = COMBINATION_CAP,
     max_fixes: int = 3,
+    allow_unverified: bool = False,
 ) -> ScriptCheck:
+    """`path_cap`: the most combinations of one group of inputs that decide parts of a launch
+    together (launch_parts); a group with more is reported as FL011, an error (fail closed) unless
+    `allow_unverified`, as is a path that runs into a loop the evaluator cannot get past."""
     try:
         text = decode(path.read_bytes(), str(path))
     except OSError as err:
@@ -188,32 +203,84 @@ def check_script(
     result = Result(pin=checker.pin.pin)
     check = ScriptCheck(path, text, result)
     try:
-        exploration = explore(path, dict(fixed or {}), dict(vary or {}), path_cap)
+        exploration = evaluate(path, dict(fixed or {}), dict(vary or {}))
     except ScriptError as err:
         result.findings.append(Finding("FL010", "error", f"cannot be evaluated: {err.message}", (), Location(err.line, 1, 2, err.file)))
         return check
     check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
-    if exploration.capped:
-        result.findings.append(Finding("FL011", "warning", f"more branch outcomes than the path cap ({path_cap}); checked {exploration.paths_explored} paths ({len(exploration.outcomes)} distinct outcomes)", (), Location(1, 1, 2, str(path))))
-    _check_outcomes(check, exploration, checker, max_fixes)
+    _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
     from .suppress import apply_suppressions, read_suppressions
 
     result.findings = apply_suppressions(path, result.findings, read_suppressions(path, text))
     return check
 
 
-def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Checker, max_fixes: int) -> None:
-    seen: dict[tuple, tuple[Finding, list[Outcome]]] = {}
+def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, cap: int,
+              allow_unverified: bool) -> tuple[list[Concrete], list, set[str]]:
+    """The concrete launches to check; the paths that launch nothing MaxText reads (a non-zero exit,
+    another backend) or that cannot be followed; and notes."""
+    tunix = load_tunix().variables
+    bound = {name: {key for key, _ in var.binds} for name, var in tunix.items()}
+    rule_names = [rule.name_set for rule in checker.ruleset.rules]
+    launches: list[Concrete] = []
+    refused: list[ExploredPath] = []
     notes: set[str] = set()
+    unverified: dict[tuple, Finding] = {}
+    for outcome in exploration.outcomes:
+        trainer = _trainer_rendering(outcome.rendering)
+        if outcome.rendering.status != 0 or trainer.status != 0:
+            refused.extend(outcome.paths)
+            continue
+        stopped = outcome.rendering.unbounded or trainer.unbounded
+        if stopped is not None:
+            # Fail closed: what the script launches after a construct it cannot follow is unknown.
+            unverified.setdefault((stopped.file, stopped.line), Finding(
+                "FL011", "warning" if allow_unverified else "error",
+                f"the launch is not verified: {stopped.message}", (), Location(stopped.line, 1, 2, stopped.file)))
+            refused.extend(outcome.paths)
+            continue
+        lost = outcome.rendering.unfound + trainer.unfound
+        if lost and FLAGS_VARIABLE in trainer.variables:
+            for note in lost:
+                notes.add(f"{note.file}:{note.line}: {note.message}: the flags of the paths through it are not checked")
+            refused.extend(outcome.paths)
+            continue
+        for path in outcome.paths:
+            try:
+                found = concrete_launches(trainer, path, exploration.inputs, FLAGS_VARIABLE, tunix, rule_names,
+                                          bound, (BACKEND_VARIABLE,), cap)
+            except TooManyCombinations as err:
+                check.result.findings.append(Finding(
+                    "FL011", "warning" if allow_unverified else "error",
+                    f"the launch is not verified: {err.count} combinations of {', '.join(err.inputs)}"
+                    f" decide the flags together (more than {cap})", (), Location(1, 1, 2, str(check.path))))
+                refused.append(path)
+                continue
+            for launch in found:
+                backend = launch.rendering.variables.get(BACKEND_VARIABLE)
+                if backend is not None and backend.text not in ("", "maxtext"):
+                    notes.add(f"with {BACKEND_VARIABLE}={backend.text} the trainer does not read MaxText flags: not checked")
+                    refused.append(launch.path)
+                else:
+                    launches.append(launch)
+    check.result.findings.extend(unverified.values())
+    return launches, refused, notes
+
+
+def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Checker, max_fixes: int, cap: int,
+                    allow_unverified: bool) -> None:
+    seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
     variables = load_tunix().variables
+    launches, refused, notes = _launches(exploration, checker, check, cap, allow_unverified)
     # Paths that give a typed Tunix input a wrong-typed value are outside the space of witnesses too.
-    mistyped = {id(p): names for o in exploration.outcomes for p in o.paths if (names := _mistyped_inputs(p))}
-    judged = [Outcome(o.rendering, paths) for o in exploration.outcomes if (paths := [p for p in o.paths if id(p) not in mistyped])]
+    mistyped = {id(c.path): names for c in launches if (names := _mistyped_inputs(c.path))}
+    judged = [c for c in launches if id(c.path) not in mistyped]
     if mistyped:
         names = ", ".join(sorted({n for found in mistyped.values() for n in found}))
         notes.add(f"paths where {names} is not an integer are not checked (Tunix refuses such a value)")
-    for outcome in judged:
-        rendering = _trainer_rendering(outcome.rendering)
+    checked: dict[tuple, Result] = {}
+    for launch in judged:
+        rendering = launch.rendering
         flags = rendering.variables.get(FLAGS_VARIABLE) or Value("", [])
         env = {name: value.text for name, value in rendering.variables.items() if name in variables}
         if HF_TOKEN_VARIABLE in rendering.exported:  # pyconfig reads it from the trainer's environment
@@ -223,41 +290,57 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
             [name for name, text in env.items() if OTHER in text]
             + [token.split("=", 1)[0] for token in flags.text.split() if OTHER in token]
         )
-        # One fix is offered per run (see _add_fix): once there is one, the other outcomes need none.
-        result = checker.check(FlagSource(flags.text), env, fix=not check.result.fixes, max_fixes=max_fixes, unknown=unknown)
+        key = (flags.text, tuple(sorted(env.items())))
+        fresh = key not in checked
+        if fresh:
+            # One fix is offered per run (see _add_fix): once there is one, the other launches need none.
+            checked[key] = checker.check(FlagSource(flags.text), env, fix=not check.result.fixes, max_fixes=max_fixes, unknown=unknown)
+        result = checked[key]
         for note in rendering.notes:
             notes.add(f"{note.file}:{note.line}: {note.message}")
-        for finding in result.findings:
-            if OTHER in finding.message:
+        for found in result.findings:
+            if OTHER in found.message or not launch.owns(_read(found, checker)):
                 continue
-            finding.location = _locate(finding, flags, rendering)
+            finding = replace(found, location=_locate(found, flags, rendering))
             finding.related = tuple(
-                loc for related in finding.related if (loc := _location(flags, *_span(flags.text, related))) is not None
+                loc for related in found.related if (loc := _location(flags, *_span(flags.text, related))) is not None
             )
-            key = (finding.rule, finding.location, finding.keys if finding.location is None else ())
-            if key not in seen:
-                seen[key] = (finding, [])
-            seen[key][1].append(outcome)
-        if result.fixes:
+            key_found = (finding.rule, finding.location, finding.keys if finding.location is None else ())
+            if key_found not in seen:
+                seen[key_found] = (finding, [])
+            seen[key_found][1].append(launch.path)
+        if fresh and result.fixes:
             in_script = [f.location for f in result.findings if f.location and f.location.file
                          and Path(f.location.file).resolve() == check.path.resolve() and f.severity != "info"]
             anchor = max((o for loc in in_script if (o := _flag_offset(flags, loc)) is not None), default=None)
             _add_fix(check, flags, result.fixes, anchor)
     conditions = None
-    for finding, outcomes in seen.values():
-        paths = [p for o in outcomes for p in o.paths]
-        if len(outcomes) == len(judged) and not exploration.capped:
-            path, matters = paths[0], {}  # on every path: no input matters
+    for finding, paths in seen.values():
+        if not refused and not mistyped and _whole_regions(exploration, paths):
+            path, matters = paths[0], {}  # on every launch: no input matters
         else:
             if conditions is None:
                 from .render.path_conditions import PathConditions
 
-                explored = [p for o in exploration.outcomes for p in o.paths]
-                conditions = PathConditions(exploration.inputs, explored, [p for p in explored if id(p) in mistyped])
+                explored = [c.path for c in launches] + list(refused)
+                excluded = [c.path for c in launches if id(c.path) in mistyped] + list(refused)
+                conditions = PathConditions(exploration.inputs, explored, excluded)
             path, matters = conditions.witness(paths)
-        finding.witness = _witness(path, matters, outcomes[0].rendering.script)
+        finding.witness = _witness(check.path, path, matters)
         check.result.findings.append(finding)
     check.result.notes.extend(sorted(notes))
+
+
+def _whole_regions(exploration: Exploration, paths: list[ExploredPath]) -> bool:
+    """Whether the paths hold every outcome's own path: the finding happens on every launch."""
+    ids = {id(p) for p in paths}
+    return all(id(p) in ids for o in exploration.outcomes for p in o.paths)
+
+
+def _read(finding: Finding, checker: Checker) -> set:
+    """The keys and variables a finding is about: its keys and every name its rule reads."""
+    rule = checker.ruleset.by_id(finding.rule)
+    return set(finding.keys) | (rule.name_set if rule is not None else set())
 
 
 def _locate(finding: Finding, flags: Value, rendering: Rendering) -> Location | None:

@@ -32,8 +32,11 @@ def load_tunix() -> TunixSchema:
 
 
 def type_tunix(name: str, var: TunixVar, raw: str) -> Any:
-    """The typed value of a Tunix variable, or ValueError with the reason (one line)."""
+    """The typed value of a Tunix variable (None: empty, which the launcher passes as no flag at
+    all), or ValueError with the reason (one line)."""
     if var.kind == "int":
+        if not raw.strip():
+            return None
         try:
             value = int(raw.strip(), 10)
         except ValueError:

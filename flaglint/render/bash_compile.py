@@ -85,6 +85,12 @@ class JumpIf(Instr):
 
 
 @dataclass(eq=False)
+class Join(Instr):
+    """Where the arms of an if, a case or an && / || list meet again: the evaluator merges the
+    paths that arrive here in the same state but for their variables."""
+
+
+@dataclass(eq=False)
 class Negate(Instr):
     groupable = True
 
@@ -366,6 +372,7 @@ class Compiler:
             self.statement(kids[i + 1], code)
             jump.target = len(code.instrs)
             i += 2
+        code.instrs.append(Join())
 
     def s_pipeline(self, node, code: Code) -> None:
         negated = any(c.type == "!" for c in node.children)
@@ -496,6 +503,7 @@ class Compiler:
             out.append(SetStatus(0))  # no arm taken: the if's status is 0
         for j in ends:
             j.target = len(out)
+        out.append(Join())
 
     def s_case_statement(self, node, code: Code) -> None:
         out = code.instrs
@@ -533,6 +541,7 @@ class Compiler:
         out.append(SetStatus(0))
         for j in ends:
             j.target = len(out)
+        out.append(Join())
 
     def s_for_statement(self, node, code: Code) -> None:
         out = code.instrs

@@ -7,10 +7,10 @@ import re
 
 from flaglint.render.bash_arith import ArithContext, ArithError, eval_arith, parse_arith_text
 from flaglint.render.bash_compile import (
-    ArithCmd, Assign, Branch, Case, Code, Command, ForInit, ForNext, FuncDef, Jump, JumpIf, Negate,
+    ArithCmd, Assign, Branch, Case, Code, Command, ForInit, ForNext, FuncDef, Join, Jump, JumpIf, Negate,
     NoteInstr, SetStatus, Subshell, Test, Unset, compile_file,
 )
-from flaglint.render.bash_types import Note, Rendering, Value
+from flaglint.render.bash_types import Choice, FromInput, Note, Rendering, Sym, Value, resolve
 from flaglint.render.bash_words import Arith, CmdSub, Lit, Param, Word, compile_glob
 
 UNSET = None  # a scope entry that is declared but unset
@@ -34,7 +34,8 @@ class _ExitScript(Exception):
 
 class State:
     __slots__ = ("scopes", "exported", "functions", "positional", "code", "pc", "stack", "status",
-                 "inputs", "domains", "notes", "branches", "handoffs", "iters", "steps", "done")
+                 "inputs", "domains", "notes", "branches", "handoffs", "iters", "steps", "done", "exit_code",
+                 "unfound", "unbounded")
 
     def copy(self) -> "State":
         s = State.__new__(State)
@@ -54,6 +55,9 @@ class State:
         s.iters = self.iters.copy()
         s.steps = self.steps
         s.done = self.done
+        s.exit_code = self.exit_code
+        s.unfound = self.unfound
+        s.unbounded = self.unbounded
         return s
 
 
@@ -113,6 +117,31 @@ def split_fields(segs: list) -> list[Value]:
     if exists:
         fields.append(Value("".join(text), origins, opaque))
     return fields
+
+
+def _symbolic(value) -> bool:
+    return type(value) is Choice or type(value) is Sym
+
+
+def _never_empty(value) -> bool:
+    """True when every alternative of a (symbolic) value is set and not empty."""
+    if type(value) is Value:
+        return value.text != ""
+    if type(value) is Choice:
+        return all(_never_empty(alt) for _, alt in value.alts)
+    if type(value) is Sym:
+        return any(_never_empty(piece) for piece in value.pieces)
+    return False
+
+
+def _joined(old, new):
+    """old followed by new, either of them symbolic."""
+    if not (_symbolic(old) or _symbolic(new)):
+        return join_segments([_seg(old, True), _seg(new, True)])
+    pieces = []
+    for v in (old, new):
+        pieces.extend(v.pieces if type(v) is Sym else (v,))
+    return Sym(tuple(pieces))
 
 
 def _pieces(segs: list) -> list[tuple[str, bool]]:
@@ -182,6 +211,9 @@ class Interp:
         st.iters = {}
         st.steps = 0
         st.done = False
+        st.exit_code = 0
+        st.unfound = ()  # Notes: the scripts and files the path runs or sources that cannot be found
+        st.unbounded = None  # a Note: the construct the path did not get past (a loop beyond the step limit)
         return st
 
     # ---- variables ----
@@ -189,7 +221,37 @@ class Interp:
         """The variable's value (a Value, a list of Values for an array, or None when unset)."""
         for scope in reversed(st.scopes):
             if name in scope:
+                value = scope[name]
+                if type(value) is Choice or type(value) is Sym:
+                    value = resolve(value, lambda c: self._pick(st, c), lambda n: self._input(st, n))
+                return value
+        return self._input(st, name)
+
+    def raw(self, st: State, name: str):
+        """The variable's value as stored: a Choice or Sym stays symbolic."""
+        for scope in reversed(st.scopes):
+            if name in scope:
                 return scope[name]
+        return FromInput(name)
+
+    def _pick(self, st: State, choice: Choice):
+        """The alternative of `choice` this path takes; NeedInput when the path has not decided."""
+        name = choice.name
+        if name in st.inputs:
+            v = st.inputs[name]
+            domain = (None if v is None else v.text,)
+        else:
+            domain = st.domains.get(name)
+            if domain is None:
+                domain = self.candidates(name) if self.candidates else (None,)
+        taken = [alt for values, alt in choice.alts if not values.isdisjoint(domain)]
+        if len(taken) == 1:
+            return taken[0]
+        if not taken:  # a value no joined path took (a domain that grew later): the first alternative
+            return choice.alts[0][1]
+        raise NeedInput(name, tuple(domain))
+
+    def _input(self, st: State, name: str):
         if name in st.inputs:
             return st.inputs[name]
         if name == "BASH_SOURCE":
@@ -245,6 +307,30 @@ class Interp:
 
     def value(self, word: Word, st: State) -> Value:
         return join_segments(self.segments(word, st))
+
+    def symbolic_value(self, word: Word, st: State):
+        """An assignment's value: a variable that holds a joined (symbolic) value and is expanded
+        whole stays symbolic, so `X="${X} k=v"` after n joins is one value, not 2**n."""
+        if word.literal is not None:
+            return self.value(word, st)
+        pieces: list = []
+        segs: list = []
+        for p in word.parts:
+            if type(p) is Param and p.index is None and not p.length and not p.indirect and p.op in ("", ":-", "-") \
+                    and (p.name[0].isalpha() or p.name[0] == "_"):
+                raw = self.raw(st, p.name)
+                if _symbolic(raw) and (not p.op or _never_empty(raw)):
+                    if segs:
+                        pieces.append(join_segments(segs))
+                        segs = []
+                    pieces.extend(raw.pieces if type(raw) is Sym else (raw,))
+                    continue
+            segs.extend(self.part(p, st))
+        if not pieces:
+            return join_segments(segs)
+        if segs:
+            pieces.append(join_segments(segs))
+        return Sym(tuple(pieces))
 
     def fields(self, words: list, st: State) -> list[Value]:
         out: list[Value] = []
@@ -581,12 +667,14 @@ class Interp:
             self.leave(st)
             return
         st.steps += 1
+        instr = code.instrs[st.pc]
+        self.line = getattr(instr, "line", self.line)
         if st.steps > STEP_LIMIT:
-            self.note(st, 0, "step limit reached (a loop that does not end?); the rest is not evaluated")
+            st.unbounded = Note(code.src.path, self.line, f"the loop around line {self.line} does not end within"
+                                f" {STEP_LIMIT:,} steps; the rest of the script is not evaluated")
+            st.notes = st.notes + (st.unbounded,)
             st.done = True
             return
-        instr = code.instrs[st.pc]
-        self.line = getattr(instr, "line", 0)
         try:
             _DISPATCH[type(instr)](self, instr, st)
         except _ExitScript:
@@ -597,6 +685,9 @@ class Interp:
 
     def i_jumpif(self, ins: JumpIf, st: State) -> None:
         st.pc = ins.target if (st.status == 0) == ins.on_success else st.pc + 1
+
+    def i_join(self, ins: Join, st: State) -> None:
+        st.pc += 1
 
     def i_negate(self, ins: Negate, st: State) -> None:
         st.status = 0 if st.status else 1
@@ -680,23 +771,25 @@ class Interp:
                 old = old if isinstance(old, list) else ([old] if old is not None else [])
                 new = old + new
             self.assign(st, ins.name, new, local)
-        elif ins.value is not None:
+        elif ins.value is not None and ins.index is not None:
             value = self.value(ins.value, st)
-            if ins.index is not None:
-                old = self.lookup(st, ins.name)
-                elems = list(old) if isinstance(old, list) else ([old] if old is not None else [])
-                i = self.arith(parse_arith_text(self.value(ins.index, st).text or "0"), st, ins.line)
-                elems.extend([None] * (i + 1 - len(elems)))
-                if ins.append and elems[i] is not None:
-                    value = join_segments([_seg(elems[i], True), _seg(value, True)])
-                elems[i] = value
-                self.assign(st, ins.name, elems, local)
-            else:
-                if ins.append:
+            old = self.lookup(st, ins.name)
+            elems = list(old) if isinstance(old, list) else ([old] if old is not None else [])
+            i = self.arith(parse_arith_text(self.value(ins.index, st).text or "0"), st, ins.line)
+            elems.extend([None] * (i + 1 - len(elems)))
+            if ins.append and elems[i] is not None:
+                value = join_segments([_seg(elems[i], True), _seg(value, True)])
+            elems[i] = value
+            self.assign(st, ins.name, elems, local)
+        elif ins.value is not None:
+            value = self.symbolic_value(ins.value, st)
+            if ins.append:
+                old = self.raw(st, ins.name)
+                if not _symbolic(old):
                     old = self.scalar(st, ins.name)
-                    if old is not None:
-                        value = join_segments([_seg(old, True), _seg(value, True)])
-                self.assign(st, ins.name, value, local)
+                if old is not None:
+                    value = _joined(old, value)
+            self.assign(st, ins.name, value, local)
         elif local and len(st.scopes) > 1 and ins.name not in st.scopes[-1]:
             self.assign(st, ins.name, UNSET, True)
         if not self._is_local(st, ins.name):  # a local's export attribute is not kept
@@ -783,9 +876,11 @@ class Interp:
         return kind
 
     def exit(self, st: State, status: int) -> None:
+        st.exit_code = status  # the status a script run as its own process (`bash other.sh`) ends with
         while st.stack:
             if self.pop(st) in ("subshell", "proc"):
                 st.status = status
+                st.exit_code = 0
                 return
         st.status = status
         st.done = True
@@ -825,6 +920,7 @@ class Interp:
         resolved = self.resolve(st, path)
         if resolved is None:
             self.note(st, ins.line, f"cannot find script {path!r}; not evaluated")
+            st.unfound = st.unfound + (st.notes[-1],)
             st.status = 127 if not replace else st.status
             if replace:
                 self.exit(st, 127)
@@ -870,6 +966,7 @@ class Interp:
         resolved = self.resolve(st, args[0])
         if resolved is None:
             self.note(st, ins.line, f"cannot find sourced file {args[0]!r}; not evaluated")
+            st.unfound = st.unfound + (st.notes[-1],)
             st.status = 1
             st.pc += 1
             return
@@ -950,6 +1047,16 @@ class Interp:
             names = ["MAPFILE"]
         if fields[0].text == "read" and not names:
             names = ["REPLY"]
+        if fields[0].text == "read":
+            # A read loop (`while read -r line; do ...; done < file`) is summarised: one pass with
+            # values the evaluator cannot know, then end of input. Nothing it reads is ever opened.
+            key = ("read", id(ins), len(st.stack))
+            if key in st.iters:
+                del st.iters[key]
+                st.status = 1
+                st.pc += 1
+                return
+            st.iters[key] = ((), 0)
         for n in names:
             if n is None:
                 continue
@@ -997,11 +1104,12 @@ class Interp:
         exported = {n: v for n, v in variables.items() if n in exported_names
                     and not isinstance(st.scopes[0].get(n), list)}
         notes = list(dict.fromkeys(st.notes))
-        return Rendering(exported, variables, notes, st.code.src.path, [])
+        return Rendering(exported, variables, notes, st.code.src.path, [], st.exit_code, list(st.branches),
+                         list(st.unfound), st.unbounded)
 
 
 _DISPATCH = {
-    Jump: Interp.i_jump, JumpIf: Interp.i_jumpif, Negate: Interp.i_negate, SetStatus: Interp.i_setstatus,
+    Join: Interp.i_join, Jump: Interp.i_jump, JumpIf: Interp.i_jumpif, Negate: Interp.i_negate, SetStatus: Interp.i_setstatus,
     Branch: Interp.i_branch, NoteInstr: Interp.i_note, Test: Interp.i_test, ArithCmd: Interp.i_arith,
     Case: Interp.i_case, ForInit: Interp.i_forinit, ForNext: Interp.i_fornext, FuncDef: Interp.i_funcdef,
     Subshell: Interp.i_subshell, Unset: Interp.i_unset, Assign: Interp.i_assign, Command: Interp.i_command,

@@ -22,6 +22,65 @@ class Value:
     opaque: bool = False  # some part comes from something the evaluator cannot know
 
 
+@dataclass(frozen=True, eq=False)
+class Choice:
+    """A value that depends on one input: the alternative whose value set holds the input's value
+    (None in a set: unset). Made where two paths that differ only in that input join."""
+
+    name: str
+    alts: tuple  # ((frozenset of str | None, Value | Sym | Choice | list | None | FromInput), ...)
+
+
+@dataclass(frozen=True, eq=False)
+class Sym:
+    """A string joined from pieces, each a Value or a Choice (`X="${X} k=v"` after a join)."""
+
+    pieces: tuple
+
+
+@dataclass(frozen=True)
+class FromInput:
+    """The alternative of a variable that one joined path never assigned: it reads the input."""
+
+    name: str
+
+
+def choice_names(value, into: set | None = None) -> set:
+    """The inputs a (possibly symbolic) value depends on."""
+    into = set() if into is None else into
+    if type(value) is Choice:
+        into.add(value.name)
+        for _, alt in value.alts:
+            choice_names(alt, into)
+    elif type(value) is Sym:
+        for piece in value.pieces:
+            choice_names(piece, into)
+    return into
+
+
+def resolve(value, pick, read_input):
+    """The concrete value: `pick(choice)` gives the alternative taken at each Choice, and
+    `read_input(name)` the value of an input a path left unassigned."""
+    while True:
+        if type(value) is Choice:
+            value = pick(value)
+        elif type(value) is FromInput:
+            value = read_input(value.name)
+        else:
+            break
+    if type(value) is Sym:
+        text, origins, opaque = [], [], False
+        for piece in value.pieces:
+            part = resolve(piece, pick, read_input)
+            if part is None:
+                continue
+            text.append(part.text)
+            origins.extend(part.origins)
+            opaque = opaque or part.opaque
+        return Value("".join(text), origins, opaque)
+    return value
+
+
 @dataclass(frozen=True)
 class Note:
     file: str
@@ -46,3 +105,7 @@ class Rendering:
     notes: list = field(default_factory=list)  # list[Note]
     script: str = ""  # the file whose final state this is
     handoffs: list = field(default_factory=list)  # list[Rendering]: scripts run with `bash other.sh`
+    status: int = 0  # the exit status: a non-zero one launches nothing
+    branches: list = field(default_factory=list)  # (file, line) of each if/elif/else arm and case item taken
+    unfound: list = field(default_factory=list)  # list[Note]: scripts run or sourced that cannot be found
+    unbounded: Note | None = None  # the construct evaluation did not get past; nothing after it is known

@@ -35,12 +35,17 @@ class PathConditions:
                 known = self.values.setdefault(name, [])
                 known.extend(v for v in values if v not in known)
         self.variables = {name: z3.Int(name) for name in self.values}
+        self._members: dict[tuple, z3.BoolRef] = {}
         self.bounds = z3.And([z3.And(0 <= var, var < len(self.values[name])) for name, var in self.variables.items()])
         self.space = z3.And(self.bounds, z3.Not(self.any_of(excluded))) if excluded else self.bounds
 
     def member(self, name: str, values: Iterable[str | None]) -> z3.BoolRef:
-        var = self.variables[name]
-        return z3.Or([var == self.values[name].index(v) for v in values])
+        key = (name, frozenset(values))
+        found = self._members.get(key)
+        if found is None:
+            var = self.variables[name]
+            found = self._members[key] = z3.Or([var == self.values[name].index(v) for v in key[1]])
+        return found
 
     def any_of(self, paths: Iterable[ExploredPath]) -> z3.BoolRef:
         return z3.Or([z3.And([self.member(name, values) for name, values in cube]) for cube in self._cubes(paths)])
@@ -79,7 +84,8 @@ class PathConditions:
 
     def _sufficient(self, refuter: z3.Solver, path: ExploredPath) -> dict[str, list]:
         """Drop the path's inputs one by one while the rest still refute `refuter`."""
-        kept = {name: list(values) for name, values in path.domains.items()}
+        # An input the path lets take any of its values constrains nothing: it never matters.
+        kept = {name: list(values) for name, values in path.domains.items() if set(values) != set(self.values[name])}
         for name in list(kept):
             trial = {n: v for n, v in kept.items() if n != name}
             if not self._satisfiable(refuter, trial):

@@ -97,6 +97,16 @@ class PackageFiles:
         return sorted(found)
 
 
+    def files_under(self, reldir: str, suffix: str) -> list[str]:
+        """Relative paths of the files anywhere under `reldir` whose names end in `suffix`, sorted."""
+        if self._archive is not None:
+            prefix = str(PurePosixPath(self._root, reldir)) + "/"
+            root = len(str(self._root)) + 1 if str(self._root) not in ("", ".") else 0
+            return sorted(name[root:] for name in self._archive.namelist() if name.startswith(prefix) and name.endswith(suffix))
+        directory = Path(self._root) / reldir
+        return sorted(str(p.relative_to(self._root).as_posix()) for p in directory.rglob(f"*{suffix}") if p.is_file())
+
+
 def open_package(path: str | Path) -> PackageFiles:
     """Find the `maxtext` package in PATH: a repo root (src/maxtext), a package directory, a
     directory holding one (unpacked wheel, site-packages), or a wheel file."""

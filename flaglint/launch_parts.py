@@ -1,0 +1,302 @@
+"""A launch whose values are symbolic (render/bash_symbolic), checked as a few concrete launches.
+
+The flag string of a merged outcome is pieces, some of them Choices on inputs; the Tunix variables
+may be Choices too. Each Choice is a *part*. Two parts belong together when they share an input,
+write into one flag token, set the same key or variable, or when one rule reads a name of each:
+the rest of the launch is the same whatever they take. A group of parts is checked on every
+combination of its inputs' values with every other part at the path's own values (its base), so
+the checks grow with the sum over groups, not with the product. A finding of a group's check
+whose keys are that group's belongs to the inputs' values of that check; a finding of the base
+check that touches no part belongs to the whole outcome.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from .render.bash import ExploredPath
+from .render.bash_interp import input_value
+from .render.bash_types import Choice, FromInput, Rendering, Sym, Value, choice_names, resolve
+
+# A group with more combinations than this is not checked on all of them (FL011 names it).
+COMBINATION_CAP = 4096
+
+
+@dataclass
+class Concrete:
+    """One concrete launch: its rendering, the path condition it stands for, and which of its
+    findings are its own: those that read one of `names` (None: any) and none of `excluded`."""
+
+    rendering: Rendering
+    path: ExploredPath
+    names: frozenset | None = None
+    excluded: frozenset = frozenset()
+
+    def owns(self, read: set) -> bool:
+        return (self.names is None or not self.names.isdisjoint(read)) and self.excluded.isdisjoint(read)
+
+
+@dataclass
+class _Part:
+    inputs: set
+    names: set
+
+
+class TooManyCombinations(Exception):
+    def __init__(self, inputs: Sequence[str], count: int):
+        super().__init__(f"{count} combinations of {', '.join(inputs)}")
+        self.inputs = inputs
+        self.count = count
+
+
+def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mapping[str, Sequence],
+                      flags_variable: str, variables: Mapping, rule_names: Iterable[frozenset],
+                      bound: Mapping[str, set], selectors: Iterable[str] = (),
+                      cap: int = COMBINATION_CAP) -> list[Concrete]:
+    """The launches to check for one outcome. `variables`: the Tunix variables; `bound`: the
+    MaxText keys each one binds; `rule_names`: the names each rule reads; `selectors`: variables
+    that decide whether the flags reach MaxText at all (TRAINER_BACKEND)."""
+    base = dict(path.env)
+    symbolic = {name: v for name, v in rendering.variables.items()
+                if (name == flags_variable or name in variables) and _is_symbolic(v)}
+    if not symbolic:
+        return [Concrete(_resolved(rendering, base, {}), path)]
+    parts: list[_Part] = []
+    flags = symbolic.get(flags_variable)
+    if flags is not None:
+        parts.extend(_flag_parts(flags, base))
+    for name, value in symbolic.items():
+        if name != flags_variable:
+            parts.append(_Part(_inputs(value), {name, *bound.get(name, ())}))
+    groups = _groups(parts, rule_names, selectors)
+    splits: dict[str, set] = {}
+    read_whole: set = set()
+    for value in symbolic.values():
+        _splits(value, splits)
+        _from_inputs(value, read_whole)
+    if len(groups) == 1 and groups[0].names is None:  # a selector decides whether anything is launched
+        launches = []
+    else:
+        launches = [Concrete(_resolved(rendering, base, {}), path, None, frozenset().union(*(g.names for g in groups)))]
+    for group in groups:
+        names = sorted(group.inputs)
+        classes = [_classes(_domain(name, path, explored), None if name in read_whole else splits.get(name))
+                   for name in names]
+        count = 1
+        for c in classes:
+            count *= len(c)
+        if count > cap:
+            raise TooManyCombinations(names, count)
+        for combo in itertools.product(*classes):
+            assignment = {name: values[0] for name, values in zip(names, combo)}
+            env = {**path.env, **assignment}
+            domains_here = {**path.domains, **dict(zip(names, combo))}
+            launches.append(Concrete(_resolved(rendering, base, assignment), ExploredPath(env, [], domains_here),
+                                     None if group.names is None else frozenset(group.names)))
+    return launches
+
+
+def _splits(value, into: dict[str, set]) -> None:
+    """The value sets each input's Choices tell apart."""
+    if type(value) is Choice:
+        for values, alt in value.alts:
+            into.setdefault(value.name, set()).add(values)
+            _splits(alt, into)
+    elif type(value) is Sym:
+        for piece in value.pieces:
+            _splits(piece, into)
+
+
+def _classes(domain: list, splits: set | None) -> list[list]:
+    """The input's values, grouped where no Choice tells them apart; an input read as a value
+    (FromInput) has every value apart."""
+    if splits is None:
+        return [[v] for v in domain]
+    grouped: dict[tuple, list] = {}
+    for v in domain:
+        grouped.setdefault(tuple(v in s for s in splits), []).append(v)
+    return list(grouped.values())
+
+
+def _is_symbolic(value) -> bool:
+    return type(value) is Choice or type(value) is Sym
+
+
+def _inputs(value) -> set:
+    names = choice_names(value)
+    _from_inputs(value, names)
+    return names
+
+
+def _from_inputs(value, into: set) -> None:
+    if type(value) is FromInput:
+        into.add(value.name)
+    elif type(value) is Choice:
+        for _, alt in value.alts:
+            _from_inputs(alt, into)
+    elif type(value) is Sym:
+        for piece in value.pieces:
+            _from_inputs(piece, into)
+
+
+def _domain(name: str, path: ExploredPath, explored: Mapping[str, Sequence]) -> list:
+    values = path.domains.get(name)
+    if values is None:
+        values = explored.get(name) or [path.env.get(name)]
+    return list(dict.fromkeys(values))
+
+
+def _picker(base: Mapping, assignment: Mapping):
+    def value_of(name: str):
+        return assignment[name] if name in assignment else base.get(name)
+
+    def pick(choice: Choice):
+        value = value_of(choice.name)
+        return next((alt for values, alt in choice.alts if value in values), choice.alts[0][1])
+
+    return pick, lambda name: input_value(value_of(name))
+
+
+def _resolved(rendering: Rendering, base: Mapping, assignment: Mapping) -> Rendering:
+    pick, read_input = _picker(base, assignment)
+
+    def concrete(values: dict) -> dict:
+        out = {}
+        for name, v in values.items():
+            v = resolve(v, pick, read_input) if _is_symbolic(v) or type(v) is FromInput else v
+            if isinstance(v, list):
+                v = v[0] if v and v[0] is not None else None
+            if v is not None:
+                out[name] = v
+        return out
+
+    return Rendering(concrete(rendering.exported), concrete(rendering.variables), rendering.notes,
+                     rendering.script, rendering.handoffs, rendering.status, rendering.branches)
+
+
+def _flag_parts(flags, base: Mapping) -> list[_Part]:
+    """One part per Choice among the flag string's pieces, with the keys of the tokens it writes
+    into in any of its values; parts that write into one token are one part."""
+    pieces = flags.pieces if type(flags) is Sym else (flags,)
+    indices = [i for i, p in enumerate(pieces) if not type(p) is Value]
+    pick_base, read_base = _picker(base, {})
+    base_texts = [resolve(p, pick_base, read_base) for p in pieces]
+    parts = {i: _Part(_inputs(pieces[i]), set()) for i in indices}
+    owner = {i: i for i in indices}
+
+    def find(i: int) -> int:
+        while owner[i] != i:
+            i = owner[i]
+        return i
+
+    for i in indices:
+        for assignment in _own_assignments(pieces[i], base):
+            pick, read_input = _picker(base, assignment)
+            texts = list(base_texts)
+            texts[i] = resolve(pieces[i], pick, read_input)
+            for token, touched in _tokens(texts):
+                if i in touched:
+                    parts[i].names.add(token.split("=", 1)[0])
+                    for j in touched:
+                        if j in owner and find(j) != find(i):
+                            owner[find(j)] = find(i)
+        # the base value's tokens too: a part that is empty elsewhere still removes them
+        for token, touched in _tokens(base_texts):
+            if i in touched:
+                parts[i].names.add(token.split("=", 1)[0])
+    merged: dict[int, _Part] = {}
+    for i in indices:
+        root = find(i)
+        into = merged.setdefault(root, _Part(set(), set()))
+        into.inputs |= parts[i].inputs
+        into.names |= parts[i].names
+    return list(merged.values())
+
+
+def _own_assignments(piece, base: Mapping) -> list[dict]:
+    names = sorted(_inputs(piece))
+    values = []
+    for name in names:
+        found = {base.get(name)}
+        _choice_values(piece, name, found)
+        values.append(sorted(found, key=lambda v: (v is None, str(v))))
+    return [dict(zip(names, combo)) for combo in itertools.product(*values)]
+
+
+def _choice_values(value, name: str, into: set) -> None:
+    """One value of `name` from each alternative set of the Choices on it."""
+    if type(value) is Choice:
+        for values, alt in value.alts:
+            if value.name == name:
+                into.add(next(iter(sorted(values, key=lambda v: (v is None, str(v))))))
+            _choice_values(alt, name, into)
+    elif type(value) is Sym:
+        for piece in value.pieces:
+            _choice_values(piece, name, into)
+
+
+def _tokens(texts: list) -> list[tuple[str, set]]:
+    """The whitespace-separated tokens of the joined pieces, each with the pieces it touches (an
+    empty piece touches the token it would split or join)."""
+    owners: list[int] = []
+    chars: list[str] = []
+    empty_at: dict[int, list[int]] = {}
+    for index, value in enumerate(texts):
+        text = "" if value is None else value.text
+        if not text:
+            empty_at.setdefault(len(chars), []).append(index)
+        chars.extend(text)
+        owners.extend([index] * len(text))
+    found = []
+    start = None
+    for position in range(len(chars) + 1):
+        blank = position == len(chars) or chars[position].isspace()
+        if not blank and start is None:
+            start = position
+        if blank and start is not None:
+            touched = set(owners[start:position])
+            for at in range(start, position + 1):
+                touched.update(empty_at.get(at, ()))
+            found.append(("".join(chars[start:position]), touched))
+            start = None
+    return found
+
+
+def _groups(parts: list[_Part], rule_names: Iterable[frozenset], selectors: Iterable[str]) -> list[_Part]:
+    """The parts, joined where they must be checked together; one group of every part, with names
+    None (all its findings are its own), when a part sets a selector."""
+    if any(not part.names.isdisjoint(selectors) for part in parts):
+        return [_Part(set().union(*(p.inputs for p in parts)), None)]
+    owner = list(range(len(parts)))
+
+    def find(i: int) -> int:
+        while owner[i] != i:
+            i = owner[i]
+        return i
+
+    def union(i: int, j: int) -> None:
+        a, b = find(i), find(j)
+        if a != b:
+            owner[b] = a
+
+    by_name: dict[str, list[int]] = {}
+    for i, part in enumerate(parts):
+        for name in part.names | {f"input:{n}" for n in part.inputs}:
+            by_name.setdefault(name, []).append(i)
+    for indices in by_name.values():
+        for j in indices[1:]:
+            union(indices[0], j)
+    for names in rule_names:
+        hit = {i for name in names for i in by_name.get(name, ())}
+        if len(hit) > 1:
+            first = min(hit)
+            for j in hit:
+                union(first, j)
+    groups: dict[int, _Part] = {}
+    for i, part in enumerate(parts):
+        into = groups.setdefault(find(i), _Part(set(), set()))
+        into.inputs |= part.inputs
+        into.names |= part.names
+    return list(groups.values())

@@ -1,0 +1,197 @@
+"""Every branch of a script in one evaluation: paths that join are merged into one state.
+
+evaluate() forks the interpreter's state where a step reads an undecided input, as explore() does,
+but where the arms of an if, a case or an && / || list meet again (a Join instruction) it waits
+until every path has got there or ended, and merges the paths that arrive in the same state but
+for their variables and one input's values. A variable the merged paths disagree on becomes a
+Choice on that input (its values on each path -> the value there); `X="${X} k=v"` appends to a
+symbolic value instead of resolving it (bash_interp.symbolic_value). Reading a Choice in any
+other way forks on its input again. So n independent switches cost n forks and n merges, not 2**n
+paths, and the outcome's values say which input decides each part of them.
+
+The paths still partition the inputs' values: a merge replaces two paths whose conditions differ
+only in one input's values by one path over the union, with each disagreeing variable guarded by
+the values that led to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from flaglint.render.bash import Exploration, ExploredPath, Outcome, _Domains, _Explorer
+from flaglint.render.bash_compile import Join
+from flaglint.render.bash_interp import Interp, NeedInput, State
+from flaglint.render.bash_types import Choice, FromInput, Sym, Value
+
+
+def evaluate(script: Path, fixed: Mapping[str, str] = {}, vary: Mapping[str, list[str]] = {}) -> Exploration:
+    """Every feasible outcome of the script, with joined paths merged (values may be symbolic)."""
+    interp = Interp(str(script))
+    interp.candidates = _Domains(interp, {k: v for k, v in vary.items() if k not in fixed})
+    explorer = _Explorer(interp)
+    work = [interp.start(dict(fixed))]
+    waiting: dict[tuple, list[State]] = {}
+    outcomes: list[Outcome] = []
+    paths = 0
+    while work or waiting:
+        if not work:
+            # The innermost join first: the paths still inside a function or sourced file, then the
+            # earliest join of a block, so that inner arms merge before the outer ones meet.
+            key = min(waiting, key=lambda k: (-len(k[2]), k[1]))
+            for st in merge(waiting.pop(key)):
+                st.pc += 1
+                work.append(st)
+            continue
+        st = work.pop()
+        forked = _advance_to_join(explorer, st)
+        if forked is not None:
+            work.extend(reversed(forked))
+        elif not st.done:
+            waiting.setdefault(_join_key(st), []).append(st)
+        else:
+            paths += 1
+            outcomes.append(explorer.outcome(st))
+    inputs = {name: [value] for name, value in fixed.items()}
+    inputs.update(explorer.explored)
+    return Exploration(outcomes, inputs, paths, False)
+
+
+def _advance_to_join(explorer: _Explorer, st: State) -> list[State] | None:
+    """Run until the path ends, forks (the states it forks into) or reaches a Join (None, not done)."""
+    interp = explorer.interp
+    while not st.done:
+        instrs = st.code.instrs
+        if st.pc < len(instrs) and type(instrs[st.pc]) is Join:
+            return None
+        snapshot = explorer._snapshot(st)
+        try:
+            interp.step(st)
+        except NeedInput as e:
+            return explorer.fork(snapshot or st, e)
+    return None
+
+
+def _join_key(st: State) -> tuple:
+    return (id(st.code), st.pc, tuple((id(code), pc, kind) for code, pc, kind, _ in st.stack))
+
+
+def merge(states: list[State]) -> list[State]:
+    """The states, with every two that differ only in their variables and one input's values merged."""
+    pending = list(states)
+    merged = True
+    while merged and len(pending) > 1:
+        merged = False
+        for i in range(len(pending)):
+            for j in range(i + 1, len(pending)):
+                joined = _merge_two(pending[i], pending[j])
+                if joined is not None:
+                    pending[i] = joined
+                    del pending[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return pending
+
+
+def _split_input(a: State, b: State) -> str | None:
+    """The one input whose values tell the two paths apart, when everything else they read agrees."""
+    names = set(a.domains) | set(b.domains)
+    differ = [n for n in names if frozenset(a.domains.get(n, ())) != frozenset(b.domains.get(n, ()))]
+    if len(differ) != 1 or differ[0] not in a.domains or differ[0] not in b.domains:
+        return None
+    name = differ[0]
+    if set(a.inputs) - {name} != set(b.inputs) - {name}:
+        return None
+    if any(a.inputs[n] != b.inputs[n] for n in a.inputs if n != name):
+        return None
+    return name
+
+
+def _merge_two(a: State, b: State) -> State | None:
+    if (a.code is not b.code or a.pc != b.pc or a.status != b.status or a.exit_code != b.exit_code
+            or len(a.scopes) != len(b.scopes) or a.functions is not b.functions and a.functions != b.functions
+            or a.positional != b.positional or a.iters != b.iters or a.stack != b.stack
+            or a.handoffs is not b.handoffs and a.handoffs != b.handoffs
+            or a.unfound != b.unfound or a.unbounded != b.unbounded):
+        return None
+    name = _split_input(a, b)
+    if name is None:
+        return None
+    assigned = any(name in scope for scope in a.scopes) or any(name in scope for scope in b.scopes)
+    if a.exported - {name} != b.exported - {name} or (assigned and a.exported != b.exported):
+        return None
+    if any(set(sa) != set(sb) for sa, sb in zip(a.scopes[1:], b.scopes[1:])):
+        return None
+    values_a, values_b = frozenset(a.domains[name]), frozenset(b.domains[name])
+    m = a.copy()
+    for index, (sa, sb) in enumerate(zip(a.scopes, b.scopes)):
+        scope = m.scopes[index]
+        for var in sa.keys() | sb.keys():
+            va = sa[var] if var in sa else FromInput(var)
+            vb = sb[var] if var in sb else FromInput(var)
+            if va is not vb and va != vb:
+                scope[var] = _choice(name, values_a, va, values_b, vb)
+    m.domains[name] = tuple(dict.fromkeys(a.domains[name] + b.domains[name]))
+    m.inputs.pop(name, None)
+    if not assigned:
+        m.exported.discard(name)  # an input whose values stay grouped is exported when set (bash.py)
+    m.notes = a.notes + tuple(n for n in b.notes if n not in a.notes)
+    m.branches = ()  # the arms taken differ; a witness's are found by rendering it (lint)
+    m.steps = max(a.steps, b.steps)
+    return m
+
+
+def _choice(name: str, values_a: frozenset, va, values_b: frozenset, vb):
+    """va where the input takes values_a, vb where values_b; the prefix both strings share stays
+    outside the Choice, cut where a token begins, so each Choice holds the tokens that differ."""
+    pa, pb = _pieces(va), _pieces(vb)
+    if pa is None or pb is None:
+        return Choice(name, ((values_a, va), (values_b, vb)))
+    common = 0
+    while common < min(len(pa), len(pb)) and (pa[common] is pb[common] or pa[common] == pb[common]):
+        common += 1
+    head = list(pa[:common])
+    rest_a, rest_b = list(pa[common:]), list(pb[common:])
+    if rest_a and rest_b and type(rest_a[0]) is Value and type(rest_b[0]) is Value:
+        cut = _token_cut(rest_a[0].text, rest_b[0].text)
+        if cut:
+            head.append(_slice(rest_a[0], 0, cut))
+            rest_a[0], rest_b[0] = _slice(rest_a[0], cut, None), _slice(rest_b[0], cut, None)
+    if not head:
+        return Choice(name, ((values_a, va), (values_b, vb)))
+    differing = Choice(name, ((values_a, _rejoined(rest_a)), (values_b, _rejoined(rest_b))))
+    return Sym(tuple(head) + (differing,))
+
+
+def _pieces(value) -> tuple | None:
+    if type(value) is Sym:
+        return value.pieces
+    if type(value) is Value:
+        return (value,)
+    return None
+
+
+def _token_cut(a: str, b: str) -> int:
+    """The length of the prefix a and b share, cut back to just before the last blank in it."""
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    while n > 0 and not a[n - 1].isspace():
+        n -= 1
+    return n - 1 if n > 0 else 0
+
+
+def _slice(v: Value, start: int, end: int | None) -> Value:
+    return Value(v.text[start:end], list(v.origins[start:end]), v.opaque)
+
+
+def _rejoined(pieces: list):
+    pieces = [p for p in pieces if not (type(p) is Value and p.text == "" and not p.opaque)]
+    if not pieces:
+        return Value("", [])
+    return pieces[0] if len(pieces) == 1 else Sym(tuple(pieces))
+
+
+__all__ = ["ExploredPath", "evaluate", "merge"]
