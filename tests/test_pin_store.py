@@ -20,6 +20,7 @@ from flaglint.cli import main
 from flaglint.findings import InputError
 from flaglint.read import FlagSource
 from flaglint.schema import pins, store
+from flaglint.schema.config_index import load_index
 from flaglint.schema.gitrefs import checkout_commit
 
 from maxtext_env import REPO
@@ -42,6 +43,8 @@ class Chunking(BaseModel):
 class MaxTextConfig(Chunking):
   mode: Mode = Field(Mode.FAST)
   cache_dir: str = Field(os.path.join(os.path.expanduser("~"), "cache"))
+  compile_topology: str = ""
+  compile_topology_num_slices: int = -1
 {extra}
   @model_validator(mode="after")
   def check_chunks(self):
@@ -90,10 +93,12 @@ def test_a_checkout_is_a_pin_by_commit_and_by_a_prefix_of_seven(tmp_path):
     tree = make_tree(tmp_path / "maxtext")
     done = flaglint("schema", "import", str(tree))
     assert done.exit_code == 0, done.output
-    assert "4 keys" in done.output and "imported as checkable rules: 1" in done.output
+    assert "6 keys" in done.output and "imported as checkable rules: 1" in done.output
     assert "defaults computed at run time: 1: cache_dir = os.path.join(os.path.expanduser('~'), 'cache')" in done.output
     assert f"registered {COMMIT}" in done.output
     assert (tmp_path / "xdg" / "flaglint" / "pins" / COMMIT / "pin.json").is_file()
+    index = load_index(pins.load_pin(COMMIT).configs)  # the checkout's own configs/**/*.yml
+    assert sorted(index.files) == ["base.yml", "models/tiny.yml"] and index.get("base.yml").lines["use_ring"] == 2
 
     for pin in (COMMIT, COMMIT[:7]):
         result = Checker(pin).check(FlagSource("num_chunks=2 mode=slow"), fix=False)

@@ -41,7 +41,7 @@ def check(flags, options: Options, flag_file, as_files, batch, fix, write, confi
     elif as_files:
         sources = [FlagSource(read_text_file(path), file=path) for path in flags]
     elif flags:
-        sources = check_sources(tuple(flags), checker.pin.version)
+        sources = check_sources(tuple(flags), checker.pin.configs)
     elif env:
         sources = [FlagSource("")]  # only Tunix variables: they are checked, and the MaxText keys they set
     else:

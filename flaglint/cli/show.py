@@ -41,7 +41,7 @@ def show(words, flag_string, env_items, env_file, pin, requirements, model, topo
     settings = given.settings()
     option = given.devices(settings["pin"])
     checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]), option)
-    version = checker.pin.version
+    version = checker.pin.configs
     if flag_string is not None:
         source = FlagSource(flag_string, name="MAXTEXT_EXTRA_FLAGS")
     elif argv and argv[0].endswith(".yml"):

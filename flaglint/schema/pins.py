@@ -40,6 +40,7 @@ class PinSchema:
     does_not_start_reason: str | None = None
     chain: list[str] = field(default_factory=list)  # this pin and every pin it extends
     rules: str | Path = ""  # the imported rules: a bundled version, or a store entry's rules folder
+    configs: str | Path = ""  # the index of configs/**/*.yml: a bundled version, or a store entry's file
     origin: str = ""  # where the pin's schema comes from, for `flaglint pins`
 
     _typed: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -138,7 +139,8 @@ def load_pin(pin: str = DEFAULT_PIN) -> PinSchema:
     name = canonical_pin(pin)
     if name.startswith("maxtext-") and (_schemas() / f"{name}.json").is_file():
         where = f"schemas/{name}.json"
-        return _from_schema(name, _released(name), where, name.removeprefix("maxtext-"), f"bundled ({where})")
+        version = name.removeprefix("maxtext-")
+        return _from_schema(name, _released(name), where, version, version, f"bundled ({where})")
     if name in bundled_pins():
         return _from_overlay(name)
     from . import store
@@ -152,10 +154,11 @@ def load_pin(pin: str = DEFAULT_PIN) -> PinSchema:
         data = json.loads(entry.schema_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         raise InputError(f"{entry.schema_path}: damaged pin store entry ({err}); import it again") from None
-    return _from_schema(name, data, str(entry.schema_path), entry.rules_dir, entry.describe())
+    return _from_schema(name, data, str(entry.schema_path), entry.rules_dir, entry.configs_path, entry.describe())
 
 
-def _from_schema(name: str, schema: dict[str, Any], where: str, rules: str | Path, origin: str) -> PinSchema:
+def _from_schema(name: str, schema: dict[str, Any], where: str, rules: str | Path, configs: str | Path,
+                 origin: str) -> PinSchema:
     return PinSchema(
         pin=name,
         version=schema["version"],
@@ -164,6 +167,7 @@ def _from_schema(name: str, schema: dict[str, Any], where: str, rules: str | Pat
         models={model: entry["keys"] for model, entry in schema.get("models", {}).items()},
         chain=[name],
         rules=rules,
+        configs=configs,
         origin=origin,
     )
 
@@ -191,6 +195,7 @@ def _from_overlay(name: str) -> PinSchema:
         does_not_start_reason=overlay.get("does_not_start_reason"),
         chain=[name, *parent.chain],
         rules=parent.rules,
+        configs=parent.configs,
         origin=f"overlay ({where}) on {overlay['extends']}: {overlay['title']}",
     )
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from ..data import data_dir
 from ..findings import InputError
 from . import store
+from .config_index import build_index, write_index
 from .gitrefs import checkout_commit
 from .importer import import_schema, schema_summary, write_schema
 from .model import Schema
@@ -67,6 +68,8 @@ def register(source: str | Path, where: str = "user", name: str | None = None, r
                 (folder / store.RULES_DIR).mkdir()
                 for path in rules_dir.iterdir():
                     (folder / store.RULES_DIR / path.name).write_bytes(path.read_bytes())
+                with open_package(source) as files:
+                    write_index(build_index(files, schema.version), folder / store.CONFIGS_FILE)
 
         folder = store.write_entry(root, entry, fill, replace=True)
     stored = store.read_entry(folder, where)
