@@ -72,12 +72,12 @@ def bundled_pins() -> list[str]:
     return released + forks
 
 
-def known_pins() -> list[str]:
+def known_pins(skip_damaged: bool = False) -> list[str]:
     """Every pin: bundled releases and overlays, then the stores' imports."""
     from . import store
 
     bundled = bundled_pins()
-    return bundled + [e.name for e in store.entries() if e.name not in bundled]
+    return bundled + [e.name for e in store.entries(skip_damaged) if e.name not in bundled]
 
 
 def _release_order(name: str) -> tuple:
@@ -203,7 +203,7 @@ def _from_overlay(name: str) -> PinSchema:
 def pins_defining(key: str) -> list[str]:
     """Every pin that defines KEY (a damaged store entry is passed over: this only informs)."""
     found = []
-    for pin in known_pins():
+    for pin in known_pins(skip_damaged=True):
         try:
             if key in load_pin(pin).keys:
                 found.append(pin)

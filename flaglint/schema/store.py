@@ -88,14 +88,19 @@ def store_path(where: str) -> Path:
     return project
 
 
-def entries() -> list[Entry]:
+def entries(skip_damaged: bool = False) -> list[Entry]:
+    """Every entry of the stores; a damaged one is an error, or left out with SKIP_DAMAGED."""
     found: dict[str, Entry] = {}
     for where, root in stores():
         if not root.is_dir():
             continue
         for folder in sorted(root.iterdir()):
-            if folder.is_dir() and not folder.name.startswith(_TEMPORARY):
-                found.setdefault(folder.name, read_entry(folder, where))
+            if folder.is_dir() and not folder.name.startswith(_TEMPORARY) and folder.name not in found:
+                try:
+                    found[folder.name] = read_entry(folder, where)
+                except InputError:
+                    if not skip_damaged:
+                        raise
     return list(found.values())
 
 
