@@ -336,7 +336,7 @@ def _maxtext_command(checker: Checker, launch: Launch, label: str) -> Result | N
     from .render.maxtext_command import recognise
     from .schema.config_index import load_index
 
-    index = load_index(checker.pin.version)
+    index = load_index(checker.pin.configs)
     words = [launch.program, *launch.args]
     command = recognise([w if isinstance(w, str) else w.text for w in words], index)
     if command is None:

@@ -42,7 +42,7 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
     elif as_files:
         sources = [FlagSource(read_text_file(path), file=path) for path in flags]
     elif flags:
-        sources = check_sources(tuple(flags), checker.pin.version)
+        sources = check_sources(tuple(flags), checker.pin.configs)
         if options.stdin_filename and tuple(flags) == ("-",):
             sources = [replace(sources[0], file=options.stdin_filename)]
     elif env:
@@ -112,7 +112,7 @@ def _fix_config_files(source, item: Checked, write: bool, checker, env, settings
         click.echo(fixed.argv.strip())
     if not write:
         return
-    again = replace(config_source(source.chain.files[0], (), checker.pin.version), text=fixed.argv)
+    again = replace(config_source(source.chain.files[0], (), checker.pin.configs), text=fixed.argv)
     after = apply_settings(checker.check(again, env, fix=False), settings, item.label)
     if after.fails(settings["fail-on"]):
         click.echo(render("text", [Checked(item.label, fixed.argv, after)]), err=True)
