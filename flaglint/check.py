@@ -34,7 +34,7 @@ class Checker:
 
     def config(self, source: FlagSource, env: Mapping[str, str] | None = None) -> tuple[Config, list[Finding]]:
         config, findings = resolve(source, self.pin, env or {}, self.model)
-        count = self.devices or from_config(config.lookup, self.pin.version)
+        count = self.devices or from_config(config, self.pin.version)
         if count is not None:
             config.devices = device_names(config, count)
         return config, findings
@@ -53,8 +53,9 @@ class Checker:
         findings += [finding(rule, config, self.ruleset.derived) for rule in broken]
         findings += _ep_rank_without_axes(judged, broken, config, self.ruleset.derived)
         result = Result(pin=self.pin.pin, findings=findings)
-        if not config.devices:
-            result.notes.append(not_judged_note(self.ruleset, config))
+        note = None if config.devices else not_judged_note(self.ruleset, config)
+        if note is not None:
+            result.notes.append(note)
         if fix and (broken or config.rejected):
             self._add_fixes(result, config, env, rules, max_fixes)
         return result
@@ -140,7 +141,10 @@ class Checker:
         """The fixed flags as read again, when no rule breaks on them (None otherwise)."""
         env = {k: v for k, v in env.items() if v != ""}
         config, findings = self.config(fixed, env)
-        if any(f.severity == "error" and f.rule not in UNFIXABLE for f in findings):
+        # A value a config file sets that MaxText refuses is removed from the file by the fix (fix_yaml).
+        in_files = set(config.chain.files) if config.chain is not None else set()
+        if any(f.severity == "error" and f.rule not in UNFIXABLE and not (f.rule == "FL005" and f.location and f.location.file in in_files)
+               for f in findings):
             return None
         judged = _judged(self._judgeable(config), config)
         if violated(judged, config) or _ep_rank_without_axes(judged, [], config, self.ruleset.derived):

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from conftest import run_flaglint
+from commandline import run_flaglint
 from flaglint.check import Checker
 from flaglint.findings import InputError
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from ..findings import InputError
-from ..report import Checked
+from ..report import Checked, render
 from .fixing import apply_fixes, choose
 from .options import Options, common_options
 from .output import apply_settings, emit
@@ -42,7 +42,7 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
     elif as_files:
         sources = [FlagSource(read_text_file(path), file=path) for path in flags]
     elif flags:
-        sources = check_sources(tuple(flags), checker.pin.version)
+        sources = check_sources(tuple(flags), checker.pin.configs)
         if options.stdin_filename and tuple(flags) == ("-",):
             sources = [replace(sources[0], file=options.stdin_filename)]
     elif env:
@@ -76,6 +76,9 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
 
         for item in checked:
             click.echo(confirm(confirm_with, settings["pin"], item.text, env, settings["model"]), err=True)
+    if fixing and len(sources) == 1 and sources[0].chain is not None:
+        _fix_config_files(sources[0], checked[0], options.fix and not options.diff, checker, env, settings)
+        return
     fixed: dict = {}
     if fixing:
         checked, fixed, changed = apply_fixes(checked, run, unsafe=options.unsafe_fixes, diff=options.diff,
@@ -83,6 +86,37 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
         if options.diff:
             sys.exit(1 if changed else 0)
     emit(options, checked, settings, fixed)
+
+
+def _fix_config_files(source, item: Checked, write: bool, checker, env, settings) -> None:
+    """A fix of CONFIG.yml and argv: the files' keys edited in place (--fix) or shown as a diff (--diff),
+    the argv left printed; then exit as a check of the fixed files and argv would."""
+    import difflib
+    from dataclasses import replace
+
+    from ..fix_yaml import edit_yaml, file_fix, write_file_fix
+    from ..inputs import config_source
+    from ..read import read_text_file
+
+    config, _ = checker.config(source, env)
+    fixed = file_fix(config, item.result, item.fix)
+    if write:
+        for file in write_file_fix(fixed):
+            click.echo(f"fixed {file}", err=True)
+    else:
+        for file, changes in fixed.files.items():
+            old = read_text_file(file)
+            click.echo("".join(difflib.unified_diff(old.splitlines(True), edit_yaml(old, changes, file).splitlines(True),
+                                                    f"a/{file}", f"b/{file}")), nl=False)
+    if fixed.argv.strip():
+        click.echo(fixed.argv.strip())
+    if not write:
+        return
+    again = replace(config_source(source.chain.files[0], (), checker.pin.configs), text=fixed.argv)
+    after = apply_settings(checker.check(again, env, fix=False), settings, item.label)
+    if after.fails(settings["fail-on"]):
+        click.echo(render("text", [Checked(item.label, fixed.argv, after)]), err=True)
+        sys.exit(1)
 
 
 def _check_batch(checker, batch: str, env, max_fixes: int, settings) -> None:

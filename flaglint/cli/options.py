@@ -82,7 +82,7 @@ def _ids(values: tuple[str, ...]) -> list[str]:
 _OPTIONS = [
     click.option("--env", "env_items", multiple=True, metavar="K=V", help="A Tunix variable (repeatable)."),
     click.option("--env-file", type=click.Path(dir_okay=False), help="KEY=VALUE lines of Tunix variables."),
-    click.option("--pin", help="MaxText pin: maxtext-0.2.5, or a fork commit such as bbd0f6f10."),
+    click.option("--pin", help="MaxText pin: a release (maxtext-0.2.0 ... maxtext-0.2.5), a fork or imported commit (7+ characters), or installed; `flaglint pins` lists them."),
     click.option("--requirements", type=click.Path(dir_okay=False), help="Take the pin from this requirements file."),
     click.option("--model", help="Apply this MaxText model config (configs/models/NAME.yml) first."),
     click.option("--format", "--output-format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format."),

@@ -46,7 +46,7 @@ def evaluate(script: Path, fixed: Mapping[str, str] = {}, vary: Mapping[str, lis
         st = work.pop()
         forked = _advance_to_join(explorer, st)
         if forked is not None:
-            work.extend(reversed(forked))
+            work.extend(reversed(merge(forked)))  # values that lead to the same state need not wait for a join
         elif not st.done:
             waiting.setdefault(_join_key(st), []).append(st)
         else:
@@ -114,7 +114,7 @@ def _merge_two(a: State, b: State) -> State | None:
             or len(a.scopes) != len(b.scopes) or a.functions is not b.functions and a.functions != b.functions
             or a.positional != b.positional or a.iters != b.iters or a.stack != b.stack
             or a.handoffs is not b.handoffs and a.handoffs != b.handoffs
-            or a.unfound != b.unfound or a.unbounded != b.unbounded):
+            or a.unfound != b.unfound or a.unbounded != b.unbounded or a.launched != b.launched):
         return None
     name = _split_input(a, b)
     if name is None:

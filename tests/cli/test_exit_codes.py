@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_flaglint as invoke, run_flaglint_process
+from commandline import run_flaglint as invoke, run_flaglint_process
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from conftest import EXAMPLES, run_flaglint
+from commandline import EXAMPLES, run_flaglint
 
 RECIPES = EXAMPLES / "recipes"
 
