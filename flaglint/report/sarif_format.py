@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..docs import rule_url, rules_by_id
-from ..findings import Finding, InputError, Location
+from ..findings import Finding, Location
 from . import Checked
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
