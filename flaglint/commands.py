@@ -136,7 +136,7 @@ def _renderings(rendering: Rendering) -> list[Rendering]:
 def check_commands(script: Path, exploration: Exploration, checker: Checker) -> tuple[list[Finding], set[str], int]:
     """The findings on every MaxText command line of every outcome (one per rule and place, with
     the smallest witness), the notes, and how many command lines were checked."""
-    index = load_index(checker.pin.version)
+    index = load_index(checker.pin.configs)
     notes: set[str] = set()
     seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
     checked = 0

@@ -76,8 +76,9 @@ def edit_yaml(text: str, changes: dict[str, Any], name: str) -> str:
 def write_file_fix(fixed: FileFix) -> list[str]:
     """Write each edited config file atomically; the files written."""
     from .fix_files import write_atomically
-    from .read import read_text_file
+    from .read import bom_length, read_text_file
 
     for file, changes in fixed.files.items():
-        write_atomically(Path(file), edit_yaml(read_text_file(file), changes, file))
+        bom = Path(file).read_bytes()[: bom_length(file)]  # kept, as every fix keeps the file's encoding
+        write_atomically(Path(file), bom + edit_yaml(read_text_file(file), changes, file).encode("utf-8"))
     return list(fixed.files)

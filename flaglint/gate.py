@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Mapping, Union
 
 from .check import Checker
-from .findings import Finding, Fix, InputError, Location, PlacedEdit, Result
+from .findings import Edit, Finding, Fix, InputError, Location, PlacedEdit, Result
+from .fix_files import FileEdit
 from .read import FlagSource, decode
 from .render.manifest import Container, Position, Scalar, read_manifest
 from .report import Checked
@@ -288,6 +289,27 @@ class _FlagPlacer:
         return placed
 
 
+def manifest_edits(text: str, fix: Fix, file: str) -> list[FileEdit] | None:
+    """The fix as byte edits of the manifest `text` (the file `file`, or stdin), or None when a part
+    of it is not an edit of characters there (a variable to unset, a value not written in it)."""
+    from .fix_files import text_edits
+
+    line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    edits = []
+    for placed in fix.placed:
+        location = placed.location
+        if location is None or (placed.name and not placed.new) or location.line > len(line_starts):
+            return None
+        start = line_starts[location.line - 1] + location.column - 1
+        end = start + len(placed.old)
+        if text[start:end] != placed.old:
+            return None  # the characters are escaped in the YAML: left to a person
+        if not placed.new and start > 0 and text[start - 1] == " ":
+            start -= 1  # a dropped token goes with the blank before it
+        edits.append(Edit(start, end, placed.new))
+    return text_edits(file, text, edits, fix.safe)
+
+
 def check_launch(checker: Checker, launch: Launch, label: str, *, env: Mapping[str, str] | None = None,
                  fix: bool = True, max_fixes: int = 3) -> Result:
     """One launch's flags and Tunix variables (over `env`, the values assumed for every launch), checked together."""
@@ -314,7 +336,7 @@ def _maxtext_command(checker: Checker, launch: Launch, label: str) -> Result | N
     from .render.maxtext_command import recognise
     from .schema.config_index import load_index
 
-    index = load_index(checker.pin.version)
+    index = load_index(checker.pin.configs)
     words = [launch.program, *launch.args]
     command = recognise([w if isinstance(w, str) else w.text for w in words], index)
     if command is None:

@@ -17,7 +17,7 @@ from .read_argv import argv_source
 CONFIG_SUFFIX = ".yml"  # pyconfig takes argv[1] as the config file only when it ends so
 
 
-def check_sources(args: tuple[str, ...], version: str) -> list[FlagSource]:
+def check_sources(args: tuple[str, ...], version: str | Path) -> list[FlagSource]:
     if args and args[0].endswith(".yaml") and Path(args[0]).is_file():
         raise InputError(f"{args[0]}: MaxText takes its first argument as the config file only when the name ends in "
                          f"{CONFIG_SUFFIX} (it would read this one as an undefined key); rename it")
@@ -28,7 +28,7 @@ def check_sources(args: tuple[str, ...], version: str) -> list[FlagSource]:
     return read_flag_sources(args)
 
 
-def config_source(config: str, words: tuple[str, ...] | list[str], version: str) -> FlagSource:
+def config_source(config: str, words: tuple[str, ...] | list[str], version: str | Path) -> FlagSource:
     """MaxText's argv with its config file: the file's chain under the argv words."""
     from .render.yaml_chain import config_node, load_chain
     from .schema.config_index import load_index

@@ -56,6 +56,12 @@ def block_network():
     socket.getaddrinfo = socket.create_connection = refuse
 
 
+def default_config(pyconfig, version):
+    """MaxText 0.2.3 and later find base.yml themselves; 0.2.0 takes it as argv[1]."""
+    parts = tuple(int(p) if p.isdigit() else 0 for p in version.split(".")[:3])
+    return os.path.join(os.path.dirname(pyconfig.__file__), "base.yml") if parts < (0, 2, 3) else None
+
+
 def verdict(pyconfig, argv, environment, config=None, extra=None):
     # pyconfig sets XLA_FLAGS (and may set more) as a side effect: every case starts from the same env.
     os.environ.clear()
@@ -84,9 +90,10 @@ def main():
         return
     out.write(json.dumps(hello) + "\n")
     environment = dict(os.environ)
+    base = default_config(pyconfig, hello["maxtext"])
     for line in sys.stdin:
         request = json.loads(line)
-        out.write(json.dumps(verdict(pyconfig, request["argv"], environment, request.get("config"), request.get("env"))) + "\n")
+        out.write(json.dumps(verdict(pyconfig, request["argv"], environment, request.get("config") or base, request.get("env"))) + "\n")
 
 
 if __name__ == "__main__":

@@ -436,7 +436,7 @@ def _check_model_conflicts(config: Config, model: str, overridden: bool, finding
 
 
 @lru_cache(maxsize=4096)
-def _close_keys(key: str, pin: str) -> list[str]:
+def close_keys(key: str, pin: str) -> list[str]:
     import difflib
 
     from .schema.pins import load_pin
@@ -444,11 +444,25 @@ def _close_keys(key: str, pin: str) -> list[str]:
     return difflib.get_close_matches(key, load_pin(pin).keys, n=3, cutoff=0.75)
 
 
+@lru_cache(maxsize=4096)
+def _close_keys_elsewhere(key: str, pin: str) -> list[tuple[str, list[str]]]:
+    """Near names that only other pins define, with those pins (a key the fork adds, misspelled)."""
+    import difflib
+
+    from .schema.pins import known_pins, load_pin
+
+    here = load_pin(pin).keys
+    others = {name for other in known_pins() if other != pin for name in load_pin(other).keys if name not in here}
+    return [(name, pins_defining(name)) for name in difflib.get_close_matches(key, others, n=3, cutoff=0.75)]
+
+
 def _undefined(key: str, pin: PinSchema, where: Location) -> Finding:
-    close = _close_keys(key, pin.pin)
+    close = close_keys(key, pin.pin)
     message = f"{key} is not defined at MaxText {pin.pin}"
     if close:
         message += f"; did you mean {', '.join(close)}?"
+    elif elsewhere_close := _close_keys_elsewhere(key, pin.pin):
+        message += "; did you mean " + ", ".join(f"{name} (defined at {', '.join(pins)})" for name, pins in elsewhere_close) + "?"
     elsewhere = [p for p in pins_defining(key) if p != pin.pin]
     if elsewhere:
         message += f" (defined at {', '.join(elsewhere)})"

@@ -47,7 +47,7 @@ def _origin(config: Config, key: str, device_source: str | None) -> Provenance:
         return Provenance(key, value, "tunix", f"Tunix variable {key}" + (" (unset)" if value is None else ""))
     assignment = config.explicit.get(key)
     if assignment is None:
-        index = load_index(config.pin.version)
+        index = load_index(config.pin.configs)
         base = index.get("base.yml") if index is not None else None
         if key in config.pin.defaults and base is not None and key in base.lines:
             return Provenance(key, value, "default", f"maxtext/configs/base.yml:{base.lines[key]} (MaxText {config.pin.version})",
@@ -64,7 +64,7 @@ def _origin(config: Config, key: str, device_source: str | None) -> Provenance:
         loc = assignment.where
         return Provenance(key, value, "yaml", f"{loc.file}:{loc.line}", loc.file, loc.line)
     if kind == "model":
-        index = load_index(config.pin.version)
+        index = load_index(config.pin.configs)
         model_file = index.get(f"models/{rest}.yml") if index is not None else None
         line = model_file.lines.get(key) if model_file is not None else None
         where = f"maxtext/configs/models/{rest}.yml" + (f":{line}" if line else "")

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from conftest import EXAMPLES, run_flaglint
+from commandline import EXAMPLES, run_flaglint
 
 
 def _json(proc):

@@ -46,7 +46,7 @@ def evaluate(script: Path, fixed: Mapping[str, str] = {}, vary: Mapping[str, lis
         st = work.pop()
         forked = _advance_to_join(explorer, st)
         if forked is not None:
-            work.extend(reversed(forked))
+            work.extend(reversed(merge(forked)))  # values that lead to the same state need not wait for a join
         elif not st.done:
             waiting.setdefault(_join_key(st), []).append(st)
         else:

@@ -205,8 +205,10 @@ class Lexer:
             elif c == '"':
                 self._flush(parts, buf, False)
                 self.pos += 1
-                parts.extend(self._dquoted(stops='"', default=False))
-                parts.append(Lit("", (), True))
+                inner = self._dquoted(stops='"', default=False)
+                parts.extend(inner)
+                if not any(type(p) is Param and "@" in (p.name, p.index) for p in inner):
+                    parts.append(Lit("", (), True))  # "$X" is one field even when X is empty; "$@" may be none
                 if self._peek() != '"':
                     raise WordSyntaxError("unterminated double quote", self.pos)
                 self.pos += 1

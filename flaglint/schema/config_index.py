@@ -117,13 +117,14 @@ def write_index(index: ConfigIndex, out: str | Path) -> None:
     Path(out).write_text(json.dumps(payload, indent=1, sort_keys=False, allow_nan=True) + "\n", encoding="utf-8")
 
 
-def index_path(version: str) -> Path:
-    return data_dir("schemas") / "configs" / f"maxtext-{version}.json"
+def index_path(version: str | Path) -> Path:
+    """A release's bundled index; a Path is a pin store entry's own."""
+    return version if isinstance(version, Path) else data_dir("schemas") / "configs" / f"maxtext-{version}.json"
 
 
 @lru_cache(maxsize=None)
-def load_index(version: str) -> ConfigIndex | None:
-    """The bundled index of a release, or None when none is bundled."""
+def load_index(version: str | Path) -> ConfigIndex | None:
+    """The bundled index of a release (or the index file of a pin store entry), or None when none is there."""
     path = index_path(version)
     if not path.is_file():
         return None

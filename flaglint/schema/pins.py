@@ -40,6 +40,7 @@ class PinSchema:
     does_not_start_reason: str | None = None
     chain: list[str] = field(default_factory=list)  # this pin and every pin it extends
     rules: str | Path = ""  # the imported rules: a bundled version, or a store entry's rules folder
+    configs: str | Path = ""  # the index of configs/**/*.yml: a bundled version, or a store entry's file
     origin: str = ""  # where the pin's schema comes from, for `flaglint pins`
 
     _typed: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -71,12 +72,12 @@ def bundled_pins() -> list[str]:
     return released + forks
 
 
-def known_pins() -> list[str]:
+def known_pins(skip_damaged: bool = False) -> list[str]:
     """Every pin: bundled releases and overlays, then the stores' imports."""
     from . import store
 
     bundled = bundled_pins()
-    return bundled + [e.name for e in store.entries() if e.name not in bundled]
+    return bundled + [e.name for e in store.entries(skip_damaged) if e.name not in bundled]
 
 
 def _release_order(name: str) -> tuple:
@@ -86,13 +87,16 @@ def _release_order(name: str) -> tuple:
 def canonical_pin(pin: str) -> str:
     """`0.2.5` -> `maxtext-0.2.5`; a commit prefix of at least 7 characters -> the pin it names
     (a store's import of that commit before an overlay describing it)."""
-    from . import store
-
     if pin == INSTALLED:
         return store_name_of_installed()
     bundled = bundled_pins()
     for candidate in (pin, f"maxtext-{pin}"):
-        if candidate in bundled or store.find(candidate) is not None:
+        if candidate in bundled:
+            return candidate
+    from . import store
+
+    for candidate in (pin, f"maxtext-{pin}"):
+        if store.find(candidate) is not None:
             return candidate
     if re.fullmatch(r"[0-9a-fA-F]{7,40}", pin):
         prefix = pin.lower()
@@ -135,7 +139,8 @@ def load_pin(pin: str = DEFAULT_PIN) -> PinSchema:
     name = canonical_pin(pin)
     if name.startswith("maxtext-") and (_schemas() / f"{name}.json").is_file():
         where = f"schemas/{name}.json"
-        return _from_schema(name, _released(name), where, name.removeprefix("maxtext-"), f"bundled ({where})")
+        version = name.removeprefix("maxtext-")
+        return _from_schema(name, _released(name), where, version, version, f"bundled ({where})")
     if name in bundled_pins():
         return _from_overlay(name)
     from . import store
@@ -149,10 +154,11 @@ def load_pin(pin: str = DEFAULT_PIN) -> PinSchema:
         data = json.loads(entry.schema_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         raise InputError(f"{entry.schema_path}: damaged pin store entry ({err}); import it again") from None
-    return _from_schema(name, data, str(entry.schema_path), entry.rules_dir, entry.describe())
+    return _from_schema(name, data, str(entry.schema_path), entry.rules_dir, entry.configs_path, entry.describe())
 
 
-def _from_schema(name: str, schema: dict[str, Any], where: str, rules: str | Path, origin: str) -> PinSchema:
+def _from_schema(name: str, schema: dict[str, Any], where: str, rules: str | Path, configs: str | Path,
+                 origin: str) -> PinSchema:
     return PinSchema(
         pin=name,
         version=schema["version"],
@@ -161,6 +167,7 @@ def _from_schema(name: str, schema: dict[str, Any], where: str, rules: str | Pat
         models={model: entry["keys"] for model, entry in schema.get("models", {}).items()},
         chain=[name],
         rules=rules,
+        configs=configs,
         origin=origin,
     )
 
@@ -188,6 +195,7 @@ def _from_overlay(name: str) -> PinSchema:
         does_not_start_reason=overlay.get("does_not_start_reason"),
         chain=[name, *parent.chain],
         rules=parent.rules,
+        configs=parent.configs,
         origin=f"overlay ({where}) on {overlay['extends']}: {overlay['title']}",
     )
 
@@ -195,7 +203,7 @@ def _from_overlay(name: str) -> PinSchema:
 def pins_defining(key: str) -> list[str]:
     """Every pin that defines KEY (a damaged store entry is passed over: this only informs)."""
     found = []
-    for pin in known_pins():
+    for pin in known_pins(skip_damaged=True):
         try:
             if key in load_pin(pin).keys:
                 found.append(pin)

@@ -15,15 +15,16 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from ..data import data_dir
 from ..findings import InputError
 from . import store
 from .gitrefs import checkout_commit
-from .importer import import_schema, schema_summary, write_schema
-from .model import Schema
 from .sources import open_package
-from .validators import summary as rules_summary
-from .validators import write_rules
+
+if TYPE_CHECKING:
+    from .model import Schema
 
 
 @dataclass
@@ -35,6 +36,12 @@ class Imported:
 
 def register(source: str | Path, where: str = "user", name: str | None = None, replace: bool = False,
              kind: str | None = None) -> Imported:
+    # The importer and the walker (pydantic, the validator models) load only when importing.
+    from .config_index import build_index, write_index
+    from .importer import import_schema, schema_summary, write_schema
+    from .validators import summary as rules_summary
+    from .validators import write_rules
+
     root = store.store_path(where)
     with open_package(source) as files:
         directory = files.directory
@@ -67,6 +74,8 @@ def register(source: str | Path, where: str = "user", name: str | None = None, r
                 (folder / store.RULES_DIR).mkdir()
                 for path in rules_dir.iterdir():
                     (folder / store.RULES_DIR / path.name).write_bytes(path.read_bytes())
+                with open_package(source) as files:
+                    write_index(build_index(files, schema.version), folder / store.CONFIGS_FILE)
 
         folder = store.write_entry(root, entry, fill, replace=True)
     stored = store.read_entry(folder, where)

@@ -12,9 +12,9 @@ from pathlib import Path, PurePosixPath
 from flaglint.findings import InputError
 
 MARKER = "configs/types.py"
-OLD_MARKER = "pyconfig.py"  # MaxText before 0.2.0: MaxText/pyconfig.py and base.yml, no config model
-_BEFORE_020 = ("{origin}: MaxText before 0.2.0 (MaxText/pyconfig.py, no configs/types.py) is not supported; "
-               "import 0.2.0 or later")
+OLD_MARKER = "pyconfig.py"  # MaxText before 0.2.0: MaxText/pyconfig.py and base.yml
+_BEFORE_020 = ("{origin}: MaxText before 0.2.0 (the MaxText/ package: MaxText/pyconfig.py, no maxtext/configs/types.py) "
+               "is not supported; import 0.2.0 or later")
 
 
 class PackageFiles:
@@ -118,7 +118,8 @@ def open_package(path: str | Path) -> PackageFiles:
     for candidate in (origin, origin / "maxtext", origin / "src" / "maxtext"):
         if (candidate / MARKER).is_file():
             return PackageFiles(origin, candidate)
-    if any((origin / p / OLD_MARKER).is_file() for p in ("", "MaxText", "src/MaxText")):
+    old_layouts = [origin / "MaxText", origin / "src" / "MaxText"] + ([origin] if origin.name == "MaxText" else [])
+    if any((p / OLD_MARKER).is_file() or (p / MARKER).is_file() for p in old_layouts):
         raise InputError(_BEFORE_020.format(origin=origin))
     raise InputError(f"{origin}: not a MaxText tree (no {MARKER} here, under maxtext/ or under src/maxtext/)")
 

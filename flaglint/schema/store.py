@@ -1,7 +1,8 @@
 """The pin store: MaxText versions imported with `flaglint schema import`, usable with `--pin`.
 
 A store is a folder with one entry per pin, `<store>/<name>/`: `pin.json` (what was imported and
-from where), `schema.json` (model.Schema) and `rules/` (as rules/maxtext/<version>/). A release is
+from where), `schema.json` (model.Schema), `rules/` (as rules/maxtext/<version>/) and `configs.json` (the index
+of its configs/**/*.yml, as schemas/configs/maxtext-<version>.json). A release is
 named `maxtext-X.Y.Z` (from the package's version file), a git checkout by its commit. The user
 store is `$XDG_CACHE_HOME/flaglint/pins`; a project store is the folder `pin-store` names in
 `[tool.flaglint]`, which a team can commit. An entry is written in a temporary folder and renamed
@@ -22,6 +23,7 @@ from ..findings import InputError
 ENTRY_FILE = "pin.json"
 SCHEMA_FILE = "schema.json"
 RULES_DIR = "rules"
+CONFIGS_FILE = "configs.json"  # config_index.py's index of the package's configs/**/*.yml
 _TEMPORARY = ".tmp-"
 
 
@@ -43,6 +45,10 @@ class Entry:
     @property
     def rules_dir(self) -> Path:
         return self.path / RULES_DIR
+
+    @property
+    def configs_path(self) -> Path:
+        return self.path / CONFIGS_FILE
 
     def describe(self) -> str:
         what = f"maxtext {self.version}" + (f" at commit {self.commit[:12]}" if self.commit else "")
@@ -82,14 +88,19 @@ def store_path(where: str) -> Path:
     return project
 
 
-def entries() -> list[Entry]:
+def entries(skip_damaged: bool = False) -> list[Entry]:
+    """Every entry of the stores; a damaged one is an error, or left out with SKIP_DAMAGED."""
     found: dict[str, Entry] = {}
     for where, root in stores():
         if not root.is_dir():
             continue
         for folder in sorted(root.iterdir()):
-            if folder.is_dir() and not folder.name.startswith(_TEMPORARY):
-                found.setdefault(folder.name, read_entry(folder, where))
+            if folder.is_dir() and not folder.name.startswith(_TEMPORARY) and folder.name not in found:
+                try:
+                    found[folder.name] = read_entry(folder, where)
+                except InputError:
+                    if not skip_damaged:
+                        raise
     return list(found.values())
 
 

@@ -21,20 +21,20 @@ ici_fsdp_parallelism: 8   # fsdp over the slice
 def test_the_fix_edits_the_file_that_set_each_value_and_keeps_its_comments(tmp_path, flaglint_cli):
     config = tmp_path / "run.yml"
     config.write_text(CONFIG)
-    proc = flaglint_cli("check", str(config), "--topology", "v5p-8", "scan_layers=true", "--fix", "--write")
+    proc = flaglint_cli("check", str(config), "--topology", "v5p-8", "scan_layers=true", "--fix", "--unsafe-fixes")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     text = config.read_text()
     # log_period: 1.5 is refused, so it goes (base.yml's value comes back); the mesh fits 4 devices.
     assert text == CONFIG.replace("log_period: 1.5\n", "").replace("ici_fsdp_parallelism: 8 ", "ici_fsdp_parallelism: 4 ")
     assert proc.stdout.strip() == "scan_layers=true"
-    again = flaglint_cli("check", str(config), "--topology", "v5p-8", "scan_layers=true", "--fix", "--write")
+    again = flaglint_cli("check", str(config), "--topology", "v5p-8", "scan_layers=true", "--fix", "--unsafe-fixes")
     assert again.returncode == 0 and config.read_text() == text
 
 
-def test_without_write_the_fix_is_a_diff_of_the_file(tmp_path, flaglint_cli):
+def test_with_diff_the_fix_is_a_diff_of_the_file(tmp_path, flaglint_cli):
     config = tmp_path / "run.yml"
     config.write_text(CONFIG)
-    proc = flaglint_cli("check", str(config), "--topology", "v5p-8", "--fix")
+    proc = flaglint_cli("check", str(config), "--topology", "v5p-8", "--diff", "--unsafe-fixes")
     assert "-log_period: 1.5" in proc.stdout and "+ici_fsdp_parallelism: 4   # fsdp over the slice" in proc.stdout
     assert config.read_text() == CONFIG
 
