@@ -20,7 +20,11 @@ def __getattr__(name: str):
         from .gate import check_manifest
 
         return check_manifest
-    if name in ("Result", "Finding", "Fix", "Change", "Location"):
+    if name == "Location":
+        from .location import Location
+
+        return Location
+    if name in ("Result", "Finding", "Fix", "Change"):
         from . import findings
 
         return getattr(findings, name)

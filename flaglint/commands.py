@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .check import Checker
-from .findings import Finding, InputError, Location
+from .findings import Finding, InputError
+from .location import Location
 from .read import Token
 from .read_argv import argv_source, quoted_origins, shell_words
 from .render.bash import OTHER, Exploration, ExploredPath, Rendering, Value
@@ -220,4 +221,4 @@ def _place(finding: Finding, origins: Value, line: CommandLine) -> Location:
         found = _location(origins, where.column - 1, where.end_column - 1)
         if found is not None:
             return found
-    return Location(line.line, 1, 2, line.file)
+    return Location(line.file, line.line, 1, end_column=2)

@@ -8,25 +8,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .edits import Edit, PlacedEdit
+from .location import Location
+
 SEVERITIES = ("info", "warning", "error")
 
 
 def severity_rank(severity: str) -> int:
     return SEVERITIES.index(severity)
-
-
-@dataclass(frozen=True)
-class Location:
-    """A 1-based line and column span in a file (file None for a string given on the command line)."""
-
-    line: int
-    column: int
-    end_column: int
-    file: str | None = None
-    end_line: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "column": self.column, "end_column": self.end_column}
 
 
 @dataclass
@@ -67,29 +56,6 @@ class Change:
 
     def to_json(self) -> dict[str, Any]:
         return {"key": self.key, "from": self.from_, "to": self.to}
-
-
-@dataclass(frozen=True)
-class Edit:
-    """Replace text[start:end] of the flag string (or of a file, in byte offsets) with `text`."""
-
-    start: int
-    end: int
-    text: str
-
-
-@dataclass(frozen=True)
-class PlacedEdit:
-    """An edit of the file the flags were written in: the span `location` (which reads `old`)
-    becomes `new`; an empty span inserts. location None: the value is not written in the file."""
-
-    location: Location | None
-    old: str
-    new: str
-    name: str | None = None  # the Tunix variable whose value this is; None: the flag string
-
-    def to_json(self) -> dict[str, Any]:
-        return {**(self.location.to_json() if self.location else {}), "variable": self.name, "old": self.old, "new": self.new}
 
 
 @dataclass

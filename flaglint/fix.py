@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .findings import Change, Edit, Fix
+from .edits import Edit
+from .findings import Change, Fix
 from .read import Token
 from .resolve import Config
 from .solve import Proposal, format_value

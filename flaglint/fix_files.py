@@ -1,6 +1,6 @@
 """Stage 6, fix: the one way a fix reaches a file, for flag files, recipe scripts and manifests.
 
-A fix becomes byte edits of the files as they are on disk (`FileEdit`); `apply_file_edits` gives
+A fix becomes byte edits of the files as they are on disk (`Edit`s with a file); `apply_file_edits` gives
 each file's new bytes, and `write_atomically` puts them in place. Every byte outside the edited
 spans is kept (a BOM, CRLF line ends, comments), and so are the file's identity and metadata: a
 symlink's target is edited (the link stays a link), the mode and owner stay, and a file with other
@@ -11,36 +11,24 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
-from .findings import Edit
+from .edits import Edit
 
 
-@dataclass(frozen=True)
-class FileEdit:
-    """Replace bytes [start, end) of `file` with `text` (UTF-8); start == end inserts."""
-
-    file: str
-    start: int
-    end: int
-    text: str
-    safe: bool
-
-
-def text_edits(file: str, text: str, edits: list[Edit], safe: bool, offset: int = 0) -> list[FileEdit]:
+def text_edits(file: str, text: str, edits: list[Edit], safe: bool, offset: int = 0) -> list[Edit]:
     """Edits of a decoded text (character offsets) as byte edits of its UTF-8 form, which starts
     `offset` bytes into the file (after a BOM the text does not hold)."""
 
     def at(index: int) -> int:
         return offset + len(text[:index].encode("utf-8"))
 
-    return [FileEdit(file, at(edit.start), at(edit.end), edit.text, safe) for edit in edits]
+    return [Edit(at(edit.start), at(edit.end), edit.text, file, safe and edit.safe) for edit in edits]
 
 
-def apply_to_bytes(data: bytes, edits: list[FileEdit]) -> bytes:
+def apply_to_bytes(data: bytes, edits: list[Edit]) -> bytes:
     """The bytes with the edits made; an edit that overlaps one already made is left out."""
-    made: list[FileEdit] = []
+    made: list[Edit] = []
     for edit in sorted(set(edits), key=lambda e: (e.start, e.end)):
         if made and edit.start < made[-1].end:
             continue
@@ -50,9 +38,9 @@ def apply_to_bytes(data: bytes, edits: list[FileEdit]) -> bytes:
     return data
 
 
-def apply_file_edits(edits: list[FileEdit], unsafe: bool) -> dict[str, tuple[bytes, bytes]]:
+def apply_file_edits(edits: list[Edit], unsafe: bool) -> dict[str, tuple[bytes, bytes]]:
     """file -> (old bytes, new bytes) for the edits that may be applied (the safe ones, unless `unsafe`)."""
-    by_file: dict[str, list[FileEdit]] = {}
+    by_file: dict[str, list[Edit]] = {}
     for edit in edits:
         if edit.safe or unsafe:
             by_file.setdefault(edit.file, []).append(edit)

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Union
 
 from .check import Checker
-from .findings import Edit, Finding, Fix, InputError, Location, PlacedEdit, Result
-from .fix_files import FileEdit
+from .edits import Edit, PlacedEdit
+from .findings import Finding, Fix, InputError, Result
+from .location import Location
 from .read import FlagSource, decode
-from .render.manifest import Container, Position, Scalar, read_manifest
+from .render.manifest import Container, Scalar, read_manifest
 from .report import Checked
 from .schema.pins import DEFAULT_PIN
 from .tunix import load_tunix
@@ -186,10 +187,8 @@ def _launch(container: Container, fields: list[Scalar], env: dict[str, Scalar], 
     return None
 
 
-def _manifest_origin(position: Position | None):
-    from .render.bash import Origin
-
-    return None if position is None else Origin(_MANIFEST, position[0], position[1], -1)
+def _manifest_origin(position: Location | None) -> Location | None:
+    return None if position is None else replace(position, file=_MANIFEST)
 
 
 class _OriginMap:
@@ -200,11 +199,11 @@ class _OriginMap:
         self.script = script
         self.line_starts = [0] + [i + 1 for i, c in enumerate(script.text) if c == "\n"]
 
-    def position(self, origin) -> Position | None:
+    def position(self, origin: Location | None) -> Location | None:
         if origin is None:
             return None
         if origin.file == _MANIFEST:
-            return origin.line, origin.column
+            return origin
         if origin.file != self.path or origin.line > len(self.line_starts):
             return None
         index = self.line_starts[origin.line - 1] + origin.column - 1
@@ -233,9 +232,9 @@ def _located(scalar: Scalar, start: int, end: int, file: str) -> Location | None
         last = None
     if first is None:
         return None
-    if last is None or last[0] < first[0] or (last[0] == first[0] and last[1] < first[1]):
-        return Location(first[0], first[1], first[1] + 1, file)
-    return Location(first[0], first[1], last[1] + 1, file, end_line=last[0] if last[0] != first[0] else None)
+    if last is None or (last.line, last.column) < (first.line, first.column):
+        return Location(file, first.line, first.column, end_column=first.column + 1)
+    return Location(file, first.line, first.column, end_column=last.column + 1, end_line=last.line if last.line != first.line else None)
 
 
 class _FlagPlacer:
@@ -272,7 +271,7 @@ class _FlagPlacer:
         for edit in fix.edits:
             if edit.start == edit.end == len(text):  # appended: an empty span just after the last character
                 last = _located(self.flags, max(len(text) - 1, 0), len(text), self.label)
-                location = last and Location(last.end_line or last.line, last.end_column, last.end_column, last.file)
+                location = last and Location(last.file, last.end_line or last.line, last.end_column, end_column=last.end_column)
                 placed.append(PlacedEdit(location, "", edit.text))
             else:
                 old = text[edit.start:edit.end].strip()  # a dropped token's edit takes a blank next to it too
@@ -289,7 +288,7 @@ class _FlagPlacer:
         return placed
 
 
-def manifest_edits(text: str, fix: Fix, file: str) -> list[FileEdit] | None:
+def manifest_edits(text: str, fix: Fix, file: str) -> list[Edit] | None:
     """The fix as byte edits of the manifest `text` (the file `file`, or stdin), or None when a part
     of it is not an edit of characters there (a variable to unset, a value not written in it)."""
     from .fix_files import text_edits

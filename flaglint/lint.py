@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .check import Checker
-from .findings import Finding, Fix, Location, PlacedEdit, Result
-from .fix_files import FileEdit
+from .edits import Edit, PlacedEdit
+from .findings import Finding, Fix, Result
+from .location import Location
 from .read import FlagSource, decode
 from .resolve import HF_TOKEN_VARIABLE
 from .launch_parts import COMBINATION_CAP, Concrete, TooManyCombinations, concrete_launches
@@ -31,7 +32,7 @@ class ScriptCheck:
     path: Path
     text: str
     result: Result
-    edits: list[FileEdit] = field(default_factory=list)
+    edits: list[Edit] = field(default_factory=list)
     additions: list[str] = field(default_factory=list)  # lines to add by hand
     paths: int = 0
     outcomes: int = 0
@@ -52,7 +53,7 @@ def _location(value: Value, start: int, end: int) -> Location | None:
         return None
     first = origins[0]
     last = next(o for o in reversed(origins) if o.file == first.file and o.line == first.line)
-    return Location(first.line, first.column, last.column + 1, first.file)
+    return Location(first.file, first.line, first.column, end_column=last.column + 1)
 
 
 def _span(text: str, location: Location) -> tuple[int, int]:
@@ -75,7 +76,7 @@ def _file_span(value: Value, start: int, end: int) -> tuple[str, int, int] | Non
     return first.file, first.offset, position
 
 
-def _override(value: Value, edit_end: int, token_text: str, anchor: int | None) -> FileEdit | None:
+def _override(value: Value, edit_end: int, token_text: str, anchor: int | None) -> Edit | None:
     """Insert `token_text` right after the anchor token, whose branch set the conflict; last wins."""
     if anchor is None or anchor < edit_end:
         return None
@@ -85,10 +86,10 @@ def _override(value: Value, edit_end: int, token_text: str, anchor: int | None) 
     span = _file_span(value, start, anchor)  # the whole anchor token must be literal script text
     if span is None:
         return None
-    return FileEdit(span[0], span[2], span[2], " " + token_text, False)
+    return Edit(span[2], span[2], " " + token_text, span[0], safe=False)
 
 
-def _file_edits(value: Value, fix: Fix, script: Path, anchor: int | None) -> tuple[list[FileEdit], list[str]] | None:
+def _file_edits(value: Value, fix: Fix, script: Path, anchor: int | None) -> tuple[list[Edit], list[str]] | None:
     """Byte edits of the scripts for a fix of the rendered flag string.
 
     A token written in another file (a block several recipes share) is not edited: the new value
@@ -118,7 +119,7 @@ def _file_edits(value: Value, fix: Fix, script: Path, anchor: int | None) -> tup
             span = _file_span(value, edit.start + stripped, edit.end)
         if span is None:
             return None
-        edits.append(FileEdit(span[0], span[1], span[2], edit.text, fix.safe))
+        edits.append(Edit(span[1], span[2], edit.text, span[0], fix.safe))
     for change in fix.changes:
         if change.key in load_tunix().variables:
             additions.append(f"export {change.key}={'' if change.to is None else change.to}")
@@ -192,13 +193,13 @@ def check_script(
         text = decode(path.read_bytes(), str(path))
     except OSError as err:
         text = ""
-        return ScriptCheck(path, text, Result(checker.pin.pin, [Finding("FL010", "error", f"cannot read {path}: {err.strerror}", (), Location(1, 1, 1, str(path)))]))
+        return ScriptCheck(path, text, Result(checker.pin.pin, [Finding("FL010", "error", f"cannot read {path}: {err.strerror}", (), Location(str(path), 1, 1, end_column=1))]))
     result = Result(pin=checker.pin.pin)
     check = ScriptCheck(path, text, result)
     try:
         exploration = evaluate(path, dict(fixed or {}), dict(vary or {}))
     except ScriptError as err:
-        result.findings.append(Finding("FL010", "error", f"cannot be evaluated: {err.message}", (), Location(err.line, 1, 2, err.file)))
+        result.findings.append(Finding("FL010", "error", f"cannot be evaluated: {err.message}", (), Location(err.file, err.line, 1, end_column=2)))
         return check
     check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
@@ -237,7 +238,7 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
             # Fail closed: what the script launches after a construct it cannot follow is unknown.
             unverified.setdefault((stopped.file, stopped.line), Finding(
                 "FL011", "warning" if allow_unverified else "error",
-                f"the launch is not verified: {stopped.message}", (), Location(stopped.line, 1, 2, stopped.file)))
+                f"the launch is not verified: {stopped.message}", (), Location(stopped.file, stopped.line, 1, end_column=2)))
             unknown.extend(outcome.paths)
             continue
         lost = outcome.rendering.unfound + trainer.unfound
@@ -254,7 +255,7 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
                 check.result.findings.append(Finding(
                     "FL011", "warning" if allow_unverified else "error",
                     f"the launch is not verified: {err.count} combinations of {', '.join(err.inputs)}"
-                    f" decide the flags together (more than {cap})", (), Location(1, 1, 2, str(check.path))))
+                    f" decide the flags together (more than {cap})", (), Location(str(check.path), 1, 1, end_column=2)))
                 unknown.append(path)
                 continue
             for launch in found:
@@ -394,11 +395,11 @@ def _add_fix(check: ScriptCheck, flags: Value, fixes: list[Fix], anchor: int | N
         return
 
 
-def _placed(edit: FileEdit) -> PlacedEdit:
+def _placed(edit: Edit) -> PlacedEdit:
     """A byte edit of a script as the line, column and text a person reads there."""
     data = Path(edit.file).read_bytes()
     line_start = data.rfind(b"\n", 0, edit.start) + 1
     line = data.count(b"\n", 0, edit.start) + 1
     column = len(data[line_start:edit.start].decode("utf-8", "replace")) + 1
     old = data[edit.start:edit.end].decode("utf-8", "replace")
-    return PlacedEdit(Location(line, column, column + len(old), edit.file), old, edit.text)
+    return PlacedEdit(Location(edit.file, line, column, end_column=column + len(old)), old, edit.text)

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .findings import InputError, Location
+from .findings import InputError
+from .location import Location
 
 if TYPE_CHECKING:
     from .render.yaml_chain import Chain
@@ -25,15 +26,27 @@ BOM = "\ufeff"
 
 @dataclass(frozen=True)
 class Token:
+    """A token and where it is written: `where.offset`/`end_offset` are characters of the flag
+    string (a shell-quoted argv word takes more of them than its text has)."""
+
     text: str
-    offset: int
-    line: int
-    column: int  # 1-based, in characters
-    span: int | None = None  # characters it takes in the source, when not len(text) (a shell-quoted argv word)
+    where: Location
+
+    @property
+    def offset(self) -> int:
+        return self.where.offset
 
     @property
     def end_offset(self) -> int:
-        return self.offset + (len(self.text) if self.span is None else self.span)
+        return self.where.end_offset
+
+    @property
+    def line(self) -> int:
+        return self.where.line
+
+    @property
+    def column(self) -> int:
+        return self.where.column
 
     @property
     def key(self) -> str | None:
@@ -58,7 +71,7 @@ def tokenize(text: str) -> list[Token]:
             line += newlines
             line_start = text.rfind("\n", scanned, start) + 1
         scanned = start
-        tokens.append(Token(match.group(), start, line, start - line_start + 1))
+        tokens.append(Token(match.group(), Location(None, line, start - line_start + 1, offset=start, end_offset=match.end())))
     return tokens
 
 

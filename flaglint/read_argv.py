@@ -11,6 +11,7 @@ import shlex
 from typing import Any, Sequence
 
 from .findings import InputError
+from .location import Location
 from .read import FlagSource, Token
 
 _BLANK = " \t\n"
@@ -76,5 +77,5 @@ def shell_words(text: str) -> list[Token]:
             else:
                 word.append(char)
                 i += 1
-        tokens.append(Token("".join(word), start, start_line, start_column, span=i - start))
+        tokens.append(Token("".join(word), Location(None, start_line, start_column, offset=start, end_offset=i)))
     return tokens

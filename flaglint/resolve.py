@@ -12,7 +12,8 @@ from functools import lru_cache
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
-from .findings import Finding, Location
+from .findings import Finding
+from .location import Location
 from .read import FlagSource, Token, tokenize
 from .read_argv import shell_words
 from .schema.pins import PinSchema, pins_defining
@@ -170,7 +171,7 @@ def _key(source: FlagSource, token: Token) -> str | None:
 
 
 def _setting_location(setting: Setting) -> Location:
-    return Location(line=setting.line, column=1, end_column=1 + len(setting.key), file=setting.file)
+    return Location(setting.file, setting.line, 1, end_column=1 + len(setting.key))
 
 
 def _apply_chain(config: Config, chain: Chain, findings: list[Finding]) -> dict[str, Finding]:

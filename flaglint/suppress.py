@@ -10,7 +10,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .findings import Finding, Location
+from .findings import Finding
+from .location import Location
 
 _DIRECTIVE = re.compile(r"#\s*flaglint:\s*disable=([A-Za-z0-9_,]+)(?:\s+reason=\"([^\"]*)\")?")
 
@@ -71,7 +72,7 @@ def apply_suppressions(path: Path, findings: list[Finding], suppressions: list[S
         else:
             kept.append(finding)
     for s in suppressions:
-        where = Location(s.line, s.column, s.column + 1, str(path))
+        where = Location(str(path), s.line, s.column, end_column=s.column + 1)
         if not s.reason:
             kept.append(Finding("FL020", "warning", f"suppression of {', '.join(s.rules)} has no reason=\"…\"", s.rules, where))
         unused = [r for r in s.rules if r not in s.used]

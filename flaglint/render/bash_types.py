@@ -4,15 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from flaglint.location import Location
 
-@dataclass(frozen=True)
-class Origin:
-    """Where a character of a rendered value was written in a script."""
-
-    file: str
-    line: int  # 1-based
-    column: int  # 1-based, in characters of that line
-    offset: int  # byte offset in the file
+Origin = Location  # where a character of a rendered value was written: file, line, column, byte offset
 
 
 @dataclass

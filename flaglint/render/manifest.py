@@ -15,23 +15,21 @@ from dataclasses import dataclass, field
 import yaml
 
 from ..findings import InputError
+from ..location import Location
 
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"
 TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
 ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
-
-Position = tuple[int, int]  # 1-based line and column in the manifest
-
 
 @dataclass(frozen=True)
 class Scalar:
     """A string with the manifest position of each of its characters (None: made up, not written there)."""
 
     text: str
-    positions: tuple[Position | None, ...]
+    positions: tuple[Location | None, ...]
 
     @property
-    def start(self) -> Position | None:
+    def start(self) -> Location | None:
         return next((p for p in self.positions if p is not None), None)
 
 
@@ -97,11 +95,12 @@ def _refuse_lone_surrogates(node: yaml.Node | None, file: str) -> None:
 # ---- scalars with per-character positions ----
 
 class _Source:
-    def __init__(self, text: str):
+    def __init__(self, text: str, file: str):
         self.text = text
+        self.file = file
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
-    def position(self, index: int) -> Position:
+    def position(self, index: int) -> Location:
         lo, hi = 0, len(self.line_starts) - 1
         while lo < hi:
             mid = (lo + hi + 1) // 2
@@ -109,7 +108,7 @@ class _Source:
                 lo = mid
             else:
                 hi = mid - 1
-        return lo + 1, index - self.line_starts[lo] + 1
+        return Location(self.file, lo + 1, index - self.line_starts[lo] + 1)
 
 
 def scalar(node: yaml.ScalarNode, source: _Source) -> Scalar:
@@ -262,7 +261,7 @@ _REFERENCE = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
 def expand_references(arg: Scalar, env: dict[str, Scalar]) -> Scalar:
     """What the kubelet hands the container: `$$` is `$`, `$(NAME)` of a defined env entry is its value."""
     text: list[str] = []
-    positions: list[Position | None] = []
+    positions: list[Location | None] = []
     at = 0
     for match in _REFERENCE.finditer(arg.text):
         text.append(arg.text[at:match.start()])
@@ -306,7 +305,7 @@ def _text(node: yaml.Node | None) -> str | None:
 
 
 def read_manifest(text: str, file: str) -> Manifest:
-    source = _Source(text)
+    source = _Source(text, file)
     containers: list[Container] = []
     notes: list[str] = []
     for number, document in enumerate(load_documents(text, file), 1):

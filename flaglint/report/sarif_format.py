@@ -8,7 +8,8 @@ from typing import Any
 from urllib.parse import quote
 
 from ..docs import rule_url, rules_by_id
-from ..findings import Finding, Location
+from ..findings import Finding
+from ..location import Location
 from . import Checked
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"

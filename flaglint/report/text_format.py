@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..findings import Finding, Fix, Location, PlacedEdit, severity_rank
+from ..edits import PlacedEdit
+from ..findings import Finding, Fix, severity_rank
+from ..location import Location
 from . import Checked, describe_fix
 
 
@@ -125,7 +127,7 @@ def _fix_location(item: Checked, finding: Finding) -> Location | None:
         if change.key in finding.keys and old.strip() and edit.end <= len(item.text):
             line = item.text.count("\n", 0, start) + 1
             column = start - (item.text.rfind("\n", 0, start) + 1) + 1
-            return Location(line, column, column + len(old.strip()))
+            return Location(None, line, column, end_column=column + len(old.strip()))
     return None
 
 

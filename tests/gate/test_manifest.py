@@ -10,6 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from flaglint.findings import InputError
+from flaglint.location import Location
 from flaglint.render.manifest import Scalar, _Source, expand_references, load_documents, read_manifest, scalar
 
 STYLES = [None, '"', "'", "|", ">"]
@@ -17,7 +18,7 @@ STYLES = [None, '"', "'", "|", ">"]
 
 def _scalars(text: str) -> dict[str, Scalar]:
     """The scalars under the top key, by key; a nested mapping gives its innermost scalar."""
-    source = _Source(text)
+    source = _Source(text, "m.yaml")
     document = yaml.compose(text, Loader=yaml.SafeLoader)
     out = {}
     for key, value in document.value[0][1].value:
@@ -27,9 +28,8 @@ def _scalars(text: str) -> dict[str, Scalar]:
     return out
 
 
-def _at(text: str, position: tuple[int, int]) -> str:
-    line, column = position
-    return text.split("\n")[line - 1][column - 1]
+def _at(text: str, position: Location) -> str:
+    return text.split("\n")[position.line - 1][position.column - 1]
 
 
 @settings(max_examples=300, deadline=None)
@@ -63,23 +63,23 @@ def test_a_literal_block_places_each_character_exactly():
     text = 'a:\n  b: |\n    echo hi\n      X="1 2" \\\n    run  -m z\n'
     placed = _scalars(text)["b"]
     assert placed.text == 'echo hi\n  X="1 2" \\\nrun  -m z\n'
-    assert placed.positions[placed.text.index("X")] == (4, 7)
-    assert placed.positions[placed.text.index("run")] == (5, 5)
+    assert placed.positions[placed.text.index("X")] == Location("m.yaml", 4, 7)
+    assert placed.positions[placed.text.index("run")] == Location("m.yaml", 5, 5)
 
 
 def test_double_quoted_escapes_point_at_their_backslash():
     text = 'a:\n  b: "x\\ty\\n  z"\n'
     placed = _scalars(text)["b"]
     assert placed.text == "x\ty\n  z"
-    assert placed.positions[1] == (2, 8) and placed.positions[2] == (2, 10)
+    assert placed.positions[1] == Location("m.yaml", 2, 8) and placed.positions[2] == Location("m.yaml", 2, 10)
 
 
 def test_kubelet_references_are_expanded_with_their_origins():
-    arg = Scalar("a=$(HEAD):1 $$(hostname) $(UNSET)", tuple((1, c) for c in range(1, 34)))
-    head = Scalar("h0", ((9, 3), (9, 4)))
+    arg = Scalar("a=$(HEAD):1 $$(hostname) $(UNSET)", tuple(Location("m.yaml", 1, c) for c in range(1, 34)))
+    head = Scalar("h0", (Location("m.yaml", 9, 3), Location("m.yaml", 9, 4)))
     expanded = expand_references(arg, {"HEAD": head})
     assert expanded.text == "a=h0:1 $(hostname) $(UNSET)"
-    assert expanded.positions[2:4] == ((9, 3), (9, 4))
+    assert expanded.positions[2:4] == head.positions
     assert len(expanded.positions) == len(expanded.text)
 
 
@@ -107,5 +107,5 @@ def test_the_slice_comes_from_the_tpu_job_and_points_at_the_topology():
     main = next(c for c in manifest.containers if c.name == "main")
     assert main.tpu_slice.text == "tpu7x:4x8x8"
     line = next(n for n, row in enumerate(text.split("\n"), 1) if "gke-tpu-topology: 4x8x8" in row)
-    assert main.tpu_slice.start == (line, text.split("\n")[line - 1].index("4x8x8") + 1)
+    assert main.tpu_slice.start == Location("t.yaml", line, text.split("\n")[line - 1].index("4x8x8") + 1)
     assert [c.name for c in manifest.containers] == ["pathways-rm", "pathways-proxy", "main", "pathways-worker"]

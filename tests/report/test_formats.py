@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from flaglint.check import Checker
 from flaglint.cli import main
-from flaglint.findings import Finding, Location, Result
+from flaglint.findings import Finding, Result
+from flaglint.location import Location
 from flaglint.read import FlagSource, read_env_assignments
 from flaglint.report import Checked, render
 from flaglint.report.github_format import escape_data, escape_property
@@ -114,7 +115,7 @@ def test_github_annotations_carry_file_line_and_rule(checked):
 @settings(max_examples=200, deadline=None)
 @given(st.text(), st.text(min_size=1))
 def test_github_escaping_keeps_one_line_and_round_trips(message, file):
-    finding = Finding("FL004", "warning", message, location=Location(3, 5, 9, file=file))
+    finding = Finding("FL004", "warning", message, location=Location(file, 3, 5, end_column=9))
     out = render("github", [Checked(file, "", Result(pin="", findings=[finding]))]).split("\n")
     assert len(out) == 2
     command, props, text = parse_annotation(out[0])
@@ -144,7 +145,7 @@ def test_junit_is_xml_with_one_suite_per_input_and_failures_for_errors(checked):
 @settings(max_examples=200, deadline=None)
 @given(st.text())
 def test_junit_survives_any_message(message):
-    finding = Finding("FL005", "error", message, location=Location(1, 1, 2))
+    finding = Finding("FL005", "error", message, location=Location(None, 1, 1, end_column=2))
     root = ET.fromstring(render("junit", [Checked("x&<y>.flags", "", Result(pin="", findings=[finding], notes=[message]))]))
     failure = root.find("testsuite/testcase/failure")
     assert root.find("testsuite").get("name") == "x&<y>.flags"
