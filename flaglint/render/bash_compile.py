@@ -7,6 +7,7 @@ the path explorer can fork it at a branch instead of re-running the script from 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 from flaglint.render.bash_arith import ArithError, parse_arith
@@ -53,6 +54,7 @@ class Command(Instr):
     words: list  # list[Word]; words[0] is the command name
     prefix: list  # list[Assign]: assignments in front of the command, for it alone
     mutates: bool = False
+    silent: bool = False  # standard output goes to stderr or /dev/null
 
 
 @dataclass(eq=False)
@@ -353,7 +355,13 @@ class Compiler:
     def s_redirected_statement(self, node, code: Code) -> None:
         body = node.child_by_field_name("body")
         if body is not None:
+            before = len(code.instrs)
             self.statement(body, code)
+            redirects = [re.sub(r"\s", "", self.text(c)) for c in node.children if c.type == "file_redirect"]
+            if any(r in (">&2", "1>&2", ">/dev/null", "1>/dev/null", "&>/dev/null") for r in redirects):
+                for instr in code.instrs[before:]:
+                    if isinstance(instr, Command):
+                        instr.silent = True  # its output is not captured by $(...)
 
     def s_list(self, node, code: Code) -> None:
         kids = [c for c in node.children if c.type not in _SKIP]
@@ -601,7 +609,43 @@ class Compiler:
         return True
 
     def s_c_style_for_statement(self, node, code: Code) -> None:
-        code.instrs.append(NoteInstr(self.line(node), "unsupported construct: arithmetic for loop (not evaluated)"))
+        """for ((init; condition; update)): init, then the condition before each pass and the update
+        after it (an empty condition is true, as in bash)."""
+        out = code.instrs
+        opener = next(c for c in node.children if c.type == "((")
+        closer = next(c for c in node.children if c.type == "))")
+        separators = [c for c in node.children if c.type == ";" and opener.end_byte <= c.start_byte < closer.start_byte]
+        if len(separators) != 2:
+            raise self.fail(node, "unsupported arithmetic for loop")
+        bounds = [opener.end_byte, separators[0].start_byte, separators[0].end_byte, separators[1].start_byte,
+                  separators[1].end_byte, closer.start_byte]
+        init, cond, update = (self._arith_span(node, bounds[i], bounds[i + 1]) for i in (0, 2, 4))
+        if init is not None:
+            out.append(ArithCmd(self.line(node), init, True))
+        enter = Jump()
+        out.append(enter)
+        head = len(out)
+        if update is not None:
+            out.append(ArithCmd(self.line(node), update, True))
+        enter.target = len(out)
+        exit_jump = None
+        if cond is not None:
+            out.append(ArithCmd(self.line(node), cond, _arith_mutates(self.src.text[self.src.char_index(bounds[2]):self.src.char_index(bounds[3])])))
+            exit_jump = JumpIf(on_success=False)
+            out.append(exit_jump)
+        self._loop_body(node.child_by_field_name("body"), code, head)
+        out.append(Jump(target=head))
+        if exit_jump is not None:
+            exit_jump.target = len(out)
+        self._close_loop(code)
+
+    def _arith_span(self, node, start: int, end: int) -> tuple | None:
+        if not self.src.data[start:end].strip():
+            return None
+        try:
+            return parse_arith(self.src, self.src.char_index(start), self.src.char_index(end))
+        except (ArithError, WordSyntaxError) as e:
+            raise self.fail(node, f"arithmetic: {e}") from None
 
     def s_function_definition(self, node, code: Code) -> None:
         name = self.text(node.child_by_field_name("name"))
@@ -740,6 +784,39 @@ class CompiledFile:
 _cache: dict[tuple, CompiledFile] = {}
 
 
+_span_cache: dict[tuple, Code] = {}
+
+
+def compile_span(src: Source, start: int, end: int) -> Code:
+    """The commands in characters start:end of a compiled file (a command substitution), parsed on
+    their own at their own offsets, so their words keep their origins."""
+    key = (id(src), start, end)
+    found = _span_cache.get(key)
+    if found is None:
+        code = Code(src)
+        Compiler(src, FileFacts())._reparse(src.byte_offset(start), src.byte_offset(end), code)
+        found = _span_cache[key] = code
+    return found
+
+
+_BACKTICK_COMMENT = re.compile(rb"`[ \t]*#[^`\n]*`")
+_SHADOWING_DEFINITION = re.compile(rb"(?m)^([ \t]*(?:function[ \t]+)?)(export|local|declare|readonly|typeset)(?=[ \t]*\(\))")
+
+
+def _readable(data: bytes) -> bytes:
+    """The script as tree-sitter-bash can read it, where bash reads what it cannot; every offset
+    and line stays as it was (the compiler reads names and words from the original text):
+    a command substitution that is only a comment (`# note` inside a command) runs nothing, so
+    it is blank; a function named like a declaration builtin (`export() { :; }`) is parsed under
+    another name of the same length; a backslash that ends the file continues nothing."""
+    data = _BACKTICK_COMMENT.sub(lambda m: b" " * len(m.group()), data)
+    data = _SHADOWING_DEFINITION.sub(lambda m: m.group(1) + b"_" + m.group(2)[1:], data)
+    body = data.rstrip(b"\n")
+    if body.endswith(b"\\") and not body.endswith(b"\\\\"):
+        data = body[:-1] + b" " + data[len(body):]
+    return data
+
+
 def compile_file(path: str) -> CompiledFile:
     """Parse and compile a script (cached on path, size and modification time)."""
     try:
@@ -758,9 +835,10 @@ def compile_file(path: str) -> CompiledFile:
         line = data[: e.start].count(b"\n") + 1
         raise ScriptError(path, line, "not UTF-8 text") from None
     parser = _get_parser()
-    tree = parser.parse(data)
-    patched = _separate_assignment_lines(data, tree.root_node)
-    if patched != data:
+    readable = _readable(data)
+    tree = parser.parse(readable)
+    patched = _separate_assignment_lines(readable, tree.root_node)
+    if patched != readable:
         tree = parser.parse(patched)
     _check_errors(src, tree.root_node)
     facts = FileFacts()
