@@ -125,6 +125,7 @@ def split_fields(segs: list) -> list[Value]:
     return fields
 
 
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _INTEGER = re.compile(r"[-+]?[0-9]+")  # ASCII digits only, as bash reads them (not ², not ٣)
 
 
@@ -1043,6 +1044,28 @@ class Interp:
         st.status = 0
         st.pc += 1
 
+    def b_builtin(self, ins, st, fields, args) -> None:
+        """`builtin NAME ...`: the builtin itself, even where a function has its name."""
+        if args and args[0] in ("export", "readonly", "declare", "typeset", "local"):
+            for field in fields[2:]:
+                name, equals, _ = field.text.partition("=")
+                if not _NAME_RE.fullmatch(name):
+                    continue
+                if equals:
+                    start = len(name) + 1
+                    self.assign(st, name, Value(field.text[start:], field.origins[start:], field.opaque), args[0] == "local")
+                if args[0] == "export":
+                    st.exported.add(name)
+            st.status = 0
+            st.pc += 1
+            return
+        handler = _BUILTINS.get(args[0]) if args else None
+        if handler is None:
+            st.status = 0
+            st.pc += 1
+            return
+        handler(self, ins, st, fields[1:], args[1:])
+
     def b_true(self, ins, st, fields, args) -> None:
         st.status = 0
         st.pc += 1
@@ -1225,5 +1248,5 @@ _BUILTINS = {
     "bash": Interp.b_bash, "sh": Interp.b_bash, "shift": Interp.b_shift, "set": Interp.b_set,
     "test": Interp.b_test, "[": Interp.b_test, "let": Interp.b_let, "read": Interp.b_read,
     "mapfile": Interp.b_read, "readarray": Interp.b_read, "printf": Interp.b_printf, "eval": Interp.b_eval,
-    "getopts": Interp.b_getopts,
+    "getopts": Interp.b_getopts, "builtin": Interp.b_builtin,
 }
