@@ -303,11 +303,13 @@ def render_script(script, env_items, env_file, output_format):
 @click.argument("scripts", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @_common
 @click.option("--vary", "vary_items", multiple=True, metavar="K=v1,v2", help="Widen an input's values (repeatable).")
-@click.option("--path-cap", type=click.IntRange(1), help="Most paths explored per script (default 4096).")
+@click.option("--path-cap", type=click.IntRange(1), help="Most input combinations checked together per script (default 4096).")
 @click.option("--fix", is_flag=True, help="Apply the safe fixes to the scripts.")
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff, also apply unsafe fixes.")
 @click.option("--diff", is_flag=True, help="Show the fixes as a diff without writing.")
-def lint(scripts, env_items, env_file, pin, requirements, model, output_format, fail_on, max_fixes, vary_items, path_cap, fix, unsafe_fixes, diff):
+@click.option("--allow-unverified", is_flag=True, help="A launch that cannot be verified is a warning, not an error.")
+def lint(scripts, env_items, env_file, pin, requirements, model, output_format, fail_on, max_fixes, vary_items, path_cap, fix, unsafe_fixes, diff,
+         allow_unverified):
     """Check recipe SCRIPTS on every branch, statically (they are never run)."""
     from .check import Checker
     from .lint import check_script
@@ -318,7 +320,8 @@ def lint(scripts, env_items, env_file, pin, requirements, model, output_format, 
     env = read_env_assignments(env_items, env_file)
     checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]))
     def run_all():
-        results = [check_script(Path(s), checker, env, _vary(vary_items), settings["path-cap"], max_fixes) for s in scripts]
+        results = [check_script(Path(s), checker, env, _vary(vary_items), settings["path-cap"], max_fixes, allow_unverified)
+                   for s in scripts]
         for script, result in zip(scripts, results):
             _apply_settings(result.result, settings, script)
         return results

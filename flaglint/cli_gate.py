@@ -17,7 +17,8 @@ from .cli import _apply_settings, _common, _emit, _settings
 @click.command()
 @click.argument("manifests", nargs=-1, required=True)
 @_common
-def gate(manifests, env_items, env_file, pin, requirements, model, output_format, fail_on, max_fixes):
+@click.option("--allow-unverified", is_flag=True, help="A launch that cannot be verified is a warning, not an error.")
+def gate(manifests, env_items, env_file, pin, requirements, model, output_format, fail_on, max_fixes, allow_unverified):
     """Check every JobSet in MANIFESTS (YAML files, `-` for stdin) before `kubectl apply`.
 
     Exit 1 blocks the launch (a finding at or above --fail-on); exit 2 is unreadable input.
@@ -34,9 +35,10 @@ def gate(manifests, env_items, env_file, pin, requirements, model, output_format
     for manifest in manifests:
         if manifest == "-":
             items = check_manifest(decode(sys.stdin.buffer.read(), "<stdin>"), label="<stdin>", env=env, checker=checker,
-                                   fix=max_fixes > 0, max_fixes=max_fixes)
+                                   fix=max_fixes > 0, max_fixes=max_fixes, allow_unverified=allow_unverified)
         else:
-            items = check_manifest(Path(manifest), env=env, checker=checker, fix=max_fixes > 0, max_fixes=max_fixes)
+            items = check_manifest(Path(manifest), env=env, checker=checker, fix=max_fixes > 0, max_fixes=max_fixes,
+                                   allow_unverified=allow_unverified)
         for item in items:
             _apply_settings(item.result, settings, item.label)
         checked.extend(items)

@@ -829,6 +829,14 @@ def compile_file(path: str) -> CompiledFile:
             data = f.read()
     except OSError as e:
         raise ScriptError(path, 0, f"cannot read: {e.strerror}") from None
+    compiled = compile_text(path, data)
+    _cache[key] = compiled
+    return compiled
+
+
+def compile_text(path: str, data: bytes) -> CompiledFile:
+    """Parse and compile a script's bytes; `path` names it (a file, or a virtual path such as a
+    manifest's `bash -c` command)."""
     try:
         src = Source(path, data)
     except UnicodeDecodeError as e:
@@ -845,6 +853,4 @@ def compile_file(path: str) -> CompiledFile:
     compiler = Compiler(src, facts)
     code = Code(src)
     compiler.block(compiler.statements(tree.root_node), code)
-    compiled = CompiledFile(code, facts)
-    _cache[key] = compiled
-    return compiled
+    return CompiledFile(code, facts)

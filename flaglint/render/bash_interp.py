@@ -8,7 +8,7 @@ import re
 from flaglint.render.bash_arith import ArithContext, ArithError, eval_arith, parse_arith_text
 from flaglint.render.bash_compile import (
     ArithCmd, Assign, Branch, Case, Code, Command, ForInit, ForNext, FuncDef, Join, Jump, JumpIf, Negate,
-    NoteInstr, SetStatus, Subshell, Test, Unset, compile_file, compile_span,
+    NoteInstr, SetStatus, Subshell, Test, Unset, compile_file, compile_span, compile_text,
 )
 from flaglint.render.bash_types import Choice, FromInput, Note, Rendering, Sym, Value, resolve
 from flaglint.render.bash_words import Arith, CmdSub, Lit, Param, Word, compile_glob
@@ -202,9 +202,11 @@ class _Arith(ArithContext):
 class Interp:
     """Runs compiled bash on a State. `candidates` gives the values an unread input may take."""
 
-    def __init__(self, script: str, candidates=None):
+    def __init__(self, script: str, candidates=None, text: bytes | None = None):
+        """`text`: the script's bytes, when `script` is a virtual path (nothing is read from it)."""
         self.script = script
-        self.repo_root = _find_repo_root(script)
+        self.text = text
+        self.repo_root = _find_repo_root(script) if text is None else None
         self.candidates = candidates  # callable(name) -> tuple of str | None; None: inputs are unset
         self.files: dict[str, object] = {}
         self.line = 0  # the line of the instruction being run, for notes
@@ -212,7 +214,7 @@ class Interp:
 
     # ---- setup ----
     def load(self, path: str):
-        compiled = compile_file(path)
+        compiled = compile_text(path, self.text) if path == self.script and self.text is not None else compile_file(path)
         self.files[path] = compiled
         return compiled
 
