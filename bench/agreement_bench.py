@@ -1,7 +1,9 @@
-"""flaglint against MaxText 0.2.5's own pyconfig on the same generated flag strings, in one run:
-time per config on each side, the speed ratio, and the agreement figure.
+"""flaglint against a MaxText release's own pyconfig on the same generated flag strings, in one
+run: time per config on each side, the speed ratio, and the agreement figure (with recall and
+specificity: of the configs MaxText rejects, the share flaglint rejects; of those it accepts, the
+share flaglint accepts).
 
-    /tmp/dev/bin/python bench/agreement_bench.py [--n 2000] [--python PATH]
+    python bench/agreement_bench.py [--version 0.2.5] [--n 2000] [--python PATH]
 
 The configs are the differential tests' (tests/oracle/differential.py). MaxText runs in one
 long-lived process (its import is timed apart, not per config); flaglint reuses one Checker, as
@@ -18,14 +20,14 @@ from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
+sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 from flaglint.check import Checker  # noqa: E402
 from flaglint.confirm import PyconfigRunner  # noqa: E402
 
-from maxtext_env import oracle_python, unavailable  # noqa: E402
+from maxtext_env import MAXTEXT_VERSION, RELEASES, oracle_python, unavailable  # noqa: E402
 from oracle.differential import (  # noqa: E402
-    DISAGREEMENTS, PIN, Case, classify, draw_configs, flaglint_verdict, load_disagreements, write_disagreements,
+    DISAGREEMENTS, Case, classify, draw_configs, flaglint_verdict, load_disagreements, write_disagreements,
 )
 
 
@@ -46,22 +48,24 @@ def summary(seconds: list[float]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=2000, help="configs to draw (default 2000)")
-    parser.add_argument("--python", help="a Python with maxtext 0.2.5 (default: the cached oracle environment)")
+    parser.add_argument("--version", choices=RELEASES, default=MAXTEXT_VERSION, help="the bundled release (default 0.2.5)")
+    parser.add_argument("--python", help="a Python with that maxtext (default: the cached oracle environment)")
     parser.add_argument("--fix-sample", type=int, default=200, help="configs whose fixes are timed (default 200)")
     parser.add_argument("--write-disagreements", action="store_true",
                         help="rewrite tests/disagreements.yml from this run (classes kept; new entries need one)")
     args = parser.parse_args()
-    python = args.python or oracle_python()
+    pin = f"maxtext-{args.version}"
+    python = args.python or oracle_python(args.version)
     if python is None:
-        print(f"no MaxText to compare with: {unavailable('oracle')}", file=sys.stderr)
+        print(f"no MaxText to compare with: {unavailable('oracle', args.version)}", file=sys.stderr)
         return 2
 
     start = time.perf_counter()
-    configs = draw_configs(args.n)
+    configs = draw_configs(args.n, pin=pin)
     print(f"{len(configs)} configs drawn in {time.perf_counter() - start:.1f} s")
 
     start = time.perf_counter()
-    checker = Checker(PIN)
+    checker = Checker(pin)
     load = time.perf_counter() - start
     findings_only, flaglint_seconds = timed(lambda flags: flaglint_verdict(checker, flags, fix=False), configs)
     # Fixes cost far more than findings; time them on a sample so the bench stays short.
@@ -87,20 +91,26 @@ def main() -> int:
 
     cases = [Case(*row) for row in zip(configs, flaglint, maxtext)]
     agreed = sum(case.agrees for case in cases)
-    print(f"agreement: {agreed}/{len(cases)} = {agreed / len(cases):.2%} "
+    print(f"agreement at {pin}: {agreed}/{len(cases)} = {agreed / len(cases):.2%} "
           f"(MaxText rejects {sum(not c.maxtext.ok for c in cases)}, flaglint rejects {sum(bool(v.rejects) for v in flaglint)})")  # fmt: skip
+    rejected_by_maxtext = [c for c in cases if not c.maxtext.ok]
+    accepted_by_maxtext = [c for c in cases if c.maxtext.ok]
+    recall = sum(c.flaglint.rejects is True for c in rejected_by_maxtext) / max(1, len(rejected_by_maxtext))
+    specificity = sum(c.flaglint.rejects is False for c in accepted_by_maxtext) / max(1, len(accepted_by_maxtext))
+    print(f"recall {recall:.2%} (of {len(rejected_by_maxtext)} MaxText rejects), "
+          f"specificity {specificity:.2%} (of {len(accepted_by_maxtext)} MaxText accepts)")
     kinds = Counter(
         ("flaglint crashes" if case.flaglint.rejects is None else "only MaxText rejects" if case.flaglint.rejects is False
          else "only flaglint rejects") for case in cases if not case.agrees
     )  # fmt: skip
     for kind, count in kinds.most_common():
         print(f"  {kind}: {count}")
-    classes = load_disagreements().classes
+    classes = load_disagreements(pin=pin).classes
     by_class = Counter(classify(case, classes) or "unclassified" for case in cases if not case.agrees)
     for name, count in by_class.most_common():
         print(f"  class {name}: {count}")
     if args.write_disagreements:
-        print(f"wrote {write_disagreements(cases)} disagreements to {DISAGREEMENTS.relative_to(REPO)}")
+        print(f"wrote {write_disagreements(cases, pin=pin)} disagreements of {pin} to {DISAGREEMENTS.relative_to(REPO)}")
     return 0
 
 

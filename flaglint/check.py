@@ -10,11 +10,12 @@ from dataclasses import replace
 from typing import Mapping
 
 from .expr import Unknown, evaluate
-from .findings import Finding, Fix, Result
+from .findings import Finding, Result
 from .read import FlagSource
 from .resolve import Config, axis_rules_from_flags_only, resolve
 from .ruleset import load_ruleset
 from .schema.pins import DEFAULT_PIN, load_pin
+from .topology import DEVICE_NAMES, DeviceCount, device_names, from_config, not_judged_note
 from .solve import Proposal, Unsatisfiable, applicable, finding, format_value, held_keys, minimal_changes, violated
 
 # Findings about the pin or the string's size, which no edit of the flags removes.
@@ -22,23 +23,28 @@ UNFIXABLE = {"FL007", "FL009"}
 
 
 class Checker:
-    def __init__(self, pin: str = DEFAULT_PIN, model: str | None = None, extra_rules: tuple[str, ...] = ()):
+    def __init__(self, pin: str = DEFAULT_PIN, model: str | None = None, extra_rules: tuple[str, ...] = (),
+                 devices: DeviceCount | None = None):
+        """`devices`: the device count given by the caller (--topology); else the config's own."""
         self.pin = load_pin(pin)
         self.model = model
-        self.ruleset = load_ruleset(self.pin.version, tuple(extra_rules))
+        self.devices = devices
+        self.ruleset = load_ruleset(self.pin.rules, tuple(extra_rules))
         self._rules: list | None = None  # the rules this pin can judge; the same for every flag string
 
     def config(self, source: FlagSource, env: Mapping[str, str] | None = None) -> tuple[Config, list[Finding]]:
-        return resolve(source, self.pin, env or {}, self.model)
+        config, findings = resolve(source, self.pin, env or {}, self.model)
+        count = self.devices or from_config(config, self.pin.version)
+        if count is not None:
+            config.devices = device_names(config, count)
+        return config, findings
 
     def check(self, source: FlagSource, env: Mapping[str, str] | None = None, *, fix: bool = True, max_fixes: int = 3,
               unknown: frozenset[str] = frozenset()) -> Result:
         """`unknown`: keys and variables whose value cannot be known (a rule reading one is not judged)."""
         env = dict(env or {})
         config, findings = self.config(source, env)
-        if self._rules is None:
-            self._rules = applicable(self.ruleset, config)
-        rules = [r for r in self._rules if not unknown.intersection(r.name_set)]
+        rules = [r for r in self._judgeable(config) if not unknown.intersection(r.name_set)]
         # A key whose value MaxText refuses has no value to judge other rules by (MaxText stops at
         # the refusal): judging them by its default would report what the user never wrote.
         refused = _refused_keys(config)
@@ -47,16 +53,29 @@ class Checker:
         findings += [finding(rule, config, self.ruleset.derived) for rule in broken]
         findings += _ep_rank_without_axes(judged, broken, config, self.ruleset.derived)
         result = Result(pin=self.pin.pin, findings=findings)
+        note = None if config.devices else not_judged_note(self.ruleset, config)
+        if note is not None:
+            result.notes.append(note)
         if fix and (broken or config.rejected):
             self._add_fixes(result, config, env, rules, max_fixes)
         return result
 
+    def _judgeable(self, config: Config) -> list:
+        """The rules this pin can judge (the same for every flag string), less those on a device
+        count this config does not give."""
+        if self._rules is None:
+            self._rules = applicable(self.ruleset, replace(config, devices=dict.fromkeys(DEVICE_NAMES, 1)))
+        missing = set(DEVICE_NAMES) - config.devices.keys()
+        return [r for r in self._rules if missing.isdisjoint(r.name_set)]
+
     def _add_fixes(self, result: Result, config: Config, env: dict[str, str], rules, max_fixes: int) -> None:
-        from .fix import write_fix
+        from .fix import is_safe, write_fix
 
         # Every fix drops the tokens MaxText refuses (undefined keys, bad values), so the solver
         # starts from the flags without them: an earlier token of a refused key is in force again.
         kept = self._without_refused(config, env)
+        judgeable = {id(r) for r in self._judgeable(kept)}
+        rules = [r for r in rules if id(r) in judgeable]
         broken = violated(_judged(rules, kept), kept)
         try:
             proposals = minimal_changes(kept, rules, broken, max_fixes) if broken else [Proposal(())]
@@ -75,10 +94,26 @@ class Checker:
             result.notes.append("the solver found no smallest fix in time; the fix offered resets the keys of the broken rules to their defaults")
         for proposal in proposals:
             candidate, tunix_changes = write_fix(config, proposal)
-            if self._clean(candidate, {**env, **tunix_changes}):
+            after = self._clean(replace(config.source, text=candidate.flags), {**env, **tunix_changes})
+            if after is not None:
+                candidate.safe = is_safe(config, after)
                 result.fixes.append(candidate)
             else:
                 result.notes.append(f"a proposed fix ({candidate.flags!r}) did not re-check clean and was dropped")
+        if result.fixes:
+            self._add_rename(result, config, env)
+        result.fixes.sort(key=lambda fix: not fix.safe)  # the safe ones first: --fix applies the first it may
+
+    def _add_rename(self, result: Result, config: Config, env: dict[str, str]) -> None:
+        """Beside the first fix, the same fix with misspelled keys renamed as "did you mean" says
+        (a key another pin defines is not misspelled: it is left to be dropped)."""
+        from .fix import renamed
+        from .resolve import close_keys
+        from .schema.pins import pins_defining
+
+        candidate = renamed(config, result.fixes[0], lambda key: [] if pins_defining(key) else close_keys(key, self.pin.pin))
+        if candidate is not None and self._clean(replace(config.source, text=candidate.flags), env) is not None:
+            result.fixes.append(candidate)
 
     def _without_refused(self, config: Config, env: dict[str, str]) -> Config:
         """The flags as every fix leaves them: tokens MaxText refuses dropped (or their case
@@ -102,13 +137,19 @@ class Checker:
             config.rejected.extend(new)
         return kept
 
-    def _clean(self, fix: Fix, env: dict[str, str]) -> bool:
+    def _clean(self, fixed: FlagSource, env: dict[str, str]) -> Config | None:
+        """The fixed flags as read again, when no rule breaks on them (None otherwise)."""
         env = {k: v for k, v in env.items() if v != ""}
-        config, findings = self.config(FlagSource(fix.flags), env)
-        if any(f.severity == "error" and f.rule not in UNFIXABLE for f in findings):
-            return False
-        judged = _judged(self._rules, config)
-        return not violated(judged, config) and not _ep_rank_without_axes(judged, [], config, self.ruleset.derived)
+        config, findings = self.config(fixed, env)
+        # A value a config file sets that MaxText refuses is removed from the file by the fix (fix_yaml).
+        in_files = set(config.chain.files) if config.chain is not None else set()
+        if any(f.severity == "error" and f.rule not in UNFIXABLE and not (f.rule == "FL005" and f.location and f.location.file in in_files)
+               for f in findings):
+            return None
+        judged = _judged(self._judgeable(config), config)
+        if violated(judged, config) or _ep_rank_without_axes(judged, [], config, self.ruleset.derived):
+            return None
+        return config
 
 
 def _refused_keys(config: Config) -> set[str]:
@@ -125,8 +166,8 @@ def _only_by_hand(broken: list, conflicting: tuple[str, ...]) -> bool:
 
 
 def _ep_rank_without_axes(judged: list, broken: list, config: Config, derived: dict) -> list[Finding]:
-    """The rules guarded by override_logical_axis_rules (the EP-rank check), judged as MaxText judges
-    them when a quoted 'false' leaves it no EP axis: the guard holds, whatever the parallelism.
+    """FL015: the rules guarded by override_logical_axis_rules (the EP-rank check), judged as MaxText
+    judges them when a quoted 'false' leaves it no EP axis: the guard holds, whatever the parallelism.
     A fix drops that token (its typed value, False, is the default)."""
     token = axis_rules_from_flags_only(config)
     if token is None:
@@ -141,9 +182,10 @@ def _ep_rank_without_axes(judged: list, broken: list, config: Config, derived: d
             holds = True
         if not holds:
             plain = finding(rule, config, derived)
-            found.append(replace(plain, message=plain.message + (
-                f"; pyconfig reads override_logical_axis_rules={token.value} before typing, as true, so MaxText keeps"
-                " only the flags' logical_axis_rules (no 'exp' rule: EP rank 1) while pydantic types it false and runs this check")))
+            found.append(Finding("FL015", "error", (
+                f"{rule.id}: {plain.message}; pyconfig reads override_logical_axis_rules={token.value} before typing, as true, so MaxText keeps"
+                " only the flags' logical_axis_rules (no 'exp' rule: EP rank 1) while pydantic types it false and runs this check"),
+                ("override_logical_axis_rules", *plain.keys), plain.location, plain.related))
     if found:
         config.rejected.append(token)
     return found
@@ -159,7 +201,7 @@ def _back_to_defaults(config: Config, broken: list) -> Proposal:
 def _judged(rules: list, config: Config) -> list:
     """The rules that read a value someone set. A rule that reads only defaults holds: each pin's
     defaults satisfy its rules (tests/test_rules.py checks that at every pin)."""
-    given = config.explicit.keys() | {name for name, value in config.tunix.items() if value is not None}
+    given = config.explicit.keys() | config.devices.keys() | {name for name, value in config.tunix.items() if value is not None}
     return [r for r in rules if not r.name_set.isdisjoint(given)]
 
 

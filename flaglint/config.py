@@ -1,38 +1,54 @@
 """Project configuration: `[tool.flaglint]` in pyproject.toml, or flaglint.toml; the nearest file wins.
 
+The file is validated as a typed model (unknown settings and values of the wrong type are exit 2,
+naming the file, the setting and what it allows); rule ids in it must name rules that exist.
 Command-line options override the file; `flaglint config` shows each effective setting and where
 it came from.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from pathlib import Path, PurePosixPath
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .findings import InputError
 
+Severity = Literal["error", "warning", "info"]
+RuleIds = list[str]
 
-SETTINGS: dict[str, tuple[type, Any, str]] = {
-    # name: (type, default, meaning)
-    "pin": (str, "maxtext-0.2.5", "MaxText pin (a version such as maxtext-0.2.5, or a fork commit)"),
-    "requirements": (str, None, "requirements file whose MaxText line gives the pin"),
-    "model": (str, None, "MaxText model config applied before the flags"),
-    "select": (list, [], "only these rules (ids or prefixes); empty means all"),
-    "ignore": (list, [], "rules (ids or prefixes) never reported"),
-    "severity": (dict, {}, "rule id -> error|warning|info"),
-    "per-file-ignores": (dict, {}, "glob -> rule ids ignored in matching files"),
-    "extra-rules": (list, [], "more rule files, relative to the config file"),
-    "path-cap": (int, 4096, "most paths explored per recipe script"),
-    "fail-on": (str, "error", "lowest severity that fails the run"),
-}
+
+class ConfigFile(BaseModel):
+    """The settings a config file may hold, with their types; names are written with dashes."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, alias_generator=lambda name: name.replace("_", "-"))
+
+    pin: str = Field("maxtext-0.2.5", description="MaxText pin (a version such as maxtext-0.2.5, or a fork commit)")
+    requirements: str | None = Field(None, description="requirements file whose MaxText line gives the pin")
+    model: str | None = Field(None, description="MaxText model config applied before the flags")
+    select: RuleIds = Field([], description="only these rules (ids or prefixes); empty means all")
+    extend_select: RuleIds = Field([], description="rules (ids or prefixes) selected in addition to `select`")
+    ignore: RuleIds = Field([], description="rules (ids or prefixes) never reported")
+    severity: dict[str, Severity] = Field({}, description="rule id -> error|warning|info")
+    per_file_ignores: dict[str, RuleIds] = Field({}, description="glob (relative to the config file) -> rule ids ignored in matching files")
+    extra_rules: list[str] = Field([], description="more rule files, relative to the config file")
+    path_cap: Annotated[int, Field(ge=1)] = Field(4096, description="most paths explored per recipe script")
+    fail_on: Severity = Field("error", description="lowest severity that fails the run")
+    pin_store: str | None = Field(None, description="folder of the project's pin store (`flaglint schema import --store project`)")
+
+
+SETTINGS: dict[str, str] = {info.alias: info.description for info in ConfigFile.model_fields.values()}
+_RULE_ID_SETTINGS = ("select", "extend-select", "ignore")
 
 
 @dataclass
 class Settings:
-    values: dict[str, Any] = field(default_factory=lambda: {k: v[1] for k, v in SETTINGS.items()})
-    origins: dict[str, str] = field(default_factory=lambda: {k: "default" for k in SETTINGS})
+    values: dict[str, Any] = field(default_factory=lambda: ConfigFile().model_dump(by_alias=True))
+    origins: dict[str, str] = field(default_factory=lambda: {name: "default" for name in SETTINGS})
     file: Path | None = None
 
     def __getitem__(self, name: str) -> Any:
@@ -43,6 +59,17 @@ class Settings:
             self.values[name] = list(value) if isinstance(value, tuple) else value
             self.origins[name] = origin
 
+    def extend(self, name: str, values: list[str], origin: str) -> None:
+        """Add to a list setting (command-line --extend-select, --ignore)."""
+        if values:
+            self.values[name] = [*self.values[name], *values]
+            self.origins[name] = f"{self.origins[name]} + {origin}" if self.origins[name] != "default" else origin
+
+    @property
+    def root(self) -> Path:
+        """The folder per-file-ignores globs are relative to: the config file's, else the working directory."""
+        return self.file.parent if self.file else Path.cwd()
+
 
 def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
     """The nearest flaglint.toml, or pyproject.toml with a [tool.flaglint] table, from start upwards."""
@@ -52,8 +79,11 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
             return own, _read(own)
         project = folder / "pyproject.toml"
         if project.is_file():
-            table = _read(project).get("tool", {}).get("flaglint")
+            tool = _read(project).get("tool", {})
+            table = tool.get("flaglint") if isinstance(tool, dict) else None
             if table is not None:
+                if not isinstance(table, dict):
+                    raise InputError(f"{project}: [tool.flaglint] must be a table")
                 return project, table
     return None
 
@@ -65,32 +95,60 @@ def _read(path: Path) -> dict[str, Any]:
         import tomli as tomllib
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"{path}: cannot read ({err})") from None
-    except tomllib.TOMLDecodeError as err:
+    except OSError as err:
+        raise InputError(f"{path}: cannot read ({err.strerror})") from None
+    except UnicodeDecodeError as err:
+        raise InputError(f"{path}: not UTF-8 (byte {err.start})") from None
+    except (tomllib.TOMLDecodeError, ValueError) as err:  # ValueError: an integer of over 4,300 digits
         raise InputError(f"{path}: invalid TOML ({err})") from None
 
 
-def load_settings(start: Path | None = None) -> Settings:
+def _validation_message(path: Path, error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(_toml_key(part) for part in first["loc"])
+    if first["type"] == "extra_forbidden":
+        top = str(first["loc"][0])
+        if len(first["loc"]) == 1:
+            return f"{path}: unknown flaglint setting {top!r}; known: {', '.join(SETTINGS)}"
+    shown = repr(first["input"])
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return f"{path}: {where}: {first['msg'].lower()} (got {shown})"
+
+
+def _toml_key(part: Any) -> str:
+    text = str(part)
+    return text if text.replace("-", "").replace("_", "").isalnum() else f'"{text}"'
+
+
+def load_settings(start: Path | None = None, config_file: str | None = None, isolated: bool = False) -> Settings:
+    """The settings of the nearest config file (or of `config_file`; none with `isolated`)."""
     settings = Settings()
-    found = find_config((start or Path.cwd()).resolve())
+    if isolated:
+        return settings
+    if config_file is not None:
+        path = Path(config_file)
+        table = _read(path)
+        if path.name == "pyproject.toml":
+            table = table.get("tool", {}).get("flaglint", {})
+        found: tuple[Path, dict[str, Any]] | None = (path.resolve(), table)
+    else:
+        found = find_config((start or Path.cwd()).resolve())
     if found is None:
         return settings
     path, table = found
+    try:
+        typed = ConfigFile.model_validate(table).model_dump(by_alias=True, exclude_unset=True)
+    except ValidationError as err:
+        raise InputError(_validation_message(path, err)) from None
     settings.file = path
-    for name, value in table.items():
-        if name not in SETTINGS:
-            raise InputError(f"{path}: unknown flaglint setting {name!r}; known: {', '.join(SETTINGS)}")
-        kind = SETTINGS[name][0]
-        if not isinstance(value, kind):
-            raise InputError(f"{path}: setting {name!r} must be a {kind.__name__}")
-        if name in ("requirements",):
-            value = str((path.parent / value))
+    for name, value in typed.items():
+        if name in ("requirements", "pin-store"):
+            value = str(path.parent / value)
         if name == "extra-rules":
             value = [str(path.parent / v) for v in value]
         settings.values[name] = value
         settings.origins[name] = str(path)
-    if "requirements" in table and "pin" not in table:
+    if "requirements" in typed and "pin" not in typed:
         from .schema.pins import pin_from_requirements
 
         settings.values["pin"] = pin_from_requirements(settings.values["requirements"])
@@ -98,16 +156,62 @@ def load_settings(start: Path | None = None) -> Settings:
     return settings
 
 
-def rule_enabled(settings: Settings, rule_id: str, file: str | None = None) -> bool:
-    import fnmatch
+def known_rule_ids(extra_rules: tuple[str, ...] = ()) -> set[str]:
+    """Every rule id flaglint has, at every MaxText version it carries rules for."""
+    from .data import data_dir
+    from .ruleset import load_ruleset
 
-    select, ignore = settings["select"], settings["ignore"]
-    if select and not any(rule_id.startswith(s) for s in select):
+    imported = data_dir("rules") / "maxtext"
+    versions = sorted(p.name for p in imported.iterdir() if p.is_dir()) if imported.is_dir() else []
+    return {rule.id for version in versions or [None] for rule in load_ruleset(version, extra_rules).rules}
+
+
+def check_rule_ids(settings: Settings) -> None:
+    """Every id or prefix the settings name must match a rule: a typo would silently select nothing."""
+    named = [(name, rule_id) for name in _RULE_ID_SETTINGS for rule_id in settings[name]]
+    named += [("severity", rule_id) for rule_id in settings["severity"]]
+    named += [(f"per-file-ignores.{_toml_key(glob)}", rule_id) for glob, ids in settings["per-file-ignores"].items() for rule_id in ids]
+    if not named:
+        return
+    known = known_rule_ids(tuple(settings["extra-rules"]))
+    for name, rule_id in named:
+        exact = name == "severity"
+        if not (rule_id in known if exact else any(k.startswith(rule_id) for k in known)) or not rule_id:
+            origin = settings.origins[name.split(".")[0]]
+            raise InputError(f"{origin}: {name}: no rule {rule_id!r}{'' if exact else ' (an id or a prefix of one)'}; `flaglint rules` lists them")
+
+
+def _matches(rule_id: str, prefixes: list[str]) -> bool:
+    return any(rule_id.startswith(prefix) for prefix in prefixes)
+
+
+def rule_enabled(settings: Settings, rule_id: str, file: str | None = None) -> bool:
+    """Whether the settings report `rule_id` for a finding in `file` (a path, relative to the working
+    directory or absolute; None for a flag string given on the command line)."""
+    select = settings["select"]
+    if select and not _matches(rule_id, [*select, *settings["extend-select"]]):
         return False
-    if any(rule_id.startswith(s) for s in ignore):
+    if _matches(rule_id, settings["ignore"]):
         return False
-    if file:
+    if file and settings["per-file-ignores"]:
+        relative = _relative(Path(file), settings.root)
         for pattern, ids in settings["per-file-ignores"].items():
-            if fnmatch.fnmatch(file, pattern) and any(rule_id.startswith(i) for i in ids):
+            if _glob_matches(relative, pattern) and _matches(rule_id, ids):
                 return False
     return True
+
+
+def _relative(path: Path, root: Path) -> PurePosixPath:
+    absolute = path.resolve()
+    try:
+        return PurePosixPath(absolute.relative_to(root.resolve()).as_posix())
+    except ValueError:
+        return PurePosixPath(absolute.as_posix())
+
+
+def _glob_matches(relative: PurePosixPath, pattern: str) -> bool:
+    """A glob relative to the config file's folder; one without `/` also matches a file's name anywhere."""
+    pattern = pattern.removeprefix("./")
+    if fnmatch.fnmatchcase(str(relative), pattern):
+        return True
+    return "/" not in pattern and fnmatch.fnmatchcase(relative.name, pattern)

@@ -81,10 +81,16 @@ class PyconfigRunner:
             raise RunnerUnavailable(f"{self.python} cannot run MaxText's pyconfig ({reason})")
         self.installed: dict[str, Any] = hello
 
-    def check(self, argv: Sequence[str]) -> Verdict:
-        """MaxText's verdict on `pyconfig.initialize` with these key=value arguments."""
+    def check(self, argv: Sequence[str], config: str | None = None, env: Mapping[str, str] | None = None) -> Verdict:
+        """MaxText's verdict on `pyconfig.initialize` with these key=value arguments (after the
+        config file `config`, with the variables `env` set, such as M_<KEY>)."""
+        request: dict[str, Any] = {"argv": list(argv)}
+        if config:  # a path the runner's own directory cannot see, unless MaxText maps it (src/maxtext/configs/…)
+            request["config"] = os.path.abspath(config) if os.path.isfile(config) else config
+        if env:
+            request["env"] = dict(env)
         try:
-            self._process.stdin.write(json.dumps({"argv": list(argv)}) + "\n")
+            self._process.stdin.write(json.dumps(request) + "\n")
             self._process.stdin.flush()
         except (BrokenPipeError, OSError):
             raise RunnerUnavailable(f"the pyconfig runner in {self.python} stopped ({self._failure()})") from None
@@ -131,8 +137,17 @@ class PyconfigRunner:
         self.close()
 
 
-def verdicts(python: str | os.PathLike[str], argvs: Sequence[Sequence[str]], processes: int = 2) -> list[Verdict]:
-    """MaxText's verdict on each argv, spread over `processes` runners (each imports MaxText once)."""
+@dataclass(frozen=True)
+class Launch:
+    """An argv with its config file and environment variables, for `verdicts`."""
+
+    argv: tuple[str, ...]
+    config: str | None = None
+    env: Mapping[str, str] | None = None
+
+
+def verdicts(python: str | os.PathLike[str], argvs: Sequence[Sequence[str] | Launch], processes: int = 2) -> list[Verdict]:
+    """MaxText's verdict on each argv (or Launch), spread over `processes` runners (each imports MaxText once)."""
     results: list[Verdict | None] = [None] * len(argvs)
     errors: list[BaseException] = []
 
@@ -140,7 +155,8 @@ def verdicts(python: str | os.PathLike[str], argvs: Sequence[Sequence[str]], pro
         try:
             with PyconfigRunner(python) as runner:
                 for index in range(start, len(argvs), processes):
-                    results[index] = runner.check(argvs[index])
+                    item = argvs[index]
+                    results[index] = runner.check(item.argv, item.config, item.env) if isinstance(item, Launch) else runner.check(item)
         except BaseException as err:  # noqa: BLE001 - re-raised in the caller's thread
             errors.append(err)
 

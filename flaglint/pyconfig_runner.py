@@ -4,7 +4,7 @@ flaglint never imports this module: `flaglint.confirm` runs it with `PYTHON -c '
 Protocol, one JSON object per line:
   out, first: {"maxtext": version, "commit": git commit or null, "python": "3.12"}
               or {"unavailable": reason}
-  in:  {"argv": ["key=value", ...]}
+  in:  {"argv": ["key=value", ...], "config": path of a .yml or absent, "env": {"M_KEY": "value"} or absent}
   out: {"ok": true} or {"ok": false, "error": exception type, "message": first line}
 Only verdicts go to stdout; whatever MaxText prints goes to stderr.
 """
@@ -56,12 +56,19 @@ def block_network():
     socket.getaddrinfo = socket.create_connection = refuse
 
 
-def verdict(pyconfig, argv, environment):
+def default_config(pyconfig, version):
+    """MaxText 0.2.3 and later find base.yml themselves; 0.2.0 takes it as argv[1]."""
+    parts = tuple(int(p) if p.isdigit() else 0 for p in version.split(".")[:3])
+    return os.path.join(os.path.dirname(pyconfig.__file__), "base.yml") if parts < (0, 2, 3) else None
+
+
+def verdict(pyconfig, argv, environment, config=None, extra=None):
     # pyconfig sets XLA_FLAGS (and may set more) as a side effect: every case starts from the same env.
     os.environ.clear()
     os.environ.update(environment)
+    os.environ.update(extra or {})
     try:
-        pyconfig.initialize(["", "skip_jax_distributed_system=True", *argv])
+        pyconfig.initialize(["", *([config] if config else []), "skip_jax_distributed_system=True", *argv])
     except (Exception, SystemExit) as err:  # noqa: BLE001 - any exception is MaxText's verdict
         return {"ok": False, **describe(err)}
     return {"ok": True}
@@ -83,9 +90,10 @@ def main():
         return
     out.write(json.dumps(hello) + "\n")
     environment = dict(os.environ)
+    base = default_config(pyconfig, hello["maxtext"])
     for line in sys.stdin:
         request = json.loads(line)
-        out.write(json.dumps(verdict(pyconfig, request["argv"], environment)) + "\n")
+        out.write(json.dumps(verdict(pyconfig, request["argv"], environment, request.get("config") or base, request.get("env"))) + "\n")
 
 
 if __name__ == "__main__":

@@ -11,11 +11,16 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .findings import InputError, Location
 
+if TYPE_CHECKING:
+    from .render.yaml_chain import Chain
+
 # Python's str.split() and the regex \s agree on what whitespace is (both use Py_UNICODE_ISSPACE).
 _TOKEN = re.compile(r"\S+")
+BOM = "\ufeff"
 
 
 @dataclass(frozen=True)
@@ -24,10 +29,11 @@ class Token:
     offset: int
     line: int
     column: int  # 1-based, in characters
+    span: int | None = None  # characters it takes in the source, when not len(text) (a shell-quoted argv word)
 
     @property
     def end_offset(self) -> int:
-        return self.offset + len(self.text)
+        return self.offset + (len(self.text) if self.span is None else self.span)
 
     @property
     def key(self) -> str | None:
@@ -38,7 +44,7 @@ class Token:
         return self.text.split("=", 1)[1] if "=" in self.text else None
 
     def location(self, file: str | None = None) -> Location:
-        return Location(line=self.line, column=self.column, end_column=self.column + len(self.text), file=file)
+        return Location(line=self.line, column=self.column, end_column=self.column + self.end_offset - self.offset, file=file)
 
 
 def tokenize(text: str) -> list[Token]:
@@ -63,6 +69,8 @@ class FlagSource:
     text: str
     file: str | None = None
     name: str | None = None  # the environment variable it was read from
+    argv: bool = False  # MaxText's own argv, written as shell words (read_argv), not a whitespace-split string
+    chain: Chain | None = None  # the YAML config files the argv starts from (None: MaxText's base.yml)
 
 
 def decode(data: bytes, where: str) -> str:
@@ -88,12 +96,21 @@ def _looks_like_env_name(arg: str) -> bool:
     return re.fullmatch(r"[A-Z_][A-Z0-9_]*", arg) is not None
 
 
-def read_text_file(path: str) -> str:
+def _read_bytes(path: str) -> bytes:
     try:
-        data = Path(path).read_bytes()
+        return Path(path).read_bytes()
     except OSError as err:
         raise InputError(f"{path}: cannot read ({err.strerror})") from None
-    return decode(data, path)
+
+
+def read_text_file(path: str) -> str:
+    """A flag or env file's text; a UTF-8 BOM some editors write is not part of the first key."""
+    return decode(_read_bytes(path), path).removeprefix(BOM)
+
+
+def bom_length(path: str) -> int:
+    """How many bytes of the file come before the text `read_text_file` gives (a BOM's, or none)."""
+    return len(BOM.encode("utf-8")) if _read_bytes(path).startswith(BOM.encode("utf-8")) else 0
 
 
 def read_env_assignments(items: tuple[str, ...], env_file: str | None) -> dict[str, str]:

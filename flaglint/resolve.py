@@ -1,34 +1,42 @@
 """Stage 3, resolve: each token's key against the pin's schema, each value typed as MaxText types it.
 
-The effective MaxText config is base.yml's defaults, then the model's values, then the keys Tunix
-derives from its variables, then MAXTEXT_EXTRA_FLAGS, the last occurrence winning.
+The effective MaxText config is base.yml's defaults (or a YAML config's base_config chain), then
+the model's values, then the keys Tunix derives from its variables, then MAXTEXT_EXTRA_FLAGS or
+MaxText's argv (the last occurrence winning), then the M_<KEY> environment variables.
 """
 
 from __future__ import annotations
 
 import copy
 from functools import lru_cache
-from dataclasses import dataclass, field
-from typing import Any, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Mapping
 
 from .findings import Finding, Location
 from .read import FlagSource, Token, tokenize
+from .read_argv import shell_words
 from .schema.pins import PinSchema, pins_defining
 from .tunix import bindings, load_tunix, type_tunix
-from .values import ValueError_, coerce, parse_cli_value, type_value
+from .values import MERGED_RULE_LISTS, ValueError_, check_rule_list, coerce, normalise, parse_cli_value, type_value
 
+if TYPE_CHECKING:
+    from .render.yaml_chain import Chain, Setting
 
 # Linux refuses one argument or environment string longer than this (MAX_ARG_STRLEN).
 MAX_ARG_BYTES = 131072
 HF_TOKEN_VARIABLE = "HF_TOKEN"  # read by MaxText's pyconfig itself, not by Tunix
+# pyconfig infers these when the merged config files and argv leave them empty (any false raw value:
+# unset, '', null), before it types anything: `base_output_directory=` is ./maxtext_output, not an error.
+INFERRED_WHEN_EMPTY = {"base_output_directory": "maxtext_output"}
 
 
 @dataclass
 class Assignment:
     key: str
     value: Any
-    token: Token | None  # None: set by a Tunix binding or the model
-    origin: str  # "flags", "tunix:<VAR>", "model:<name>"
+    token: Token | None  # None: set by a Tunix binding, the model, a config file or an M_ variable
+    origin: str  # "flags", "tunix:<VAR>", "model:<name>", "yaml:<file>:<line>", "env:<VAR>"
+    where: Location | None = None  # the config file's line, when set by one
 
 
 @dataclass
@@ -40,8 +48,12 @@ class Config:
     tunix: dict[str, Any] = field(default_factory=dict)  # typed Tunix variables (None: unset)
     model: str | None = None
     rejected: list[Token] = field(default_factory=list)  # tokens Tunix or MaxText refuses; a fix drops them
+    chain: Chain | None = None  # the YAML config files MaxText starts from (None: base.yml alone)
+    devices: dict[str, int] = field(default_factory=dict)  # the device count's names (topology.py), when known
 
     def lookup(self, name: str) -> Any:
+        if name in self.devices:
+            return self.devices[name]
         if name in self.tunix:
             return self.tunix[name]
         if name in self.explicit:
@@ -49,13 +61,13 @@ class Config:
         return self.pin.default(name)
 
     def knows(self, name: str) -> bool:
-        return name in self.tunix or name in self.pin.keys
+        return name in self.tunix or name in self.pin.keys or name in self.devices
 
     def location(self, key: str) -> Location | None:
         assignment = self.explicit.get(key)
         if assignment and assignment.token:
             return assignment.token.location(self.source.file)
-        return None
+        return assignment.where if assignment else None
 
 
 def resolve(
@@ -65,17 +77,28 @@ def resolve(
     model: str | None = None,
 ) -> tuple[Config, list[Finding]]:
     findings: list[Finding] = []
+    chain = source.chain
     size = len(source.text.encode("utf-8"))
     if size > MAX_ARG_BYTES:
         findings.append(Finding("FL009", "error", f"the flag string is {size} bytes; a variable over {MAX_ARG_BYTES} bytes cannot be passed to the trainer (E2BIG), so it was not checked further"))
-        return Config(pin=pin, source=source, tokens=[], model=model), findings
-    tokens = tokenize(source.text)
-    config = Config(pin=pin, source=source, tokens=tokens, model=model)
-    if not tokens:
+        config = Config(pin=pin, source=source, tokens=[], model=model)
+        _resolve_tunix(config, env or {}, findings)  # the Tunix variables are still read, and checked
+        return config, findings
+    if chain is not None and not chain.reaches_base_yml:
+        pin = replace(pin, defaults={}, _typed={})  # a key no file of the chain sets has types.py's default
+    tokens = shell_words(source.text) if source.argv else tokenize(source.text)
+    config = Config(pin=pin, source=source, tokens=tokens, model=model, chain=chain)
+    if not tokens and not source.argv:
         findings.append(Finding("FL012", "info", "the flag string is empty: no MaxText key is set (is the variable set?)"))
     if not pin.starts_trainer:
         findings.append(Finding("FL007", "error", f"MaxText at {pin.pin} does not start the trainer: {pin.does_not_start_reason}"))
     _resolve_tunix(config, env or {}, findings)
+    refused_in_files: dict[str, Finding] = {}
+    if chain is not None:
+        refused_in_files = _apply_chain(config, chain, findings)
+        if model is None and not any(_key(source, t) == "model_name" for t in tokens):
+            named = config.explicit.get("model_name")
+            model = config.model = named.value if named is not None and named.value in pin.models else None
     if model is not None:
         _apply_model(config, model, findings)
     for key, (value, variable) in bindings(load_tunix(), config.tunix).items():
@@ -84,10 +107,10 @@ def resolve(
             if typed is not _INVALID:
                 config.explicit[key] = Assignment(key, typed, None, f"tunix:{variable}")
     seen: dict[str, Token] = {}
-    last = {token.key: index for index, token in enumerate(tokens) if token.key}
+    last = {_key(source, token): index for index, token in enumerate(tokens) if _key(source, token)}
     for index, token in enumerate(tokens):
         where = token.location(source.file)
-        key, raw = token.key, token.value
+        key, raw = _key(source, token), token.value
         if key is None:
             findings.append(Finding("FL001", "error", f"{token.text!r} has no '=': Tunix refuses MAXTEXT_EXTRA_FLAGS entries that are not key=value", (), where))
             config.rejected.append(token)
@@ -112,7 +135,10 @@ def resolve(
             continue
         try:
             # MaxText types only the value that wins; an overridden one must still parse as YAML.
-            value = _typed(pin, key, raw) if last[key] == index else parse_cli_value(raw)
+            if last[key] == index and key in INFERRED_WHEN_EMPTY and not parse_cli_value(raw):
+                value = INFERRED_WHEN_EMPTY[key]
+            else:
+                value = _typed(pin, key, raw) if last[key] == index else parse_cli_value(raw)
         except ValueError_ as err:
             findings.append(Finding("FL005", "error", f"{key}: {err}", (key,), where))
             config.explicit.pop(key, None)
@@ -131,7 +157,115 @@ def resolve(
             model = config.model = None
     if model is not None:
         _check_model_conflicts(config, model, _raw_override(config, tokens, last), findings)
+    _apply_m_variables(config, env or {}, last, findings)
+    # A file's value MaxText refuses matters only if it is still in force after the merge.
+    findings += [f for key, f in refused_in_files.items() if key not in last and key not in config.explicit]
     return config, findings
+
+
+def _key(source: FlagSource, token: Token) -> str | None:
+    """A token's key. In MaxText's argv a word without '=' is a key whose value is None; Tunix refuses
+    such a token in MAXTEXT_EXTRA_FLAGS (FL001)."""
+    return token.text if source.argv and token.key is None else token.key
+
+
+def _setting_location(setting: Setting) -> Location:
+    return Location(line=setting.line, column=1, end_column=1 + len(setting.key), file=setting.file)
+
+
+def _apply_chain(config: Config, chain: Chain, findings: list[Finding]) -> dict[str, Finding]:
+    """The config files' values over base.yml's, each typed as MaxText types it, at its file's line.
+    The values of MaxText's own base.yml are the pin's defaults, so they are not set again.
+    Returns the findings on values MaxText refuses, by key: they count only if nothing replaces them."""
+    from .render.yaml_chain import BASE_YML, PIN_LABEL
+
+    pin = config.pin
+    refused: dict[str, Finding] = {}
+    for key, setting in chain.settings.items():
+        if setting.file == f"{PIN_LABEL}/{BASE_YML}":
+            continue
+        where = _setting_location(setting)
+        if key not in pin.keys:
+            # In a file, `dpo.beta:` is a key of its own (MaxText refuses it); the nested settings are `dpo: {beta: …}`.
+            if not (isinstance(setting.value, dict) and any(k.startswith(f"{key}.") for k in pin.keys)):
+                findings.append(_undefined(key, pin, where))
+            continue
+        try:
+            if key in MERGED_RULE_LISTS:
+                check_rule_list(setting.value)
+            empty = key in INFERRED_WHEN_EMPTY and not setting.value
+            typed = INFERRED_WHEN_EMPTY[key] if empty else coerce(pin.keys[key], normalise(key, setting.value))
+        except ValueError_ as err:
+            refused[key] = Finding("FL005", "error", f"{key}: {err}", (key,), where)
+            continue
+        config.explicit[key] = Assignment(key, typed, None, f"yaml:{setting.file}:{setting.line}", where)
+    return refused
+
+
+# pyconfig parses an M_<KEY> value by the type of the key's value before it (configs/pyconfig.py, step 6).
+_TRUE_WORDS = ("y", "yes", "t", "true", "1")
+_FALSE_WORDS = ("n", "no", "f", "false", "0")
+M_PREFIX = "M_"
+
+
+def _str2bool(text: str) -> bool:
+    if text.lower() in _TRUE_WORDS:
+        return True
+    if text.lower() in _FALSE_WORDS:
+        return False
+    raise ValueError(text)
+
+
+def _raw_before_env(config: Config, key: str) -> tuple[bool, Any]:
+    """(whether the key is in the merged config pyconfig builds, its raw value there)."""
+    chain = config.chain
+    if config.model and key in config.pin.models[config.model]:
+        return True, config.pin.models[config.model][key]
+    if chain is not None and key in chain.settings:
+        return True, chain.settings[key].value
+    if key in config.pin.defaults:
+        return True, config.pin.defaults[key]
+    return False, None
+
+
+def _apply_m_variables(config: Config, env: Mapping[str, str], last: dict[str, int], findings: list[Finding]) -> None:
+    """M_<KEY> variables, as pyconfig reads them: only for a key already in the merged config
+    (argv, the config files, the model, base.yml); one that argv also sets, or that the model sets
+    (unless override_model_config), is an error; the text is parsed by the type of the value it
+    replaces (bool: y/yes/t/true/1 or n/no/f/false/0, any case), and only scalars can be replaced."""
+    for variable, text in env.items():
+        if not variable.startswith(M_PREFIX) or variable != variable.upper():
+            continue
+        key = variable[len(M_PREFIX):].lower()
+        present, original = _raw_before_env(config, key)
+        if not present and key not in last:
+            continue
+        if key in last:
+            findings.append(Finding("FL040", "error", f"{key} is set both on the command line and by {variable}; MaxText refuses a key given twice this way",
+                                    (key, variable), config.location(key)))
+            continue
+        if config.model and key in config.pin.models[config.model] and not _raw_override(config, config.tokens, last):
+            findings.append(Finding("FL041", "error", f"{key} is set both by model {config.model} and by {variable}; MaxText refuses this unless override_model_config=true",
+                                    (key, variable, "override_model_config")))
+            continue
+        parser = _str2bool if isinstance(original, bool) else type(original) if isinstance(original, (str, int, float)) else None
+        if parser is None:
+            findings.append(Finding("FL042", "error", f"{variable}: MaxText cannot set {key} from an environment variable (its value is {type(original).__name__}, not a scalar)", (key, variable)))
+            continue
+        try:
+            parsed = parser(text)
+        except ValueError:
+            findings.append(Finding("FL042", "error", f"{variable}={text!r}: MaxText cannot parse it as {parser.__name__.lstrip('_')} (the type of {key}'s value {original!r})", (key, variable)))
+            continue
+        if key not in config.pin.keys:
+            findings.append(_undefined(key, config.pin, None))
+            continue
+        try:
+            typed = coerce(config.pin.keys[key], normalise(key, parsed))
+        except ValueError_ as err:
+            findings.append(Finding("FL005", "error", f"{key} (from {variable}): {err}", (key, variable)))
+            continue
+        config.explicit[key] = Assignment(key, typed, None, f"env:{variable}")
 
 
 def axis_rules_from_flags_only(config: Config) -> Token | None:
@@ -258,7 +392,19 @@ def _apply_model(config: Config, model: str, findings: list[Finding], keep_flags
         if key in config.pin.keys:
             typed = _type_bound(config.pin, key, value)
             if typed is not _INVALID:
+                _note_file_overridden(config, key, typed, model, findings)
                 config.explicit[key] = Assignment(key, typed, None, f"model:{model}")
+
+
+def _note_file_overridden(config: Config, key: str, model_value: Any, model: str, findings: list[Finding]) -> None:
+    """pyconfig merges the model file over the config files: a value a file sets for a key the
+    model also sets is silently replaced (only argv may not differ)."""
+    earlier = config.explicit.get(key)
+    if key in MERGED_RULE_LISTS:
+        return  # pyconfig merges the model's rules into the files' by name
+    if earlier is not None and earlier.origin.startswith("yaml:") and earlier.value != model_value:
+        findings.append(Finding("FL043", "warning", f"{key}={earlier.value!r} here is replaced by {model_value!r} from model {model}'s file; "
+                                "MaxText applies the model file over the config files", (key, "model_name"), earlier.where))
 
 
 def _raw_override(config: Config, tokens: list[Token], last: dict[str, int]) -> bool:
@@ -290,7 +436,7 @@ def _check_model_conflicts(config: Config, model: str, overridden: bool, finding
 
 
 @lru_cache(maxsize=4096)
-def _close_keys(key: str, pin: str) -> list[str]:
+def close_keys(key: str, pin: str) -> list[str]:
     import difflib
 
     from .schema.pins import load_pin
@@ -298,11 +444,25 @@ def _close_keys(key: str, pin: str) -> list[str]:
     return difflib.get_close_matches(key, load_pin(pin).keys, n=3, cutoff=0.75)
 
 
+@lru_cache(maxsize=4096)
+def _close_keys_elsewhere(key: str, pin: str) -> list[tuple[str, list[str]]]:
+    """Near names that only other pins define, with those pins (a key the fork adds, misspelled)."""
+    import difflib
+
+    from .schema.pins import known_pins, load_pin
+
+    here = load_pin(pin).keys
+    others = {name for other in known_pins() if other != pin for name in load_pin(other).keys if name not in here}
+    return [(name, pins_defining(name)) for name in difflib.get_close_matches(key, others, n=3, cutoff=0.75)]
+
+
 def _undefined(key: str, pin: PinSchema, where: Location) -> Finding:
-    close = _close_keys(key, pin.pin)
+    close = close_keys(key, pin.pin)
     message = f"{key} is not defined at MaxText {pin.pin}"
     if close:
         message += f"; did you mean {', '.join(close)}?"
+    elif elsewhere_close := _close_keys_elsewhere(key, pin.pin):
+        message += "; did you mean " + ", ".join(f"{name} (defined at {', '.join(pins)})" for name, pins in elsewhere_close) + "?"
     elsewhere = [p for p in pins_defining(key) if p != pin.pin]
     if elsewhere:
         message += f" (defined at {', '.join(elsewhere)})"

@@ -164,17 +164,23 @@ def load_derived(path: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in data["derived"].items() if k != "__line__"}
 
 
-def rule_files(version: str | None = None) -> list[Path]:
+def imported_dir(version: str | Path) -> Path:
+    """MaxText's imported validators: a bundled version's `rules/maxtext/<version>/`, or a folder
+    (a pin store entry's rules)."""
+    return version if isinstance(version, Path) else data_dir("rules") / "maxtext" / version
+
+
+def rule_files(version: str | Path | None = None) -> list[Path]:
     root = data_dir("rules")
     files = sorted(root.glob("*.yml"))
     files = [f for f in files if f.name not in ("derived.yml", "fix_policy.yml")]
     if version:
-        files += sorted(p for p in (root / "maxtext" / version).glob("*.yml") if p.name not in ("derived.yml", "unexpressible.yml"))
+        files += sorted(p for p in imported_dir(version).glob("*.yml") if p.name not in ("derived.yml", "unexpressible.yml"))
     return files
 
 
 @lru_cache(maxsize=None)
-def load_ruleset(version: str | None = None, extra: tuple[str, ...] = ()) -> RuleSet:
+def load_ruleset(version: str | Path | None = None, extra: tuple[str, ...] = ()) -> RuleSet:
     """The rules (and derived values) for a MaxText version, from a compiled cache when it is fresh.
 
     Parsing ~300 imported rules costs more than a whole check, so the parsed trees are kept as
@@ -185,15 +191,15 @@ def load_ruleset(version: str | None = None, extra: tuple[str, ...] = ()) -> Rul
     root = data_dir("rules")
     sources = [*rule_files(version), *(Path(p) for p in extra), root / "derived.yml"]
     if version:
-        sources.append(root / "maxtext" / version / "derived.yml")
+        sources.append(imported_dir(version) / "derived.yml")
     return cached(sources, lambda: _parse_ruleset(version, extra))
 
 
-def _parse_ruleset(version: str | None, extra: tuple[str, ...]) -> RuleSet:
+def _parse_ruleset(version: str | Path | None, extra: tuple[str, ...]) -> RuleSet:
     root = data_dir("rules")
     derived_files = [root / "derived.yml"]
     if version:
-        derived_files.append(root / "maxtext" / version / "derived.yml")
+        derived_files.append(imported_dir(version) / "derived.yml")
     derived_text: dict[str, str] = {}
     for path in derived_files:
         if path.exists():

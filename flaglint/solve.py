@@ -108,8 +108,8 @@ def minimal_changes(config: Config, rules: list[Rule], broken: list[Rule], max_f
 
 
 def fixed_names(config: Config) -> set[str]:
-    """What a fix never changes: facts of the hardware, and the escape hatches of rules/fix_policy.yml."""
-    return {name for name, var in load_tunix().variables.items() if var.fixed} | set(held_keys())
+    """What a fix never changes: facts of the hardware (the device count too), and the escape hatches of rules/fix_policy.yml."""
+    return {name for name, var in load_tunix().variables.items() if var.fixed} | set(held_keys()) | set(config.devices)
 
 
 @lru_cache(maxsize=None)

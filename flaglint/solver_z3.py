@@ -351,9 +351,14 @@ class FixProblem:
         """A fix may move devices between the ici (or dcn) mesh axes, but the mesh keeps spanning as
         many: a rule about expert parallelism is not fixed by asking for 1,024 more chips. A filled
         (-1) axis stays filled. An axis whose size is not a power of two (3) is outside that sum:
-        it may become a power of two, as a TPU mesh axis usually is."""
+        it may become a power of two, as a TPU mesh axis usually is. With a known device count the
+        mesh rules (rules/mesh.yml) say how many devices each network spans instead."""
+        from .topology import MESH_DEVICES_PER_SLICE, MESH_SLICES
+
         hard = []
-        for network in ("ici_", "dcn_"):
+        for network, known in (("ici_", MESH_DEVICES_PER_SLICE), ("dcn_", MESH_SLICES)):
+            if known in self.config.devices:
+                continue
             exponents, total = [], 0
             for name, term in self.terms.items():
                 if not (name.startswith(network) and MESH_AXIS.fullmatch(name) and isinstance(term, Finite)):

@@ -47,13 +47,18 @@ _EMPTY_WHEN_NONE = re.compile(r"run_name|dump_hlo.*_module_name")
 _LIST_WHEN_STRING = {"train_data_columns", "eval_data_columns", "trainable_parameters_mask", "adamw_mask"}
 
 
-def parse_cli_value(raw: str) -> Any:
-    """The Python value OmegaConf makes of a command-line value (before the field's type)."""
+def parse_cli_value(raw: str | None) -> Any:
+    """The Python value OmegaConf makes of a command-line value (before the field's type); an argv
+    word without '=' has the value None."""
+    if raw is None:
+        return None
     try:
         return yaml.load(raw, Loader=CliLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as err:
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
         raise ValueError_(f"not a valid YAML value ({problem})") from None
+    except ValueError:  # Python reads no integer of over 4,300 digits, so MaxText stops at startup
+        raise ValueError_("an integer of over 4300 digits, which Python refuses to read") from None
 
 
 def normalise(key: str, value: Any) -> Any:
@@ -71,19 +76,19 @@ def normalise(key: str, value: Any) -> Any:
     return value
 
 
-def type_value(schema, raw: str) -> Any:
+def type_value(schema, raw: str | None) -> Any:
     """The value MaxText gives `key=raw`, or ValueError_ with MaxText's reason."""
     parsed = parse_cli_value(raw)
-    if schema.name in _MERGED_RULE_LISTS:
-        _check_rule_list(parsed)
+    if schema.name in MERGED_RULE_LISTS:
+        check_rule_list(parsed)
     return coerce(schema, normalise(schema.name, parsed))
 
 
 # pyconfig merges these lists itself, before pydantic, by each rule's first item (its name).
-_MERGED_RULE_LISTS = {"logical_axis_rules"}
+MERGED_RULE_LISTS = {"logical_axis_rules"}
 
 
-def _check_rule_list(value: Any) -> None:
+def check_rule_list(value: Any) -> None:
     if not value:
         return  # pyconfig skips an empty (or false, or null) value: base.yml's rules stay
     if not isinstance(value, list):

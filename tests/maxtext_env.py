@@ -1,8 +1,13 @@
-"""The real MaxText 0.2.5 for tests that compare against it: its wheel from the package registry,
-and a Python 3.12 environment ("the oracle") where its config code runs.
+"""The real MaxText releases for tests that compare against them: each wheel from the package
+registry, and per release a Python 3.12 environment ("the oracle") where its config code runs.
 
-Both are built once under <repo>/.cache/ and reused. Each helper returns None when it cannot
-be had here (no network, no Python 3.12); callers skip with the reason `unavailable()` gives.
+Everything is built once under <repo>/.cache/ and reused: one base venv with the config
+dependencies, and per release a venv that sees the base's site-packages (a .pth file) plus the
+release's wheel installed without dependencies. Each helper returns None when it cannot be had
+here (no network, no Python 3.12); callers skip with the reason `unavailable()` gives.
+
+Measured per release: 0.2.3 and later find base.yml themselves; 0.2.0 takes it as argv[1] (the
+runner, flaglint/pyconfig_runner.py, passes it); 0.1.0 (`MaxText.pyconfig`) is not supported.
 """
 
 from __future__ import annotations
@@ -19,12 +24,27 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
-MAXTEXT_VERSION = "0.2.5"
+MAXTEXT_VERSION = "0.2.5"  # the default pin's release
+RELEASES = ("0.2.0", "0.2.3", "0.2.4", "0.2.5")  # the bundled ones
 REPO = Path(__file__).resolve().parents[1]
 CACHE = REPO / ".cache"
 WHEEL_DIR = CACHE / "maxtext"
-ORACLE_DIR = CACHE / f"oracle-{MAXTEXT_VERSION}"
+BASE_DIR = CACHE / "oracle-base"
 ORACLE_DEPS = ["jax", "flax", "jinja2", "omegaconf", "pydantic", "pyyaml", "packaging", "pathwaysutils"]
+# What a release imports beyond those, found by trying: 0.2.3's maxtext/__init__.py loads every
+# model (and with them quantisation, profiling, grain and transformers). Installed without
+# dependencies, at the versions measured to import.
+EXTRA_DEPS = {
+    "0.2.3": [
+        "aqtp==0.9.0", "array_record==0.8.6", "cloudpickle==3.1.3", "einshape==1.0", "filelock==4.3.1", "fire==0.7.1",
+        "grain==0.2.18", "hf-xet==1.8.0", "httpcore2==2.16.2", "httpx2==2.16.2", "huggingface_hub==2.4.0",
+        "immutabledict==4.3.1", "jaxtyping==0.3.11", "mpmath==1.3.0", "pillow==13.0.0", "portpicker==1.6.0",
+        "qwix==0.1.8", "regex==2026.11.19", "safetensors==0.8.0", "sentencepiece==0.2.3", "shellingham==1.5.4",
+        "six==1.17.0", "sympy==1.14.0", "termcolor==3.3.0", "tiktoken==0.14.0", "tokamax==0.0.17",
+        "tokenizers==0.23.3", "tqdm==4.70.1", "transformers==5.24.0", "truststore==0.10.5", "typer==0.29.2",
+        "xprof==2.24.2",
+    ],
+}  # fmt: skip
 
 _reasons: dict[str, str] = {}
 
@@ -39,14 +59,18 @@ with open(sys.argv[3], "w") as f:
 """
 
 
-def unavailable(what: str) -> str:
+def unavailable(what: str, version: str = MAXTEXT_VERSION) -> str:
     """Why `maxtext_wheel` or `oracle_python` returned None, for a skip message."""
-    return _reasons.get(what, f"{what} unavailable")
+    return _reasons.get(f"{what} {version}", f"{what} for maxtext {version} unavailable")
 
 
-def maxtext_wheel() -> Path | None:
-    """The maxtext 0.2.5 wheel, downloaded once from the package registry."""
-    wheel = WHEEL_DIR / f"maxtext-{MAXTEXT_VERSION}-py3-none-any.whl"
+def oracle_dir(version: str = MAXTEXT_VERSION) -> Path:
+    return CACHE / f"oracle-{version}"
+
+
+def maxtext_wheel(version: str = MAXTEXT_VERSION) -> Path | None:
+    """The maxtext wheel of VERSION, downloaded once from the package registry."""
+    wheel = WHEEL_DIR / f"maxtext-{version}-py3-none-any.whl"
     if wheel.is_file():
         return wheel
     with _locked("maxtext"):
@@ -55,48 +79,72 @@ def maxtext_wheel() -> Path | None:
         with tempfile.TemporaryDirectory(dir=_cache_dir()) as tmp:
             command = [
                 sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-                "--python-version", "3.12", f"maxtext=={MAXTEXT_VERSION}", "-d", tmp,
+                "--python-version", "3.12", f"maxtext=={version}", "-d", tmp,
             ]  # fmt: skip
             done = _run(command, timeout=600)
             downloaded = Path(tmp) / wheel.name
             if done is None or done.returncode != 0 or not downloaded.is_file():
-                _reasons["wheel"] = f"cannot download maxtext=={MAXTEXT_VERSION}: {_tail(done)}"
+                _reasons[f"wheel {version}"] = f"cannot download maxtext=={version}: {_tail(done)}"
                 return None
             WHEEL_DIR.mkdir(parents=True, exist_ok=True)
             downloaded.replace(wheel)
     return wheel
 
 
-def oracle_python() -> Path | None:
-    """The interpreter of a Python 3.12 venv with maxtext 0.2.5 and its config dependencies."""
-    python = ORACLE_DIR / "bin" / "python"
-    marker = ORACLE_DIR / ".complete"
+def oracle_python(version: str = MAXTEXT_VERSION) -> Path | None:
+    """The interpreter of a Python 3.12 venv where maxtext VERSION and its config dependencies import."""
+    target = oracle_dir(version)
+    python, marker = target / "bin" / "python", target / ".complete"
     if marker.is_file():
         return python
-    wheel = maxtext_wheel()
-    if wheel is None:
-        _reasons["oracle"] = unavailable("wheel")
+    wheel = maxtext_wheel(version)
+    base = _base_site_packages()
+    if wheel is None or base is None:
+        _reasons[f"oracle {version}"] = unavailable("wheel", version) if wheel is None else _reasons["base"]
         return None
-    base = find_python312()
-    if base is None:
-        _reasons["oracle"] = "no Python 3.12 interpreter found (python3.12, pyenv versions)"
-        return None
-    with _locked("oracle"):
+    with _locked(f"oracle-{version}"):
         if marker.is_file():
             return python
-        shutil.rmtree(ORACLE_DIR, ignore_errors=True)
-        steps = [
-            [str(base), "-m", "venv", str(ORACLE_DIR)],
-            [str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
-            [str(python), "-m", "pip", "install", "-q", *ORACLE_DEPS],
-        ]
-        for step in steps:
-            done = _run(step, timeout=1800)
-            if done is None or done.returncode != 0:
-                _reasons["oracle"] = f"building {ORACLE_DIR} failed at {' '.join(step[1:4])}: {_tail(done)}"
-                return None
-        marker.write_text(f"maxtext=={MAXTEXT_VERSION} {' '.join(ORACLE_DEPS)}\n")
+        shutil.rmtree(target, ignore_errors=True)
+        if not _build([[str(find_python312()), "-m", "venv", str(target)]], f"oracle {version}", target):
+            return None
+        own = next(target.glob("lib/python3.12/site-packages"))
+        (own / "oracle-base.pth").write_text(f"{base.resolve()}\n")  # the base's packages, after the venv's own
+        install = [[str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel), *EXTRA_DEPS.get(version, [])]]
+        if not _build(install, f"oracle {version}", target):
+            return None
+        marker.write_text(f"maxtext=={version} over {BASE_DIR.name}\n")
     return python
+
+
+def _base_site_packages() -> Path | None:
+    """site-packages of the base venv with the config dependencies (built once)."""
+    site = BASE_DIR / "lib" / "python3.12" / "site-packages"
+    if (BASE_DIR / ".complete").is_file():
+        return site
+    interpreter = find_python312()
+    if interpreter is None:
+        _reasons["base"] = "no Python 3.12 interpreter found (python3.12, pyenv versions)"
+        return None
+    with _locked("oracle-base"):
+        if (BASE_DIR / ".complete").is_file():
+            return site
+        shutil.rmtree(BASE_DIR, ignore_errors=True)
+        steps = [[str(interpreter), "-m", "venv", str(BASE_DIR)],
+                 [str(BASE_DIR / "bin" / "python"), "-m", "pip", "install", "-q", *ORACLE_DEPS]]
+        if not _build(steps, "base", BASE_DIR):
+            return None
+        (BASE_DIR / ".complete").write_text(" ".join(ORACLE_DEPS) + "\n")
+    return site
+
+
+def _build(steps: list[list[str]], what: str, target: Path) -> bool:
+    for step in steps:
+        done = _run(step, timeout=1800)
+        if done is None or done.returncode != 0:
+            _reasons[what] = f"building {target} failed at {' '.join(step[1:4])}: {_tail(done)}"
+            return False
+    return True
 
 
 def find_python312() -> Path | None:
@@ -119,12 +167,12 @@ def find_python312() -> Path | None:
     return None
 
 
-def run_in_oracle(code: str, input_json: Any, timeout: float = 600) -> Any:
-    """Run CODE in the oracle interpreter. It reads the JSON value `INPUT` and must set `OUTPUT`
-    to a JSON-serialisable value, which is returned. Raises RuntimeError if the script fails."""
-    python = oracle_python()
+def run_in_oracle(code: str, input_json: Any, timeout: float = 600, version: str = MAXTEXT_VERSION) -> Any:
+    """Run CODE in the oracle interpreter of VERSION. It reads the JSON value `INPUT` and must set
+    `OUTPUT` to a JSON-serialisable value, which is returned. Raises RuntimeError if the script fails."""
+    python = oracle_python(version)
     if python is None:
-        raise RuntimeError(unavailable("oracle"))
+        raise RuntimeError(unavailable("oracle", version))
     env = {**os.environ, "JAX_PLATFORMS": "cpu"}
     env.pop("XLA_FLAGS", None)
     with tempfile.TemporaryDirectory() as tmp:

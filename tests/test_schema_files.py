@@ -20,7 +20,10 @@ NINE = [
 
 
 def test_files_validate_against_the_models():
-    Schema.model_validate(json.loads((SCHEMAS / "maxtext-0.2.5.json").read_text()))
+    releases = sorted(SCHEMAS.glob("maxtext-*.json"))
+    assert [p.stem for p in releases] == ["maxtext-0.2.0", "maxtext-0.2.3", "maxtext-0.2.4", "maxtext-0.2.5"]
+    for path in releases:
+        Schema.model_validate(json.loads(path.read_text()))
     TunixSchema.model_validate(yaml.safe_load((SCHEMAS / "tunix.yml").read_text()))
     overlays = sorted((SCHEMAS / "pins").glob("*.yml"))
     assert {p.stem for p in overlays} == {"e526ea02", "e93800779", "d66a82096", "22fa0c559", "bbd0f6f10"}

@@ -133,14 +133,64 @@ def _package(root: Path, types_py: str) -> Path:
         (lambda p: (p / "x.whl").write_bytes(b"not a zip") and p / "x.whl", "not a wheel"),
         (lambda p: _package(p, "class MaxTextConfig(:\n"), "cannot parse"),
         (lambda p: _package(p, "class Other: pass\n"), "defines no class MaxTextConfig"),
-        (lambda p: _package(p, "class MaxTextConfig(BaseModel):\n  x: set[int] = Field(set())\n"), "line 2"),
-        (lambda p: _package(p, "class MaxTextConfig(BaseModel):\n  x: int = Field(f())\n"), "unsupported default"),
-        (lambda p: _package(p, "class E(str, Enum):\n  A = f()\n"), "types.py line 2: enum member value is not a literal"),
+        (lambda p: (p / "MaxText").mkdir() or (p / "MaxText" / "pyconfig.py").write_text("") or p,
+         "MaxText before 0.2.0 .* is not supported"),
     ],
 )
 def test_bad_input_is_one_clear_error(tmp_path, make, message):
     with pytest.raises(InputError, match=message):
         import_schema(make(tmp_path))
+
+
+# ---- constructs the importer does not read: the key stays defined with what is known ----
+
+
+def test_a_default_computed_at_run_time_is_recorded_as_its_expression(tmp_path):
+    root = _package(tmp_path, """\
+        import os
+        class MaxTextConfig(BaseModel):
+          jax_cache_dir: str = Field(os.path.join(os.path.expanduser("~"), "jax_cache"), ge=helper())
+          n: int = Field(1)
+        """)
+    key = import_schema(root).keys["jax_cache_dir"]
+    assert (key.kind, key.default) == ("str", None)
+    assert key.default_at_runtime == "os.path.join(os.path.expanduser('~'), 'jax_cache')"
+    assert import_schema(root).keys["n"].default == 1
+
+
+def test_an_annotation_or_enum_it_cannot_read_leaves_the_key_defined_as_any(tmp_path):
+    root = _package(tmp_path, """\
+        class Mode(str, Enum):
+          A = "a"
+          B = make_name()
+        class MaxTextConfig(BaseModel):
+          mode: Mode = Field(Mode.A)
+          ids: set[int] = Field(set())
+          size: Literal[SIZES] = 3
+        """)
+    keys = import_schema(root).keys
+    assert {name: (k.kind, k.nullable, k.unread_type) for name, k in keys.items()} == {
+        "mode": ("any", True, "make_name()"),
+        "ids": ("any", True, "set[int]"),
+        "size": ("any", True, "Literal[SIZES]"),
+    }
+    assert keys["mode"].default == "a" and keys["size"].default == 3
+
+
+def test_python_312_f_strings_parse_on_any_python(tmp_path):
+    root = _package(tmp_path, """\
+        class MaxTextConfig(BaseModel):
+          x: int = 1
+          @model_validator(mode="after")
+          def check(self):
+            if self.x > 4:
+              raise ValueError(f"x={self.x} not in {", ".join(map(str, [1, 2]))} {'a'}")
+            return self
+        """)
+    from flaglint.schema.validators import extract_rules
+
+    rules, _, _ = extract_rules(root)
+    assert [(r["require"], r["message"]) for r in rules] == [("x <= 4", "x={x} not in {', '.join(map(str, [1, 2]))} a")]
 
 
 def test_zip_without_maxtext_is_refused(tmp_path):

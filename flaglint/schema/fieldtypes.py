@@ -8,7 +8,6 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
-from flaglint.findings import InputError
 
 # gettempdir() depends on the machine the trainer runs on; the schema records this placeholder.
 TEMPDIR_PLACEHOLDER = "<tempdir>"
@@ -26,13 +25,22 @@ _CONSTRAINED = {
     "NegativeFloat": ("float", {"lt": 0}),
 }
 _ENUM_BASES = {"Enum", "IntEnum", "StrEnum"}
+
+
+class NotUnderstood(Exception):
+    """An annotation or default the importer cannot read: the key stays defined with what is known,
+    and the text is recorded (a default computed at run time, an annotation of an unknown form)."""
+
+    def __init__(self, node: ast.AST):
+        super().__init__(ast.unparse(node))
+        self.text = ast.unparse(node)
 BOUNDS = ("ge", "gt", "le", "lt")
 
 
-def tighter(bound: str, current: float | None, new: float) -> float:
+def tighter(bound: str, current: float | None, new: float | None) -> float | None:
     """Both constraints apply when an alias's bound meets a Field's: the stricter one is in effect."""
-    if current is None:
-        return new
+    if current is None or new is None:
+        return new if current is None else current
     return max(current, new) if bound in ("ge", "gt") else min(current, new)
 
 
@@ -41,6 +49,7 @@ class EnumClass:
     name: str
     members: dict[str, Any]
     int_enum: bool
+    unread: ast.AST | None = None  # a member whose value is not a literal: the choices are unknown
 
 
 @dataclass
@@ -54,6 +63,7 @@ class FieldType:
     members: list[str] | None = None
     bounds: dict[str, float] = field(default_factory=dict)
     model: str | None = None  # the nested BaseModel class, for kind "dict" fields that hold one
+    unread: str | None = None  # the annotation's text, where the importer could not read it
 
 
 class ModuleScope:
@@ -128,13 +138,15 @@ class ModuleScope:
             return [FieldType(kind, bounds=dict(bounds))]
         if name in self.enums:
             enum = self.enums[name]
+            if enum.unread is not None:
+                raise NotUnderstood(enum.unread)
             choices = list(dict.fromkeys(enum.members.values()))
             return [FieldType("enum", choices=choices, enum=name, int_enum=enum.int_enum)]
         if name in self.aliases:
             return self._atoms(self.aliases[name])
         if name in self.classes:
             return [FieldType("dict", model=name)]
-        raise InputError(f"line {node.lineno}: unsupported annotation {ast.unparse(node)!r}")
+        raise NotUnderstood(node)
 
     def _subscript(self, node: ast.Subscript) -> list[FieldType | None]:
         head = _dotted_tail(node.value)
@@ -144,14 +156,17 @@ class ModuleScope:
         if head == "Union":
             return [atom for arg in args for atom in self._atoms(arg)]
         if head == "Literal":
-            values = [ast.literal_eval(arg) for arg in args]
+            try:
+                values = [ast.literal_eval(arg) for arg in args]
+            except (ValueError, TypeError, SyntaxError):
+                raise NotUnderstood(node) from None
             return [None] * (None in values) + [FieldType("literal", choices=[v for v in values if v is not None])]
         if head in ("list", "List", "Sequence"):
             item = self.field_type(args[0])
             return [FieldType("list", item=item.kind)]
         if head in ("dict", "Dict", "Mapping"):
             return [FieldType("dict")]
-        raise InputError(f"line {node.lineno}: unsupported annotation {ast.unparse(node)!r}")
+        raise NotUnderstood(node)
 
     # ---- defaults ----
 
@@ -179,7 +194,7 @@ class ModuleScope:
                 return posixpath.join(*(self.value(arg) for arg in node.args))
             if func in ("copy.deepcopy", "copy.copy", "deepcopy") and len(node.args) == 1:
                 return self.value(node.args[0])
-        raise InputError(f"line {node.lineno}: unsupported default {ast.unparse(node)!r}")
+        raise NotUnderstood(node)
 
     def factory_value(self, node: ast.expr) -> Any:
         """What a `default_factory` produces: a builtin constructor, a lambda, or a nested model."""
@@ -188,7 +203,7 @@ class ModuleScope:
         name = _dotted_tail(node)
         if name in ("list", "dict", "set", "tuple"):
             return [] if name != "dict" else {}
-        raise InputError(f"line {node.lineno}: unsupported default_factory {ast.unparse(node)!r}")
+        raise NotUnderstood(node)
 
 
 def _base_names(node: ast.ClassDef) -> set[str]:
@@ -214,11 +229,11 @@ def _is_type_expression(node: ast.expr) -> bool:
 
 
 def _enum_class(node: ast.ClassDef) -> EnumClass:
-    members: dict[str, Any] = {}
+    enum = EnumClass(node.name, {}, int_enum="IntEnum" in _base_names(node))
     for stmt in node.body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             try:
-                members[stmt.targets[0].id] = ast.literal_eval(stmt.value)
+                enum.members[stmt.targets[0].id] = ast.literal_eval(stmt.value)
             except (ValueError, TypeError, SyntaxError):
-                raise InputError(f"line {stmt.lineno}: enum member value is not a literal") from None
-    return EnumClass(node.name, members, int_enum="IntEnum" in _base_names(node))
+                enum.unread = enum.unread or stmt.value
+    return enum

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import yaml
 
 from flaglint.findings import InputError
-from flaglint.schema.fieldtypes import BOUNDS, FieldType, ModuleScope, tighter
+from flaglint.schema.fieldtypes import BOUNDS, FieldType, ModuleScope, NotUnderstood, tighter
 from flaglint.schema.model import KeySchema, ModelConfig, Schema
 from flaglint.schema.sources import PackageFiles, open_package
 from flaglint.schema.topologies import TOPOLOGY_KEY, topology_table
@@ -83,26 +84,34 @@ def schema_summary(schema: Schema) -> str:
     ]
     for kind, count in sorted(kinds.items(), key=lambda item: (-item[1], item[0])):
         lines.append(f"  {kind:8} {count:4}  ({nullable[kind]} nullable)")
+    for label, attribute in (("defaults computed at run time", "default_at_runtime"),
+                             ("annotations not read (typed as any)", "unread_type")):
+        found = [f"{k.name} = {getattr(k, attribute)}" for k in schema.keys.values() if getattr(k, attribute)]
+        if found:
+            lines.append(f"  {label}: {len(found)}: {'; '.join(found)}")
     return "\n".join(lines)
 
 
 def _parse(files: PackageFiles, relpath: str) -> ast.Module:
-    try:
-        return ast.parse(files.read(relpath), filename=relpath)
-    except SyntaxError as err:
-        raise InputError(f"{files.origin}: {relpath}:{err.lineno}: cannot parse: {err.msg}") from None
+    return files.parse(relpath)
 
 
 def _version(files: PackageFiles) -> str:
-    if files.exists("version.py"):
-        for node in _parse(files, "version.py").body:
-            if (
-                isinstance(node, ast.Assign)
-                and any(isinstance(t, ast.Name) and t.id == "__version__" for t in node.targets)
-                and isinstance(node.value, ast.Constant)
-            ):
-                return str(node.value.value)
+    """The release the package's own files name: `__version__` in version.py or __init__.py (0.2.0
+    keeps it in the MaxText/ shim beside the package), else a wheel's or install's METADATA."""
+    candidates = [files.read(p) for p in ("version.py", "__init__.py") if files.exists(p)]
+    candidates.append(files.read_beside("MaxText/__init__.py"))
+    for text in candidates:
+        if text and (match := _VERSION_ASSIGNMENT.search(text)):
+            return match.group(1)
+    for metadata in files.glob_beside("maxtext-*.dist-info/METADATA"):
+        if match := _METADATA_VERSION.search(files.read_beside(metadata) or ""):
+            return match.group(1)
     return "unknown"
+
+
+_VERSION_ASSIGNMENT = re.compile(r"^__version__\s*=\s*[\"']([^\"']+)[\"']", re.M)
+_METADATA_VERSION = re.compile(r"^Version:\s*(\S+)", re.M)
 
 
 def _yaml_mapping(files: PackageFiles, relpath: str) -> dict[str, Any]:
@@ -148,7 +157,11 @@ def _model_keys(scope: ModuleScope, model: str, prefix: str = "", group: str = "
             name = prefix + field_name
             if name in keys:
                 continue
-            field_type = scope.field_type(stmt.annotation)
+            try:
+                field_type = scope.field_type(stmt.annotation)
+            except NotUnderstood as unread:
+                # Any value passes where the type is unknown: the key stays defined, the text kept.
+                field_type = FieldType("any", nullable=True, unread=unread.text)
             if field_type.model is not None:
                 nested.update(_model_keys(scope, field_type.model, prefix=f"{name}.", group=name))
             keys[name] = _key_schema(scope, name, stmt, field_type, group or cls)
@@ -168,18 +181,23 @@ def _is_field(stmt: ast.stmt) -> bool:
 def _key_schema(scope: ModuleScope, name: str, stmt: ast.AnnAssign, field_type: FieldType, group: str) -> KeySchema:
     bounds = dict(field_type.bounds)
     value = stmt.value
+    default_node, factory = value, None
     if isinstance(value, ast.Call) and ast.unparse(value.func) in ("Field", "pydantic.Field"):
         kwargs = {kw.arg: kw.value for kw in value.keywords if kw.arg}
         for bound in BOUNDS:
             if bound in kwargs:
-                bounds[bound] = tighter(bound, bounds.get(bound), ast.literal_eval(kwargs[bound]))
-        if "default_factory" in kwargs:
-            default = _factory_default(scope, kwargs["default_factory"])
+                bounds[bound] = tighter(bound, bounds.get(bound), _bound(scope, kwargs[bound]))
+        factory = kwargs.get("default_factory")
+        default_node = value.args[0] if value.args else kwargs.get("default")
+    default_at_runtime = None
+    try:
+        if factory is not None:
+            default = _factory_default(scope, factory)
         else:
-            default_node = value.args[0] if value.args else kwargs.get("default")
             default = None if default_node is None else scope.value(default_node)
-    else:
-        default = None if value is None else scope.value(value)
+    except NotUnderstood:
+        # Computed when MaxText runs (`os.path.expanduser('~')`): recorded as the expression.
+        default, default_at_runtime = None, ast.unparse(factory or default_node)
     return KeySchema(
         name=name,
         kind=field_type.kind,
@@ -190,10 +208,20 @@ def _key_schema(scope: ModuleScope, name: str, stmt: ast.AnnAssign, field_type: 
         item=field_type.item,
         members=field_type.members,
         default=default,
+        default_at_runtime=default_at_runtime,
+        unread_type=field_type.unread,
         group=group,
         line=stmt.lineno,
         **bounds,
     )
+
+
+def _bound(scope: ModuleScope, node: ast.expr) -> float | None:
+    """A bound's value; one computed at run time is not checked (None)."""
+    try:
+        return scope.value(node)
+    except NotUnderstood:
+        return None
 
 
 def _factory_default(scope: ModuleScope, factory: ast.expr) -> Any:

@@ -28,6 +28,8 @@ class Key:
     le: float | None = None
     lt: float | None = None
     default: Any = None
+    default_at_runtime: str | None = None
+    unread_type: str | None = None
     group: str = ""
     line: int | None = None
     source: str = "configs/types.py"

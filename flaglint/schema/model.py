@@ -34,6 +34,8 @@ class KeySchema(BaseModel):
     le: Optional[float] = None
     lt: Optional[float] = None
     default: Any = None
+    default_at_runtime: Optional[str] = Field(None, description="the expression of a default MaxText computes when it runs")
+    unread_type: Optional[str] = Field(None, description="an annotation the importer could not read (kind is then any)")
     group: str = ""
     line: Optional[int] = None
     source: str = "configs/types.py"

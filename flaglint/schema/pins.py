@@ -1,8 +1,11 @@
 """Pins: which MaxText a recipe runs, and the schema of the keys it defines.
 
-A pin is a released version (`maxtext-0.2.5` or `0.2.5`), whose schema is generated into
-`schemas/maxtext-<version>.json`, or a fork commit, described in `schemas/pins/<commit>.yml` as an
-overlay on the pin it extends (keys added, keys removed, enum values added).
+A pin is a bundled release (`maxtext-0.2.5` or `0.2.5`), whose schema is generated into
+`schemas/maxtext-<version>.json` and its rules into `rules/maxtext/<version>/`; a fork commit,
+described in `schemas/pins/<commit>.yml` as an overlay on the pin it extends (keys added, keys
+removed, enum values added); an import in a pin store (store.py), by name or commit; or
+`installed`, the maxtext installed in the running Python. A commit is also named by a prefix of at
+least 7 characters. Loading one pin reads only that pin's files.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from ..findings import InputError
 from .keys import Key, KeyTable, key_from
 
 DEFAULT_PIN = "maxtext-0.2.5"
+INSTALLED = "installed"
 
 
 @dataclass
@@ -35,6 +39,9 @@ class PinSchema:
     starts_trainer: bool = True
     does_not_start_reason: str | None = None
     chain: list[str] = field(default_factory=list)  # this pin and every pin it extends
+    rules: str | Path = ""  # the imported rules: a bundled version, or a store entry's rules folder
+    configs: str | Path = ""  # the index of configs/**/*.yml: a bundled version, or a store entry's file
+    origin: str = ""  # where the pin's schema comes from, for `flaglint pins`
 
     _typed: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -59,24 +66,58 @@ def _schemas() -> Path:
     return data_dir("schemas")
 
 
-def known_pins() -> list[str]:
-    released = sorted(p.stem for p in _schemas().glob("maxtext-*.json"))
+def bundled_pins() -> list[str]:
+    released = sorted((p.stem for p in _schemas().glob("maxtext-*.json")), key=_release_order)
     forks = sorted(p.stem for p in (_schemas() / "pins").glob("*.yml"))
     return released + forks
 
 
+def known_pins(skip_damaged: bool = False) -> list[str]:
+    """Every pin: bundled releases and overlays, then the stores' imports."""
+    from . import store
+
+    bundled = bundled_pins()
+    return bundled + [e.name for e in store.entries(skip_damaged) if e.name not in bundled]
+
+
+def _release_order(name: str) -> tuple:
+    return tuple(int(part) if part.isdigit() else -1 for part in re.split(r"[.-]", name.removeprefix("maxtext-")))
+
+
 def canonical_pin(pin: str) -> str:
-    """`0.2.5` -> `maxtext-0.2.5`; a commit prefix of at least 7 characters -> the pin it names."""
-    pins = known_pins()
+    """`0.2.5` -> `maxtext-0.2.5`; a commit prefix of at least 7 characters -> the pin it names
+    (a store's import of that commit before an overlay describing it)."""
+    if pin == INSTALLED:
+        return store_name_of_installed()
+    bundled = bundled_pins()
     for candidate in (pin, f"maxtext-{pin}"):
-        if candidate in pins:
+        if candidate in bundled:
             return candidate
-    if re.fullmatch(r"[0-9a-f]{7,40}", pin):
-        for overlay in pins:
-            commit = str(_overlay(overlay)["commit"]) if not overlay.startswith("maxtext-") else ""
-            if commit.startswith(pin) or pin.startswith(overlay):
-                return overlay
-    raise InputError(f"unknown pin {pin!r}; known pins: {', '.join(pins)}")
+    from . import store
+
+    for candidate in (pin, f"maxtext-{pin}"):
+        if store.find(candidate) is not None:
+            return candidate
+    if re.fullmatch(r"[0-9a-fA-F]{7,40}", pin):
+        prefix = pin.lower()
+        imported = sorted({e.name for e in store.entries() if e.commit and e.commit.startswith(prefix)})
+        if len(imported) > 1:
+            raise InputError(f"pin {pin!r} is ambiguous: it is a prefix of the commits of {', '.join(imported)}")
+        if imported:
+            return imported[0]
+        for overlay in bundled:
+            if not overlay.startswith("maxtext-"):
+                commit = str(_overlay(overlay)["commit"])
+                if commit.startswith(prefix) or prefix.startswith(overlay):
+                    return overlay
+    raise InputError(f"unknown pin {pin!r}; known pins: {', '.join(known_pins())} "
+                     "(`flaglint schema import PATH` adds a MaxText tree, wheel or installed package)")
+
+
+def store_name_of_installed() -> str:
+    from .register import installed
+
+    return installed().name
 
 
 @lru_cache(maxsize=None)
@@ -96,17 +137,42 @@ def _released(name: str) -> dict[str, Any]:
 @lru_cache(maxsize=None)
 def load_pin(pin: str = DEFAULT_PIN) -> PinSchema:
     name = canonical_pin(pin)
-    if name.startswith("maxtext-"):
-        schema = _released(name)
+    if name.startswith("maxtext-") and (_schemas() / f"{name}.json").is_file():
         where = f"schemas/{name}.json"
-        return PinSchema(
-            pin=name,
-            version=schema["version"],
-            keys=KeyTable(schema["keys"], where),
-            defaults=dict(schema.get("base_defaults", {})),
-            models={model: entry["keys"] for model, entry in schema.get("models", {}).items()},
-            chain=[name],
-        )
+        version = name.removeprefix("maxtext-")
+        return _from_schema(name, _released(name), where, version, version, f"bundled ({where})")
+    if name in bundled_pins():
+        return _from_overlay(name)
+    from . import store
+
+    entry = store.find(name)
+    assert entry is not None  # canonical_pin found it
+    if entry.same_as is not None:
+        parent = load_pin(entry.same_as)
+        return replace(parent, pin=name, chain=[name, *parent.chain], origin=entry.describe(), _typed={})
+    try:
+        data = json.loads(entry.schema_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise InputError(f"{entry.schema_path}: damaged pin store entry ({err}); import it again") from None
+    return _from_schema(name, data, str(entry.schema_path), entry.rules_dir, entry.configs_path, entry.describe())
+
+
+def _from_schema(name: str, schema: dict[str, Any], where: str, rules: str | Path, configs: str | Path,
+                 origin: str) -> PinSchema:
+    return PinSchema(
+        pin=name,
+        version=schema["version"],
+        keys=KeyTable(schema["keys"], where),
+        defaults=dict(schema.get("base_defaults", {})),
+        models={model: entry["keys"] for model, entry in schema.get("models", {}).items()},
+        chain=[name],
+        rules=rules,
+        configs=configs,
+        origin=origin,
+    )
+
+
+def _from_overlay(name: str) -> PinSchema:
     overlay = _overlay(name)
     where = f"schemas/pins/{name}.yml"
     parent = load_pin(overlay["extends"])
@@ -128,11 +194,22 @@ def load_pin(pin: str = DEFAULT_PIN) -> PinSchema:
         starts_trainer=overlay.get("starts_trainer", True),
         does_not_start_reason=overlay.get("does_not_start_reason"),
         chain=[name, *parent.chain],
+        rules=parent.rules,
+        configs=parent.configs,
+        origin=f"overlay ({where}) on {overlay['extends']}: {overlay['title']}",
     )
 
 
 def pins_defining(key: str) -> list[str]:
-    return [pin for pin in known_pins() if key in load_pin(pin).keys]
+    """Every pin that defines KEY (a damaged store entry is passed over: this only informs)."""
+    found = []
+    for pin in known_pins(skip_damaged=True):
+        try:
+            if key in load_pin(pin).keys:
+                found.append(pin)
+        except InputError:
+            continue
+    return found
 
 
 _GIT_PIN = re.compile(r"maxtext.*@([0-9a-fA-F]{7,40})\b")
@@ -140,14 +217,30 @@ _VERSION_PIN = re.compile(r"^\s*maxtext\s*==\s*([0-9][\w.]*)", re.M | re.I)
 
 
 def pin_from_requirements(path: str) -> str:
-    """The pin a requirements file names: a git URL ending in `@<commit>`, or `maxtext==X.Y.Z`."""
+    """The pin a requirements file names: a git URL ending in `@<commit>` (a store's import of
+    that commit, else an overlay), or `maxtext==X.Y.Z`. One that names nothing known is an error
+    that gives the command importing it, never another version."""
     from ..read import read_text_file
 
     text = read_text_file(path)
     for number, line in enumerate(text.splitlines(), 1):
         code = line.split("#", 1)[0]
         if match := _GIT_PIN.search(code):
-            return match.group(1)
+            commit = match.group(1)
+            return _resolve(commit, f"{path}:{number}: MaxText at commit {commit} is not imported and no overlay "
+                            f"describes it; import a checkout of it: `flaglint schema import /path/to/maxtext` "
+                            f"(a clone at {commit})")
         if match := _VERSION_PIN.match(code):
-            return f"maxtext-{match.group(1)}"
+            version = match.group(1)
+            return _resolve(f"maxtext-{version}", f"{path}:{number}: maxtext=={version} is neither bundled nor "
+                            f"imported; import it: `pip download --no-deps --only-binary=:all: --python-version 3.12 "
+                            f"maxtext=={version} -d /tmp/maxtext && flaglint schema import "
+                            f"/tmp/maxtext/maxtext-{version}-py3-none-any.whl`")
     raise InputError(f"{path}: no MaxText line (expected a git URL ending in @<commit> or maxtext==X.Y.Z)")
+
+
+def _resolve(pin: str, unknown: str) -> str:
+    try:
+        return canonical_pin(pin)
+    except InputError:
+        raise InputError(unknown) from None

@@ -149,7 +149,20 @@ def key_of(value: Any) -> str | None:
     return None
 
 
+_CONST_NODES: dict[str, ast.expr | Unknown] = {}
+
+
 def const_node(value: Any) -> ast.expr | Unknown:
+    """The node of a constant; one node per value (by repr, which tells True from 1), so that big
+    constants (the logical axis rules) are built and shaped once."""
+    key = f"{type(value).__name__}:{value!r}"
+    node = _CONST_NODES.get(key)
+    if node is None:
+        node = _CONST_NODES[key] = _build_const(value)
+    return node
+
+
+def _build_const(value: Any) -> ast.expr | Unknown:
     if isinstance(value, (bool, int, float, str)) or value is None:
         return ast.Constant(value)
     if isinstance(value, (tuple, list, set, frozenset)):

@@ -26,10 +26,7 @@ def topology_table(files: PackageFiles) -> TopologyTable | None:
     """The table `get_system_characteristics` reads, or None when the package has no such lookup."""
     if not files.exists(SPEC_MAP):
         return None
-    try:
-        tree = ast.parse(files.read(SPEC_MAP), filename=SPEC_MAP)
-    except SyntaxError as err:
-        raise InputError(f"{files.origin}: {SPEC_MAP}:{err.lineno}: cannot parse: {err.msg}") from None
+    tree = files.parse(SPEC_MAP)
     lookup = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == LOOKUP), None)
     if lookup is None:
         return None

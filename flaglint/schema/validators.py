@@ -33,6 +33,7 @@ from typing import Any
 import yaml
 
 from flaglint.schema.importer import TYPES
+from flaglint.schema.model import Schema
 from flaglint.schema.sources import open_package
 from flaglint.schema.symbolic import PY_COMPARE, Unknown, conj, disj, names_in, neg, shape_id
 from flaglint.schema.validator_models import NUM_DEVICES, SCALE_KINDS, scale_factors
@@ -88,8 +89,10 @@ def extract_rules(source: str | Path) -> tuple[list[dict], dict[str, str], list[
     return found.rules, found.derived, found.unexpressible
 
 
-def extract(source: str | Path) -> Extraction:
-    walker = Walker(open_package(source))
+def extract(source: str | Path, pin: str | None = None, schema: Schema | None = None) -> Extraction:
+    """PIN: the pin the rules apply to (default `maxtext-<version>`); SCHEMA: the package's, when
+    the caller has imported it already."""
+    walker = Walker(open_package(source), schema)
     walker.run()
     names = _derived_names(walker)
     namer = _Namer(names)
@@ -115,7 +118,7 @@ def extract(source: str | Path) -> Extraction:
             reason = "unreachable: its condition never holds" if not cond.value else "always raises"
             unexpressible.append(_unexpressible(rule_id, site, message, reason))
             continue
-        rule = _rule(rule_id, site, message, namer.visit(copy.deepcopy(cond)), walker.version)
+        rule = _rule(rule_id, site, message, namer.visit(copy.deepcopy(cond)), walker.version, pin)
         if len(rule.get("when", "")) + len(rule["require"]) > MAX_CONDITION_CHARS:
             unexpressible.append(_unexpressible(rule_id, site, message, "too large: the condition over custom mesh rules "
                                                 f"exceeds {MAX_CONDITION_CHARS} characters"))
@@ -158,8 +161,9 @@ def _derived_values(walker: Walker, names: dict[int, str], namer: _Namer) -> dic
     return dict(sorted(derived.items()))
 
 
-def _rule(rule_id: str, site: Site, message: str, cond: ast.expr, version: str) -> dict:
-    rule: dict[str, Any] = {"id": rule_id, "title": _title(site, message), "severity": "error", "pins": [f"maxtext-{version}"]}
+def _rule(rule_id: str, site: Site, message: str, cond: ast.expr, version: str, pin: str | None) -> dict:
+    rule: dict[str, Any] = {"id": rule_id, "title": _title(site, message), "severity": "error",
+                            "pins": [pin or f"maxtext-{version}"]}
     when, require = _split(cond)
     if when is not None:
         rule["when"] = ast.unparse(when)
@@ -265,10 +269,10 @@ def reason_category(reason: str) -> str:
     return reason.split(":")[0].split(" (")[0]
 
 
-def write_rules(source: str | Path, out_dir: str | Path) -> dict[str, int]:
+def write_rules(source: str | Path, out_dir: str | Path, pin: str | None = None, schema: Schema | None = None) -> dict[str, int]:
     """Write rules.yml, derived.yml and unexpressible.yml for the MaxText at SOURCE into OUT_DIR;
     return the counts (sites, rules, unexpressible by reason)."""
-    found = extract(source)
+    found = extract(source, pin, schema)
     rules, derived, unexpressible = found.rules, found.derived, found.unexpressible
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

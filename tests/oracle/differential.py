@@ -4,7 +4,8 @@ next to the real MaxText's. Shared by tests/oracle/test_differential.py and benc
 Each string sets keys of one loaded rule (boundary ints, booleans, enum values, the rule's own
 literals, wrong types), plus some of: keys of another rule, a near-miss spelling of a key, a key
 repeated with another value, and any MaxText key set to its default in another spelling or to a
-value of the wrong type. Only MaxText keys, no Tunix variables; pin maxtext-0.2.5.
+value of the wrong type. Only MaxText keys, no Tunix variables; one bundled release's pin
+(maxtext-0.2.5 unless told another).
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ class ConfigSpace:
     def for_pin(cls, pin_name: str = PIN) -> ConfigSpace:
         pin = load_pin(pin_name)
         space = cls(pin)
-        for rule in load_ruleset(pin.version).rules:
+        for rule in load_ruleset(pin.rules).rules:
             if rule.builtin or not rule.applies_to(pin.chain):
                 continue
             keys = [n for n in rule_names(rule) if n in pin.keys]
@@ -200,9 +201,9 @@ def flag_strings(space: ConfigSpace) -> st.SearchStrategy[str]:
     return draw_flags()
 
 
-def draw_configs(n: int, space: ConfigSpace | None = None) -> list[str]:
-    """`n` distinct flag strings, the same ones on every run (hypothesis, derandomized)."""
-    space = space or ConfigSpace.for_pin()
+def draw_configs(n: int, space: ConfigSpace | None = None, pin: str = PIN) -> list[str]:
+    """`n` distinct flag strings for PIN, the same ones on every run (hypothesis, derandomized)."""
+    space = space or ConfigSpace.for_pin(pin)
     drawn: dict[str, None] = {}
 
     @settings(max_examples=3 * n, derandomize=True, database=None, phases=[Phase.generate], deadline=None,
@@ -252,18 +253,20 @@ class Case:
 
 @dataclass
 class Listed:
-    """The committed disagreement list: explained classes, entries by flag string, and the
-    hypothesis version that drew them (another version draws other configs)."""
+    """The committed disagreement list of one pin: the explained classes (shared by the releases),
+    that pin's entries by flag string, and the hypothesis version that drew them (another version
+    draws other configs)."""
 
     classes: dict[str, dict]
     entries: dict[str, dict]
     hypothesis: str | None
 
 
-def load_disagreements(path: Path = DISAGREEMENTS) -> Listed:
+def load_disagreements(path: Path = DISAGREEMENTS, pin: str = PIN) -> Listed:
+    """An entry without `pin` is maxtext-0.2.5's."""
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     classes = {str(name): dict(spec) for name, spec in (data.get("classes") or {}).items()}
-    entries = {str(e["flags"]): e for e in data.get("disagreements") or []}
+    entries = {str(e["flags"]): e for e in data.get("disagreements") or [] if e.get("pin", PIN) == pin}
     return Listed(classes, entries, data.get("drawn_with_hypothesis"))
 
 
@@ -277,13 +280,16 @@ def classify(case: Case, classes: dict[str, dict]) -> str | None:
     return next((name for name, spec in classes.items() if matches(case, spec)), None)
 
 
-def write_disagreements(cases: list[Case], path: Path = DISAGREEMENTS) -> int:
-    """Rewrite the list from these cases, keeping the classes and the refused-fix classes; unclassified
-    entries get class `unclassified`."""
+def write_disagreements(cases: list[Case], path: Path = DISAGREEMENTS, pin: str = PIN) -> int:
+    """Rewrite PIN's entries from these cases, keeping the classes, the other pins' entries and the
+    refused-fix classes; unclassified entries get class `unclassified`."""
     classes = load_disagreements(path).classes
-    entries = [{**case.as_entry(), "class": classify(case, classes) or "unclassified"} for case in cases if not case.agrees]
+    entries = [{**case.as_entry(), "class": classify(case, classes) or "unclassified", **({"pin": pin} if pin != PIN else {})}
+               for case in cases if not case.agrees]
     text = path.read_text(encoding="utf-8")
     header = "".join(line + "\n" for line in text.splitlines() if line.startswith("#"))
+    kept = [e for e in (yaml.safe_load(text) or {}).get("disagreements") or [] if e.get("pin", PIN) != pin]
+    entries = kept + entries
     refused = (yaml.safe_load(text) or {}).get("refused_fixes") or {}
     data = {"drawn_with_hypothesis": hypothesis.__version__, "classes": classes, "disagreements": entries, "refused_fixes": refused}
     path.write_text(header + yaml.safe_dump(data, sort_keys=False, width=120, allow_unicode=True), encoding="utf-8")

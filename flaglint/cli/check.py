@@ -1,0 +1,135 @@
+"""`flaglint check`: flag strings, flag files and `--batch` lines."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import click
+
+from ..findings import InputError
+from ..report import Checked, render
+from .fixing import apply_fixes, choose
+from .options import Options, common_options
+from .output import apply_settings, emit
+
+
+@click.command()
+@click.argument("flags", nargs=-1)
+@common_options
+@click.option("-f", "--file", "flag_file", type=click.Path(dir_okay=False), help="Read the flag string from this file.")
+@click.option("--files", "as_files", is_flag=True, help="FLAGS are paths of flag files (one flag string each), as pre-commit passes them.")
+@click.option("--batch", type=click.Path(dir_okay=False, allow_dash=True), help="One flag string per line; one JSON result per line (fixes only with --fix).")
+@click.option("--confirm-with", metavar="PYTHON", type=click.Path(dir_okay=False),
+              help="Also run the pinned MaxText's pyconfig with this Python interpreter (one that has that MaxText installed).")
+def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
+    """Check FLAGS: a MAXTEXT_EXTRA_FLAGS string, `-` for stdin, the NAME of a set variable, or
+    MaxText's own argv (CONFIG.yml key=value …, each word whole)."""
+    from ..check import Checker
+    from ..inputs import check_sources
+    from ..read import FlagSource, bom_length, read_text_file
+
+    settings = options.settings()
+    env = options.env()
+    checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]), options.devices(settings["pin"]))
+    if batch:
+        _check_batch(checker, batch, env, options.max_fixes if options.fix else 0, settings)
+        return
+    if flag_file:
+        sources = [FlagSource(read_text_file(flag_file), file=flag_file)]
+    elif as_files:
+        sources = [FlagSource(read_text_file(path), file=path) for path in flags]
+    elif flags:
+        sources = check_sources(tuple(flags), checker.pin.configs)
+        if options.stdin_filename and tuple(flags) == ("-",):
+            sources = [replace(sources[0], file=options.stdin_filename)]
+    elif env:
+        sources = [FlagSource("")]  # only Tunix variables: they are checked, and the MaxText keys they set
+    else:
+        raise InputError("nothing to check: give FLAGS, `-` for stdin, a variable NAME, --file, or --env")
+    on_disk = {flag_file} if flag_file else set(flags) if as_files else set()
+    fixing = options.fix or options.diff
+
+    def run(fixed: dict) -> list[Checked]:
+        checked = []
+        for source in sources:
+            if source.file in on_disk and fixed is not None:
+                source = replace(source, text=read_text_file(source.file))
+            elif fixed and source.file in fixed:
+                source = replace(source, text=fixed[source.file])
+            result = apply_settings(checker.check(source, env, max_fixes=options.max_fixes), settings, source.file)
+            item = Checked(source.file, source.text, result, in_file=source.file in on_disk)
+            item.fix = choose(result.fixes, options.unsafe_fixes) if fixing else None
+            if item.fix is not None:
+                from ..fix_files import text_edits
+
+                offset = bom_length(source.file) if item.in_file else 0
+                item.edits = text_edits(source.file or "", source.text, item.fix.edits, item.fix.safe, offset)
+            checked.append(item)
+        return checked
+
+    checked = run(None)
+    if confirm_with:
+        from ..confirm import confirm
+
+        for item in checked:
+            click.echo(confirm(confirm_with, settings["pin"], item.text, env, settings["model"]), err=True)
+    if fixing and len(sources) == 1 and sources[0].chain is not None:
+        _fix_config_files(sources[0], checked[0], options.fix and not options.diff, checker, env, settings)
+        return
+    fixed: dict = {}
+    if fixing:
+        checked, fixed, changed = apply_fixes(checked, run, unsafe=options.unsafe_fixes, diff=options.diff,
+                                              show_fixes=options.show_fixes, quiet=False)
+        if options.diff:
+            sys.exit(1 if changed else 0)
+    emit(options, checked, settings, fixed)
+
+
+def _fix_config_files(source, item: Checked, write: bool, checker, env, settings) -> None:
+    """A fix of CONFIG.yml and argv: the files' keys edited in place (--fix) or shown as a diff (--diff),
+    the argv left printed; then exit as a check of the fixed files and argv would."""
+    import difflib
+    from dataclasses import replace
+
+    from ..fix_yaml import edit_yaml, file_fix, write_file_fix
+    from ..inputs import config_source
+    from ..read import read_text_file
+
+    config, _ = checker.config(source, env)
+    fixed = file_fix(config, item.result, item.fix)
+    if write:
+        for file in write_file_fix(fixed):
+            click.echo(f"fixed {file}", err=True)
+    else:
+        for file, changes in fixed.files.items():
+            old = read_text_file(file)
+            click.echo("".join(difflib.unified_diff(old.splitlines(True), edit_yaml(old, changes, file).splitlines(True),
+                                                    f"a/{file}", f"b/{file}")), nl=False)
+    if fixed.argv.strip():
+        click.echo(fixed.argv.strip())
+    if not write:
+        return
+    again = replace(config_source(source.chain.files[0], (), checker.pin.configs), text=fixed.argv)
+    after = apply_settings(checker.check(again, env, fix=False), settings, item.label)
+    if after.fails(settings["fail-on"]):
+        click.echo(render("text", [Checked(item.label, fixed.argv, after)]), err=True)
+        sys.exit(1)
+
+
+def _check_batch(checker, batch: str, env, max_fixes: int, settings) -> None:
+    from ..read import FlagSource, decode
+
+    data = sys.stdin.buffer.read() if batch == "-" else Path(batch).read_bytes() if Path(batch).is_file() else None
+    if data is None:
+        raise InputError(f"{batch}: no such file")
+    failed = False
+    for number, line in enumerate(decode(data, batch).splitlines(), 1):
+        result = apply_settings(checker.check(FlagSource(line, file=None), env, fix=max_fixes > 0, max_fixes=max_fixes), settings)
+        payload = result.to_json()
+        payload["line"] = number
+        click.echo(json.dumps(payload))
+        failed |= result.fails(settings["fail-on"])
+    sys.exit(1 if failed else 0)

@@ -1,0 +1,85 @@
+"""The `flaglint` command group, and the one way a run ends on bad input: one line on stderr, exit 2."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import NoReturn
+
+import click
+
+from ..findings import InputError
+
+
+def fail(message: str) -> NoReturn:
+    one_line = re.sub(r"\s*\n\s*", "; ", message.strip())  # a parser's message may run over lines
+    click.echo(f"flaglint: error: {one_line}", err=True)
+    sys.exit(2)
+
+
+def _end_on_closed_pipe() -> NoReturn:
+    """The reader went away (`flaglint rules | head`): stop quietly, with the status Python gives EPIPE."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush must not fail again
+    except (OSError, ValueError, AttributeError):
+        pass
+    sys.exit(1)
+
+
+def _undecodable_argument(args: list[str]) -> str | None:
+    """Arguments that were not UTF-8 reach Python with lone surrogates in them."""
+    for number, arg in enumerate(args, 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError as err:
+            if "\udc80" <= arg[err.start] <= "\udcff":
+                raw = arg[err.start].encode("utf-8", "surrogateescape")
+                return f"argument {number} is not UTF-8 ({raw!r} at character {err.start + 1})"
+            return f"argument {number} is not valid Unicode (a lone surrogate at character {err.start + 1})"
+    return None
+
+
+def _command_name(ctx: click.Context | None) -> str:
+    """`flaglint lint`, however the program was started (`python -m flaglint`, a console script)."""
+    names = []
+    while ctx is not None and ctx.parent is not None:
+        names.append(ctx.info_name)
+        ctx = ctx.parent
+    return " ".join(["flaglint", *reversed(names)])
+
+
+class FlaglintGroup(click.Group):
+    """Every way a run can go wrong ends in one line and exit code 2, never a traceback."""
+
+    def main(self, args=None, prog_name=None, **extra):  # type: ignore[override]
+        args = list(sys.argv[1:] if args is None else args)
+        extra.pop("standalone_mode", None)
+        problem = _undecodable_argument(args)
+        if problem:
+            fail(problem)
+        try:
+            code = super().main(args, prog_name, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as err:
+            click.echo(err.ctx.get_help() if err.ctx else err.format_message())
+            sys.exit(2)
+        except click.exceptions.UsageError as err:
+            fail(f"{err.format_message()} (`{_command_name(err.ctx)} --help` lists the options)")
+        except click.ClickException as err:
+            fail(err.format_message())
+        except click.exceptions.Abort:
+            fail("aborted")
+        except InputError as err:
+            fail(str(err))
+        except BrokenPipeError:
+            _end_on_closed_pipe()
+        except RecursionError:
+            fail("input too deeply nested")
+        except SystemExit:
+            raise
+        except Exception as err:  # noqa: BLE001 - a bug must still not show users a traceback
+            if os.environ.get("FLAGLINT_DEBUG"):
+                raise
+            fail(f"internal error ({type(err).__name__}: {err}); rerun with FLAGLINT_DEBUG=1 and report it")
+        sys.exit(code if isinstance(code, int) else 0)

@@ -1,0 +1,91 @@
+"""`flaglint lint SCRIPTS`: recipe scripts on every branch, statically; `--fix` edits them."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..findings import InputError
+from ..report import Checked
+from .fixing import apply_fixes
+from .options import Options, common_options
+from .output import apply_settings, emit
+
+
+# Recipe scripts are kilobytes; a script past this is not a recipe, and evaluating it statically
+# costs about 11 s a MiB (every character carries its origin), so a run stays in seconds.
+MAX_SCRIPT_BYTES = 512 * 2**10
+
+
+def _vary(items: tuple[str, ...]) -> dict[str, list[str]]:
+    widened: dict[str, list[str]] = {}
+    for item in items:
+        key, sep, values = item.partition("=")
+        if not sep or not key:
+            raise InputError(f"--vary {item!r}: expected K=v1,v2")
+        widened.setdefault(key, []).extend(values.split(","))
+    return widened
+
+
+@click.command()
+@click.argument("scripts", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, readable=True))
+@common_options
+@click.option("--vary", "vary_items", multiple=True, metavar="K=v1,v2", help="Widen an input's values (repeatable).")
+@click.option("--path-cap", type=click.IntRange(1), help="Most input combinations checked together per script (default 4096).")
+@click.option("--allow-unverified", is_flag=True, help="A launch that cannot be verified is a warning, not an error.")
+def lint(scripts, options: Options, vary_items, path_cap, allow_unverified):
+    """Check recipe SCRIPTS on every branch, statically (they are never run)."""
+    from ..check import Checker
+    from ..lint import check_script
+
+    settings = options.settings()
+    settings.override("path-cap", path_cap, "--path-cap")
+    env = options.env()
+    checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]))
+    hint = "flaglint lint --fix edits the script (--diff shows the edit)"
+
+    for script in scripts:
+        size = Path(script).stat().st_size
+        if size > MAX_SCRIPT_BYTES:
+            raise InputError(f"{script}: {size / 2**20:.1f} MiB; flaglint reads recipe scripts of up to {MAX_SCRIPT_BYTES // 2**10} KiB")
+
+    def run(_fixed=None) -> list[Checked]:
+        checked = []
+        for script in scripts:
+            found = check_script(Path(script), checker, env, _vary(vary_items), settings["path-cap"], options.max_fixes,
+                                 allow_unverified)
+            apply_settings(found.result, settings, script)
+            fix = found.result.fixes[0] if found.edits or found.additions else None
+            checked.append(Checked(script, found.text, found.result, hint, in_file=True, fix=fix, edits=found.edits))
+        _report_shared_findings_once(checked)
+        return checked
+
+    checked = run()
+    if options.fix or options.diff:
+        checked, _, changed = apply_fixes(checked, run, unsafe=options.unsafe_fixes, diff=options.diff,
+                                          show_fixes=options.show_fixes, quiet=False)
+        if options.diff:
+            sys.exit(1 if changed else 0)
+    emit(options, checked, settings)
+
+
+def _report_shared_findings_once(checked: list[Checked]) -> None:
+    """A finding in a file that scripts source (a shared block) is reported once, with the scripts
+    that reach it, however many of them are linted together."""
+    first: dict[tuple, object] = {}
+    for item in checked:
+        script = Path(item.label).resolve()
+        kept = []
+        for finding in item.result.findings:
+            loc = finding.location
+            if loc is not None and loc.file and Path(loc.file).resolve() != script:
+                key = (finding.rule, Path(loc.file).resolve(), loc.line, loc.column, loc.end_column, finding.message)
+                if key in first:
+                    first[key].reached_from += (item.label,)
+                    continue
+                finding.reached_from = (item.label,)
+                first[key] = finding
+            kept.append(finding)
+        item.result.findings = kept

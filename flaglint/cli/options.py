@@ -1,0 +1,121 @@
+"""The options `check`, `lint` and `gate` share, as one frozen dataclass, and the settings they give."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, fields
+from typing import Callable
+
+import click
+
+from ..findings import InputError
+from ..report import FORMATS
+
+
+@dataclass(frozen=True)
+class Options:
+    env_items: tuple[str, ...] = ()
+    env_file: str | None = None
+    pin: str | None = None
+    requirements: str | None = None
+    model: str | None = None
+    output_format: str = "text"
+    fail_on: str | None = None
+    max_fixes: int = 3
+    config_file: str | None = None
+    isolated: bool = False
+    select: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    fix: bool = False
+    unsafe_fixes: bool = False
+    diff: bool = False
+    show_fixes: bool = False
+    output_file: str | None = None
+    quiet: bool = False
+    exit_zero: bool = False
+    statistics: bool = False
+    stdin_filename: str | None = None
+    topology: str | None = None
+    slices: int = 1
+
+    def settings(self):
+        """The project configuration, overridden by these options."""
+        from ..config import check_rule_ids, load_settings
+        from ..schema.pins import pin_from_requirements
+
+        if self.config_file and self.isolated:
+            raise InputError("--config and --isolated exclude each other")
+        settings = load_settings(config_file=self.config_file, isolated=self.isolated)
+        settings.override("requirements", self.requirements, "--requirements")
+        if self.requirements:
+            settings.override("pin", pin_from_requirements(self.requirements), f"--requirements {self.requirements}")
+        settings.override("pin", self.pin, "--pin")
+        settings.override("model", self.model, "--model")
+        settings.override("fail-on", self.fail_on, "--fail-on")
+        settings.override("select", _ids(self.select), "--select")
+        settings.extend("extend-select", _ids(self.extend_select), "--extend-select")
+        settings.extend("ignore", _ids(self.ignore), "--ignore")
+        check_rule_ids(settings)
+        return settings
+
+    def env(self) -> dict[str, str]:
+        from ..read import read_env_assignments
+
+        return read_env_assignments(self.env_items, self.env_file)
+
+    def devices(self, pin: str):
+        """The device count --topology and --slices give, or None: then the config's own counts."""
+        if not self.topology:
+            return None
+        from ..schema.pins import load_pin
+        from ..topology import from_option
+
+        return from_option(self.topology, self.slices, load_pin(pin).version)
+
+
+def _ids(values: tuple[str, ...]) -> list[str]:
+    """`--select FL1,FL004 --select FL2`: comma-separated and repeatable."""
+    return [part.strip().upper() for value in values for part in value.split(",") if part.strip()]
+
+
+_OPTIONS = [
+    click.option("--env", "env_items", multiple=True, metavar="K=V", help="A Tunix variable (repeatable)."),
+    click.option("--env-file", type=click.Path(dir_okay=False), help="KEY=VALUE lines of Tunix variables."),
+    click.option("--pin", help="MaxText pin: a release (maxtext-0.2.0 ... maxtext-0.2.5), a fork or imported commit (7+ characters), or installed; `flaglint pins` lists them."),
+    click.option("--requirements", type=click.Path(dir_okay=False), help="Take the pin from this requirements file."),
+    click.option("--model", help="Apply this MaxText model config (configs/models/NAME.yml) first."),
+    click.option("--format", "--output-format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format."),
+    click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), help="Lowest severity that fails (default: error)."),
+    click.option("--max-fixes", type=click.IntRange(0, 50), default=3, show_default=True, help="Fixes of the smallest size to list."),
+    click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Read the settings from this flaglint.toml or pyproject.toml instead of the nearest one."),
+    click.option("--isolated", is_flag=True, help="Ignore every config file."),
+    click.option("--select", multiple=True, metavar="IDS", help="Only these rules (ids or prefixes, comma-separated); replaces the config's `select`."),
+    click.option("--extend-select", multiple=True, metavar="IDS", help="Rules to select in addition to `select`."),
+    click.option("--ignore", multiple=True, metavar="IDS", help="Rules never to report, in addition to the config's `ignore`."),
+    click.option("--fix", is_flag=True, help="Apply the safe fixes to every input file (an input from the command line or stdin is printed fixed), then report what remains."),
+    click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff, also apply the unsafe fixes."),
+    click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing; exit 1 when there is one."),
+    click.option("--show-fixes", is_flag=True, help="With --fix, list each fix applied."),
+    click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the report to this file instead of stdout."),
+    click.option("-q", "--quiet", is_flag=True, help="Print the findings only: no summary, no notes, no messages about fixes."),
+    click.option("-e", "--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 still means bad usage or input)."),
+    click.option("--statistics", is_flag=True, help="Print how many findings each rule has (and how many a fix covers) instead of the findings."),
+    click.option("--stdin-filename", metavar="PATH", help="The name of the file `-` reads from stdin: for the report and per-file-ignores."),
+    click.option("--topology", help="The devices it runs on: a compile topology (v5p-8, v6e-64) or a TPU slice (tpu7x:4x4x8)."),
+    click.option("--slices", type=click.IntRange(1), default=1, show_default=True, help="Slices of --topology."),
+]
+_NAMES = tuple(f.name for f in fields(Options))
+
+
+def common_options(command: Callable) -> Callable:
+    """Adds the shared options; the command receives them as one `options: Options` argument."""
+
+    @functools.wraps(command)
+    def wrapper(**kwargs):
+        shared = {name: kwargs.pop(name) for name in _NAMES}
+        return command(options=Options(**shared), **kwargs)
+
+    for option in reversed(_OPTIONS):
+        wrapper = option(wrapper)
+    return wrapper

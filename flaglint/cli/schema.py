@@ -1,0 +1,15 @@
+"""`flaglint schema`: typed key schemas; `schema import` lives with the pins it registers."""
+
+from __future__ import annotations
+
+import click
+
+from .pins import schema_import
+
+
+@click.group()
+def schema():
+    """Typed key schemas."""
+
+
+schema.add_command(schema_import)

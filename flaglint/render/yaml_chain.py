@@ -1,0 +1,224 @@
+"""YAML config files as MaxText's pyconfig reads them: one file's values and key lines, and the
+`base_config:` chain, each value with the file and line that set it.
+
+pyconfig loads each file with OmegaConf (safe YAML, `1e-5` is a float, no timestamps, duplicate
+keys refused, aliases that expand past 10,000 nodes refused), resolves `base_config` relative to
+the file and then in the configs directory of the installed MaxText, and merges child over parent
+(mappings merge, every other value is replaced).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..findings import InputError
+from ..schema.config_index import ConfigFile, ConfigIndex
+from ..values import CliLoader
+
+BASE_CONFIG = "base_config"
+BASE_YML = "base.yml"
+# OmegaConf 2.4's limits on alias expansion (omegaconf/_yaml.py), which MaxText's loader inherits.
+MAX_EXPANDED_NODES = 10_000
+MAX_EXPANSION_RATIO = 100
+MIN_RATIO_NODES = 1_000
+PIN_LABEL = "maxtext/configs"  # how MaxText's own config files are named in findings and origins
+
+
+def parse_config(text: str, name: str) -> ConfigFile:
+    """One config file's values and the line of each top-level key; InputError on what MaxText refuses."""
+    try:
+        loader = CliLoader(text)
+        try:
+            node = loader.get_single_node()
+            if node is not None:
+                _check_aliases(node, name)
+                _check_duplicates(node, name)
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+        where = f"{name}:{mark.line + 1}" if mark is not None else name
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise InputError(f"{where}: not valid YAML ({problem})") from None
+    if data is None:
+        return ConfigFile(name, {}, {}, None)
+    if not isinstance(data, dict):
+        raise InputError(f"{name}:1: a MaxText config must be a mapping of keys, not a {type(data).__name__}")
+    lines = {str(key.value): key.start_mark.line + 1 for key, _ in node.value if isinstance(key, yaml.ScalarNode)}
+    values = {str(key): value for key, value in data.items()}
+    parent = values.get(BASE_CONFIG)
+    if parent is not None and not isinstance(parent, str):
+        raise InputError(f"{name}:{lines.get(BASE_CONFIG, 1)}: base_config must be a file name, not {parent!r}")
+    return ConfigFile(name, values, lines, parent)
+
+
+def _check_aliases(node: yaml.Node, name: str) -> None:
+    """Refuse recursive aliases and alias bombs as OmegaConf does, before anything is built."""
+    expanded: dict[int, int] = {}
+    visiting: set[int] = set()
+
+    def count(n: yaml.Node) -> int:
+        if id(n) in expanded:
+            return expanded[id(n)]
+        if id(n) in visiting:
+            raise InputError(f"{name}:{n.start_mark.line + 1}: a YAML alias refers to itself; MaxText cannot load it")
+        visiting.add(id(n))
+        total = 1
+        children = n.value if isinstance(n, yaml.SequenceNode) else [c for pair in n.value for c in pair] if isinstance(n, yaml.MappingNode) else []
+        for child in children:
+            total += count(child)
+            if total > MAX_EXPANDED_NODES:
+                break
+        visiting.discard(id(n))
+        expanded[id(n)] = total
+        return total
+
+    total = count(node)
+    unique = len(expanded)
+    if total > MAX_EXPANDED_NODES or (total > MIN_RATIO_NODES and total > unique * MAX_EXPANSION_RATIO):
+        raise InputError(f"{name}:{node.start_mark.line + 1}: YAML aliases expand this file past {MAX_EXPANDED_NODES} nodes"
+                         f" ({unique} written); MaxText's loader (OmegaConf) refuses it")
+
+
+def _check_duplicates(node: yaml.Node, name: str) -> None:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, yaml.MappingNode):
+            seen: set[str] = set()
+            for key, value in current.value:
+                if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+                    if key.value in seen:
+                        raise InputError(f"{name}:{key.start_mark.line + 1}: duplicate key {key.value}; MaxText's loader (OmegaConf) refuses it")
+                    seen.add(key.value)
+                stack.append(value)
+        elif isinstance(current, yaml.SequenceNode):
+            stack.extend(current.value)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A key's value in the merged chain and the file line that set it."""
+
+    key: str
+    value: Any
+    file: str
+    line: int
+
+
+@dataclass
+class Chain:
+    files: list[str]  # the chain, the given file first
+    settings: dict[str, Setting] = field(default_factory=dict)
+
+    @property
+    def reaches_base_yml(self) -> bool:
+        """Whether MaxText's own base.yml is in the chain (else a key it leaves unset has types.py's default)."""
+        return f"{PIN_LABEL}/{BASE_YML}" in self.files
+
+
+@dataclass(frozen=True)
+class _Node:
+    """A file of the chain: a file on disk, or one of the pin's configs (by its path under configs/)."""
+
+    path: Path | None
+    relpath: str | None
+
+    @property
+    def label(self) -> str:
+        return str(self.path) if self.path is not None else f"{PIN_LABEL}/{self.relpath}"
+
+    @property
+    def identity(self) -> str:
+        return os.path.realpath(self.path) if self.path is not None else f"pin:{self.relpath}"
+
+
+def pin_relpath(path: str) -> str | None:
+    """The part after `maxtext/configs/` of a path into MaxText's configs (`src/maxtext/configs/base.yml`,
+    `${MAXTEXT_CONFIGS_DIR}/…` once rendered), or None."""
+    marker = "maxtext/configs/"
+    at = path.lower().rfind(marker)
+    return posixpath.normpath(path[at + len(marker):]) if at >= 0 else None
+
+
+def config_node(argument: str, index: ConfigIndex | None) -> _Node:
+    """The config argument of MaxText's argv: a file, else a path into MaxText's own configs."""
+    if Path(argument).is_file():
+        return _Node(Path(argument), None)
+    relpath = pin_relpath(argument)
+    if relpath is not None and index is not None and index.get(relpath) is not None:
+        return _Node(None, relpath)
+    if Path(argument).exists():
+        raise InputError(f"{argument}: not a file")
+    raise InputError(f"{argument}: no such config file")
+
+
+def load_chain(top: _Node, index: ConfigIndex | None) -> Chain:
+    """The merged chain from `top` up through its base_configs."""
+    files: list[tuple[_Node, ConfigFile]] = []
+    seen: list[str] = []
+    node: _Node | None = top
+    while node is not None:
+        if node.identity in seen:
+            loop = " -> ".join([*(f.label for f, _ in files), node.label])
+            raise InputError(f"{files[-1][0].label}:{files[-1][1].lines.get(BASE_CONFIG, 1)}: base_config loop: {loop}")
+        seen.append(node.identity)
+        config = _read(node, index)
+        files.append((node, config))
+        node = _parent(node, config, index) if config.base_config else None
+    chain = Chain([n.label for n, _ in files])
+    for node, config in reversed(files):  # the base first, each child over it
+        for key, value in config.values.items():
+            earlier = chain.settings.get(key)
+            if isinstance(value, dict) and earlier is not None and isinstance(earlier.value, dict):
+                value = _merged(earlier.value, value)
+            chain.settings[key] = Setting(key, value, node.label, config.lines.get(key, 1))
+    return chain
+
+
+def _read(node: _Node, index: ConfigIndex | None) -> ConfigFile:
+    if node.path is None:
+        assert index is not None
+        return index.files[node.relpath]
+    try:
+        data = node.path.read_bytes()
+    except OSError as err:
+        raise InputError(f"{node.path}: cannot read ({err.strerror})") from None
+    from ..read import decode
+
+    return parse_config(decode(data, str(node.path)), str(node.path))
+
+
+def _parent(node: _Node, config: ConfigFile, index: ConfigIndex | None) -> _Node:
+    base = config.base_config or ""
+    where = f"{node.label}:{config.lines.get(BASE_CONFIG, 1)}"
+    if os.path.isabs(base):
+        if Path(base).is_file():
+            return _Node(Path(base), None)
+        raise InputError(f"{where}: base_config {base!r}: no such file")
+    if node.path is not None:
+        beside = node.path.parent / base
+        if beside.is_file():
+            return _Node(beside, None)
+    elif index is not None:
+        beside_rel = posixpath.normpath(posixpath.join(posixpath.dirname(node.relpath or ""), base))
+        if index.get(beside_rel) is not None:
+            return _Node(None, beside_rel)
+    if index is not None and index.get(posixpath.normpath(base)) is not None:
+        return _Node(None, posixpath.normpath(base))
+    searched = "beside the file" + (" or in MaxText's configs" if index is not None else "")
+    raise InputError(f"{where}: base_config {base!r}: no such file {searched}")
+
+
+def _merged(parent: dict, child: dict) -> dict:
+    out = dict(parent)
+    for key, value in child.items():
+        out[key] = _merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out

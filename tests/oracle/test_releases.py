@@ -1,0 +1,63 @@
+"""flaglint at each older bundled release against that release's own pyconfig, on configs drawn
+from that release's rules (test_differential.py does 0.2.5, with more configs and the fixes).
+
+Per release: agreement >= 99%, recall >= 99% (of the configs MaxText rejects, flaglint rejects),
+specificity >= 98% (of those it accepts, flaglint accepts), and every disagreement fits a class of
+tests/disagreements.yml whose cause is explained. The sample is small (the oracle suite of all
+releases has about ten minutes of CI); bench/agreement_bench.py --version V measures more.
+"""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from flaglint.check import Checker
+from flaglint.confirm import verdicts
+
+from maxtext_env import MAXTEXT_VERSION, RELEASES, oracle_python, unavailable
+from oracle.differential import Case, classify, draw_configs, flaglint_verdict, load_disagreements
+
+pytestmark = pytest.mark.oracle
+
+CONFIGS = 300  # per release: about 50 s of MaxText on two processes
+
+
+@pytest.fixture(scope="module", params=[v for v in RELEASES if v != MAXTEXT_VERSION])
+def release(request) -> tuple[str, list[Case]]:
+    version = request.param
+    python = oracle_python(version)
+    if python is None:
+        pytest.skip(unavailable("oracle", version))
+    pin = f"maxtext-{version}"
+    configs = draw_configs(CONFIGS, pin=pin)
+    checker = Checker(pin)
+    flaglint = [flaglint_verdict(checker, flags, fix=False) for flags in configs]
+    maxtext = verdicts(python, [flags.split() for flags in configs])
+    return pin, [Case(*row) for row in zip(configs, flaglint, maxtext)]
+
+
+def test_verdicts_agree_with_the_release(release):
+    pin, cases = release
+    rejected = [c for c in cases if not c.maxtext.ok]
+    accepted = [c for c in cases if c.maxtext.ok]
+    agreement = sum(c.agrees for c in cases) / len(cases)
+    recall = sum(c.flaglint.rejects is True for c in rejected) / len(rejected)
+    specificity = sum(c.flaglint.rejects is False for c in accepted) / len(accepted)
+    print(f"\n{pin}: agreement {agreement:.2%}, recall {recall:.2%} of {len(rejected)}, "
+          f"specificity {specificity:.2%} of {len(accepted)}")  # fmt: skip
+    assert len(cases) >= CONFIGS and rejected and accepted
+    assert agreement >= 0.99, f"agreement {agreement:.2%} at {pin}"
+    assert recall >= 0.99, f"recall {recall:.2%} at {pin}"
+    assert specificity >= 0.98, f"specificity {specificity:.2%} at {pin}"
+
+
+def test_every_disagreement_at_the_release_is_explained(release):
+    pin, cases = release
+    classes = load_disagreements(pin=pin).classes
+    new = [case for case in cases if not case.agrees and classify(case, classes) is None]
+    assert not new, (
+        f"disagreements at {pin} that no class of tests/disagreements.yml explains "
+        f"(bench/agreement_bench.py --version {pin.removeprefix('maxtext-')} --write-disagreements lists them):\n"
+        + yaml.safe_dump([case.as_entry() for case in new], sort_keys=False, width=200)
+    )
