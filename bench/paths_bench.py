@@ -117,7 +117,7 @@ def main() -> None:
     if FAMILY.is_dir():
         times = []
         for script in sorted(FAMILY.glob("recipe_*.sh")):
-            proc, seconds = lint_command("--pin", "bbd0f6f10", str(script))
+            proc, seconds = lint_command("--pin", "e526ea02", str(script))
             assert "Traceback" not in proc.stderr, proc.stderr
             times.append(seconds)
             print(f"  family {script.name}: {seconds:.3f} s cold, exit {proc.returncode}")

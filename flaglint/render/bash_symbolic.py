@@ -136,8 +136,8 @@ def _merge_two(a: State, b: State) -> State | None:
                 scope[var] = _choice(name, values_a, va, values_b, vb)
     m.domains[name] = tuple(dict.fromkeys(a.domains[name] + b.domains[name]))
     m.inputs.pop(name, None)
-    if assigned and exported:
-        m.exported.add(name)
+    if (assigned and exported) or (name in a.exported and name in b.exported):
+        m.exported.add(name)  # exported on both paths (`export IN1` before the fork, or set on each)
     else:
         m.exported.discard(name)  # an input whose values stay grouped is exported when set (bash.py)
     m.notes = a.notes + tuple(n for n in b.notes if n not in a.notes)

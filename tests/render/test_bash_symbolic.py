@@ -46,6 +46,9 @@ def _taken(paths: list, env: dict):
 # Found by this test: a for loop over an input that forks re-ran the step with the loop advanced (one pass lost).
 @example(script='B=""\ncase "$IN1" in\n  x) A="" ;;\nesac\ncase "${A}" in\n  x) A="" ;;\nesac\n'
          'for A in "" ""; do\nexport B+="x"\ndone\n', choice=random.Random(0))
+# `export A` on one arm, A unset: after the paths that read A are grouped, A="" must still be exported.
+@example(script='if [ "$IN1" = "x" ]; then\nA=""\nelse\nexport A\nfi\ncase "$IN1" in\n  x) A="" ;;\nesac\n'
+         'if [[ "${A}" =~ ^[0-9]+$ ]] || [[ -z "${A}" ]]; then\nA=""\nelse\nA=""\nfi\n', choice=random.Random(0))
 # An input set in the environment, then assigned after a join: bash exports it.
 @example(script='A=""\ncase "$IN1" in\n  x) A="" ;;\n  a*) A="" ;;\nesac\n: "${IN1:=}"\ncase "$IN1" in\n'
          '  x) A="" ;;\nesac\nIN1=""\n', choice=random.Random(3))
