@@ -20,6 +20,7 @@ from flaglint.render.bash_words import ARITH_ASSIGN, Lit, Param, Source, Word, W
 class Instr:
     groupable = False  # only sets the status or jumps: paths that agree on that can share inputs
     mutates = False  # may assign a variable before it has read everything it reads
+    checked = False  # a failure ends the script under `set -e` (not a condition, not left of && / ||, not negated)
 
 
 @dataclass(eq=False)
@@ -186,6 +187,8 @@ class Compiler:
         self.src = src
         self.facts = facts
         self.loops: list[tuple[list, list]] = []  # per loop: (break jumps, continue jumps)
+        self.conditions = 0  # inside an if/while condition, left of && / ||, or negated: `set -e` does not apply
+        self.unchecked: set[int] = set()  # ids of the instructions compiled in such a place
 
     # -- helpers --
     def line(self, node) -> int:
@@ -226,7 +229,22 @@ class Compiler:
         if handler is None:
             code.instrs.append(NoteInstr(self.line(node), f"unsupported construct: {t}"))
             return
+        start = len(code.instrs)
         handler(node, code)
+        if self.conditions == 0:
+            for instr in code.instrs[start:]:
+                if type(instr) in (Test, ArithCmd, Command) and id(instr) not in self.unchecked:
+                    instr.checked = True
+
+    def condition(self, nodes, code: Code) -> None:
+        """Statements whose failure is a branch, not an error (`set -e` does not apply)."""
+        start = len(code.instrs)
+        self.conditions += 1
+        try:
+            self.block(nodes, code)
+        finally:
+            self.conditions -= 1
+        self.unchecked.update(id(instr) for instr in code.instrs[start:])
 
     def s_variable_assignment(self, node, code: Code, builtin: str = "", flags: str = "") -> None:
         code.instrs.append(self.assignment(node, builtin, flags))
@@ -365,7 +383,7 @@ class Compiler:
 
     def s_list(self, node, code: Code) -> None:
         kids = [c for c in node.children if c.type not in _SKIP]
-        self.statement(kids[0], code)
+        self.condition([kids[0]], code)
         i = 1
         while i + 1 < len(kids):
             op = kids[i].type
@@ -377,7 +395,10 @@ class Compiler:
                 jump.target = len(code.instrs)
                 self._reparse(*joined[1], code)
                 return
-            self.statement(kids[i + 1], code)
+            if i + 2 < len(kids):
+                self.condition([kids[i + 1]], code)
+            else:
+                self.statement(kids[i + 1], code)
             jump.target = len(code.instrs)
             i += 2
         code.instrs.append(Join())
@@ -387,8 +408,7 @@ class Compiler:
         code.instrs.append(SetStatus(1 if negated else 0))
 
     def s_negated_command(self, node, code: Code) -> None:
-        for c in node.named_children:
-            self.statement(c, code)
+        self.condition(node.named_children, code)
         code.instrs.append(Negate())
 
     def s_compound_statement(self, node, code: Code) -> None:
@@ -497,7 +517,7 @@ class Compiler:
         for line, cond, body in arms:
             skip = None
             if cond is not None:
-                self.block(cond, code)
+                self.condition(cond, code)
                 skip = JumpIf(on_success=False)
                 out.append(skip)
             out.append(Branch(line))
@@ -574,7 +594,7 @@ class Compiler:
         body = node.child_by_field_name("body")
         conds = [c for c in node.named_children if c is not body and c.type not in _SKIP and c != body]
         conds = [c for c in conds if not (c.start_byte == body.start_byte and c.end_byte == body.end_byte)]
-        self.block(conds, code)
+        self.condition(conds, code)
         exit_jump = JumpIf(on_success=until)
         out.append(exit_jump)
         self._loop_body(body, code, head)
@@ -631,6 +651,7 @@ class Compiler:
         exit_jump = None
         if cond is not None:
             out.append(ArithCmd(self.line(node), cond, _arith_mutates(self.src.text[self.src.char_index(bounds[2]):self.src.char_index(bounds[3])])))
+            self.unchecked.add(id(out[-1]))
             exit_jump = JumpIf(on_success=False)
             out.append(exit_jump)
         self._loop_body(node.child_by_field_name("body"), code, head)

@@ -41,7 +41,7 @@ class _AbortCommand(Exception):
 class State:
     __slots__ = ("scopes", "exported", "functions", "positional", "code", "pc", "stack", "status",
                  "inputs", "domains", "notes", "branches", "handoffs", "iters", "steps", "done", "exit_code",
-                 "unfound", "unbounded", "output", "launched")
+                 "unfound", "unbounded", "output", "launched", "options")
 
     def copy(self) -> "State":
         s = State.__new__(State)
@@ -66,6 +66,7 @@ class State:
         s.unbounded = self.unbounded
         s.output = self.output
         s.launched = self.launched
+        s.options = self.options
         return s
 
 
@@ -127,6 +128,7 @@ def split_fields(segs: list) -> list[Value]:
     return fields
 
 
+_DEFAULTING = (":-", "-", ":=", "=", ":+", "+", ":?", "?")  # operators that handle an unset variable
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _INTEGER = re.compile(r"[-+]?[0-9]+")  # ASCII digits only, as bash reads them (not ², not ٣)
 
@@ -244,6 +246,7 @@ class Interp:
         st.unbounded = None  # a Note: the construct the path did not get past (a loop beyond the step limit)
         st.output = None  # inside $(fn): the (text, origins) pieces echo writes
         st.launched = ()  # Launches: the python and xpk command lines the path runs (never run here)
+        st.options = frozenset()  # `set -e` (e) and `set -u` (u) in force
         return st
 
     # ---- variables ----
@@ -519,6 +522,11 @@ class Interp:
 
     def _apply(self, p: Param, val: Value | None, st: State) -> list:
         q, op = p.quoted, p.op
+        if val is None and "u" in st.options and op not in _DEFAULTING and p.name not in ("@", "*"):
+            # bash stops here when it is unset, which launches nothing; so what follows is the run
+            # where the environment sets it, to a value not known here.
+            self.note(st, p.line, f"set -u: {p.name} must be set (bash stops where it is not); its value is not known")
+            val = Value("", [], True)
         if p.length:
             return [_computed(str(len(val.text)) if val is not None else "0", q)]
         if not op:
@@ -751,6 +759,10 @@ class Interp:
             self.exit(st, 1)
         except _AbortCommand:
             self.abort(st)
+        else:
+            if instr.checked and st.status and "e" in st.options and st.code is code:
+                self.note(st, self.line, f"set -e: the command fails (status {st.status}); the script stops here")
+                self.exit(st, st.status)
 
     def i_jump(self, ins: Jump, st: State) -> None:
         st.pc = ins.target
@@ -1147,6 +1159,17 @@ class Interp:
         st.pc += 1
 
     def b_set(self, ins, st, fields, args) -> None:
+        options = set(st.options)
+        words = args[: args.index("--")] if "--" in args else args
+        for i, word in enumerate(words):
+            if word in ("-o", "+o") and i + 1 < len(words):
+                letter = {"errexit": "e", "nounset": "u"}.get(words[i + 1])
+                if letter:
+                    (options.add if word == "-o" else options.discard)(letter)
+            elif len(word) > 1 and word[0] in "-+" and word[1:].isalpha():
+                for letter in set(word[1:]) & {"e", "u"}:
+                    (options.add if word[0] == "-" else options.discard)(letter)
+        st.options = frozenset(options)
         if "--" in args:
             st.positional = tuple(fields[1 + args.index("--") + 1:])
         st.status = 0
