@@ -9,6 +9,19 @@ from .ruleset import Rule, RuleSet
 DOCS_URL = "https://example.com/your/flaglint/blob/main/docs/rules.md"
 
 
+def rules_by_id(pin: str) -> dict[str, Rule]:
+    """Rule id -> Rule for the pin's rules (all built-in rules when the pin is unknown), for reports."""
+    from .findings import InputError
+    from .ruleset import load_ruleset
+    from .schema.pins import load_pin
+
+    try:
+        rules = load_pin(pin).rules if pin else None
+    except (InputError, OSError, ValueError):
+        rules = None
+    return {rule.id: rule for rule in load_ruleset(rules).rules}
+
+
 def rule_url(rule_id: str) -> str:
     """The rule's section of the generated docs (imported MaxText validators share one section)."""
     anchor = rule_id.lower() if rule_id.startswith("FL") else "imported-maxtext-validators"

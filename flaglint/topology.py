@@ -142,12 +142,10 @@ DEVICE_NAMES = (NUM_DEVICES, MESH_DEVICES_PER_SLICE, MESH_SLICES)
 
 
 def not_judged_note(ruleset, config) -> str | None:
-    """The one line that names the rules on devices that a device count would let flaglint judge
-    here: those that read a key this config sets (on defaults alone the mesh always fits)."""
-    given = set(config.explicit)
+    """The one line that names the rules on devices a device count would let flaglint judge: they
+    are not judged, never passed (None where the pin has none)."""
     ids = [rule.id for rule in ruleset.rules
-           if not rule.builtin and rule.applies_to(config.pin.chain) and rule.name_set.intersection(DEVICE_NAMES)
-           and given.intersection(rule.name_set)]
+           if not rule.builtin and rule.applies_to(config.pin.chain) and rule.name_set.intersection(DEVICE_NAMES)]
     if not ids:
         return None
     return (f"no device count (give --topology NAME, or set compile_topology or TRAINER_TPU_SLICE): "

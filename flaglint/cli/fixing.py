@@ -91,10 +91,11 @@ def _tell(checked: list[Checked], applied: dict[str | None, list[Fix]], unsafe: 
     elif applied:
         count = sum(len(fixes) for fixes in applied.values())
         click.echo(f"flaglint: applied {count} fix(es) to {len(applied)} input(s); --show-fixes lists them", err=True)
-    for label, fixes in applied.items():
-        for fix in fixes:
-            for line in _by_hand(fix):
-                click.echo(f"to fix by hand in {label or 'the environment'}: {line}", err=True)
+    by_hand = [(label, fix) for label, fixes in applied.items() for fix in fixes]
+    by_hand += [(item.label, item.fix) for item in checked if item.fix is not None and not item.edits]  # nothing to edit
+    for label, fix in by_hand:
+        for line in _by_hand(fix):
+            click.echo(f"to fix by hand in {label or 'the environment'}: {line}", err=True)
     held_back = sum(1 for item in checked if not unsafe and any(not fix.safe for fix in item.result.fixes) and not any(f.safe for f in item.result.fixes))
     if held_back:
         click.echo(f"flaglint: {held_back} input(s) have only unsafe fixes; --unsafe-fixes applies them (--diff shows them)", err=True)

@@ -46,20 +46,23 @@ def render(format_name: str, checked: list[Checked], *, colour: bool = False, qu
 
 
 def statistics(checked: list[Checked]) -> str:
-    """`--statistics`: findings per rule, most first, and how many of them the offered fixes cover."""
+    """`--statistics`: findings per rule, most first, how many of them the offered fixes cover, and
+    the rule's title."""
     from collections import Counter
+
+    from ..docs import rules_by_id
 
     counts: Counter[str] = Counter()
     fixable: Counter[str] = Counter()
-    titles = {}
     for item in checked:
         changed = {c.key for fix in item.result.fixes for c in fix.changes}
         for finding in item.result.findings:
             counts[finding.rule] += 1
             fixable[finding.rule] += bool(item.result.fixes) and (not finding.keys or bool(changed & set(finding.keys)))
-            titles.setdefault(finding.rule, finding.severity)
-    lines = [f"{count:6}  {rule:8} {titles[rule]:8} {fixable[rule]} fixable" for rule, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
-    return "\n".join(lines + [f"{sum(counts.values()):6}  total    {sum(fixable.values())} fixable"])
+    rules = rules_by_id(next((item.result.pin for item in checked if item.result.pin), "")) if counts else {}
+    lines = [f"{count:6}  {rule:8} {fixable[rule]:4} fixable  {rules[rule].title if rule in rules else ''}".rstrip()
+             for rule, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return "\n".join(lines + [f"{sum(counts.values()):6}  total    {sum(fixable.values()):4} fixable"])
 
 
 def describe_fix(fix: Fix) -> str:

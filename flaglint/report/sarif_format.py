@@ -7,8 +7,8 @@ from pathlib import Path, PurePath, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
-from ..docs import rule_url
-from ..findings import Finding, InputError, Location
+from ..docs import rule_url, rules_by_id
+from ..findings import Finding, Location
 from . import Checked
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -23,18 +23,6 @@ def _version() -> str:
         return version("flaglint")
     except PackageNotFoundError:
         return "0+unknown"
-
-
-def _rule_docs(pin: str) -> dict[str, Any]:
-    """Rule id -> Rule for the pin's rules (all built-in rules when the pin is unknown)."""
-    from ..ruleset import load_ruleset
-    from ..schema.pins import load_pin
-
-    try:
-        version = load_pin(pin).version if pin else None
-    except (InputError, OSError, ValueError):
-        version = None
-    return {rule.id: rule for rule in load_ruleset(version).rules}
 
 
 def artifact_uri(path: str | None) -> str:
@@ -108,7 +96,7 @@ def _rule_entry(rule_id: str, docs: dict[str, Any]) -> dict[str, Any]:
 def sarif_log(checked: list[Checked]) -> dict[str, Any]:
     pin = next((item.result.pin for item in checked if item.result.pin), "")
     fired = sorted({f.rule for item in checked for f in item.result.findings})
-    docs = _rule_docs(pin) if fired else {}
+    docs = rules_by_id(pin) if fired else {}
     rule_index = {rule_id: number for number, rule_id in enumerate(fired)}
     results = [_result(f, item.label, rule_index) for item in checked for f in item.result.findings]
     notes = [note for item in checked for note in item.result.notes]

@@ -137,5 +137,9 @@ def test_check_reads_a_yml_as_a_config_file_not_as_a_flag_string(tmp_path, flagl
     config.write_text('base_config: "base.yml"\nrun_name: demo\nsteps: 100\n')
     proc = flaglint_cli("check", str(config))
     assert proc.returncode == 0 and "FL001" not in proc.stdout, proc.stdout
+    named = tmp_path / "my_config.yaml"
+    named.write_text("steps: 100\n")
+    refused = flaglint_cli("check", str(named))  # MaxText takes argv[1] as the config only if it ends in .yml
+    assert refused.returncode == 2 and ".yml" in refused.stderr
     shipped = flaglint_cli("check", "src/maxtext/configs/post_train/rl.yml")  # MaxText refuses its own rl.yml as a MaxTextConfig
     assert shipped.returncode == 1 and "trainer_devices_fraction" in shipped.stdout
