@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Mapping, Union
 
 from .check import Checker
-from .findings import Finding, Fix, InputError, Location, PlacedEdit, Result
+from .findings import Edit, Finding, Fix, InputError, Location, PlacedEdit, Result
+from .fix_files import FileEdit
 from .read import FlagSource, decode
 from .render.manifest import Container, Position, Scalar, read_manifest
 from .report import Checked
@@ -60,7 +61,14 @@ class Launch:
     @property
     def carries_flags(self) -> bool:
         names = set(self.tunix()) - {SLICE_VARIABLE}
-        return FLAGS_VARIABLE in self.env or bool(names)
+        return FLAGS_VARIABLE in self.env or bool(names) or self.runs_maxtext
+
+    @property
+    def runs_maxtext(self) -> bool:
+        """It starts one of MaxText's own modules, which reads its argv as the config."""
+        from .render.maxtext_command import recognise
+
+        return recognise([self.program, *(a.text for a in self.args)], None) is not None
 
 
 @dataclass
@@ -105,7 +113,7 @@ def find_launches(container: Container, file: str) -> _Found:
     found.launches = [launch for launch in found.launches if launch.carries_flags]
     # A setup `python -c ...` inherits the container's variables too; the trainer launch is the one
     # that sets flags itself, so when there is one, the others are not launches of the trainer.
-    own = [launch for launch in found.launches if launch.sets_flags]
+    own = [launch for launch in found.launches if launch.sets_flags or launch.runs_maxtext]
     if own:
         found.launches = own
     return found
@@ -281,9 +289,33 @@ class _FlagPlacer:
         return placed
 
 
+def manifest_edits(text: str, fix: Fix, file: str) -> list[FileEdit] | None:
+    """The fix as byte edits of the manifest `text` (the file `file`, or stdin), or None when a part
+    of it is not an edit of characters there (a variable to unset, a value not written in it)."""
+    from .fix_files import text_edits
+
+    line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    edits = []
+    for placed in fix.placed:
+        location = placed.location
+        if location is None or (placed.name and not placed.new) or location.line > len(line_starts):
+            return None
+        start = line_starts[location.line - 1] + location.column - 1
+        end = start + len(placed.old)
+        if text[start:end] != placed.old:
+            return None  # the characters are escaped in the YAML: left to a person
+        if not placed.new and start > 0 and text[start - 1] == " ":
+            start -= 1  # a dropped token goes with the blank before it
+        edits.append(Edit(start, end, placed.new))
+    return text_edits(file, text, edits, fix.safe)
+
+
 def check_launch(checker: Checker, launch: Launch, label: str, *, env: Mapping[str, str] | None = None,
                  fix: bool = True, max_fixes: int = 3) -> Result:
     """One launch's flags and Tunix variables (over `env`, the values assumed for every launch), checked together."""
+    command = _maxtext_command(checker, launch, label)
+    if command is not None:
+        return command
     flags = launch.env.get(FLAGS_VARIABLE, Scalar("", ()))
     tunix = launch.tunix(env)
     result = checker.check(FlagSource(flags.text, file=label, name=FLAGS_VARIABLE),
@@ -294,6 +326,52 @@ def check_launch(checker: Checker, launch: Launch, label: str, *, env: Mapping[s
     for fix in result.fixes:
         fix.placed = placer.place_fix(fix)
     return result
+
+
+def _maxtext_command(checker: Checker, launch: Launch, label: str) -> Result | None:
+    """A container that runs MaxText's own entry point: its argv (after the config argument, which
+    resolves in MaxText's configs) and the M_ variables of its environment, checked as MaxText reads them."""
+    from .commands import check_command, config_path, not_checked
+    from .read_argv import argv_source, quoted_origins
+    from .render.maxtext_command import recognise
+    from .schema.config_index import load_index
+
+    index = load_index(checker.pin.version)
+    words = [launch.program, *launch.args]
+    command = recognise([w if isinstance(w, str) else w.text for w in words], index)
+    if command is None:
+        return None
+    result = Result(pin=checker.pin.pin)
+    where = f"{launch.container.path} ({command.module})"
+    reason = not_checked(command)
+    if reason is not None:
+        result.notes.append(f"{label}: {where}: {reason}")
+        return result
+    argv = [launch.args[i - 1] for i in command.args]
+    config, note = config_path(command, [], index)
+    if note is not None:
+        result.notes.append(f"{label}: {where}: {note}")
+    environment = {name: value.text for name, value in launch.env.items() if name.startswith("M_")}
+    texts = [a.text for a in argv]
+    placer = _FlagPlacer(Scalar(argv_source(texts).text, tuple(quoted_origins([(a.text, a.positions) for a in argv]))), {}, label)
+    result.findings = [placer.place(f, where) if f.location is None or f.location.file is None else f
+                       for f in check_command(_on_slice(checker, launch), texts, config, environment, index=index)]
+    return result
+
+
+def _on_slice(checker: Checker, launch: Launch) -> Checker:
+    """The checker with the device count of the container's TPU topology selector, when it has one."""
+    import copy
+
+    from .topology import DeviceCount, slice_devices
+
+    selected = launch.container.tpu_slice
+    count = slice_devices(selected.text) if selected is not None else None
+    if count is None or checker.devices is not None:
+        return checker
+    on_slice = copy.copy(checker)
+    on_slice.devices = DeviceCount(count, 1, f"the TPU topology selector ({selected.text})")
+    return on_slice
 
 
 def _is_file(text: str) -> bool:

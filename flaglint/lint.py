@@ -13,6 +13,7 @@ from typing import Any, Mapping
 
 from .check import Checker
 from .findings import Finding, Fix, Location, PlacedEdit, Result
+from .fix_files import FileEdit
 from .read import FlagSource, decode
 from .resolve import HF_TOKEN_VARIABLE
 from .launch_parts import COMBINATION_CAP, Concrete, TooManyCombinations, concrete_launches
@@ -22,15 +23,6 @@ from .tunix import load_tunix
 
 FLAGS_VARIABLE = "MAXTEXT_EXTRA_FLAGS"
 BACKEND_VARIABLE = "TRAINER_BACKEND"  # the flags reach MaxText only with the maxtext backend (the default)
-
-
-@dataclass(frozen=True)
-class FileEdit:
-    file: str
-    start: int  # byte offsets
-    end: int
-    text: str
-    safe: bool
 
 
 @dataclass
@@ -209,6 +201,12 @@ def check_script(
         return check
     check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
+    from .commands import check_commands
+
+    found, notes, commands = check_commands(path, exploration, checker)
+    if commands:  # the script runs MaxText itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
+        result.findings = [f for f in result.findings if f.rule != "FL012"] + found
+        result.notes.extend(sorted(notes))
     from .suppress import apply_suppressions, read_suppressions
 
     result.findings = apply_suppressions(path, result.findings, read_suppressions(path, text))
@@ -387,20 +385,3 @@ def _placed(edit: FileEdit) -> PlacedEdit:
     column = len(data[line_start:edit.start].decode("utf-8", "replace")) + 1
     old = data[edit.start:edit.end].decode("utf-8", "replace")
     return PlacedEdit(Location(line, column, column + len(old), edit.file), old, edit.text)
-
-
-def apply_file_edits(edits: list[FileEdit], unsafe: bool) -> dict[str, tuple[bytes, bytes]]:
-    """file -> (old bytes, new bytes) for the edits that may be applied."""
-    by_file: dict[str, list[FileEdit]] = {}
-    for edit in edits:
-        if edit.safe or unsafe:
-            by_file.setdefault(edit.file, []).append(edit)
-    changed = {}
-    for file, file_edits in by_file.items():
-        old = Path(file).read_bytes()
-        new = old
-        for edit in sorted(file_edits, key=lambda e: e.start, reverse=True):
-            new = new[: edit.start] + edit.text.encode("utf-8") + new[edit.end :]
-        if new != old:
-            changed[file] = (old, new)
-    return changed

@@ -16,13 +16,13 @@ _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 @click.argument("words", nargs=-1)
 @click.option("--flags", "flag_string", help="A MAXTEXT_EXTRA_FLAGS string (whitespace-split, as Tunix splits it).")
 @click.option("--env", "env_items", multiple=True, metavar="K=V", help="A Tunix or M_<KEY> variable (repeatable).")
-@click.option("--env-file", type=click.Path(dir_okay=False))
+@click.option("--env-file", type=click.Path(dir_okay=False), help="KEY=VALUE lines of Tunix variables.")
 @click.option("--pin", help="MaxText pin: maxtext-0.2.5, or a fork commit such as bbd0f6f10.")
-@click.option("--requirements", type=click.Path(dir_okay=False))
+@click.option("--requirements", type=click.Path(dir_okay=False), help="Take the pin from this requirements file.")
 @click.option("--model", help="Apply this MaxText model config first.")
 @click.option("--topology", help="The devices it runs on (v5p-8, v6e-64, tpu7x:4x4x8).")
-@click.option("--slices", type=click.IntRange(1), default=1, show_default=True)
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--slices", type=click.IntRange(1), default=1, show_default=True, help="Slices of --topology.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
 def show(words, flag_string, env_items, env_file, pin, requirements, model, topology, slices, output_format):
     """Print each KEY's effective value and where it came from (every key something set, when no KEY
     is named). The other words are MaxText's argv, as for `check`: CONFIG.yml and key=value words."""
@@ -54,6 +54,6 @@ def show(words, flag_string, env_items, env_file, pin, requirements, model, topo
         raise InputError(f"{', '.join(unknown)}: not a key MaxText {checker.pin.pin} defines")
     from ..topology import from_config
 
-    count = option or from_config(config.lookup, version)
+    count = option or from_config(config, version)
     rows = provenance(config, keys, count.source if count else None)
     click.echo(render_json(checker.pin.pin, rows) if output_format == "json" else render_text(rows))

@@ -10,7 +10,8 @@ from flaglint.render.bash_compile import (
     ArithCmd, Assign, Branch, Case, Code, Command, ForInit, ForNext, FuncDef, Join, Jump, JumpIf, Negate,
     NoteInstr, SetStatus, Subshell, Test, Unset, compile_file,
 )
-from flaglint.render.bash_types import Choice, FromInput, Note, Rendering, Sym, Value, resolve
+from flaglint.render.bash_types import Choice, FromInput, Launch, Note, Rendering, Sym, Value, resolve
+from flaglint.render.maxtext_command import may_launch
 from flaglint.render.bash_words import Arith, CmdSub, Lit, Param, Word, compile_glob
 
 UNSET = None  # a scope entry that is declared but unset
@@ -35,7 +36,7 @@ class _ExitScript(Exception):
 class State:
     __slots__ = ("scopes", "exported", "functions", "positional", "code", "pc", "stack", "status",
                  "inputs", "domains", "notes", "branches", "handoffs", "iters", "steps", "done", "exit_code",
-                 "unfound", "unbounded")
+                 "unfound", "unbounded", "launched")
 
     def copy(self) -> "State":
         s = State.__new__(State)
@@ -58,6 +59,7 @@ class State:
         s.exit_code = self.exit_code
         s.unfound = self.unfound
         s.unbounded = self.unbounded
+        s.launched = self.launched
         return s
 
 
@@ -214,6 +216,7 @@ class Interp:
         st.exit_code = 0
         st.unfound = ()  # Notes: the scripts and files the path runs or sources that cannot be found
         st.unbounded = None  # a Note: the construct the path did not get past (a loop beyond the step limit)
+        st.launched = ()  # Launches: the python and xpk command lines the path runs (never run here)
         return st
 
     # ---- variables ----
@@ -804,6 +807,9 @@ class Interp:
         if not ins.mutates:
             head = self.fields(ins.words[:1], st)
             if head and self._ignored(head[0].text, st):
+                if may_launch(head[0].text):  # MaxText's argv may be in its words: kept for lint_commands
+                    env = {n: v for n, v in self.child_env(st, self.prefix(ins, st)).items() if n.startswith("M_") and isinstance(v, Value)}
+                    st.launched = st.launched + (Launch(st.code.src.path, ins.line, tuple(self.fields(ins.words, st)), env),)
                 st.status = 0  # another program: never run, its arguments change nothing here
                 st.pc += 1
                 return
@@ -1105,7 +1111,7 @@ class Interp:
                     and not isinstance(st.scopes[0].get(n), list)}
         notes = list(dict.fromkeys(st.notes))
         return Rendering(exported, variables, notes, st.code.src.path, [], st.exit_code, list(st.branches),
-                         list(st.unfound), st.unbounded)
+                         list(st.unfound), st.unbounded, list(st.launched))
 
 
 _DISPATCH = {

@@ -114,7 +114,7 @@ def _merge_two(a: State, b: State) -> State | None:
             or len(a.scopes) != len(b.scopes) or a.functions is not b.functions and a.functions != b.functions
             or a.positional != b.positional or a.iters != b.iters or a.stack != b.stack
             or a.handoffs is not b.handoffs and a.handoffs != b.handoffs
-            or a.unfound != b.unfound or a.unbounded != b.unbounded):
+            or a.unfound != b.unfound or a.unbounded != b.unbounded or a.launched != b.launched):
         return None
     name = _split_input(a, b)
     if name is None:
