@@ -89,7 +89,6 @@ def test_every_rule_folder_has_good_and_bad_cases_and_no_stale_snapshot():
 NO_BAD_CASE = {"FL009"}
 
 
-@pytest.mark.xfail(strict=True, reason="internal error (KeyError: 'TRAINER_TPU_SLICE') in topology.from_config on a string over 128 KiB")
 def test_fl009_a_flag_string_over_128_kib_stops_the_check():
     proc = run_flaglint("check", "-", stdin=b"log_period=100 run_name=" + b"r" * 131_072)
     assert proc.returncode == 1 and reported("FL009", proc.stdout), proc.stdout
