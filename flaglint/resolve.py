@@ -235,7 +235,8 @@ def _apply_m_variables(config: Config, env: Mapping[str, str], last: dict[str, i
             findings.append(Finding("FL040", "error", f"{key} is set both on the command line and by {variable}; MaxText refuses a key given twice this way",
                                     (key, variable), config.location(key)))
             continue
-        if config.model and key in config.pin.models[config.model] and not _raw_override(config, config.tokens, last):
+        if (config.model and key in config.pin.models[config.model] and config.pin.refuses_model_and_env
+                and not _raw_override(config, config.tokens, last)):
             findings.append(Finding("FL041", "error", f"{key} is set both by model {config.model} and by {variable}; MaxText refuses this unless override_model_config=true",
                                     (key, variable, "override_model_config")))
             continue
@@ -408,7 +409,7 @@ def _raw_override(config: Config, tokens: list[Token], last: dict[str, int]) -> 
 
 
 def _check_model_conflicts(config: Config, model: str, overridden: bool, findings: list[Finding]) -> None:
-    if overridden:
+    if overridden or not config.pin.refuses_model_and_argv:
         return
     model_keys = config.pin.models[model]
     for key, assignment in config.explicit.items():

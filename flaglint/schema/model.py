@@ -60,6 +60,9 @@ class Schema(BaseModel):
     keys: dict[str, KeySchema]
     base_defaults: dict[str, Any] = Field(default_factory=dict, description="base.yml values, the effective defaults")
     models: dict[str, ModelConfig] = Field(default_factory=dict)
+    # pyconfig's checks of a model file against the other sources; before 0.2.3 the later source wins silently
+    refuses_model_and_argv: bool = Field(True, description="a key the model file sets given another value on argv is an error")
+    refuses_model_and_env: bool = Field(True, description="a key the model file sets given by an M_<KEY> variable is an error")
 
 
 class PinOverlay(BaseModel):
