@@ -185,7 +185,7 @@ def _apply_chain(config: Config, chain: Chain, findings: list[Finding]) -> dict[
         try:
             if key in MERGED_RULE_LISTS:
                 check_rule_list(setting.value)
-            typed = coerce(pin.keys[key], normalise(key, setting.value))
+            typed = coerce(pin.keys[key], normalise(key, setting.value, pin.keys[key].list_when_string))
         except ValueError_ as err:
             refused[key] = Finding("FL005", "error", f"{key}: {err}", (key,), where)
             continue
@@ -253,7 +253,7 @@ def _apply_m_variables(config: Config, env: Mapping[str, str], last: dict[str, i
             findings.append(_undefined(key, config.pin, None))
             continue
         try:
-            typed = coerce(config.pin.keys[key], normalise(key, parsed))
+            typed = coerce(config.pin.keys[key], normalise(key, parsed, config.pin.keys[key].list_when_string))
         except ValueError_ as err:
             findings.append(Finding("FL005", "error", f"{key} (from {variable}): {err}", (key, variable)))
             continue

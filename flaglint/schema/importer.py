@@ -51,6 +51,8 @@ def import_schema(path: str | Path) -> Schema:
             # A free string in types.py, but the config pass looks it up in this table.
             keys[TOPOLOGY_KEY] = keys[TOPOLOGY_KEY].model_copy(update={"choices": list(topologies.names)})
         refused = _pyconfig_messages(files)
+        for name in _coerced_to_lists(files) & set(keys):
+            keys[name] = keys[name].model_copy(update={"list_when_string": True})
         return Schema(
             version=_version(files),
             source=Path(path).name,
@@ -106,6 +108,20 @@ def _pyconfig_messages(files: PackageFiles) -> list[str]:
     if not files.exists(PYCONFIG):
         return []
     return [source_message(raise_message(r)) for r in raises_in(files.parse(PYCONFIG).body)]
+
+
+def _coerced_to_lists(files: PackageFiles) -> set[str]:
+    """The keys pyconfig passes through `_coerce_to_list` (`if key in ("adamw_mask", ...)`)."""
+    if not files.exists(PYCONFIG):
+        return set()
+    found: set[str] = set()
+    for node in ast.walk(files.parse(PYCONFIG)):
+        if (isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and isinstance(node.test.ops[0], ast.In)
+                and isinstance(node.test.comparators[0], (ast.Tuple, ast.List, ast.Set))
+                and any(isinstance(c, ast.Call) and ast.unparse(c.func).endswith("coerce_to_list")
+                        for stmt in node.body for c in ast.walk(stmt))):
+            found |= {e.value for e in node.test.comparators[0].elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    return found
 
 
 def _version(files: PackageFiles) -> str:

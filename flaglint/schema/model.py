@@ -35,6 +35,7 @@ class KeySchema(BaseModel):
     lt: Optional[float] = None
     default: Any = None
     default_at_runtime: Optional[str] = Field(None, description="the expression of a default MaxText computes when it runs")
+    list_when_string: bool = Field(False, description="pyconfig wraps a string value in a list (0.2.3 and later, a few list keys)")
     unread_type: Optional[str] = Field(None, description="an annotation the importer could not read (kind is then any)")
     group: str = ""
     line: Optional[int] = None

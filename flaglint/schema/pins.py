@@ -57,7 +57,7 @@ class PinSchema:
         from ..values import ValueError_, coerce, normalise
 
         schema = self.keys[key]
-        value = normalise(key, self.defaults[key]) if key in self.defaults else schema.default
+        value = normalise(key, self.defaults[key], schema.list_when_string) if key in self.defaults else schema.default
         try:
             return coerce(schema, value)
         except ValueError_:
