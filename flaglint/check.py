@@ -34,7 +34,7 @@ class Checker:
 
     def config(self, source: FlagSource, env: Mapping[str, str] | None = None) -> tuple[Config, list[Finding]]:
         config, findings = resolve(source, self.pin, env or {}, self.model)
-        count = self.devices or from_config(config.lookup, self.pin.version)
+        count = self.devices or from_config(config, self.pin.version)
         if count is not None:
             config.devices = device_names(config, count)
         return config, findings
@@ -53,8 +53,9 @@ class Checker:
         findings += [finding(rule, config, self.ruleset.derived) for rule in broken]
         findings += _ep_rank_without_axes(judged, broken, config, self.ruleset.derived)
         result = Result(pin=self.pin.pin, findings=findings)
-        if not config.devices:
-            result.notes.append(not_judged_note(self.ruleset, config))
+        note = None if config.devices else not_judged_note(self.ruleset, config)
+        if note is not None:
+            result.notes.append(note)
         if fix and (broken or config.rejected):
             self._add_fixes(result, config, env, rules, max_fixes)
         return result
@@ -68,7 +69,7 @@ class Checker:
         return [r for r in self._rules if missing.isdisjoint(r.name_set)]
 
     def _add_fixes(self, result: Result, config: Config, env: dict[str, str], rules, max_fixes: int) -> None:
-        from .fix import write_fix
+        from .fix import is_safe, write_fix
 
         # Every fix drops the tokens MaxText refuses (undefined keys, bad values), so the solver
         # starts from the flags without them: an earlier token of a refused key is in force again.
@@ -93,10 +94,26 @@ class Checker:
             result.notes.append("the solver found no smallest fix in time; the fix offered resets the keys of the broken rules to their defaults")
         for proposal in proposals:
             candidate, tunix_changes = write_fix(config, proposal)
-            if self._clean(replace(config.source, text=candidate.flags), {**env, **tunix_changes}):
+            after = self._clean(replace(config.source, text=candidate.flags), {**env, **tunix_changes})
+            if after is not None:
+                candidate.safe = is_safe(config, after)
                 result.fixes.append(candidate)
             else:
                 result.notes.append(f"a proposed fix ({candidate.flags!r}) did not re-check clean and was dropped")
+        if result.fixes:
+            self._add_rename(result, config, env)
+        result.fixes.sort(key=lambda fix: not fix.safe)  # the safe ones first: --fix applies the first it may
+
+    def _add_rename(self, result: Result, config: Config, env: dict[str, str]) -> None:
+        """Beside the first fix, the same fix with misspelled keys renamed as "did you mean" says
+        (a key another pin defines is not misspelled: it is left to be dropped)."""
+        from .fix import renamed
+        from .resolve import close_keys
+        from .schema.pins import pins_defining
+
+        candidate = renamed(config, result.fixes[0], lambda key: [] if pins_defining(key) else close_keys(key, self.pin.pin))
+        if candidate is not None and self._clean(replace(config.source, text=candidate.flags), env) is not None:
+            result.fixes.append(candidate)
 
     def _without_refused(self, config: Config, env: dict[str, str]) -> Config:
         """The flags as every fix leaves them: tokens MaxText refuses dropped (or their case
@@ -120,13 +137,19 @@ class Checker:
             config.rejected.extend(new)
         return kept
 
-    def _clean(self, fixed: FlagSource, env: dict[str, str]) -> bool:
+    def _clean(self, fixed: FlagSource, env: dict[str, str]) -> Config | None:
+        """The fixed flags as read again, when no rule breaks on them (None otherwise)."""
         env = {k: v for k, v in env.items() if v != ""}
         config, findings = self.config(fixed, env)
-        if any(f.severity == "error" and f.rule not in UNFIXABLE for f in findings):
-            return False
+        # A value a config file sets that MaxText refuses is removed from the file by the fix (fix_yaml).
+        in_files = set(config.chain.files) if config.chain is not None else set()
+        if any(f.severity == "error" and f.rule not in UNFIXABLE and not (f.rule == "FL005" and f.location and f.location.file in in_files)
+               for f in findings):
+            return None
         judged = _judged(self._judgeable(config), config)
-        return not violated(judged, config) and not _ep_rank_without_axes(judged, [], config, self.ruleset.derived)
+        if violated(judged, config) or _ep_rank_without_axes(judged, [], config, self.ruleset.derived):
+            return None
+        return config
 
 
 def _refused_keys(config: Config) -> set[str]:
@@ -143,8 +166,8 @@ def _only_by_hand(broken: list, conflicting: tuple[str, ...]) -> bool:
 
 
 def _ep_rank_without_axes(judged: list, broken: list, config: Config, derived: dict) -> list[Finding]:
-    """The rules guarded by override_logical_axis_rules (the EP-rank check), judged as MaxText judges
-    them when a quoted 'false' leaves it no EP axis: the guard holds, whatever the parallelism.
+    """FL015: the rules guarded by override_logical_axis_rules (the EP-rank check), judged as MaxText
+    judges them when a quoted 'false' leaves it no EP axis: the guard holds, whatever the parallelism.
     A fix drops that token (its typed value, False, is the default)."""
     token = axis_rules_from_flags_only(config)
     if token is None:
@@ -159,9 +182,10 @@ def _ep_rank_without_axes(judged: list, broken: list, config: Config, derived: d
             holds = True
         if not holds:
             plain = finding(rule, config, derived)
-            found.append(replace(plain, message=plain.message + (
-                f"; pyconfig reads override_logical_axis_rules={token.value} before typing, as true, so MaxText keeps"
-                " only the flags' logical_axis_rules (no 'exp' rule: EP rank 1) while pydantic types it false and runs this check")))
+            found.append(Finding("FL015", "error", (
+                f"{rule.id}: {plain.message}; pyconfig reads override_logical_axis_rules={token.value} before typing, as true, so MaxText keeps"
+                " only the flags' logical_axis_rules (no 'exp' rule: EP rank 1) while pydantic types it false and runs this check"),
+                ("override_logical_axis_rules", *plain.keys), plain.location, plain.related))
     if found:
         config.rejected.append(token)
     return found

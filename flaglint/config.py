@@ -95,8 +95,10 @@ def _read(path: Path) -> dict[str, Any]:
         import tomli as tomllib
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"{path}: cannot read ({err})") from None
+    except OSError as err:
+        raise InputError(f"{path}: cannot read ({err.strerror})") from None
+    except UnicodeDecodeError as err:
+        raise InputError(f"{path}: not UTF-8 (byte {err.start})") from None
     except (tomllib.TOMLDecodeError, ValueError) as err:  # ValueError: an integer of over 4,300 digits
         raise InputError(f"{path}: invalid TOML ({err})") from None
 

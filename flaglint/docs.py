@@ -4,6 +4,29 @@ from __future__ import annotations
 
 from .ruleset import Rule, RuleSet
 
+# Where docs/rules.md is published: the repository's own address (the one .pre-commit-config.yaml
+# names as `repo:`); each rule has its anchor there.
+DOCS_URL = "https://example.com/your/flaglint/blob/main/docs/rules.md"
+
+
+def rules_by_id(pin: str) -> dict[str, Rule]:
+    """Rule id -> Rule for the pin's rules (all built-in rules when the pin is unknown), for reports."""
+    from .findings import InputError
+    from .ruleset import load_ruleset
+    from .schema.pins import load_pin
+
+    try:
+        rules = load_pin(pin).rules if pin else None
+    except (InputError, OSError, ValueError):
+        rules = None
+    return {rule.id: rule for rule in load_ruleset(rules).rules}
+
+
+def rule_url(rule_id: str) -> str:
+    """The rule's section of the generated docs (imported MaxText validators share one section)."""
+    anchor = rule_id.lower() if rule_id.startswith("FL") else "imported-maxtext-validators"
+    return f"{DOCS_URL}#{anchor}"
+
 
 def _example(example) -> str:
     if isinstance(example, str):
@@ -39,6 +62,16 @@ def explain_rule(rule: Rule) -> str:
     lines = [f"{rule.id}: {rule.title} ({rule.severity})", "", rule.rationale, ""]
     lines += [f"{label + ':':9}{text}" for label, text in _sections(rule)]
     return "\n".join(lines)
+
+
+def rule_json(rule: Rule) -> dict:
+    """`flaglint explain --format json`: the rule's metadata, as the registry holds it."""
+    return {
+        "id": rule.id, "title": rule.title, "severity": rule.severity, "message": rule.message,
+        "rationale": rule.rationale, "fix": rule.fix, "source": rule.source,
+        "pins": list(rule.pins) if rule.pins else None, "when": rule.when_text, "require": rule.require_text,
+        "examples": rule.examples, "builtin": rule.builtin,
+    }
 
 
 def rules_markdown(ruleset: RuleSet) -> str:

@@ -38,6 +38,7 @@ class Finding:
     location: Location | None = None
     related: tuple[Location, ...] = ()
     witness: dict[str, Any] | None = None
+    reached_from: tuple[str, ...] = ()  # a finding in a file several linted scripts source: those scripts
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -51,6 +52,8 @@ class Finding:
             out["related"] = [loc.to_json() for loc in self.related]
         if self.witness is not None:
             out["witness"] = self.witness
+        if self.reached_from:
+            out["reached_from"] = list(self.reached_from)
         return out
 
 

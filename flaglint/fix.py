@@ -7,7 +7,7 @@ change is reported, and the string stays as it is. Every other byte of the strin
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from .findings import Change, Edit, Fix
 from .read import Token
@@ -99,21 +99,47 @@ def _case_corrected(token: Token, config: Config) -> str | None:
     return matches[0]
 
 
+class _Refused:
+    """The value of a key whose token MaxText refuses: the run never starts with it."""
+
+
+def is_safe(before: Config, after: Config) -> bool:
+    """The README's definition, judged on the values in effect before and after the fix: safe when
+    every key keeps its value, or a boolean goes from true to false (a feature turned off), or a
+    refused value becomes a false boolean or its own spelling in the right case. Anything else
+    (false to true enables something; a number or a choice that changes, such as dropping a refused
+    custom_mesh_and_rule, which falls back to the default mesh) is unsafe. Keys the pin does not
+    define change nothing, and removing them is safe. The Tunix variables must not change."""
+    if before.tunix != after.tunix:
+        return False
+    refused = {token.key for token in before.rejected if token.key in before.pin.keys and token.key not in before.explicit}
+    written = {token.key: token.value for token in before.tokens if token.key}
+    keys = {t.key for t in [*before.tokens, *after.tokens] if t.key in before.pin.keys} | before.explicit.keys() | after.explicit.keys()
+    for key in keys:
+        old = _Refused if key in refused else before.lookup(key)
+        new = after.lookup(key)
+        if (old == new and type(old) is type(new)) or new is False and (old is True or old is _Refused):
+            continue
+        if old is _Refused and isinstance(new, str) and new != written.get(key) and new.lower() == (written.get(key) or "").lower():
+            continue
+        return False
+    return True
+
+
 def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
     """The Fix, and the Tunix variables it sets (name -> value, '' meaning unset).
 
-    Fix.edits holds one edit per changed MaxText key, in the order of Fix.changes.
+    Fix.edits holds one edit per changed MaxText key, in the order of Fix.changes. Fix.safe is
+    settled by `is_safe` once the fixed string has been read again (check.py).
     """
     text = config.source.text
     edits: list[Edit] = []
     changes: list[Change] = []
     env: dict[str, str] = {}
-    safe = True
     for name, old, new in proposal.values:
         changes.append(Change(name, old, new))
         if name in load_tunix().variables:
             env[name] = "" if new is None else format_value(new)
-            safe = False
             continue
         assignment = config.explicit.get(name)
         token = assignment.token if assignment else None
@@ -121,8 +147,6 @@ def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
         if token is not None and without == new and type(without) is type(new):
             edits.append(drop_token(text, token))
             continue
-        if not (isinstance(old, bool) and old is True and new is False):
-            safe = False
         rendered = f"{name}={format_value(new)}"
         if token is not None:
             edits.append(Edit(token.offset, token.end_offset, rendered))
@@ -133,9 +157,34 @@ def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
             edit, change = refused_edit(text, token, config)
             edits.append(edit)
             changes.append(change)
+    return Fix(changes=changes, flags=_fixed_text(text, edits), safe=False, edits=edits), env
+
+
+def _fixed_text(text: str, edits: list[Edit]) -> str:
+    """The flag string with the edits made; tokens appended at its end are joined with one blank."""
     in_place = [e for e in edits if e.start < len(text) or e.end < len(text)]
     appended = [e.text.strip() for e in edits if e.start == e.end == len(text)]
     fixed = apply_edits(text, in_place)
     if appended:
         fixed = (fixed.rstrip(" \t") + " " if fixed.strip() else "") + " ".join(appended)
-    return Fix(changes=changes, flags=fixed, safe=safe, edits=edits), env
+    return fixed
+
+
+def renamed(config: Config, fix: Fix, suggestions: Callable[[str], list[str]]) -> Fix | None:
+    """The fix with each key the pin does not define renamed to the one key "did you mean" names,
+    instead of dropped; None when no key has a single suggestion. Always unsafe: the renamed key's
+    value now counts, and the suggestion is a guess."""
+    text = config.source.text
+    undefined = [t for t in config.rejected if t.key and t.key not in config.pin.keys]
+    edits, changes = [], list(fix.changes)
+    for edit in fix.edits:
+        token = next((t for t in undefined if edit.start <= t.offset < edit.end), None)
+        names = suggestions(token.key) if token else []
+        if len(names) != 1:
+            edits.append(edit)
+            continue
+        edits.append(Edit(token.offset, token.end_offset, f"{names[0]}={token.value}"))
+        changes.append(Change(names[0], None, token.value))
+    if edits == fix.edits:
+        return None
+    return Fix(changes=changes, flags=_fixed_text(text, edits), safe=False, edits=edits)

@@ -11,13 +11,13 @@ finding is placed at the manifest line and column of the characters it is about.
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Union
 
 from .check import Checker
-from .findings import Finding, Fix, InputError, Location, PlacedEdit, Result
+from .findings import Edit, Finding, Fix, InputError, Location, PlacedEdit, Result
+from .fix_files import FileEdit
 from .read import FlagSource, decode
 from .render.manifest import Container, Position, Scalar, read_manifest
 from .report import Checked
@@ -60,7 +60,14 @@ class Launch:
     @property
     def carries_flags(self) -> bool:
         names = set(self.tunix()) - {SLICE_VARIABLE}
-        return FLAGS_VARIABLE in self.env or bool(names)
+        return FLAGS_VARIABLE in self.env or bool(names) or self.runs_maxtext
+
+    @property
+    def runs_maxtext(self) -> bool:
+        """It starts one of MaxText's own modules, which reads its argv as the config."""
+        from .render.maxtext_command import recognise
+
+        return recognise([self.program, *(a.text for a in self.args)], None) is not None
 
 
 @dataclass
@@ -87,7 +94,7 @@ def _launcher_flags(args: list[Scalar]) -> dict[str, Scalar]:
     return found
 
 
-def find_launches(container: Container, file: str) -> _Found:
+def find_launches(container: Container, file: str, allow_unverified: bool = False) -> _Found:
     """The container's launches that carry flags; a bash -c script that cannot be evaluated is FL010."""
     found = _Found()
     schema = load_tunix()
@@ -97,7 +104,7 @@ def find_launches(container: Container, file: str) -> _Found:
     argv = container.argv
     script = _bash_script(argv)
     if script is not None:
-        _script_launches(container, script, found, file)
+        _script_launches(container, script, found, file, allow_unverified)
     elif argv:
         found.launches.append(Launch(container, dict(container.env), argv[1:], os.path.basename(argv[0].text)))
     if not found.launches:
@@ -105,7 +112,7 @@ def find_launches(container: Container, file: str) -> _Found:
     found.launches = [launch for launch in found.launches if launch.carries_flags]
     # A setup `python -c ...` inherits the container's variables too; the trainer launch is the one
     # that sets flags itself, so when there is one, the others are not launches of the trainer.
-    own = [launch for launch in found.launches if launch.sets_flags]
+    own = [launch for launch in found.launches if launch.sets_flags or launch.runs_maxtext]
     if own:
         found.launches = own
     return found
@@ -122,43 +129,43 @@ def _bash_script(argv: list[Scalar]) -> Scalar | None:
     return None
 
 
-def _script_launches(container: Container, script: Scalar, found: _Found, file: str) -> None:
+def _script_launches(container: Container, script: Scalar, found: _Found, file: str, allow_unverified: bool) -> None:
     from .render.bash import ScriptError, Value
     from .render.bash_compile import Command
     from .render.bash_interp import Interp
 
-    with tempfile.TemporaryDirectory(prefix="flaglint-gate-") as folder:
-        path = Path(folder) / "command.sh"
-        path.write_text(script.text, encoding="utf-8")
-        to_manifest = _OriginMap(str(path), script)
-        try:
-            interp = Interp(str(path))
-            state = interp.start({})
-            for name, value in container.env.items():
-                state.scopes[0][name] = Value(value.text, [_manifest_origin(p) for p in value.positions])
-                state.exported.add(name)
-            steps = 0
-            while not state.done and steps < _STEP_CAP:
-                steps += 1
-                instrs = state.code.instrs
-                instr = instrs[state.pc] if state.pc < len(instrs) else None
-                if isinstance(instr, Command):
-                    fields = [to_manifest.scalar(v) for v in interp.fields(instr.words, state)]
-                    prefix = interp.prefix(instr, state)
-                    env = {name: to_manifest.scalar(v) for name, v in interp.child_env(state, prefix).items() if isinstance(v, Value)}
-                    launch = _launch(container, fields, env, set(prefix))
-                    if launch is not None:
-                        found.launches.append(launch)
-                interp.step(state)
-        except ScriptError as err:
-            # Fail closed: a command that cannot be read could hide any flag.
-            found.findings.append(Finding("FL010", "error", f"{container.path}: the bash -c script cannot be evaluated: {err.message}",
-                                          (), to_manifest.line_location(err.line, file)))
-            return
-        if steps >= _STEP_CAP:
-            found.findings.append(Finding("FL011", "warning", f"{container.path}: the bash -c script was followed for "
-                                          f"{_STEP_CAP} steps only; launches after that are not checked", (),
-                                          to_manifest.line_location(1, file)))
+    path = f"{file}#{container.path}"  # the command evaluated from its text, under a name no file has
+    to_manifest = _OriginMap(path, script)
+    try:
+        interp = Interp(path, text=script.text.encode("utf-8"))
+        state = interp.start({})
+        for name, value in container.env.items():
+            state.scopes[0][name] = Value(value.text, [_manifest_origin(p) for p in value.positions])
+            state.exported.add(name)
+        steps = 0
+        while not state.done and steps < _STEP_CAP:
+            steps += 1
+            instrs = state.code.instrs
+            instr = instrs[state.pc] if state.pc < len(instrs) else None
+            if isinstance(instr, Command):
+                fields = [to_manifest.scalar(v) for v in interp.fields(instr.words, state)]
+                prefix = interp.prefix(instr, state)
+                env = {name: to_manifest.scalar(v) for name, v in interp.child_env(state, prefix).items() if isinstance(v, Value)}
+                launch = _launch(container, fields, env, set(prefix))
+                if launch is not None:
+                    found.launches.append(launch)
+            interp.step(state)
+    except ScriptError as err:
+        # Fail closed: a command that cannot be read could hide any flag.
+        found.findings.append(Finding("FL010", "error", f"{container.path}: the bash -c script cannot be evaluated: {err.message}",
+                                      (), to_manifest.line_location(err.line, file)))
+        return
+    if steps >= _STEP_CAP:
+        # Fail closed: a launch after the loop is not checked, so the gate must not pass it.
+        found.findings.append(Finding("FL011", "warning" if allow_unverified else "error",
+                                      f"{container.path}: the bash -c script was followed for {_STEP_CAP} steps"
+                                      f" only (a loop around line {interp.line}); launches after that are not checked",
+                                      (), to_manifest.line_location(interp.line, file)))
 
 
 def _launch(container: Container, fields: list[Scalar], env: dict[str, Scalar], prefixed: set[str]) -> Launch | None:
@@ -281,9 +288,33 @@ class _FlagPlacer:
         return placed
 
 
+def manifest_edits(text: str, fix: Fix, file: str) -> list[FileEdit] | None:
+    """The fix as byte edits of the manifest `text` (the file `file`, or stdin), or None when a part
+    of it is not an edit of characters there (a variable to unset, a value not written in it)."""
+    from .fix_files import text_edits
+
+    line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    edits = []
+    for placed in fix.placed:
+        location = placed.location
+        if location is None or (placed.name and not placed.new) or location.line > len(line_starts):
+            return None
+        start = line_starts[location.line - 1] + location.column - 1
+        end = start + len(placed.old)
+        if text[start:end] != placed.old:
+            return None  # the characters are escaped in the YAML: left to a person
+        if not placed.new and start > 0 and text[start - 1] == " ":
+            start -= 1  # a dropped token goes with the blank before it
+        edits.append(Edit(start, end, placed.new))
+    return text_edits(file, text, edits, fix.safe)
+
+
 def check_launch(checker: Checker, launch: Launch, label: str, *, env: Mapping[str, str] | None = None,
                  fix: bool = True, max_fixes: int = 3) -> Result:
     """One launch's flags and Tunix variables (over `env`, the values assumed for every launch), checked together."""
+    command = _maxtext_command(checker, launch, label)
+    if command is not None:
+        return command
     flags = launch.env.get(FLAGS_VARIABLE, Scalar("", ()))
     tunix = launch.tunix(env)
     result = checker.check(FlagSource(flags.text, file=label, name=FLAGS_VARIABLE),
@@ -294,6 +325,52 @@ def check_launch(checker: Checker, launch: Launch, label: str, *, env: Mapping[s
     for fix in result.fixes:
         fix.placed = placer.place_fix(fix)
     return result
+
+
+def _maxtext_command(checker: Checker, launch: Launch, label: str) -> Result | None:
+    """A container that runs MaxText's own entry point: its argv (after the config argument, which
+    resolves in MaxText's configs) and the M_ variables of its environment, checked as MaxText reads them."""
+    from .commands import check_command, config_path, not_checked
+    from .read_argv import argv_source, quoted_origins
+    from .render.maxtext_command import recognise
+    from .schema.config_index import load_index
+
+    index = load_index(checker.pin.configs)
+    words = [launch.program, *launch.args]
+    command = recognise([w if isinstance(w, str) else w.text for w in words], index)
+    if command is None:
+        return None
+    result = Result(pin=checker.pin.pin)
+    where = f"{launch.container.path} ({command.module})"
+    reason = not_checked(command)
+    if reason is not None:
+        result.notes.append(f"{label}: {where}: {reason}")
+        return result
+    argv = [launch.args[i - 1] for i in command.args]
+    config, note = config_path(command, [], index)
+    if note is not None:
+        result.notes.append(f"{label}: {where}: {note}")
+    environment = {name: value.text for name, value in launch.env.items() if name.startswith("M_")}
+    texts = [a.text for a in argv]
+    placer = _FlagPlacer(Scalar(argv_source(texts).text, tuple(quoted_origins([(a.text, a.positions) for a in argv]))), {}, label)
+    result.findings = [placer.place(f, where) if f.location is None or f.location.file is None else f
+                       for f in check_command(_on_slice(checker, launch), texts, config, environment, index=index)]
+    return result
+
+
+def _on_slice(checker: Checker, launch: Launch) -> Checker:
+    """The checker with the device count of the container's TPU topology selector, when it has one."""
+    import copy
+
+    from .topology import DeviceCount, slice_devices
+
+    selected = launch.container.tpu_slice
+    count = slice_devices(selected.text) if selected is not None else None
+    if count is None or checker.devices is not None:
+        return checker
+    on_slice = copy.copy(checker)
+    on_slice.devices = DeviceCount(count, 1, f"the TPU topology selector ({selected.text})")
+    return on_slice
 
 
 def _is_file(text: str) -> bool:
@@ -325,6 +402,7 @@ def check_manifest(
     fix: bool = True,
     max_fixes: int = 3,
     checker: Checker | None = None,
+    allow_unverified: bool = False,
 ) -> list[Checked]:
     """Check every launch of every JobSet in a manifest: a path (os.PathLike, or a one-line str naming an
     existing file or ending in .yaml/.yml) or the YAML text itself. `env` holds Tunix variables assumed for every launch (the manifest's
@@ -332,17 +410,17 @@ def check_manifest(
     known) go with the first. Broken YAML raises InputError with file:line."""
     text, default_label = _manifest_text(path_or_text)
     return check_manifest_text(text, label or default_label, env=env, fix=fix, max_fixes=max_fixes,
-                               checker=checker or Checker(pin, model, tuple(extra_rules)))
+                               checker=checker or Checker(pin, model, tuple(extra_rules)), allow_unverified=allow_unverified)
 
 
 def check_manifest_text(text: str, label: str, *, checker: Checker, env: Mapping[str, str] | None = None,
-                        fix: bool = True, max_fixes: int = 3) -> list[Checked]:
+                        fix: bool = True, max_fixes: int = 3, allow_unverified: bool = False) -> list[Checked]:
     """`check_manifest` of YAML text read elsewhere (stdin): never taken for a path, whatever it holds."""
     manifest = read_manifest(text, label)
     checked: list[Checked] = []
     notes = list(manifest.notes)
     for container in manifest.containers:
-        found = find_launches(container, label)
+        found = find_launches(container, label, allow_unverified)
         notes.extend(found.notes)
         results = [check_launch(checker, launch, label, env=env, fix=fix, max_fixes=max_fixes) for launch in found.launches]
         if found.findings:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from .findings import InputError
 from .read import FlagSource, read_flag_sources
 from .read_argv import argv_source
 
@@ -17,6 +18,9 @@ CONFIG_SUFFIX = ".yml"  # pyconfig takes argv[1] as the config file only when it
 
 
 def check_sources(args: tuple[str, ...], version: str | Path) -> list[FlagSource]:
+    if args and args[0].endswith(".yaml") and Path(args[0]).is_file():
+        raise InputError(f"{args[0]}: MaxText takes its first argument as the config file only when the name ends in "
+                         f"{CONFIG_SUFFIX} (it would read this one as an undefined key); rename it")
     if args and args[0].endswith(CONFIG_SUFFIX):
         return [config_source(args[0], args[1:], version)]
     if len(args) > 1:

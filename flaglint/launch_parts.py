@@ -63,6 +63,16 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
                 if (name == flags_variable or name in variables) and _is_symbolic(v)}
     if not symbolic:
         return [Concrete(_resolved(rendering, base, {}), path)]
+    deciding = [name for name in selectors if name in symbolic]
+    if deciding:  # split the path on the selectors' inputs first: each part then has one selector value
+        launches = []
+        for sub in _split(path, set().union(*(_inputs(symbolic[n]) for n in deciding)), symbolic, explored, cap):
+            pick, read_input = _picker(sub.env, {})
+            fixed = {n: resolve(symbolic[n], pick, read_input) for n in deciding}
+            narrowed = Rendering(rendering.exported, {**rendering.variables, **fixed}, rendering.notes, rendering.script,
+                                 rendering.handoffs, rendering.status, rendering.branches)
+            launches.extend(concrete_launches(narrowed, sub, explored, flags_variable, variables, rule_names, bound, (), cap))
+        return launches
     parts: list[_Part] = []
     flags = symbolic.get(flags_variable)
     if flags is not None:
@@ -70,32 +80,33 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
     for name, value in symbolic.items():
         if name != flags_variable:
             parts.append(_Part(_inputs(value), {name, *bound.get(name, ())}))
-    groups = _groups(parts, rule_names, selectors)
+    groups = _groups(parts, rule_names)
+    launches = [Concrete(_resolved(rendering, base, {}), path, None, frozenset().union(*(g.names for g in groups)))]
+    for group in groups:
+        for sub in _split(path, group.inputs, symbolic, explored, cap):
+            launches.append(Concrete(_resolved(rendering, sub.env, {}), sub, frozenset(group.names)))
+    return launches
+
+
+def _split(path: ExploredPath, inputs: set, symbolic: Mapping, explored: Mapping[str, Sequence], cap: int) -> list[ExploredPath]:
+    """The path, once for each combination of the inputs' values that the symbolic values tell apart."""
     splits: dict[str, set] = {}
     read_whole: set = set()
     for value in symbolic.values():
         _splits(value, splits)
         _from_inputs(value, read_whole)
-    if len(groups) == 1 and groups[0].names is None:  # a selector decides whether anything is launched
-        launches = []
-    else:
-        launches = [Concrete(_resolved(rendering, base, {}), path, None, frozenset().union(*(g.names for g in groups)))]
-    for group in groups:
-        names = sorted(group.inputs)
-        classes = [_classes(_domain(name, path, explored), None if name in read_whole else splits.get(name))
-                   for name in names]
-        count = 1
-        for c in classes:
-            count *= len(c)
-        if count > cap:
-            raise TooManyCombinations(names, count)
-        for combo in itertools.product(*classes):
-            assignment = {name: values[0] for name, values in zip(names, combo)}
-            env = {**path.env, **assignment}
-            domains_here = {**path.domains, **dict(zip(names, combo))}
-            launches.append(Concrete(_resolved(rendering, base, assignment), ExploredPath(env, [], domains_here),
-                                     None if group.names is None else frozenset(group.names)))
-    return launches
+    names = sorted(inputs)
+    classes = [_classes(_domain(name, path, explored), None if name in read_whole else splits.get(name)) for name in names]
+    count = 1
+    for c in classes:
+        count *= len(c)
+    if count > cap:
+        raise TooManyCombinations(names, count)
+    subs = []
+    for combo in itertools.product(*classes):
+        env = {**path.env, **{name: values[0] for name, values in zip(names, combo)}}
+        subs.append(ExploredPath(env, [], {**path.domains, **dict(zip(names, combo))}))
+    return subs
 
 
 def _splits(value, into: dict[str, set]) -> None:
@@ -264,11 +275,8 @@ def _tokens(texts: list) -> list[tuple[str, set]]:
     return found
 
 
-def _groups(parts: list[_Part], rule_names: Iterable[frozenset], selectors: Iterable[str]) -> list[_Part]:
-    """The parts, joined where they must be checked together; one group of every part, with names
-    None (all its findings are its own), when a part sets a selector."""
-    if any(not part.names.isdisjoint(selectors) for part in parts):
-        return [_Part(set().union(*(p.inputs for p in parts)), None)]
+def _groups(parts: list[_Part], rule_names: Iterable[frozenset]) -> list[_Part]:
+    """The parts, joined where they must be checked together."""
     owner = list(range(len(parts)))
 
     def find(i: int) -> int:

@@ -13,6 +13,7 @@ from typing import Any, Mapping
 
 from .check import Checker
 from .findings import Finding, Fix, Location, PlacedEdit, Result
+from .fix_files import FileEdit
 from .read import FlagSource, decode
 from .resolve import HF_TOKEN_VARIABLE
 from .launch_parts import COMBINATION_CAP, Concrete, TooManyCombinations, concrete_launches
@@ -21,16 +22,8 @@ from .render.bash_symbolic import evaluate
 from .tunix import load_tunix
 
 FLAGS_VARIABLE = "MAXTEXT_EXTRA_FLAGS"
+FIX_TRIES = 3  # launches with findings on which a fix is sought, in order, before giving up
 BACKEND_VARIABLE = "TRAINER_BACKEND"  # the flags reach MaxText only with the maxtext backend (the default)
-
-
-@dataclass(frozen=True)
-class FileEdit:
-    file: str
-    start: int  # byte offsets
-    end: int
-    text: str
-    safe: bool
 
 
 @dataclass
@@ -209,6 +202,12 @@ def check_script(
         return check
     check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
+    from .commands import check_commands
+
+    found, notes, commands = check_commands(path, exploration, checker)
+    if commands:  # the script runs MaxText itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
+        result.findings = [f for f in result.findings if f.rule != "FL012"] + found
+        result.notes.extend(sorted(notes))
     from .suppress import apply_suppressions, read_suppressions
 
     result.findings = apply_suppressions(path, result.findings, read_suppressions(path, text))
@@ -216,20 +215,28 @@ def check_script(
 
 
 def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, cap: int,
-              allow_unverified: bool) -> tuple[list[Concrete], list, set[str]]:
+              allow_unverified: bool) -> tuple[list[Concrete], list, list, set[str]]:
     """The concrete launches to check; the paths that launch nothing MaxText reads (a non-zero exit,
-    another backend) or that cannot be followed; and notes."""
+    another backend); those that cannot be followed; and notes."""
     tunix = load_tunix().variables
     bound = {name: {key for key, _ in var.binds} for name, var in tunix.items()}
     rule_names = [rule.name_set for rule in checker.ruleset.rules]
     launches: list[Concrete] = []
-    refused: list[ExploredPath] = []
+    # Both are outside the space of witnesses: a witness says which launches hit a finding.
+    quiet: list[ExploredPath] = []  # launch nothing MaxText reads
+    unknown: list[ExploredPath] = []  # cannot be followed
     notes: set[str] = set()
     unverified: dict[tuple, Finding] = {}
     for outcome in exploration.outcomes:
         trainer = _trainer_rendering(outcome.rendering)
+        lost = outcome.rendering.unfound + trainer.unfound
+        if lost and FLAGS_VARIABLE in trainer.variables:
+            for note in lost:
+                notes.add(f"{note.file}:{note.line}: {note.message}: the flags of the paths through it are not checked")
+            unknown.extend(outcome.paths)
+            continue
         if outcome.rendering.status != 0 or trainer.status != 0:
-            refused.extend(outcome.paths)
+            quiet.extend(outcome.paths)
             continue
         stopped = outcome.rendering.unbounded or trainer.unbounded
         if stopped is not None:
@@ -237,13 +244,7 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
             unverified.setdefault((stopped.file, stopped.line), Finding(
                 "FL011", "warning" if allow_unverified else "error",
                 f"the launch is not verified: {stopped.message}", (), Location(stopped.line, 1, 2, stopped.file)))
-            refused.extend(outcome.paths)
-            continue
-        lost = outcome.rendering.unfound + trainer.unfound
-        if lost and FLAGS_VARIABLE in trainer.variables:
-            for note in lost:
-                notes.add(f"{note.file}:{note.line}: {note.message}: the flags of the paths through it are not checked")
-            refused.extend(outcome.paths)
+            unknown.extend(outcome.paths)
             continue
         for path in outcome.paths:
             try:
@@ -254,24 +255,24 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
                     "FL011", "warning" if allow_unverified else "error",
                     f"the launch is not verified: {err.count} combinations of {', '.join(err.inputs)}"
                     f" decide the flags together (more than {cap})", (), Location(1, 1, 2, str(check.path))))
-                refused.append(path)
+                unknown.append(path)
                 continue
             for launch in found:
                 backend = launch.rendering.variables.get(BACKEND_VARIABLE)
                 if backend is not None and backend.text not in ("", "maxtext"):
                     notes.add(f"with {BACKEND_VARIABLE}={backend.text} the trainer does not read MaxText flags: not checked")
-                    refused.append(launch.path)
+                    quiet.append(launch.path)
                 else:
                     launches.append(launch)
     check.result.findings.extend(unverified.values())
-    return launches, refused, notes
+    return launches, quiet, unknown, notes
 
 
 def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Checker, max_fixes: int, cap: int,
                     allow_unverified: bool) -> None:
     seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
     variables = load_tunix().variables
-    launches, refused, notes = _launches(exploration, checker, check, cap, allow_unverified)
+    launches, quiet, unfollowed, notes = _launches(exploration, checker, check, cap, allow_unverified)
     # Paths that give a typed Tunix input a wrong-typed value are outside the space of witnesses too.
     mistyped = {id(c.path): names for c in launches if (names := _mistyped_inputs(c.path))}
     judged = [c for c in launches if id(c.path) not in mistyped]
@@ -279,6 +280,7 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
         names = ", ".join(sorted({n for found in mistyped.values() for n in found}))
         notes.add(f"paths where {names} is not an integer are not checked (Tunix refuses such a value)")
     checked: dict[tuple, Result] = {}
+    to_fix: dict[tuple, tuple[Concrete, Value, dict, frozenset]] = {}
     for launch in judged:
         rendering = launch.rendering
         flags = rendering.variables.get(FLAGS_VARIABLE) or Value("", [])
@@ -291,44 +293,57 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
             + [token.split("=", 1)[0] for token in flags.text.split() if OTHER in token]
         )
         key = (flags.text, tuple(sorted(env.items())))
-        fresh = key not in checked
-        if fresh:
-            # One fix is offered per run (see _add_fix): once there is one, the other launches need none.
-            checked[key] = checker.check(FlagSource(flags.text), env, fix=not check.result.fixes, max_fixes=max_fixes, unknown=unknown)
-        result = checked[key]
+        if key not in checked:
+            checked[key] = checker.check(FlagSource(flags.text), env, fix=False, unknown=unknown)
         for note in rendering.notes:
             notes.add(f"{note.file}:{note.line}: {note.message}")
-        for found in result.findings:
-            if OTHER in found.message or not launch.owns(_read(found, checker)):
-                continue
-            finding = replace(found, location=_locate(found, flags, rendering))
-            finding.related = tuple(
-                loc for related in found.related if (loc := _location(flags, *_span(flags.text, related))) is not None
-            )
-            key_found = (finding.rule, finding.location, finding.keys if finding.location is None else ())
-            if key_found not in seen:
-                seen[key_found] = (finding, [])
-            seen[key_found][1].append(launch.path)
-        if fresh and result.fixes:
+        if _record(seen, checked[key].findings, launch, flags, checker):
+            to_fix.setdefault(key, (launch, flags, env, unknown))
+    # One fix is offered per run (see _add_fix): the launches with findings are tried in order until one has a fix.
+    for key, (launch, flags, env, unknown) in list(to_fix.items())[:FIX_TRIES]:
+        result = checker.check(FlagSource(flags.text), env, fix=True, max_fixes=max_fixes, unknown=unknown)
+        known = {(f.rule, f.message) for f in checked[key].findings}
+        _record(seen, [f for f in result.findings if (f.rule, f.message) not in known], launch, flags, checker)  # FL090
+        if result.fixes:
             in_script = [f.location for f in result.findings if f.location and f.location.file
                          and Path(f.location.file).resolve() == check.path.resolve() and f.severity != "info"]
             anchor = max((o for loc in in_script if (o := _flag_offset(flags, loc)) is not None), default=None)
             _add_fix(check, flags, result.fixes, anchor)
+        if check.result.fixes:
+            break
     conditions = None
     for finding, paths in seen.values():
-        if not refused and not mistyped and _whole_regions(exploration, paths):
+        if not quiet and not unfollowed and not mistyped and _whole_regions(exploration, paths):
             path, matters = paths[0], {}  # on every launch: no input matters
         else:
             if conditions is None:
                 from .render.path_conditions import PathConditions
 
-                explored = [c.path for c in launches] + list(refused)
-                excluded = [c.path for c in launches if id(c.path) in mistyped] + list(refused)
+                explored = [c.path for c in launches] + quiet + unfollowed
+                excluded = [c.path for c in launches if id(c.path) in mistyped] + quiet + unfollowed
                 conditions = PathConditions(exploration.inputs, explored, excluded)
             path, matters = conditions.witness(paths)
         finding.witness = _witness(check.path, path, matters)
         check.result.findings.append(finding)
     check.result.notes.extend(sorted(notes))
+
+
+def _record(seen: dict, findings: list[Finding], launch: Concrete, flags: Value, checker: Checker) -> bool:
+    """Add the launch's own findings to `seen` (finding -> the paths it occurs on); whether any is above info."""
+    above_info = False
+    for found in findings:
+        if OTHER in found.message or not launch.owns(_read(found, checker)):
+            continue
+        finding = replace(found, location=_locate(found, flags, launch.rendering))
+        finding.related = tuple(
+            loc for related in found.related if (loc := _location(flags, *_span(flags.text, related))) is not None
+        )
+        key = (finding.rule, finding.location, finding.keys if finding.location is None else ())
+        if key not in seen:
+            seen[key] = (finding, [])
+        seen[key][1].append(launch.path)
+        above_info = above_info or finding.severity != "info"
+    return above_info
 
 
 def _whole_regions(exploration: Exploration, paths: list[ExploredPath]) -> bool:
@@ -387,20 +402,3 @@ def _placed(edit: FileEdit) -> PlacedEdit:
     column = len(data[line_start:edit.start].decode("utf-8", "replace")) + 1
     old = data[edit.start:edit.end].decode("utf-8", "replace")
     return PlacedEdit(Location(line, column, column + len(old), edit.file), old, edit.text)
-
-
-def apply_file_edits(edits: list[FileEdit], unsafe: bool) -> dict[str, tuple[bytes, bytes]]:
-    """file -> (old bytes, new bytes) for the edits that may be applied."""
-    by_file: dict[str, list[FileEdit]] = {}
-    for edit in edits:
-        if edit.safe or unsafe:
-            by_file.setdefault(edit.file, []).append(edit)
-    changed = {}
-    for file, file_edits in by_file.items():
-        old = Path(file).read_bytes()
-        new = old
-        for edit in sorted(file_edits, key=lambda e: e.start, reverse=True):
-            new = new[: edit.start] + edit.text.encode("utf-8") + new[edit.end :]
-        if new != old:
-            changed[file] = (old, new)
-    return changed

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 # Python's str.split() and the regex \s agree on what whitespace is (both use Py_UNICODE_ISSPACE).
 _TOKEN = re.compile(r"\S+")
+BOM = "\ufeff"
 
 
 @dataclass(frozen=True)
@@ -95,12 +96,21 @@ def _looks_like_env_name(arg: str) -> bool:
     return re.fullmatch(r"[A-Z_][A-Z0-9_]*", arg) is not None
 
 
-def read_text_file(path: str) -> str:
+def _read_bytes(path: str) -> bytes:
     try:
-        data = Path(path).read_bytes()
+        return Path(path).read_bytes()
     except OSError as err:
         raise InputError(f"{path}: cannot read ({err.strerror})") from None
-    return decode(data, path)
+
+
+def read_text_file(path: str) -> str:
+    """A flag or env file's text; a UTF-8 BOM some editors write is not part of the first key."""
+    return decode(_read_bytes(path), path).removeprefix(BOM)
+
+
+def bom_length(path: str) -> int:
+    """How many bytes of the file come before the text `read_text_file` gives (a BOM's, or none)."""
+    return len(BOM.encode("utf-8")) if _read_bytes(path).startswith(BOM.encode("utf-8")) else 0
 
 
 def read_env_assignments(items: tuple[str, ...], env_file: str | None) -> dict[str, str]:

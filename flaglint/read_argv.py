@@ -8,6 +8,7 @@ each word's span is the quoted text a user would type.
 from __future__ import annotations
 
 import shlex
+from typing import Any, Sequence
 
 from .findings import InputError
 from .read import FlagSource, Token
@@ -18,6 +19,22 @@ _DOUBLE_ESCAPES = '$`"\\\n'
 
 def argv_source(words: tuple[str, ...] | list[str], file: str | None = None) -> FlagSource:
     return FlagSource(" ".join(shlex.quote(word) for word in words), file=file, argv=True)
+
+
+def quoted_origins(words: Sequence[tuple[str, Sequence[Any]]]) -> list[Any]:
+    """For words given with the origin of each character (a script's, a manifest's), the origin
+    of each character of argv_source's text (None for the quotes and blanks it adds)."""
+    origins: list[Any] = []
+    for text, where in words:
+        quoted = shlex.quote(text)
+        if quoted == text:
+            origins.extend(where)
+        elif quoted == f"'{text}'":
+            origins.extend([None, *where, None])
+        else:  # a quote inside: each character points at the word's start
+            origins.extend([where[0] if where else None] * len(quoted))
+        origins.append(None)
+    return origins[:-1]
 
 
 def shell_words(text: str) -> list[Token]:

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 # Linux refuses one argument or environment string longer than this (MAX_ARG_STRLEN).
 MAX_ARG_BYTES = 131072
 HF_TOKEN_VARIABLE = "HF_TOKEN"  # read by MaxText's pyconfig itself, not by Tunix
+# pyconfig infers these when the merged config files and argv leave them empty (any false raw value:
+# unset, '', null), before it types anything: `base_output_directory=` is ./maxtext_output, not an error.
+INFERRED_WHEN_EMPTY = {"base_output_directory": "maxtext_output"}
 
 
 @dataclass
@@ -78,7 +81,9 @@ def resolve(
     size = len(source.text.encode("utf-8"))
     if size > MAX_ARG_BYTES:
         findings.append(Finding("FL009", "error", f"the flag string is {size} bytes; a variable over {MAX_ARG_BYTES} bytes cannot be passed to the trainer (E2BIG), so it was not checked further"))
-        return Config(pin=pin, source=source, tokens=[], model=model), findings
+        config = Config(pin=pin, source=source, tokens=[], model=model)
+        _resolve_tunix(config, env or {}, findings)  # the Tunix variables are still read, and checked
+        return config, findings
     if chain is not None and not chain.reaches_base_yml:
         pin = replace(pin, defaults={}, _typed={})  # a key no file of the chain sets has types.py's default
     tokens = shell_words(source.text) if source.argv else tokenize(source.text)
@@ -130,7 +135,10 @@ def resolve(
             continue
         try:
             # MaxText types only the value that wins; an overridden one must still parse as YAML.
-            value = _typed(pin, key, raw) if last[key] == index else parse_cli_value(raw)
+            if last[key] == index and key in INFERRED_WHEN_EMPTY and not parse_cli_value(raw):
+                value = INFERRED_WHEN_EMPTY[key]
+            else:
+                value = _typed(pin, key, raw) if last[key] == index else parse_cli_value(raw)
         except ValueError_ as err:
             findings.append(Finding("FL005", "error", f"{key}: {err}", (key,), where))
             config.explicit.pop(key, None)
@@ -185,7 +193,8 @@ def _apply_chain(config: Config, chain: Chain, findings: list[Finding]) -> dict[
         try:
             if key in MERGED_RULE_LISTS:
                 check_rule_list(setting.value)
-            typed = coerce(pin.keys[key], normalise(key, setting.value, pin.keys[key].list_when_string))
+            empty = key in INFERRED_WHEN_EMPTY and not setting.value
+            typed = INFERRED_WHEN_EMPTY[key] if empty else coerce(pin.keys[key], normalise(key, setting.value, pin.keys[key].list_when_string))
         except ValueError_ as err:
             refused[key] = Finding("FL005", "error", f"{key}: {err}", (key,), where)
             continue
@@ -392,6 +401,8 @@ def _note_file_overridden(config: Config, key: str, model_value: Any, model: str
     """pyconfig merges the model file over the config files: a value a file sets for a key the
     model also sets is silently replaced (only argv may not differ)."""
     earlier = config.explicit.get(key)
+    if key in MERGED_RULE_LISTS:
+        return  # pyconfig merges the model's rules into the files' by name
     if earlier is not None and earlier.origin.startswith("yaml:") and earlier.value != model_value:
         findings.append(Finding("FL043", "warning", f"{key}={earlier.value!r} here is replaced by {model_value!r} from model {model}'s file; "
                                 "MaxText applies the model file over the config files", (key, "model_name"), earlier.where))
@@ -426,7 +437,7 @@ def _check_model_conflicts(config: Config, model: str, overridden: bool, finding
 
 
 @lru_cache(maxsize=4096)
-def _close_keys(key: str, pin: str) -> list[str]:
+def close_keys(key: str, pin: str) -> list[str]:
     import difflib
 
     from .schema.pins import load_pin
@@ -434,11 +445,25 @@ def _close_keys(key: str, pin: str) -> list[str]:
     return difflib.get_close_matches(key, load_pin(pin).keys, n=3, cutoff=0.75)
 
 
+@lru_cache(maxsize=4096)
+def _close_keys_elsewhere(key: str, pin: str) -> list[tuple[str, list[str]]]:
+    """Near names that only other pins define, with those pins (a key the fork adds, misspelled)."""
+    import difflib
+
+    from .schema.pins import known_pins, load_pin
+
+    here = load_pin(pin).keys
+    others = {name for other in known_pins() if other != pin for name in load_pin(other).keys if name not in here}
+    return [(name, pins_defining(name)) for name in difflib.get_close_matches(key, others, n=3, cutoff=0.75)]
+
+
 def _undefined(key: str, pin: PinSchema, where: Location) -> Finding:
-    close = _close_keys(key, pin.pin)
+    close = close_keys(key, pin.pin)
     message = f"{key} is not defined at MaxText {pin.pin}"
     if close:
         message += f"; did you mean {', '.join(close)}?"
+    elif elsewhere_close := _close_keys_elsewhere(key, pin.pin):
+        message += "; did you mean " + ", ".join(f"{name} (defined at {', '.join(pins)})" for name, pins in elsewhere_close) + "?"
     elsewhere = [p for p in pins_defining(key) if p != pin.pin]
     if elsewhere:
         message += f" (defined at {', '.join(elsewhere)})"

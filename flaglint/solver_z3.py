@@ -433,8 +433,12 @@ class FixProblem:
         optimizer.add(*hard, *tracked.values())
         # Fewest changed keys first; among those, values at their defaults, then features turned off.
         weight = 4 * (len(names) + 1)
-        for name in names:
+        for rank, name in enumerate(sorted(names)):
             optimizer.add_soft(self._keep(name), weight)
+            # Ties between fixes of one size are broken by the keys' names: the weights' sum stays
+            # under 1 and differs for every set of keys, so the optimum is one set, found the same
+            # way whatever the process solved before.
+            optimizer.add_soft(self._keep(name), f"1/{2 ** (rank + 2)}")
             preferred = self._prefer_default(name)
             if preferred is not None:
                 optimizer.add_soft(preferred, 2)
@@ -448,9 +452,40 @@ class FixProblem:
             if not changed or (best is not None and len(changed) > best):
                 break
             best = len(changed)
+            model = self._nearest(model, changed, hard, tracked)
             proposals.append(Proposal(tuple((n, self.config.lookup(n), self._value(model, n)) for n in changed)))
             optimizer.add(z3.Or(*[self._keep(n) for n in changed]))
         return sorted(proposals, key=lambda p: [(n, str(v)) for n, _, v in p.values])
+
+    def _nearest(self, model: z3.ModelRef, changed: list[str], hard: list[Any], tracked: dict[str, Any]) -> z3.ModelRef:
+        """The same keys changed, each number as near its current value as the rules allow (the
+        smaller on a tie), each choice the first the rules allow, in name order. Any model would do
+        for the rules, but which one Z3 returns depends on every term made before in the process:
+        a fix must not change with that."""
+        free = [n for n in changed if not _is_default(model, self._prefer_default(n)) and
+                (isinstance(self.terms[n], Finite) or _numeric(self.config.lookup(n)) and isinstance(self.terms[n], z3.ArithRef))]
+        if not free:
+            return model
+        refine = z3.Optimize()
+        refine.set("timeout", self._remaining_ms())
+        refine.add(*hard, *tracked.values())
+        for name, term in self.terms.items():
+            if name not in changed:
+                refine.add(self._keep(name))
+            elif name in free:
+                refine.add(z3.Not(self._keep(name)))
+            else:  # a boolean turned over, or a value at its default: as the first solve chose it
+                current = term.index if isinstance(term, Finite) else term
+                refine.add(current == model.eval(current, model_completion=True))
+        for name in free:
+            term = self.terms[name]
+            if isinstance(term, Finite):
+                refine.minimize(term.index)
+                continue
+            current = _num(self.config.lookup(name))
+            refine.minimize(z3.If(term >= current, term - current, current - term))
+            refine.minimize(term)
+        return refine.model() if refine.check() == z3.sat else model
 
     def _explain_unsat(self, tracked: dict[str, Any], hard: list[Any]) -> None:
         solver = z3.Solver()
@@ -466,6 +501,10 @@ class FixProblem:
 
 
 _SYMBOLIC_NUMBER = 0  # a Z3 number is never None and never a string
+
+
+def _is_default(model: z3.ModelRef, preferred: Any | None) -> bool:
+    return preferred is not None and z3.is_true(model.eval(preferred, model_completion=True))
 
 
 def _finite_if(condition: Any, then: Any, other: Any) -> Finite:

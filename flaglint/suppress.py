@@ -52,12 +52,20 @@ def read_suppressions(path: Path, text: str) -> list[Suppression]:
 
 
 def apply_suppressions(path: Path, findings: list[Finding], suppressions: list[Suppression]) -> list[Finding]:
+    """Drop the findings a suppression covers, where the finding is: in the script, or in a file it
+    sources (whose own comments are read for that). The script's own suppressions are checked too
+    (FL020, FL021); a shared file's are judged where that file is linted itself, since another
+    script may be the one they are for."""
+    by_file: dict[Path, list[Suppression]] = {path.resolve(): suppressions}
     kept = []
     for finding in findings:
         loc = finding.location
         match = None
-        if loc is not None and (loc.file is None or Path(loc.file) == path):
-            match = next((s for s in suppressions if finding.rule in s.rules and s.first <= loc.line <= s.last), None)
+        if loc is not None:
+            file = Path(loc.file).resolve() if loc.file else path.resolve()
+            if file not in by_file:
+                by_file[file] = _read_other(file)
+            match = next((s for s in by_file[file] if finding.rule in s.rules and s.first <= loc.line <= s.last), None)
         if match:
             match.used.add(finding.rule)
         else:
@@ -70,3 +78,11 @@ def apply_suppressions(path: Path, findings: list[Finding], suppressions: list[S
         if unused:
             kept.append(Finding("FL021", "warning", f"suppression of {', '.join(unused)} matches no finding; remove it", tuple(unused), where))
     return kept
+
+
+def _read_other(file: Path) -> list[Suppression]:
+    try:
+        text = file.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []  # the evaluator has already said what it could not read
+    return read_suppressions(file, text)

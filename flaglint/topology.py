@@ -109,8 +109,12 @@ def from_option(name: str, slices: int, version: str) -> DeviceCount:
     return DeviceCount(per_slice * slices, slices, f"--topology {name}" + (f" --slices {slices}" if slices != 1 else ""))
 
 
-def from_config(lookup, version: str) -> DeviceCount | None:
+def from_config(config, version: str) -> DeviceCount | None:
     """compile_topology (+ compile_topology_num_slices) as MaxText reads them, else TRAINER_TPU_SLICE."""
+
+    def lookup(key: str):
+        return config.lookup(key) if config.knows(key) else None
+
     name = lookup("compile_topology")
     if isinstance(name, str) and name:
         per_slice = named_devices(name, version)
@@ -137,10 +141,13 @@ def device_names(config, count: DeviceCount) -> dict[str, int]:
 DEVICE_NAMES = (NUM_DEVICES, MESH_DEVICES_PER_SLICE, MESH_SLICES)
 
 
-def not_judged_note(ruleset, config) -> str:
-    """The one line that says which rules a device count would let flaglint judge."""
+def not_judged_note(ruleset, config) -> str | None:
+    """The one line that names the rules on devices a device count would let flaglint judge: they
+    are not judged, never passed (None where the pin has none)."""
     ids = [rule.id for rule in ruleset.rules
            if not rule.builtin and rule.applies_to(config.pin.chain) and rule.name_set.intersection(DEVICE_NAMES)]
+    if not ids:
+        return None
     return (f"no device count (give --topology NAME, or set compile_topology or TRAINER_TPU_SLICE): "
             f"{len(ids)} rules on devices and the mesh were not judged: {', '.join(ids)}")
 

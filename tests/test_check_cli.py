@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from conftest import EXAMPLES, run_flaglint
+from commandline import EXAMPLES, run_flaglint
 
 
 def _json(proc):
@@ -15,7 +15,10 @@ def test_clean_flags_exit_0_and_json_contract():
     proc = run_flaglint("check", "--format", "json", "log_period=100", "gcs_metrics=yes")
     assert proc.returncode == 0, proc.stderr
     payload = _json(proc)
+    notes = payload.pop("notes")
     assert payload == {"version": 1, "pin": "maxtext-0.2.5", "findings": [], "fixes": []}
+    # without a topology, the rules on the device count are named as not judged, never passed
+    assert len(notes) == 1 and "no device count" in notes[0] and "MX0115" in notes[0]
 
 
 def test_undefined_key_with_suggestion_location_and_defining_pins():
@@ -96,6 +99,7 @@ def test_batch_one_json_line_per_input():
         (("check", "--env", "NOEQUALS", "log_period=1"), None, None, 2),
         (("check",), None, None, 2),
     ],
+    ids=lambda value: value[:40] if isinstance(value, (str, bytes)) else None,
 )
 def test_bad_input_is_one_clear_line_never_a_traceback(args, stdin, env, expected_code):
     proc = run_flaglint(*args, stdin=stdin, env=env)

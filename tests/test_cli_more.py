@@ -4,13 +4,13 @@ import json
 
 import pytest
 
-from conftest import run_flaglint
+from commandline import run_flaglint
 from flaglint.check import Checker
 from flaglint.findings import InputError
 
 
 def test_fix_prints_the_fixed_string():
-    proc = run_flaglint("check", "--fix", "log_period=100 num_moe_token_chunks=4")
+    proc = run_flaglint("check", "--fix", "--unsafe-fixes", "log_period=100 num_moe_token_chunks=4")
     assert proc.returncode == 0 and proc.stdout.strip() == "log_period=100"
 
 
@@ -18,13 +18,13 @@ def test_fix_write_rewrites_only_the_token_and_is_idempotent(tmp_path):
     flags = tmp_path / "run.flags"
     flags.write_text("stray moe_roe_packed_routing_gather=true  moe_chunk_pipeline=false\n")
     # Tunix refuses the token without '=' (FL001): the fix drops it with the broken rule's token.
-    proc = run_flaglint("check", "--pin", "bbd0f6f10", "--fix", "--write", "-f", str(flags))
+    proc = run_flaglint("check", "--pin", "bbd0f6f10", "--fix", "-f", str(flags))
     assert proc.returncode == 0 and flags.read_text() == "moe_chunk_pipeline=false\n"
     flags.write_text("log_period=100\tmoe_roe_packed_routing_gather=true  moe_chunk_pipeline=false\n")
-    proc = run_flaglint("check", "--pin", "bbd0f6f10", "--fix", "--write", "-f", str(flags))
+    proc = run_flaglint("check", "--pin", "bbd0f6f10", "--fix", "-f", str(flags))
     assert proc.returncode == 0, proc.stderr
     assert flags.read_text() == "log_period=100  moe_chunk_pipeline=false\n"
-    again = run_flaglint("check", "--pin", "bbd0f6f10", "--fix", "--write", "-f", str(flags))
+    again = run_flaglint("check", "--pin", "bbd0f6f10", "--fix", "-f", str(flags))
     assert again.returncode == 0 and flags.read_text() == "log_period=100  moe_chunk_pipeline=false\n"
 
 

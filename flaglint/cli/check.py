@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
 
 from ..findings import InputError
 from ..report import Checked, render
+from .fixing import apply_fixes, choose
 from .options import Options, common_options
 from .output import apply_settings, emit
 
@@ -20,21 +22,20 @@ from .output import apply_settings, emit
 @click.option("-f", "--file", "flag_file", type=click.Path(dir_okay=False), help="Read the flag string from this file.")
 @click.option("--files", "as_files", is_flag=True, help="FLAGS are paths of flag files (one flag string each), as pre-commit passes them.")
 @click.option("--batch", type=click.Path(dir_okay=False, allow_dash=True), help="One flag string per line; one JSON result per line (fixes only with --fix).")
-@click.option("--fix", is_flag=True, help="Print the fixed flag string (or rewrite --file with --write).")
-@click.option("--write", is_flag=True, help="With --fix and --file: rewrite the file in place.")
-@click.option("--confirm-with", type=click.Path(dir_okay=False), help="Also run the pinned MaxText's pyconfig in this Python.")
-def check(flags, options: Options, flag_file, as_files, batch, fix, write, confirm_with):
+@click.option("--confirm-with", metavar="PYTHON", type=click.Path(dir_okay=False),
+              help="Also run the pinned MaxText's pyconfig with this Python interpreter (one that has that MaxText installed).")
+def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
     """Check FLAGS: a MAXTEXT_EXTRA_FLAGS string, `-` for stdin, the NAME of a set variable, or
     MaxText's own argv (CONFIG.yml key=value …, each word whole)."""
     from ..check import Checker
     from ..inputs import check_sources
-    from ..read import FlagSource, read_text_file
+    from ..read import FlagSource, bom_length, read_text_file
 
     settings = options.settings()
     env = options.env()
     checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]), options.devices(settings["pin"]))
     if batch:
-        _check_batch(checker, batch, env, options.max_fixes if fix else 0, settings)
+        _check_batch(checker, batch, env, options.max_fixes if options.fix else 0, settings)
         return
     if flag_file:
         sources = [FlagSource(read_text_file(flag_file), file=flag_file)]
@@ -42,42 +43,79 @@ def check(flags, options: Options, flag_file, as_files, batch, fix, write, confi
         sources = [FlagSource(read_text_file(path), file=path) for path in flags]
     elif flags:
         sources = check_sources(tuple(flags), checker.pin.configs)
+        if options.stdin_filename and tuple(flags) == ("-",):
+            sources = [replace(sources[0], file=options.stdin_filename)]
     elif env:
         sources = [FlagSource("")]  # only Tunix variables: they are checked, and the MaxText keys they set
     else:
         raise InputError("nothing to check: give FLAGS, `-` for stdin, a variable NAME, --file, or --env")
-    if write and not (fix and flag_file):
-        raise InputError("--write needs --fix and --file")
-    checked = []
-    for source in sources:
-        result = apply_settings(checker.check(source, env, max_fixes=options.max_fixes), settings, source.file)
-        checked.append(Checked(source.file, source.text, result))
+    on_disk = {flag_file} if flag_file else set(flags) if as_files else set()
+    fixing = options.fix or options.diff
+
+    def run(fixed: dict) -> list[Checked]:
+        checked = []
+        for source in sources:
+            if source.file in on_disk and fixed is not None:
+                source = replace(source, text=read_text_file(source.file))
+            elif fixed and source.file in fixed:
+                source = replace(source, text=fixed[source.file])
+            result = apply_settings(checker.check(source, env, max_fixes=options.max_fixes), settings, source.file)
+            item = Checked(source.file, source.text, result, in_file=source.file in on_disk)
+            item.fix = choose(result.fixes, options.unsafe_fixes) if fixing else None
+            if item.fix is not None:
+                from ..fix_files import text_edits
+
+                offset = bom_length(source.file) if item.in_file else 0
+                item.edits = text_edits(source.file or "", source.text, item.fix.edits, item.fix.safe, offset)
+            checked.append(item)
+        return checked
+
+    checked = run(None)
     if confirm_with:
         from ..confirm import confirm
 
         for item in checked:
             click.echo(confirm(confirm_with, settings["pin"], item.text, env, settings["model"]), err=True)
-    if fix:
-        _print_or_write_fix(checked[0], flag_file if write else None, checker, env, settings)
+    if fixing and len(sources) == 1 and sources[0].chain is not None:
+        _fix_config_files(sources[0], checked[0], options.fix and not options.diff, checker, env, settings)
         return
-    emit(options.output_format, checked, settings)
+    fixed: dict = {}
+    if fixing:
+        checked, fixed, changed = apply_fixes(checked, run, unsafe=options.unsafe_fixes, diff=options.diff,
+                                              show_fixes=options.show_fixes, quiet=False)
+        if options.diff:
+            sys.exit(1 if changed else 0)
+    emit(options, checked, settings, fixed)
 
 
-def _print_or_write_fix(item: Checked, write_to: str | None, checker, env, settings) -> None:
-    """Print (or write) the first fix, then exit as a check of the fixed string would."""
-    from ..read import FlagSource
+def _fix_config_files(source, item: Checked, write: bool, checker, env, settings) -> None:
+    """A fix of CONFIG.yml and argv: the files' keys edited in place (--fix) or shown as a diff (--diff),
+    the argv left printed; then exit as a check of the fixed files and argv would."""
+    import difflib
+    from dataclasses import replace
 
-    fixed = item.result.fixes[0].flags if item.result.fixes else item.text
-    if write_to is None:
-        click.echo(fixed.strip())
-    elif item.result.fixes:
-        from ..fix_files import write_atomically
+    from ..fix_yaml import edit_yaml, file_fix, write_file_fix
+    from ..inputs import config_source
+    from ..read import read_text_file
 
-        write_atomically(Path(write_to), fixed if fixed.endswith("\n") or not item.text.endswith("\n") else fixed + "\n")
-        click.echo(f"fixed {write_to}: " + ", ".join(f"{c.key} {c.from_!r} -> {c.to!r}" for c in item.result.fixes[0].changes), err=True)
-    after = apply_settings(checker.check(FlagSource(fixed, file=item.label), env, fix=False), settings, item.label)
+    config, _ = checker.config(source, env)
+    fixed = file_fix(config, item.result, item.fix)
+    if write:
+        for file in write_file_fix(fixed):
+            click.echo(f"fixed {file}", err=True)
+    else:
+        for file, changes in fixed.files.items():
+            old = read_text_file(file)
+            click.echo("".join(difflib.unified_diff(old.splitlines(True), edit_yaml(old, changes, file).splitlines(True),
+                                                    f"a/{file}", f"b/{file}")), nl=False)
+    if fixed.argv.strip():
+        click.echo(fixed.argv.strip())
+    if not write:
+        return
+    again = replace(config_source(source.chain.files[0], (), checker.pin.configs), text=fixed.argv)
+    after = apply_settings(checker.check(again, env, fix=False), settings, item.label)
     if after.fails(settings["fail-on"]):
-        click.echo(render("text", [Checked(item.label, fixed, after)]), err=True)
+        click.echo(render("text", [Checked(item.label, fixed.argv, after)]), err=True)
         sys.exit(1)
 
 

@@ -1,6 +1,8 @@
-"""`flaglint explain RULE`: one rule's documentation."""
+"""`flaglint explain RULE`: one rule's documentation, from the registry (rules/*.yml)."""
 
 from __future__ import annotations
+
+import json
 
 import click
 
@@ -9,12 +11,13 @@ from ..findings import InputError
 
 @click.command()
 @click.argument("rule_id")
-def explain(rule_id):
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
+def explain(rule_id, output_format):
     """Show a rule's title, rationale, examples, fix and source."""
-    from ..docs import explain_rule
+    from ..docs import explain_rule, rule_json
     from ..ruleset import load_ruleset
 
     rule = load_ruleset("0.2.5").by_id(rule_id.upper())
     if rule is None:
         raise InputError(f"no rule {rule_id!r}; `flaglint rules` lists them")
-    click.echo(explain_rule(rule))
+    click.echo(json.dumps(rule_json(rule), indent=2) if output_format == "json" else explain_rule(rule))

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from ..report import Checked
+from .fixing import apply_fixes
 from .options import Options, common_options
 from .output import apply_settings, emit
 
@@ -14,28 +16,51 @@ from .output import apply_settings, emit
 @click.command()
 @click.argument("manifests", nargs=-1, required=True)
 @common_options
-def gate(manifests, options: Options):
+@click.option("--allow-unverified", is_flag=True, help="A launch that cannot be verified is a warning, not an error.")
+def gate(manifests, options: Options, allow_unverified):
     """Check every JobSet in MANIFESTS (YAML files, `-` for stdin) before `kubectl apply`.
 
     Exit 1 blocks the launch (a finding at or above --fail-on); exit 2 is unreadable input.
     --env/--env-file give Tunix variables assumed for every launch; the manifest's own values win.
     """
     from ..check import Checker
-    from ..gate import check_manifest, check_manifest_text
+    from ..gate import check_manifest, check_manifest_text, manifest_edits
     from ..read import decode
 
     settings = options.settings()
     env = options.env()
     checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]))
     fix, max_fixes = options.max_fixes > 0, options.max_fixes
-    checked = []
-    for manifest in manifests:
-        if manifest == "-":
-            items = check_manifest_text(decode(sys.stdin.buffer.read(), "<stdin>"), "<stdin>", env=env, checker=checker,
-                                        fix=fix, max_fixes=max_fixes)
-        else:
-            items = check_manifest(Path(manifest), env=env, checker=checker, fix=fix, max_fixes=max_fixes)
-        for item in items:
-            apply_settings(item.result, settings, item.label)
-        checked.extend(items)
-    emit(options.output_format, checked, settings)
+    stdin = decode(sys.stdin.buffer.read(), "<stdin>") if "-" in manifests else None
+
+    def run(fixed=None) -> list[Checked]:
+        checked = []
+        for manifest in manifests:
+            if manifest == "-":
+                label = options.stdin_filename or "<stdin>"
+                text = (fixed or {}).get(label, stdin)
+                items = check_manifest_text(text, label, env=env, checker=checker, fix=fix, max_fixes=max_fixes,
+                                            allow_unverified=allow_unverified)
+            else:
+                items = check_manifest(Path(manifest), env=env, checker=checker, fix=fix, max_fixes=max_fixes,
+                                       allow_unverified=allow_unverified)
+            for item in items:
+                apply_settings(item.result, settings, item.label)
+                item.in_file = manifest != "-"
+                if options.fix or options.diff:
+                    for candidate in item.result.fixes:
+                        edits = manifest_edits(item.text, candidate, item.label) if candidate.safe or options.unsafe_fixes else None
+                        if edits is not None:
+                            item.fix, item.edits = candidate, edits
+                            break
+            checked.extend(items)
+        return checked
+
+    checked = run()
+    fixed: dict = {}
+    if options.fix or options.diff:
+        checked, fixed, changed = apply_fixes(checked, run, unsafe=options.unsafe_fixes, diff=options.diff,
+                                              show_fixes=options.show_fixes, quiet=False)
+        if options.diff:
+            sys.exit(1 if changed else 0)
+    emit(options, checked, settings, fixed)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import NoReturn
 
@@ -12,7 +13,8 @@ from ..findings import InputError
 
 
 def fail(message: str) -> NoReturn:
-    click.echo(f"flaglint: error: {message}", err=True)
+    one_line = re.sub(r"\s*\n\s*", "; ", message.strip())  # a parser's message may run over lines
+    click.echo(f"flaglint: error: {one_line}", err=True)
     sys.exit(2)
 
 

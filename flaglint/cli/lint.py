@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 
 from ..findings import InputError
 from ..report import Checked
+from .fixing import apply_fixes
 from .options import Options, common_options
 from .output import apply_settings, emit
+
+
+# Recipe scripts are kilobytes; a script past this is not a recipe, and evaluating it statically
+# costs about 11 s a MiB (every character carries its origin), so a run stays in seconds.
+MAX_SCRIPT_BYTES = 512 * 2**10
 
 
 def _vary(items: tuple[str, ...]) -> dict[str, list[str]]:
@@ -26,11 +33,9 @@ def _vary(items: tuple[str, ...]) -> dict[str, list[str]]:
 @click.argument("scripts", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, readable=True))
 @common_options
 @click.option("--vary", "vary_items", multiple=True, metavar="K=v1,v2", help="Widen an input's values (repeatable).")
-@click.option("--path-cap", type=click.IntRange(1), help="Most paths explored per script (default 4096).")
-@click.option("--fix", is_flag=True, help="Apply the safe fixes to the scripts.")
-@click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff, also apply unsafe fixes.")
-@click.option("--diff", is_flag=True, help="Show the fixes as a diff without writing.")
-def lint(scripts, options: Options, vary_items, path_cap, fix, unsafe_fixes, diff):
+@click.option("--path-cap", type=click.IntRange(1), help="Most input combinations checked together per script (default 4096).")
+@click.option("--allow-unverified", is_flag=True, help="A launch that cannot be verified is a warning, not an error.")
+def lint(scripts, options: Options, vary_items, path_cap, allow_unverified):
     """Check recipe SCRIPTS on every branch, statically (they are never run)."""
     from ..check import Checker
     from ..lint import check_script
@@ -39,44 +44,48 @@ def lint(scripts, options: Options, vary_items, path_cap, fix, unsafe_fixes, dif
     settings.override("path-cap", path_cap, "--path-cap")
     env = options.env()
     checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]))
-
-    def run_all():
-        results = [check_script(Path(s), checker, env, _vary(vary_items), settings["path-cap"], options.max_fixes) for s in scripts]
-        for script, result in zip(scripts, results):
-            apply_settings(result.result, settings, script)
-        return results
-
-    results = run_all()
-    if diff:
-        _fix_scripts(results, unsafe_fixes, write=False)
-    elif fix:
-        # Fixes for different branches can interact: apply, check again, until nothing changes.
-        for _ in range(10):
-            if not _fix_scripts(results, unsafe_fixes, write=True):
-                break
-            results = run_all()
     hint = "flaglint lint --fix edits the script (--diff shows the edit)"
-    emit(options.output_format, [Checked(s, r.text, r.result, hint) for s, r in zip(scripts, results)], settings)
+
+    for script in scripts:
+        size = Path(script).stat().st_size
+        if size > MAX_SCRIPT_BYTES:
+            raise InputError(f"{script}: {size / 2**20:.1f} MiB; flaglint reads recipe scripts of up to {MAX_SCRIPT_BYTES // 2**10} KiB")
+
+    def run(_fixed=None) -> list[Checked]:
+        checked = []
+        for script in scripts:
+            found = check_script(Path(script), checker, env, _vary(vary_items), settings["path-cap"], options.max_fixes,
+                                 allow_unverified)
+            apply_settings(found.result, settings, script)
+            fix = found.result.fixes[0] if found.edits or found.additions else None
+            checked.append(Checked(script, found.text, found.result, hint, in_file=True, fix=fix, edits=found.edits))
+        _report_shared_findings_once(checked)
+        return checked
+
+    checked = run()
+    if options.fix or options.diff:
+        checked, _, changed = apply_fixes(checked, run, unsafe=options.unsafe_fixes, diff=options.diff,
+                                          show_fixes=options.show_fixes, quiet=False)
+        if options.diff:
+            sys.exit(1 if changed else 0)
+    emit(options, checked, settings)
 
 
-def _fix_scripts(results, unsafe: bool, write: bool) -> bool:
-    """Show or write each script's fix; True when a file changed."""
-    import difflib
-
-    from ..fix_files import write_atomically
-    from ..lint import apply_file_edits
-
-    edits = [edit for result in results for edit in result.edits]
-    changed = apply_file_edits(edits, unsafe)
-    for file, (old, new) in changed.items():
-        if write:
-            write_atomically(Path(file), new.decode("utf-8"))
-            click.echo(f"fixed {file}", err=True)
-        else:
-            click.echo("".join(difflib.unified_diff(old.decode("utf-8").splitlines(True), new.decode("utf-8").splitlines(True), f"a/{file}", f"b/{file}")), nl=False)
-    if any(not e.safe for e in edits) and not unsafe:
-        click.echo("unsafe fixes not applied; use --unsafe-fixes", err=True)
-    for result in results:
-        for line in result.additions:
-            click.echo(f"to fix by hand in {result.path}: {line}", err=True)
-    return bool(changed)
+def _report_shared_findings_once(checked: list[Checked]) -> None:
+    """A finding in a file that scripts source (a shared block) is reported once, with the scripts
+    that reach it, however many of them are linted together."""
+    first: dict[tuple, object] = {}
+    for item in checked:
+        script = Path(item.label).resolve()
+        kept = []
+        for finding in item.result.findings:
+            loc = finding.location
+            if loc is not None and loc.file and Path(loc.file).resolve() != script:
+                key = (finding.rule, Path(loc.file).resolve(), loc.line, loc.column, loc.end_column, finding.message)
+                if key in first:
+                    first[key].reached_from += (item.label,)
+                    continue
+                finding.reached_from = (item.label,)
+                first[key] = finding
+            kept.append(finding)
+        item.result.findings = kept

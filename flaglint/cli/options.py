@@ -27,6 +27,15 @@ class Options:
     select: tuple[str, ...] = ()
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    fix: bool = False
+    unsafe_fixes: bool = False
+    diff: bool = False
+    show_fixes: bool = False
+    output_file: str | None = None
+    quiet: bool = False
+    exit_zero: bool = False
+    statistics: bool = False
+    stdin_filename: str | None = None
     topology: str | None = None
     slices: int = 1
 
@@ -76,7 +85,7 @@ _OPTIONS = [
     click.option("--pin", help="MaxText pin: a release (maxtext-0.2.0 ... maxtext-0.2.5), a fork or imported commit (7+ characters), or installed; `flaglint pins` lists them."),
     click.option("--requirements", type=click.Path(dir_okay=False), help="Take the pin from this requirements file."),
     click.option("--model", help="Apply this MaxText model config (configs/models/NAME.yml) first."),
-    click.option("--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format."),
+    click.option("--format", "--output-format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format."),
     click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), help="Lowest severity that fails (default: error)."),
     click.option("--max-fixes", type=click.IntRange(0, 50), default=3, show_default=True, help="Fixes of the smallest size to list."),
     click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Read the settings from this flaglint.toml or pyproject.toml instead of the nearest one."),
@@ -84,6 +93,15 @@ _OPTIONS = [
     click.option("--select", multiple=True, metavar="IDS", help="Only these rules (ids or prefixes, comma-separated); replaces the config's `select`."),
     click.option("--extend-select", multiple=True, metavar="IDS", help="Rules to select in addition to `select`."),
     click.option("--ignore", multiple=True, metavar="IDS", help="Rules never to report, in addition to the config's `ignore`."),
+    click.option("--fix", is_flag=True, help="Apply the safe fixes to every input file (an input from the command line or stdin is printed fixed), then report what remains."),
+    click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff, also apply the unsafe fixes."),
+    click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing; exit 1 when there is one."),
+    click.option("--show-fixes", is_flag=True, help="With --fix, list each fix applied."),
+    click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the report to this file instead of stdout."),
+    click.option("-q", "--quiet", is_flag=True, help="Print the findings only: no summary, no notes, no messages about fixes."),
+    click.option("-e", "--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 still means bad usage or input)."),
+    click.option("--statistics", is_flag=True, help="Print how many findings each rule has (and how many a fix covers) instead of the findings."),
+    click.option("--stdin-filename", metavar="PATH", help="The name of the file `-` reads from stdin: for the report and per-file-ignores."),
     click.option("--topology", help="The devices it runs on: a compile topology (v5p-8, v6e-64) or a TPU slice (tpu7x:4x4x8)."),
     click.option("--slices", type=click.IntRange(1), default=1, show_default=True, help="Slices of --topology."),
 ]

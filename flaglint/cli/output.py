@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from dataclasses import replace
+from pathlib import Path
 
 import click
 
-from ..report import Checked, render
+from ..findings import InputError
+from ..report import Checked, render, statistics
 
 
 def apply_settings(result, settings, file: str | None = None):
@@ -18,15 +22,71 @@ def apply_settings(result, settings, file: str | None = None):
     result.findings = [f for f in result.findings if rule_enabled(settings, f.rule, _file_of(f, file))]
     for finding in result.findings:
         finding.severity = settings["severity"].get(finding.rule, finding.severity)
+    if not result.findings:
+        result.fixes = []  # a fix of findings the configuration does not report is not one to offer
     return result
-
-
-def emit(output_format: str, checked: list[Checked], settings) -> None:
-    click.echo(render(output_format, checked))
-    if any(item.result.fails(settings["fail-on"]) for item in checked):
-        sys.exit(1)
 
 
 def _file_of(finding, label: str | None) -> str | None:
     file = finding.location.file if finding.location and finding.location.file else label
     return None if file is None or file.startswith("<") else file
+
+
+def _colour(options) -> bool:
+    """Colour for people: the text format on a terminal; NO_COLOR turns it off, FORCE_COLOR on."""
+    if options.output_format != "text" or options.output_file:
+        return False
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR", "0").lower() not in ("", "0", "false"):
+        return True
+    return sys.stdout.isatty()
+
+
+def shown_path(path: str | None) -> str | None:
+    """Paths as the user reads them: relative to the working directory when inside it."""
+    if not path or path.startswith("<") or not os.path.isabs(path):
+        return path
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
+
+
+def _relative(checked: list[Checked]) -> None:
+    def moved(location):
+        return location and replace(location, file=shown_path(location.file))
+
+    for item in checked:
+        item.label = shown_path(item.label)
+        for finding in item.result.findings:
+            finding.location = moved(finding.location)
+            finding.related = tuple(moved(loc) for loc in finding.related)
+        for fix in [*item.result.fixes, *item.applied]:
+            fix.placed = [replace(edit, location=moved(edit.location)) for edit in fix.placed]
+
+
+def emit(options, checked: list[Checked], settings, fixed: dict | None = None) -> None:
+    """The report (to stdout or --output-file), then exit 1 when a finding is at or above fail-on
+    (0 with --exit-zero).
+
+    After --fix in text format, an input that is not a file (a flag string, stdin) is printed
+    fixed on stdout, as `FLAGS=$(flaglint check --fix "$FLAGS")` wants it; what remains is then
+    reported on stderr. Other formats carry the fixed text in the report itself."""
+    failed = any(item.result.fails(settings["fail-on"]) for item in checked)
+    printed = [item for item in checked if not item.in_file] if options.fix and options.output_format == "text" else []
+    for item in printed:
+        click.echo((fixed or {}).get(item.label, item.text).strip())
+    _relative(checked)
+    colour = _colour(options)
+    report = statistics(checked) if options.statistics else render(options.output_format, checked, colour=colour, quiet=options.quiet)
+    if options.output_file:
+        try:
+            Path(options.output_file).write_text(report + "\n", encoding="utf-8")
+        except OSError as err:
+            raise InputError(f"{options.output_file}: cannot write ({err.strerror})") from None
+    elif printed:
+        if any(item.result.findings for item in checked):
+            click.echo(report, err=True)
+    else:
+        click.echo(report, color=colour)
+    if failed and not options.exit_zero:
+        sys.exit(1)

@@ -13,8 +13,8 @@ from ..findings import InputError
 @click.command("render")
 @click.argument("script", type=click.Path(dir_okay=False))
 @click.option("--env", "env_items", multiple=True, metavar="K=V", help="An input variable (repeatable).")
-@click.option("--env-file", type=click.Path(dir_okay=False))
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--env-file", type=click.Path(dir_okay=False), help="KEY=VALUE lines of input variables.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
 def render_script(script, env_items, env_file, output_format):
     """Print the variables SCRIPT exports for one environment, without running it."""
     from ..read import read_env_assignments

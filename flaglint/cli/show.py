@@ -16,13 +16,13 @@ _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 @click.argument("words", nargs=-1)
 @click.option("--flags", "flag_string", help="A MAXTEXT_EXTRA_FLAGS string (whitespace-split, as Tunix splits it).")
 @click.option("--env", "env_items", multiple=True, metavar="K=V", help="A Tunix or M_<KEY> variable (repeatable).")
-@click.option("--env-file", type=click.Path(dir_okay=False))
+@click.option("--env-file", type=click.Path(dir_okay=False), help="KEY=VALUE lines of Tunix variables.")
 @click.option("--pin", help="MaxText pin: a release (maxtext-0.2.0 ... maxtext-0.2.5), a fork or imported commit (7+ characters), or installed; `flaglint pins` lists them.")
-@click.option("--requirements", type=click.Path(dir_okay=False))
+@click.option("--requirements", type=click.Path(dir_okay=False), help="Take the pin from this requirements file.")
 @click.option("--model", help="Apply this MaxText model config first.")
 @click.option("--topology", help="The devices it runs on (v5p-8, v6e-64, tpu7x:4x4x8).")
-@click.option("--slices", type=click.IntRange(1), default=1, show_default=True)
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--slices", type=click.IntRange(1), default=1, show_default=True, help="Slices of --topology.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
 def show(words, flag_string, env_items, env_file, pin, requirements, model, topology, slices, output_format):
     """Print each KEY's effective value and where it came from (every key something set, when no KEY
     is named). The other words are MaxText's argv, as for `check`: CONFIG.yml and key=value words."""
@@ -41,11 +41,11 @@ def show(words, flag_string, env_items, env_file, pin, requirements, model, topo
     settings = given.settings()
     option = given.devices(settings["pin"])
     checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]), option)
-    version = checker.pin.configs
+    configs = checker.pin.configs
     if flag_string is not None:
         source = FlagSource(flag_string, name="MAXTEXT_EXTRA_FLAGS")
     elif argv and argv[0].endswith(".yml"):
-        source = config_source(argv[0], argv[1:], version)
+        source = config_source(argv[0], argv[1:], configs)
     else:
         source = argv_source(argv)
     config, _ = checker.config(source, given.env())
@@ -54,6 +54,6 @@ def show(words, flag_string, env_items, env_file, pin, requirements, model, topo
         raise InputError(f"{', '.join(unknown)}: not a key MaxText {checker.pin.pin} defines")
     from ..topology import from_config
 
-    count = option or from_config(config.lookup, version)
+    count = option or from_config(config, checker.pin.version)
     rows = provenance(config, keys, count.source if count else None)
     click.echo(render_json(checker.pin.pin, rows) if output_format == "json" else render_text(rows))

@@ -12,8 +12,8 @@ from ..findings import InputError
 
 @click.command()
 @click.argument("flags", nargs=-1)
-@click.option("--env", "env_items", multiple=True, metavar="K=V")
-@click.option("--env-file", type=click.Path(dir_okay=False))
+@click.option("--env", "env_items", multiple=True, metavar="K=V", help="A Tunix variable that selects a head or packer setting (repeatable).")
+@click.option("--env-file", type=click.Path(dir_okay=False), help="KEY=VALUE lines of Tunix variables.")
 @click.option("--recipe", type=click.Path(dir_okay=False), help="Take the variables this recipe exports with --env (rendered, never run).")
 def smoke(flags, env_items, env_file, recipe):
     """Run the bundled trainer core at toy sizes with the settings these variables select.

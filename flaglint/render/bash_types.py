@@ -98,6 +98,17 @@ class ScriptError(Exception):
         self.message = message
 
 
+@dataclass(frozen=True)
+class Launch:
+    """A command line of another program (python, xpk) the script would run: its words as fields,
+    and the M_<KEY> variables its environment would hold (MaxText reads them)."""
+
+    file: str
+    line: int
+    words: tuple  # tuple[Value, ...]
+    env: dict  # dict[str, Value]
+
+
 @dataclass
 class Rendering:
     exported: dict  # dict[str, Value]: the final exported variables
@@ -109,3 +120,4 @@ class Rendering:
     branches: list = field(default_factory=list)  # (file, line) of each if/elif/else arm and case item taken
     unfound: list = field(default_factory=list)  # list[Note]: scripts run or sourced that cannot be found
     unbounded: Note | None = None  # the construct evaluation did not get past; nothing after it is known
+    launched: list = field(default_factory=list)  # list[Launch]: python and xpk command lines, in order

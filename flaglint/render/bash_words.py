@@ -98,6 +98,8 @@ class CmdSub:
     text: str
     quoted: bool
     line: int
+    start: int = -1  # the command inside, as character offsets in the file
+    end: int = -1
 
 
 Part = Union[Lit, Param, Arith, CmdSub]
@@ -205,8 +207,10 @@ class Lexer:
             elif c == '"':
                 self._flush(parts, buf, False)
                 self.pos += 1
-                parts.extend(self._dquoted(stops='"', default=False))
-                parts.append(Lit("", (), True))
+                inner = self._dquoted(stops='"', default=False)
+                parts.extend(inner)
+                if not any(type(p) is Param and "@" in (p.name, p.index) for p in inner):
+                    parts.append(Lit("", (), True))  # "$X" is one field even when X is empty; "$@" may be none
                 if self._peek() != '"':
                     raise WordSyntaxError("unterminated double quote", self.pos)
                 self.pos += 1
@@ -321,7 +325,7 @@ class Lexer:
             if close < 0:
                 raise WordSyntaxError("unterminated backquote", self.pos)
             self.pos = close + 1
-            return CmdSub("opaque", self.text[start:self.pos], quoted, self._line(start))
+            return CmdSub("opaque", self.text[start:self.pos], quoted, self._line(start), start + 1, close)
         nxt = self._peek(1)
         if nxt == "(":
             if self._peek(2) == "(":
@@ -335,7 +339,7 @@ class Lexer:
             close = self._paren_end(self.pos + 2)
             self.pos = close + 1
             text = self.text[start:self.pos]
-            return CmdSub(substitution_kind(text), text, quoted, self._line(start))
+            return CmdSub(substitution_kind(text), text, quoted, self._line(start), start + 2, close)
         if nxt == "{":
             self.pos += 2
             return self._braced(quoted, start)

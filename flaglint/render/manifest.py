@@ -59,7 +59,8 @@ class Manifest:
 def load_documents(text: str, file: str) -> list[yaml.Node | None]:
     """Compose every document (no construction: no tags run, nothing executes); broken YAML is one line."""
     try:
-        documents = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+        # libyaml's composer when present: the same nodes and marks (character indices), 20x faster.
+        documents = list(yaml.compose_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line = f":{mark.line + 1}" if mark is not None else ""
@@ -67,9 +68,13 @@ def load_documents(text: str, file: str) -> list[yaml.Node | None]:
         raise InputError(f"{file}{line}: not valid YAML: {reason}") from None
     except yaml.YAMLError as err:
         raise InputError(f"{file}: not valid YAML: {err}") from None
-    for document in documents:
-        _refuse_lone_surrogates(document, file)
+    if "\\u" in text or "\\U" in text:  # only an escape can make one
+        for document in documents:
+            _refuse_lone_surrogates(document, file)
     return documents
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _refuse_lone_surrogates(node: yaml.Node | None, file: str) -> None:
@@ -81,7 +86,7 @@ def _refuse_lone_surrogates(node: yaml.Node | None, file: str) -> None:
             continue
         seen.add(id(node))
         if isinstance(node, yaml.ScalarNode):
-            if any("\ud800" <= char <= "\udfff" for char in node.value):
+            if _SURROGATE.search(node.value):
                 raise InputError(f"{file}:{node.start_mark.line + 1}: not valid YAML: a lone surrogate escape (half of a UTF-16 pair) is not a character")
         elif isinstance(node, yaml.SequenceNode):
             stack.extend(node.value)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import import_module
 
 from ..findings import Change, Fix, Result
@@ -13,12 +13,19 @@ FORMATS = ("text", "json", "sarif", "github", "junit")
 @dataclass
 class Checked:
     """One checked input: its label (a file path, or None for a command-line string), its text, and the result.
-    `fix_hint`: how the fixes reach a file, said instead of the whole fixed flag string (scripts)."""
+    `fix_hint`: how the fixes reach a file, said instead of the whole fixed flag string (scripts).
+    `in_file`: the text is the file `label` names (so --fix writes there; else it prints the input fixed).
+    `fix` and `edits`: the fix --fix would apply and its edits (of the file, or of the text's UTF-8
+    bytes); `applied`: the fixes --fix made, for the report."""
 
     label: str | None
     text: str
     result: Result
     fix_hint: str | None = None
+    in_file: bool = False
+    fix: Fix | None = None
+    edits: list = field(default_factory=list)
+    applied: list[Fix] = field(default_factory=list)
 
 
 def merged(checked: list[Checked]) -> Result:
@@ -32,8 +39,30 @@ def merged(checked: list[Checked]) -> Result:
     return result
 
 
-def render(format_name: str, checked: list[Checked]) -> str:
-    return import_module(f"{__name__}.{format_name}_format").render(checked)
+def render(format_name: str, checked: list[Checked], *, colour: bool = False, quiet: bool = False) -> str:
+    """The report in one format; `colour` and `quiet` shape the text format (the others are for machines)."""
+    module = import_module(f"{__name__}.{format_name}_format")
+    return module.render(checked, colour=colour, quiet=quiet) if format_name == "text" else module.render(checked)
+
+
+def statistics(checked: list[Checked]) -> str:
+    """`--statistics`: findings per rule, most first, how many of them the offered fixes cover, and
+    the rule's title."""
+    from collections import Counter
+
+    from ..docs import rules_by_id
+
+    counts: Counter[str] = Counter()
+    fixable: Counter[str] = Counter()
+    for item in checked:
+        changed = {c.key for fix in item.result.fixes for c in fix.changes}
+        for finding in item.result.findings:
+            counts[finding.rule] += 1
+            fixable[finding.rule] += bool(item.result.fixes) and (not finding.keys or bool(changed & set(finding.keys)))
+    rules = rules_by_id(next((item.result.pin for item in checked if item.result.pin), "")) if counts else {}
+    lines = [f"{count:6}  {rule:8} {fixable[rule]:4} fixable  {rules[rule].title if rule in rules else ''}".rstrip()
+             for rule, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return "\n".join(lines + [f"{sum(counts.values()):6}  total    {sum(fixable.values()):4} fixable"])
 
 
 def describe_fix(fix: Fix) -> str:

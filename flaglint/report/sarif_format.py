@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
-from pathlib import PurePath, PurePosixPath
+from pathlib import Path, PurePath, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
-from ..findings import Finding, InputError, Location
+from ..docs import rule_url, rules_by_id
+from ..findings import Finding, Location
 from . import Checked
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+SRCROOT = "%SRCROOT%"
 _LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 
@@ -23,18 +25,6 @@ def _version() -> str:
         return "0+unknown"
 
 
-def _rule_docs(pin: str) -> dict[str, Any]:
-    """Rule id -> Rule for the pin's rules (all built-in rules when the pin is unknown)."""
-    from ..ruleset import load_ruleset
-    from ..schema.pins import load_pin
-
-    try:
-        version = load_pin(pin).version if pin else None
-    except (InputError, OSError, ValueError):
-        version = None
-    return {rule.id: rule for rule in load_ruleset(version).rules}
-
-
 def artifact_uri(path: str | None) -> str:
     """A URI reference for a path: relative paths stay relative (code scanning resolves them against the checkout)."""
     if path is None:
@@ -45,13 +35,29 @@ def artifact_uri(path: str | None) -> str:
     return quote(PurePosixPath(*pure.parts).as_posix())
 
 
+def _artifact(path: str | None) -> dict[str, Any]:
+    """A relative path is relative to the checkout: %SRCROOT%, which code scanning resolves."""
+    uri = artifact_uri(path)
+    return {"uri": uri} if path is None or PurePath(path).is_absolute() else {"uri": uri, "uriBaseId": SRCROOT}
+
+
 def _physical(location: Location, fallback: str | None) -> dict[str, Any]:
     region: dict[str, Any] = {"startLine": location.line, "startColumn": location.column}
     if location.end_line is not None and location.end_line != location.line:
         region["endLine"] = location.end_line
     if location.end_column > location.column or location.end_line not in (None, location.line):
         region["endColumn"] = location.end_column
-    return {"artifactLocation": {"uri": artifact_uri(location.file or fallback)}, "region": region}
+    return {"artifactLocation": _artifact(location.file or fallback), "region": region}
+
+
+def _fingerprint(finding: Finding, label: str | None) -> str:
+    """Stable across runs and across edits elsewhere in the file: the rule, the file, the keys and
+    the message, not the line number (code scanning follows a moved finding with it)."""
+    import hashlib
+
+    file = (finding.location.file if finding.location else None) or label or ""
+    text = "\0".join([finding.rule, file, ",".join(finding.keys), finding.message])
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
 def _result(finding: Finding, label: str | None, rule_index: dict[str, int]) -> dict[str, Any]:
@@ -64,7 +70,8 @@ def _result(finding: Finding, label: str | None, rule_index: dict[str, int]) -> 
     if finding.location is not None:
         out["locations"] = [{"physicalLocation": _physical(finding.location, label)}]
     else:
-        out["locations"] = [{"physicalLocation": {"artifactLocation": {"uri": artifact_uri(label)}}}]
+        out["locations"] = [{"physicalLocation": {"artifactLocation": _artifact(label)}}]
+    out["partialFingerprints"] = {"flaglint/v1": _fingerprint(finding, label)}
     if finding.related:
         out["relatedLocations"] = [
             {"id": number, "physicalLocation": _physical(loc, label)} for number, loc in enumerate(finding.related, 1)
@@ -81,6 +88,7 @@ def _rule_entry(rule_id: str, docs: dict[str, Any]) -> dict[str, Any]:
         "shortDescription": {"text": rule.title},
         "fullDescription": {"text": rule.rationale},
         "help": {"text": rule.rationale + (f"\nFix: {rule.fix}" if rule.fix else "")},
+        "helpUri": rule_url(rule_id),
         "defaultConfiguration": {"level": _LEVELS[rule.severity]},
     }
 
@@ -88,7 +96,7 @@ def _rule_entry(rule_id: str, docs: dict[str, Any]) -> dict[str, Any]:
 def sarif_log(checked: list[Checked]) -> dict[str, Any]:
     pin = next((item.result.pin for item in checked if item.result.pin), "")
     fired = sorted({f.rule for item in checked for f in item.result.findings})
-    docs = _rule_docs(pin) if fired else {}
+    docs = rules_by_id(pin) if fired else {}
     rule_index = {rule_id: number for number, rule_id in enumerate(fired)}
     results = [_result(f, item.label, rule_index) for item in checked for f in item.result.findings]
     notes = [note for item in checked for note in item.result.notes]
@@ -99,6 +107,7 @@ def sarif_log(checked: list[Checked]) -> dict[str, Any]:
             "executionSuccessful": True,
             "toolExecutionNotifications": [{"level": "note", "message": {"text": note}} for note in notes],
         }],
+        "originalUriBaseIds": {SRCROOT: {"uri": Path.cwd().as_uri() + "/"}},
         "properties": {"pin": pin},
     }
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from ..findings import Finding, Fix, PlacedEdit, severity_rank
+from pathlib import Path
+
+from ..findings import Finding, Fix, Location, PlacedEdit, severity_rank
 from . import Checked, describe_fix
 
 
-def _excerpt(text: str, finding: Finding) -> list[str]:
-    loc = finding.location
+def _excerpt(text: str, loc: Location | None, colour: bool) -> list[str]:
     lines = text.splitlines()
     if loc is None or not 1 <= loc.line <= len(lines):
         return []
@@ -21,14 +22,24 @@ def _excerpt(text: str, finding: Finding) -> list[str]:
     suffix = "..." if right < len(line) else ""
     shown = prefix + line[left:right] + suffix
     caret = " " * (len(prefix) + start - left) + "^" * min(width, right - start)
-    return [f"    {shown}", f"    {caret}"]
+    return [f"    {shown}", f"    {_paint(caret, 'caret', colour) if caret.strip() else caret}"]
 
 
-def _fix_lines(number: int, fix: Fix, hint: str | None) -> list[str]:
+_SHOWN_FLAGS = 160  # a longer fixed string is not printed whole: the changes above say what it does
+
+
+def _fix_lines(number: int, fix: Fix, hint: str | None, text: str) -> list[str]:
+    head = f"  {number}. {describe_fix(fix)}"
     if fix.placed:
-        return [f"  {number}. {describe_fix(fix)}", *(f"    {_placed_line(edit)}" for edit in fix.placed),
-                *([f"    {hint}"] if hint else [])]
-    return [f"  {number}. {describe_fix(fix)}", f"    {hint}" if hint else f"    fixed flags: {fix.flags}"]
+        return [head, *(f"    {_placed_line(edit)}" for edit in fix.placed), *([f"    {hint}"] if hint else [])]
+    if hint:
+        return [head, f"    {hint}"]
+    flags = fix.flags.strip()
+    if flags == text.strip():
+        return [head]  # only Tunix variables change: the flags stay as they are
+    if len(flags) > _SHOWN_FLAGS:
+        return [head, "    --fix applies it, --diff shows the edit"]
+    return [head, f"    fixed flags: {flags or '(none)'}"]
 
 
 def _placed_line(edit: PlacedEdit) -> str:
@@ -46,26 +57,76 @@ def _placed_line(edit: PlacedEdit) -> str:
     return f"{where}: {edit.old!r} -> {edit.new!r}"
 
 
-def render(checked: list[Checked]) -> str:
+_COLOURS = {"error": "31;1", "warning": "33;1", "info": "36", "rule": "1", "caret": "31", "dim": "2"}
+
+
+def _paint(text: str, kind: str, colour: bool) -> str:
+    return f"\x1b[{_COLOURS[kind]}m{text}\x1b[0m" if colour else text
+
+
+def render(checked: list[Checked], *, colour: bool = False, quiet: bool = False) -> str:
+    """`quiet`: the findings only, without fixes, notes or the summary line."""
     out: list[str] = []
     counts = {"error": 0, "warning": 0, "info": 0}
+    texts = _Texts()
     for item in checked:
         label = item.label or "<flags>"
         for finding in sorted(item.result.findings, key=lambda f: (-severity_rank(f.severity), f.location.line if f.location else 0)):
             counts[finding.severity] += 1
             where = f"{finding.location.file or label}:{finding.location.line}:{finding.location.column}" if finding.location else label
-            out.append(f"{where}: {finding.severity} {finding.rule} {finding.message}")
-            out.extend(_excerpt(item.text, finding) if not finding.location or not finding.location.file or finding.location.file == item.label else [])
+            out.append(f"{where}: {_paint(finding.severity, finding.severity, colour)} {_paint(finding.rule, 'rule', colour)} {finding.message}")
+            own = not finding.location or not finding.location.file or finding.location.file == item.label
+            shown = item.text if own else texts.get(finding.location.file)
+            out.extend(_excerpt(shown, _fix_location(item, finding) or finding.location if own else finding.location, colour))
             for related in finding.related:
                 out.append(f"    also at {related.file or label}:{related.line}:{related.column}")
-            if finding.witness:
+            if finding.reached_from:
+                out.append(f"    reached from {', '.join(finding.reached_from)}")
+            if finding.witness and (finding.witness.get("env") or finding.witness.get("branches")):
                 out.append(_witness_line(finding.witness))
+        if quiet:
+            continue
         for number, fix in enumerate(item.result.fixes, 1):
-            out.extend(_fix_lines(number, fix, item.fix_hint))
-        out.extend(f"  note: {note}" for note in item.result.notes)
-    total = sum(counts.values())
-    out.append("no findings" if total == 0 else f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info")
+            out.extend(_fix_lines(number, fix, item.fix_hint, item.text))
+        out.extend(_paint(f"  note: {note}", "dim", colour) for note in item.result.notes)
+    if not quiet:
+        total = sum(counts.values())
+        out.append("no findings" if total == 0 else f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info")
     return "\n".join(out)
+
+
+class _Texts:
+    """The text of files other than the input (a file a script sources), read once each, for excerpts."""
+
+    def __init__(self):
+        self.read: dict[str, str] = {}
+
+    def get(self, file: str) -> str:
+        if file not in self.read:
+            try:
+                self.read[file] = Path(file).read_bytes().decode("utf-8", "replace")
+            except OSError:
+                self.read[file] = ""
+        return self.read[file]
+
+
+def _fix_location(item: Checked, finding: Finding) -> Location | None:
+    """Where in a flag string the first fix changes one of the finding's keys: the caret goes there
+    (the finding itself points at the token that set the value the rule reads)."""
+    if item.fix_hint or not item.result.fixes or item.result.fixes[0].placed:
+        return None
+    from ..tunix import load_tunix
+
+    fix = item.result.fixes[0]
+    changes = [c for c in fix.changes if c.key not in load_tunix().variables]
+    for edit, change in zip(fix.edits, changes):
+        old = item.text[edit.start:edit.end]
+        start = edit.start + len(old) - len(old.lstrip())
+        if change.key in finding.keys and old.strip() and edit.end <= len(item.text):
+            line = item.text.count("\n", 0, start) + 1
+            column = start - (item.text.rfind("\n", 0, start) + 1) + 1
+            return Location(line, column, column + len(old.strip()))
+    return None
 
 
 def _witness_line(witness: dict) -> str:

@@ -9,7 +9,7 @@ without the release installed.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -36,9 +36,19 @@ class ConfigFile:
 
 
 @dataclass(frozen=True)
+class EntryPoint:
+    """A module that hands its argv to pyconfig: the config it starts from without a .yml argument,
+    and the config class it validates with (MaxTextConfig unless it says otherwise)."""
+
+    config: str
+    config_class: str = "MaxTextConfig"
+
+
+@dataclass(frozen=True)
 class ConfigIndex:
     version: str
     files: dict[str, ConfigFile]  # relative path under configs/ -> file
+    entry_points: dict[str, EntryPoint] = field(default_factory=dict)  # module -> entry point
 
     def get(self, relpath: str) -> ConfigFile | None:
         return self.files.get(relpath.removeprefix("./"))
@@ -52,11 +62,57 @@ def build_index(files: PackageFiles, version: str) -> ConfigIndex:
     for relpath in files.files_under(CONFIGS, ".yml"):
         name = relpath[len(CONFIGS) + 1:]
         indexed[name] = parse_config(files.read(relpath), name)
-    return ConfigIndex(version, indexed)
+    return ConfigIndex(version, indexed, entry_points(files))
+
+
+PYCONFIG = f"{CONFIGS}/pyconfig.py"
+MAPPING = "_CONFIG_FILE_MAPPING"  # pyconfig's module -> default config (0.2.3 and later)
+_INITIALIZERS = ("initialize", "initialize_pydantic")
+
+
+def entry_points(files: PackageFiles) -> dict[str, EntryPoint]:
+    """The modules whose code calls pyconfig.initialize(argv…) (or initialize_pydantic), with the
+    default config pyconfig's mapping gives them (base.yml otherwise), read with ast."""
+    import ast
+
+    def parsed(relpath: str) -> ast.Module | None:
+        try:
+            return ast.parse(files.read(relpath))
+        except SyntaxError:  # newer syntax than this Python reads (a 3.12 f-string): not known
+            return None
+
+    defaults: dict[str, str] = {}
+    pyconfig = parsed(PYCONFIG) if files.exists(PYCONFIG) else None
+    if pyconfig is not None:
+        for node in pyconfig.body:
+            target = node.target if isinstance(node, ast.AnnAssign) else node.targets[0] if isinstance(node, ast.Assign) else None
+            if isinstance(target, ast.Name) and target.id == MAPPING and isinstance(node.value, ast.Dict):
+                defaults = {k.value: v.value for k, v in zip(node.value.keys, node.value.values)
+                            if isinstance(k, ast.Constant) and isinstance(v, ast.Constant)}
+    found: dict[str, EntryPoint] = {}
+    for relpath in files.files_under("", ".py"):
+        if "/tests/" in f"/{relpath}" or relpath.endswith("_test.py"):
+            continue
+        text = files.read(relpath)
+        tree = parsed(relpath) if "__main__" in text and "pyconfig" in text else None  # run as a program
+        if tree is None:
+            continue
+        for call in ast.walk(tree):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _INITIALIZERS
+                    and isinstance(call.func.value, ast.Name) and call.func.value.id == "pyconfig" and call.args
+                    and "argv" in ast.unparse(call.args[0])):
+                continue
+            module = "maxtext." + relpath.removesuffix(".py").replace("/", ".")
+            config_class = next((ast.unparse(k.value).rsplit(".", 1)[-1] for k in call.keywords if k.arg == "config_class"), "MaxTextConfig")
+            found[module] = EntryPoint(defaults.get(module, "base.yml"), config_class)
+    for module, config in defaults.items():
+        found.setdefault(module, EntryPoint(config))
+    return dict(sorted(found.items()))
 
 
 def write_index(index: ConfigIndex, out: str | Path) -> None:
     payload = {"version": index.version, "format": INDEX_VERSION,
+               "entry_points": {module: {"config": e.config, "config_class": e.config_class} for module, e in index.entry_points.items()},
                "files": {name: entry.to_json() for name, entry in sorted(index.files.items())}}
     Path(out).write_text(json.dumps(payload, indent=1, sort_keys=False, allow_nan=True) + "\n", encoding="utf-8")
 
@@ -75,7 +131,7 @@ def load_index(version: str | Path) -> ConfigIndex | None:
     data = json.loads(path.read_text(encoding="utf-8"))
     return ConfigIndex(data["version"], {
         name: ConfigFile(name, entry["values"], entry["lines"], entry["base_config"]) for name, entry in data["files"].items()
-    })
+    }, {module: EntryPoint(**entry) for module, entry in data.get("entry_points", {}).items()})
 
 
 def import_index(package: str | Path, out: str | Path, version: str | None = None) -> ConfigIndex:

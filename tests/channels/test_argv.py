@@ -13,7 +13,6 @@ from flaglint.check import Checker
 from flaglint.read import FlagSource
 from flaglint.read_argv import argv_source, shell_words
 
-from conftest import run_flaglint
 
 _WORD = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12)
 
@@ -63,8 +62,8 @@ def test_a_fix_of_argv_keeps_the_other_words_whole():
     assert result.fixes and result.fixes[0].flags == "'prompt=I love to'"
 
 
-def test_check_cli_reads_several_arguments_as_argv_and_one_as_a_flag_string():
-    argv = run_flaglint("check", "prompt=I love to", "steps=10")
+def test_check_cli_reads_several_arguments_as_argv_and_one_as_a_flag_string(flaglint_cli):
+    argv = flaglint_cli("check", "prompt=I love to", "steps=10")
     assert argv.returncode == 0, argv.stdout + argv.stderr
-    flag_string = run_flaglint("check", "prompt=I love to")
+    flag_string = flaglint_cli("check", "prompt=I love to")
     assert flag_string.returncode == 1 and "FL001" in flag_string.stdout

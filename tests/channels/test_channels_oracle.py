@@ -40,6 +40,9 @@ SETTINGS = [
     ["hf_access_token=", "tokenizer_path="],
     ["compile_topology=v5e-255"],
     ["attention=dot_product", "sliding_window_size=0"],
+    ["base_output_directory=", "steps=3"],  # pyconfig infers ./maxtext_output for an empty one
+    ["base_output_directory=none"],
+    ["base_output_directory=0"],
 ]
 ENVS = [
     {"M_STEPS": "3"},
@@ -113,3 +116,41 @@ def test_every_config_yaml_shipped_in_the_release_checks_as_maxtext_judges_it():
     cases = [(name, Launch((), f"src/maxtext/configs/{name}"),
               (lambda name=name: config_source(f"src/maxtext/configs/{name}", (), "0.2.5")), {}) for name in shipped]
     _compare(cases)
+
+
+def test_command_lines_in_scripts_get_maxtexts_verdict():
+    # Every MaxText command line of every branch of the test scripts, as the script would launch it.
+    from pathlib import Path
+
+    from flaglint.commands import check_command, command_lines, config_path, not_checked
+    from flaglint.render.bash_symbolic import evaluate
+
+    index = load_index("0.2.5")
+    scripts = sorted((Path(__file__).with_name("scripts")).glob("*.sh"))
+    cases, seen = [], set()
+    for script in scripts:
+        for outcome in evaluate(script).outcomes:
+            for launch in outcome.rendering.launched:
+                for line in command_lines(launch, index):
+                    if not_checked(line.command) or line.command.config and "missing" in line.command.config:
+                        continue
+                    words = tuple(line.words[i].text for i in line.command.args)
+                    config, _ = config_path(line.command, [script.parent], index)
+                    key = (config, words, tuple(sorted(line.env.items())))
+                    if key not in seen:
+                        seen.add(key)
+                        cases.append((script.name, Launch(words, config, line.env),
+                                      (lambda w=list(words), c=config, e=dict(line.env): (w, c, e)), line.env))
+    assert len(cases) >= 6
+    python = oracle_python()
+    if python is None:
+        pytest.skip(unavailable("oracle"))
+    answers = verdicts(python, [launch for _, launch, _, _ in cases])
+    checker = Checker("maxtext-0.2.5")
+    wrong = []
+    for (name, launch, source, env), answer in zip(cases, answers):
+        words, config, environment = source()
+        errors = [f.rule for f in check_command(checker, words, config, environment, index=index) if f.severity == "error"]
+        if bool(errors) == answer.ok:
+            wrong.append(f"{name} {launch}: flaglint {errors or 'accepts'}, MaxText {answer.describe()[:200]}")
+    assert not wrong, "\n".join(wrong)

@@ -15,7 +15,6 @@ from flaglint.inputs import config_source
 from flaglint.render.yaml_chain import load_chain, config_node
 from flaglint.schema.config_index import load_index
 
-from conftest import run_flaglint
 
 INDEX = load_index("0.2.5")
 
@@ -111,15 +110,15 @@ BAD = {
 
 
 @pytest.mark.parametrize("name", BAD)
-def test_a_bad_config_file_is_one_line_and_exit_code_2(tmp_path, name):
+def test_a_bad_config_file_is_one_line_and_exit_code_2(tmp_path, name, flaglint_cli):
     text, words = BAD[name]
     (tmp_path / "bad.yml").write_text(text)
-    proc = run_flaglint("check", str(tmp_path / "bad.yml"), "steps=3")
+    proc = flaglint_cli("check", str(tmp_path / "bad.yml"), "steps=3")
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
 
 
-def test_a_two_file_loop_and_an_unreadable_file_are_one_line(tmp_path):
+def test_a_two_file_loop_and_an_unreadable_file_are_one_line(tmp_path, flaglint_cli):
     (tmp_path / "a.yml").write_text('base_config: "b.yml"\n')
     (tmp_path / "b.yml").write_text('base_config: "a.yml"\n')
     with pytest.raises(InputError, match=r"a\.yml -> .*b\.yml -> .*a\.yml"):
@@ -129,14 +128,18 @@ def test_a_two_file_loop_and_an_unreadable_file_are_one_line(tmp_path):
     secret.chmod(0)
     if os.access(secret, os.R_OK):  # root reads anything
         pytest.skip("running as root: every file is readable")
-    proc = run_flaglint("check", str(secret))
+    proc = flaglint_cli("check", str(secret))
     assert proc.returncode == 2 and "cannot read" in proc.stderr
 
 
-def test_check_reads_a_yml_as_a_config_file_not_as_a_flag_string(tmp_path):
+def test_check_reads_a_yml_as_a_config_file_not_as_a_flag_string(tmp_path, flaglint_cli):
     config = tmp_path / "my_config.yml"
     config.write_text('base_config: "base.yml"\nrun_name: demo\nsteps: 100\n')
-    proc = run_flaglint("check", str(config))
+    proc = flaglint_cli("check", str(config))
     assert proc.returncode == 0 and "FL001" not in proc.stdout, proc.stdout
-    shipped = run_flaglint("check", "src/maxtext/configs/post_train/rl.yml")  # MaxText refuses its own rl.yml as a MaxTextConfig
+    named = tmp_path / "my_config.yaml"
+    named.write_text("steps: 100\n")
+    refused = flaglint_cli("check", str(named))  # MaxText takes argv[1] as the config only if it ends in .yml
+    assert refused.returncode == 2 and ".yml" in refused.stderr
+    shipped = flaglint_cli("check", "src/maxtext/configs/post_train/rl.yml")  # MaxText refuses its own rl.yml as a MaxTextConfig
     assert shipped.returncode == 1 and "trainer_devices_fraction" in shipped.stdout

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import invoke
+from commandline import run_flaglint as invoke, run_flaglint_process
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -98,15 +98,16 @@ def test_a_lone_surrogate_in_a_manifest_is_exit_2_with_its_line(tmp_path):
         "  - name: w\n    template:\n      spec:\n        template:\n          spec:\n            containers:\n"
         '            - name: c\n              env:\n              - {name: MAXTEXT_EXTRA_FLAGS, value: "log_period=\\ud800"}\n'
     )
-    _one_line_error(invoke("gate", str(manifest)), f"{manifest}:14", "surrogate")
+    _one_line_error(invoke("gate", str(manifest)), f"{manifest}:14", "not valid YAML")
 
 
 def test_gate_reads_one_line_of_stdin_as_yaml_never_as_a_path(tmp_path):
     bad = REPO / "examples" / "jobsets" / "trainer-256-bad.yaml"
     assert invoke("gate", "--pin", "bbd0f6f10", str(bad)).returncode == 1
-    named = invoke("gate", "--pin", "bbd0f6f10", "-", stdin=str(bad) + "\n")
+    # One line, as `printf %s "$MANIFEST" | flaglint gate -` gives it: YAML (a plain scalar), not a file name.
+    named = invoke("gate", "--pin", "bbd0f6f10", "-", stdin=str(bad))
     assert named.returncode == 0 and "not a jobset" in named.stdout.lower()
-    long_line = invoke("gate", "-", stdin="{kind: JobSet, metadata: {name: " + "x" * 300 + "}}\n")
+    long_line = invoke("gate", "-", stdin="{kind: JobSet, metadata: {name: " + "x" * 300 + "}}")
     assert long_line.returncode == 0 and "not a jobset" in long_line.stdout.lower()
 
 
@@ -133,22 +134,17 @@ def test_check_with_only_tunix_variables_checks_them():
     assert invoke("check", "--env", "TRAINER_MESH_EXPERT=2").returncode == 0
 
 
-def _real(args: list, **kwargs) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    env.pop("FLAGLINT_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "flaglint", *args], env=env, cwd=REPO, timeout=120, **kwargs)
-
-
 def test_an_argument_that_is_not_utf8_is_exit_2():
-    ran = _real([b"check", b"log_period=\xff"], capture_output=True)
-    assert ran.returncode == 2 and ran.stderr.decode().strip() == "flaglint: error: argument 2 is not UTF-8 (b'\\xff' at character 12)"
+    ran = run_flaglint_process(b"check", b"log_period=\xff")
+    assert ran.returncode == 2 and ran.stderr.strip() == "flaglint: error: argument 2 is not UTF-8 (b'\\xff' at character 12)"
 
 
 def test_a_closed_pipe_ends_quietly():
     read, write = os.pipe()
     os.close(read)  # the reader is gone before the first line is written, as `| head -0` leaves it
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
     try:
-        ran = _real(["rules"], stdout=write, stderr=subprocess.PIPE)
+        ran = subprocess.run([sys.executable, "-m", "flaglint", "rules"], stdout=write, stderr=subprocess.PIPE, env=env, timeout=120)
     finally:
         os.close(write)
     assert ran.stderr == b"" and ran.returncode == 1

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES, REPO
+from commandline import EXAMPLES, REPO
 
 pre_commit = shutil.which("pre-commit") or (Path(sys.executable).parent / "pre-commit")
 
 
+@pytest.mark.slow  # pre-commit builds a virtual environment and installs flaglint into it
 @pytest.mark.skipif(not Path(pre_commit).exists(), reason="pre-commit is not installed (pip install '.[test]')")
 @pytest.mark.skipif(not (REPO / ".git").exists(), reason="try-repo needs this checkout to be a git repository")
 def test_try_repo_runs_the_recipe_hook(tmp_path):

@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from conftest import EXAMPLES, run_flaglint
+from commandline import EXAMPLES, run_flaglint
 
 RECIPES = EXAMPLES / "recipes"
 
@@ -92,7 +92,7 @@ def test_fix_edits_the_script_in_place_and_is_idempotent(tmp_path):
     for edit in offered["edits"]:
         line = (recipes / edit["file"]).read_text().splitlines()[edit["line"] - 1] if edit.get("file") else None
         assert line is not None and line[edit["column"] - 1:edit["end_column"] - 1] == edit["old"]
-    diff = run_flaglint("lint", "--pin", "bbd0f6f10", "--env", "TRAINER_TPU_SLICE=tpu7x:4x8x8", "--diff", str(script))
+    diff = run_flaglint("lint", "--pin", "bbd0f6f10", "--env", "TRAINER_TPU_SLICE=tpu7x:4x8x8", "--diff", "--unsafe-fixes", str(script))
     assert "moe_roe_packed_routing_gather" in diff.stdout or "moe_chunk_pipeline" in diff.stdout
     assert {p.name: p.read_bytes() for p in recipes.iterdir()} == before  # --diff writes nothing
     fixed = run_flaglint("lint", "--pin", "bbd0f6f10", "--env", "TRAINER_TPU_SLICE=tpu7x:4x8x8", "--fix", "--unsafe-fixes", str(script))

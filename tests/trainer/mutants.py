@@ -1,10 +1,11 @@
 """Break the trainer core on purpose, one way at a time, and show that a test fails for each.
 
-    /tmp/dev/bin/python tests/trainer/mutants.py [--jobs 2] [NAME ...]
+    python tests/trainer/mutants.py [--jobs 2] [NAME ...]
 
-Each mutant replaces one piece of text in one module of a copy of the package, and the trainer
-tests run against that copy (stopping at the first failure). Prints the test that killed each
-mutant; exits 1 if one survives or no longer applies. Not part of the default test run.
+Each mutant replaces one piece of text in one module of a copy of the package, and the fast
+trainer tests run against that copy (stopping at the first failure). Prints the test that killed
+each mutant; exits 1 if one survives or no longer applies. test_mutants.py runs them all (marked
+slow).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+TIMEOUT_S = 900
 TESTS = {"head": "test_head.py", "settings": "test_settings.py", "packing": "test_packing.py", "smoke": "test_smoke.py"}
 
 # name: (module, text, replacement)
@@ -82,28 +84,41 @@ MUTANTS = {
 }
 
 
+UNMUTATED = "(no mutant)"
+
+
 def run_mutant(name: str) -> tuple[str, str | None]:
-    """The test that killed mutant `name` (None if it survived); raises if its text is gone."""
-    module, text, replacement = MUTANTS[name]
+    """The test that killed mutant `name` (None if it survived); raises if its text is gone.
+    UNMUTATED runs the same tests on an unchanged copy: they must pass there (None)."""
+    module, text, replacement = MUTANTS[name] if name != UNMUTATED else ("head", "", "")
     source = (REPO / "flaglint" / "trainer" / f"{module}.py").read_text()
-    if source.count(text) != 1:
+    if name != UNMUTATED and source.count(text) != 1:
         raise LookupError(f"mutant {name!r}: its text occurs {source.count(text)} times in {module}.py")
     with tempfile.TemporaryDirectory(prefix="mutant-") as tmp:
         root = Path(tmp)
         shutil.copytree(REPO / "flaglint", root / "flaglint", ignore=shutil.ignore_patterns("__pycache__"))
-        shutil.copytree(REPO / "tests" / "trainer", root / "tests", ignore=shutil.ignore_patterns("__pycache__", "mutants.py"))
+        shutil.copytree(REPO / "tests" / "trainer", root / "tests",
+                        ignore=shutil.ignore_patterns("__pycache__", "mutants.py", "test_mutants.py"))
+        for shared in ("conftest.py", "commandline.py"):  # the hypothesis profiles
+            shutil.copy(REPO / "tests" / shared, root / "tests" / shared)
         for data in ("examples", "rules", "schemas"):  # flaglint.data reads rules/ and schemas/ beside the package
             shutil.copytree(REPO / data, root / data)
-        (root / "flaglint" / "trainer" / f"{module}.py").write_text(source.replace(text, replacement))
+        if name != UNMUTATED:
+            (root / "flaglint" / "trainer" / f"{module}.py").write_text(source.replace(text, replacement))
         order = [TESTS[module]] + [f for f in TESTS.values() if f != TESTS[module]]
         env = {**os.environ, "PYTHONPATH": str(root), "JAX_PLATFORMS": "cpu"}
-        proc = subprocess.run(
-            [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--rootdir", str(root),
-             *(str(root / "tests" / f) for f in order)],
-            cwd=root, env=env, capture_output=True, text=True,
-        )
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-m", "not slow",
+                 "--rootdir", str(root), *(str(root / "tests" / f) for f in order)],
+                cwd=root, env=env, capture_output=True, text=True, timeout=TIMEOUT_S,
+            )
+        except subprocess.TimeoutExpired:  # a hang fails the suite as surely as a failing test
+            return name, f"the tests ran past {TIMEOUT_S} s"
         if proc.returncode == 0:
             return name, None
+        if name == UNMUTATED:
+            raise RuntimeError(f"the trainer tests fail on an unchanged copy:\n{proc.stdout[-3000:]}{proc.stderr[-2000:]}")
         failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", proc.stdout, re.M)
         return name, failed[0] if failed else f"pytest exit {proc.returncode}"
 
@@ -114,6 +129,7 @@ def main() -> int:
     parser.add_argument("names", nargs="*", help="mutants to run (default: all)")
     args = parser.parse_args()
     names = args.names or list(MUTANTS)
+    run_mutant(UNMUTATED)
     survivors = []
     with ThreadPoolExecutor(args.jobs) as pool:
         for name, killer in pool.map(run_mutant, names):

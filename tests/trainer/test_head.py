@@ -50,34 +50,44 @@ def make_inputs(seed, n, hidden, vocab, dtype=jnp.float32, scale=1.0):
 SAME_KERNELS = {"xla_cpu_experimental_ynn_fusion_type": ""}
 
 
-def run(fn, args, compiler_options=None):
-    lowered = jax.jit(fn).lower(*args)
-    try:
-        compiled = lowered.compile(compiler_options)
-    except Exception as error:  # a jaxlib without YNNPACK fusions has no such option, and no such fusions
-        if "No such compile option" not in str(error):
-            raise
-        compiled = lowered.compile()
-    return compiled(*args)
+_compiled: dict = {}
+
+
+def run(program, key, args, compiler_options=None):
+    """program(*args), compiled once per `key` (what the program closes over), argument shapes and
+    compiler options: the examples of one shape bucket share their executables."""
+    signature = (key, jnp.result_type(float), tuple((a.shape, a.dtype) for a in args),
+                 tuple(sorted((compiler_options or {}).items())))
+    if signature not in _compiled:
+        lowered = jax.jit(program).lower(*args)
+        try:
+            _compiled[signature] = lowered.compile(compiler_options)
+        except Exception as error:  # a jaxlib without YNNPACK fusions has no such option, and no such fusions
+            if "No such compile option" not in str(error):
+                raise
+            _compiled[signature] = lowered.compile()
+    return _compiled[signature](*args)
 
 
 def scores(mode, h, w, t, chunk, temperature, entropy=True, compiler_options=None):
-    return run(lambda h, w: per_token_logps(
-        h, w, t, mode=mode, chunk_size=chunk, temperature=temperature, return_entropy=entropy), (h, w),
-        compiler_options)
+    def program(h, w, t):
+        return per_token_logps(h, w, t, mode=mode, chunk_size=chunk, temperature=temperature, return_entropy=entropy)
+
+    return run(program, ("scores", mode, chunk, temperature, entropy), (h, w, t), compiler_options)
 
 
 def grads(mode, h, w, t, chunk, temperature, entropy_weight, compiler_options=None):
     """Gradients of a GRPO-shaped loss (per-token weights on the log-probs), plus entropy if weighted."""
-    token_weights = jnp.linspace(-1.0, 2.0, h.shape[0])
 
-    def loss(h, w):
+    def loss(h, w, t):
+        token_weights = jnp.linspace(-1.0, 2.0, h.shape[0])
         logps, entropy = per_token_logps(
             h, w, t, mode=mode, chunk_size=chunk, temperature=temperature, return_entropy=True)
         total = jnp.sum(token_weights * logps)
         return total + entropy_weight * jnp.sum(entropy) if entropy_weight else total
 
-    return run(jax.grad(loss, argnums=(0, 1)), (h, w), compiler_options)
+    return run(jax.grad(loss, argnums=(0, 1)), ("grads", mode, chunk, temperature, entropy_weight), (h, w, t),
+               compiler_options)
 
 
 def max_rel_diff(expected, actual):
@@ -147,10 +157,7 @@ def random_case(n, vocab, seed):
 random_shapes = dict(n=st.integers(1, 40), vocab=st.integers(2, 300), seed=st.integers(0, 2**16))
 
 
-# Derandomized: the same shapes on every run, so CI is as reproducible as the cases above.
-@settings(max_examples=60, deadline=None, derandomize=True)
-@given(chunk=st.integers(2, 48), temperature=st.sampled_from([1.0, 0.5, 2.0]), **random_shapes)
-def test_fused_matches_local_on_random_shapes(n, vocab, chunk, temperature, seed):
+def check_same_kernels(n, vocab, chunk, temperature, seed):
     """The issue's bounds, with both programs compiled to their own operations (SAME_KERNELS).
 
     The temperatures have exact reciprocals: XLA scales by 1/T, and where that product is
@@ -172,9 +179,7 @@ def test_fused_matches_local_on_random_shapes(n, vocab, chunk, temperature, seed
         assert max_rel_diff(expected, actual) <= 3e-8
 
 
-@settings(max_examples=25, deadline=None, derandomize=True)
-@given(chunk=st.integers(1, 48), temperature=st.sampled_from([1.0, 0.7, 1.3]), **random_shapes)
-def test_fused_close_to_local_under_default_compiler(n, vocab, chunk, temperature, seed):
+def check_default_compiler(n, vocab, chunk, temperature, seed):
     """As the trainer compiles it: log-probs and entropy as above; the gradients differ where
     YNNPACK's and XLA's exp, or the temperature's rounding, differ (see SAME_KERNELS), by at
     most 2 ulp of the largest entry beyond local's own error against float64."""
@@ -184,6 +189,39 @@ def test_fused_close_to_local_under_default_compiler(n, vocab, chunk, temperatur
     assert ulps(local[0], fused[0]).max() <= 2
     assert entropy_ulps(local[1], fused[1]).max() <= 8
     assert_as_accurate_as_local(h, w, t, chunk, temperature, 0.0, slack_ulps=2)
+
+
+# The fast suite draws the data afresh but the shapes from fixed buckets (n, vocab, chunk,
+# temperature), so it compiles a few programs and runs them many times: a chunk of the minimum
+# size, chunks that do not divide n, one chunk for all of n, one token, the smallest vocabulary.
+SAME_KERNEL_BUCKETS = [(1, 2, 2, 1.0), (37, 300, 8, 0.5), (40, 129, 48, 2.0), (23, 67, 2, 1.0)]
+DEFAULT_COMPILER_BUCKETS = [(23, 67, 1, 0.7), (40, 300, 16, 1.3), (5, 2, 48, 1.0)]
+seeds = st.integers(0, 2**16)
+
+
+@given(bucket=st.sampled_from(SAME_KERNEL_BUCKETS), seed=seeds)
+def test_fused_matches_local_in_shape_buckets(bucket, seed):
+    check_same_kernels(*bucket, seed)
+
+
+@given(bucket=st.sampled_from(DEFAULT_COMPILER_BUCKETS), seed=seeds)
+def test_fused_close_to_local_under_default_compiler_in_shape_buckets(bucket, seed):
+    check_default_compiler(*bucket, seed)
+
+
+# Derandomized: the same shapes on every run, so CI is as reproducible as the cases above.
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(chunk=st.integers(2, 48), temperature=st.sampled_from([1.0, 0.5, 2.0]), **random_shapes)
+def test_fused_matches_local_on_random_shapes(n, vocab, chunk, temperature, seed):
+    check_same_kernels(n, vocab, chunk, temperature, seed)
+
+
+@pytest.mark.slow
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(chunk=st.integers(1, 48), temperature=st.sampled_from([1.0, 0.7, 1.3]), **random_shapes)
+def test_fused_close_to_local_under_default_compiler(n, vocab, chunk, temperature, seed):
+    check_default_compiler(n, vocab, chunk, temperature, seed)
 
 
 def test_log_probs_alone_and_forward_only():

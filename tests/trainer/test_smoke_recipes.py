@@ -2,7 +2,7 @@
 
 import pytest
 
-from conftest import EXAMPLES, run_flaglint
+from commandline import EXAMPLES, run_flaglint
 
 pytest.importorskip("jax")
 pytestmark = pytest.mark.smoke

@@ -1,0 +1,113 @@
+"""`--fix`, `--diff`, `--unsafe-fixes`, `--show-fixes`: the one way check, lint and gate apply fixes.
+
+Each command gives its inputs as `Checked` items that carry the fix to apply and its byte edits;
+files are written (atomically, see fix_files.py), inputs read from the command line or stdin are
+printed fixed. Fixes can interact (two branches of a script, two launches of a manifest), so the
+inputs are checked again after each round, until a round changes nothing.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Callable
+
+import click
+
+from ..findings import Fix, InputError
+from ..fix_files import apply_file_edits, apply_to_bytes, write_atomically
+from ..report import Checked, describe_fix
+
+_ROUNDS = 10
+
+
+def choose(fixes: list[Fix], unsafe: bool) -> Fix | None:
+    """The fix --fix applies: the first safe one, else (with --unsafe-fixes) the first of any kind."""
+    return next((fix for fix in fixes if fix.safe), None) or (fixes[0] if unsafe and fixes else None)
+
+
+def _in_memory(item: Checked, unsafe: bool) -> bytes | None:
+    """The fixed bytes of an input that is not a file (a flag string, stdin); None when unchanged."""
+    edits = [edit for edit in item.edits if edit.safe or unsafe]
+    old = item.text.encode("utf-8")
+    new = apply_to_bytes(old, edits)
+    return new if edits and new != old else None
+
+
+def apply_fixes(checked: list[Checked], rerun: Callable[[dict[str | None, str]], list[Checked]], *, unsafe: bool,
+                diff: bool, show_fixes: bool, quiet: bool) -> tuple[list[Checked], dict[str | None, str], bool]:
+    """Apply (or with `diff` only show) the fixes, round after round.
+
+    Returns the inputs checked after the last round, the fixed text of each input that is not a
+    file (by label), and whether anything changed (with `diff`: whether there was a diff)."""
+    fixed: dict[str | None, str] = {}
+    applied: dict[str | None, list[Fix]] = {}
+    changed_any = False
+    for _ in range(_ROUNDS):
+        files = apply_file_edits([edit for item in checked if item.in_file for edit in item.edits], unsafe)
+        memory = {item.label: new for item in checked if not item.in_file and (new := _in_memory(item, unsafe)) is not None}
+        if diff:
+            for item in checked:
+                if item.in_file and item.label in files:
+                    _print_diff(item.label, *files[item.label])
+                elif item.label in memory:
+                    _print_diff(item.label or "<flags>", item.text.encode("utf-8"), memory[item.label])
+            return checked, fixed, bool(files or memory)
+        if not files and not memory:
+            break
+        changed_any = True
+        for file, (_, new) in files.items():
+            try:
+                write_atomically(Path(file), new)
+            except OSError as err:
+                raise InputError(f"{file}: cannot write the fix ({err.strerror})") from None
+        for item in checked:
+            if item.fix is not None and (item.label in memory or any(edit.file in files for edit in item.edits)):
+                applied.setdefault(item.label, []).append(item.fix)
+        fixed.update((label, new.decode("utf-8")) for label, new in memory.items())
+        checked = rerun(fixed)
+        if memory and not files:
+            break  # an input that is not a file is fixed in one round: its fix was checked clean
+    for item in checked:
+        item.applied = applied.get(item.label, [])
+    _tell(checked, applied, unsafe, show_fixes, quiet)
+    return checked, fixed, changed_any
+
+
+def _print_diff(label: str, old: bytes, new: bytes) -> None:
+    lines = difflib.unified_diff(old.decode("utf-8").splitlines(True), new.decode("utf-8").splitlines(True), f"a/{label}", f"b/{label}")
+    text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+    click.echo(text, nl=False)
+
+
+def _tell(checked: list[Checked], applied: dict[str | None, list[Fix]], unsafe: bool, show_fixes: bool, quiet: bool) -> None:
+    """What was fixed, and what is left for a person, on stderr (stdout holds the report)."""
+    if quiet:
+        return
+    if show_fixes:
+        for label, fixes in applied.items():
+            for fix in fixes:
+                click.echo(f"fixed {label or '<flags>'}: {describe_fix(fix)}", err=True)
+    elif applied:
+        count = sum(len(fixes) for fixes in applied.values())
+        click.echo(f"flaglint: applied {count} fix(es) to {len(applied)} input(s); --show-fixes lists them", err=True)
+    by_hand = [(label, fix) for label, fixes in applied.items() for fix in fixes]
+    by_hand += [(item.label, item.fix) for item in checked if item.fix is not None and not item.edits]  # nothing to edit
+    for label, fix in by_hand:
+        for line in _by_hand(fix):
+            click.echo(f"to fix by hand in {label or 'the environment'}: {line}", err=True)
+    held_back = sum(1 for item in checked if not unsafe and any(not fix.safe for fix in item.result.fixes) and not any(f.safe for f in item.result.fixes))
+    if held_back:
+        click.echo(f"flaglint: {held_back} input(s) have only unsafe fixes; --unsafe-fixes applies them (--diff shows them)", err=True)
+
+
+def _by_hand(fix: Fix) -> list[str]:
+    """The parts of an applied fix no edit could make: lines to add, Tunix variables to set or unset."""
+    from ..solve import format_value
+    from ..tunix import load_tunix
+
+    if fix.placed:
+        return [edit.new if not edit.name else f"set {edit.name}={edit.new}" if edit.new else f"unset {edit.name}"
+                for edit in fix.placed if edit.location is None or (edit.name and not edit.new)]
+    return [f"set {c.key}={format_value(c.to)}" if c.to is not None else f"unset {c.key}"
+            for c in fix.changes if c.key in load_tunix().variables]

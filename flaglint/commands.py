@@ -1,0 +1,223 @@
+"""MaxText command lines, checked as MaxText's argv with their config file chain and the M_<KEY>
+variables of their environment: in recipe scripts (each python or XPK `--command` line that runs
+one of MaxText's entry points, on every branch; findings at the words in the script) and in
+containers (gate). An entry point that validates with another config class (train_rl: RLConfig)
+is noted and not checked, since flaglint knows MaxTextConfig's keys only.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .check import Checker
+from .findings import Finding, InputError, Location
+from .read import Token
+from .read_argv import argv_source, quoted_origins, shell_words
+from .render.bash import OTHER, Exploration, ExploredPath, Rendering, Value
+from .render.bash_types import Launch
+from .render.maxtext_command import MaxTextCommand, recognise, xpk_command
+from .render.yaml_chain import config_node, load_chain, pin_relpath
+from .schema.config_index import ConfigIndex, load_index
+
+SEPARATORS = {";", "&&", "||", "|", "&"}
+MAXTEXT_CONFIG_CLASS = "MaxTextConfig"
+
+
+@dataclass
+class CommandLine:
+    """A MaxText command line found in a script: its words (with their origins) and M_ variables."""
+
+    file: str
+    line: int
+    words: list[Value]
+    env: dict[str, str]
+    command: MaxTextCommand
+
+
+def command_lines(launch: Launch, index: ConfigIndex | None) -> list[CommandLine]:
+    """The MaxText command lines of one launched program: itself, or those in its XPK --command."""
+    words = list(launch.words)
+    env = {name: value.text for name, value in launch.env.items()}
+    texts = [w.text for w in words]
+    inner = xpk_command(texts)
+    if inner is not None:
+        at = next(i for i, t in enumerate(texts) if t == "--command" or t.startswith("--command="))
+        value = words[at + 1] if texts[at] == "--command" else _tail(words[at], len("--command="))
+        return [line for segment in _segments(_words_of(value)) for line in _found(launch, segment, env, index)]
+    return _found(launch, words, env, index)
+
+
+def _found(launch: Launch, words: list[Value], env: dict[str, str], index: ConfigIndex | None) -> list[CommandLine]:
+    command = recognise([w.text for w in words], index)
+    if command is None:
+        return []
+    prefix = {w.text.split("=", 1)[0]: w.text.split("=", 1)[1] for w in words[:command.start] if w.text.startswith("M_") and "=" in w.text}
+    return [CommandLine(launch.file, launch.line, words, {**env, **prefix}, command)]
+
+
+def _tail(value: Value, start: int) -> Value:
+    return Value(value.text[start:], list(value.origins[start:]))
+
+
+def _words_of(value: Value) -> list[Value]:
+    """The shell words of a string (an XPK --command), each with the origins of its text."""
+    try:
+        tokens = shell_words(value.text)
+    except InputError:
+        return []
+    return [_word_value(value, token) for token in tokens]
+
+
+def _word_value(value: Value, token: Token) -> Value:
+    origins = list(value.origins[token.offset:token.end_offset])
+    if len(origins) != len(token.text):  # quoted: each character points at the word's start
+        origins = [origins[0] if origins else None] * len(token.text)
+    return Value(token.text, origins)
+
+
+def _segments(words: list[Value]) -> list[list[Value]]:
+    segments: list[list[Value]] = [[]]
+    for word in words:
+        if word.text in SEPARATORS:
+            segments.append([])
+        elif word.text.endswith(";"):
+            segments[-1].append(_tail(Value(word.text[:-1], list(word.origins[:-1])), 0))
+            segments.append([])
+        else:
+            segments[-1].append(word)
+    return [s for s in segments if s]
+
+
+def config_path(command: MaxTextCommand, bases: list[Path], index: ConfigIndex | None) -> tuple[str, str | None]:
+    """The config argument as a path `load_chain` reads: a file beside the script (or in the working
+    directory), a file of MaxText's configs, else the entry point's own default config; and a note
+    when it was not found."""
+    argument, default = command.config, f"src/maxtext/configs/{command.default_config}"
+    if argument is None:
+        return default, None
+    for base in bases:
+        if (base / argument).is_file():
+            return str(base / argument), None
+    relpath = pin_relpath(argument)
+    parts = argument.split("/")
+    known = ([relpath] if relpath else []) + ["/".join(parts[at:]) for at in range(len(parts))]  # ${MAXTEXT_CONFIGS_DIR}/x.yml rendered
+    for candidate in known:
+        if index is not None and index.get(posixpath.normpath(candidate)) is not None:
+            return f"src/maxtext/configs/{posixpath.normpath(candidate)}", None
+    return default, f"config {argument!r} not found; checked with MaxText's {command.default_config}"
+
+
+def not_checked(command: MaxTextCommand) -> str | None:
+    """Why a command line is not checked, or None."""
+    entry = command.entry
+    if entry is not None and entry.config_class != MAXTEXT_CONFIG_CLASS:
+        return (f"{command.module} validates its config with {entry.config_class}, whose own keys flaglint does not know: not checked")
+    return None
+
+
+def check_command(checker: Checker, words: list[str], config: str, env: dict[str, str], unknown: frozenset[str] = frozenset(),
+                  index: ConfigIndex | None = None) -> list[Finding]:
+    """MaxText's verdict, as flaglint judges it, on argv words after a config file. Locations in the
+    argv are columns of argv_source(words).text (quoted_origins maps them back)."""
+    try:
+        chained = replace(argv_source(words), chain=load_chain(config_node(config, index), index))
+    except InputError as err:
+        return [Finding("FL010", "error", f"the config of this MaxText command line cannot be read: {err}")]
+    return checker.check(chained, env, fix=False, unknown=unknown).findings
+
+
+def _renderings(rendering: Rendering) -> list[Rendering]:
+    return [rendering, *(r for handoff in rendering.handoffs for r in _renderings(handoff))]
+
+
+def check_commands(script: Path, exploration: Exploration, checker: Checker) -> tuple[list[Finding], set[str], int]:
+    """The findings on every MaxText command line of every outcome (one per rule and place, with
+    the smallest witness), the notes, and how many command lines were checked."""
+    index = load_index(checker.pin.configs)
+    notes: set[str] = set()
+    seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
+    checked = 0
+    results: dict[tuple, list[Finding]] = {}
+    for outcome in exploration.outcomes:
+        for rendering in _renderings(outcome.rendering):
+            for launch in rendering.launched:
+                for line in command_lines(launch, index):
+                    findings = _check_line(line, script, checker, index, notes, results)
+                    if findings is None:
+                        continue
+                    checked += 1
+                    for finding in findings:
+                        key = (finding.rule, finding.location, finding.message if finding.location is None else "")
+                        seen.setdefault(key, (finding, []))[1].extend(outcome.paths)
+    found = []
+    if seen:
+        from .lint import _witness
+        from .render.path_conditions import PathConditions
+
+        explored = [path for outcome in exploration.outcomes for path in outcome.paths]
+        conditions = PathConditions(exploration.inputs, explored)
+        for finding, paths in seen.values():
+            path, matters = conditions.witness(paths)
+            finding.witness = _witness(script, path, matters)
+            for name in _unset_inputs_at(finding.location, path, exploration.inputs):
+                finding.witness["env"].setdefault(name, None)
+            found.append(finding)
+    return found, notes, checked
+
+
+_EXPANSION = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _unset_inputs_at(location: Location | None, path: ExploredPath, inputs: dict) -> list[str]:
+    """The inputs the finding's word expands that are unset on the path. An input no condition
+    compares has the one value `unset` (so no witness condition names it), yet it is why MaxText
+    gets `key=` there."""
+    if location is None or location.file is None or location.end_line is not None:
+        return []
+    try:
+        text = Path(location.file).read_text(encoding="utf-8").splitlines()[location.line - 1]
+    except (OSError, UnicodeDecodeError, IndexError):
+        return []
+    word = re.match(r"\S*", text[location.column - 1:]).group()  # the word as written, with its expansions
+    return [name for name in _EXPANSION.findall(word)
+            if (name in path.env and path.env[name] is None) or list(inputs.get(name, ())) == [None]]
+
+
+def _check_line(line: CommandLine, script: Path, checker: Checker, index: ConfigIndex | None, notes: set[str],
+                results: dict[tuple, list[Finding]]) -> list[Finding] | None:
+    reason = not_checked(line.command)
+    if reason is not None:
+        notes.add(f"{line.file}:{line.line}: {reason}")
+        return None
+    argv = [line.words[i] for i in line.command.args]
+    words = [w.text for w in argv]
+    origins = Value(argv_source(words).text, quoted_origins([(w.text, w.origins) for w in argv]))
+    config, note = config_path(line.command, [script.parent, Path.cwd()], index)
+    if note is not None:
+        notes.add(f"{line.file}:{line.line}: {note}")
+    key = (origins.text, config, tuple(sorted(line.env.items())))
+    if key not in results:
+        unknown = frozenset(w.split("=", 1)[0] for w in words if OTHER in w)
+        results[key] = check_command(checker, words, config, line.env, unknown, index)
+    placed = []
+    for finding in results[key]:
+        if OTHER in finding.message:
+            continue
+        placed.append(replace(finding, location=_place(finding, origins, line)))
+    return placed
+
+
+def _place(finding: Finding, origins: Value, line: CommandLine) -> Location:
+    from .lint import _location
+
+    where = finding.location
+    if where is not None and where.file is not None:
+        return where  # a line of a config file
+    if where is not None:
+        found = _location(origins, where.column - 1, where.end_column - 1)
+        if found is not None:
+            return found
+    return Location(line.line, 1, 2, line.file)

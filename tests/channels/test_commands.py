@@ -1,0 +1,68 @@
+"""MaxText command lines in scripts: recognised on every branch, argv words parsed with shell
+quoting, the config argument resolved, findings at the word in the script; none on command lines
+MaxText accepts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flaglint.check import Checker
+from flaglint.lint import check_script
+from flaglint.render.maxtext_command import recognise, xpk_command
+from flaglint.schema.config_index import load_index
+
+SCRIPTS = Path(__file__).with_name("scripts")
+INDEX = load_index("0.2.5")
+
+
+def _lint(name: str):
+    return check_script(SCRIPTS / name, Checker()).result
+
+
+def _at(result):
+    return sorted((f.rule, f.location.line, f.location.column) for f in result.findings if f.severity == "error")
+
+
+def test_entry_points_are_the_pins_and_other_programs_are_ignored():
+    assert recognise(["python3", "-m", "maxtext.trainers.pre_train.train", "a.yml", "k=v"], INDEX).config == "a.yml"
+    assert recognise(["python", "-u", "/app/src/MaxText/train.py", "k=v"], INDEX).module == "maxtext.trainers.pre_train.train"
+    assert recognise(["env", "A=1", "python3.12", "-m", "maxtext.trainers.post_train.sft.train_sft"], INDEX).default_config == "post_train/sft.yml"
+    assert recognise(["python3", "-m", "pip", "install", "x"], INDEX) is None
+    assert recognise(["python3", "-m", "maxtext.utils.max_utils"], INDEX) is None  # no pyconfig.initialize(argv) there
+    assert xpk_command(["xpk", "workload", "create", "--command=python3 -m x"]) == "python3 -m x"
+
+
+def test_each_refused_word_is_found_where_the_script_wrote_it():
+    result = _lint("pretrain.sh")
+    # `enable_checkpointing: False` is two words MaxText does not know; SCAN_LAYERS is set nowhere,
+    # so MaxText gets scan_layers= (None) and refuses it.
+    assert _at(result) == [("FL004", 14, 3), ("FL004", 14, 25), ("FL005", 15, 3)]
+    assert not [f for f in result.findings if f.rule == "FL012"]
+    (scan,) = [f for f in result.findings if f.rule == "FL005"]
+    assert scan.witness["env"] == {"SCAN_LAYERS": None}  # the input whose absence MaxText refuses
+
+
+def test_a_value_one_branch_gives_is_found_with_that_branch():
+    result = _lint("pretrain.sh")
+    (batch,) = [f for f in result.findings if f.rule == "FL005" and "per_device_batch_size" in f.message] or [None]
+    assert batch is None  # 0.5 is a float MaxText accepts: no finding on either branch
+
+
+def test_command_lines_maxtext_accepts_give_no_finding():
+    result = _lint("clean.sh")
+    assert not [f for f in result.findings if f.severity != "info"], [f.message for f in result.findings]
+
+
+def test_an_xpk_command_string_is_checked_at_its_text():
+    result = _lint("xpk.sh")
+    (finding,) = [f for f in result.findings if f.severity == "error"]
+    text = (SCRIPTS / "xpk.sh").read_text().splitlines()[finding.location.line - 1]
+    assert finding.rule == "FL005" and text[finding.location.column - 1:].startswith("log_period=1.5")
+
+
+def test_other_config_classes_missing_configs_and_m_variables():
+    result = _lint("other.sh")
+    notes = " ".join(result.notes)
+    assert "RLConfig" in notes and "trainer_devices_fraction" not in " ".join(f.message for f in result.findings)
+    assert "configs/missing.yml" in notes
+    assert ("FL040", 6) in {(f.rule, f.location.line) for f in result.findings}

@@ -1,0 +1,172 @@
+"""The output conventions ruff users expect: where the report goes, how much of it, its exit code,
+colour, paths relative to the working directory in every format, SARIF that code scanning reads,
+and findings in shared files reported once, where they are."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import click
+import jsonschema
+import pytest
+
+from conftest import run_flaglint as invoke
+from flaglint.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+SARIF_SCHEMA = json.loads((REPO / "tests" / "report" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+TWO_PROBLEMS = "bogus_key=1 log_period=1.5 context=offload"
+
+
+def test_output_file_quiet_exit_zero_and_statistics(tmp_path):
+    report = tmp_path / "report.json"
+    ran = invoke("check", "--format", "json", "-o", str(report), TWO_PROBLEMS)
+    assert ran.returncode == 1 and ran.stdout == ""
+    assert {f["rule"] for f in json.loads(report.read_text())["findings"]} == {"FL004", "FL005"}
+    unwritable = invoke("check", "-o", str(tmp_path / "missing" / "report.txt"), TWO_PROBLEMS)
+    assert unwritable.returncode == 2 and unwritable.stderr.startswith("flaglint: error: ") and "cannot write" in unwritable.stderr
+    quiet = invoke("check", "-q", TWO_PROBLEMS)
+    assert "error(s)" not in quiet.stdout and "fix (" not in quiet.stdout and "FL004" in quiet.stdout
+    assert invoke("check", "--exit-zero", TWO_PROBLEMS).returncode == 0
+    assert invoke("check", "-e", "--output-format", "json", TWO_PROBLEMS).returncode == 0  # ruff's spellings
+    assert invoke("check", "--exit-zero", "--pin", "nonexistent", "log_period=1").returncode == 2
+    stats = invoke("check", "--statistics", "log_period=1.5 bogus_key=1 other_bogus=2")
+    assert re.search(r"^\s+2\s+FL004\s+2 fixable  key not defined at the pinned MaxText$", stats.stdout, re.M), stats.stdout
+    assert re.search(r"^\s+3\s+total\s+3 fixable$", stats.stdout, re.M) and stats.returncode == 1
+
+
+@pytest.mark.parametrize(("env", "coloured"), [({"FORCE_COLOR": "1"}, True), ({"FORCE_COLOR": "1", "NO_COLOR": "1"}, False), ({}, False)])
+def test_colour_honours_no_color_and_force_color(env, coloured):
+    ran = invoke("check", "bogus_key=1", env=env)
+    assert bool(ANSI.search(ran.stdout)) == coloured
+    assert ANSI.sub("", ran.stdout).startswith("<flags>:1:1: error FL004 ")
+    assert not ANSI.search(invoke("check", "--format", "json", "bogus_key=1", env=env).stdout)
+
+
+def test_stdin_filename_names_stdin_for_the_report_and_per_file_ignores(tmp_path):
+    (tmp_path / "flaglint.toml").write_text('[per-file-ignores]\n"legacy/*" = ["FL004"]\n')
+    named = invoke("check", "--format", "json", "--stdin-filename", "flags/run.flags", "-", stdin=b"bogus_key=1\n", cwd=tmp_path)
+    assert json.loads(named.stdout)["findings"][0]["location"]["file"] == "flags/run.flags"
+    assert invoke("check", "--stdin-filename", "legacy/run.flags", "-", stdin=b"bogus_key=1\n", cwd=tmp_path).returncode == 0
+    manifest = (REPO / "examples" / "jobsets" / "trainer-256-bad.yaml").read_bytes()
+    gated = invoke("gate", "--pin", "bbd0f6f10", "--format", "json", "--stdin-filename", "deploy/trainer.yaml", "-", stdin=manifest)
+    assert {f["location"]["file"] for f in json.loads(gated.stdout)["findings"]} == {"deploy/trainer.yaml"}
+
+
+def _paths(output_format: str, text: str) -> set[str]:
+    if output_format == "json":
+        return {f["location"]["file"] for f in json.loads(text)["findings"]}
+    if output_format == "sarif":
+        return {loc["physicalLocation"]["artifactLocation"]["uri"] for r in json.loads(text)["runs"][0]["results"] for loc in r["locations"]}
+    if output_format == "github":
+        return set(re.findall(r"file=([^,]+),", text))
+    if output_format == "junit":
+        return set(re.findall(r'classname="([^"]+)"', text))
+    return {line.split(":")[0] for line in text.splitlines() if ": error " in line}
+
+
+@pytest.mark.parametrize("output_format", ["text", "json", "sarif", "github", "junit"])
+def test_paths_are_relative_to_the_working_directory_in_every_format(tmp_path, output_format):
+    (tmp_path / "flags").mkdir()
+    flags = tmp_path / "flags" / "run.flags"
+    flags.write_text("bogus_key=1\n")
+    ran = invoke("check", "--format", output_format, "-f", str(flags), cwd=tmp_path)  # given as an absolute path
+    assert _paths(output_format, ran.stdout) == {"flags/run.flags"}, ran.stdout
+
+
+def test_sarif_carries_help_uri_uri_base_and_fingerprints(tmp_path):
+    flags = tmp_path / "run.flags"
+    flags.write_text("log_period=10\nbogus_key=1\n")
+    log = json.loads(invoke("check", "--format", "sarif", "-f", str(flags), cwd=tmp_path).stdout)
+    jsonschema.validate(log, SARIF_SCHEMA)
+    run = log["runs"][0]
+    (rule,) = run["tool"]["driver"]["rules"]
+    assert rule["helpUri"].endswith("docs/rules.md#fl004")
+    (result,) = run["results"]
+    location = result["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"uri": "run.flags", "uriBaseId": "%SRCROOT%"}
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == tmp_path.resolve().as_uri() + "/"
+    # The fingerprint follows the finding, not its line: a line added above it keeps it.
+    flags.write_text("# moved\nlog_period=10\nbogus_key=1\n".replace("# moved\n", "log_period=20\n"))
+    moved = json.loads(invoke("check", "--format", "sarif", "-f", str(flags), cwd=tmp_path).stdout)["runs"][0]["results"]
+    assert [r["partialFingerprints"] for r in moved if r["ruleId"] == "FL004"] == [result["partialFingerprints"]]
+
+
+def _recipes(tmp_path: Path, shared_comment: str = "") -> Path:
+    """Two recipes that source one shared block, as Tunix recipe families do."""
+    folder = tmp_path / "recipes"
+    (folder / "common").mkdir(parents=True, exist_ok=True)
+    (folder / "common" / "block.sh").write_text(
+        "# the block every recipe sources\n"
+        f"{shared_comment}"
+        'export MAXTEXT_EXTRA_FLAGS="${MAXTEXT_EXTRA_FLAGS} context=offload query_proj=device"\n'
+    )
+    for name in ("small.sh", "large.sh"):
+        (folder / name).write_text(
+            "#!/usr/bin/env bash\n"
+            'DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\n'
+            'export MAXTEXT_EXTRA_FLAGS="log_period=10"\n'
+            'source "${DIR}/common/block.sh"\n'
+        )
+    return folder
+
+
+def test_a_finding_in_a_sourced_file_is_reported_once_with_the_scripts_that_reach_it(tmp_path):
+    folder = _recipes(tmp_path)
+    ran = invoke("lint", "--format", "json", "recipes/small.sh", "recipes/large.sh", cwd=tmp_path)
+    (finding,) = json.loads(ran.stdout)["findings"]
+    assert finding["rule"] == "FL105" and finding["location"]["file"] == "recipes/common/block.sh"
+    assert finding["reached_from"] == ["recipes/small.sh", "recipes/large.sh"]
+    text = invoke("lint", "recipes/small.sh", "recipes/large.sh", cwd=tmp_path).stdout
+    assert text.count("FL105") == 1 and "reached from recipes/small.sh, recipes/large.sh" in text
+    assert 'query_proj=device"' in text  # the excerpt is the shared file's own line
+    assert folder.is_dir()
+
+
+def test_suppressions_and_per_file_ignores_apply_where_the_finding_is(tmp_path):
+    _recipes(tmp_path, '# flaglint: disable=FL105 reason="measured: fits in HBM at this batch"\n')
+    ran = invoke("lint", "--format", "json", "recipes/small.sh", cwd=tmp_path)
+    assert json.loads(ran.stdout)["findings"] == [] and ran.returncode == 0
+    _recipes(tmp_path)
+    (tmp_path / "flaglint.toml").write_text('[per-file-ignores]\n"recipes/common/*" = ["FL105"]\n')
+    ignored = invoke("lint", "--format", "json", "recipes/small.sh", cwd=tmp_path)
+    assert json.loads(ignored.stdout)["findings"] == []
+
+
+def test_every_option_of_every_command_has_help():
+    def options(command, path):
+        for param in command.params:
+            if isinstance(param, click.Option):
+                yield path, param
+        for name, sub in getattr(command, "commands", {}).items():
+            yield from options(sub, f"{path} {name}")
+
+    missing = [f"{path} {param.opts[0]}" for path, param in options(main, "flaglint") if not param.help]
+    assert missing == []
+    assert "interpreter" in invoke("check", "--help").stdout
+
+
+def test_the_caret_marks_the_token_the_fix_changes():
+    flags = "moe_roe_packed_routing_gather=true log_period=10 moe_chunk_pipeline=false"
+    lines = invoke("check", "--pin", "bbd0f6f10", flags).stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if " FL101 " in line)
+    assert lines[at].startswith("<flags>:1:50:")  # the finding is where the pipeline was turned off
+    shown, caret = lines[at + 1][4:], lines[at + 2][4:]
+    assert shown[caret.index("^"):caret.rindex("^") + 1] == "moe_roe_packed_routing_gather=true"  # the fix turns this off
+
+
+def test_did_you_mean_reads_other_pins_keys_too():
+    ran = invoke("check", "moe_chunk_pipline=true")
+    assert "did you mean moe_chunk_pipeline (defined at " in ran.stdout and "bbd0f6f10" in ran.stdout
+    assert "did you mean moe_chunk_pipeline?" in invoke("check", "--pin", "bbd0f6f10", "moe_chunk_pipline=true").stdout
+
+
+def test_a_fix_of_tunix_variables_prints_no_empty_flags_line_and_a_long_fix_is_not_printed_whole():
+    ran = invoke("check", "--env", "ROLLOUT_FP8=false", "--env", "TRAINER_FP8=true")
+    assert "fix (unsafe)" in ran.stdout and "fixed flags" not in ran.stdout
+    long_flags = " ".join(f"log_period={n}" for n in range(40)) + " bogus_key=1"
+    shown = invoke("check", long_flags).stdout
+    assert "fixed flags" not in shown and "--fix applies it" in shown
