@@ -11,7 +11,6 @@ finding is placed at the manifest line and column of the characters it is about.
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Union
@@ -96,7 +95,7 @@ def _launcher_flags(args: list[Scalar]) -> dict[str, Scalar]:
     return found
 
 
-def find_launches(container: Container, file: str) -> _Found:
+def find_launches(container: Container, file: str, allow_unverified: bool = False) -> _Found:
     """The container's launches that carry flags; a bash -c script that cannot be evaluated is FL010."""
     found = _Found()
     schema = load_tunix()
@@ -106,7 +105,7 @@ def find_launches(container: Container, file: str) -> _Found:
     argv = container.argv
     script = _bash_script(argv)
     if script is not None:
-        _script_launches(container, script, found, file)
+        _script_launches(container, script, found, file, allow_unverified)
     elif argv:
         found.launches.append(Launch(container, dict(container.env), argv[1:], os.path.basename(argv[0].text)))
     if not found.launches:
@@ -131,43 +130,43 @@ def _bash_script(argv: list[Scalar]) -> Scalar | None:
     return None
 
 
-def _script_launches(container: Container, script: Scalar, found: _Found, file: str) -> None:
+def _script_launches(container: Container, script: Scalar, found: _Found, file: str, allow_unverified: bool) -> None:
     from .render.bash import ScriptError, Value
     from .render.bash_compile import Command
     from .render.bash_interp import Interp
 
-    with tempfile.TemporaryDirectory(prefix="flaglint-gate-") as folder:
-        path = Path(folder) / "command.sh"
-        path.write_text(script.text, encoding="utf-8")
-        to_manifest = _OriginMap(str(path), script)
-        try:
-            interp = Interp(str(path))
-            state = interp.start({})
-            for name, value in container.env.items():
-                state.scopes[0][name] = Value(value.text, [_manifest_origin(p) for p in value.positions])
-                state.exported.add(name)
-            steps = 0
-            while not state.done and steps < _STEP_CAP:
-                steps += 1
-                instrs = state.code.instrs
-                instr = instrs[state.pc] if state.pc < len(instrs) else None
-                if isinstance(instr, Command):
-                    fields = [to_manifest.scalar(v) for v in interp.fields(instr.words, state)]
-                    prefix = interp.prefix(instr, state)
-                    env = {name: to_manifest.scalar(v) for name, v in interp.child_env(state, prefix).items() if isinstance(v, Value)}
-                    launch = _launch(container, fields, env, set(prefix))
-                    if launch is not None:
-                        found.launches.append(launch)
-                interp.step(state)
-        except ScriptError as err:
-            # Fail closed: a command that cannot be read could hide any flag.
-            found.findings.append(Finding("FL010", "error", f"{container.path}: the bash -c script cannot be evaluated: {err.message}",
-                                          (), to_manifest.line_location(err.line, file)))
-            return
-        if steps >= _STEP_CAP:
-            found.findings.append(Finding("FL011", "warning", f"{container.path}: the bash -c script was followed for "
-                                          f"{_STEP_CAP} steps only; launches after that are not checked", (),
-                                          to_manifest.line_location(1, file)))
+    path = f"{file}#{container.path}"  # the command evaluated from its text, under a name no file has
+    to_manifest = _OriginMap(path, script)
+    try:
+        interp = Interp(path, text=script.text.encode("utf-8"))
+        state = interp.start({})
+        for name, value in container.env.items():
+            state.scopes[0][name] = Value(value.text, [_manifest_origin(p) for p in value.positions])
+            state.exported.add(name)
+        steps = 0
+        while not state.done and steps < _STEP_CAP:
+            steps += 1
+            instrs = state.code.instrs
+            instr = instrs[state.pc] if state.pc < len(instrs) else None
+            if isinstance(instr, Command):
+                fields = [to_manifest.scalar(v) for v in interp.fields(instr.words, state)]
+                prefix = interp.prefix(instr, state)
+                env = {name: to_manifest.scalar(v) for name, v in interp.child_env(state, prefix).items() if isinstance(v, Value)}
+                launch = _launch(container, fields, env, set(prefix))
+                if launch is not None:
+                    found.launches.append(launch)
+            interp.step(state)
+    except ScriptError as err:
+        # Fail closed: a command that cannot be read could hide any flag.
+        found.findings.append(Finding("FL010", "error", f"{container.path}: the bash -c script cannot be evaluated: {err.message}",
+                                      (), to_manifest.line_location(err.line, file)))
+        return
+    if steps >= _STEP_CAP:
+        # Fail closed: a launch after the loop is not checked, so the gate must not pass it.
+        found.findings.append(Finding("FL011", "warning" if allow_unverified else "error",
+                                      f"{container.path}: the bash -c script was followed for {_STEP_CAP} steps"
+                                      f" only (a loop around line {interp.line}); launches after that are not checked",
+                                      (), to_manifest.line_location(interp.line, file)))
 
 
 def _launch(container: Container, fields: list[Scalar], env: dict[str, Scalar], prefixed: set[str]) -> Launch | None:
@@ -402,6 +401,7 @@ def check_manifest(
     fix: bool = True,
     max_fixes: int = 3,
     checker: Checker | None = None,
+    allow_unverified: bool = False,
 ) -> list[Checked]:
     """Check every launch of every JobSet in a manifest: a path (os.PathLike, or a one-line str naming an
     existing file or ending in .yaml/.yml) or the YAML text itself. `env` holds Tunix variables assumed for every launch (the manifest's
@@ -409,17 +409,17 @@ def check_manifest(
     known) go with the first. Broken YAML raises InputError with file:line."""
     text, default_label = _manifest_text(path_or_text)
     return check_manifest_text(text, label or default_label, env=env, fix=fix, max_fixes=max_fixes,
-                               checker=checker or Checker(pin, model, tuple(extra_rules)))
+                               checker=checker or Checker(pin, model, tuple(extra_rules)), allow_unverified=allow_unverified)
 
 
 def check_manifest_text(text: str, label: str, *, checker: Checker, env: Mapping[str, str] | None = None,
-                        fix: bool = True, max_fixes: int = 3) -> list[Checked]:
+                        fix: bool = True, max_fixes: int = 3, allow_unverified: bool = False) -> list[Checked]:
     """`check_manifest` of YAML text read elsewhere (stdin): never taken for a path, whatever it holds."""
     manifest = read_manifest(text, label)
     checked: list[Checked] = []
     notes = list(manifest.notes)
     for container in manifest.containers:
-        found = find_launches(container, label)
+        found = find_launches(container, label, allow_unverified)
         notes.extend(found.notes)
         results = [check_launch(checker, launch, label, env=env, fix=fix, max_fixes=max_fixes) for launch in found.launches]
         if found.findings:

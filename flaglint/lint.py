@@ -230,6 +230,12 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
     unverified: dict[tuple, Finding] = {}
     for outcome in exploration.outcomes:
         trainer = _trainer_rendering(outcome.rendering)
+        lost = outcome.rendering.unfound + trainer.unfound
+        if lost and FLAGS_VARIABLE in trainer.variables:
+            for note in lost:
+                notes.add(f"{note.file}:{note.line}: {note.message}: the flags of the paths through it are not checked")
+            unknown.extend(outcome.paths)
+            continue
         if outcome.rendering.status != 0 or trainer.status != 0:
             quiet.extend(outcome.paths)
             continue
@@ -239,12 +245,6 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
             unverified.setdefault((stopped.file, stopped.line), Finding(
                 "FL011", "warning" if allow_unverified else "error",
                 f"the launch is not verified: {stopped.message}", (), Location(stopped.file, stopped.line, 1, end_column=2)))
-            unknown.extend(outcome.paths)
-            continue
-        lost = outcome.rendering.unfound + trainer.unfound
-        if lost and FLAGS_VARIABLE in trainer.variables:
-            for note in lost:
-                notes.add(f"{note.file}:{note.line}: {note.message}: the flags of the paths through it are not checked")
             unknown.extend(outcome.paths)
             continue
         for path in outcome.paths:

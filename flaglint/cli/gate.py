@@ -16,7 +16,8 @@ from .output import apply_settings, emit
 @click.command()
 @click.argument("manifests", nargs=-1, required=True)
 @common_options
-def gate(manifests, options: Options):
+@click.option("--allow-unverified", is_flag=True, help="A launch that cannot be verified is a warning, not an error.")
+def gate(manifests, options: Options, allow_unverified):
     """Check every JobSet in MANIFESTS (YAML files, `-` for stdin) before `kubectl apply`.
 
     Exit 1 blocks the launch (a finding at or above --fail-on); exit 2 is unreadable input.
@@ -38,9 +39,11 @@ def gate(manifests, options: Options):
             if manifest == "-":
                 label = options.stdin_filename or "<stdin>"
                 text = (fixed or {}).get(label, stdin)
-                items = check_manifest_text(text, label, env=env, checker=checker, fix=fix, max_fixes=max_fixes)
+                items = check_manifest_text(text, label, env=env, checker=checker, fix=fix, max_fixes=max_fixes,
+                                            allow_unverified=allow_unverified)
             else:
-                items = check_manifest(Path(manifest), env=env, checker=checker, fix=fix, max_fixes=max_fixes)
+                items = check_manifest(Path(manifest), env=env, checker=checker, fix=fix, max_fixes=max_fixes,
+                                       allow_unverified=allow_unverified)
             for item in items:
                 apply_settings(item.result, settings, item.label)
                 item.in_file = manifest != "-"

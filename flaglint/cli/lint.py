@@ -33,8 +33,9 @@ def _vary(items: tuple[str, ...]) -> dict[str, list[str]]:
 @click.argument("scripts", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, readable=True))
 @common_options
 @click.option("--vary", "vary_items", multiple=True, metavar="K=v1,v2", help="Widen an input's values (repeatable).")
-@click.option("--path-cap", type=click.IntRange(1), help="Most paths explored per script (default 4096).")
-def lint(scripts, options: Options, vary_items, path_cap):
+@click.option("--path-cap", type=click.IntRange(1), help="Most input combinations checked together per script (default 4096).")
+@click.option("--allow-unverified", is_flag=True, help="A launch that cannot be verified is a warning, not an error.")
+def lint(scripts, options: Options, vary_items, path_cap, allow_unverified):
     """Check recipe SCRIPTS on every branch, statically (they are never run)."""
     from ..check import Checker
     from ..lint import check_script
@@ -53,7 +54,8 @@ def lint(scripts, options: Options, vary_items, path_cap):
     def run(_fixed=None) -> list[Checked]:
         checked = []
         for script in scripts:
-            found = check_script(Path(script), checker, env, _vary(vary_items), settings["path-cap"], options.max_fixes)
+            found = check_script(Path(script), checker, env, _vary(vary_items), settings["path-cap"], options.max_fixes,
+                                 allow_unverified)
             apply_settings(found.result, settings, script)
             fix = found.result.fixes[0] if found.edits or found.additions else None
             checked.append(Checked(script, found.text, found.result, hint, in_file=True, fix=fix, edits=found.edits))

@@ -238,20 +238,23 @@ class _Explorer:
             results.extend((v, r) for r in self._step_all(s))
         if not groupable:
             return [r for _, r in results]
-        groups: dict[tuple, tuple[State, list]] = {}
+        groups: dict[tuple, tuple[State, list, list]] = {}
         for v, r in results:
             key = (id(r.code), r.pc, r.status, len(r.stack),
                    frozenset(item for item in r.domains.items() if item[0] != e.name))
             if key in groups:
                 groups[key][1].append(v)
+                groups[key][2].append(e.name in r.exported)
             else:
-                groups[key] = (r, [v])
+                groups[key] = (r, [v], [e.name in r.exported])
         out = []
-        for r, values in groups.values():
+        for r, values, exported in groups.values():
             if len(values) > 1:
                 r.domains[e.name] = tuple(values)
                 r.inputs.pop(e.name, None)
-                if not any(e.name in s for s in r.scopes):
+                # Exported on every value (`export IN1` before, or set on each): it stays so. Else an
+                # input whose values stay grouped is exported when set, as its witness says.
+                if not all(exported) and not any(e.name in s for s in r.scopes):
                     r.exported.discard(e.name)
             out.append(r)
         return out

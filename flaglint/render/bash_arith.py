@@ -56,9 +56,16 @@ class _Parser:
             if not m or m.end() == pos:
                 raise ArithError(f"bad arithmetic near {text[pos:end]!r}")
             if m.group(1):
-                self.tokens.append(("num", _number(m.group(1))))
+                self.tokens.append(("num", m.group(1)))  # its value (or bash's error) when evaluated
             elif m.group(2):
-                self.tokens.append(("var", m.group(2)))
+                name = m.group(2)
+                if m.end() < end and text[m.end()] == "[":  # an array element: a[i + 1]
+                    close = _bracket_end(text, m.end(), end)
+                    name = text[m.start(2):close + 1]
+                    pos = close + 1
+                    self.tokens.append(("var", name))
+                    continue
+                self.tokens.append(("var", name))
             else:
                 self.tokens.append(("op", m.group(3)))
             pos = m.end()
@@ -66,7 +73,7 @@ class _Parser:
 
     def parse(self) -> tuple:
         if not self.tokens:
-            return ("num", 0)
+            return ("num", "0")
         node = self._binary(0)
         if self.i != len(self.tokens):
             raise ArithError("unexpected token in arithmetic")
@@ -148,15 +155,39 @@ class _Parser:
         return (kind, val)
 
 
+def _bracket_end(text: str, start: int, end: int) -> int:
+    depth = 0
+    for i in range(start, end):
+        depth += {"[": 1, "]": -1}.get(text[i], 0)
+        if depth == 0:
+            return i
+    raise ArithError("missing ] in arithmetic")
+
+
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ@_"
+
+
 def _number(text: str) -> int:
+    """A constant as bash reads it: 0x hex, 0 octal, base#digits (base 2 to 64; up to 36 letters
+    of either case are 10-35, above that a-z 10-35, A-Z 36-61, @ 62, _ 63)."""
     if text[:2] in ("0x", "0X"):
-        return int(text, 16)
-    if "#" in text:
-        base, digits = text.split("#", 1)
-        return int(digits, int(base))
-    if len(text) > 1 and text[0] == "0":
-        return int(text, 8)
-    return int(text)
+        base, digits = 16, text[2:]
+    elif "#" in text:
+        prefix, digits = text.split("#", 1)
+        base = int(prefix)
+        if not 2 <= base <= 64:
+            raise ArithError(f"{text}: invalid arithmetic base")
+    elif len(text) > 1 and text[0] == "0":
+        base, digits = 8, text[1:]
+    else:
+        base, digits = 10, text
+    value = 0
+    for ch in digits:
+        digit = _DIGITS.index(ch.lower() if base <= 36 else ch) if ch in _DIGITS else 99
+        if digit >= base:
+            raise ArithError(f"{text}: value too great for base")
+        value = value * base + digit
+    return value
 
 
 def _wrap(n: int) -> int:
@@ -197,7 +228,7 @@ class ArithContext:
 def eval_arith(node: tuple, ctx: ArithContext, depth: int = 0) -> int:
     kind = node[0]
     if kind == "num":
-        return _wrap(node[1])
+        return _wrap(_number(node[1]))
     if kind == "var":
         return _var_value(node[1], ctx, depth)
     if kind == "exp":
@@ -230,6 +261,8 @@ def eval_arith(node: tuple, ctx: ArithContext, depth: int = 0) -> int:
         if op != "=":
             current = _var_value(name, ctx, depth)
             base = op[:-1]
+            if base == "**" and value < 0:
+                raise ArithError("exponent less than 0")
             value = _wrap(_divide(base, current, value)) if base in ("/", "%") else _wrap(
                 pow(current, value, 1 << 64) if base == "**" else _OPS[base](current, value))
         ctx.set(name, value)

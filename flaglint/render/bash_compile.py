@@ -7,6 +7,7 @@ the path explorer can fork it at a branch instead of re-running the script from 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 from flaglint.render.bash_arith import ArithError, parse_arith
@@ -19,6 +20,7 @@ from flaglint.render.bash_words import ARITH_ASSIGN, Lit, Param, Source, Word, W
 class Instr:
     groupable = False  # only sets the status or jumps: paths that agree on that can share inputs
     mutates = False  # may assign a variable before it has read everything it reads
+    checked = False  # a failure ends the script under `set -e` (not a condition, not left of && / ||, not negated)
 
 
 @dataclass(eq=False)
@@ -53,6 +55,7 @@ class Command(Instr):
     words: list  # list[Word]; words[0] is the command name
     prefix: list  # list[Assign]: assignments in front of the command, for it alone
     mutates: bool = False
+    silent: bool = False  # standard output goes to stderr or /dev/null
 
 
 @dataclass(eq=False)
@@ -184,6 +187,8 @@ class Compiler:
         self.src = src
         self.facts = facts
         self.loops: list[tuple[list, list]] = []  # per loop: (break jumps, continue jumps)
+        self.conditions = 0  # inside an if/while condition, left of && / ||, or negated: `set -e` does not apply
+        self.unchecked: set[int] = set()  # ids of the instructions compiled in such a place
 
     # -- helpers --
     def line(self, node) -> int:
@@ -224,7 +229,22 @@ class Compiler:
         if handler is None:
             code.instrs.append(NoteInstr(self.line(node), f"unsupported construct: {t}"))
             return
+        start = len(code.instrs)
         handler(node, code)
+        if self.conditions == 0:
+            for instr in code.instrs[start:]:
+                if type(instr) in (Test, ArithCmd, Command) and id(instr) not in self.unchecked:
+                    instr.checked = True
+
+    def condition(self, nodes, code: Code) -> None:
+        """Statements whose failure is a branch, not an error (`set -e` does not apply)."""
+        start = len(code.instrs)
+        self.conditions += 1
+        try:
+            self.block(nodes, code)
+        finally:
+            self.conditions -= 1
+        self.unchecked.update(id(instr) for instr in code.instrs[start:])
 
     def s_variable_assignment(self, node, code: Code, builtin: str = "", flags: str = "") -> None:
         code.instrs.append(self.assignment(node, builtin, flags))
@@ -353,11 +373,17 @@ class Compiler:
     def s_redirected_statement(self, node, code: Code) -> None:
         body = node.child_by_field_name("body")
         if body is not None:
+            before = len(code.instrs)
             self.statement(body, code)
+            redirects = [re.sub(r"\s", "", self.text(c)) for c in node.children if c.type == "file_redirect"]
+            if any(r in (">&2", "1>&2", ">/dev/null", "1>/dev/null", "&>/dev/null") for r in redirects):
+                for instr in code.instrs[before:]:
+                    if isinstance(instr, Command):
+                        instr.silent = True  # its output is not captured by $(...)
 
     def s_list(self, node, code: Code) -> None:
         kids = [c for c in node.children if c.type not in _SKIP]
-        self.statement(kids[0], code)
+        self.condition([kids[0]], code)
         i = 1
         while i + 1 < len(kids):
             op = kids[i].type
@@ -369,7 +395,10 @@ class Compiler:
                 jump.target = len(code.instrs)
                 self._reparse(*joined[1], code)
                 return
-            self.statement(kids[i + 1], code)
+            if i + 2 < len(kids):
+                self.condition([kids[i + 1]], code)
+            else:
+                self.statement(kids[i + 1], code)
             jump.target = len(code.instrs)
             i += 2
         code.instrs.append(Join())
@@ -379,8 +408,7 @@ class Compiler:
         code.instrs.append(SetStatus(1 if negated else 0))
 
     def s_negated_command(self, node, code: Code) -> None:
-        for c in node.named_children:
-            self.statement(c, code)
+        self.condition(node.named_children, code)
         code.instrs.append(Negate())
 
     def s_compound_statement(self, node, code: Code) -> None:
@@ -489,7 +517,7 @@ class Compiler:
         for line, cond, body in arms:
             skip = None
             if cond is not None:
-                self.block(cond, code)
+                self.condition(cond, code)
                 skip = JumpIf(on_success=False)
                 out.append(skip)
             out.append(Branch(line))
@@ -566,7 +594,7 @@ class Compiler:
         body = node.child_by_field_name("body")
         conds = [c for c in node.named_children if c is not body and c.type not in _SKIP and c != body]
         conds = [c for c in conds if not (c.start_byte == body.start_byte and c.end_byte == body.end_byte)]
-        self.block(conds, code)
+        self.condition(conds, code)
         exit_jump = JumpIf(on_success=until)
         out.append(exit_jump)
         self._loop_body(body, code, head)
@@ -601,7 +629,44 @@ class Compiler:
         return True
 
     def s_c_style_for_statement(self, node, code: Code) -> None:
-        code.instrs.append(NoteInstr(self.line(node), "unsupported construct: arithmetic for loop (not evaluated)"))
+        """for ((init; condition; update)): init, then the condition before each pass and the update
+        after it (an empty condition is true, as in bash)."""
+        out = code.instrs
+        opener = next(c for c in node.children if c.type == "((")
+        closer = next(c for c in node.children if c.type == "))")
+        separators = [c for c in node.children if c.type == ";" and opener.end_byte <= c.start_byte < closer.start_byte]
+        if len(separators) != 2:
+            raise self.fail(node, "unsupported arithmetic for loop")
+        bounds = [opener.end_byte, separators[0].start_byte, separators[0].end_byte, separators[1].start_byte,
+                  separators[1].end_byte, closer.start_byte]
+        init, cond, update = (self._arith_span(node, bounds[i], bounds[i + 1]) for i in (0, 2, 4))
+        if init is not None:
+            out.append(ArithCmd(self.line(node), init, True))
+        enter = Jump()
+        out.append(enter)
+        head = len(out)
+        if update is not None:
+            out.append(ArithCmd(self.line(node), update, True))
+        enter.target = len(out)
+        exit_jump = None
+        if cond is not None:
+            out.append(ArithCmd(self.line(node), cond, _arith_mutates(self.src.text[self.src.char_index(bounds[2]):self.src.char_index(bounds[3])])))
+            self.unchecked.add(id(out[-1]))
+            exit_jump = JumpIf(on_success=False)
+            out.append(exit_jump)
+        self._loop_body(node.child_by_field_name("body"), code, head)
+        out.append(Jump(target=head))
+        if exit_jump is not None:
+            exit_jump.target = len(out)
+        self._close_loop(code)
+
+    def _arith_span(self, node, start: int, end: int) -> tuple | None:
+        if not self.src.data[start:end].strip():
+            return None
+        try:
+            return parse_arith(self.src, self.src.char_index(start), self.src.char_index(end))
+        except (ArithError, WordSyntaxError) as e:
+            raise self.fail(node, f"arithmetic: {e}") from None
 
     def s_function_definition(self, node, code: Code) -> None:
         name = self.text(node.child_by_field_name("name"))
@@ -740,6 +805,39 @@ class CompiledFile:
 _cache: dict[tuple, CompiledFile] = {}
 
 
+_span_cache: dict[tuple, Code] = {}
+
+
+def compile_span(src: Source, start: int, end: int) -> Code:
+    """The commands in characters start:end of a compiled file (a command substitution), parsed on
+    their own at their own offsets, so their words keep their origins."""
+    key = (id(src), start, end)
+    found = _span_cache.get(key)
+    if found is None:
+        code = Code(src)
+        Compiler(src, FileFacts())._reparse(src.byte_offset(start), src.byte_offset(end), code)
+        found = _span_cache[key] = code
+    return found
+
+
+_BACKTICK_COMMENT = re.compile(rb"`[ \t]*#[^`\n]*`")
+_SHADOWING_DEFINITION = re.compile(rb"(?m)^([ \t]*(?:function[ \t]+)?)(export|local|declare|readonly|typeset)(?=[ \t]*\(\))")
+
+
+def _readable(data: bytes) -> bytes:
+    """The script as tree-sitter-bash can read it, where bash reads what it cannot; every offset
+    and line stays as it was (the compiler reads names and words from the original text):
+    a command substitution that is only a comment (`# note` inside a command) runs nothing, so
+    it is blank; a function named like a declaration builtin (`export() { :; }`) is parsed under
+    another name of the same length; a backslash that ends the file continues nothing."""
+    data = _BACKTICK_COMMENT.sub(lambda m: b" " * len(m.group()), data)
+    data = _SHADOWING_DEFINITION.sub(lambda m: m.group(1) + b"_" + m.group(2)[1:], data)
+    body = data.rstrip(b"\n")
+    if body.endswith(b"\\") and not body.endswith(b"\\\\"):
+        data = body[:-1] + b" " + data[len(body):]
+    return data
+
+
 def compile_file(path: str) -> CompiledFile:
     """Parse and compile a script (cached on path, size and modification time)."""
     try:
@@ -752,21 +850,28 @@ def compile_file(path: str) -> CompiledFile:
             data = f.read()
     except OSError as e:
         raise ScriptError(path, 0, f"cannot read: {e.strerror}") from None
+    compiled = compile_text(path, data)
+    _cache[key] = compiled
+    return compiled
+
+
+def compile_text(path: str, data: bytes) -> CompiledFile:
+    """Parse and compile a script's bytes; `path` names it (a file, or a virtual path such as a
+    manifest's `bash -c` command)."""
     try:
         src = Source(path, data)
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         raise ScriptError(path, line, "not UTF-8 text") from None
     parser = _get_parser()
-    tree = parser.parse(data)
-    patched = _separate_assignment_lines(data, tree.root_node)
-    if patched != data:
+    readable = _readable(data)
+    tree = parser.parse(readable)
+    patched = _separate_assignment_lines(readable, tree.root_node)
+    if patched != readable:
         tree = parser.parse(patched)
     _check_errors(src, tree.root_node)
     facts = FileFacts()
     compiler = Compiler(src, facts)
     code = Code(src)
     compiler.block(compiler.statements(tree.root_node), code)
-    compiled = CompiledFile(code, facts)
-    _cache[key] = compiled
-    return compiled
+    return CompiledFile(code, facts)

@@ -8,7 +8,7 @@ import re
 from flaglint.render.bash_arith import ArithContext, ArithError, eval_arith, parse_arith_text
 from flaglint.render.bash_compile import (
     ArithCmd, Assign, Branch, Case, Code, Command, ForInit, ForNext, FuncDef, Join, Jump, JumpIf, Negate,
-    NoteInstr, SetStatus, Subshell, Test, Unset, compile_file,
+    NoteInstr, SetStatus, Subshell, Test, Unset, compile_file, compile_span, compile_text,
 )
 from flaglint.render.bash_types import Choice, FromInput, Launch, Note, Rendering, Sym, Value, resolve
 from flaglint.render.maxtext_command import may_launch
@@ -33,10 +33,15 @@ class _ExitScript(Exception):
     pass
 
 
+class _AbortCommand(Exception):
+    """An expansion error ($(( 08 ))): bash abandons the command it is in, and the function or
+    sourced file that command is part of, and goes on with the next command at the top."""
+
+
 class State:
     __slots__ = ("scopes", "exported", "functions", "positional", "code", "pc", "stack", "status",
                  "inputs", "domains", "notes", "branches", "handoffs", "iters", "steps", "done", "exit_code",
-                 "unfound", "unbounded", "launched")
+                 "unfound", "unbounded", "output", "launched", "options")
 
     def copy(self) -> "State":
         s = State.__new__(State)
@@ -59,7 +64,9 @@ class State:
         s.exit_code = self.exit_code
         s.unfound = self.unfound
         s.unbounded = self.unbounded
+        s.output = self.output
         s.launched = self.launched
+        s.options = self.options
         return s
 
 
@@ -121,6 +128,18 @@ def split_fields(segs: list) -> list[Value]:
     return fields
 
 
+_DEFAULTING = (":-", "-", ":=", "=", ":+", "+", ":?", "?")  # operators that handle an unset variable
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_INTEGER = re.compile(r"[-+]?[0-9]+")  # ASCII digits only, as bash reads them (not ², not ٣)
+
+
+def _status_argument(args: list[str], status: int) -> int:
+    """The status `exit N` / `return N` gives: N modulo 256; 2 when N is not a number."""
+    if not args:
+        return status
+    return int(args[0]) & 255 if _INTEGER.fullmatch(args[0].strip()) else 2
+
+
 def _symbolic(value) -> bool:
     return type(value) is Choice or type(value) is Sym
 
@@ -166,7 +185,14 @@ class _Arith(ArithContext):
         self.interp, self.st = interp, st
 
     def get(self, name: str) -> str | None:
-        v = self.interp.lookup(self.st, name)
+        if name.endswith("]"):  # an array element
+            base, _, index = name[:-1].partition("[")
+            elems = self.interp.lookup(self.st, base)
+            elems = elems if isinstance(elems, list) else ([elems] if elems is not None else [])
+            i = eval_arith(parse_arith_text(index), self)
+            v = elems[i] if -len(elems) <= i < len(elems) else None
+        else:
+            v = self.interp.scalar(self.st, name)
         return None if v is None else v.text
 
     def set(self, name: str, value: int) -> None:
@@ -180,9 +206,11 @@ class _Arith(ArithContext):
 class Interp:
     """Runs compiled bash on a State. `candidates` gives the values an unread input may take."""
 
-    def __init__(self, script: str, candidates=None):
+    def __init__(self, script: str, candidates=None, text: bytes | None = None):
+        """`text`: the script's bytes, when `script` is a virtual path (nothing is read from it)."""
         self.script = script
-        self.repo_root = _find_repo_root(script)
+        self.text = text
+        self.repo_root = _find_repo_root(script) if text is None else None
         self.candidates = candidates  # callable(name) -> tuple of str | None; None: inputs are unset
         self.files: dict[str, object] = {}
         self.line = 0  # the line of the instruction being run, for notes
@@ -190,7 +218,7 @@ class Interp:
 
     # ---- setup ----
     def load(self, path: str):
-        compiled = compile_file(path)
+        compiled = compile_text(path, self.text) if path == self.script and self.text is not None else compile_file(path)
         self.files[path] = compiled
         return compiled
 
@@ -216,7 +244,9 @@ class Interp:
         st.exit_code = 0
         st.unfound = ()  # Notes: the scripts and files the path runs or sources that cannot be found
         st.unbounded = None  # a Note: the construct the path did not get past (a loop beyond the step limit)
+        st.output = None  # inside $(fn): the (text, origins) pieces echo writes
         st.launched = ()  # Launches: the python and xpk command lines the path runs (never run here)
+        st.options = frozenset()  # `set -e` (e) and `set -u` (u) in force
         return st
 
     # ---- variables ----
@@ -285,12 +315,23 @@ class Interp:
             return
         for scope in reversed(st.scopes):
             if name in scope:
-                scope[name] = value
-                return
+                if scope is not st.scopes[0] or value is UNSET or not self._reads_input(st, scope[name]):
+                    scope[name] = value
+                    return
+                break  # a joined path that never assigned it: assigned now, as an input
         group = st.domains.get(name)
-        if value is not UNSET and group is not None and name not in st.inputs and None in group and len(group) > 1:
-            raise NeedInput(name, group)  # whether it stays exported depends on whether it was set
+        if value is not UNSET and group is not None and name not in st.inputs:
+            if None in group and len(group) > 1:
+                raise NeedInput(name, group)  # whether it stays exported depends on whether it was set
+            if None not in group:
+                st.exported.add(name)  # set in the environment on every value of the path: exported
         st.scopes[0][name] = value
+
+    def _reads_input(self, st: State, value) -> bool:
+        """Whether a stored (joined) value is, on this path, the input's own (FromInput)."""
+        while type(value) is Choice:
+            value = self._pick(st, value)
+        return type(value) is FromInput
 
     def _is_local(self, st: State, name: str) -> bool:
         return any(name in scope for scope in st.scopes[1:])
@@ -353,16 +394,45 @@ class Interp:
         if type(p) is Param:
             return self.param(p, st)
         if type(p) is Arith:
-            return [_computed(str(self.arith(p.expr, st, self.line)), p.quoted)]
+            try:
+                return [_computed(str(eval_arith(p.expr, _Arith(self, st))), p.quoted)]
+            except (ArithError, RecursionError) as e:
+                self.note(st, self.line, f"arithmetic error: {e}; bash abandons the command")
+                raise _AbortCommand() from None
         if type(p) is CmdSub:
             if p.kind == "dir":
                 return [_computed(os.path.dirname(os.path.abspath(st.code.src.path)), p.quoted)]
             if p.kind == "toplevel" and self.repo_root:
                 return [_computed(self.repo_root, p.quoted)]
+            output = self._function_output(p, st)
+            if output is not None:
+                return [output]
             short = p.text if len(p.text) <= 60 else p.text[:57] + "..."
             self.note(st, p.line, f"opaque: command substitution {short}")
             return [("", (), p.quoted, True)]
         raise AssertionError(p)
+
+    def _function_output(self, p: CmdSub, st: State) -> tuple | None:
+        """`$(fn args)` of a function the scripts define: the function run in a subshell of this
+        state, its `echo` output captured (trailing newlines removed, as bash does). None for
+        anything else, which stays opaque."""
+        words = p.text[2:-1].split() if p.text.startswith("$(") else p.text[1:-1].split()
+        if p.start < 0 or not words or words[0] not in st.functions:
+            return None
+        sub = st.copy()
+        sub.stack, sub.code, sub.pc, sub.done, sub.output = [], compile_span(st.code.src, p.start, p.end), 0, False, []
+        while not sub.done:
+            self.step(sub)
+            if sub.unbounded is not None:
+                return None
+        st.notes, st.steps = sub.notes, sub.steps
+        text, origins = [], []
+        for piece_text, piece_origins in sub.output:
+            text.append(piece_text)
+            origins.extend(piece_origins)
+        joined = "".join(text)
+        kept = len(joined.rstrip("\n"))
+        return (joined[:kept], tuple(origins[:kept]), p.quoted, False)
 
     def arith(self, expr: tuple, st: State, line: int) -> int:
         try:
@@ -452,6 +522,11 @@ class Interp:
 
     def _apply(self, p: Param, val: Value | None, st: State) -> list:
         q, op = p.quoted, p.op
+        if val is None and "u" in st.options and op not in _DEFAULTING and p.name not in ("@", "*"):
+            # bash stops here when it is unset, which launches nothing; so what follows is the run
+            # where the environment sets it, to a value not known here.
+            self.note(st, p.line, f"set -u: {p.name} must be set (bash stops where it is not); its value is not known")
+            val = Value("", [], True)
         if p.length:
             return [_computed(str(len(val.text)) if val is not None else "0", q)]
         if not op:
@@ -682,6 +757,12 @@ class Interp:
             _DISPATCH[type(instr)](self, instr, st)
         except _ExitScript:
             self.exit(st, 1)
+        except _AbortCommand:
+            self.abort(st)
+        else:
+            if instr.checked and st.status and "e" in st.options and st.code is code:
+                self.note(st, self.line, f"set -e: the command fails (status {st.status}); the script stops here")
+                self.exit(st, st.status)
 
     def i_jump(self, ins: Jump, st: State) -> None:
         st.pc = ins.target
@@ -738,8 +819,8 @@ class Interp:
             st.iters.pop(key, None)
             st.pc = ins.end
             return
+        self.assign(st, ins.var, items[i])  # first: it may fork (NeedInput), and the fork runs this step again
         st.iters[key] = (items, i + 1)
-        self.assign(st, ins.var, items[i])
         st.pc += 1
 
     def i_funcdef(self, ins: FuncDef, st: State) -> None:
@@ -766,6 +847,10 @@ class Interp:
 
     def i_assign(self, ins: Assign, st: State) -> None:
         builtin, flags = ins.builtin, ins.flags
+        if builtin in st.functions:  # a function named like the builtin runs instead of it
+            arg = ins.name if ins.value is None else f"{ins.name}={self.value(ins.value, st).text}"
+            self.call(st, st.functions[builtin], [input_value(arg)], {})
+            return
         local = builtin == "local" or (builtin in ("declare", "typeset") and "g" not in flags and len(st.scopes) > 1)
         if ins.array is not None:
             new = self.fields(ins.array, st)
@@ -804,6 +889,10 @@ class Interp:
         st.pc += 1
 
     def i_command(self, ins: Command, st: State) -> None:
+        if st.output is not None and ins.words[0].literal == "echo":
+            if not ins.silent:
+                self.b_echo(ins, st)
+                return
         if not ins.mutates:
             head = self.fields(ins.words[:1], st)
             if head and self._ignored(head[0].text, st):
@@ -891,6 +980,13 @@ class Interp:
         st.status = status
         st.done = True
 
+    def abort(self, st: State) -> None:
+        if not st.stack:
+            st.pc += 1
+        while st.stack and self.pop(st) not in ("subshell", "proc"):
+            pass
+        st.status = 1
+
     def ret(self, st: State, status: int) -> None:
         while st.stack:
             if self.pop(st) in ("func", "source", "subshell", "proc"):
@@ -912,7 +1008,9 @@ class Interp:
             return None
         if os.path.isabs(path):
             return path if os.path.isfile(path) else None
-        bases = [os.path.dirname(os.path.abspath(st.code.src.path))]
+        # As bash does: from the working directory; then, for a recipe run from its own directory
+        # or from the repository root, from the file's directory and the root.
+        bases = [os.getcwd(), os.path.dirname(os.path.abspath(st.code.src.path))]
         if self.repo_root:
             bases.append(self.repo_root)
         for base in bases:
@@ -950,6 +1048,44 @@ class Interp:
         st.pc = 0
 
     # ---- builtins ----
+    def b_echo(self, ins: Command, st: State) -> None:
+        """echo inside a captured function: its words, blank-separated, then a newline unless -n."""
+        fields = self.fields(ins.words[1:], st)
+        newline = True
+        while fields and fields[0].text in ("-n", "-e", "-E", "-ne", "-en"):
+            newline = newline and "n" not in fields[0].text
+            fields = fields[1:]
+        for i, f in enumerate(fields):
+            if i:
+                st.output.append((" ", (None,)))
+            st.output.append((f.text, tuple(f.origins)))
+        if newline:
+            st.output.append(("\n", (None,)))
+        st.status = 0
+        st.pc += 1
+
+    def b_builtin(self, ins, st, fields, args) -> None:
+        """`builtin NAME ...`: the builtin itself, even where a function has its name."""
+        if args and args[0] in ("export", "readonly", "declare", "typeset", "local"):
+            for field in fields[2:]:
+                name, equals, _ = field.text.partition("=")
+                if not _NAME_RE.fullmatch(name):
+                    continue
+                if equals:
+                    start = len(name) + 1
+                    self.assign(st, name, Value(field.text[start:], field.origins[start:], field.opaque), args[0] == "local")
+                if args[0] == "export":
+                    st.exported.add(name)
+            st.status = 0
+            st.pc += 1
+            return
+        handler = _BUILTINS.get(args[0]) if args else None
+        if handler is None:
+            st.status = 0
+            st.pc += 1
+            return
+        handler(self, ins, st, fields[1:], args[1:])
+
     def b_true(self, ins, st, fields, args) -> None:
         st.status = 0
         st.pc += 1
@@ -959,10 +1095,10 @@ class Interp:
         st.pc += 1
 
     def b_exit(self, ins, st, fields, args) -> None:
-        self.exit(st, int(args[0]) if args and args[0].lstrip("-").isdigit() else st.status)
+        self.exit(st, _status_argument(args, st.status))
 
     def b_return(self, ins, st, fields, args) -> None:
-        self.ret(st, int(args[0]) if args and args[0].lstrip("-").isdigit() else st.status)
+        self.ret(st, _status_argument(args, st.status))
 
     def b_source(self, ins, st, fields, args) -> None:
         if not args:
@@ -1012,12 +1148,28 @@ class Interp:
         self.child(ins, st, args[script], fields[script + 2:], False)
 
     def b_shift(self, ins, st, fields, args) -> None:
-        n = int(args[0]) if args and args[0].isdigit() else 1
-        st.status = 0 if n <= len(st.positional) else 1
+        if args and not _INTEGER.fullmatch(args[0]):
+            st.status = 1  # numeric argument required: nothing is shifted
+            st.pc += 1
+            return
+        n = int(args[0]) if args else 1
+        st.status = 0 if 0 <= n <= len(st.positional) else 1
+        n = max(n, 0)
         st.positional = st.positional[n:] if n <= len(st.positional) else st.positional
         st.pc += 1
 
     def b_set(self, ins, st, fields, args) -> None:
+        options = set(st.options)
+        words = args[: args.index("--")] if "--" in args else args
+        for i, word in enumerate(words):
+            if word in ("-o", "+o") and i + 1 < len(words):
+                letter = {"errexit": "e", "nounset": "u"}.get(words[i + 1])
+                if letter:
+                    (options.add if word == "-o" else options.discard)(letter)
+            elif len(word) > 1 and word[0] in "-+" and word[1:].isalpha():
+                for letter in set(word[1:]) & {"e", "u"}:
+                    (options.add if word[0] == "-" else options.discard)(letter)
+        st.options = frozenset(options)
         if "--" in args:
             st.positional = tuple(fields[1 + args.index("--") + 1:])
         st.status = 0
@@ -1127,5 +1279,5 @@ _BUILTINS = {
     "bash": Interp.b_bash, "sh": Interp.b_bash, "shift": Interp.b_shift, "set": Interp.b_set,
     "test": Interp.b_test, "[": Interp.b_test, "let": Interp.b_let, "read": Interp.b_read,
     "mapfile": Interp.b_read, "readarray": Interp.b_read, "printf": Interp.b_printf, "eval": Interp.b_eval,
-    "getopts": Interp.b_getopts,
+    "getopts": Interp.b_getopts, "builtin": Interp.b_builtin,
 }

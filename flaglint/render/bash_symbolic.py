@@ -120,7 +120,8 @@ def _merge_two(a: State, b: State) -> State | None:
     if name is None:
         return None
     assigned = any(name in scope for scope in a.scopes) or any(name in scope for scope in b.scopes)
-    if a.exported - {name} != b.exported - {name} or (assigned and a.exported != b.exported):
+    exported = _exported(a, name)
+    if a.exported - {name} != b.exported - {name} or (assigned and exported != _exported(b, name)):
         return None
     if any(set(sa) != set(sb) for sa, sb in zip(a.scopes[1:], b.scopes[1:])):
         return None
@@ -135,12 +136,26 @@ def _merge_two(a: State, b: State) -> State | None:
                 scope[var] = _choice(name, values_a, va, values_b, vb)
     m.domains[name] = tuple(dict.fromkeys(a.domains[name] + b.domains[name]))
     m.inputs.pop(name, None)
-    if not assigned:
+    if (assigned and exported) or (name in a.exported and name in b.exported):
+        m.exported.add(name)  # exported on both paths (`export IN1` before the fork, or set on each)
+    else:
         m.exported.discard(name)  # an input whose values stay grouped is exported when set (bash.py)
     m.notes = a.notes + tuple(n for n in b.notes if n not in a.notes)
     m.branches = ()  # the arms taken differ; a witness's are found by rendering it (lint)
     m.steps = max(a.steps, b.steps)
     return m
+
+
+def _exported(st: State, name: str) -> bool:
+    """Whether the input is exported on the path: marked so, or never assigned and set in the
+    environment on every value the path gives it."""
+    if name in st.exported:
+        return True
+    if any(name in scope for scope in st.scopes):
+        return False
+    if name in st.inputs:
+        return st.inputs[name] is not None
+    return None not in st.domains.get(name, (None,))
 
 
 def _choice(name: str, values_a: frozenset, va, values_b: frozenset, vb):

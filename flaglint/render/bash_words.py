@@ -98,6 +98,8 @@ class CmdSub:
     text: str
     quoted: bool
     line: int
+    start: int = -1  # the command inside, as character offsets in the file
+    end: int = -1
 
 
 Part = Union[Lit, Param, Arith, CmdSub]
@@ -323,7 +325,7 @@ class Lexer:
             if close < 0:
                 raise WordSyntaxError("unterminated backquote", self.pos)
             self.pos = close + 1
-            return CmdSub("opaque", self.text[start:self.pos], quoted, self._line(start))
+            return CmdSub("opaque", self.text[start:self.pos], quoted, self._line(start), start + 1, close)
         nxt = self._peek(1)
         if nxt == "(":
             if self._peek(2) == "(":
@@ -337,7 +339,7 @@ class Lexer:
             close = self._paren_end(self.pos + 2)
             self.pos = close + 1
             text = self.text[start:self.pos]
-            return CmdSub(substitution_kind(text), text, quoted, self._line(start))
+            return CmdSub(substitution_kind(text), text, quoted, self._line(start), start + 2, close)
         if nxt == "{":
             self.pos += 2
             return self._braced(quoted, start)

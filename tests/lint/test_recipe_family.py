@@ -119,3 +119,17 @@ def test_a_loop_that_cannot_be_followed_fails_closed(checker, tmp_path):
     assert "loop" in finding.message
     (allowed,) = check_script(script, checker, allow_unverified=True).result.findings
     assert allowed.severity == "warning"
+
+
+def test_the_family_is_read_as_bash_runs_it(checker):
+    """recipe_1024.sh ends in a backslash; the base launches with a backtick comment in the command,
+    reads the workers' environment in a while-read loop over a heredoc, and takes the chip count
+    from $(slice_chips ...), a function it defines."""
+    from flaglint.render import render
+
+    large = render(FAMILY / "recipe_1024.sh", {}).handoffs[-1].variables["MAXTEXT_EXTRA_FLAGS"].text
+    small = render(FAMILY / "recipe_256.sh", {}).handoffs[-1].variables["MAXTEXT_EXTRA_FLAGS"].text
+    assert "checkpoint_storage_concurrent_gb=96" in large and "checkpoint_storage_concurrent_gb" not in small
+    # The launch after all of it is checked: a key MaxText does not define, from the environment.
+    (finding,) = _errors(check_script(FAMILY / "recipe_1024.sh", checker, {"MAXTEXT_EXTRA_FLAGS": "bogus_key=1"}))
+    assert finding.rule == "FL004" and finding.witness["env"] == {}

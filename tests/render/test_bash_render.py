@@ -232,8 +232,15 @@ def test_arrays(tmp_path):
     assert exported(tmp_path, script) == {"N": "3", "F": "b c", "ALL": "a b c d"}
 
 
-def test_set_euo_pipefail_is_ignored(tmp_path):
-    assert exported(tmp_path, "set -euo pipefail\nfalse\nexport A=1\n") == {"A": "1"}
+def test_set_e_stops_at_a_failing_command_but_not_at_a_condition(tmp_path):
+    script = "set -euo pipefail\nexport A=1\n[[ -n \"${X:-}\" ]] && export B=1\nif false; then :; fi\nfalse\nexport C=1\n"
+    assert exported(tmp_path, script) == {"A": "1"}
+    assert render(write(tmp_path, script), {}).status == 1
+
+
+def test_set_u_continues_as_the_run_where_the_variable_is_set(tmp_path):
+    rendering = render(write(tmp_path, 'set -u\nexport A="k=$UNSET_INPUT"\n'), {})
+    assert rendering.exported["A"].text == "k=" and rendering.exported["A"].opaque
 
 
 def test_script_is_never_executed(tmp_path):

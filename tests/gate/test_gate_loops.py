@@ -1,0 +1,27 @@
+"""`gate` on bash -c commands with loops: a read loop is followed to the launch after it, and a
+launch after a loop the evaluator cannot get past fails closed (an error unless --allow-unverified)."""
+
+from __future__ import annotations
+
+from test_gate import PIN, _block_manifest, _findings, gate
+
+from flaglint.check import Checker
+from flaglint.gate import check_manifest
+
+BAD_LAUNCH = 'MAXTEXT_EXTRA_FLAGS="moe_roe_packed_routing_gather=true moe_chunk_pipeline=false" exec python3 -m tunix.main'
+
+
+def test_the_launch_after_a_read_loop_is_checked():
+    text = _block_manifest(["while read -r name value; do", '  export "${name}=${value}"', "done < /etc/worker.env", BAD_LAUNCH])
+    (error,) = _findings(check_manifest(text, checker=Checker(PIN), fix=False))
+    assert error.rule == "FL101"
+
+
+def test_a_launch_after_a_loop_that_does_not_end_fails_closed():
+    text = _block_manifest(["i=0", "while true; do i=$((i + 1)); done", BAD_LAUNCH])
+    (error,) = _findings(check_manifest(text, checker=Checker(PIN), fix=False))
+    assert error.rule == "FL011" and "loop around line 2" in error.message
+    result = gate("-", stdin=text)
+    assert result.exit_code == 1, result.output
+    allowed = gate("--allow-unverified", "-", stdin=text)
+    assert allowed.exit_code == 0 and "FL011" in allowed.output, allowed.output

@@ -1,0 +1,73 @@
+"""Constructs real recipes use, and the arithmetic and test edge cases the fuzzer found: render()
+gives what bash exports. bash only runs the scripts written here, in a temporary directory, with
+an empty environment except PATH."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+from test_bash_property import bash_env
+
+from flaglint.render import render
+
+pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+
+CASES = {
+    "trailing backslash at the end of the file": 'export A=1 \\\n',
+    "backtick comment inside a command": 'export A=1 `# the default` B=2\n',
+    "function named like a builtin runs instead of it": 'export() { :; }\nexport A=1\nB=2\nbuiltin export B\n',
+    "function output by $(fn)": 'chips() { local shape="${1#*:}"; echo $(( ${shape//x/*} )); }\n'
+                                 'export CHIPS="$(chips tpu7x:4x8x8)"\n',
+    "function output with a log line on stderr": 'f() {\n  echo "picked $1" >&2\n  echo "k=$1"\n}\nexport K="$(f 3)"\n',
+    "arithmetic for loop with continue": 'i=0\nfor ((j = 0; j < 4; j++)); do\n  [[ $j == 2 ]] && continue\n'
+                                         '  i=$((i + j))\ndone\nexport I=$i J=$j\n',
+    '"$@" with no arguments is no word': 'f() { export N=$#; }\nf "$@"\nexport M="$#"\n',
+    "argument loop over $# with shift": 'set -- --a=1 --b 2 rest\nwhile [[ $# -gt 0 ]]; do\n  case "$1" in\n'
+                                         '    --a=*) export A="${1#*=}"; shift ;;\n    --b) export B="$2"; shift 2 ;;\n'
+                                         '    *) export REST="$1"; shift ;;\n  esac\ndone\n',
+    "08 is not octal: the command is abandoned": 'export A="$(( 08 ))"\nexport B=1\n',
+    "base 99 is no base": 'f() { export A="$(( 99#1 ))"; export B=2; }\nf\nexport C=3\n',
+    "2#2 is too great for base 2": 'export A="$(( 2#2 ))"\n',
+    "base 64 digits": 'export A="$(( 64#_ + 64#@ + 36#z + 0x1f + 010 ))"\n',
+    "x **= -1": 'x=2\n(( x **= -1 ))\nexport S=$? X=$x\n',
+    "arrays in arithmetic": 'a=(3 4)\nexport A="$(( a + a[1] + a[0] * 2 ))"\n',
+    "exit with a non-ASCII digit": 'f() { exit ²; }\n(f)\nexport S=$?\n',
+    "shift with a non-ASCII digit": 'set -- a b\nshift ²\nexport S=$? N=$#\n',
+    "non-numeric -eq in [[ ]] and [ ]": '[[ abc -eq 0 ]]\nexport S1=$?\n[ abc -eq 0 ]\nexport S2=$?\n',
+    "08 in a [[ -eq ]] test": 'X=08\n[[ $X -eq 8 ]]\nexport S=$?\n',
+}
+
+
+@pytest.mark.parametrize("script", list(CASES.values()), ids=list(CASES))
+def test_render_exports_what_bash_exports(tmp_path, script):
+    path = tmp_path / "gen.sh"
+    path.write_text(script)
+    expected = bash_env(tmp_path, {})
+    assert {k: v.text for k, v in render(path, {}).exported.items()} == expected
+
+
+def test_read_from_process_substitution_is_opaque_not_an_error(tmp_path):
+    path = tmp_path / "gen.sh"
+    path.write_text('read -r A B < <(echo 1 2)\nexport A B\nexport C=3\n')
+    rendering = render(path, {})
+    assert rendering.exported["C"].text == "3" and rendering.exported["A"].opaque
+    assert any("read sets A" in note.message for note in rendering.notes)
+
+
+def _bash_value(cwd, script, name: str) -> str:
+    out = subprocess.run(["env", "-i", "PATH=/usr/bin:/bin", "bash", "-c", f'source "{script}"; printf %s "${name}"'],
+                         cwd=cwd, capture_output=True, text=True, timeout=20)
+    return out.stdout
+
+
+def test_relative_source_is_found_from_the_working_directory_as_bash_does(tmp_path, monkeypatch):
+    for folder, value in ((tmp_path, "root"), (tmp_path / "recipes", "recipes")):
+        (folder / "common").mkdir(parents=True)
+        (folder / "common" / "defaults.sh").write_text(f"export FROM={value}\n")
+    script = tmp_path / "recipes" / "run.sh"
+    script.write_text("source common/defaults.sh\n")
+    for cwd in (tmp_path, tmp_path / "recipes"):  # run from the repository root, and from the recipe's folder
+        monkeypatch.chdir(cwd)
+        assert render(script, {}).exported["FROM"].text == _bash_value(cwd, script, "FROM")
