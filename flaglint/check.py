@@ -18,10 +18,6 @@ from .schema.pins import DEFAULT_PIN, load_pin
 from .topology import DEVICE_NAMES, DeviceCount, device_names, from_config, not_judged_note
 from .solve import Proposal, Unsatisfiable, applicable, finding, format_value, held_keys, minimal_changes, violated
 
-# Findings about the pin or the string's size, which no edit of the flags removes.
-UNFIXABLE = {"FL007", "FL009"}
-
-
 class Checker:
     def __init__(self, pin: str = DEFAULT_PIN, model: str | None = None, extra_rules: tuple[str, ...] = (),
                  devices: DeviceCount | None = None):
@@ -143,13 +139,19 @@ class Checker:
         config, findings = self.config(fixed, env)
         # A value a config file sets that MaxText refuses is removed from the file by the fix (fix_yaml).
         in_files = set(config.chain.files) if config.chain is not None else set()
-        if any(f.severity == "error" and f.rule not in UNFIXABLE and not (f.rule == "FL005" and f.location and f.location.file in in_files)
+        if any(f.severity == "error" and self._fixable(f.rule) and not (f.rule == "FL005" and f.location and f.location.file in in_files)
                for f in findings):
             return None
         judged = _judged(self._judgeable(config), config)
         if violated(judged, config) or _ep_rank_without_axes(judged, [], config, self.ruleset.derived):
             return None
         return config
+
+    def _fixable(self, rule_id: str) -> bool:
+        """Whether an edit of the flags can remove the rule's findings (the registry says; the pin's own
+        findings and the string's size it cannot)."""
+        rule = self.ruleset.by_id(rule_id)
+        return rule is None or rule.fixable
 
 
 def _refused_keys(config: Config) -> set[str]:

@@ -70,7 +70,7 @@ def rule_json(rule: Rule) -> dict:
         "id": rule.id, "title": rule.title, "severity": rule.severity, "message": rule.message,
         "rationale": rule.rationale, "fix": rule.fix, "source": rule.source,
         "pins": list(rule.pins) if rule.pins else None, "when": rule.when_text, "require": rule.require_text,
-        "examples": rule.examples, "builtin": rule.builtin,
+        "examples": rule.examples, "builtin": rule.builtin, "fixable": rule.fixable,
     }
 
 

@@ -17,7 +17,7 @@ from .expr import ExprError, Node, from_json, parse, substitute
 from .findings import SEVERITIES, InputError
 
 _REQUIRED = ("id", "title", "severity", "message", "rationale", "source")
-_ALLOWED = {*_REQUIRED, "pins", "when", "require", "fix", "examples", "builtin"}
+_ALLOWED = {*_REQUIRED, "pins", "when", "require", "fix", "examples", "builtin", "fixable"}
 
 
 @dataclass
@@ -39,6 +39,7 @@ class Rule:
     fix: str | None = None
     examples: dict[str, str] = field(default_factory=dict)
     builtin: bool = False  # checked in code (resolve.py); the entry carries its metadata
+    fixable: bool = True  # False: no edit of the flags removes the finding, so a fix is judged without it
 
     @property
     def when(self) -> Node | None:
@@ -152,6 +153,7 @@ def load_rule_file(path: Path) -> list[Rule]:
                 fix=entry.get("fix"),
                 examples=examples,
                 builtin=builtin,
+                fixable=bool(entry.get("fixable", True)),
             )
         )
     return rules

@@ -66,3 +66,11 @@ def test_the_docs_and_the_config_check_read_the_same_registry():
     docs = (PACKAGE.parent / "docs" / "rules.md").read_text(encoding="utf-8")
     assert "\n## FL090\n" in docs
     assert set(REGISTRY) <= known_rule_ids()
+
+
+def test_whether_an_edit_of_the_flags_can_remove_a_finding_is_registry_data():
+    """The pin's own findings and the string's size stay whatever the fix does, so a fix is judged
+    without them; the registry entry says so, and explain shows it."""
+    assert {rule.id for rule in REGISTRY.values() if not rule.fixable} == {"FL007", "FL009"}
+    assert json.loads(invoke("explain", "--format", "json", "FL009").stdout)["fixable"] is False
+    assert json.loads(invoke("explain", "--format", "json", "FL004").stdout)["fixable"] is True
