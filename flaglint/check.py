@@ -13,7 +13,7 @@ from .expr import Unknown, evaluate
 from .findings import Finding, Result
 from .read import FlagSource
 from .resolve import Config, axis_rules_from_flags_only, resolve
-from .ruleset import load_ruleset
+from .ruleset import built_in, load_ruleset
 from .schema.pins import DEFAULT_PIN, load_pin
 from .topology import DEVICE_NAMES, DeviceCount, device_names, from_config, not_judged_note
 from .solve import Proposal, Unsatisfiable, applicable, finding, format_value, held_keys, minimal_changes, violated
@@ -81,7 +81,7 @@ class Checker:
             fixed = ", ".join(f"{k}={format_value(v)}" for k, v in err.fixed.items())
             rules = ", ".join(err.rules) + (" together" if len(err.rules) > 1 else "")
             result.findings.append(
-                Finding("FL090", "error", f"no change to the flags satisfies {rules}"
+                built_in("FL090", f"no change to the flags satisfies {rules}"
                         + (f" with {fixed}" if fixed else "") + f" at MaxText {self.pin.pin}", tuple(err.rules))
             )
             return
@@ -184,7 +184,7 @@ def _ep_rank_without_axes(judged: list, broken: list, config: Config, derived: d
             holds = True
         if not holds:
             plain = finding(rule, config, derived)
-            found.append(Finding("FL015", "error", (
+            found.append(built_in("FL015", (
                 f"{rule.id}: {plain.message}; pyconfig reads override_logical_axis_rules={token.value} before typing, as true, so MaxText keeps"
                 " only the flags' logical_axis_rules (no 'exp' rule: EP rank 1) while pydantic types it false and runs this check"),
                 ("override_logical_axis_rules", *plain.keys), plain.location, plain.related))

@@ -21,6 +21,7 @@ from .render.bash import OTHER, Exploration, ExploredPath, Rendering, Value
 from .render.bash_types import Launch
 from .render.maxtext_command import MaxTextCommand, recognise, xpk_command
 from .render.yaml_chain import config_node, load_chain, pin_relpath
+from .ruleset import built_in
 from .schema.config_index import ConfigIndex, load_index
 
 SEPARATORS = {";", "&&", "||", "|", "&"}
@@ -126,7 +127,7 @@ def check_command(checker: Checker, words: list[str], config: str, env: dict[str
     try:
         chained = replace(argv_source(words), chain=load_chain(config_node(config, index), index))
     except InputError as err:
-        return [Finding("FL010", "error", f"the config of this MaxText command line cannot be read: {err}")]
+        return [built_in("FL010", f"the config of this MaxText command line cannot be read: {err}")]
     return checker.check(chained, env, fix=False, unknown=unknown).findings
 
 

@@ -16,6 +16,7 @@ from .findings import Finding
 from .location import Location
 from .read import FlagSource, Token, tokenize
 from .read_argv import shell_words
+from .ruleset import built_in
 from .schema.pins import PinSchema, pins_defining
 from .tunix import bindings, load_tunix, type_tunix
 from .values import MERGED_RULE_LISTS, ValueError_, check_rule_list, coerce, normalise, parse_cli_value, type_value
@@ -81,7 +82,7 @@ def resolve(
     chain = source.chain
     size = len(source.text.encode("utf-8"))
     if size > MAX_ARG_BYTES:
-        findings.append(Finding("FL009", "error", f"the flag string is {size} bytes; a variable over {MAX_ARG_BYTES} bytes cannot be passed to the trainer (E2BIG), so it was not checked further"))
+        findings.append(built_in("FL009", f"the flag string is {size} bytes; a variable over {MAX_ARG_BYTES} bytes cannot be passed to the trainer (E2BIG), so it was not checked further"))
         config = Config(pin=pin, source=source, tokens=[], model=model)
         _resolve_tunix(config, env or {}, findings)  # the Tunix variables are still read, and checked
         return config, findings
@@ -90,9 +91,9 @@ def resolve(
     tokens = shell_words(source.text) if source.argv else tokenize(source.text)
     config = Config(pin=pin, source=source, tokens=tokens, model=model, chain=chain)
     if not tokens and not source.argv:
-        findings.append(Finding("FL012", "info", "the flag string is empty: no MaxText key is set (is the variable set?)"))
+        findings.append(built_in("FL012", "the flag string is empty: no MaxText key is set (is the variable set?)"))
     if not pin.starts_trainer:
-        findings.append(Finding("FL007", "error", f"MaxText at {pin.pin} does not start the trainer: {pin.does_not_start_reason}"))
+        findings.append(built_in("FL007", f"MaxText at {pin.pin} does not start the trainer: {pin.does_not_start_reason}"))
     _resolve_tunix(config, env or {}, findings)
     refused_in_files: dict[str, Finding] = {}
     if chain is not None:
@@ -113,22 +114,22 @@ def resolve(
         where = token.location(source.file)
         key, raw = _key(source, token), token.value
         if key is None:
-            findings.append(Finding("FL001", "error", f"{token.text!r} has no '=': Tunix refuses MAXTEXT_EXTRA_FLAGS entries that are not key=value", (), where))
+            findings.append(built_in("FL001", f"{token.text!r} has no '=': Tunix refuses MAXTEXT_EXTRA_FLAGS entries that are not key=value", (), where))
             config.rejected.append(token)
             continue
         if not key:
-            findings.append(Finding("FL002", "error", f"{token.text!r} has an empty key", (), where))
+            findings.append(built_in("FL002", f"{token.text!r} has an empty key", (), where))
             config.rejected.append(token)
             continue
         if key in seen:
             earlier = seen[key]
             findings.append(
-                Finding("FL003", "info", f"{key} is set again later (to {token.value!r}); this earlier value is overridden",
+                built_in("FL003", f"{key} is set again later (to {token.value!r}); this earlier value is overridden",
                         (key,), earlier.location(source.file), (where,))
             )
         seen[key] = token
         if key not in pin.keys and key.startswith("dpo."):
-            findings.append(Finding("FL013", "warning", f"{key}: MaxText ignores keys its dpo settings do not define", (key,), where))
+            findings.append(built_in("FL013", f"{key}: MaxText ignores keys its dpo settings do not define", (key,), where))
             continue
         if key not in pin.keys:
             findings.append(_undefined(key, pin, where))
@@ -141,7 +142,7 @@ def resolve(
             else:
                 value = _typed(pin, key, raw) if last[key] == index else parse_cli_value(raw)
         except ValueError_ as err:
-            findings.append(Finding("FL005", "error", f"{key}: {err}", (key,), where))
+            findings.append(built_in("FL005", f"{key}: {err}", (key,), where))
             config.explicit.pop(key, None)
             config.rejected.append(token)
             continue
@@ -197,7 +198,7 @@ def _apply_chain(config: Config, chain: Chain, findings: list[Finding]) -> dict[
             empty = key in INFERRED_WHEN_EMPTY and not setting.value
             typed = INFERRED_WHEN_EMPTY[key] if empty else coerce(pin.keys[key], normalise(key, setting.value, pin.keys[key].list_when_string))
         except ValueError_ as err:
-            refused[key] = Finding("FL005", "error", f"{key}: {err}", (key,), where)
+            refused[key] = built_in("FL005", f"{key}: {err}", (key,), where)
             continue
         config.explicit[key] = Assignment(key, typed, None, f"yaml:{setting.file}:{setting.line}", where)
     return refused
@@ -242,22 +243,22 @@ def _apply_m_variables(config: Config, env: Mapping[str, str], last: dict[str, i
         if not present and key not in last:
             continue
         if key in last:
-            findings.append(Finding("FL040", "error", f"{key} is set both on the command line and by {variable}; MaxText refuses a key given twice this way",
+            findings.append(built_in("FL040", f"{key} is set both on the command line and by {variable}; MaxText refuses a key given twice this way",
                                     (key, variable), config.location(key)))
             continue
         if (config.model and key in config.pin.models[config.model] and config.pin.refuses_model_and_env
                 and not _raw_override(config, config.tokens, last)):
-            findings.append(Finding("FL041", "error", f"{key} is set both by model {config.model} and by {variable}; MaxText refuses this unless override_model_config=true",
+            findings.append(built_in("FL041", f"{key} is set both by model {config.model} and by {variable}; MaxText refuses this unless override_model_config=true",
                                     (key, variable, "override_model_config")))
             continue
         parser = _str2bool if isinstance(original, bool) else type(original) if isinstance(original, (str, int, float)) else None
         if parser is None:
-            findings.append(Finding("FL042", "error", f"{variable}: MaxText cannot set {key} from an environment variable (its value is {type(original).__name__}, not a scalar)", (key, variable)))
+            findings.append(built_in("FL042", f"{variable}: MaxText cannot set {key} from an environment variable (its value is {type(original).__name__}, not a scalar)", (key, variable)))
             continue
         try:
             parsed = parser(text)
         except ValueError:
-            findings.append(Finding("FL042", "error", f"{variable}={text!r}: MaxText cannot parse it as {parser.__name__.lstrip('_')} (the type of {key}'s value {original!r})", (key, variable)))
+            findings.append(built_in("FL042", f"{variable}={text!r}: MaxText cannot parse it as {parser.__name__.lstrip('_')} (the type of {key}'s value {original!r})", (key, variable)))
             continue
         if key not in config.pin.keys:
             findings.append(_undefined(key, config.pin, None))
@@ -265,7 +266,7 @@ def _apply_m_variables(config: Config, env: Mapping[str, str], last: dict[str, i
         try:
             typed = coerce(config.pin.keys[key], normalise(key, parsed, config.pin.keys[key].list_when_string))
         except ValueError_ as err:
-            findings.append(Finding("FL005", "error", f"{key} (from {variable}): {err}", (key, variable)))
+            findings.append(built_in("FL005", f"{key} (from {variable}): {err}", (key, variable)))
             continue
         config.explicit[key] = Assignment(key, typed, None, f"env:{variable}")
 
@@ -321,7 +322,7 @@ def _check_raw_splash(config: Config, tokens: list[Token], last: dict[str, int],
     if all(raw[key] for key in _RAW_EXCLUSIVE):
         shown = ", ".join(f"{key}={raw[key]!r}" for key in _RAW_EXCLUSIVE)
         located = [config.location(k) for k in _RAW_EXCLUSIVE if config.location(k)]
-        findings.append(Finding("FL014", "error", f"at most one of use_tokamax_splash and use_jax_splash can be true; pyconfig reads them before typing, so a quoted 'false' counts as true ({shown})",
+        findings.append(built_in("FL014", f"at most one of use_tokamax_splash and use_jax_splash can be true; pyconfig reads them before typing, so a quoted 'false' counts as true ({shown})",
                                 _RAW_EXCLUSIVE, located[0] if located else None, tuple(located[1:])))
         set_by_flags = [tokens[last[key]] for key in reversed(_RAW_EXCLUSIVE) if key in last]
         if set_by_flags:
@@ -376,7 +377,7 @@ def _resolve_tunix(config: Config, env: Mapping[str, str], findings: list[Findin
         try:
             config.tunix[name] = type_tunix(name, var, raw)
         except ValueError as err:
-            findings.append(Finding("FL008", "error", str(err), (name,)))
+            findings.append(built_in("FL008", str(err), (name,)))
 
 
 def _apply_model(config: Config, model: str, findings: list[Finding], keep_flags: bool = False) -> None:
@@ -405,7 +406,7 @@ def _note_file_overridden(config: Config, key: str, model_value: Any, model: str
     if key in MERGED_RULE_LISTS:
         return  # pyconfig merges the model's rules into the files' by name
     if earlier is not None and earlier.origin.startswith("yaml:") and earlier.value != model_value:
-        findings.append(Finding("FL043", "warning", f"{key}={earlier.value!r} here is replaced by {model_value!r} from model {model}'s file; "
+        findings.append(built_in("FL043", f"{key}={earlier.value!r} here is replaced by {model_value!r} from model {model}'s file; "
                                 "MaxText applies the model file over the config files", (key, "model_name"), earlier.where))
 
 
@@ -430,8 +431,7 @@ def _check_model_conflicts(config: Config, model: str, overridden: bool, finding
         model_value = _type_bound(config.pin, key, model_keys[key])
         if model_value is not _INVALID and model_value != assignment.value:
             findings.append(
-                Finding("FL006", "error",
-                        f"{key}={assignment.value!r} differs from {model_value!r} set by model {model}; MaxText refuses this unless override_model_config=true",
+                built_in("FL006", f"{key}={assignment.value!r} differs from {model_value!r} set by model {model}; MaxText refuses this unless override_model_config=true",
                         (key, "override_model_config"), config.location(key))
             )
             config.rejected.append(assignment.token)
@@ -468,4 +468,4 @@ def _undefined(key: str, pin: PinSchema, where: Location) -> Finding:
     elsewhere = [p for p in pins_defining(key) if p != pin.pin]
     if elsewhere:
         message += f" (defined at {', '.join(elsewhere)})"
-    return Finding("FL004", "error", message, (key,), where)
+    return built_in("FL004", message, (key,), where)

@@ -14,7 +14,7 @@ import yaml
 
 from .data import data_dir
 from .expr import ExprError, Node, from_json, parse, substitute
-from .findings import SEVERITIES, InputError
+from .findings import SEVERITIES, Finding, InputError
 
 _REQUIRED = ("id", "title", "severity", "message", "rationale", "source")
 _ALLOWED = {*_REQUIRED, "pins", "when", "require", "fix", "examples", "builtin", "fixable"}
@@ -80,6 +80,13 @@ class RuleSet:
 
     def by_id(self, rule_id: str) -> Rule | None:
         return next((r for r in self.rules if r.id == rule_id), None)
+
+
+
+def built_in(rule_id: str, message: str, keys: tuple[str, ...] = (), location: Any = None, related: tuple = ()) -> Finding:
+    """A finding of a check written in code, with the severity of its registry entry (rules/*.yml),
+    as every rule's finding has; the configuration's `severity` and `ignore` then apply to it alike."""
+    return Finding(rule_id, load_ruleset().by_id(rule_id).severity, message, keys, location, related)
 
 
 class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .findings import Finding
 from .location import Location
+from .ruleset import built_in
 
 _DIRECTIVE = re.compile(r"#\s*flaglint:\s*disable=([A-Za-z0-9_,]+)(?:\s+reason=\"([^\"]*)\")?")
 
@@ -74,10 +75,10 @@ def apply_suppressions(path: Path, findings: list[Finding], suppressions: list[S
     for s in suppressions:
         where = Location(str(path), s.line, s.column, end_column=s.column + 1)
         if not s.reason:
-            kept.append(Finding("FL020", "warning", f"suppression of {', '.join(s.rules)} has no reason=\"…\"", s.rules, where))
+            kept.append(built_in("FL020", f"suppression of {', '.join(s.rules)} has no reason=\"…\"", s.rules, where))
         unused = [r for r in s.rules if r not in s.used]
         if unused:
-            kept.append(Finding("FL021", "warning", f"suppression of {', '.join(unused)} matches no finding; remove it", tuple(unused), where))
+            kept.append(built_in("FL021", f"suppression of {', '.join(unused)} matches no finding; remove it", tuple(unused), where))
     return kept
 
 
