@@ -36,9 +36,9 @@ def _working_directory(path: Path):
 def _clear_path_keyed_caches() -> None:
     """A fresh process starts with none: the compiled-script cache is keyed on a path as given
     (relative to the working directory) and its mtime, which two tests' files can share."""
-    from flaglint.render import bash_compile
+    from flaglint.render.bash import compiler
 
-    bash_compile._cache.clear()
+    compiler._cache.clear()
 
 
 def run_flaglint(*args: str, stdin: bytes | None = None, env: dict | None = None, cwd: Path | None = None) -> Completed:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Union
 
-from flaglint.render.bash_types import Origin
+from flaglint.render.bash.types import Origin
 
 
 class WordSyntaxError(Exception):
@@ -87,7 +87,7 @@ class Param:
 
 @dataclass(frozen=True)
 class Arith:
-    expr: tuple  # a bash_arith node
+    expr: tuple  # an arithmetic node
     quoted: bool
     text: str
 
@@ -331,7 +331,7 @@ class Lexer:
             if self._peek(2) == "(":
                 close = self._arith_end(self.pos + 3)
                 if close is not None:
-                    from flaglint.render.bash_arith import parse_arith
+                    from flaglint.render.bash.arithmetic import parse_arith
 
                     inner_start = self.pos + 3
                     self.pos = close + 2

@@ -5,14 +5,14 @@ from __future__ import annotations
 import os
 import re
 
-from flaglint.render.bash_arith import ArithContext, ArithError, eval_arith, parse_arith_text
-from flaglint.render.bash_compile import (
+from flaglint.render.bash.arithmetic import ArithContext, ArithError, eval_arith, parse_arith_text
+from flaglint.render.bash.compiler import (
     ArithCmd, Assign, Branch, Case, Code, Command, ForInit, ForNext, FuncDef, Join, Jump, JumpIf, Negate,
     NoteInstr, SetStatus, Subshell, Test, Unset, compile_file, compile_span, compile_text,
 )
-from flaglint.render.bash_types import Choice, FromInput, Launch, Note, Rendering, Sym, Value, resolve
+from flaglint.render.bash.types import Choice, FromInput, Launch, Note, Rendering, Sym, Value, resolve
 from flaglint.render.maxtext_command import may_launch
-from flaglint.render.bash_words import Arith, CmdSub, Lit, Param, Word, compile_glob
+from flaglint.render.bash.lexer import Arith, CmdSub, Lit, Param, Word, compile_glob
 
 UNSET = None  # a scope entry that is declared but unset
 _BREAK = ("", (), True, False)  # separates the fields of "$@"
