@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .render.bash.explorer import ExploredPath
-from .render.bash.machine import input_value
+from .render.bash.expansion import input_value
 from .render.bash.types import Choice, FromInput, Rendering, Sym, Value, choice_names, resolve
 
 # A group with more combinations than this is not checked on all of them (FL011 names it).

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from test_bash_property import bash_env, branching_scripts
 
 from flaglint.render import explore, render
-from flaglint.render.bash.machine import input_value
+from flaglint.render.bash.expansion import input_value
 from flaglint.render.bash.symbolic import evaluate
 from flaglint.render.bash.types import resolve
 

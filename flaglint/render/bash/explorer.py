@@ -24,7 +24,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flaglint.render.bash.machine import Interp, NeedInput, State, input_value
+from flaglint.render.bash.expansion import input_value
+from flaglint.render.bash.machine import Interp, NeedInput
+from flaglint.render.bash.state import State
 from flaglint.render.bash.types import Note, Origin, Rendering, ScriptError, Value
 from flaglint.render.bash.lexer import compile_glob, glob_sample
 

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from flaglint.render.bash.explorer import Exploration, ExploredPath, Outcome, _Domains, _Explorer
 from flaglint.render.bash.compiler import Join
-from flaglint.render.bash.machine import Interp, NeedInput, State
+from flaglint.render.bash.machine import Interp, NeedInput
+from flaglint.render.bash.state import State
 from flaglint.render.bash.types import Choice, FromInput, Sym, Value
 
 
