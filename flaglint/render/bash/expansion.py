@@ -8,7 +8,7 @@ import re
 
 from flaglint.render.bash.arithmetic import ArithContext, ArithError, eval_arith, parse_arith_text
 from flaglint.render.bash.compiler import compile_span
-from flaglint.render.bash.lexer import Arith, CmdSub, Lit, Param, Word, compile_glob
+from flaglint.render.bash.lexer import Arith, CmdSub, Lit, Param, Word, compile_glob, concat_origins
 from flaglint.render.bash.state import State
 from flaglint.render.bash.types import Choice, Sym, Value
 
@@ -38,16 +38,16 @@ def _computed(text: str, quoted: bool) -> tuple:
 
 
 def join_segments(segs: list) -> Value:
-    text, origins, opaque = [], [], False
+    text, runs, opaque = [], [], False
     for s in segs:
         if s is _BREAK:
             text.append(" ")
-            origins.append(None)
+            runs.append((None,))
             continue
         text.append(s[0])
-        origins.extend(s[1])
+        runs.append(s[1])
         opaque = opaque or s[3]
-    return Value("".join(text), origins, opaque)
+    return Value("".join(text), concat_origins(runs), opaque)
 
 
 def split_fields(segs: list) -> list[Value]:
