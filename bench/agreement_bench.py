@@ -109,6 +109,9 @@ def main() -> int:
     by_class = Counter(classify(case, classes) or "unclassified" for case in cases if not case.agrees)
     for name, count in by_class.most_common():
         print(f"  class {name}: {count}")
+    for case in cases:
+        if not case.agrees and classify(case, classes) is None:
+            print(f"  unclassified: {case.as_entry()}")
     if args.write_disagreements:
         print(f"wrote {write_disagreements(cases, pin=pin)} disagreements of {pin} to {DISAGREEMENTS.relative_to(REPO)}")
     return 0

@@ -36,7 +36,7 @@ class ConfigFile(BaseModel):
     severity: dict[str, Severity] = Field({}, description="rule id -> error|warning|info")
     per_file_ignores: dict[str, RuleIds] = Field({}, description="glob (relative to the config file) -> rule ids ignored in matching files")
     extra_rules: list[str] = Field([], description="more rule files, relative to the config file")
-    path_cap: Annotated[int, Field(ge=1)] = Field(4096, description="most paths explored per recipe script")
+    path_cap: Annotated[int, Field(ge=1)] = Field(4096, description="most input combinations of a recipe script checked together for one launch (more is FL011)")
     fail_on: Severity = Field("error", description="lowest severity that fails the run")
     pin_store: str | None = Field(None, description="folder of the project's pin store (`flaglint schema import --store project`)")
 

@@ -194,7 +194,7 @@ def _apply_chain(config: Config, chain: Chain, findings: list[Finding]) -> dict[
             if key in MERGED_RULE_LISTS:
                 check_rule_list(setting.value)
             empty = key in INFERRED_WHEN_EMPTY and not setting.value
-            typed = INFERRED_WHEN_EMPTY[key] if empty else coerce(pin.keys[key], normalise(key, setting.value))
+            typed = INFERRED_WHEN_EMPTY[key] if empty else coerce(pin.keys[key], normalise(key, setting.value, pin.keys[key].list_when_string))
         except ValueError_ as err:
             refused[key] = Finding("FL005", "error", f"{key}: {err}", (key,), where)
             continue
@@ -244,7 +244,8 @@ def _apply_m_variables(config: Config, env: Mapping[str, str], last: dict[str, i
             findings.append(Finding("FL040", "error", f"{key} is set both on the command line and by {variable}; MaxText refuses a key given twice this way",
                                     (key, variable), config.location(key)))
             continue
-        if config.model and key in config.pin.models[config.model] and not _raw_override(config, config.tokens, last):
+        if (config.model and key in config.pin.models[config.model] and config.pin.refuses_model_and_env
+                and not _raw_override(config, config.tokens, last)):
             findings.append(Finding("FL041", "error", f"{key} is set both by model {config.model} and by {variable}; MaxText refuses this unless override_model_config=true",
                                     (key, variable, "override_model_config")))
             continue
@@ -261,7 +262,7 @@ def _apply_m_variables(config: Config, env: Mapping[str, str], last: dict[str, i
             findings.append(_undefined(key, config.pin, None))
             continue
         try:
-            typed = coerce(config.pin.keys[key], normalise(key, parsed))
+            typed = coerce(config.pin.keys[key], normalise(key, parsed, config.pin.keys[key].list_when_string))
         except ValueError_ as err:
             findings.append(Finding("FL005", "error", f"{key} (from {variable}): {err}", (key, variable)))
             continue
@@ -419,7 +420,7 @@ def _raw_override(config: Config, tokens: list[Token], last: dict[str, int]) -> 
 
 
 def _check_model_conflicts(config: Config, model: str, overridden: bool, findings: list[Finding]) -> None:
-    if overridden:
+    if overridden or not config.pin.refuses_model_and_argv:
         return
     model_keys = config.pin.models[model]
     for key, assignment in config.explicit.items():

@@ -44,7 +44,6 @@ CliLoader.add_implicit_resolver(
 # pyconfig's clean-up, key by key (measured on 0.2.5).
 _NONE_WHEN_EMPTY = {"hf_train_files", "hf_eval_files", "hf_access_token", "hf_name", "hf_data_dir", "hf_eval_split", "tokenizer_path"}
 _EMPTY_WHEN_NONE = re.compile(r"run_name|dump_hlo.*_module_name")
-_LIST_WHEN_STRING = {"train_data_columns", "eval_data_columns", "trainable_parameters_mask", "adamw_mask"}
 
 
 def parse_cli_value(raw: str | None) -> Any:
@@ -61,8 +60,9 @@ def parse_cli_value(raw: str | None) -> Any:
         raise ValueError_("an integer of over 4300 digits, which Python refuses to read") from None
 
 
-def normalise(key: str, value: Any) -> Any:
-    """pyconfig's clean-up between YAML and pydantic."""
+def normalise(key: str, value: Any, list_when_string: bool = False) -> Any:
+    """pyconfig's clean-up between YAML and pydantic. LIST_WHEN_STRING: the key is one pyconfig
+    wraps in a list when given a string (the pin's schema says which; 0.2.3 and later)."""
     if "." in key:
         return value  # it cleans top-level values only: a nested one (dpo.*, lora.*) reaches pydantic as written
     if isinstance(value, str) and value.lower() == "none":
@@ -71,7 +71,7 @@ def normalise(key: str, value: Any) -> Any:
         value = None
     if value is None and _EMPTY_WHEN_NONE.fullmatch(key):
         value = ""
-    if isinstance(value, str) and key in _LIST_WHEN_STRING:
+    if isinstance(value, str) and list_when_string:
         value = [value]
     return value
 
@@ -81,7 +81,7 @@ def type_value(schema, raw: str | None) -> Any:
     parsed = parse_cli_value(raw)
     if schema.name in MERGED_RULE_LISTS:
         check_rule_list(parsed)
-    return coerce(schema, normalise(schema.name, parsed))
+    return coerce(schema, normalise(schema.name, parsed, schema.list_when_string))
 
 
 # pyconfig merges these lists itself, before pydantic, by each rule's first item (its name).

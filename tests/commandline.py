@@ -33,12 +33,16 @@ def _working_directory(path: Path):
         os.chdir(before)
 
 
-def _clear_path_keyed_caches() -> None:
-    """A fresh process starts with none: the compiled-script cache is keyed on a path as given
-    (relative to the working directory) and its mtime, which two tests' files can share."""
+def _fresh_process_state() -> None:
+    """What a new process starts without: the compiled-script cache, keyed on a path as given
+    (relative to the working directory) and its mtime, which two tests' files can share; and Z3's
+    global context, whose history changes which of several smallest fixes the solver finds first."""
+    from flaglint import solver_z3
     from flaglint.render.bash import compiler
 
     compiler._cache.clear()
+    solver_z3._num.cache_clear()
+    solver_z3.z3.z3._main_ctx = None
 
 
 def run_flaglint(*args: str, stdin: bytes | None = None, env: dict | None = None, cwd: Path | None = None) -> Completed:
@@ -50,7 +54,7 @@ def run_flaglint(*args: str, stdin: bytes | None = None, env: dict | None = None
 
     from flaglint.cli import main
 
-    _clear_path_keyed_caches()
+    _fresh_process_state()
     runner = CliRunner()
     with _working_directory(cwd or REPO):
         result = runner.invoke(main, list(args), input=stdin or b"", env={**(env or {}), "FLAGLINT_DEBUG": None},

@@ -56,6 +56,8 @@ def test_each_release_is_a_pin_with_its_own_keys_and_rules(version):
     "version, flags, rules",
     [
         ("0.2.0", "ici_fsdp_parallelism=x", ["FL005"]),
+        ("0.2.0", "adamw_mask=x", ["FL005"]),  # no list coercion in 0.2.0's pyconfig
+        ("0.2.3", "adamw_mask=x", []),
         ("0.2.0", "use_tokamax_splash=true use_jax_splash=true", ["FL014", "MX0079"]),  # as at 0.2.5
         ("0.2.3", "check_vma=true use_ring_of_experts=true", ["MX0006"]),
         ("0.2.4", "num_moe_token_chunks=2", ["MX0001"]),
@@ -67,6 +69,15 @@ def test_each_release_is_a_pin_with_its_own_keys_and_rules(version):
 def test_checks_at_a_bundled_release(version, flags, rules):
     result = Checker(f"maxtext-{version}").check(FlagSource(flags), fix=False)
     assert [f.rule for f in result.findings if f.severity == "error"] == rules
+
+
+@pytest.mark.parametrize("version, refused", [("0.2.0", []), ("0.2.3", ["FL006"]), ("0.2.4", ["FL006"]), ("0.2.5", ["FL006"])])
+def test_a_model_file_conflict_is_refused_from_0_2_3_on(version, refused):
+    # 0.2.0's pyconfig merges base, model, then argv: the command line wins silently
+    result = Checker(f"maxtext-{version}").check(FlagSource("model_name=llama2-7b base_emb_dim=1024"), fix=False)
+    assert [f.rule for f in result.findings if f.severity == "error"] == refused
+    env = Checker(f"maxtext-{version}", model="llama2-7b").check(FlagSource("steps=3"), {"M_BASE_EMB_DIM": "1024"}, fix=False)
+    assert [f.rule for f in env.findings if f.severity == "error"] == (["FL041"] if refused else [])
 
 
 def test_an_undefined_key_names_every_pin_that_defines_it():

@@ -80,7 +80,10 @@ def test_named_examples_from_the_issue():
 def test_normalisation_of_special_keys():
     assert type_value(KeySchema(name="hf_train_files", kind="str", nullable=True), "''") is None
     assert type_value(KeySchema(name="hf_path", kind="str", nullable=True), "''") == ""  # not on pyconfig's list
-    assert type_value(KeySchema(name="adamw_mask", kind="list", item="str"), "x") == ["x"]
+    # 0.2.3 and later wrap a string in a list for the keys the schema marks; 0.2.0 does not
+    assert type_value(KeySchema(name="adamw_mask", kind="list", item="str", list_when_string=True), "x") == ["x"]
+    with pytest.raises(ValueError_):
+        type_value(KeySchema(name="adamw_mask", kind="list", item="str"), "x")
     assert type_value(KeySchema(name="run_name", kind="str"), "none") == ""
     nested = KeySchema(name="dpo.max_prompt_length", kind="int", nullable=True, gt=0)
     assert type_value(nested, "null") is None

@@ -17,11 +17,13 @@ import yaml
 from flaglint.findings import InputError
 from flaglint.schema.fieldtypes import BOUNDS, FieldType, ModuleScope, NotUnderstood, tighter
 from flaglint.schema.model import KeySchema, ModelConfig, Schema
+from flaglint.schema.source_text import raise_message, raises_in, source_message
 from flaglint.schema.sources import PackageFiles, open_package
 from flaglint.schema.topologies import TOPOLOGY_KEY, topology_table
 from flaglint.values import CliLoader as OmegaConfYamlLoader
 
 TYPES = "configs/types.py"
+PYCONFIG = "configs/pyconfig.py"
 COMMON_TYPES = "common/common_types.py"
 ROOT_MODEL = "MaxTextConfig"
 
@@ -48,9 +50,14 @@ def import_schema(path: str | Path) -> Schema:
         if topologies is not None and TOPOLOGY_KEY in keys and keys[TOPOLOGY_KEY].kind == "str":
             # A free string in types.py, but the config pass looks it up in this table.
             keys[TOPOLOGY_KEY] = keys[TOPOLOGY_KEY].model_copy(update={"choices": list(topologies.names)})
+        refused = _pyconfig_messages(files)
+        for name in _coerced_to_lists(files) & set(keys):
+            keys[name] = keys[name].model_copy(update={"list_when_string": True})
         return Schema(
             version=_version(files),
             source=Path(path).name,
+            refuses_model_and_argv=any("overridden by both model config and CLI" in m for m in refused),
+            refuses_model_and_env=any("overridden by both model config and environment" in m for m in refused),
             keys=keys,
             base_defaults=_yaml_mapping(files, "configs/base.yml"),
             models={
@@ -94,6 +101,27 @@ def schema_summary(schema: Schema) -> str:
 
 def _parse(files: PackageFiles, relpath: str) -> ast.Module:
     return files.parse(relpath)
+
+
+def _pyconfig_messages(files: PackageFiles) -> list[str]:
+    """The messages of pyconfig.py's raises, as written."""
+    if not files.exists(PYCONFIG):
+        return []
+    return [source_message(raise_message(r)) for r in raises_in(files.parse(PYCONFIG).body)]
+
+
+def _coerced_to_lists(files: PackageFiles) -> set[str]:
+    """The keys pyconfig passes through `_coerce_to_list` (`if key in ("adamw_mask", ...)`)."""
+    if not files.exists(PYCONFIG):
+        return set()
+    found: set[str] = set()
+    for node in ast.walk(files.parse(PYCONFIG)):
+        if (isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and isinstance(node.test.ops[0], ast.In)
+                and isinstance(node.test.comparators[0], (ast.Tuple, ast.List, ast.Set))
+                and any(isinstance(c, ast.Call) and ast.unparse(c.func).endswith("coerce_to_list")
+                        for stmt in node.body for c in ast.walk(stmt))):
+            found |= {e.value for e in node.test.comparators[0].elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    return found
 
 
 def _version(files: PackageFiles) -> str:

@@ -29,6 +29,7 @@ class Key:
     lt: float | None = None
     default: Any = None
     default_at_runtime: str | None = None
+    list_when_string: bool = False
     unread_type: str | None = None
     group: str = ""
     line: int | None = None

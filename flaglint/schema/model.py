@@ -35,6 +35,7 @@ class KeySchema(BaseModel):
     lt: Optional[float] = None
     default: Any = None
     default_at_runtime: Optional[str] = Field(None, description="the expression of a default MaxText computes when it runs")
+    list_when_string: bool = Field(False, description="pyconfig wraps a string value in a list (0.2.3 and later, a few list keys)")
     unread_type: Optional[str] = Field(None, description="an annotation the importer could not read (kind is then any)")
     group: str = ""
     line: Optional[int] = None
@@ -60,6 +61,9 @@ class Schema(BaseModel):
     keys: dict[str, KeySchema]
     base_defaults: dict[str, Any] = Field(default_factory=dict, description="base.yml values, the effective defaults")
     models: dict[str, ModelConfig] = Field(default_factory=dict)
+    # pyconfig's checks of a model file against the other sources; before 0.2.3 the later source wins silently
+    refuses_model_and_argv: bool = Field(True, description="a key the model file sets given another value on argv is an error")
+    refuses_model_and_env: bool = Field(True, description="a key the model file sets given by an M_<KEY> variable is an error")
 
 
 class PinOverlay(BaseModel):

@@ -38,6 +38,8 @@ class PinSchema:
     models: dict[str, dict[str, Any]]  # model name -> the keys its yml sets
     starts_trainer: bool = True
     does_not_start_reason: str | None = None
+    refuses_model_and_argv: bool = True  # pyconfig's model-file checks (model.Schema); absent before 0.2.3
+    refuses_model_and_env: bool = True
     chain: list[str] = field(default_factory=list)  # this pin and every pin it extends
     rules: str | Path = ""  # the imported rules: a bundled version, or a store entry's rules folder
     configs: str | Path = ""  # the index of configs/**/*.yml: a bundled version, or a store entry's file
@@ -55,7 +57,7 @@ class PinSchema:
         from ..values import ValueError_, coerce, normalise
 
         schema = self.keys[key]
-        value = normalise(key, self.defaults[key]) if key in self.defaults else schema.default
+        value = normalise(key, self.defaults[key], schema.list_when_string) if key in self.defaults else schema.default
         try:
             return coerce(schema, value)
         except ValueError_:
@@ -169,6 +171,8 @@ def _from_schema(name: str, schema: dict[str, Any], where: str, rules: str | Pat
         rules=rules,
         configs=configs,
         origin=origin,
+        refuses_model_and_argv=schema.get("refuses_model_and_argv", True),
+        refuses_model_and_env=schema.get("refuses_model_and_env", True),
     )
 
 
@@ -193,6 +197,8 @@ def _from_overlay(name: str) -> PinSchema:
         models=parent.models,
         starts_trainer=overlay.get("starts_trainer", True),
         does_not_start_reason=overlay.get("does_not_start_reason"),
+        refuses_model_and_argv=parent.refuses_model_and_argv,
+        refuses_model_and_env=parent.refuses_model_and_env,
         chain=[name, *parent.chain],
         rules=parent.rules,
         configs=parent.configs,

@@ -14,7 +14,6 @@ import json
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from ..data import data_dir
@@ -31,7 +30,6 @@ if TYPE_CHECKING:
 class Imported:
     name: str
     lines: list[str]  # the import summary
-    entry: store.Entry | None  # None: the import is a bundled release, nothing was stored
 
 
 def register(source: str | Path, where: str = "user", name: str | None = None, replace: bool = False,
@@ -60,7 +58,7 @@ def register(source: str | Path, where: str = "user", name: str | None = None, r
         same_as = release if _equals_bundled(schema, rules_dir, name, release) else None
         if same_as is not None and name == release:
             lines.append(f"{name}: identical to the bundled pin; nothing to store")
-            return Imported(name, lines, None)
+            return Imported(name, lines)
         if name in _bundled_names():
             raise InputError(f"{source}: {name} is a bundled pin and this import differs from it; "
                              "register it under another name with --name")
@@ -78,10 +76,9 @@ def register(source: str | Path, where: str = "user", name: str | None = None, r
                     write_index(build_index(files, schema.version), folder / store.CONFIGS_FILE)
 
         folder = store.write_entry(root, entry, fill, replace=True)
-    stored = store.read_entry(folder, where)
     lines.append(f"registered {name} in the {where} store ({folder})"
                  + (f"; use --pin {name} or --pin {commit[:9]}" if commit else f"; use --pin {name}"))
-    return Imported(name, lines, stored)
+    return Imported(name, lines)
 
 
 def installed() -> store.Entry:

@@ -18,7 +18,7 @@ import yaml
 
 from flaglint.findings import InputError
 from flaglint.schema.fieldtypes import ModuleScope
-from flaglint.schema.importer import COMMON_TYPES, ROOT_MODEL, TYPES, _mro, import_schema
+from flaglint.schema.importer import COMMON_TYPES, PYCONFIG, ROOT_MODEL, TYPES, _mro, import_schema
 from flaglint.schema.model import Schema
 from flaglint.schema.source_text import exception_name, raise_message, raises_in, source_message
 from flaglint.schema.sources import PackageFiles
@@ -29,7 +29,6 @@ from flaglint.schema.walker_expressions import ExpressionWalker
 from flaglint.schema.walker_state import Frame, Site, State
 from flaglint.schema.walker_statements import StatementWalker
 
-PYCONFIG = "configs/pyconfig.py"
 CUSTOM_MESH_DIR = "configs/custom_mesh_and_rule"
 
 

@@ -32,12 +32,12 @@ from typing import Any
 
 import yaml
 
-from flaglint.schema.importer import TYPES
+from flaglint.schema.importer import PYCONFIG, TYPES
 from flaglint.schema.model import Schema
 from flaglint.schema.sources import open_package
 from flaglint.schema.symbolic import PY_COMPARE, Unknown, conj, disj, names_in, neg, shape_id
 from flaglint.schema.validator_models import NUM_DEVICES, SCALE_KINDS, scale_factors
-from flaglint.schema.validator_walker import PYCONFIG, Walker
+from flaglint.schema.validator_walker import Walker
 from flaglint.schema.walker_state import Site
 
 MAX_CONDITION_CHARS = 4000

