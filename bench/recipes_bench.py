@@ -31,8 +31,8 @@ from maxtext_env import oracle_python, unavailable  # noqa: E402
 
 def _lines(script: str) -> list[tuple[str, int, str, tuple[str, ...], tuple]]:
     """(script, line, config, argv words, M_ env) of each MaxText command line of each outcome."""
-    from flaglint.render.bash import ScriptError
-    from flaglint.render.bash_symbolic import evaluate
+    from flaglint.render.bash.types import ScriptError
+    from flaglint.render.bash.symbolic import evaluate
 
     index = load_index("0.2.5")
     found = []

@@ -17,8 +17,8 @@ from .findings import Finding, InputError
 from .location import Location
 from .read import Token
 from .read_argv import argv_source, quoted_origins, shell_words
-from .render.bash import OTHER, Exploration, ExploredPath, Rendering, Value
-from .render.bash_types import Launch
+from .render.bash.explorer import OTHER, Exploration, ExploredPath
+from .render.bash.types import Launch, Rendering, Value
 from .render.maxtext_command import MaxTextCommand, recognise, xpk_command
 from .render.yaml_chain import config_node, load_chain, pin_relpath
 from .ruleset import built_in
@@ -157,7 +157,7 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker) -> 
     found = []
     if seen:
         from .lint import _witness
-        from .render.path_conditions import PathConditions
+        from .render.bash.path_conditions import PathConditions
 
         explored = [path for outcome in exploration.outcomes for path in outcome.paths]
         conditions = PathConditions(exploration.inputs, explored)

@@ -8,13 +8,12 @@ it came from.
 
 from __future__ import annotations
 
+import copy
 import fnmatch
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Annotated, Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing import Any, Literal, NamedTuple
 
 from .findings import InputError
 
@@ -22,32 +21,47 @@ Severity = Literal["error", "warning", "info"]
 RuleIds = list[str]
 
 
-class ConfigFile(BaseModel):
-    """The settings a config file may hold, with their types; names are written with dashes."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, alias_generator=lambda name: name.replace("_", "-"))
-
-    pin: str = Field("maxtext-0.2.5", description="MaxText pin (a version such as maxtext-0.2.5, or a fork commit)")
-    requirements: str | None = Field(None, description="requirements file whose MaxText line gives the pin")
-    model: str | None = Field(None, description="MaxText model config applied before the flags")
-    select: RuleIds = Field([], description="only these rules (ids or prefixes); empty means all")
-    extend_select: RuleIds = Field([], description="rules (ids or prefixes) selected in addition to `select`")
-    ignore: RuleIds = Field([], description="rules (ids or prefixes) never reported")
-    severity: dict[str, Severity] = Field({}, description="rule id -> error|warning|info")
-    per_file_ignores: dict[str, RuleIds] = Field({}, description="glob (relative to the config file) -> rule ids ignored in matching files")
-    extra_rules: list[str] = Field([], description="more rule files, relative to the config file")
-    path_cap: Annotated[int, Field(ge=1)] = Field(4096, description="most input combinations of a recipe script checked together for one launch (more is FL011)")
-    fail_on: Severity = Field("error", description="lowest severity that fails the run")
-    pin_store: str | None = Field(None, description="folder of the project's pin store (`flaglint schema import --store project`)")
+class Setting(NamedTuple):
+    type: Any
+    default: Any
+    description: str
+    minimum: int | None = None
 
 
-SETTINGS: dict[str, str] = {info.alias: info.description for info in ConfigFile.model_fields.values()}
+# The settings a config file may hold (names written with dashes there), with their types; the file
+# is typed by the pydantic model config_model builds from this table, imported only when there is a
+# file: a run without one does not pay for importing pydantic.
+FIELDS: dict[str, Setting] = {
+    "pin": Setting(str, "maxtext-0.2.5", "MaxText pin (a version such as maxtext-0.2.5, or a fork commit)"),
+    "requirements": Setting(str | None, None, "requirements file whose MaxText line gives the pin"),
+    "model": Setting(str | None, None, "MaxText model config applied before the flags"),
+    "select": Setting(RuleIds, [], "only these rules (ids or prefixes); empty means all"),
+    "extend_select": Setting(RuleIds, [], "rules (ids or prefixes) selected in addition to `select`"),
+    "ignore": Setting(RuleIds, [], "rules (ids or prefixes) never reported"),
+    "severity": Setting(dict[str, Severity], {}, "rule id -> error|warning|info"),
+    "per_file_ignores": Setting(dict[str, RuleIds], {}, "glob (relative to the config file) -> rule ids ignored in matching files"),
+    "extra_rules": Setting(list[str], [], "more rule files, relative to the config file"),
+    "path_cap": Setting(int, 4096, "most input combinations of a recipe script checked together for one launch (more is FL011)", minimum=1),
+    "fail_on": Setting(Severity, "error", "lowest severity that fails the run"),
+    "pin_store": Setting(str | None, None, "folder of the project's pin store (`flaglint schema import --store project`)"),
+}
+
+
+def alias(name: str) -> str:
+    return name.replace("_", "-")
+
+
+SETTINGS: dict[str, str] = {alias(name): setting.description for name, setting in FIELDS.items()}
 _RULE_ID_SETTINGS = ("select", "extend-select", "ignore")
+
+
+def _defaults() -> dict[str, Any]:
+    return {alias(name): copy.deepcopy(setting.default) for name, setting in FIELDS.items()}
 
 
 @dataclass
 class Settings:
-    values: dict[str, Any] = field(default_factory=lambda: ConfigFile().model_dump(by_alias=True))
+    values: dict[str, Any] = field(default_factory=_defaults)
     origins: dict[str, str] = field(default_factory=lambda: {name: "default" for name in SETTINGS})
     file: Path | None = None
 
@@ -103,7 +117,8 @@ def _read(path: Path) -> dict[str, Any]:
         raise InputError(f"{path}: invalid TOML ({err})") from None
 
 
-def _validation_message(path: Path, error: ValidationError) -> str:
+def _validation_message(path: Path, error) -> str:
+    """One line for the first error of a pydantic ValidationError."""
     first = error.errors()[0]
     where = ".".join(_toml_key(part) for part in first["loc"])
     if first["type"] == "extra_forbidden":
@@ -136,8 +151,12 @@ def load_settings(start: Path | None = None, config_file: str | None = None, iso
     if found is None:
         return settings
     path, table = found
+    from pydantic import ValidationError
+
+    from .config_model import typed_table
+
     try:
-        typed = ConfigFile.model_validate(table).model_dump(by_alias=True, exclude_unset=True)
+        typed = typed_table(table, FIELDS, alias)
     except ValidationError as err:
         raise InputError(_validation_message(path, err)) from None
     settings.file = path

@@ -131,9 +131,9 @@ def _bash_script(argv: list[Scalar]) -> Scalar | None:
 
 
 def _script_launches(container: Container, script: Scalar, found: _Found, file: str, allow_unverified: bool) -> None:
-    from .render.bash import ScriptError, Value
-    from .render.bash_compile import Command
-    from .render.bash_interp import Interp
+    from .render.bash.types import ScriptError, Value
+    from .render.bash.compiler import Command
+    from .render.bash.machine import Interp
 
     path = f"{file}#{container.path}"  # the command evaluated from its text, under a name no file has
     to_manifest = _OriginMap(path, script)

@@ -1,4 +1,4 @@
-"""A launch whose values are symbolic (render/bash_symbolic), checked as a few concrete launches.
+"""A launch whose values are symbolic (render/bash/symbolic), checked as a few concrete launches.
 
 The flag string of a merged outcome is pieces, some of them Choices on inputs; the Tunix variables
 may be Choices too. Each Choice is a *part*. Two parts belong together when they share an input,
@@ -16,9 +16,9 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .render.bash import ExploredPath
-from .render.bash_interp import input_value
-from .render.bash_types import Choice, FromInput, Rendering, Sym, Value, choice_names, resolve
+from .render.bash.explorer import ExploredPath
+from .render.bash.expansion import input_value
+from .render.bash.types import Choice, FromInput, Rendering, Sym, Value, choice_names, resolve
 
 # A group with more combinations than this is not checked on all of them (FL011 names it).
 COMBINATION_CAP = 4096

@@ -18,8 +18,9 @@ from .location import Location
 from .read import FlagSource, decode
 from .resolve import HF_TOKEN_VARIABLE
 from .launch_parts import COMBINATION_CAP, Concrete, TooManyCombinations, concrete_launches
-from .render.bash import OTHER, Exploration, ExploredPath, Rendering, ScriptError, Value, render
-from .render.bash_symbolic import evaluate
+from .render.bash.explorer import OTHER, Exploration, ExploredPath, render
+from .render.bash.types import Rendering, ScriptError, Value
+from .render.bash.symbolic import evaluate
 from .tunix import load_tunix
 
 FLAGS_VARIABLE = "MAXTEXT_EXTRA_FLAGS"
@@ -318,7 +319,7 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
             path, matters = paths[0], {}  # on every launch: no input matters
         else:
             if conditions is None:
-                from .render.path_conditions import PathConditions
+                from .render.bash.path_conditions import PathConditions
 
                 explored = [c.path for c in launches] + quiet + unfollowed
                 excluded = [c.path for c in launches if id(c.path) in mistyped] + quiet + unfollowed

@@ -451,10 +451,10 @@ def _close_keys_elsewhere(key: str, pin: str) -> list[tuple[str, list[str]]]:
     """Near names that only other pins define, with those pins (a key the fork adds, misspelled)."""
     import difflib
 
-    from .schema.pins import known_pins, load_pin
+    from .schema.pins import load_pin, loadable_pins
 
     here = load_pin(pin).keys
-    others = {name for other in known_pins() if other != pin for name in load_pin(other).keys if name not in here}
+    others = {name for other in loadable_pins() if other.pin != pin for name in other.keys if name not in here}
     return [(name, pins_defining(name)) for name in difflib.get_close_matches(key, others, n=3, cutoff=0.75)]
 
 

@@ -38,9 +38,9 @@ def _fresh_process_state() -> None:
     (relative to the working directory) and its mtime, which two tests' files can share; and Z3's
     global context, whose history changes which of several smallest fixes the solver finds first."""
     from flaglint import solver_z3
-    from flaglint.render import bash_compile
+    from flaglint.render.bash import compiler
 
-    bash_compile._cache.clear()
+    compiler._cache.clear()
     solver_z3._num.cache_clear()
     solver_z3.z3.z3._main_ctx = None
 

@@ -8,7 +8,6 @@ inputs are checked again after each round, until a round changes nothing.
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 from typing import Callable
 
@@ -75,6 +74,8 @@ def apply_fixes(checked: list[Checked], rerun: Callable[[dict[str | None, str]],
 
 
 def _print_diff(label: str, old: bytes, new: bytes) -> None:
+    import difflib  # --diff only: not on the path of every run
+
     lines = difflib.unified_diff(old.decode("utf-8").splitlines(True), new.decode("utf-8").splitlines(True), f"a/{label}", f"b/{label}")
     text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
     click.echo(text, nl=False)

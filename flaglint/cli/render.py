@@ -18,7 +18,8 @@ from ..findings import InputError
 def render_script(script, env_items, env_file, output_format):
     """Print the variables SCRIPT exports for one environment, without running it."""
     from ..read import read_env_assignments
-    from ..render.bash import ScriptError, render as render_bash
+    from ..render.bash.explorer import render as render_bash
+    from ..render.bash.types import ScriptError
 
     env = read_env_assignments(env_items, env_file)
     try:

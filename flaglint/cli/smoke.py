@@ -26,7 +26,8 @@ def smoke(flags, env_items, env_file, recipe):
 
     env = read_env_assignments(env_items, env_file)
     if recipe:
-        from ..render.bash import ScriptError, render as render_bash
+        from ..render.bash.explorer import render as render_bash
+        from ..render.bash.types import ScriptError
 
         try:
             env = {name: value.text for name, value in render_bash(Path(recipe), env).exported.items()}

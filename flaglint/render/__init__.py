@@ -1,6 +1,6 @@
 """Static rendering of recipe scripts (never executed)."""
 
-from flaglint.render.bash import (
+from flaglint.render.bash.explorer import (
     Exploration, Note, Origin, Outcome, Rendering, ScriptError, Value, explore, render,
 )
 

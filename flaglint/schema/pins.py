@@ -206,16 +206,19 @@ def _from_overlay(name: str) -> PinSchema:
     )
 
 
-def pins_defining(key: str) -> list[str]:
-    """Every pin that defines KEY (a damaged store entry is passed over: this only informs)."""
+def loadable_pins() -> list[PinSchema]:
+    """Every pin that loads; a damaged store entry is passed over (for hints, which only inform)."""
     found = []
     for pin in known_pins(skip_damaged=True):
         try:
-            if key in load_pin(pin).keys:
-                found.append(pin)
+            found.append(load_pin(pin))
         except InputError:
             continue
     return found
+
+
+def pins_defining(key: str) -> list[str]:
+    return [pin.pin for pin in loadable_pins() if key in pin.keys]
 
 
 _GIT_PIN = re.compile(r"maxtext.*@([0-9a-fA-F]{7,40})\b")

@@ -123,7 +123,7 @@ def test_command_lines_in_scripts_get_maxtexts_verdict():
     from pathlib import Path
 
     from flaglint.commands import check_command, command_lines, config_path, not_checked
-    from flaglint.render.bash_symbolic import evaluate
+    from flaglint.render.bash.symbolic import evaluate
 
     index = load_index("0.2.5")
     scripts = sorted((Path(__file__).with_name("scripts")).glob("*.sh"))

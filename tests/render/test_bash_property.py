@@ -256,7 +256,7 @@ def test_path_conditions_partition_the_inputs_and_predict_the_outcome(script: st
     import z3
 
     from flaglint.render import explore
-    from flaglint.render.path_conditions import PathConditions
+    from flaglint.render.bash.path_conditions import PathConditions
 
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "gen.sh"

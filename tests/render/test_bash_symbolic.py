@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from test_bash_property import bash_env, branching_scripts
 
 from flaglint.render import explore, render
-from flaglint.render.bash_interp import input_value
-from flaglint.render.bash_symbolic import evaluate
-from flaglint.render.bash_types import resolve
+from flaglint.render.bash.expansion import input_value
+from flaglint.render.bash.symbolic import evaluate
+from flaglint.render.bash.types import resolve
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
@@ -58,7 +58,7 @@ def test_merged_evaluation_agrees_with_the_explorer_and_bash(script: str, choice
     gives the same exports for the same assignment."""
     import z3
 
-    from flaglint.render.path_conditions import PathConditions
+    from flaglint.render.bash.path_conditions import PathConditions
 
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "gen.sh"

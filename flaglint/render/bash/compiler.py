@@ -10,9 +10,9 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from flaglint.render.bash_arith import ArithError, parse_arith
-from flaglint.render.bash_types import ScriptError
-from flaglint.render.bash_words import ARITH_ASSIGN, Lit, Param, Source, Word, WordSyntaxError, lex_word
+from flaglint.render.bash.arithmetic import ArithError, parse_arith
+from flaglint.render.bash.types import ScriptError
+from flaglint.render.bash.lexer import ARITH_ASSIGN, Lit, Param, Source, Word, WordSyntaxError, lex_word
 
 # ---- instructions -----------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Static evaluation of recipe scripts: one environment (render) or every branch outcome (explore).
 
 Nothing here runs the script. The script is parsed with tree-sitter-bash, compiled into a flat
-instruction list (bash_compile), and interpreted (bash_interp). Commands other than the shell's own
+instruction list (compiler), and interpreted (machine). Commands other than the shell's own
 (kubectl, gcloud, python, echo ...) are skipped; what the evaluator cannot know ($(...) other than
 the script-directory idiom, read, mapfile) becomes an opaque value with a note.
 
@@ -24,9 +24,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flaglint.render.bash_interp import Interp, NeedInput, State, input_value
-from flaglint.render.bash_types import Note, Origin, Rendering, ScriptError, Value
-from flaglint.render.bash_words import compile_glob, glob_sample
+from flaglint.render.bash.expansion import input_value
+from flaglint.render.bash.machine import Interp, NeedInput
+from flaglint.render.bash.state import State
+from flaglint.render.bash.types import Note, Origin, Rendering, ScriptError, Value
+from flaglint.render.bash.lexer import compile_glob, glob_sample
 
 __all__ = [
     "Exploration", "ExploredPath", "Note", "Origin", "Outcome", "Rendering", "ScriptError", "Value", "explore", "render",

@@ -5,7 +5,7 @@ but where the arms of an if, a case or an && / || list meet again (a Join instru
 until every path has got there or ended, and merges the paths that arrive in the same state but
 for their variables and one input's values. A variable the merged paths disagree on becomes a
 Choice on that input (its values on each path -> the value there); `X="${X} k=v"` appends to a
-symbolic value instead of resolving it (bash_interp.symbolic_value). Reading a Choice in any
+symbolic value instead of resolving it (machine.Interp.symbolic_value). Reading a Choice in any
 other way forks on its input again. So n independent switches cost n forks and n merges, not 2**n
 paths, and the outcome's values say which input decides each part of them.
 
@@ -19,10 +19,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from flaglint.render.bash import Exploration, ExploredPath, Outcome, _Domains, _Explorer
-from flaglint.render.bash_compile import Join
-from flaglint.render.bash_interp import Interp, NeedInput, State
-from flaglint.render.bash_types import Choice, FromInput, Sym, Value
+from flaglint.render.bash.explorer import Exploration, ExploredPath, Outcome, _Domains, _Explorer
+from flaglint.render.bash.compiler import Join
+from flaglint.render.bash.machine import Interp, NeedInput
+from flaglint.render.bash.state import State
+from flaglint.render.bash.types import Choice, FromInput, Sym, Value
 
 
 def evaluate(script: Path, fixed: Mapping[str, str] = {}, vary: Mapping[str, list[str]] = {}) -> Exploration:

@@ -40,7 +40,7 @@ class _Parser:
                 pos += 1 if text[pos].isspace() else 2
                 continue
             if text[pos] in "$`" and src is not None:
-                from flaglint.render.bash_words import Lexer
+                from flaglint.render.bash.lexer import Lexer
 
                 lexer = Lexer(src, pos, end)
                 part = lexer._dollar(quoted=True)

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import z3
 
-from .bash import ExploredPath
+from .explorer import ExploredPath
 
 # Candidate paths tried as the start of the witness search: a witness from any path is correct,
 # trying a few of the least constrained ones finds a small one at a cost that does not grow with the paths.

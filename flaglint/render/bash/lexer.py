@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Union
 
-from flaglint.render.bash_types import Origin
+from flaglint.render.bash.types import Origin
 
 
 class WordSyntaxError(Exception):
@@ -62,13 +64,56 @@ class Source:
         return found
 
 
+class Positions(Sequence):
+    """The origins of characters of one script, each made when it is read: an Origin per character
+    of a large script costs more than lexing it, and most are never read (a finding reads a few)."""
+
+    __slots__ = ("src", "indices")
+
+    def __init__(self, src: Source, indices: tuple):
+        self.src = src
+        self.indices = indices  # character indices in src.text
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return Positions(self.src, self.indices[i])
+        return self.src.origin(self.indices[i])
+
+    def __iter__(self):
+        return map(self.src.origin, self.indices)
+
+    def __eq__(self, other) -> bool:
+        if type(other) is Positions and other.src is self.src:
+            return self.indices == other.indices
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"Positions({list(self)!r})"
+
+
+def concat_origins(runs: list):
+    """The origins of runs of characters, one after another: still lazy when every run is."""
+    kept = [r for r in runs if len(r)]
+    if kept and all(type(r) is Positions and r.src is kept[0].src for r in kept):
+        return kept[0] if len(kept) == 1 else Positions(kept[0].src, tuple(chain.from_iterable(r.indices for r in kept)))
+    return list(chain.from_iterable(runs))
+
+
 # ---- word parts -------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Lit:
     text: str
-    origins: tuple  # one Origin per character (None for a character an escape produced)
+    origins: Sequence  # one Origin per character (None for a character an escape produced)
     quoted: bool
 
 
@@ -87,7 +132,7 @@ class Param:
 
 @dataclass(frozen=True)
 class Arith:
-    expr: tuple  # a bash_arith node
+    expr: tuple  # an arithmetic node
     quoted: bool
     text: str
 
@@ -169,7 +214,7 @@ class Lexer:
     # -- buffer of literal characters --
     def _flush(self, parts: list, buf: list, quoted: bool) -> None:
         if buf:
-            parts.append(Lit("".join(self.text[i] for i in buf), tuple(self.src.origin(i) for i in buf), quoted))
+            parts.append(Lit("".join([self.text[i] for i in buf]), Positions(self.src, tuple(buf)), quoted))
             buf.clear()
 
     def word(self) -> Word:
@@ -331,7 +376,7 @@ class Lexer:
             if self._peek(2) == "(":
                 close = self._arith_end(self.pos + 3)
                 if close is not None:
-                    from flaglint.render.bash_arith import parse_arith
+                    from flaglint.render.bash.arithmetic import parse_arith
 
                     inner_start = self.pos + 3
                     self.pos = close + 2

@@ -1,0 +1,24 @@
+"""The pydantic model that types a config file, built from the table of settings config.py keeps
+(this module is imported only when there is a file to read: pydantic costs a run without one)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any
+
+from pydantic import ConfigDict, Field, create_model
+
+
+def typed_table(table: dict[str, Any], fields: Mapping[str, Any], alias: Callable[[str], str]) -> dict[str, Any]:
+    """The settings `table` sets, typed by `fields` (name -> Setting); pydantic's ValidationError
+    when a name is unknown or a value has the wrong type."""
+    model = create_model(
+        "ConfigFile",
+        __config__=ConfigDict(extra="forbid", strict=True, alias_generator=alias),
+        **{
+            name: (setting.type if setting.minimum is None else Annotated[setting.type, Field(ge=setting.minimum)],
+                   Field(setting.default, description=setting.description))
+            for name, setting in fields.items()
+        },
+    )
+    return model.model_validate(table).model_dump(by_alias=True, exclude_unset=True)

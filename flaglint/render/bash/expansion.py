@@ -1,0 +1,415 @@
+"""Word expansion: parameters, arithmetic, command substitution, field splitting, as a part of
+the machine (Interp) that owns the variables."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from flaglint.render.bash.arithmetic import ArithContext, ArithError, eval_arith, parse_arith_text
+from flaglint.render.bash.compiler import compile_span
+from flaglint.render.bash.lexer import Arith, CmdSub, Lit, Param, Word, compile_glob, concat_origins
+from flaglint.render.bash.state import State
+from flaglint.render.bash.types import Choice, Sym, Value
+
+_BREAK = ("", (), True, False)  # separates the fields of "$@"
+_IFS = " \t\n"
+
+
+class ExitScript(Exception):
+    pass
+
+
+class AbortCommand(Exception):
+    """An expansion error ($(( 08 ))): bash abandons the command it is in, and the function or
+    sourced file that command is part of, and goes on with the next command at the top."""
+
+
+def input_value(text: str | None) -> Value | None:
+    return None if text is None else Value(text, [None] * len(text))
+
+
+def segment(v: Value, quoted: bool) -> tuple:
+    return (v.text, v.origins, quoted, v.opaque)
+
+
+def _computed(text: str, quoted: bool) -> tuple:
+    return (text, (None,) * len(text), quoted, False)
+
+
+def join_segments(segs: list) -> Value:
+    text, runs, opaque = [], [], False
+    for s in segs:
+        if s is _BREAK:
+            text.append(" ")
+            runs.append((None,))
+            continue
+        text.append(s[0])
+        runs.append(s[1])
+        opaque = opaque or s[3]
+    return Value("".join(text), concat_origins(runs), opaque)
+
+
+def split_fields(segs: list) -> list[Value]:
+    fields: list[Value] = []
+    text: list[str] = []
+    origins: list = []
+    opaque = False
+    exists = False
+    for s in segs:
+        if s is _BREAK:
+            fields.append(Value("".join(text), origins, opaque))
+            text, origins, opaque, exists = [], [], False, False
+            continue
+        if s[2]:
+            text.append(s[0])
+            origins.extend(s[1])
+            opaque = opaque or s[3]
+            exists = True
+            continue
+        for ch, org in zip(s[0], s[1]):
+            if ch in _IFS:
+                if exists:
+                    fields.append(Value("".join(text), origins, opaque))
+                    text, origins, opaque, exists = [], [], False, False
+            else:
+                text.append(ch)
+                origins.append(org)
+                exists = True
+        if s[3]:
+            opaque = exists = True
+    if exists:
+        fields.append(Value("".join(text), origins, opaque))
+    return fields
+
+
+_DEFAULTING = (":-", "-", ":=", "=", ":+", "+", ":?", "?")  # operators that handle an unset variable
+
+
+def is_symbolic(value) -> bool:
+    return type(value) is Choice or type(value) is Sym
+
+
+def _never_empty(value) -> bool:
+    """True when every alternative of a (symbolic) value is set and not empty."""
+    if type(value) is Value:
+        return value.text != ""
+    if type(value) is Choice:
+        return all(_never_empty(alt) for _, alt in value.alts)
+    if type(value) is Sym:
+        return any(_never_empty(piece) for piece in value.pieces)
+    return False
+
+
+def glob_pieces(segs: list) -> list[tuple[str, bool]]:
+    return [(s[0], s[2]) for s in segs if s is not _BREAK]
+
+
+class _Arith(ArithContext):
+    def __init__(self, interp: Expansion, st: State):
+        self.interp, self.st = interp, st
+
+    def get(self, name: str) -> str | None:
+        if name.endswith("]"):  # an array element
+            base, _, index = name[:-1].partition("[")
+            elems = self.interp.lookup(self.st, base)
+            elems = elems if isinstance(elems, list) else ([elems] if elems is not None else [])
+            i = eval_arith(parse_arith_text(index), self)
+            v = elems[i] if -len(elems) <= i < len(elems) else None
+        else:
+            v = self.interp.scalar(self.st, name)
+        return None if v is None else v.text
+
+    def set(self, name: str, value: int) -> None:
+        text = str(value)
+        self.interp.assign(self.st, name, Value(text, [None] * len(text)))
+
+    def expand(self, part) -> str:
+        return join_segments(self.interp.part(part, self.st)).text
+
+
+class Expansion:
+    """The expansion of words, for the machine (Interp) that holds the state."""
+
+    # ---- words ----
+    def segments(self, word: Word, st: State) -> list:
+        segs: list = []
+        for p in word.parts:
+            if type(p) is Lit:
+                segs.append((p.text, p.origins, p.quoted, False))
+            else:
+                segs.extend(self.part(p, st))
+        return segs
+
+    def value(self, word: Word, st: State) -> Value:
+        return join_segments(self.segments(word, st))
+
+    def symbolic_value(self, word: Word, st: State):
+        """An assignment's value: a variable that holds a joined (symbolic) value and is expanded
+        whole stays symbolic, so `X="${X} k=v"` after n joins is one value, not 2**n."""
+        if word.literal is not None:
+            return self.value(word, st)
+        pieces: list = []
+        segs: list = []
+        for p in word.parts:
+            if type(p) is Param and p.index is None and not p.length and not p.indirect and p.op in ("", ":-", "-") \
+                    and (p.name[0].isalpha() or p.name[0] == "_"):
+                raw = self.raw(st, p.name)
+                if is_symbolic(raw) and (not p.op or _never_empty(raw)):
+                    if segs:
+                        pieces.append(join_segments(segs))
+                        segs = []
+                    pieces.extend(raw.pieces if type(raw) is Sym else (raw,))
+                    continue
+            segs.extend(self.part(p, st))
+        if not pieces:
+            return join_segments(segs)
+        if segs:
+            pieces.append(join_segments(segs))
+        return Sym(tuple(pieces))
+
+    def fields(self, words: list, st: State) -> list[Value]:
+        out: list[Value] = []
+        for w in words:
+            if w.literal is not None:
+                cached = self._literal_fields.get(id(w))
+                if cached is None:
+                    cached = self._literal_fields[id(w)] = (w, split_fields(self.segments(w, st)))
+                out.extend(cached[1])
+            else:
+                out.extend(split_fields(self.segments(w, st)))
+        return out
+
+    def part(self, p, st: State) -> list:
+        if type(p) is Lit:
+            return [(p.text, p.origins, p.quoted, False)]
+        if type(p) is Param:
+            return self.param(p, st)
+        if type(p) is Arith:
+            try:
+                return [_computed(str(eval_arith(p.expr, _Arith(self, st))), p.quoted)]
+            except (ArithError, RecursionError) as e:
+                self.note(st, self.line, f"arithmetic error: {e}; bash abandons the command")
+                raise AbortCommand() from None
+        if type(p) is CmdSub:
+            if p.kind == "dir":
+                return [_computed(os.path.dirname(os.path.abspath(st.code.src.path)), p.quoted)]
+            if p.kind == "toplevel" and self.repo_root:
+                return [_computed(self.repo_root, p.quoted)]
+            output = self._function_output(p, st)
+            if output is not None:
+                return [output]
+            short = p.text if len(p.text) <= 60 else p.text[:57] + "..."
+            self.note(st, p.line, f"opaque: command substitution {short}")
+            return [("", (), p.quoted, True)]
+        raise AssertionError(p)
+
+    def _function_output(self, p: CmdSub, st: State) -> tuple | None:
+        """`$(fn args)` of a function the scripts define: the function run in a subshell of this
+        state, its `echo` output captured (trailing newlines removed, as bash does). None for
+        anything else, which stays opaque."""
+        words = p.text[2:-1].split() if p.text.startswith("$(") else p.text[1:-1].split()
+        if p.start < 0 or not words or words[0] not in st.functions:
+            return None
+        sub = st.copy()
+        sub.stack, sub.code, sub.pc, sub.done, sub.output = [], compile_span(st.code.src, p.start, p.end), 0, False, []
+        while not sub.done:
+            self.step(sub)
+            if sub.unbounded is not None:
+                return None
+        st.notes, st.steps = sub.notes, sub.steps
+        text, origins = [], []
+        for piece_text, piece_origins in sub.output:
+            text.append(piece_text)
+            origins.extend(piece_origins)
+        joined = "".join(text)
+        kept = len(joined.rstrip("\n"))
+        return (joined[:kept], tuple(origins[:kept]), p.quoted, False)
+
+    def arith(self, expr: tuple, st: State, line: int) -> int:
+        try:
+            return eval_arith(expr, _Arith(self, st))
+        except (ArithError, RecursionError) as e:
+            self.note(st, line, f"arithmetic error: {e}")
+            return 0
+
+    def _special(self, p: Param, st: State):
+        name = p.name
+        if name.isdigit():
+            n = int(name)
+            if n == 0:
+                return input_value(self.script)
+            return st.positional[n - 1] if n <= len(st.positional) else None
+        if name == "#":
+            return input_value(str(len(st.positional)))
+        if name == "?":
+            return input_value(str(st.status))
+        if name == "-":
+            return input_value("hB")
+        self.note(st, p.line, f"opaque: ${name}")
+        return Value("", [], True)
+
+    def param(self, p: Param, st: State) -> list:
+        name = p.name
+        if p.indirect:
+            target = self.scalar(st, name)
+            if target is None or not target.text:
+                return []
+            m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?", target.text)
+            if not m:
+                self.note(st, p.line, f"bad indirect expansion of {name}")
+                return []
+            name = m.group(1)
+            val = self.lookup(st, name)
+            if m.group(2) is not None and isinstance(val, list):
+                idx = int(m.group(2)) if m.group(2).isdigit() else 0
+                val = val[idx] if idx < len(val) else None
+        elif name in ("@", "*"):
+            val = list(st.positional)
+            return self._array_segments(p, val, "@" if name == "@" else "*", st)
+        elif not (name[0].isalpha() or name[0] == "_"):
+            val = self._special(p, st)
+        else:
+            val = self.lookup(st, name)
+        if p.index is not None:
+            if p.index in ("@", "*") and name == "BASH_SOURCE":
+                val = [Value(st.code.src.path, [None] * len(st.code.src.path))]
+            if p.index in ("@", "*"):
+                elems = val if isinstance(val, list) else ([val] if val is not None else [])
+                return self._array_segments(p, elems, p.index, st)
+            if name == "BASH_SOURCE":
+                val = Value(st.code.src.path, [None] * len(st.code.src.path))
+            else:
+                i = self.arith(parse_arith_text(self.value(p.index, st).text or "0"), st, p.line) \
+                    if isinstance(p.index, Word) else 0
+                elems = val if isinstance(val, list) else ([val] if val is not None else [])
+                val = elems[i] if -len(elems) <= i < len(elems) else None
+        elif isinstance(val, list):
+            val = val[0] if val else None
+        return self._apply(p, val, st)
+
+    def _array_segments(self, p: Param, elems: list, kind: str, st: State) -> list:
+        if p.length:
+            return [_computed(str(len(elems)), p.quoted)]
+        if p.op:
+            joined = join_segments(self._interleave(elems, " ", False)) if elems else None
+            return self._apply(p, joined, st)
+        if p.quoted and kind == "@":
+            out: list = []
+            for i, e in enumerate(elems):
+                if i:
+                    out.append(_BREAK)
+                out.append(segment(e, True) if e is not None else ("", (), True, False))
+            return out
+        return self._interleave(elems, " ", p.quoted)
+
+    def _interleave(self, elems: list, sep: str, quoted: bool) -> list:
+        out: list = []
+        for i, e in enumerate(elems):
+            if i:
+                out.append(_computed(sep, quoted))
+            if e is not None:
+                out.append(segment(e, quoted))
+        return out
+
+    def _apply(self, p: Param, val: Value | None, st: State) -> list:
+        q, op = p.quoted, p.op
+        if val is None and "u" in st.options and op not in _DEFAULTING and p.name not in ("@", "*"):
+            # bash stops here when it is unset, which launches nothing; so what follows is the run
+            # where the environment sets it, to a value not known here.
+            self.note(st, p.line, f"set -u: {p.name} must be set (bash stops where it is not); its value is not known")
+            val = Value("", [], True)
+        if p.length:
+            return [_computed(str(len(val.text)) if val is not None else "0", q)]
+        if not op:
+            return [segment(val, q)] if val is not None else []
+        if op in (":-", "-", ":=", "=", ":+", "+", ":?", "?"):
+            missing = val is None or (op[0] == ":" and val.text == "")
+            base = op.lstrip(":")
+            if base == "-":
+                return self.segments(p.arg, st) if missing else [segment(val, q)]
+            if base == "=":
+                if not missing:
+                    return [segment(val, q)]
+                new = self.value(p.arg, st)
+                self.assign(st, p.name, new)
+                return [segment(new, q)]
+            if base == "+":
+                return [] if missing else self.segments(p.arg, st)
+            if missing:
+                message = self.value(p.arg, st).text or "parameter null or not set"
+                self.note(st, p.line, f"${{{p.name}{op}}}: {message}; the script stops here")
+                raise ExitScript()
+            return [segment(val, q)]
+        if val is None:
+            return []
+        text, origins = val.text, val.origins
+        if op in ("%", "%%", "#", "##"):
+            rx = compile_glob(glob_pieces(self.segments(p.arg, st)))
+            n = len(text)
+            if op == "#":
+                rng = range(0, n + 1)
+            elif op == "##":
+                rng = range(n, -1, -1)
+            elif op == "%":
+                rng = range(n, -1, -1)
+            else:
+                rng = range(0, n + 1)
+            for i in rng:
+                if op[0] == "#" and rx.fullmatch(text, 0, i):
+                    return [(text[i:], origins[i:], q, val.opaque)]
+                if op[0] == "%" and rx.fullmatch(text, i, n):
+                    return [(text[:i], origins[:i], q, val.opaque)]
+            return [segment(val, q)]
+        if op in ("/", "//", "/#", "/%"):
+            pat = glob_pieces(self.segments(p.arg, st))
+            rep = self.value(p.arg2, st) if p.arg2 is not None else Value("", [])
+            return [self._replace(val, pat, rep, op, q)]
+        if op in ("^^", "^", ",,", ","):
+            conv = str.upper if op[0] == "^" else str.lower
+            new = conv(text) if len(op) == 2 else (conv(text[:1]) + text[1:])
+            return [(new, origins, q, val.opaque)]
+        if op == ":":
+            offset = self.arith(parse_arith_text(self.value(p.arg, st).text or "0"), st, p.line)
+            if offset < 0:
+                offset = max(0, len(text) + offset)
+            end = len(text)
+            if p.arg2 is not None:
+                length = self.arith(parse_arith_text(self.value(p.arg2, st).text or "0"), st, p.line)
+                end = offset + length if length >= 0 else len(text) + length
+            return [(text[offset:end], origins[offset:end], q, val.opaque)]
+        self.note(st, p.line, f"unsupported expansion operator {op}")
+        return [segment(val, q)]
+
+    def _replace(self, val: Value, pat: list, rep: Value, op: str, q: bool) -> tuple:
+        text, origins = val.text, val.origins
+        rx = compile_glob(pat)
+        n = len(text)
+        if op == "/#":
+            for j in range(n, -1, -1):
+                if rx.fullmatch(text, 0, j):
+                    return (rep.text + text[j:], list(rep.origins) + list(origins[j:]), q, val.opaque or rep.opaque)
+            return segment(val, q)
+        if op == "/%":
+            for i in range(0, n + 1):
+                if rx.fullmatch(text, i, n):
+                    return (text[:i] + rep.text, list(origins[:i]) + list(rep.origins), q, val.opaque or rep.opaque)
+            return segment(val, q)
+        out_t: list[str] = []
+        out_o: list = []
+        i = 0
+        done = False
+        while i <= n:
+            m = None if done else rx.match(text, i)
+            if m is not None and m.end() > i:
+                out_t.append(rep.text)
+                out_o.extend(rep.origins)
+                i = m.end()
+                if op == "/":
+                    done = True
+                continue
+            if i < n:
+                out_t.append(text[i])
+                out_o.append(origins[i])
+            i += 1
+        return ("".join(out_t), out_o, q, val.opaque or rep.opaque)

@@ -1,0 +1,538 @@
+"""The machine that runs compiled bash on a State: variables, stepping, frames, calls and launches.
+Expansion, conditions and builtins are its parts (mixins), each in its own module."""
+
+from __future__ import annotations
+
+import os
+
+from flaglint.render.bash.arithmetic import parse_arith_text
+from flaglint.render.bash.builtins import BUILTINS, Builtins
+from flaglint.render.bash.compiler import (
+    ArithCmd, Assign, Branch, Case, Code, Command, ForInit, ForNext, FuncDef, Join, Jump, JumpIf, Negate,
+    NoteInstr, SetStatus, Subshell, Test, Unset, compile_file, compile_text,
+)
+from flaglint.render.bash.conditions import Conditions
+from flaglint.render.bash.expansion import (
+    AbortCommand, ExitScript, Expansion, glob_pieces, input_value, is_symbolic, join_segments, segment,
+)
+from flaglint.render.bash.lexer import compile_glob
+from flaglint.render.bash.state import State
+from flaglint.render.bash.types import Choice, FromInput, Launch, Note, Rendering, Sym, Value, resolve
+from flaglint.render.maxtext_command import may_launch
+
+
+UNSET = None  # a scope entry that is declared but unset
+STEP_LIMIT = 200_000
+
+
+class NeedInput(Exception):
+    """A step read an input whose value the path has not decided yet."""
+
+    def __init__(self, name: str, candidates: tuple):
+        super().__init__(name)
+        self.name = name
+        self.candidates = candidates
+
+
+def _joined(old, new):
+    """old followed by new, either of them symbolic."""
+    if not (is_symbolic(old) or is_symbolic(new)):
+        return join_segments([segment(old, True), segment(new, True)])
+    pieces = []
+    for v in (old, new):
+        pieces.extend(v.pieces if type(v) is Sym else (v,))
+    return Sym(tuple(pieces))
+
+
+def _find_repo_root(path: str) -> str | None:
+    d = os.path.dirname(os.path.abspath(path))
+    while True:
+        if os.path.exists(os.path.join(d, ".git")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+class Interp(Expansion, Conditions, Builtins):
+    """Runs compiled bash on a State. `candidates` gives the values an unread input may take."""
+
+    def __init__(self, script: str, candidates=None, text: bytes | None = None):
+        """`text`: the script's bytes, when `script` is a virtual path (nothing is read from it)."""
+        self.script = script
+        self.text = text
+        self.repo_root = _find_repo_root(script) if text is None else None
+        self.candidates = candidates  # callable(name) -> tuple of str | None; None: inputs are unset
+        self.files: dict[str, object] = {}
+        self.line = 0  # the line of the instruction being run, for notes
+        self._literal_fields: dict[int, tuple] = {}  # id(word) -> (word, fields); Values never change
+
+    # ---- setup ----
+    def load(self, path: str):
+        compiled = compile_text(path, self.text) if path == self.script and self.text is not None else compile_file(path)
+        self.files[path] = compiled
+        return compiled
+
+    def start(self, env: dict[str, str]) -> State:
+        compiled = self.load(self.script)
+        st = State()
+        st.scopes = [{k: input_value(v) for k, v in env.items()}]
+        st.exported = set(env)
+        st.functions = {}
+        st.positional = ()
+        st.code = compiled.code
+        st.pc = 0
+        st.stack = []
+        st.status = 0
+        st.inputs = {}
+        st.domains = {}
+        st.notes = ()
+        st.branches = ()
+        st.handoffs = ()
+        st.iters = {}
+        st.steps = 0
+        st.done = False
+        st.exit_code = 0
+        st.unfound = ()  # Notes: the scripts and files the path runs or sources that cannot be found
+        st.unbounded = None  # a Note: the construct the path did not get past (a loop beyond the step limit)
+        st.output = None  # inside $(fn): the (text, origins) pieces echo writes
+        st.launched = ()  # Launches: the python and xpk command lines the path runs (never run here)
+        st.options = frozenset()  # `set -e` (e) and `set -u` (u) in force
+        return st
+
+    # ---- variables ----
+    def lookup(self, st: State, name: str):
+        """The variable's value (a Value, a list of Values for an array, or None when unset)."""
+        for scope in reversed(st.scopes):
+            if name in scope:
+                value = scope[name]
+                if type(value) is Choice or type(value) is Sym:
+                    value = resolve(value, lambda c: self._pick(st, c), lambda n: self._input(st, n))
+                return value
+        return self._input(st, name)
+
+    def raw(self, st: State, name: str):
+        """The variable's value as stored: a Choice or Sym stays symbolic."""
+        for scope in reversed(st.scopes):
+            if name in scope:
+                return scope[name]
+        return FromInput(name)
+
+    def _pick(self, st: State, choice: Choice):
+        """The alternative of `choice` this path takes; NeedInput when the path has not decided."""
+        name = choice.name
+        if name in st.inputs:
+            v = st.inputs[name]
+            domain = (None if v is None else v.text,)
+        else:
+            domain = st.domains.get(name)
+            if domain is None:
+                domain = self.candidates(name) if self.candidates else (None,)
+        taken = [alt for values, alt in choice.alts if not values.isdisjoint(domain)]
+        if len(taken) == 1:
+            return taken[0]
+        if not taken:  # a value no joined path took (a domain that grew later): the first alternative
+            return choice.alts[0][1]
+        raise NeedInput(name, tuple(domain))
+
+    def _input(self, st: State, name: str):
+        if name in st.inputs:
+            return st.inputs[name]
+        if name == "BASH_SOURCE":
+            return Value(st.code.src.path, [None] * len(st.code.src.path))
+        cands = st.domains.get(name)
+        if cands is None:
+            cands = self.candidates(name) if self.candidates else (None,)
+        if len(cands) != 1:
+            raise NeedInput(name, cands)
+        return self.decide(st, name, cands[0])
+
+    def decide(self, st: State, name: str, text: str | None) -> Value | None:
+        v = input_value(text)
+        st.inputs[name] = v
+        if v is not None:
+            st.exported.add(name)
+        return v
+
+    def scalar(self, st: State, name: str) -> Value | None:
+        v = self.lookup(st, name)
+        if isinstance(v, list):
+            return v[0] if v else None
+        return v
+
+    def assign(self, st: State, name: str, value, local: bool = False) -> None:
+        if local and len(st.scopes) > 1:
+            st.scopes[-1][name] = value
+            return
+        for scope in reversed(st.scopes):
+            if name in scope:
+                if scope is not st.scopes[0] or value is UNSET or not self._reads_input(st, scope[name]):
+                    scope[name] = value
+                    return
+                break  # a joined path that never assigned it: assigned now, as an input
+        group = st.domains.get(name)
+        if value is not UNSET and group is not None and name not in st.inputs:
+            if None in group and len(group) > 1:
+                raise NeedInput(name, group)  # whether it stays exported depends on whether it was set
+            if None not in group:
+                st.exported.add(name)  # set in the environment on every value of the path: exported
+        st.scopes[0][name] = value
+
+    def _reads_input(self, st: State, value) -> bool:
+        """Whether a stored (joined) value is, on this path, the input's own (FromInput)."""
+        while type(value) is Choice:
+            value = self._pick(st, value)
+        return type(value) is FromInput
+
+    def _is_local(self, st: State, name: str) -> bool:
+        return any(name in scope for scope in st.scopes[1:])
+
+    def note(self, st: State, line: int, message: str) -> None:
+        st.notes = st.notes + (Note(st.code.src.path, line, message),)
+
+    # ---- stepping ----
+    def run(self, st: State) -> None:
+        while not st.done:
+            self.step(st)
+
+    def step(self, st: State) -> None:
+        code = st.code
+        if st.pc >= len(code.instrs):
+            self.leave(st)
+            return
+        st.steps += 1
+        instr = code.instrs[st.pc]
+        self.line = getattr(instr, "line", self.line)
+        if st.steps > STEP_LIMIT:
+            st.unbounded = Note(code.src.path, self.line, f"the loop around line {self.line} does not end within"
+                                f" {STEP_LIMIT:,} steps; the rest of the script is not evaluated")
+            st.notes = st.notes + (st.unbounded,)
+            st.done = True
+            return
+        try:
+            _DISPATCH[type(instr)](self, instr, st)
+        except ExitScript:
+            self.exit(st, 1)
+        except AbortCommand:
+            self.abort(st)
+        else:
+            if instr.checked and st.status and "e" in st.options and st.code is code:
+                self.note(st, self.line, f"set -e: the command fails (status {st.status}); the script stops here")
+                self.exit(st, st.status)
+
+    def i_jump(self, ins: Jump, st: State) -> None:
+        st.pc = ins.target
+
+    def i_jumpif(self, ins: JumpIf, st: State) -> None:
+        st.pc = ins.target if (st.status == 0) == ins.on_success else st.pc + 1
+
+    def i_join(self, ins: Join, st: State) -> None:
+        st.pc += 1
+
+    def i_negate(self, ins: Negate, st: State) -> None:
+        st.status = 0 if st.status else 1
+        st.pc += 1
+
+    def i_setstatus(self, ins: SetStatus, st: State) -> None:
+        st.status = ins.status
+        st.pc += 1
+
+    def i_branch(self, ins: Branch, st: State) -> None:
+        st.branches = st.branches + ((st.code.src.path, ins.line),)
+        st.pc += 1
+
+    def i_note(self, ins: NoteInstr, st: State) -> None:
+        self.note(st, ins.line, ins.message)
+        st.pc += 1
+
+    def i_test(self, ins: Test, st: State) -> None:
+        st.status = self.test(ins.expr, st, ins.double, ins.line)
+        st.pc += 1
+
+    def i_arith(self, ins: ArithCmd, st: State) -> None:
+        st.status = 0 if self.arith(ins.expr, st, ins.line) else 1
+        st.pc += 1
+
+    def i_case(self, ins: Case, st: State) -> None:
+        subject = self.value(ins.word, st).text
+        for patterns, target in ins.items:
+            for pat in patterns:
+                if compile_glob(glob_pieces(self.segments(pat, st))).fullmatch(subject):
+                    st.pc = target
+                    st.status = 0
+                    return
+        st.pc = ins.end
+
+    def i_forinit(self, ins: ForInit, st: State) -> None:
+        items = tuple(st.positional) if ins.words is None else tuple(self.fields(ins.words, st))
+        st.iters[(id(ins), len(st.stack))] = (items, 0)
+        st.pc += 1
+
+    def i_fornext(self, ins: ForNext, st: State) -> None:
+        key = (id(ins.init), len(st.stack))
+        items, i = st.iters.get(key, ((), 0))
+        if i >= len(items):
+            st.iters.pop(key, None)
+            st.pc = ins.end
+            return
+        self.assign(st, ins.var, items[i])  # first: it may fork (NeedInput), and the fork runs this step again
+        st.iters[key] = (items, i + 1)
+        st.pc += 1
+
+    def i_funcdef(self, ins: FuncDef, st: State) -> None:
+        st.functions = {**st.functions, ins.name: ins.code}
+        st.status = 0
+        st.pc += 1
+
+    def i_subshell(self, ins: Subshell, st: State) -> None:
+        self.push(st, ins.code, "subshell", self.snapshot(st))
+
+    def i_unset(self, ins: Unset, st: State) -> None:
+        if ins.functions:
+            st.functions = {k: v for k, v in st.functions.items() if k not in ins.names}
+        else:
+            for name in ins.names:
+                if not self._is_local(st, name):  # a local's export attribute is not kept
+                    if name in st.domains and name not in st.inputs:
+                        # An input whose values stay grouped is exported when set; unset ends that.
+                        self.decide(st, name, st.domains[name][0])
+                    st.exported.discard(name)
+                self.assign(st, name, UNSET)
+        st.status = 0
+        st.pc += 1
+
+    def i_assign(self, ins: Assign, st: State) -> None:
+        builtin, flags = ins.builtin, ins.flags
+        if builtin in st.functions:  # a function named like the builtin runs instead of it
+            arg = ins.name if ins.value is None else f"{ins.name}={self.value(ins.value, st).text}"
+            self.call(st, st.functions[builtin], [input_value(arg)], {})
+            return
+        local = builtin == "local" or (builtin in ("declare", "typeset") and "g" not in flags and len(st.scopes) > 1)
+        if ins.array is not None:
+            new = self.fields(ins.array, st)
+            if ins.append:
+                old = self.lookup(st, ins.name)
+                old = old if isinstance(old, list) else ([old] if old is not None else [])
+                new = old + new
+            self.assign(st, ins.name, new, local)
+        elif ins.value is not None and ins.index is not None:
+            value = self.value(ins.value, st)
+            old = self.lookup(st, ins.name)
+            elems = list(old) if isinstance(old, list) else ([old] if old is not None else [])
+            i = self.arith(parse_arith_text(self.value(ins.index, st).text or "0"), st, ins.line)
+            elems.extend([None] * (i + 1 - len(elems)))
+            if ins.append and elems[i] is not None:
+                value = join_segments([segment(elems[i], True), segment(value, True)])
+            elems[i] = value
+            self.assign(st, ins.name, elems, local)
+        elif ins.value is not None:
+            value = self.symbolic_value(ins.value, st)
+            if ins.append:
+                old = self.raw(st, ins.name)
+                if not is_symbolic(old):
+                    old = self.scalar(st, ins.name)
+                if old is not None:
+                    value = _joined(old, value)
+            self.assign(st, ins.name, value, local)
+        elif local and len(st.scopes) > 1 and ins.name not in st.scopes[-1]:
+            self.assign(st, ins.name, UNSET, True)
+        if not self._is_local(st, ins.name):  # a local's export attribute is not kept
+            if builtin == "export" or "x" in flags:
+                st.exported.add(ins.name)
+            if "n" in flags:
+                st.exported.discard(ins.name)
+        st.status = 0
+        st.pc += 1
+
+    def i_command(self, ins: Command, st: State) -> None:
+        if st.output is not None and ins.words[0].literal == "echo":
+            if not ins.silent:
+                self.b_echo(ins, st)
+                return
+        if not ins.mutates:
+            head = self.fields(ins.words[:1], st)
+            if head and self._ignored(head[0].text, st):
+                if may_launch(head[0].text):  # MaxText's argv may be in its words: kept for lint_commands
+                    env = {n: v for n, v in self.child_env(st, self.prefix(ins, st)).items() if n.startswith("M_") and isinstance(v, Value)}
+                    st.launched = st.launched + (Launch(st.code.src.path, ins.line, tuple(self.fields(ins.words, st)), env),)
+                st.status = 0  # another program: never run, its arguments change nothing here
+                st.pc += 1
+                return
+        fields = self.fields(ins.words, st)
+        if not fields:
+            for a in ins.prefix:
+                self.assign(st, a.name, self.value(a.value, st))
+            st.status = 0
+            st.pc += 1
+            return
+        name = fields[0].text
+        args = [f.text for f in fields[1:]]
+        handler = BUILTINS.get(name)
+        if name in st.functions:
+            self.call(st, st.functions[name], fields[1:], self.prefix(ins, st))
+        elif handler is not None:
+            handler(self, ins, st, fields, args)
+        elif name.endswith(("/bash", "/sh")):
+            self.b_bash(ins, st, fields, args)
+        elif name.endswith(".sh"):
+            self.child(ins, st, name, fields[1:], False)
+        else:
+            st.status = 0
+            st.pc += 1
+
+    def _ignored(self, name: str, st: State) -> bool:
+        return not (name in st.functions or name in BUILTINS or name.endswith((".sh", "/bash", "/sh")))
+
+    def prefix(self, ins: Command, st: State) -> dict:
+        return {a.name: self.value(a.value, st) for a in ins.prefix}
+
+    # ---- frames ----
+    def snapshot(self, st: State) -> tuple:
+        return ([d.copy() for d in st.scopes], st.exported.copy(), st.positional, st.functions)
+
+    def push(self, st: State, code: Code, kind: str, saved) -> None:
+        st.stack.append((st.code, st.pc + 1, kind, saved))
+        st.code = code
+        st.pc = 0
+
+    def call(self, st: State, code: Code, args: list, prefix: dict) -> None:
+        self.push(st, code, "func", st.positional)
+        st.scopes.append(dict(prefix))
+        st.positional = tuple(args)
+
+    def leave(self, st: State) -> None:
+        """The current code block ended."""
+        if not st.stack:
+            st.done = True
+            return
+        self.pop(st)
+
+    def pop(self, st: State) -> str:
+        code, pc, kind, saved = st.stack.pop()
+        if kind == "func":
+            st.scopes.pop()
+            st.positional = saved
+        elif kind == "source":
+            positional, scoped = saved
+            if positional is not None:
+                st.positional = positional
+            if scoped:
+                st.scopes.pop()
+        elif kind in ("subshell", "proc"):
+            if kind == "proc":
+                st.handoffs = st.handoffs + (self.rendering(st),)
+            scopes, exported, positional, functions = saved
+            st.scopes, st.exported, st.positional, st.functions = scopes, exported, positional, functions
+        st.code, st.pc = code, pc
+        return kind
+
+    def exit(self, st: State, status: int) -> None:
+        st.exit_code = status  # the status a script run as its own process (`bash other.sh`) ends with
+        while st.stack:
+            if self.pop(st) in ("subshell", "proc"):
+                st.status = status
+                st.exit_code = 0
+                return
+        st.status = status
+        st.done = True
+
+    def abort(self, st: State) -> None:
+        if not st.stack:
+            st.pc += 1
+        while st.stack and self.pop(st) not in ("subshell", "proc"):
+            pass
+        st.status = 1
+
+    def ret(self, st: State, status: int) -> None:
+        while st.stack:
+            if self.pop(st) in ("func", "source", "subshell", "proc"):
+                st.status = status
+                return
+        st.status = status
+        st.done = True
+
+    def child_env(self, st: State, extra: dict) -> dict:
+        env: dict = {}
+        for scope in st.scopes:
+            for name, v in scope.items():
+                env[name] = v if (name in st.exported and v is not None and not isinstance(v, list)) else UNSET
+        env.update(extra)
+        return env
+
+    def resolve(self, st: State, path: str) -> str | None:
+        if not path:
+            return None
+        if os.path.isabs(path):
+            return path if os.path.isfile(path) else None
+        # As bash does: from the working directory; then, for a recipe run from its own directory
+        # or from the repository root, from the file's directory and the root.
+        bases = [os.getcwd(), os.path.dirname(os.path.abspath(st.code.src.path))]
+        if self.repo_root:
+            bases.append(self.repo_root)
+        for base in bases:
+            candidate = os.path.normpath(os.path.join(base, path))
+            if os.path.isfile(candidate):
+                return candidate
+        return None
+
+    def child(self, ins: Command, st: State, path: str, args: list, replace: bool) -> None:
+        """Run another script as a new process (`bash other.sh`), or in place of this one (exec)."""
+        resolved = self.resolve(st, path)
+        if resolved is None:
+            self.note(st, ins.line, f"cannot find script {path!r}; not evaluated")
+            st.unfound = st.unfound + (st.notes[-1],)
+            st.status = 127 if not replace else st.status
+            if replace:
+                self.exit(st, 127)
+            else:
+                st.pc += 1
+            return
+        compiled = self.load(resolved)
+        env = self.child_env(st, self.prefix(ins, st))
+        exported = {n for n, v in env.items() if v is not None}
+        exported |= {n for n, v in st.inputs.items() if v is not None and n not in env}
+        if replace:
+            while st.stack and st.stack[-1][2] not in ("subshell", "proc"):
+                st.stack.pop()
+            st.code = compiled.code
+        else:
+            self.push(st, compiled.code, "proc", self.snapshot(st))
+        st.scopes = [env]
+        st.exported = exported
+        st.functions = {}
+        st.positional = tuple(args)
+        st.pc = 0
+
+    # ---- results ----
+    def rendering(self, st: State, witnesses: dict | None = None) -> Rendering:
+        variables: dict[str, Value] = {}
+        for name, v in st.inputs.items():
+            if v is not None:
+                variables[name] = v
+        if witnesses:
+            for name, text in witnesses.items():
+                if text is not None and name not in st.inputs:
+                    variables[name] = input_value(text)
+        for scope in st.scopes[:1]:
+            for name, v in scope.items():
+                if isinstance(v, list):
+                    v = v[0] if v and v[0] is not None else None
+                if v is None:
+                    variables.pop(name, None)
+                else:
+                    variables[name] = v
+        exported_names = st.exported | {n for n, text in (witnesses or {}).items() if text is not None}
+        exported = {n: v for n, v in variables.items() if n in exported_names
+                    and not isinstance(st.scopes[0].get(n), list)}
+        notes = list(dict.fromkeys(st.notes))
+        return Rendering(exported, variables, notes, st.code.src.path, [], st.exit_code, list(st.branches),
+                         list(st.unfound), st.unbounded, list(st.launched))
+
+
+_DISPATCH = {
+    Join: Interp.i_join, Jump: Interp.i_jump, JumpIf: Interp.i_jumpif, Negate: Interp.i_negate, SetStatus: Interp.i_setstatus,
+    Branch: Interp.i_branch, NoteInstr: Interp.i_note, Test: Interp.i_test, ArithCmd: Interp.i_arith,
+    Case: Interp.i_case, ForInit: Interp.i_forinit, ForNext: Interp.i_fornext, FuncDef: Interp.i_funcdef,
+    Subshell: Interp.i_subshell, Unset: Interp.i_unset, Assign: Interp.i_assign, Command: Interp.i_command,
+}
