@@ -135,9 +135,10 @@ def _renderings(rendering: Rendering) -> list[Rendering]:
     return [rendering, *(r for handoff in rendering.handoffs for r in _renderings(handoff))]
 
 
-def check_commands(script: Path, exploration: Exploration, checker: Checker) -> tuple[list[Finding], set[str], int]:
+def check_commands(script: Path, exploration: Exploration, checker: Checker, text: bytes | None = None) -> tuple[list[Finding], set[str], int]:
     """The findings on every MaxText command line of every outcome (one per rule and place, with
-    the smallest witness), the notes, and how many command lines were checked."""
+    the smallest witness), the notes, and how many command lines were checked. `text`: the
+    script's bytes, when `script` names no file (stdin)."""
     index = load_index(checker.pin.configs)
     notes: set[str] = set()
     seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
@@ -163,7 +164,7 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker) -> 
         conditions = PathConditions(exploration.inputs, explored)
         for finding, paths in seen.values():
             path, matters = conditions.witness(paths)
-            finding.witness = _witness(script, path, matters)
+            finding.witness = _witness(script, path, matters, text)
             for name in _unset_inputs_at(finding.location, path, exploration.inputs):
                 finding.witness["env"].setdefault(name, None)
             found.append(finding)

@@ -33,6 +33,7 @@ class ScriptCheck:
     path: Path
     text: str
     result: Result
+    given: bytes | None = None  # the script's bytes, when `path` names no file (stdin)
     edits: list[Edit] = field(default_factory=list)
     additions: list[str] = field(default_factory=list)  # lines to add by hand
     paths: int = 0
@@ -167,11 +168,11 @@ def _flag_value(value: Any) -> str:
     return format_value(value)
 
 
-def _witness(script: Path, path: ExploredPath, matters: Mapping[str, list]) -> dict[str, Any]:
+def _witness(script: Path, path: ExploredPath, matters: Mapping[str, list], text: bytes | None) -> dict[str, Any]:
     """The inputs that matter, and the arms a run with them (the path's other inputs as they are) takes."""
     chosen = {name: _witness_choice(values) for name, values in matters.items()}
     env = {name: value for name, value in {**path.env, **chosen}.items() if value is not None}
-    branches = render(script, env).branches
+    branches = render(script, env, text).branches
     return {
         "env": {name: _witness_value(values) for name, values in matters.items()},
         "branches": [line if Path(file) == script else f"{file}:{line}" for file, line in branches],
@@ -186,19 +187,22 @@ def check_script(
     path_cap: int = COMBINATION_CAP,
     max_fixes: int = 3,
     allow_unverified: bool = False,
+    text: str | None = None,
 ) -> ScriptCheck:
     """`path_cap`: the most combinations of one group of inputs that decide parts of a launch
     together (launch_parts); a group with more is reported as FL011, an error (fail closed) unless
-    `allow_unverified`, as is a path that runs into a loop the evaluator cannot get past."""
+    `allow_unverified`, as is a path that runs into a loop the evaluator cannot get past.
+    `text`: the script, when `path` only names it (stdin); else it is read from `path`."""
+    given = None if text is None else text.encode("utf-8")
     try:
-        text = decode(path.read_bytes(), str(path))
+        text = decode(path.read_bytes(), str(path)) if given is None else text
     except OSError as err:
         text = ""
         return ScriptCheck(path, text, Result(checker.pin.pin, [Finding("FL010", "error", f"cannot read {path}: {err.strerror}", (), Location(str(path), 1, 1, end_column=1))]))
     result = Result(pin=checker.pin.pin)
-    check = ScriptCheck(path, text, result)
+    check = ScriptCheck(path, text, result, given)
     try:
-        exploration = evaluate(path, dict(fixed or {}), dict(vary or {}))
+        exploration = evaluate(path, dict(fixed or {}), dict(vary or {}), given)
     except ScriptError as err:
         result.findings.append(Finding("FL010", "error", f"cannot be evaluated: {err.message}", (), Location(err.file, err.line, 1, end_column=2)))
         return check
@@ -206,7 +210,7 @@ def check_script(
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
     from .commands import check_commands
 
-    found, notes, commands = check_commands(path, exploration, checker)
+    found, notes, commands = check_commands(path, exploration, checker, given)
     if commands:  # the script runs MaxText itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
         result.findings = [f for f in result.findings if f.rule != "FL012"] + found
         result.notes.extend(sorted(notes))
@@ -325,7 +329,7 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
                 excluded = [c.path for c in launches if id(c.path) in mistyped] + quiet + unfollowed
                 conditions = PathConditions(exploration.inputs, explored, excluded)
             path, matters = conditions.witness(paths)
-        finding.witness = _witness(check.path, path, matters)
+        finding.witness = _witness(check.path, path, matters, check.given)
         check.result.findings.append(finding)
     check.result.notes.extend(sorted(notes))
 
@@ -391,14 +395,14 @@ def _add_fix(check: ScriptCheck, flags: Value, fixes: list[Fix], anchor: int | N
         if mapped is None:
             continue
         check.edits, check.additions = mapped
-        fix.placed = [_placed(edit) for edit in check.edits] + [PlacedEdit(None, "", line) for line in check.additions]
+        fix.placed = [_placed(edit, check) for edit in check.edits] + [PlacedEdit(None, "", line) for line in check.additions]
         check.result.fixes.append(fix)
         return
 
 
-def _placed(edit: Edit) -> PlacedEdit:
-    """A byte edit of a script as the line, column and text a person reads there."""
-    data = Path(edit.file).read_bytes()
+def _placed(edit: Edit, check: ScriptCheck) -> PlacedEdit:
+    """A byte edit of a script (the one checked, or a file it sources) as the line, column and text a person reads there."""
+    data = check.text.encode("utf-8") if edit.file == str(check.path) else Path(edit.file).read_bytes()
     line_start = data.rfind(b"\n", 0, edit.start) + 1
     line = data.count(b"\n", 0, edit.start) + 1
     column = len(data[line_start:edit.start].decode("utf-8", "replace")) + 1

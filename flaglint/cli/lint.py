@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ..findings import InputError
+from ..read import decode
 from ..report import Checked
 from .fixing import apply_fixes
 from .options import Options, common_options
@@ -30,13 +31,13 @@ def _vary(items: tuple[str, ...]) -> dict[str, list[str]]:
 
 
 @click.command()
-@click.argument("scripts", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, readable=True))
+@click.argument("scripts", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, readable=True, allow_dash=True))
 @common_options
 @click.option("--vary", "vary_items", multiple=True, metavar="K=v1,v2", help="Widen an input's values (repeatable).")
 @click.option("--path-cap", type=click.IntRange(1), help="Most input combinations checked together per script (default 4096).")
 @click.option("--allow-unverified", is_flag=True, help="A launch that cannot be verified is a warning, not an error.")
 def lint(scripts, options: Options, vary_items, path_cap, allow_unverified):
-    """Check recipe SCRIPTS on every branch, statically (they are never run)."""
+    """Check recipe SCRIPTS on every branch, statically (they are never run); `-` reads one from stdin."""
     from ..check import Checker
     from ..lint import check_script
 
@@ -46,19 +47,29 @@ def lint(scripts, options: Options, vary_items, path_cap, allow_unverified):
     checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]))
     hint = "flaglint lint --fix edits the script (--diff shows the edit)"
 
+    stdin = None
+    if "-" in scripts:
+        if scripts.count("-") > 1:
+            raise InputError("-: stdin can be read once")
+        stdin = decode(sys.stdin.buffer.read(MAX_SCRIPT_BYTES + 1), "<stdin>")
+        label = options.stdin_filename or "<stdin>"
+        scripts = tuple(label if script == "-" else script for script in scripts)
     for script in scripts:
-        size = Path(script).stat().st_size
+        size = len(stdin.encode("utf-8")) if stdin is not None and script == label else Path(script).stat().st_size
         if size > MAX_SCRIPT_BYTES:
             raise InputError(f"{script}: {size / 2**20:.1f} MiB; flaglint reads recipe scripts of up to {MAX_SCRIPT_BYTES // 2**10} KiB")
 
     def run(_fixed=None) -> list[Checked]:
         checked = []
         for script in scripts:
+            given = (_fixed or {}).get(script, stdin) if stdin is not None and script == label else None
             found = check_script(Path(script), checker, env, _vary(vary_items), settings["path-cap"], options.max_fixes,
-                                 allow_unverified)
+                                 allow_unverified, text=given)
             apply_settings(found.result, settings, script)
-            fix = found.result.fixes[0] if found.edits or found.additions else None
-            checked.append(Checked(script, found.text, found.result, hint, in_file=True, fix=fix, edits=found.edits))
+            # the configuration can drop every finding, and with them the fix
+            fix = found.result.fixes[0] if found.result.fixes and (found.edits or found.additions) else None
+            checked.append(Checked(script, found.text, found.result, hint, in_file=given is None, fix=fix,
+                                   edits=found.edits if fix else []))
         _report_shared_findings_once(checked)
         return checked
 

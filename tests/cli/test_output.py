@@ -170,3 +170,22 @@ def test_a_fix_of_tunix_variables_prints_no_empty_flags_line_and_a_long_fix_is_n
     long_flags = " ".join(f"log_period={n}" for n in range(40)) + " bogus_key=1"
     shown = invoke("check", long_flags).stdout
     assert "fixed flags" not in shown and "--fix applies it" in shown
+
+
+def test_lint_reads_a_script_from_stdin_as_it_reads_the_file(tmp_path):
+    script = (
+        b'#!/bin/bash\nMODE=${MODE:-train}\nFLAGS="per_device_batch_size=4"\n'
+        b'if [[ "$MODE" == eval ]]; then FLAGS="$FLAGS moe_chunk_pipline=true"; fi\n'
+        b'export MAXTEXT_EXTRA_FLAGS="$FLAGS"\n'
+    )
+    (tmp_path / "recipes").mkdir()
+    (tmp_path / "recipes" / "run.sh").write_bytes(script)
+    from_file = invoke("lint", "--format", "json", "recipes/run.sh", cwd=tmp_path)
+    from_stdin = invoke("lint", "--format", "json", "--stdin-filename", "recipes/run.sh", "-", stdin=script, cwd=tmp_path)
+    assert from_stdin.returncode == from_file.returncode == 1
+    assert json.loads(from_stdin.stdout)["findings"] == json.loads(from_file.stdout)["findings"]
+    (tmp_path / "flaglint.toml").write_text('[per-file-ignores]\n"legacy/*" = ["FL004"]\n')
+    assert invoke("lint", "--stdin-filename", "legacy/run.sh", "-", stdin=script, cwd=tmp_path).returncode == 0
+    fixed = invoke("lint", "--fix", "-", stdin=script, cwd=tmp_path)
+    assert fixed.returncode == 0 and "moe_chunk_pipline" not in fixed.stdout and fixed.stdout.startswith("#!/bin/bash\n")
+    assert (tmp_path / "recipes" / "run.sh").read_bytes() == script

@@ -37,9 +37,10 @@ __all__ = [
 OTHER = "flaglint-other"  # the "something else" value of an input
 
 
-def render(script: Path, env: Mapping[str, str]) -> Rendering:
-    """The script's final variables when it runs with exactly `env` (every other variable unset)."""
-    interp = Interp(str(script))
+def render(script: Path, env: Mapping[str, str], text: bytes | None = None) -> Rendering:
+    """The script's final variables when it runs with exactly `env` (every other variable unset).
+    `text`: the script's bytes, when `script` names no file (stdin)."""
+    interp = Interp(str(script), text=text)
     st = interp.start(dict(env))
     interp.run(st)
     result = interp.rendering(st)

@@ -26,9 +26,10 @@ from flaglint.render.bash.state import State
 from flaglint.render.bash.types import Choice, FromInput, Sym, Value
 
 
-def evaluate(script: Path, fixed: Mapping[str, str] = {}, vary: Mapping[str, list[str]] = {}) -> Exploration:
-    """Every feasible outcome of the script, with joined paths merged (values may be symbolic)."""
-    interp = Interp(str(script))
+def evaluate(script: Path, fixed: Mapping[str, str] = {}, vary: Mapping[str, list[str]] = {}, text: bytes | None = None) -> Exploration:
+    """Every feasible outcome of the script, with joined paths merged (values may be symbolic).
+    `text`: the script's bytes, when `script` names no file (stdin)."""
+    interp = Interp(str(script), text=text)
     interp.candidates = _Domains(interp, {k: v for k, v in vary.items() if k not in fixed})
     explorer = _Explorer(interp)
     work = [interp.start(dict(fixed))]
