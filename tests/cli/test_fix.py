@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import run_flaglint as invoke
+from commandline import run_flaglint as invoke
 from flaglint.check import Checker
 from flaglint.read import FlagSource
 from flaglint.resolve import close_keys

@@ -12,7 +12,7 @@ import click
 import jsonschema
 import pytest
 
-from conftest import run_flaglint as invoke
+from commandline import run_flaglint as invoke
 from flaglint.cli import main
 
 REPO = Path(__file__).resolve().parents[2]

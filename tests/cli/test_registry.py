@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_flaglint as invoke
+from commandline import run_flaglint as invoke
 from flaglint.config import known_rule_ids
 from flaglint.ruleset import load_ruleset
 
