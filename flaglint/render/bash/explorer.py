@@ -192,10 +192,13 @@ class _Explorer:
         self.interp = interp
         self.explored: dict[str, list] = {}
 
-    def advance(self, st: State) -> list[State] | None:
-        """Run until the path ends (None) or forks (the states it forks into)."""
+    def advance(self, st: State, stop_at: type | None = None) -> list[State] | None:
+        """Run until the path ends (None), forks (the states it forks into), or reaches an
+        instruction of type `stop_at` (None, not done)."""
         interp = self.interp
         while not st.done:
+            if stop_at is not None and st.pc < len(st.code.instrs) and type(st.code.instrs[st.pc]) is stop_at:
+                return None
             snapshot = self._snapshot(st)
             try:
                 interp.step(st)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from flaglint.render.bash.explorer import Exploration, ExploredPath, Outcome, _Domains, _Explorer
 from flaglint.render.bash.compiler import Join
-from flaglint.render.bash.machine import Interp, NeedInput
+from flaglint.render.bash.machine import Interp
 from flaglint.render.bash.state import State
 from flaglint.render.bash.types import Choice, FromInput, Sym, Value
 
@@ -46,7 +46,7 @@ def evaluate(script: Path, fixed: Mapping[str, str] = {}, vary: Mapping[str, lis
                 work.append(st)
             continue
         st = work.pop()
-        forked = _advance_to_join(explorer, st)
+        forked = explorer.advance(st, stop_at=Join)
         if forked is not None:
             work.extend(reversed(merge(forked)))  # values that lead to the same state need not wait for a join
         elif not st.done:
@@ -57,21 +57,6 @@ def evaluate(script: Path, fixed: Mapping[str, str] = {}, vary: Mapping[str, lis
     inputs = {name: [value] for name, value in fixed.items()}
     inputs.update(explorer.explored)
     return Exploration(outcomes, inputs, paths, False)
-
-
-def _advance_to_join(explorer: _Explorer, st: State) -> list[State] | None:
-    """Run until the path ends, forks (the states it forks into) or reaches a Join (None, not done)."""
-    interp = explorer.interp
-    while not st.done:
-        instrs = st.code.instrs
-        if st.pc < len(instrs) and type(instrs[st.pc]) is Join:
-            return None
-        snapshot = explorer._snapshot(st)
-        try:
-            interp.step(st)
-        except NeedInput as e:
-            return explorer.fork(snapshot or st, e)
-    return None
 
 
 def _join_key(st: State) -> tuple:
