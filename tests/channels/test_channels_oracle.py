@@ -77,7 +77,12 @@ def _forms(tmp_path, index: int, words: list[str]):
     ]
 
 
-def _compare(cases):
+def _findings(checker, source, env):
+    return checker.check(source(), env, fix=False).findings
+
+
+def _compare(cases, findings=_findings):
+    """Each case's verdict, flaglint's (any error) against MaxText's."""
     python = oracle_python()
     if python is None:
         pytest.skip(unavailable("oracle"))
@@ -85,7 +90,7 @@ def _compare(cases):
     checker = Checker("maxtext-0.2.5")
     wrong = []
     for (label, launch, source, env), answer in zip(cases, answers):
-        errors = [f.rule for f in checker.check(source(), env, fix=False).findings if f.severity == "error"]
+        errors = [f.rule for f in findings(checker, source, env) if f.severity == "error"]
         if bool(errors) == answer.ok:
             wrong.append(f"{label} {launch}: flaglint {errors or 'accepts'}, MaxText {answer.describe()[:200]}")
     assert not wrong, "\n".join(wrong)
@@ -142,15 +147,4 @@ def test_command_lines_in_scripts_get_maxtexts_verdict():
                         cases.append((script.name, Launch(words, config, line.env),
                                       (lambda w=list(words), c=config, e=dict(line.env): (w, c, e)), line.env))
     assert len(cases) >= 6
-    python = oracle_python()
-    if python is None:
-        pytest.skip(unavailable("oracle"))
-    answers = verdicts(python, [launch for _, launch, _, _ in cases])
-    checker = Checker("maxtext-0.2.5")
-    wrong = []
-    for (name, launch, source, env), answer in zip(cases, answers):
-        words, config, environment = source()
-        errors = [f.rule for f in check_command(checker, words, config, environment, index=index) if f.severity == "error"]
-        if bool(errors) == answer.ok:
-            wrong.append(f"{name} {launch}: flaglint {errors or 'accepts'}, MaxText {answer.describe()[:200]}")
-    assert not wrong, "\n".join(wrong)
+    _compare(cases, lambda checker, source, env: check_command(checker, *source(), index=index))
