@@ -95,7 +95,7 @@ def _file_edits(value: Value, fix: Fix, script: Path, anchor: int | None) -> tup
     """Byte edits of the scripts for a fix of the rendered flag string.
 
     A token written in another file (a block several recipes share) is not edited: the new value
-    is added after the token of this script that made the conflict, as the seed's review did.
+    is added after the token of this script that made the conflict, as the fix in google/tunix#2884 did.
     """
     edits, additions = [], []
     for edit, change in zip(fix.edits, _edited_changes(fix)):

@@ -24,7 +24,7 @@ def parse_head_mode(value: str | None) -> str:
     Unset, empty and the off values (0, false, off, no, in any case) turn the sharded head off;
     "local" (exactly) turns it on with log_softmax scoring; "fused" (exactly) with fused scoring.
     Rule FL106 accepts exactly the same values (tests/trainer/test_settings.py checks both agree). Whether the head is off or "local", each
-    chunk is scored by the same local program, so the seed's "unset, 0 and local give the local
+    chunk is scored by the same local program, so google/tunix#2884's "unset, 0 and local give the local
     program" and the recipe's "0 turns the head off" (its chunk-size fallback) are both this
     reading: use `scoring_mode` for the program, and "off" for the chunk fallback.
     Anything else raises ValueError naming the closest accepted value.

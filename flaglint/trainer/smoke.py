@@ -27,7 +27,7 @@ from flaglint.trainer.settings import (
     scoring_mode,
 )
 
-# The seed: without the sharded head, the log-prob program failed to compile on TPU at chunks of
+# google/tunix#2884: without the sharded head, the log-prob program failed to compile on TPU at chunks of
 # 2,048 and 4,096, which is why the recipe falls back to 1,024 when the head is off.
 UNSHARDED_MAX_CHUNK = 1024
 # The head runs on chunk_size / TOY_SCALE tokens per chunk, over two and a half chunks.
