@@ -122,7 +122,7 @@ class Checker:
         while config.rejected:
             edits = {id(token): refused_edit(text, token, config)[0] for token in config.rejected}
             kept, _ = self.config(replace(config.source, text=apply_edits(text, list(edits.values()))), env)
-            survivors = [t for t in config.tokens if id(t) not in edits or edits[id(t)].text]
+            survivors = [t for t in config.tokens if id(t) not in edits or edits[id(t)].new]
             if not kept.rejected or len(survivors) != len(kept.tokens):
                 break
             at = {id(token): index for index, token in enumerate(kept.tokens)}

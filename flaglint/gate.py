@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Mapping, Union
 
 from .check import Checker
-from .edits import Edit, PlacedEdit
+from .edits import Edit
 from .findings import Finding, Fix, InputError, Result
 from .location import Location
 from .read import FlagSource, decode
@@ -260,30 +260,26 @@ class _FlagPlacer:
                 location, related = spans[0], related + tuple(spans[1:])
         return Finding(finding.rule, finding.severity, f"{prefix}: {finding.message}", finding.keys, location, related, finding.witness)
 
-    def place_fix(self, fix: Fix) -> list[PlacedEdit]:
+    def place_fix(self, fix: Fix) -> list[Edit]:
         """The fix as edits of the manifest: each token it changes, drops or appends, and each Tunix
-        variable it sets, at the characters that hold them."""
-        from .solve import format_value
-
+        variable it sets, at the characters that hold them (their offsets are found in the
+        manifest's text by `manifest_edits`)."""
         text = self.flags.text
         placed = []
         for edit in fix.edits:
-            if edit.start == edit.end == len(text):  # appended: an empty span just after the last character
+            if edit.variable is not None:
+                value = self.tunix.get(edit.variable)
+                location = _located(value, 0, max(len(value.text), 1), self.label) if value is not None else None
+                placed.append(Edit(location, value.text if value is not None else "", edit.new, variable=edit.variable))
+            elif edit.start == edit.end == len(text):  # appended: an empty span just after the last character
                 last = _located(self.flags, max(len(text) - 1, 0), len(text), self.label)
                 location = last and Location(last.file, last.end_line or last.line, last.end_column, end_column=last.end_column)
-                placed.append(PlacedEdit(location, "", edit.text))
+                placed.append(Edit(location, "", edit.new))
             else:
                 old = text[edit.start:edit.end].strip()  # a dropped token's edit takes a blank next to it too
                 start = text.index(old, edit.start) if old else edit.start
                 location = _located(self.flags, start, start + max(len(old), 1), self.label)
-                placed.append(PlacedEdit(location, old, edit.text.strip()))
-        for change in fix.changes:
-            if change.key not in load_tunix().variables:
-                continue
-            new = "" if change.to is None else format_value(change.to)
-            value = self.tunix.get(change.key)
-            location = _located(value, 0, max(len(value.text), 1), self.label) if value is not None else None
-            placed.append(PlacedEdit(location, value.text if value is not None else "", new, change.key))
+                placed.append(Edit(location, old, edit.new.strip()))
         return placed
 
 
@@ -294,9 +290,9 @@ def manifest_edits(text: str, fix: Fix, file: str) -> list[Edit] | None:
 
     line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
     edits = []
-    for placed in fix.placed:
+    for placed in fix.edits:
         location = placed.location
-        if location is None or (placed.name and not placed.new) or location.line > len(line_starts):
+        if not placed.written or location.line > len(line_starts):
             return None
         start = line_starts[location.line - 1] + location.column - 1
         end = start + len(placed.old)
@@ -304,7 +300,7 @@ def manifest_edits(text: str, fix: Fix, file: str) -> list[Edit] | None:
             return None  # the characters are escaped in the YAML: left to a person
         if not placed.new and start > 0 and text[start - 1] == " ":
             start -= 1  # a dropped token goes with the blank before it
-        edits.append(Edit(start, end, placed.new))
+        edits.append(Edit.in_text(text, start, end, placed.new, file))
     return text_edits(file, text, edits, fix.safe)
 
 
@@ -321,8 +317,7 @@ def check_launch(checker: Checker, launch: Launch, label: str, *, env: Mapping[s
     placer = _FlagPlacer(flags, tunix, label)
     where = launch.container.path + (f" ({launch.program})" if launch.program else "")
     result.findings = [placer.place(finding, where) for finding in result.findings]
-    for fix in result.fixes:
-        fix.placed = placer.place_fix(fix)
+    result.fixes = [replace(fix, edits=placer.place_fix(fix)) for fix in result.fixes]
     return result
 
 

@@ -61,7 +61,7 @@ def _relative(checked: list[Checked]) -> None:
             finding.location = moved(finding.location)
             finding.related = tuple(moved(loc) for loc in finding.related)
         for fix in [*item.result.fixes, *item.applied]:
-            fix.placed = [replace(edit, location=moved(edit.location)) for edit in fix.placed]
+            fix.edits = [replace(edit, location=moved(edit.location)) for edit in fix.edits]
 
 
 def emit(options, checked: list[Checked], settings, fixed: dict | None = None) -> None:
