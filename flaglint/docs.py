@@ -70,7 +70,9 @@ def rule_json(rule: Rule) -> dict:
         "id": rule.id, "title": rule.title, "severity": rule.severity, "message": rule.message,
         "rationale": rule.rationale, "fix": rule.fix, "source": rule.source,
         "pins": list(rule.pins) if rule.pins else None, "when": rule.when_text, "require": rule.require_text,
-        "examples": rule.examples, "builtin": rule.builtin, "fixable": rule.fixable,
+        "examples": rule.examples, "builtin": rule.builtin, "fixable": rule.fixable, "messages": rule.messages,
+        "refused_value": rule.refused_value, "unverified_severity": rule.unverified_severity,
+        "flag_string_only": rule.flag_string_only,
     }
 
 

@@ -22,6 +22,7 @@ from .location import Location
 from .read import FlagSource, decode
 from .render.manifest import Container, Scalar, read_manifest
 from .report import Checked
+from .ruleset import built_in
 from .schema.pins import DEFAULT_PIN
 from .tunix import load_tunix
 
@@ -158,15 +159,13 @@ def _script_launches(container: Container, script: Scalar, found: _Found, file: 
             interp.step(state)
     except ScriptError as err:
         # Fail closed: a command that cannot be read could hide any flag.
-        found.findings.append(Finding("FL010", "error", f"{container.path}: the bash -c script cannot be evaluated: {err.message}",
-                                      (), to_manifest.line_location(err.line, file)))
+        found.findings.append(built_in("FL010", (), to_manifest.line_location(err.line, file), variant="bash_c",
+                                      container=container.path, reason=err.message))
         return
     if steps >= _STEP_CAP:
         # Fail closed: a launch after the loop is not checked, so the gate must not pass it.
-        found.findings.append(Finding("FL011", "warning" if allow_unverified else "error",
-                                      f"{container.path}: the bash -c script was followed for {_STEP_CAP} steps"
-                                      f" only (a loop around line {interp.line}); launches after that are not checked",
-                                      (), to_manifest.line_location(interp.line, file)))
+        found.findings.append(built_in("FL011", (), to_manifest.line_location(interp.line, file), variant="step_cap",
+                                      allow_unverified=allow_unverified, container=container.path, steps=_STEP_CAP, line=interp.line))
 
 
 def _launch(container: Container, fields: list[Scalar], env: dict[str, Scalar], prefixed: set[str]) -> Launch | None:

@@ -17,6 +17,7 @@ from .findings import Finding, Fix, Result
 from .location import Location
 from .read import FlagSource, decode
 from .resolve import HF_TOKEN_VARIABLE
+from .ruleset import built_in
 from .launch_parts import COMBINATION_CAP, Concrete, TooManyCombinations, concrete_launches
 from .render.bash.explorer import OTHER, Exploration, ExploredPath, render
 from .render.bash.types import Rendering, ScriptError, Value
@@ -196,13 +197,13 @@ def check_script(
         text = decode(path.read_bytes(), str(path)) if given is None else text
     except OSError as err:
         text = ""
-        return ScriptCheck(path, text, Result(checker.pin.pin, [Finding("FL010", "error", f"cannot read {path}: {err.strerror}", (), Location(str(path), 1, 1, end_column=1))]))
+        return ScriptCheck(path, text, Result(checker.pin.pin, [built_in("FL010", (), Location(str(path), 1, 1, end_column=1), variant="unreadable", path=path, reason=err.strerror)]))
     result = Result(pin=checker.pin.pin)
     check = ScriptCheck(path, text, result, given)
     try:
         exploration = evaluate(path, dict(fixed or {}), dict(vary or {}), given)
     except ScriptError as err:
-        result.findings.append(Finding("FL010", "error", f"cannot be evaluated: {err.message}", (), Location(err.file, err.line, 1, end_column=2)))
+        result.findings.append(built_in("FL010", (), Location(err.file, err.line, 1, end_column=2), reason=err.message))
         return check
     check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
@@ -210,7 +211,8 @@ def check_script(
 
     found, notes, commands = check_commands(path, exploration, checker, given)
     if commands:  # the script runs MaxText itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
-        result.findings = [f for f in result.findings if f.rule != "FL012"] + found
+        rules = checker.ruleset
+        result.findings = [f for f in result.findings if not (rule := rules.by_id(f.rule)) or not rule.flag_string_only] + found
         result.notes.extend(sorted(notes))
     from .suppress import apply_suppressions, read_suppressions
 
@@ -245,9 +247,8 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
         stopped = outcome.rendering.unbounded or trainer.unbounded
         if stopped is not None:
             # Fail closed: what the script launches after a construct it cannot follow is unknown.
-            unverified.setdefault((stopped.file, stopped.line), Finding(
-                "FL011", "warning" if allow_unverified else "error",
-                f"the launch is not verified: {stopped.message}", (), Location(stopped.file, stopped.line, 1, end_column=2)))
+            unverified.setdefault((stopped.file, stopped.line), built_in(
+                "FL011", (), Location(stopped.file, stopped.line, 1, end_column=2), allow_unverified=allow_unverified, reason=stopped.message))
             unknown.extend(outcome.paths)
             continue
         for path in outcome.paths:
@@ -255,10 +256,9 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
                 found = concrete_launches(trainer, path, exploration.inputs, FLAGS_VARIABLE, tunix, rule_names,
                                           bound, (BACKEND_VARIABLE,), cap)
             except TooManyCombinations as err:
-                check.result.findings.append(Finding(
-                    "FL011", "warning" if allow_unverified else "error",
-                    f"the launch is not verified: {err.count} combinations of {', '.join(err.inputs)}"
-                    f" decide the flags together (more than {cap})", (), Location(str(check.path), 1, 1, end_column=2)))
+                check.result.findings.append(built_in(
+                    "FL011", (), Location(str(check.path), 1, 1, end_column=2), variant="combinations",
+                    allow_unverified=allow_unverified, count=err.count, inputs=", ".join(err.inputs), cap=cap))
                 unknown.append(path)
                 continue
             for launch in found:
