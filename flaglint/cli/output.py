@@ -77,7 +77,8 @@ def emit(options, checked: list[Checked], settings, fixed: dict | None = None) -
         click.echo((fixed or {}).get(item.label, item.text).strip())
     _relative(checked)
     colour = _colour(options)
-    report = statistics(checked) if options.statistics else render(options.output_format, checked, colour=colour, quiet=options.quiet)
+    report = statistics(checked) if options.statistics else render(options.output_format, checked, colour=colour, quiet=options.quiet,
+                                                                    docs_url=settings["docs-url"])
     if options.output_file:
         try:
             Path(options.output_file).write_text(report + "\n", encoding="utf-8")
