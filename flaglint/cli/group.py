@@ -51,7 +51,23 @@ def _command_name(ctx: click.Context | None) -> str:
 
 
 class FlaglintGroup(click.Group):
-    """Every way a run can go wrong ends in one line and exit code 2, never a traceback."""
+    """Every way a run can go wrong ends in one line and exit code 2, never a traceback. Commands
+    are named as (module, attribute) and imported when they are first looked up."""
+
+    def __init__(self, *args, commands: dict[str, tuple[str, str]] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lazy_commands = dict(commands or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.lazy_commands, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy_commands:
+            from importlib import import_module
+
+            module, attribute = self.lazy_commands[cmd_name]
+            self.add_command(getattr(import_module(f"{__package__}.{module}"), attribute), cmd_name)
+        return self.commands.get(cmd_name)
 
     def main(self, args=None, prog_name=None, **extra):  # type: ignore[override]
         args = list(sys.argv[1:] if args is None else args)
