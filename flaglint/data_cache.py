@@ -24,9 +24,9 @@ def cache_root() -> Path:
     return Path(base) / "flaglint"
 
 
-def _fingerprint(sources: list[Path]) -> str:
+def _fingerprint(sources: list[Path], layout: int) -> str:
     # A cache key, not a security boundary: crc32 (zlib is already loaded) instead of hashlib's import.
-    parts = [__version__]
+    parts = [__version__, str(layout)]
     for path in sources:
         try:
             stat = path.stat()
@@ -38,10 +38,11 @@ def _fingerprint(sources: list[Path]) -> str:
 
 
 def cached(kind: str, sources: list[Path], build: Callable[[], Any], encode: Callable[[Any], Any] = lambda v: v,
-           decode: Callable[[Any], Any] = lambda v: v) -> Any:
+           decode: Callable[[Any], Any] = lambda v: v, layout: int = 1) -> Any:
     """`build()`, or its last result for these sources. `encode` makes it plain JSON data (None:
-    this value is not cached) and `decode` turns that data back into the value."""
-    path = cache_root() / f"{kind}-{_fingerprint(sources)}.json"
+    this value is not cached) and `decode` turns that data back into the value; `layout` numbers
+    the form of that data, so that a changed form never reads an old entry."""
+    path = cache_root() / f"{kind}-{_fingerprint(sources, layout)}.json"
     try:
         return decode(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):

@@ -1,7 +1,9 @@
-"""The rule sets in the data cache: a rule's trees stay JSON until a check first reads them."""
+"""The rule sets in the data cache. A rule's trees are kept as JSON text, decoded when a check
+first reads them: most rules of a pin never get past their `when`."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, Callable
@@ -11,7 +13,7 @@ from .expr import from_json, to_json
 
 
 def cached_ruleset(sources: list[Path], parse: Callable[[], Any]) -> Any:
-    return cached("rules", sources, parse, _encode, _decode)
+    return cached("rules", sources, parse, _encode, _decode, layout=2)
 
 
 def _decode(data: dict[str, Any]) -> Any:
@@ -27,13 +29,17 @@ def _decode(data: dict[str, Any]) -> Any:
     return RuleSet(rules, {k: from_json(v) for k, v in data["derived"].items()}, data["derived_text"])
 
 
+def _tree_text(tree: Any) -> str | None:
+    return None if tree is None else json.dumps(to_json(tree))
+
+
 def _encode(ruleset: Any) -> dict[str, Any]:
     from .ruleset import Rule
 
     names = [f.name for f in fields(Rule)]
     return {
         "rules": [
-            {**{n: (to_json(getattr(r, n)) if n.endswith("_tree") else getattr(r, n)) for n in names}, "names": r.names}
+            {**{n: (_tree_text(getattr(r, n)) if n.endswith("_tree") else getattr(r, n)) for n in names}, "names": r.names}
             for r in ruleset.rules
         ],
         "derived": {k: to_json(v) for k, v in ruleset.derived.items()},

@@ -5,6 +5,7 @@ Every entry is checked as it loads; a malformed file fails with its file, line a
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -29,7 +30,7 @@ class Rule:
     file: str
     line: int
     pins: tuple[str, ...] | None = None
-    # Node trees; a rule read from the cache holds their JSON form until a check first reads them.
+    # Node trees; a rule read from the cache holds their JSON text until a check first reads them.
     when_tree: Any = None
     require_tree: Any = None
     when_text: str | None = None
@@ -41,14 +42,14 @@ class Rule:
 
     @property
     def when(self) -> Node | None:
-        if isinstance(self.when_tree, list):
-            self.when_tree = from_json(self.when_tree)
+        if isinstance(self.when_tree, str):
+            self.when_tree = from_json(json.loads(self.when_tree))
         return self.when_tree
 
     @property
     def require(self) -> Node | None:
-        if isinstance(self.require_tree, list):
-            self.require_tree = from_json(self.require_tree)
+        if isinstance(self.require_tree, str):
+            self.require_tree = from_json(json.loads(self.require_tree))
         return self.require_tree
 
     @cached_property
