@@ -68,6 +68,17 @@ def test_the_report_gives_the_edit_at_the_word_in_the_script(tmp_path):
     assert line[edit["column"] - 1:edit["end_column"] - 1] == edit["old"] and not fix["safe"]
 
 
+def test_a_value_the_config_file_sets_is_overridden_by_a_word_after_the_last_one(tmp_path):
+    # The command line's own config turns the Pallas kernel on without mHC lite: the fix turns it
+    # off with a word the command line gives last (argv wins over the file), on its own line.
+    (tmp_path / "mhc.yml").write_text("base_config: base.yml\nuse_mhc_pallas_kernel: true\n")
+    text = "#!/bin/bash\npython3 -m maxtext.trainers.pre_train.train mhc.yml \\\n  steps=5 # five steps\necho ok\n"
+    script = _write(tmp_path, text)
+    assert invoke("lint", "--fix", str(script)).returncode == 0
+    assert script.read_text() == text.replace("steps=5 #", "steps=5 use_mhc_pallas_kernel=false #")
+    assert (tmp_path / "mhc.yml").read_text() == "base_config: base.yml\nuse_mhc_pallas_kernel: true\n"
+
+
 def test_a_word_the_script_does_not_write_as_one_literal_is_not_edited(tmp_path):
     # The value comes from a variable set elsewhere: editing the word would drop the variable.
     text = f"#!/bin/bash\nPERIOD=1.5\n{TRAIN} steps=5 log_period=$PERIOD\n"
