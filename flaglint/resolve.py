@@ -460,12 +460,13 @@ def _close_keys_elsewhere(key: str, pin: str) -> list[tuple[str, list[str]]]:
 
 def _undefined(key: str, pin: PinSchema, where: Location) -> Finding:
     close = close_keys(key, pin.pin)
+    elsewhere = [p for p in pins_defining(key) if p != pin.pin]
     message = f"{key} is not defined at MaxText {pin.pin}"
     if close:
         message += f"; did you mean {', '.join(close)}?"
-    elif elsewhere_close := _close_keys_elsewhere(key, pin.pin):
+    elif not elsewhere and (elsewhere_close := _close_keys_elsewhere(key, pin.pin)):
+        # A key other pins define is not misspelled: its own pins say more than a near name would.
         message += "; did you mean " + ", ".join(f"{name} (defined at {', '.join(pins)})" for name, pins in elsewhere_close) + "?"
-    elsewhere = [p for p in pins_defining(key) if p != pin.pin]
     if elsewhere:
         message += f" (defined at {', '.join(elsewhere)})"
     return built_in("FL004", message, (key,), where)
