@@ -38,7 +38,7 @@ def _own(exported: dict, env: dict) -> dict:
 
 
 def _taken(paths: list, env: dict):
-    return [(p, o) for p, o in paths if all(env.get(n) in vs for n, vs in p.domains.items())]
+    return [(p, o) for p, o in paths if any(all(env.get(n) in vs for n, vs in c.items()) for c in p.products())]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
