@@ -312,7 +312,9 @@ class _Explorer:
             for cube in ordered(st.condition)]
         witnesses = {}
         env = {}
-        for name, values in (domains if cubes is None else cubes[0]).items():
+        # The witness: unset where the path lets an input be unset (of the products, the one with the most such)
+        witness = domains if cubes is None else max(cubes, key=lambda c: sum(None in vs for vs in c.values()))
+        for name, values in witness.items():
             if name in st.inputs:
                 v = st.inputs[name]
                 env[name] = None if v is None else v.text
