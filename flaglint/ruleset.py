@@ -5,12 +5,11 @@ Every entry is checked as it loads; a malformed file fails with its file, line a
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from .data import data_dir
 from .expr import ExprError, Node, from_json, parse, substitute
@@ -31,7 +30,7 @@ class Rule:
     file: str
     line: int
     pins: tuple[str, ...] | None = None
-    # Node trees; a rule read from the cache holds their JSON form until a check first reads them.
+    # Node trees; a rule read from the cache holds their JSON text until a check first reads them.
     when_tree: Any = None
     require_tree: Any = None
     when_text: str | None = None
@@ -43,14 +42,14 @@ class Rule:
 
     @property
     def when(self) -> Node | None:
-        if isinstance(self.when_tree, list):
-            self.when_tree = from_json(self.when_tree)
+        if isinstance(self.when_tree, str):
+            self.when_tree = from_json(json.loads(self.when_tree))
         return self.when_tree
 
     @property
     def require(self) -> Node | None:
-        if isinstance(self.require_tree, list):
-            self.require_tree = from_json(self.require_tree)
+        if isinstance(self.require_tree, str):
+            self.require_tree = from_json(json.loads(self.require_tree))
         return self.require_tree
 
     @cached_property
@@ -89,23 +88,28 @@ def built_in(rule_id: str, message: str, keys: tuple[str, ...] = (), location: A
     return Finding(rule_id, load_ruleset().by_id(rule_id).severity, message, keys, location, related)
 
 
-class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """Safe loading (libyaml's when present) that remembers the line of each mapping, for messages."""
+@lru_cache(maxsize=None)
+def _line_loader() -> type:
+    """Safe loading (libyaml's when present) that remembers the line of each mapping, for messages.
+    Made on first use: a check that finds its rules in the cache never imports a YAML parser."""
+    import yaml
 
+    class LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+        def construct_line_mapping(self, node: yaml.MappingNode) -> dict[str, Any]:
+            mapping = self.construct_mapping(node, deep=True)
+            mapping["__line__"] = node.start_mark.line + 1
+            return mapping
 
-def _mapping_with_line(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
-    mapping = loader.construct_mapping(node, deep=True)
-    mapping["__line__"] = node.start_mark.line + 1
-    return mapping
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_with_line)
+    LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, LineLoader.construct_line_mapping)
+    return LineLoader
 
 
 def _load_yaml(path: Path) -> Any:
+    import yaml
+
     try:
         with path.open(encoding="utf-8") as handle:
-            return yaml.load(handle, Loader=_LineLoader)  # noqa: S506 - a safe loader subclass
+            return yaml.load(handle, Loader=_line_loader())  # noqa: S506 - a safe loader subclass
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = mark.line + 1 if mark else 0
@@ -195,13 +199,13 @@ def load_ruleset(version: str | Path | None = None, extra: tuple[str, ...] = ())
     Parsing ~300 imported rules costs more than a whole check, so the parsed trees are kept as
     JSON (never pickle: the cache directory is writable) keyed by the files' paths, sizes and times.
     """
-    from .rule_cache import cached
+    from .rule_cache import cached_ruleset
 
     root = data_dir("rules")
     sources = [*rule_files(version), *(Path(p) for p in extra), root / "derived.yml"]
     if version:
         sources.append(imported_dir(version) / "derived.yml")
-    return cached(sources, lambda: _parse_ruleset(version, extra))
+    return cached_ruleset(sources, lambda: _parse_ruleset(version, extra))
 
 
 def _parse_ruleset(version: str | Path | None, extra: tuple[str, ...]) -> RuleSet:
