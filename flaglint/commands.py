@@ -25,7 +25,6 @@ from .ruleset import built_in
 from .schema.config_index import ConfigIndex, load_index
 
 SEPARATORS = {";", "&&", "||", "|", "&"}
-FIX_TRIES = 3  # command lines with findings on which a fix is sought, in order
 MAXTEXT_CONFIG_CLASS = "MaxTextConfig"
 
 
@@ -190,6 +189,8 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
             found.append(finding)
     fix = None
     if max_fixes:
+        from .lint import FIX_TRIES  # as many command lines with findings as launches are tried for a fix
+
         data = text if text is not None else script.read_bytes()
         fix = next((f for line in list(to_fix.values())[:FIX_TRIES]
                     if (f := _fix_line(line, script, data, checker, index, max_fixes)) is not None), None)
