@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .check import Checker
-from .edits import Edit
+from .edits import Edit, joined_drops
 from .findings import Fix, InputError
 from .read import FlagSource
 from .read_argv import argv_source, shell_words
@@ -67,7 +67,7 @@ def _script_edits(fix: Fix, argv: list[Value], last: Value, script: Path, data: 
             edits.append(Edit.in_bytes(data, word_start, word_end, _requote(as_written, edit.new.strip()), str(script), safe=fix.safe))
         else:
             edits.append(Edit.in_bytes(data, *_with_one_blank(data, word_start, word_end), "", str(script), safe=fix.safe))
-    return edits
+    return joined_drops(edits, lambda start, end: Edit.in_bytes(data, start, end, "", str(script), safe=fix.safe))
 
 
 def _written(word: Value, script: Path, data: bytes) -> tuple[int, int, str] | None:
