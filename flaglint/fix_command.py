@@ -4,9 +4,10 @@ the script wrote.
 The fix is made on the command line's argv (as `check` fixes MaxText's argv) and each of its edits
 is moved to the word of the script it is about: a `key=value` word is replaced whole, in the
 quoting it was written in; a dropped word goes with one blank next to it (never with a line's
-continuation backslash); a new word follows the command line's last word. A word the script does
-not write as one literal (a variable's expansion in it, a file it sources, an XPK `--command`
-string) is not edited: the fix is then not offered.
+continuation backslash); a new word follows the command line's last word. Inside a string a shell
+reads again (XPK's `--command "…"`) a word is edited only as plain characters that need no quotes.
+A word the script does not write as one literal (a variable's expansion in it, a file it sources)
+is not edited: the fix is then not offered.
 """
 
 from __future__ import annotations
@@ -51,9 +52,10 @@ def _script_edits(fix: Fix, argv: list[Value], last: Value, script: Path, data: 
             return None  # a Tunix variable: a command line has none to set
         if edit.start == edit.end == len(text):  # a new word, after the command line's last word
             written = _written(last, script, data)
-            if written is None:
+            new = _new_word(written, edit.new.strip())
+            if new is None:
                 return None
-            edits.append(Edit.in_bytes(data, written[1], written[1], " " + shlex.quote(edit.new.strip()), str(script), safe=fix.safe))
+            edits.append(Edit.in_bytes(data, written[1], written[1], " " + new, str(script), safe=fix.safe))
             continue
         old = text[edit.start:edit.end]
         start = edit.start + len(old) - len(old.lstrip())
@@ -62,17 +64,22 @@ def _script_edits(fix: Fix, argv: list[Value], last: Value, script: Path, data: 
         written = _written(argv[index], script, data) if index is not None else None
         if written is None:
             return None
-        word_start, word_end, as_written = written
+        word_start, word_end, _ = written
         if edit.new.strip():
-            edits.append(Edit.in_bytes(data, word_start, word_end, _requote(as_written, edit.new.strip()), str(script), safe=fix.safe))
+            new = _new_word(written, edit.new.strip())
+            if new is None:
+                return None
+            edits.append(Edit.in_bytes(data, word_start, word_end, new, str(script), safe=fix.safe))
         else:
             edits.append(Edit.in_bytes(data, *_with_one_blank(data, word_start, word_end), "", str(script), safe=fix.safe))
     return joined_drops(edits, lambda start, end: Edit.in_bytes(data, start, end, "", str(script), safe=fix.safe))
 
 
-def _written(word: Value, script: Path, data: bytes) -> tuple[int, int, str] | None:
-    """The byte span of the shell word of `script` that wrote `word`, and that word as written
-    (with its quotes); None unless the script wrote the whole word as one literal."""
+def _written(word: Value, script: Path, data: bytes) -> tuple[int, int, str | None] | None:
+    """The byte span of `script` that wrote `word`, and the word as written there (with its
+    quotes); None unless the script wrote the whole word as one literal. The word as written is
+    None for a word inside a quoted string that a shell reads again (an XPK `--command "…"`): its
+    characters are the span's own."""
     origins = word.origins
     if not word.text or len(origins) != len(word.text) or any(o is None for o in origins):
         return None
@@ -85,14 +92,39 @@ def _written(word: Value, script: Path, data: bytes) -> tuple[int, int, str] | N
     try:
         tokens = shell_words(line)
     except InputError:
-        return None  # a quote that the line does not close: a word over several lines
+        return _in_string(word, data)  # a quote the line does not close: a string over several lines
     for token in tokens:
         start = line_start + len(line[:token.offset].encode("utf-8"))
         end = line_start + len(line[:token.end_offset].encode("utf-8"))
         if start <= first < end:
-            inside = all(start <= o.offset < end for o in origins)
-            return (start, end, line[token.offset:token.end_offset]) if token.text == word.text and inside else None
+            if token.text == word.text and all(start <= o.offset < end for o in origins):
+                return start, end, line[token.offset:token.end_offset]
+            return _in_string(word, data)
     return None
+
+
+def _in_string(word: Value, data: bytes) -> tuple[int, int, None] | None:
+    """The span of a word that is part of a quoted string in the script: its characters written
+    there one after another, as they are, between blanks or the string's quotes."""
+    start = word.origins[0].offset
+    end = start + len(word.text.encode("utf-8"))
+    if data[start:end].decode("utf-8", "replace") != word.text:
+        return None
+    if any(o.offset != start + len(word.text[:i].encode("utf-8")) for i, o in enumerate(word.origins)):
+        return None
+    if data[start - 1:start] not in (b" ", b"\t", b'"', b"'") or data[end:end + 1] not in (b" ", b"\t", b'"', b"'"):
+        return None
+    return start, end, None
+
+
+def _new_word(written: tuple[int, int, str | None] | None, word: str) -> str | None:
+    """The new word as the script must write it; None where it cannot (no span, or a word inside a
+    string that would need quotes there)."""
+    if written is None:
+        return None
+    if written[2] is None:
+        return word if shlex.quote(word) == word else None
+    return _requote(written[2], word)
 
 
 def _requote(written: str, word: str) -> str:

@@ -90,6 +90,16 @@ def test_a_value_the_config_file_sets_is_overridden_by_a_word_after_the_last_one
     assert (tmp_path / "mhc.yml").read_text() == "base_config: base.yml\nuse_mhc_pallas_kernel: true\n"
 
 
+def test_a_word_inside_an_xpk_command_string_is_edited_there(tmp_path):
+    text = ('#!/bin/bash\nxpk workload create --cluster c --workload w1 --tpu-type=v5p-8 \\\n'
+            '  --command "python3 -m maxtext.trainers.pre_train.train run_name=w1 context=Offload log_period=1.5 && echo done"\n')
+    script = _write(tmp_path, text)
+    assert invoke("lint", "--fix", str(script)).returncode == 1  # one fix of both words, unsafe: it waits
+    assert script.read_text() == text
+    assert invoke("lint", "--fix", "--unsafe-fixes", str(script)).returncode == 0
+    assert script.read_text() == text.replace("context=Offload log_period=1.5", "context=offload")
+
+
 def test_a_word_the_script_does_not_write_as_one_literal_is_not_edited(tmp_path):
     # The value comes from a variable set elsewhere: editing the word would drop the variable.
     text = f"#!/bin/bash\nPERIOD=1.5\n{TRAIN} steps=5 log_period=$PERIOD\n"
@@ -112,14 +122,17 @@ def _written(word: str, style: str) -> str:
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(good=st.lists(_GOOD, unique=True, max_size=4), split=st.integers(0, 4), bad=_BAD,
        style=st.sampled_from(["bare", "single", "double", "value"]), continued=st.booleans(), branch=st.booleans(),
-       indent=st.sampled_from(["", "  ", "\t"]))
+       indent=st.sampled_from(["", "  ", "\t"]), xpk=st.booleans())
 def test_a_fixed_script_lints_without_the_finding_and_keeps_every_byte_outside_the_word(
-        tmp_path_factory, good, split, bad, style, continued, branch, indent):
+        tmp_path_factory, good, split, bad, style, continued, branch, indent, xpk):
     word, rule = bad
     before, after = good[:split], good[split:]
     joiner = f" \\\n{indent}    " if continued else " "
+    style = "bare" if xpk else style  # inside XPK's --command "…" the words are plain
     written = _written(word, style)
     command = indent + joiner.join([TRAIN, *before, written, *after])
+    if xpk:
+        command = f'{indent}xpk workload create --cluster c --workload w --tpu-type=v5p-8 --command "{command.strip()} && echo ok"'
     body = f'if [[ "${{MODE:-a}}" == b ]]; then\n{command}\nelse\n{indent}echo skipped\nfi\n' if branch else command + "\n"
     text = f"#!/bin/bash\nset -e\n{body}echo done # {word}\n"
     script = _write(tmp_path_factory.mktemp("fix"), text)
