@@ -141,7 +141,8 @@ def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
             edits.append(Edit(None, "" if old is None else format_value(old), env[name], variable=name))
             continue
         assignment = config.explicit.get(name)
-        token = assignment.token if assignment else None
+        # A key whose last word MaxText refuses (a value in the wrong case, say) is set in that word.
+        token = assignment.token if assignment else next((t for t in reversed(config.rejected) if t.key == name), None)
         without = _value_without(config, name)
         if token is not None and without == new and type(without) is type(new):
             edits.append(drop_token(text, token))

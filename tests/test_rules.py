@@ -385,3 +385,12 @@ def test_a_dcn_axis_on_one_slice_is_fixed_by_the_axis_never_by_claiming_slices()
     assert [f.rule for f in result.findings if f.severity == "error"] == ["MX0270"]
     changed = {change.key for fix in result.fixes for change in fix.changes}
     assert changed == {"dcn_data_parallelism"}, changed
+
+
+def test_a_fix_sets_a_refused_word_of_the_key_it_changes_in_place():
+    """`attention_type=LOCAL_SLIDING` is refused for its case; a fix that also changes
+    attention_type writes the new value into that word, not a second word after it."""
+    result = Checker("maxtext-0.2.5").check(FlagSource("attention_type=LOCAL_SLIDING"))
+    assert result.fixes
+    for fix in result.fixes:
+        assert fix.flags.count("attention_type=") == 1, fix.flags
