@@ -67,20 +67,30 @@ def _join_key(st: State) -> tuple:
 def merge(states: list[State], candidates) -> list[State]:
     """The states, with every two that differ only in their variables and their inputs' values
     merged. `candidates(name)`: the values an input no path has read yet may take."""
-    pending = list(states)
-    merged = True
-    while merged and len(pending) > 1:
-        merged = False
-        for i in range(len(pending)):
-            for j in range(i + 1, len(pending)):
-                joined = _merge_two(pending[i], pending[j], candidates)
-                if joined is not None:
-                    pending[i] = joined
-                    del pending[j]
-                    merged = True
-                    break
-            if merged:
+    groups: dict[tuple, list[State]] = {}
+    for st in states:  # only states at the same point, in the same frames, can merge
+        groups.setdefault(_where(st), []).append(st)
+    return [merged for group in groups.values() for merged in _merged_group(group, candidates)]
+
+
+def _where(st: State) -> tuple:
+    return (id(st.code), st.pc, st.status, st.exit_code, len(st.scopes), len(st.positional),
+            tuple((id(code), pc, kind) for code, pc, kind, _ in st.stack))
+
+
+def _merged_group(states: list[State], candidates) -> list[State]:
+    pending: list[State] = []
+    todo = list(states)
+    while todo:
+        st = todo.pop(0)
+        for i, other in enumerate(pending):
+            joined = _merge_two(other, st, candidates)
+            if joined is not None:
+                del pending[i]
+                todo.insert(0, joined)  # the union may now merge with a state it could not before
                 break
+        else:
+            pending.append(st)
     return pending
 
 
@@ -130,6 +140,8 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
         return None
     exports = {}
     for name in differ:
+        if any(_unexported_though_set(st, name, _universe(st, name, candidates)) for st in (a, b)):
+            return None
         assigned = any(name in scope for scope in a.scopes) or any(name in scope for scope in b.scopes)
         exported = _exported(a, name)
         if assigned and exported != _exported(b, name):
@@ -153,7 +165,7 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
         if exports[name]:
             m.exported.add(name)  # exported on both paths (`export IN1` before the fork, or set on each)
         else:
-            m.exported.discard(name)  # an input whose values stay grouped is exported when set (bash.py)
+            m.exported.discard(name)  # an input whose values stay grouped is exported when set (machine.py)
     settle(m, cubes_a + cubes_b)
     m.notes = a.notes + tuple(n for n in b.notes if n not in a.notes)
     m.branches = ()  # the arms taken differ; a witness's are found by rendering it (lint)
@@ -171,6 +183,12 @@ def _exported(st: State, name: str) -> bool:
     if name in st.inputs:
         return st.inputs[name] is not None
     return None not in st.domains.get(name, (None,))
+
+
+def _unexported_though_set(st: State, name: str, values: tuple) -> bool:
+    """Whether the path assigned (or unset) the input without exporting it, on a value the
+    environment sets: bash does not export it there, which a merged path cannot say."""
+    return name not in st.exported and any(name in scope for scope in st.scopes) and any(v is not None for v in values)
 
 
 def _choice(cubes_a: list[Cube], va, cubes_b: list[Cube], vb, universe: dict):
