@@ -3,15 +3,17 @@
 evaluate() forks the interpreter's state where a step reads an undecided input, as explore() does,
 but where the arms of an if, a case or an && / || list meet again (a Join instruction) it waits
 until every path has got there or ended, and merges the paths that arrive in the same state but
-for their variables and one input's values. A variable the merged paths disagree on becomes a
-Choice on that input (its values on each path -> the value there); `X="${X} k=v"` appends to a
-symbolic value instead of resolving it (machine.Interp.symbolic_value). Reading a Choice in any
-other way forks on its input again. So n independent switches cost n forks and n merges, not 2**n
-paths, and the outcome's values say which input decides each part of them.
+for their variables and their inputs' values, whatever inputs their guards read
+(`[[ $A == x && $B == y ]]`, nested ifs on different inputs). The merged path's condition is the
+union of theirs (guards: an exact union of products of value sets), and a variable the merged paths
+disagree on becomes a guarded value: Choices on the inputs that tell the paths apart, nested, each
+path's value where its condition holds. `X="${X} k=v"` appends to a symbolic value instead of
+resolving it (machine.Interp.symbolic_value). Reading a Choice in any other way forks on its input
+again, narrowing the condition. So n independent switches cost n forks and n merges, not 2**n
+paths, and the outcome's values say which inputs decide each part of them.
 
-The paths still partition the inputs' values: a merge replaces two paths whose conditions differ
-only in one input's values by one path over the union, with each disagreeing variable guarded by
-the values that led to it.
+The paths still partition the inputs' values: a merge replaces two paths by one over the union of
+their conditions.
 """
 
 from __future__ import annotations
