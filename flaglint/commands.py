@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .check import Checker
 from .findings import Finding, InputError
+from .launch_parts import concrete_argvs
 from .location import Location
 from .read import Token
 from .read_argv import argv_source, quoted_origins, shell_words
@@ -144,17 +145,24 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
     seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
     checked = 0
     results: dict[tuple, list[Finding]] = {}
+    from .lint import _read
+
+    rule_names = [rule.name_set for rule in checker.ruleset.rules]
     for outcome in exploration.outcomes:
         for rendering in _renderings(outcome.rendering):
             for launch in rendering.launched:
-                for line in command_lines(launch, index):
-                    findings = _check_line(line, script, checker, index, notes, results)
-                    if findings is None:
-                        continue
-                    checked += 1
-                    for finding in findings:
-                        key = (finding.rule, finding.location, finding.message if finding.location is None else "")
-                        seen.setdefault(key, (finding, []))[1].extend(outcome.paths)
+                for path in outcome.paths:
+                    for argv in concrete_argvs(launch.words, path, exploration.inputs, rule_names):
+                        for line in command_lines(replace(launch, words=argv.words), index):
+                            findings = _check_line(line, script, checker, index, notes, results)
+                            if findings is None:
+                                continue
+                            checked += 1
+                            for finding in findings:
+                                if not argv.owns(_read(finding, checker)):
+                                    continue
+                                key = (finding.rule, finding.location, finding.message if finding.location is None else "")
+                                seen.setdefault(key, (finding, []))[1].append(argv.path)
     found = []
     if seen:
         from .lint import _witness

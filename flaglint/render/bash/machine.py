@@ -44,6 +44,10 @@ def _joined(old, new):
     return Sym(tuple(pieces))
 
 
+def _maxtext_variable(name: str) -> bool:
+    return name.startswith("M_")  # MaxText reads M_<KEY> from its environment
+
+
 def _find_repo_root(path: str) -> str | None:
     d = os.path.dirname(os.path.abspath(path))
     while True:
@@ -354,8 +358,9 @@ class Interp(Expansion, Conditions, Builtins):
             head = self.fields(ins.words[:1], st)
             if head and self._ignored(head[0].text, st):
                 if may_launch(head[0].text):  # MaxText's argv may be in its words: kept for lint_commands
-                    env = {n: v for n, v in self.child_env(st, self.prefix(ins, st)).items() if n.startswith("M_") and isinstance(v, Value)}
-                    st.launched = st.launched + (Launch(st.code.src.path, ins.line, tuple(self.fields(ins.words, st)), env),)
+                    env = {n: v for n, v in self.child_env(st, self.prefix(ins, st), _maxtext_variable).items()
+                           if _maxtext_variable(n) and isinstance(v, Value)}
+                    st.launched = st.launched + (Launch(st.code.src.path, ins.line, tuple(self.launch_fields(ins.words, st)), env),)
                 st.status = 0  # another program: never run, its arguments change nothing here
                 st.pc += 1
                 return
@@ -452,10 +457,18 @@ class Interp(Expansion, Conditions, Builtins):
         st.status = status
         st.done = True
 
-    def child_env(self, st: State, extra: dict) -> dict:
+    def child_env(self, st: State, extra: dict, wanted=lambda name: True) -> dict:
+        """The environment a child process gets: the exported variables (those `wanted`), and `extra`."""
         env: dict = {}
         for scope in st.scopes:
             for name, v in scope.items():
+                if not wanted(name):
+                    continue
+                if name not in st.exported and name not in st.inputs and len(st.domains.get(name, ())) > 1:
+                    # joined paths that assigned the input: exported where the environment set it
+                    domain = st.domains[name]
+                    if None in domain and any(value is not None for value in domain):
+                        raise NeedInput(name, domain)
                 env[name] = v if (name in st.exported and v is not None and not isinstance(v, list)) else UNSET
         env.update(extra)
         return env
@@ -525,6 +538,11 @@ class Interp(Expansion, Conditions, Builtins):
         exported_names = st.exported | {n for n, text in (witnesses or {}).items() if text is not None}
         exported = {n: v for n, v in variables.items() if n in exported_names
                     and not isinstance(st.scopes[0].get(n), list)}
+        for name in st.scopes[0].keys() - exported_names - st.inputs.keys():
+            domain = st.domains.get(name, ())
+            if name in variables and None in domain and len(domain) > 1:
+                # joined paths that assigned the input: exported where the environment set it
+                exported[name] = Choice(name, ((frozenset({None}), None), (frozenset(domain) - {None}, variables[name])))
         notes = list(dict.fromkeys(st.notes))
         return Rendering(exported, variables, notes, st.code.src.path, [], st.exit_code, list(st.branches),
                          list(st.unfound), st.unbounded, list(st.launched))

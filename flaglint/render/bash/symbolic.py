@@ -108,8 +108,12 @@ def _merge_two(a: State, b: State) -> State | None:
         return None
     assigned = any(name in scope for scope in a.scopes) or any(name in scope for scope in b.scopes)
     exported = _exported(a, name)
-    if a.exported - {name} != b.exported - {name} or (assigned and exported != _exported(b, name)):
+    if a.exported - {name} != b.exported - {name}:
         return None
+    if assigned and exported != _exported(b, name):
+        if not (_exported_where_set(a, name) and _exported_where_set(b, name)):
+            return None
+        exported = False  # exported where the input is set in the environment, as its witness says
     if any(set(sa) != set(sb) for sa, sb in zip(a.scopes[1:], b.scopes[1:])):
         return None
     values_a, values_b = frozenset(a.domains[name]), frozenset(b.domains[name])
@@ -143,6 +147,12 @@ def _exported(st: State, name: str) -> bool:
     if name in st.inputs:
         return st.inputs[name] is not None
     return None not in st.domains.get(name, (None,))
+
+
+def _exported_where_set(st: State, name: str) -> bool:
+    """Whether the assigned input is exported on the path exactly where the environment set it
+    (a variable the environment sets stays exported when the script assigns it)."""
+    return _exported(st, name) == (None not in st.domains[name])
 
 
 def _choice(name: str, values_a: frozenset, va, values_b: frozenset, vb):
