@@ -118,3 +118,26 @@ def test_a_wrong_default_among_many_is_found_with_only_its_input(tmp_path):
     assert "log_period" in finding.message
     assert set(finding.witness["env"]) == {"PERIOD"}  # not the other dozen inputs
 
+
+
+def test_an_array_of_every_default_joins_again_and_agrees_with_bash(tmp_path):
+    # Each element reads one input: the paths fork on all of them at the array, and join after.
+    names = DEFAULTS[:6]
+    script = "".join(f"if [[ -z ${{{n}}} ]]; then\n  export {n}=d{i}\nfi\n" for i, n in enumerate(names))
+    script += "args=(\n" + "".join(f'  "{n}=${{{n}}}"\n' for n in names) + ")\n"
+    script += 'count() { export N=$#; }\ncount "${args[@]}"\nif [[ ${IN0} == x ]]; then\n  args+=(more)\nfi\n'
+    script += 'export JOINED="${args[*]}"\n'
+    (tmp_path / "gen.sh").write_text(script)
+    merged = evaluate(tmp_path / "gen.sh")
+    paths = [(p, o) for o in merged.outcomes for p in o.paths]
+    assert len(paths) <= 4  # not 3**6
+    domains = {n: sorted({v for p, _ in paths for v in p.domains.get(n, ())}, key=str) for n in names}
+    for sample in _samples(domains, 12, seed=2):
+        env = {k: v for k, v in sample.items() if v is not None}
+        ((_, outcome),) = _taken(paths, sample)
+        got = {}
+        for name, value in outcome.rendering.exported.items():
+            concrete = _resolved(value, env)
+            if concrete is not None and not isinstance(concrete, list):
+                got[name] = concrete.text
+        assert _own(got, env) == _own(bash_env(tmp_path, env), env), env
