@@ -56,6 +56,7 @@ class Command(Instr):
     prefix: list  # list[Assign]: assignments in front of the command, for it alone
     mutates: bool = False
     silent: bool = False  # standard output goes to stderr or /dev/null
+    stdin: Word | None = None  # a herestring (`<<< word`): the command reads the word and a newline
 
 
 @dataclass(eq=False)
@@ -332,7 +333,7 @@ class Compiler:
                 code.instrs.append(self.assignment(c))
             self._reparse(*joined[1], code)
             return
-        prefix, words = [], []
+        prefix, words, stdin = [], [], None
         for i, c in enumerate(node.children):
             fname = node.field_name_for_child(i)
             if c.type == "variable_assignment":
@@ -341,13 +342,15 @@ class Compiler:
                 words.append(self.word(c))
             elif fname == "argument":
                 words.append(self.word(c))
+            elif c.type == "herestring_redirect" and c.named_children:
+                stdin = self.word(c.named_children[-1])
         if not words:
             code.instrs.extend(prefix)  # only assignments: they persist
             return
         if words[0].literal in ("break", "continue") and self.loop_jump(words[0].literal, code):
             return
-        mutates = any(w.mutates() for w in words) or any(a.mutates for a in prefix)
-        code.instrs.append(Command(self.line(node), words, prefix, mutates))
+        mutates = any(w.mutates() for w in words + ([stdin] if stdin else [])) or any(a.mutates for a in prefix)
+        code.instrs.append(Command(self.line(node), words, prefix, mutates, stdin=stdin))
         head = words[0].literal
         if head in ("test", "["):
             self._posix_test_facts(words[1:])

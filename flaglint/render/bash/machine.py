@@ -354,6 +354,13 @@ class Interp(Expansion, Conditions, Builtins):
             if not ins.silent:
                 self.b_echo(ins, st)
                 return
+        if st.output is not None and ins.words[0].literal == "cat" and len(ins.words) == 1 and ins.stdin is not None:
+            if not ins.silent:  # `cat <<< word` inside a captured function writes the word and a newline
+                value = self.value(ins.stdin, st)
+                st.output.append((value.text + "\n", tuple(value.origins) + (None,)))
+            st.status = 0
+            st.pc += 1
+            return
         if not ins.mutates:
             head = self.fields(ins.words[:1], st)
             if head and self._ignored(head[0].text, st):
