@@ -2,10 +2,11 @@
 
 Prints, for the 12-switch recipe (4,096 combinations): evaluate() (paths merged where they join),
 the reference explorer (one path per combination) and `lint` in process and as a command; for 40
-independent switches: `lint` in process; for the recipe family under tests/fixtures/recipes/family:
-`flaglint lint` per file as a fresh process (cold: a new interpreter, with the bytecode an installed
+independent switches: `lint` in process; for 40 switches each turned on by a guard over two inputs
+(tests/fixtures/recipes/guards/forty_two_input_switches.sh): `lint` in process and as a command;
+for the recipe family under tests/fixtures/recipes/family: `flaglint lint` per file as a fresh process (cold: a new interpreter, with the bytecode an installed
 package has). Targets: 12 switches lint end to end <= 0.3 s,
-40 switches <= 2 s, a family file <= 2 s cold.
+40 switches <= 2 s (with one input or two to each), a family file <= 2 s cold.
 
     python bench/paths_bench.py [--switches 12] [--many 40]
 """
@@ -27,6 +28,7 @@ from flaglint.render import explore  # noqa: E402
 from flaglint.render.bash.symbolic import evaluate  # noqa: E402
 
 FAMILY = ROOT / "tests" / "fixtures" / "recipes" / "family"
+GUARDS = ROOT / "tests" / "fixtures" / "recipes" / "guards"
 
 
 def free_booleans(count: int) -> list[str]:
@@ -114,6 +116,12 @@ def main() -> None:
         many = Path(d) / "generated_recipe_many.sh"
         many.write_text(recipe(keys[:args.many]))
         many_checked, many_s = timed(check_script, many, checker)
+    guarded = GUARDS / "forty_two_input_switches.sh"
+    check_script(guarded, checker)  # parse once
+    guarded_merged = evaluate(guarded)
+    guarded_checked, guarded_s = timed(check_script, guarded, checker)
+    proc, guarded_command_s = lint_command(str(guarded))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
     print(f"{n} switches ({2**n} combinations): evaluate {evaluate_s * 1000:.1f} ms, {len(merged.outcomes)} outcome(s),"
           f" {merged.paths_explored} path(s); reference explorer {explore_s:.3f} s for {len(reference.outcomes)} outcomes")
     print(f"  lint in process: {lint_s:.3f} s, {len(checked.result.findings)} findings;"
@@ -121,6 +129,10 @@ def main() -> None:
     print(f"  `flaglint lint` as a command (interpreter start included): {command_s:.3f} s  target <= 0.3 s")
     print(f"{args.many} independent switches: lint in process {many_s:.3f} s, {len(many_checked.result.findings)} findings"
           "  target <= 2 s")
+    print(f"40 switches each guarded over two inputs ({guarded.name}, 2**80 assignments):"
+          f" {len(guarded_merged.outcomes)} outcome(s), {guarded_merged.paths_explored} path(s);"
+          f" lint in process {guarded_s:.3f} s, {len(guarded_checked.result.findings)} findings;"
+          f" as a command {guarded_command_s:.3f} s  target <= 2 s")
     if FAMILY.is_dir():
         times = []
         for script in sorted(FAMILY.glob("recipe_*.sh")):

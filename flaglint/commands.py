@@ -128,7 +128,7 @@ def check_command(checker: Checker, words: list[str], config: str, env: dict[str
     try:
         chained = replace(argv_source(words), chain=load_chain(config_node(config, index), index))
     except InputError as err:
-        return [built_in("FL010", f"the config of this MaxText command line cannot be read: {err}")]
+        return [built_in("FL010", variant="config", reason=err)]
     return checker.check(chained, env, fix=False, unknown=unknown).findings
 
 

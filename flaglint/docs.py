@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from .ruleset import Rule, RuleSet
 
-# Where docs/rules.md is published: the repository's own address (the one .pre-commit-config.yaml
-# names as `repo:`); each rule has its anchor there.
-DOCS_URL = "https://example.com/your/flaglint/blob/main/docs/rules.md"
+
+def docs_url(configured: str | None = None) -> str:
+    """Where the rules' docs are: the `docs-url` setting (where a team publishes docs/rules.md, such
+    as its repository's blob URL), else the docs/rules.md shipped with flaglint, as a file URI."""
+    from .data import data_dir
+
+    return configured or (data_dir("docs") / "rules.md").resolve().as_uri()
 
 
 def rules_by_id(pin: str) -> dict[str, Rule]:
@@ -22,10 +26,11 @@ def rules_by_id(pin: str) -> dict[str, Rule]:
     return {rule.id: rule for rule in load_ruleset(rules).rules}
 
 
-def rule_url(rule_id: str) -> str:
-    """The rule's section of the generated docs (imported MaxText validators share one section)."""
+def rule_url(rule_id: str, base: str | None = None) -> str:
+    """The rule's section of the generated docs (imported MaxText validators share one section);
+    `base`: the `docs-url` setting."""
     anchor = rule_id.lower() if rule_id.startswith("FL") else "imported-maxtext-validators"
-    return f"{DOCS_URL}#{anchor}"
+    return f"{docs_url(base)}#{anchor}"
 
 
 def _example(example) -> str:
@@ -70,7 +75,9 @@ def rule_json(rule: Rule) -> dict:
         "id": rule.id, "title": rule.title, "severity": rule.severity, "message": rule.message,
         "rationale": rule.rationale, "fix": rule.fix, "source": rule.source,
         "pins": list(rule.pins) if rule.pins else None, "when": rule.when_text, "require": rule.require_text,
-        "examples": rule.examples, "builtin": rule.builtin, "fixable": rule.fixable,
+        "examples": rule.examples, "builtin": rule.builtin, "fixable": rule.fixable, "messages": rule.messages,
+        "refused_value": rule.refused_value, "unverified_severity": rule.unverified_severity,
+        "flag_string_only": rule.flag_string_only,
     }
 
 

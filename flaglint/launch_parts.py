@@ -121,9 +121,28 @@ def _split(path: ExploredPath, inputs: set, symbolic: Mapping, explored: Mapping
         raise TooManyCombinations(names, count)
     subs = []
     for combo in itertools.product(*classes):
-        env = {**path.env, **{name: values[0] for name, values in zip(names, combo)}}
-        subs.append(ExploredPath(env, [], {**path.domains, **dict(zip(names, combo))}))
+        sub = _narrowed(path, dict(zip(names, combo)))
+        if sub is not None:
+            subs.append(sub)
     return subs
+
+
+def _narrowed(path: ExploredPath, fixed: Mapping[str, list]) -> ExploredPath | None:
+    """The part of the path where each input in `fixed` takes one of its values; None where the
+    path's condition rules that out (a guard over several inputs, or one that exits, took it)."""
+    cubes = []
+    for cube in path.products():
+        narrowed = {**cube, **{name: [v for v in cube.get(name, values) if v in values] for name, values in fixed.items()}}
+        if all(narrowed.values()):
+            cubes.append(narrowed)
+    if not cubes:
+        return None
+    domains = {name: list(dict.fromkeys(v for c in cubes for v in c[name])) for name in cubes[0]}
+    env = dict(path.env)
+    for name, values in cubes[0].items():
+        if name in fixed or env.get(name) not in values:
+            env[name] = values[0]
+    return ExploredPath(env, [], domains, cubes if len(cubes) > 1 else None)
 
 
 def _splits(value, into: dict[str, set]) -> None:

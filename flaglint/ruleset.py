@@ -5,19 +5,24 @@ Every entry is checked as it loads; a malformed file fails with its file, line a
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from .data import data_dir
 from .expr import ExprError, Node, from_json, parse, substitute
 from .findings import SEVERITIES, Finding, InputError
 
 _REQUIRED = ("id", "title", "severity", "message", "rationale", "source")
-_ALLOWED = {*_REQUIRED, "pins", "when", "require", "fix", "examples", "builtin", "fixable"}
+_ALLOWED = {*_REQUIRED, "pins", "when", "require", "fix", "examples", "builtin", "fixable", "messages", "refused_value",
+            "unverified_severity", "flag_string_only"}
+# A built-in rule's message names the fields its check fills in: {name}, or {name!r} for the value's
+# repr; a part in [brackets] is said only when its fields have a value.
+_FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(!r)?\}")
+_PART = re.compile(r"\[([^\[\]]*)\]|" + _FIELD.pattern)
 
 
 @dataclass
@@ -31,26 +36,36 @@ class Rule:
     file: str
     line: int
     pins: tuple[str, ...] | None = None
-    # Node trees; a rule read from the cache holds their JSON form until a check first reads them.
+    # Node trees; a rule read from the cache holds their JSON text until a check first reads them.
     when_tree: Any = None
     require_tree: Any = None
     when_text: str | None = None
     require_text: str | None = None
     fix: str | None = None
     examples: dict[str, str] = field(default_factory=dict)
-    builtin: bool = False  # checked in code (resolve.py); the entry carries its metadata
+    builtin: bool = False  # checked in code (resolve.py); the entry carries its metadata and message
     fixable: bool = True  # False: no edit of the flags removes the finding, so a fix is judged without it
+    # A built-in check that words its finding in more than one way: variant -> message.
+    messages: dict[str, str] = field(default_factory=dict)
+    # The finding is a value MaxText refuses: a fix removes the value where it is written (drops the
+    # token, or deletes the key from the user's config file).
+    refused_value: bool = False
+    # The finding is a launch flaglint could not follow: --allow-unverified gives it this severity.
+    unverified_severity: str | None = None
+    # The finding is about MAXTEXT_EXTRA_FLAGS as the way flags reach MaxText: a script that runs
+    # MaxText's command line itself does not get it.
+    flag_string_only: bool = False
 
     @property
     def when(self) -> Node | None:
-        if isinstance(self.when_tree, list):
-            self.when_tree = from_json(self.when_tree)
+        if isinstance(self.when_tree, str):
+            self.when_tree = from_json(json.loads(self.when_tree))
         return self.when_tree
 
     @property
     def require(self) -> Node | None:
-        if isinstance(self.require_tree, list):
-            self.require_tree = from_json(self.require_tree)
+        if isinstance(self.require_tree, str):
+            self.require_tree = from_json(json.loads(self.require_tree))
         return self.require_tree
 
     @cached_property
@@ -83,29 +98,57 @@ class RuleSet:
 
 
 
-def built_in(rule_id: str, message: str, keys: tuple[str, ...] = (), location: Any = None, related: tuple = ()) -> Finding:
-    """A finding of a check written in code, with the severity of its registry entry (rules/*.yml),
-    as every rule's finding has; the configuration's `severity` and `ignore` then apply to it alike."""
-    return Finding(rule_id, load_ruleset().by_id(rule_id).severity, message, keys, location, related)
+def built_in(rule_id: str, keys: tuple[str, ...] = (), location: Any = None, related: tuple = (), *,
+             variant: str | None = None, allow_unverified: bool = False, **fields: Any) -> Finding:
+    """A finding of a check written in code, worded and graded by its registry entry (rules/*.yml)
+    as every rule's finding is: the entry's message (or its `variant`) with `fields` filled in, and
+    its severity (its `unverified_severity` under --allow-unverified). The configuration's
+    `severity` and `ignore` then apply to it alike."""
+    rule = load_ruleset().by_id(rule_id)
+    severity = rule.unverified_severity if allow_unverified and rule.unverified_severity else rule.severity
+    return Finding(rule_id, severity, fill(rule.messages[variant] if variant else rule.message, fields), keys, location, related)
 
 
-class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """Safe loading (libyaml's when present) that remembers the line of each mapping, for messages."""
+def fill(template: str, fields: dict[str, Any]) -> str:
+    """A built-in rule's message with its fields filled in (a field it names and the check does not
+    give is an error in the check)."""
+
+    def field_text(name: str, as_repr: str | None) -> str:
+        return repr(fields[name]) if as_repr else str(fields[name])
+
+    def part(match: re.Match) -> str:
+        if match[1] is None:
+            return field_text(match[2], match[3])
+        named = [found[1] for found in _FIELD.finditer(match[1])]
+        if any(fields.get(name) in (None, "") for name in named):
+            return ""
+        return _FIELD.sub(lambda found: field_text(found[1], found[2]), match[1])
+
+    return _PART.sub(part, template)
 
 
-def _mapping_with_line(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
-    mapping = loader.construct_mapping(node, deep=True)
-    mapping["__line__"] = node.start_mark.line + 1
-    return mapping
+@lru_cache(maxsize=None)
+def _line_loader() -> type:
+    """Safe loading (libyaml's when present) that remembers the line of each mapping, for messages.
+    Made on first use: a check that finds its rules in the cache never imports a YAML parser."""
+    import yaml
 
+    class LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+        def construct_line_mapping(self, node: yaml.MappingNode) -> dict[str, Any]:
+            mapping = self.construct_mapping(node, deep=True)
+            mapping["__line__"] = node.start_mark.line + 1
+            return mapping
 
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_with_line)
+    LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, LineLoader.construct_line_mapping)
+    return LineLoader
 
 
 def _load_yaml(path: Path) -> Any:
+    import yaml
+
     try:
         with path.open(encoding="utf-8") as handle:
-            return yaml.load(handle, Loader=_LineLoader)  # noqa: S506 - a safe loader subclass
+            return yaml.load(handle, Loader=_line_loader())  # noqa: S506 - a safe loader subclass
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = mark.line + 1 if mark else 0
@@ -141,6 +184,11 @@ def load_rule_file(path: Path) -> list[Rule]:
         builtin = bool(entry.get("builtin", False))
         if not builtin and "require" not in entry:
             raise InputError(f"{path}:{line}: rule {entry['id']} has no `require` condition")
+        messages = {k: str(v) for k, v in (entry.get("messages") or {}).items() if k != "__line__"}
+        if messages and not builtin:
+            raise InputError(f"{path}:{line}: rule {entry['id']}: only a built-in rule words its finding in several ways (messages)")
+        if entry.get("unverified_severity", "error") not in SEVERITIES:
+            raise InputError(f"{path}:{line}: unverified_severity must be one of {', '.join(SEVERITIES)}")
         examples = {k: v for k, v in (entry.get("examples") or {}).items() if k != "__line__"}
         rules.append(
             Rule(
@@ -161,6 +209,10 @@ def load_rule_file(path: Path) -> list[Rule]:
                 examples=examples,
                 builtin=builtin,
                 fixable=bool(entry.get("fixable", True)),
+                messages=messages,
+                refused_value=bool(entry.get("refused_value", False)),
+                unverified_severity=entry.get("unverified_severity"),
+                flag_string_only=bool(entry.get("flag_string_only", False)),
             )
         )
     return rules
@@ -195,13 +247,13 @@ def load_ruleset(version: str | Path | None = None, extra: tuple[str, ...] = ())
     Parsing ~300 imported rules costs more than a whole check, so the parsed trees are kept as
     JSON (never pickle: the cache directory is writable) keyed by the files' paths, sizes and times.
     """
-    from .rule_cache import cached
+    from .rule_cache import cached_ruleset
 
     root = data_dir("rules")
     sources = [*rule_files(version), *(Path(p) for p in extra), root / "derived.yml"]
     if version:
         sources.append(imported_dir(version) / "derived.yml")
-    return cached(sources, lambda: _parse_ruleset(version, extra))
+    return cached_ruleset(sources, lambda: _parse_ruleset(version, extra))
 
 
 def _parse_ruleset(version: str | Path | None, extra: tuple[str, ...]) -> RuleSet:

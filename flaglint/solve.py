@@ -114,9 +114,7 @@ def fixed_names(config: Config) -> set[str]:
 
 @lru_cache(maxsize=None)
 def held_keys() -> tuple[str, ...]:
-    import yaml
-
     from .data import data_dir
+    from .data_cache import yaml_file
 
-    with (data_dir("rules") / "fix_policy.yml").open(encoding="utf-8") as handle:
-        return tuple(yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))["hold"])
+    return tuple(yaml_file(data_dir("rules") / "fix_policy.yml")["hold"])

@@ -70,11 +70,10 @@ class FixProblem:
 
     # --- variables -------------------------------------------------------------------
     def _literals_of(self, name: str) -> set:
-        if not self.literals:
-            for rule in self.rules:
-                for rule_name in rule_names(rule):
-                    self.literals.setdefault(rule_name, set()).update(rule.literals)
-        return self.literals.get(name, set())
+        # Only the rules that read `name`: a rule's trees are decoded when first read.
+        if name not in self.literals:
+            self.literals[name] = set().union(*(rule.literals for rule in self.rules if name in rule.name_set))
+        return self.literals[name]
 
     def _domain_literals(self, name: str) -> list[Any]:
         return sorted(self._literals_of(name), key=lambda v: (type(v).__name__, str(v)))

@@ -6,9 +6,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
 
-import yaml
-
 from .data import data_dir
+from .data_cache import yaml_file
 from .expr import Unknown, evaluate, parse
 from .schema.keys import TunixVar, var_from
 
@@ -26,8 +25,7 @@ class TunixSchema:
 @lru_cache(maxsize=None)
 def load_tunix() -> TunixSchema:
     path = data_dir("schemas") / "tunix.yml"
-    with path.open(encoding="utf-8") as handle:
-        data = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    data = yaml_file(path)
     return TunixSchema({name: var_from(entry, str(path)) for name, entry in data["variables"].items()})
 
 

@@ -9,37 +9,66 @@ validation for the field's type (`'T'` is True, `1.0` is 1, `1.5` is refused).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
-
-import yaml
-
 
 
 class ValueError_(Exception):
     """A value MaxText would refuse; the message is one line."""
 
 
-class CliLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """SafeLoader without timestamps, and with floats written without a dot (1e-5, 2E3)."""
+@lru_cache(maxsize=None)
+def cli_loader() -> type:
+    """PyYAML's safe loader without timestamps, and with floats written without a dot (1e-5, 2E3):
+    how OmegaConf reads a command-line value. Made on first use (PyYAML's import is a tenth of a
+    cold check)."""
+    import yaml
+
+    class CliLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+        pass
+
+    CliLoader.yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()  # the same on the C loader
+    }
+    CliLoader.add_implicit_resolver(
+        "tag:yaml.org,2002:float",
+        re.compile(
+            r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+            |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+            |\.[0-9_]+(?:[eE][-+][0-9]+)?
+            |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
+            |[-+]?\.(?:inf|Inf|INF)
+            |\.(?:nan|NaN|NAN))$""",
+            re.X,
+        ),
+        list("-+0123456789."),
+    )
+    return CliLoader
 
 
-CliLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()  # the same on the C loader
+# The common shapes of a value, read without the YAML parser: a word that starts with a letter is
+# a string unless YAML 1.1 names a boolean or null with it; plain decimals are numbers.
+_WORDS: dict[str, Any] = {
+    **dict.fromkeys(("yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
+    **dict.fromkeys(("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
+    **dict.fromkeys(("null", "Null", "NULL"), None),
 }
-CliLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(
-        r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
-        |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
-        |\.[0-9_]+(?:[eE][-+][0-9]+)?
-        |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
-        |[-+]?\.(?:inf|Inf|INF)
-        |\.(?:nan|NaN|NAN))$""",
-        re.X,
-    ),
-    list("-+0123456789."),
-)
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_./-]*")
+_INTEGER = re.compile(r"[-+]?(?:0|[1-9][0-9]{0,17})")
+_DECIMAL = re.compile(r"[0-9]{1,15}\.[0-9]{1,15}")
+_NOT_PLAIN = object()
+
+
+def _plain_value(raw: str) -> Any:
+    if _WORD.fullmatch(raw):
+        return _WORDS.get(raw, raw)
+    if _INTEGER.fullmatch(raw):
+        return int(raw)
+    if _DECIMAL.fullmatch(raw):
+        return float(raw)
+    return _NOT_PLAIN
+
 
 # pyconfig's clean-up, key by key (measured on 0.2.5).
 _NONE_WHEN_EMPTY = {"hf_train_files", "hf_eval_files", "hf_access_token", "hf_name", "hf_data_dir", "hf_eval_split", "tokenizer_path"}
@@ -51,8 +80,13 @@ def parse_cli_value(raw: str | None) -> Any:
     word without '=' has the value None."""
     if raw is None:
         return None
+    value = _plain_value(raw)
+    if value is not _NOT_PLAIN:
+        return value
+    import yaml
+
     try:
-        return yaml.load(raw, Loader=CliLoader)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(raw, Loader=cli_loader())  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as err:
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
         raise ValueError_(f"not a valid YAML value ({problem})") from None

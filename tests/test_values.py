@@ -202,3 +202,30 @@ def test_coercion_agrees_with_pydantic(schema, value):
     got = coerce(schema, value)
     assert got == expected or (got != got and expected != expected)
     assert type(got) is type(expected)
+
+
+_VALUE_SHAPES = st.one_of(
+    st.text(alphabet="abcdefnoNOtTrRuUeEsSyYlLFA019_.-/+: #~=<'\"", max_size=12),
+    st.sampled_from(["yes", "Off", "NULL", "null", "~", "0", "00", "-0", "+7", "012", "1.5", "01.50", "1e-5", ".inf",
+                     "1:30", "1_000", "0x1f", "0b11", "2024-01-01", "a:b", "tpu7x:4x4x8", "cp-as-ep", "gs://b/c"]),
+    st.from_regex(r"[-+]?[0-9]{1,25}(\.[0-9]{0,20})?", fullmatch=True),
+)
+
+
+@given(_VALUE_SHAPES)
+def test_values_read_without_the_yaml_parser_are_what_yaml_reads(raw):
+    """The shortcut for common values (words, decimals) gives exactly the value and type PyYAML
+    gives with MaxText's command-line rules; everything else still goes through PyYAML."""
+    import yaml
+
+    from flaglint.values import cli_loader, parse_cli_value
+
+    try:
+        expected = yaml.load(raw, Loader=cli_loader())  # noqa: S506 - a SafeLoader subclass
+    except (yaml.YAMLError, ValueError):
+        with pytest.raises(ValueError_):
+            parse_cli_value(raw)
+        return
+    got = parse_cli_value(raw)
+    assert type(got) is type(expected)
+    assert got == expected or (isinstance(got, float) and math.isnan(got) and math.isnan(expected))

@@ -12,7 +12,7 @@ import click
 from ..findings import InputError
 from ..report import Checked, render
 from .fixing import apply_fixes, choose
-from .options import Options, common_options
+from .options import Options, common_options, load_checker
 from .output import apply_settings, emit
 
 
@@ -27,13 +27,12 @@ from .output import apply_settings, emit
 def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
     """Check FLAGS: a MAXTEXT_EXTRA_FLAGS string, `-` for stdin, the NAME of a set variable, or
     MaxText's own argv (CONFIG.yml key=value …, each word whole)."""
-    from ..check import Checker
     from ..inputs import check_sources
     from ..read import FlagSource, bom_length, read_text_file
 
     settings = options.settings()
     env = options.env()
-    checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]), options.devices(settings["pin"]))
+    checker = load_checker(settings, options.devices(settings["pin"]))
     if batch:
         _check_batch(checker, batch, env, options.max_fixes if options.fix else 0, settings)
         return

@@ -9,7 +9,7 @@ import click
 
 from ..report import Checked
 from .fixing import apply_fixes
-from .options import Options, common_options
+from .options import Options, common_options, load_checker
 from .output import apply_settings, emit
 
 
@@ -23,13 +23,12 @@ def gate(manifests, options: Options, allow_unverified):
     Exit 1 blocks the launch (a finding at or above --fail-on); exit 2 is unreadable input.
     --env/--env-file give Tunix variables assumed for every launch; the manifest's own values win.
     """
-    from ..check import Checker
     from ..gate import check_manifest, check_manifest_text, manifest_edits
     from ..read import decode
 
     settings = options.settings()
     env = options.env()
-    checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]))
+    checker = load_checker(settings)
     fix, max_fixes = options.max_fixes > 0, options.max_fixes
     stdin = decode(sys.stdin.buffer.read(), "<stdin>") if "-" in manifests else None
 

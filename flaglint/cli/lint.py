@@ -11,7 +11,7 @@ from ..findings import InputError
 from ..read import decode
 from ..report import Checked
 from .fixing import apply_fixes
-from .options import Options, common_options
+from .options import Options, common_options, load_checker
 from .output import apply_settings, emit
 
 
@@ -38,13 +38,12 @@ def _vary(items: tuple[str, ...]) -> dict[str, list[str]]:
 @click.option("--allow-unverified", is_flag=True, help="A launch that cannot be verified is a warning, not an error.")
 def lint(scripts, options: Options, vary_items, path_cap, allow_unverified):
     """Check recipe SCRIPTS on every branch, statically (they are never run); `-` reads one from stdin."""
-    from ..check import Checker
     from ..lint import check_script
 
     settings = options.settings()
     settings.override("path-cap", path_cap, "--path-cap")
     env = options.env()
-    checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]))
+    checker = load_checker(settings)
     hint = "flaglint lint --fix edits the script (--diff shows the edit)"
 
     stdin = None
@@ -67,9 +66,9 @@ def lint(scripts, options: Options, vary_items, path_cap, allow_unverified):
                                  allow_unverified, text=given)
             apply_settings(found.result, settings, script)
             # the configuration can drop every finding, and with them the fix
-            fix = found.result.fixes[0] if found.result.fixes and (found.edits or found.additions) else None
+            fix = found.result.fixes[0] if found.result.fixes else None
             checked.append(Checked(script, found.text, found.result, hint, in_file=given is None, fix=fix,
-                                   edits=found.edits if fix else []))
+                                   edits=[edit for edit in fix.edits if edit.written] if fix else []))
         _report_shared_findings_once(checked)
         return checked
 

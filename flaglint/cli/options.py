@@ -74,6 +74,16 @@ class Options:
         return from_option(self.topology, self.slices, load_pin(pin).version)
 
 
+def load_checker(settings, devices=None):
+    """The checker of the settings' pin, model and extra rules: the end of a command's start-up."""
+    from ..check import Checker
+    from .group import end_of_startup
+
+    checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]), devices)
+    end_of_startup()
+    return checker
+
+
 def _ids(values: tuple[str, ...]) -> list[str]:
     """`--select FL1,FL004 --select FL2`: comma-separated and repeatable."""
     return [part.strip().upper() for value in values for part in value.split(",") if part.strip()]

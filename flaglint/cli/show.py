@@ -7,7 +7,7 @@ import re
 import click
 
 from ..findings import InputError
-from .options import Options
+from .options import Options, load_checker
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 
@@ -26,7 +26,6 @@ _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 def show(words, flag_string, env_items, env_file, pin, requirements, model, topology, slices, output_format):
     """Print each KEY's effective value and where it came from (every key something set, when no KEY
     is named). The other words are MaxText's argv, as for `check`: CONFIG.yml and key=value words."""
-    from ..check import Checker
     from ..inputs import config_source
     from ..read import FlagSource
     from ..read_argv import argv_source
@@ -40,7 +39,7 @@ def show(words, flag_string, env_items, env_file, pin, requirements, model, topo
                     topology=topology, slices=slices)
     settings = given.settings()
     option = given.devices(settings["pin"])
-    checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]), option)
+    checker = load_checker(settings, option)
     configs = checker.pin.configs
     if flag_string is not None:
         source = FlagSource(flag_string, name="MAXTEXT_EXTRA_FLAGS")

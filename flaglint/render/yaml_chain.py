@@ -19,7 +19,7 @@ import yaml
 
 from ..findings import InputError
 from ..schema.config_index import ConfigFile, ConfigIndex
-from ..values import CliLoader
+from ..values import cli_loader
 
 BASE_CONFIG = "base_config"
 BASE_YML = "base.yml"
@@ -33,7 +33,7 @@ PIN_LABEL = "maxtext/configs"  # how MaxText's own config files are named in fin
 def parse_config(text: str, name: str) -> ConfigFile:
     """One config file's values and the line of each top-level key; InputError on what MaxText refuses."""
     try:
-        loader = CliLoader(text)
+        loader = cli_loader()(text)
         try:
             node = loader.get_single_node()
             if node is not None:

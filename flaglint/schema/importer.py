@@ -20,7 +20,7 @@ from flaglint.schema.model import KeySchema, ModelConfig, Schema
 from flaglint.schema.source_text import raise_message, raises_in, source_message
 from flaglint.schema.sources import PackageFiles, open_package
 from flaglint.schema.topologies import TOPOLOGY_KEY, topology_table
-from flaglint.values import CliLoader as OmegaConfYamlLoader
+from flaglint.values import cli_loader
 
 TYPES = "configs/types.py"
 PYCONFIG = "configs/pyconfig.py"
@@ -145,7 +145,7 @@ _METADATA_VERSION = re.compile(r"^Version:\s*(\S+)", re.M)
 def _yaml_mapping(files: PackageFiles, relpath: str) -> dict[str, Any]:
     """A config file's keys, typed as OmegaConf types them (safe YAML, `1e-5` is a float)."""
     try:
-        data = yaml.load(files.read(relpath), Loader=OmegaConfYamlLoader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(files.read(relpath), Loader=cli_loader())  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as err:
         raise InputError(f"{files.origin}: {relpath}: not valid YAML: {err}".splitlines()[0]) from None
     if data is None:

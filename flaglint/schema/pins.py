@@ -17,9 +17,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..data import data_dir
+from ..data_cache import yaml_file
 from ..findings import InputError
 from .keys import Key, KeyTable, key_from
 
@@ -125,9 +124,7 @@ def store_name_of_installed() -> str:
 @lru_cache(maxsize=None)
 def _overlay(name: str) -> dict[str, Any]:
     """schemas/pins/<name>.yml (its format is model.PinOverlay)."""
-    path = _schemas() / "pins" / f"{name}.yml"
-    with path.open(encoding="utf-8") as handle:
-        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return yaml_file(_schemas() / "pins" / f"{name}.yml")
 
 
 @lru_cache(maxsize=None)

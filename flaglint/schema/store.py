@@ -57,8 +57,9 @@ class Entry:
 
 
 def user_store() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "flaglint" / "pins"
+    from ..data_cache import cache_root
+
+    return cache_root() / "pins"
 
 
 @lru_cache(maxsize=None)

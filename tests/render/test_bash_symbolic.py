@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from test_bash_property import bash_env, branching_scripts
+from test_bash_property import bash_env, branching_scripts, literal, pattern, statement
 
 from flaglint.render import explore, render
 from flaglint.render.bash.expansion import input_value
@@ -38,7 +38,7 @@ def _own(exported: dict, env: dict) -> dict:
 
 
 def _taken(paths: list, env: dict):
-    return [(p, o) for p, o in paths if all(env.get(n) in vs for n, vs in p.domains.items())]
+    return [(p, o) for p, o in paths if any(all(env.get(n) in vs for n, vs in c.items()) for c in p.products())]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -53,6 +53,46 @@ def _taken(paths: list, env: dict):
 @example(script='A=""\ncase "$IN1" in\n  x) A="" ;;\n  a*) A="" ;;\nesac\n: "${IN1:=}"\ncase "$IN1" in\n'
          '  x) A="" ;;\nesac\nIN1=""\n', choice=random.Random(3))
 def test_merged_evaluation_agrees_with_the_explorer_and_bash(script: str, choice) -> None:
+    _agrees_with_the_explorer_and_bash(script, choice)
+
+
+def _input_test(name: str) -> st.SearchStrategy[str]:
+    word = st.sampled_from([f'"${name}"', f'"${{{name}:-x}}"', f'"${{{name}:-}}"', f"${name}"])
+    return st.one_of(
+        st.builds(lambda w, p: f"[[ {w} == {p} ]]", word, pattern),
+        st.builds(lambda w, v: f'[[ {w} != "{v}" ]]', word, literal),
+        st.builds(lambda w, op: f"[[ {op} {w} ]]", word, st.sampled_from(["-n", "-z"])),
+        st.builds(lambda w, v: f'[ {w} = "{v}" ]', word, literal),
+    )
+
+
+@st.composite
+def guard_over_inputs(draw) -> str:
+    """An if whose condition, or nested ifs whose conditions, read two or three different inputs."""
+    names = draw(st.lists(st.sampled_from(["IN1", "IN2", "IN3"]), min_size=2, max_size=3, unique=True))
+    tests = [draw(_input_test(name)) for name in names]
+    body = lambda: "\n".join(draw(st.lists(statement(1), min_size=1, max_size=2)))  # noqa: E731
+    form = draw(st.integers(0, 2))
+    if form == 0:
+        ops = [draw(st.sampled_from(["&&", "||"])) for _ in tests[1:]]
+        condition = tests[0] + "".join(f" {op} {t}" for op, t in zip(ops, tests[1:]))
+        return f"if {condition}; then\n{body()}\nelse\n{body()}\nfi"
+    if form == 1:
+        return f"if {tests[0]}; then\nif {tests[1]}; then\n{body()}\nelse\n{body()}\nfi\nelif {tests[-1]}; then\n{body()}\nfi"
+    return f"{tests[0]} && {tests[1]} && {draw(statement(0, several=False))}"
+
+
+guarded_scripts = st.lists(st.one_of(guard_over_inputs(), statement(1)), min_size=2, max_size=5).map(
+    lambda xs: "\n".join(xs) + "\n")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(script=guarded_scripts, choice=st.randoms(use_true_random=False))
+def test_guards_over_several_inputs_agree_with_the_explorer_and_bash(script: str, choice) -> None:
+    _agrees_with_the_explorer_and_bash(script, choice)
+
+
+def _agrees_with_the_explorer_and_bash(script: str, choice) -> None:
     """The merged paths partition the inputs' values (exactly one holds each assignment), and the
     symbolic outcome, resolved for an assignment, is what bash exports; the reference explorer
     gives the same exports for the same assignment."""
@@ -100,6 +140,23 @@ def _bash_exports(directory: Path, script: str, env: dict) -> dict:
     return bash_env(directory, env)
 
 
+GUARDS_OVER_TWO_INPUTS = [
+    'F="a"\nif [[ "${IN1:-}" == 1 && "${IN2:-}" == x ]]; then F="$F k=1"; else F="$F k=2"; fi\nexport F\n',
+    'if [[ "${IN1:-}" == 1 || "${IN2:-}" == x ]]; then export F=on; else export F=off; fi\n',
+    'if [[ "${IN1:-}" == 1 ]]; then\n  if [[ "${IN2:-}" == x ]]; then F=a; else F=b; fi\nelse\n  F=c\nfi\nexport F\n',
+    # A variable guarded over two inputs, read by a later test: decided again on both.
+    'if [[ "${IN1:-}" == 1 && "${IN2:-}" == x ]]; then A=on; fi\n[[ "${A:-}" == on ]] && export B=yes\nexport A\n',
+]
+
+
+@pytest.mark.parametrize("script", GUARDS_OVER_TWO_INPUTS[:3])
+def test_guards_over_two_inputs_merge_into_one_path(tmp_path, script):
+    path = tmp_path / "gen.sh"
+    path.write_text(script)
+    merged = evaluate(path)
+    assert merged.paths_explored == 1 and len(merged.outcomes) == 1
+
+
 @pytest.mark.parametrize(
     "script",
     [
@@ -112,6 +169,7 @@ def _bash_exports(directory: Path, script: str, env: dict) -> dict:
         'if [[ "${IN1:-}" == 1 ]]; then A=on; else A=off; fi\nif [[ "$A" == on ]]; then export B=yes; fi\nexport A\n',
         # && / || lists join too.
         '[[ "${IN1:-}" == 1 ]] && F="x" || F="y"\nexport F="${F}-z"\n',
+        *GUARDS_OVER_TWO_INPUTS,
     ],
 )
 def test_joins_as_bash_runs_them(tmp_path, script):

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from flaglint.render.bash.expansion import input_value
+from flaglint.render.bash.guards import holds_for, ordered, restrict
 from flaglint.render.bash.machine import Interp, NeedInput
 from flaglint.render.bash.state import State
 from flaglint.render.bash.types import Note, Origin, Rendering, ScriptError, Value
@@ -53,6 +54,13 @@ class ExploredPath:
     env: dict  # dict[str, str | None]: the inputs this path read (None: unset), one witness
     branches: list  # list[tuple[str, int]]: (file, line) of each if/elif/else arm and case item taken
     domains: dict = field(default_factory=dict)  # each input in env: every value that takes this path
+    # When the values of several inputs go together (a merged guard over them): the condition as
+    # products, each giving every input in domains the values it takes there. None: domains alone.
+    cubes: list | None = None
+
+    def products(self) -> list[dict]:
+        """The path's condition as products of value sets: each input in domains, its values."""
+        return [self.domains] if self.cubes is None else self.cubes
 
 
 @dataclass
@@ -239,7 +247,8 @@ class _Explorer:
         results: list[tuple[str | None, State]] = []
         for v in e.candidates:
             s = st.copy()
-            s.domains[e.name] = (v,)
+            if not restrict(s, e.name, (v,)):
+                continue
             self.interp.decide(s, e.name, v)
             results.extend((v, r) for r in self._step_all(s))
         if not groupable:
@@ -247,7 +256,7 @@ class _Explorer:
         groups: dict[tuple, tuple[State, list, list]] = {}
         for v, r in results:
             key = (id(r.code), r.pc, r.status, len(r.stack),
-                   frozenset(item for item in r.domains.items() if item[0] != e.name))
+                   frozenset(item for item in r.domains.items() if item[0] != e.name), r.condition)
             if key in groups:
                 groups[key][1].append(v)
                 groups[key][2].append(e.name in r.exported)
@@ -285,7 +294,8 @@ class _Explorer:
         for (gpc, gstatus, gnotes), values in groups.items():
             s = st.copy()
             s.pc, s.status, s.notes, s.steps = gpc, gstatus, gnotes, steps + 1
-            s.domains[e.name] = tuple(values)
+            if not restrict(s, e.name, values):
+                continue
             if len(values) == 1:
                 self.interp.decide(s, e.name, values[0])
             out.append(s)
@@ -296,9 +306,15 @@ class _Explorer:
             seen = self.explored.setdefault(name, [])
             if (v if v is None else v.text) not in seen:
                 seen.append(v if v is None else v.text)
+        domains = {n: list(d) for n, d in st.domains.items()}
+        cubes = None if st.condition is None else [
+            {n: [v for v in values if holds_for(cube, n, v)] for n, values in domains.items()}
+            for cube in ordered(st.condition)]
         witnesses = {}
         env = {}
-        for name, values in st.domains.items():
+        # The witness: unset where the path lets an input be unset (of the products, the one with the most such)
+        witness = domains if cubes is None else max(cubes, key=lambda c: sum(None in vs for vs in c.values()))
+        for name, values in witness.items():
             if name in st.inputs:
                 v = st.inputs[name]
                 env[name] = None if v is None else v.text
@@ -306,5 +322,5 @@ class _Explorer:
                 env[name] = witnesses[name] = None if None in values else values[0]
         rendering = self.interp.rendering(st, witnesses)
         rendering.handoffs = list(st.handoffs)
-        return Outcome(rendering, [ExploredPath(env, list(st.branches), {n: list(d) for n, d in st.domains.items()})])
+        return Outcome(rendering, [ExploredPath(env, list(st.branches), domains, cubes)])
 

@@ -91,6 +91,7 @@ class Interp(Expansion, Conditions, Builtins):
         st.status = 0
         st.inputs = {}
         st.domains = {}
+        st.condition = None  # several inputs' values together (guards); None: the product of domains
         st.notes = ()
         st.branches = ()
         st.handoffs = ()

@@ -1,8 +1,9 @@
 """Path conditions of an exploration as Z3 formulas, and the smallest witness of a set of paths.
 
 Each input is a Z3 integer ranging over the indices of the values explored for it (unset
-included). A path's condition says that every input it read takes one of the values that lead down
-it; the inputs it never read are free. A finding that occurs on some paths holds under the
+included). A path's condition says that the inputs it read take values that lead down it: one
+product of value sets, or several where merged paths' guards read several inputs together; the
+inputs it never read are free. A finding that occurs on some paths holds under the
 disjunction of their conditions, and its witness is the smallest set of inputs whose values alone
 imply that disjunction: the variables that matter, and nothing else.
 
@@ -16,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import z3
 
 from .explorer import ExploredPath
+from .guards import simplified
 
 # Candidate paths tried as the start of the witness search: a witness from any path is correct,
 # trying a few of the least constrained ones finds a small one at a cost that does not grow with the paths.
@@ -51,41 +53,26 @@ class PathConditions:
         return z3.Or([z3.And([self.member(name, values) for name, values in cube]) for cube in self._cubes(paths)])
 
     def _cubes(self, paths: Iterable[ExploredPath]) -> set[frozenset]:
-        """The paths' conditions as few products of value sets, before Z3 sees them: two products
-        that agree except on one input merge into one, and an input that may take any value
-        drops out (building thousands of path conditions as Z3 terms costs seconds)."""
-        cubes = {self._cube(dict(p.domains)) for p in paths}
-        changed = True
-        while changed:
-            changed = False
-            for name in self.values:
-                groups: dict[frozenset, set] = {}
-                for cube in cubes:
-                    rest = dict(cube)
-                    values = rest.pop(name, self.values[name])
-                    groups.setdefault(frozenset(rest.items()), set()).update(values)
-                if len(groups) < len(cubes):
-                    changed = True
-                    cubes = {self._cube({**dict(rest), name: values}) for rest, values in groups.items()}
-        return cubes
+        """The paths' conditions as few products of value sets, before Z3 sees them (building
+        thousands of path conditions as Z3 terms costs seconds)."""
+        return simplified((self._cube(c) for p in paths for c in p.products()), self.values)
 
     def _cube(self, domains: Mapping[str, Iterable[str | None]]) -> frozenset:
-        return frozenset(
-            (name, frozenset(values)) for name, values in domains.items() if set(values) != set(self.values[name]))
+        return frozenset((name, frozenset(values)) for name, values in domains.items())
 
     def witness(self, paths: Sequence[ExploredPath]) -> tuple[ExploredPath, dict[str, list]]:
         """A path among `paths`, and the fewest of its inputs whose values imply the disjunction of the
         paths' conditions whatever the other inputs are; each input with every value that does."""
         refuter = z3.Solver()
         refuter.add(self.space, z3.Not(self.any_of(paths)))
-        starts = sorted(paths, key=lambda p: len(p.domains))[:WITNESS_STARTS]
-        path, kept = min(((p, self._sufficient(refuter, p)) for p in starts), key=lambda found: len(found[1]))
+        starts = sorted(((p, c) for p in paths for c in p.products()), key=lambda start: len(start[1]))[:WITNESS_STARTS]
+        path, kept = min(((p, self._sufficient(refuter, c)) for p, c in starts), key=lambda found: len(found[1]))
         return path, self._widened(refuter, kept)
 
-    def _sufficient(self, refuter: z3.Solver, path: ExploredPath) -> dict[str, list]:
-        """Drop the path's inputs one by one while the rest still refute `refuter`."""
+    def _sufficient(self, refuter: z3.Solver, cube: Mapping[str, Sequence]) -> dict[str, list]:
+        """Drop the inputs of one product of a path's condition one by one while the rest still refute `refuter`."""
         # An input the path lets take any of its values constrains nothing: it never matters.
-        kept = {name: list(values) for name, values in path.domains.items() if set(values) != set(self.values[name])}
+        kept = {name: list(values) for name, values in cube.items() if set(values) != set(self.values[name])}
         for name in list(kept):
             trial = {n: v for n, v in kept.items() if n != name}
             if not self._satisfiable(refuter, trial):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 class State:
     __slots__ = ("scopes", "exported", "functions", "positional", "code", "pc", "stack", "status",
-                 "inputs", "domains", "notes", "branches", "handoffs", "iters", "steps", "done", "exit_code",
+                 "inputs", "domains", "condition", "notes", "branches", "handoffs", "iters", "steps", "done", "exit_code",
                  "unfound", "unbounded", "output", "launched", "options")
 
     def copy(self) -> "State":
@@ -20,6 +20,7 @@ class State:
         s.status = self.status
         s.inputs = self.inputs.copy()
         s.domains = self.domains.copy()
+        s.condition = self.condition  # replaced, never changed in place
         s.notes = self.notes
         s.branches = self.branches
         s.handoffs = self.handoffs

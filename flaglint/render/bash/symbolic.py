@@ -21,9 +21,10 @@ from pathlib import Path
 
 from flaglint.render.bash.explorer import Exploration, ExploredPath, Outcome, _Domains, _Explorer
 from flaglint.render.bash.compiler import Join
+from flaglint.render.bash.guards import Cube, cubes_of, guarded, settle, trimmed
 from flaglint.render.bash.machine import Interp
 from flaglint.render.bash.state import State
-from flaglint.render.bash.types import Choice, FromInput, Sym, Value
+from flaglint.render.bash.types import FromInput, Sym, Value
 
 
 def evaluate(script: Path, fixed: Mapping[str, str] = {}, vary: Mapping[str, list[str]] = {}, text: bytes | None = None) -> Exploration:
@@ -41,14 +42,14 @@ def evaluate(script: Path, fixed: Mapping[str, str] = {}, vary: Mapping[str, lis
             # The innermost join first: the paths still inside a function or sourced file, then the
             # earliest join of a block, so that inner arms merge before the outer ones meet.
             key = min(waiting, key=lambda k: (-len(k[2]), k[1]))
-            for st in merge(waiting.pop(key)):
+            for st in merge(waiting.pop(key), interp.candidates):
                 st.pc += 1
                 work.append(st)
             continue
         st = work.pop()
         forked = explorer.advance(st, stop_at=Join)
         if forked is not None:
-            work.extend(reversed(merge(forked)))  # values that lead to the same state need not wait for a join
+            work.extend(reversed(merge(forked, interp.candidates)))  # values that lead to the same state need not wait for a join
         elif not st.done:
             waiting.setdefault(_join_key(st), []).append(st)
         else:
@@ -63,71 +64,80 @@ def _join_key(st: State) -> tuple:
     return (id(st.code), st.pc, tuple((id(code), pc, kind) for code, pc, kind, _ in st.stack))
 
 
-def merge(states: list[State]) -> list[State]:
-    """The states, with every two that differ only in their variables and one input's values merged.
-    Two such states agree on every other input's values, so for each input in turn the states are
-    put in buckets by the others' values and merged within a bucket: linear in the states for a
-    product of independent inputs, where trying every pair was cubic."""
+def merge(states: list[State], candidates) -> list[State]:
+    """The states, with every two that differ only in their variables and their inputs' values
+    merged. `candidates(name)`: the values an input no path has read yet may take."""
     pending = list(states)
-    changed = True
-    while changed and len(pending) > 1:
-        changed = False
-        for name in sorted({n for st in pending for n in st.domains}):
-            buckets: dict[frozenset, list[State]] = {}
-            for st in pending:
-                key = frozenset((n, frozenset(v)) for n, v in st.domains.items() if n != name)
-                buckets.setdefault(key, []).append(st)
-            pending = []
-            for bucket in buckets.values():
-                joined: list[State] = []
-                for st in bucket:
-                    for k, other in enumerate(joined):
-                        m = _merge_two(other, st)
-                        if m is not None:
-                            joined[k] = m
-                            changed = True
-                            break
-                    else:
-                        joined.append(st)
-                pending.extend(joined)
+    merged = True
+    while merged and len(pending) > 1:
+        merged = False
+        for i in range(len(pending)):
+            for j in range(i + 1, len(pending)):
+                joined = _merge_two(pending[i], pending[j], candidates)
+                if joined is not None:
+                    pending[i] = joined
+                    del pending[j]
+                    merged = True
+                    break
+            if merged:
+                break
     return pending
 
 
-def _split_input(a: State, b: State) -> str | None:
-    """The one input whose values tell the two paths apart, when everything else they read agrees."""
-    names = set(a.domains) | set(b.domains)
-    differ = [n for n in names if frozenset(a.domains.get(n, ())) != frozenset(b.domains.get(n, ()))]
-    if len(differ) != 1 or differ[0] not in a.domains or differ[0] not in b.domains:
-        return None
-    name = differ[0]
-    if set(a.inputs) - {name} != set(b.inputs) - {name}:
-        return None
-    if any(a.inputs[n] != b.inputs[n] for n in a.inputs if n != name):
-        return None
-    return name
+_MISSING = object()
 
 
-def _merge_two(a: State, b: State) -> State | None:
+def _universe(st: State, name: str, candidates) -> tuple:
+    """The values the path lets the input take: its domain, the one it decided, or any."""
+    if name in st.domains:
+        return st.domains[name]
+    if name in st.inputs:
+        v = st.inputs[name]
+        return (None if v is None else v.text,)
+    return tuple(candidates(name)) if candidates else (None,)
+
+
+def _explicit(st: State, universe: dict) -> list[Cube]:
+    """The path's condition as cubes over the merged universe."""
+    own = {n: frozenset(_universe(st, n, None)) for n in universe if n in st.domains or n in st.inputs}
+    return [trimmed(frozenset({**own, **dict(cube)}.items()), universe) for cube in cubes_of(st)]
+
+
+def _merge_two(a: State, b: State, candidates) -> State | None:
     if (a.code is not b.code or a.pc != b.pc or a.status != b.status or a.exit_code != b.exit_code
             or len(a.scopes) != len(b.scopes) or a.functions is not b.functions and a.functions != b.functions
             or a.positional != b.positional or a.iters != b.iters or a.stack != b.stack
             or a.handoffs is not b.handoffs and a.handoffs != b.handoffs
             or a.unfound != b.unfound or a.unbounded != b.unbounded or a.launched != b.launched):
         return None
-    name = _split_input(a, b)
-    if name is None:
-        return None
-    assigned = any(name in scope for scope in a.scopes) or any(name in scope for scope in b.scopes)
-    exported = _exported(a, name)
-    if a.exported - {name} != b.exported - {name}:
-        return None
-    if assigned and exported != _exported(b, name):
-        if not (_exported_where_set(a, name) and _exported_where_set(b, name)):
-            return None
-        exported = False  # exported where the input is set in the environment, as its witness says
     if any(set(sa) != set(sb) for sa, sb in zip(a.scopes[1:], b.scopes[1:])):
         return None
-    values_a, values_b = frozenset(a.domains[name]), frozenset(b.domains[name])
+    names = a.domains.keys() | b.domains.keys()
+    if any(a.inputs.get(n, _MISSING) != b.inputs.get(n, _MISSING) for n in (a.inputs.keys() | b.inputs.keys()) - names):
+        return None  # an input one path read with its only value and the other never read
+    for other in (a, b):
+        for n in names - other.domains.keys() - other.inputs.keys():
+            if n not in other.exported and any(n in scope for scope in other.scopes):
+                return None  # other assigned it unread: bash exports it there exactly when it was set
+    universe = {}
+    for n in sorted(names):
+        values_a, values_b = _universe(a, n, candidates), _universe(b, n, candidates)
+        universe[n] = tuple(dict.fromkeys(values_a + values_b))
+    # The inputs the two paths treat differently: their exports must agree but for these.
+    differ = {n for n in names if set(_universe(a, n, candidates)) != set(_universe(b, n, candidates))
+              or a.inputs.get(n, _MISSING) != b.inputs.get(n, _MISSING)}
+    if a.exported - differ != b.exported - differ:
+        return None
+    exports = {}
+    for name in differ:
+        assigned = any(name in scope for scope in a.scopes) or any(name in scope for scope in b.scopes)
+        exported = _exported(a, name)
+        if assigned and exported != _exported(b, name):
+            if not all(_exported_where_set(st, name, candidates) for st in (a, b)):
+                return None
+            exported = False  # exported where the environment set it, as the witness says (machine.rendering)
+        exports[name] = (assigned and exported) or (name in a.exported and name in b.exported)
+    cubes_a, cubes_b = _explicit(a, universe), _explicit(b, universe)
     m = a.copy()
     for index, (sa, sb) in enumerate(zip(a.scopes, b.scopes)):
         scope = m.scopes[index]
@@ -135,13 +145,18 @@ def _merge_two(a: State, b: State) -> State | None:
             va = sa[var] if var in sa else FromInput(var)
             vb = sb[var] if var in sb else FromInput(var)
             if va is not vb and va != vb:
-                scope[var] = _choice(name, values_a, va, values_b, vb)
-    m.domains[name] = tuple(dict.fromkeys(a.domains[name] + b.domains[name]))
-    m.inputs.pop(name, None)
-    if (assigned and exported) or (name in a.exported and name in b.exported):
-        m.exported.add(name)  # exported on both paths (`export IN1` before the fork, or set on each)
-    else:
-        m.exported.discard(name)  # an input whose values stay grouped is exported when set (bash.py)
+                scope[var] = _choice(cubes_a, va, cubes_b, vb, universe)
+    m.domains = universe
+    for name in differ:
+        if len(universe[name]) > 1:
+            m.inputs.pop(name, None)
+        elif name not in m.inputs and name in b.inputs:
+            m.inputs[name] = b.inputs[name]
+        if exports[name]:
+            m.exported.add(name)  # exported on both paths (`export IN1` before the fork, or set on each)
+        else:
+            m.exported.discard(name)  # an input whose values stay grouped is exported when set (bash.py)
+    settle(m, cubes_a + cubes_b)
     m.notes = a.notes + tuple(n for n in b.notes if n not in a.notes)
     m.branches = ()  # the arms taken differ; a witness's are found by rendering it (lint)
     m.steps = max(a.steps, b.steps)
@@ -160,18 +175,18 @@ def _exported(st: State, name: str) -> bool:
     return None not in st.domains.get(name, (None,))
 
 
-def _exported_where_set(st: State, name: str) -> bool:
+def _exported_where_set(st: State, name: str, candidates) -> bool:
     """Whether the assigned input is exported on the path exactly where the environment set it
     (a variable the environment sets stays exported when the script assigns it)."""
-    return _exported(st, name) == (None not in st.domains[name])
+    return _exported(st, name) == (None not in _universe(st, name, candidates))
 
 
-def _choice(name: str, values_a: frozenset, va, values_b: frozenset, vb):
-    """va where the input takes values_a, vb where values_b; the prefix both strings share stays
-    outside the Choice, cut where a token begins, so each Choice holds the tokens that differ."""
+def _choice(cubes_a: list[Cube], va, cubes_b: list[Cube], vb, universe: dict):
+    """va where one of cubes_a holds, vb where one of cubes_b does; the prefix both strings share
+    stays outside the guarded value, cut where a token begins, so each Choice holds the tokens that differ."""
     pa, pb = _pieces(va), _pieces(vb)
     if pa is None or pb is None:
-        return Choice(name, ((values_a, va), (values_b, vb)))
+        return guarded(cubes_a, va, cubes_b, vb, universe)
     common = 0
     while common < min(len(pa), len(pb)) and (pa[common] is pb[common] or pa[common] == pb[common]):
         common += 1
@@ -183,8 +198,8 @@ def _choice(name: str, values_a: frozenset, va, values_b: frozenset, vb):
             head.append(_slice(rest_a[0], 0, cut))
             rest_a[0], rest_b[0] = _slice(rest_a[0], cut, None), _slice(rest_b[0], cut, None)
     if not head:
-        return Choice(name, ((values_a, va), (values_b, vb)))
-    differing = Choice(name, ((values_a, _rejoined(rest_a)), (values_b, _rejoined(rest_b))))
+        return guarded(cubes_a, va, cubes_b, vb, universe)
+    differing = guarded(cubes_a, _rejoined(rest_a), cubes_b, _rejoined(rest_b), universe)
     return Sym(tuple(head) + (differing,))
 
 

@@ -1,0 +1,141 @@
+"""A path's condition over several inputs, exactly: a union of cubes; and values guarded by one.
+
+A cube is a product of value sets: a frozenset of (input, frozenset of str | None) for the inputs it
+constrains; an input it does not name takes any value of its universe (on a path, the values the
+path gives it: State.domains, always the projection of the condition). A path whose condition is
+one cube keeps it as its domains alone (State.condition None), as explore()'s paths all do.
+
+Where two paths join in the same state but for their variables, they merge whatever inputs their
+guards read (`[[ $A == x && $B == y ]]`): the merged condition is the union of theirs, and each
+variable they disagree on becomes guarded(): a decision tree of Choices, one input at each level,
+that gives each path's value exactly where that path's condition holds.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+
+from flaglint.render.bash.state import State
+from flaglint.render.bash.types import Choice
+
+Cube = frozenset  # frozenset[tuple[str, frozenset]]
+EVERYTHING: Cube = frozenset()
+
+
+def trimmed(cube: Cube, universe: Mapping[str, Sequence]) -> Cube:
+    """The cube without the inputs it lets take their whole universe."""
+    return frozenset(item for item in cube if not item[1].issuperset(universe[item[0]]))
+
+
+def simplified(cubes: Iterable[Cube], universe: Mapping[str, Sequence]) -> set[Cube]:
+    """The same union as few cubes: cubes that agree but on one input become one (building
+    thousands of conditions as Z3 terms, or merging paths, costs more than this)."""
+    cubes = {trimmed(c, universe) for c in cubes}
+    changed = True
+    while changed and len(cubes) > 1:
+        changed = False
+        for name in sorted({n for c in cubes for n, _ in c}):
+            groups: dict[Cube, set] = {}
+            for cube in cubes:
+                entries = dict(cube)
+                values = entries.pop(name, None)
+                groups.setdefault(frozenset(entries.items()), set()).update(universe[name] if values is None else values)
+            if len(groups) < len(cubes):
+                cubes = {trimmed(rest | {(name, frozenset(values))}, universe) for rest, values in groups.items()}
+                changed = True
+    return cubes
+
+
+def cubes_of(st: State) -> frozenset[Cube]:
+    return frozenset((EVERYTHING,)) if st.condition is None else st.condition
+
+
+def restrict(st: State, name: str, values: Sequence) -> bool:
+    """Narrow the path to the inputs' assignments where `name` takes one of `values` (in order);
+    False when none is left."""
+    if st.condition is None:
+        st.domains[name] = tuple(values)
+        return True
+    if name not in st.domains:
+        st.domains[name] = tuple(values)
+        return True  # an input no cube names: every cube now takes exactly these values
+    allowed = set(values)
+    cubes = []
+    for cube in st.condition:
+        entries = dict(cube)
+        kept = frozenset(v for v in entries.get(name, st.domains[name]) if v in allowed)
+        if kept:
+            entries[name] = kept
+            cubes.append(frozenset(entries.items()))
+    return settle(st, cubes)
+
+
+def settle(st: State, cubes: Sequence[Cube]) -> bool:
+    """Make the union of `cubes` (over st.domains) the path's condition, and its projection on each
+    input the path's domains; False when the union is empty."""
+    if not cubes:
+        st.condition = frozenset()
+        return False
+    for name in {n for c in cubes for n, _ in c}:
+        sets = [dict(c).get(name) for c in cubes]
+        if all(s is not None for s in sets):  # else a cube lets it take its whole universe
+            reached = set().union(*sets)
+            st.domains[name] = tuple(v for v in st.domains[name] if v in reached)
+    found = simplified(cubes, st.domains)
+    if len(found) == 1:
+        (cube,) = found
+        for name, values in cube:  # (never: one cube is its own projection)
+            st.domains[name] = tuple(v for v in st.domains[name] if v in values)
+        st.condition = None
+    else:
+        st.condition = frozenset(found)
+    return True
+
+
+def ordered(cubes: Iterable[Cube]) -> list[Cube]:
+    """The cubes in an order that does not depend on string hashing."""
+    return sorted(cubes, key=lambda c: sorted((n, sorted(map(repr, vs))) for n, vs in c))
+
+
+def without(cube: Cube, name: str) -> Cube:
+    return frozenset(item for item in cube if item[0] != name)
+
+
+def holds_for(cube: Cube, name: str, value) -> bool:
+    for n, values in cube:
+        if n == name:
+            return value in values
+    return True
+
+
+def guarded(cubes_a: Sequence[Cube], va, cubes_b: Sequence[Cube], vb, universe: Mapping[str, Sequence]):
+    """va where one of cubes_a holds, vb where one of cubes_b does (the two never overlap): a Choice
+    on the input that most cubes constrain, its alternatives guarded in turn by the other inputs."""
+    if not cubes_b:
+        return va
+    if not cubes_a:
+        return vb
+    counts = Counter(n for c in (*cubes_a, *cubes_b) for n, _ in c)
+    if not counts:  # both hold everywhere: not two paths of a partition
+        return va
+    name = max(sorted(counts), key=counts.__getitem__)
+    splits = [dict(c).get(name) for c in (*cubes_a, *cubes_b)]
+    classes: dict[tuple, list] = {}
+    for v in universe[name]:
+        classes.setdefault(tuple(s is None or v in s for s in splits), []).append(v)
+    alts: list[tuple[frozenset, object]] = []
+    for values in classes.values():
+        sub_a = [without(c, name) for c in cubes_a if holds_for(c, name, values[0])]
+        sub_b = [without(c, name) for c in cubes_b if holds_for(c, name, values[0])]
+        if not sub_a and not sub_b:
+            continue
+        value = guarded(sub_a, va, sub_b, vb, universe)
+        same = next((i for i, (_, alt) in enumerate(alts) if alt is value), None)
+        if same is None:
+            alts.append((frozenset(values), value))
+        else:
+            alts[same] = (alts[same][0] | frozenset(values), value)
+    if len(alts) == 1:
+        return alts[0][1]
+    return Choice(name, tuple(alts))
