@@ -66,21 +66,24 @@ def _join_key(st: State) -> tuple:
 
 def merge(states: list[State], candidates) -> list[State]:
     """The states, with every two that differ only in their variables and their inputs' values
-    merged. `candidates(name)`: the values an input no path has read yet may take."""
+    merged. `candidates(name)`: the values an input no path has read yet may take. Each sweep
+    merges every state into the first it joins with; sweeps repeat until none merges (starting
+    over after each merge cost the cube of the states where many do not merge)."""
     pending = list(states)
-    merged = True
-    while merged and len(pending) > 1:
-        merged = False
-        for i in range(len(pending)):
-            for j in range(i + 1, len(pending)):
-                joined = _merge_two(pending[i], pending[j], candidates)
-                if joined is not None:
-                    pending[i] = joined
-                    del pending[j]
-                    merged = True
+    changed = True
+    while changed and len(pending) > 1:
+        changed = False
+        joined: list[State] = []
+        for st in pending:
+            for k, other in enumerate(joined):
+                m = _merge_two(other, st, candidates)
+                if m is not None:
+                    joined[k] = m
+                    changed = True
                     break
-            if merged:
-                break
+            else:
+                joined.append(st)
+        pending = joined
     return pending
 
 
