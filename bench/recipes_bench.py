@@ -16,16 +16,14 @@ import multiprocessing
 import sys
 import time
 from collections import Counter
-from dataclasses import replace
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 from flaglint.check import Checker  # noqa: E402
-from flaglint.commands import check_command, command_lines, config_path, not_checked  # noqa: E402
+from flaglint.commands import check_command, command_lines, concrete_commands, config_path, not_checked  # noqa: E402
 from flaglint.confirm import Launch, verdicts  # noqa: E402
-from flaglint.launch_parts import concrete_argvs  # noqa: E402
 from flaglint.schema.config_index import load_index  # noqa: E402
 
 from maxtext_env import oracle_python, unavailable  # noqa: E402
@@ -44,9 +42,7 @@ def _lines(script: str) -> list[tuple[str, int, str, tuple[str, ...], tuple]]:
         evaluated = evaluate(Path(script))
     except ScriptError:  # lint reports it (FL010); no command line to compare
         return []
-    launches = [replace(launch, words=argv.words) for outcome in evaluated.outcomes for launch in outcome.rendering.launched
-                for path in outcome.paths for argv in concrete_argvs(launch.words, path, evaluated.inputs, rule_names)]
-    for launch in launches:
+    for launch, _ in concrete_commands(evaluated, rule_names):
         for line in command_lines(launch, index):
             if not_checked(line.command):
                 continue

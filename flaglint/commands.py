@@ -136,6 +136,17 @@ def _renderings(rendering: Rendering) -> list[Rendering]:
     return [rendering, *(r for handoff in rendering.handoffs for r in _renderings(handoff))]
 
 
+def concrete_commands(exploration: Exploration, rule_names: list[frozenset]):
+    """Each program every outcome (and the scripts it hands off to) launches, as concrete command
+    lines: (the Launch with concrete words, the ConcreteArgv that says which findings it owns)."""
+    for outcome in exploration.outcomes:
+        for rendering in _renderings(outcome.rendering):
+            for launch in rendering.launched:
+                for path in outcome.paths:
+                    for argv in concrete_argvs(launch.words, path, exploration.inputs, rule_names):
+                        yield replace(launch, words=argv.words), argv
+
+
 def check_commands(script: Path, exploration: Exploration, checker: Checker, text: bytes | None = None) -> tuple[list[Finding], set[str], int]:
     """The findings on every MaxText command line of every outcome (one per rule and place, with
     the smallest witness), the notes, and how many command lines were checked. `text`: the
@@ -147,22 +158,17 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
     results: dict[tuple, list[Finding]] = {}
     from .lint import _read
 
-    rule_names = [rule.name_set for rule in checker.ruleset.rules]
-    for outcome in exploration.outcomes:
-        for rendering in _renderings(outcome.rendering):
-            for launch in rendering.launched:
-                for path in outcome.paths:
-                    for argv in concrete_argvs(launch.words, path, exploration.inputs, rule_names):
-                        for line in command_lines(replace(launch, words=argv.words), index):
-                            findings = _check_line(line, script, checker, index, notes, results)
-                            if findings is None:
-                                continue
-                            checked += 1
-                            for finding in findings:
-                                if not argv.owns(_read(finding, checker)):
-                                    continue
-                                key = (finding.rule, finding.location, finding.message if finding.location is None else "")
-                                seen.setdefault(key, (finding, []))[1].append(argv.path)
+    for launch, argv in concrete_commands(exploration, [rule.name_set for rule in checker.ruleset.rules]):
+        for line in command_lines(launch, index):
+            findings = _check_line(line, script, checker, index, notes, results)
+            if findings is None:
+                continue
+            checked += 1
+            for finding in findings:
+                if not argv.owns(_read(finding, checker)):
+                    continue
+                key = (finding.rule, finding.location, finding.message if finding.location is None else "")
+                seen.setdefault(key, (finding, []))[1].append(argv.path)
     found = []
     if seen:
         from .lint import _witness
