@@ -10,6 +10,7 @@ from flaglint.render.bash.state import State
 from flaglint.render.bash.types import Value
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_OPTION_NAMES = {"errexit": "e", "nounset": "u", "pipefail": "pipefail"}  # the options the evaluator follows
 _INTEGER = re.compile(r"[-+]?[0-9]+")  # ASCII digits only, as bash reads them (not ², not ٣)
 
 
@@ -225,14 +226,20 @@ class Builtins:
     def b_set(self, ins, st, fields, args) -> None:
         options = set(st.options)
         words = args[: args.index("--")] if "--" in args else args
-        for i, word in enumerate(words):
-            if word in ("-o", "+o") and i + 1 < len(words):
-                letter = {"errexit": "e", "nounset": "u"}.get(words[i + 1])
-                if letter:
-                    (options.add if word == "-o" else options.discard)(letter)
-            elif len(word) > 1 and word[0] in "-+" and word[1:].isalpha():
-                for letter in set(word[1:]) & {"e", "u"}:
-                    (options.add if word[0] == "-" else options.discard)(letter)
+        i = 0
+        while i < len(words):
+            word = words[i]
+            if len(word) > 1 and word[0] in "-+" and word[1:].isalpha():
+                change = options.add if word[0] == "-" else options.discard
+                for letter in word[1:]:
+                    if letter == "o" and i + 1 < len(words):  # -o NAME, also at the end of -euo NAME
+                        i += 1
+                        name = _OPTION_NAMES.get(words[i])
+                        if name:
+                            change(name)
+                    elif letter in "eu":
+                        change(letter)
+            i += 1
         st.options = frozenset(options)
         if "--" in args:
             st.positional = tuple(fields[1 + args.index("--") + 1:])

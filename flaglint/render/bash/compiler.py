@@ -100,6 +100,22 @@ class Negate(Instr):
 
 
 @dataclass(eq=False)
+class PipeStage(Instr):
+    """After a stage of a pipeline but the last: its status is kept for `set -o pipefail`."""
+
+    end: "PipeEnd"
+
+
+@dataclass(eq=False)
+class PipeEnd(Instr):
+    """After a pipeline's last stage: the pipeline's status is that stage's, or with pipefail
+    the last non-zero status of any stage; `!` inverts it."""
+
+    line: int
+    negated: bool
+
+
+@dataclass(eq=False)
 class SetStatus(Instr):
     status: int
     groupable = True
@@ -145,6 +161,7 @@ class FuncDef(Instr):
 class Subshell(Instr):
     line: int
     code: Code
+    stage: bool = False  # a pipeline's stage: `set -e` looks at the pipeline's status, yet applies inside
 
 
 @dataclass(eq=False)
@@ -176,6 +193,8 @@ def sole_variable(word: Word) -> str | None:
 
 
 # ---- compiler ---------------------------------------------------------------------------------
+
+_CHECKED = (Test, ArithCmd, Command, Subshell, PipeEnd)  # what `set -e` looks at the status of
 
 _RESERVED = {"then", "else", "elif", "fi", "do", "done", "esac", "}", ";;", "in"}
 
@@ -234,7 +253,7 @@ class Compiler:
         handler(node, code)
         if self.conditions == 0:
             for instr in code.instrs[start:]:
-                if type(instr) in (Test, ArithCmd, Command) and id(instr) not in self.unchecked:
+                if type(instr) in _CHECKED and id(instr) not in self.unchecked:
                     instr.checked = True
 
     def condition(self, nodes, code: Code) -> None:
@@ -407,8 +426,26 @@ class Compiler:
         code.instrs.append(Join())
 
     def s_pipeline(self, node, code: Code) -> None:
+        """Each stage runs in a subshell of its own (what it assigns is lost; what it launches is
+        not), one after another; `set -e` looks at the pipeline's status, not at a stage's."""
         negated = any(c.type == "!" for c in node.children)
-        code.instrs.append(SetStatus(1 if negated else 0))
+        stages = [c for c in node.named_children if c.type not in _SKIP]
+        if stages and stages[0].type == "negated_command":  # tree-sitter-bash reads `! a | b` as `(! a) | b`
+            negated = True
+            stages[0] = stages[0].named_children[0]
+        end = PipeEnd(self.line(node), negated)
+        for i, stage in enumerate(stages):
+            inner = Code(self.src)
+            saved, self.loops = self.loops, []
+            self.statement(stage, inner)
+            self.loops = saved
+            code.instrs.append(Subshell(self.line(stage), inner, stage=True))
+            self.unchecked.add(id(code.instrs[-1]))
+            if i + 1 < len(stages):
+                code.instrs.append(PipeStage(end))
+        code.instrs.append(end)
+        if negated:
+            self.unchecked.add(id(end))
 
     def s_negated_command(self, node, code: Code) -> None:
         self.condition(node.named_children, code)

@@ -9,7 +9,7 @@ from flaglint.render.bash.arithmetic import parse_arith_text
 from flaglint.render.bash.builtins import BUILTINS, Builtins
 from flaglint.render.bash.compiler import (
     ArithCmd, Assign, Branch, Case, Code, Command, ForInit, ForNext, FuncDef, Join, Jump, JumpIf, Negate,
-    NoteInstr, SetStatus, Subshell, Test, Unset, compile_file, compile_text,
+    NoteInstr, PipeEnd, PipeStage, SetStatus, Subshell, Test, Unset, compile_file, compile_text,
 )
 from flaglint.render.bash.conditions import Conditions
 from flaglint.render.bash.expansion import (
@@ -103,7 +103,8 @@ class Interp(Expansion, Conditions, Builtins):
         st.unbounded = None  # a Note: the construct the path did not get past (a loop beyond the step limit)
         st.output = None  # inside $(fn): the (text, origins) pieces echo writes
         st.launched = ()  # Launches: the python and xpk command lines the path runs (never run here)
-        st.options = frozenset()  # `set -e` (e) and `set -u` (u) in force
+        st.options = frozenset()  # `set -e` (e), `set -u` (u) and `set -o pipefail` (pipefail) in force
+        st.errexit_ignored = None  # the stack depth from which `set -e` is ignored: a function or subshell run as a condition
         return st
 
     # ---- variables ----
@@ -203,8 +204,10 @@ class Interp(Expansion, Conditions, Builtins):
 
     def step(self, st: State) -> None:
         code = st.code
+        depth = len(st.stack)
         if st.pc >= len(code.instrs):
             self.leave(st)
+            self._returned(st, depth)
             return
         st.steps += 1
         instr = code.instrs[st.pc]
@@ -222,9 +225,29 @@ class Interp(Expansion, Conditions, Builtins):
         except AbortCommand:
             self.abort(st)
         else:
-            if instr.checked and st.status and "e" in st.options and st.code is code:
-                self.note(st, self.line, f"set -e: the command fails (status {st.status}); the script stops here")
-                self.exit(st, st.status)
+            if len(st.stack) == depth and st.code is code and instr.checked:
+                self._errexit(st)
+            if len(st.stack) > depth:  # a function, sourced file or subshell begins
+                if not instr.checked and not getattr(instr, "stage", False) and st.errexit_ignored is None:
+                    st.errexit_ignored = len(st.stack)  # run as a condition: `set -e` is ignored inside
+            elif len(st.stack) < depth:
+                self._returned(st, depth)
+
+    def _returned(self, st: State, depth: int) -> None:
+        """A frame ended (a function returned, a subshell or sourced file ended): the command that
+        ran it gets its status, which `set -e` looks at."""
+        while True:
+            if st.errexit_ignored is not None and len(st.stack) < st.errexit_ignored:
+                st.errexit_ignored = None
+            if st.done or len(st.stack) >= depth or st.pc == 0 or not st.code.instrs[st.pc - 1].checked:
+                return
+            depth = len(st.stack)
+            self._errexit(st)  # it may end a subshell in turn, whose command gets the status
+
+    def _errexit(self, st: State) -> None:
+        if st.status and "e" in st.options and st.errexit_ignored is None:
+            self.note(st, self.line, f"set -e: the command fails (status {st.status}); the script stops here")
+            self.exit(st, st.status)
 
     def i_jump(self, ins: Jump, st: State) -> None:
         st.pc = ins.target
@@ -237,6 +260,17 @@ class Interp(Expansion, Conditions, Builtins):
 
     def i_negate(self, ins: Negate, st: State) -> None:
         st.status = 0 if st.status else 1
+        st.pc += 1
+
+    def i_pipestage(self, ins: PipeStage, st: State) -> None:
+        key = ("pipe", id(ins.end), len(st.stack))
+        st.iters[key] = st.iters.get(key, ()) + (st.status,)
+        st.pc += 1
+
+    def i_pipeend(self, ins: PipeEnd, st: State) -> None:
+        statuses = st.iters.pop(("pipe", id(ins), len(st.stack)), ()) + (st.status,)
+        status = next((s for s in reversed(statuses) if s), 0) if "pipefail" in st.options else statuses[-1]
+        st.status = (0 if status else 1) if ins.negated else status
         st.pc += 1
 
     def i_setstatus(self, ins: SetStatus, st: State) -> None:
@@ -561,4 +595,5 @@ _DISPATCH = {
     Branch: Interp.i_branch, NoteInstr: Interp.i_note, Test: Interp.i_test, ArithCmd: Interp.i_arith,
     Case: Interp.i_case, ForInit: Interp.i_forinit, ForNext: Interp.i_fornext, FuncDef: Interp.i_funcdef,
     Subshell: Interp.i_subshell, Unset: Interp.i_unset, Assign: Interp.i_assign, Command: Interp.i_command,
+    PipeStage: Interp.i_pipestage, PipeEnd: Interp.i_pipeend,
 }

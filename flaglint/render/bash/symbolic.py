@@ -110,6 +110,7 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
     if (a.code is not b.code or a.pc != b.pc or a.status != b.status or a.exit_code != b.exit_code
             or len(a.scopes) != len(b.scopes) or a.functions is not b.functions and a.functions != b.functions
             or a.positional != b.positional or a.iters != b.iters or a.stack != b.stack
+            or a.options != b.options or a.errexit_ignored != b.errexit_ignored
             or a.handoffs is not b.handoffs and a.handoffs != b.handoffs
             or a.unfound != b.unfound or a.unbounded != b.unbounded or a.launched != b.launched):
         return None
