@@ -68,9 +68,12 @@ def _join_key(st: State) -> tuple:
 
 def merge(states: list[State], candidates) -> list[State]:
     """The states, with every two that differ only in their variables and their inputs' values
-    merged. `candidates(name)`: the values an input no path has read yet may take."""
+    merged. `candidates(name)`: the values an input no path has read yet may take. Only states at
+    the same point, in the same frames, can merge; within such a group each sweep merges every
+    state into the first it joins with, and sweeps repeat until none merges (starting over after
+    each merge cost the cube of the states where many do not merge)."""
     groups: dict[tuple, list[State]] = {}
-    for st in states:  # only states at the same point, in the same frames, can merge
+    for st in states:
         groups.setdefault(_where(st), []).append(st)
     return [merged for group in groups.values() for merged in _merged_group(group, candidates)]
 
@@ -81,18 +84,21 @@ def _where(st: State) -> tuple:
 
 
 def _merged_group(states: list[State], candidates) -> list[State]:
-    pending: list[State] = []
-    todo = list(states)
-    while todo:
-        st = todo.pop(0)
-        for i, other in enumerate(pending):
-            joined = _merge_two(other, st, candidates)
-            if joined is not None:
-                del pending[i]
-                todo.insert(0, joined)  # the union may now merge with a state it could not before
-                break
-        else:
-            pending.append(st)
+    pending = list(states)
+    changed = True
+    while changed and len(pending) > 1:
+        changed = False
+        joined: list[State] = []
+        for st in pending:
+            for k, other in enumerate(joined):
+                m = _merge_two(other, st, candidates)
+                if m is not None:
+                    joined[k] = m
+                    changed = True
+                    break
+            else:
+                joined.append(st)
+        pending = joined
     return pending
 
 
@@ -119,6 +125,7 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
     if (a.code is not b.code or a.pc != b.pc or a.status != b.status or a.exit_code != b.exit_code
             or len(a.scopes) != len(b.scopes) or a.functions is not b.functions and a.functions != b.functions
             or a.positional != b.positional or a.iters != b.iters or a.stack != b.stack
+            or a.options != b.options or a.errexit_ignored != b.errexit_ignored
             or a.handoffs is not b.handoffs and a.handoffs != b.handoffs
             or a.unfound != b.unfound or a.unbounded != b.unbounded or a.launched != b.launched):
         return None
@@ -147,7 +154,9 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
         assigned = any(name in scope for scope in a.scopes) or any(name in scope for scope in b.scopes)
         exported = _exported(a, name)
         if assigned and exported != _exported(b, name):
-            return None
+            if not all(_exported_where_set(st, name, candidates) for st in (a, b)):
+                return None
+            exported = False  # exported where the environment set it, as the witness says (machine.rendering)
         exports[name] = (assigned and exported) or (name in a.exported and name in b.exported)
     cubes_a, cubes_b = _explicit(a, universe), _explicit(b, universe)
     m = a.copy()
@@ -191,6 +200,12 @@ def _unexported_though_set(st: State, name: str, values: tuple) -> bool:
     """Whether the path assigned (or unset) the input without exporting it, on a value the
     environment sets: bash does not export it there, which a merged path cannot say."""
     return name not in st.exported and any(name in scope for scope in st.scopes) and any(v is not None for v in values)
+
+
+def _exported_where_set(st: State, name: str, candidates) -> bool:
+    """Whether the assigned input is exported on the path exactly where the environment set it
+    (a variable the environment sets stays exported when the script assigns it)."""
+    return _exported(st, name) == (None not in _universe(st, name, candidates))
 
 
 def _choice(cubes_a: list[Cube], va, cubes_b: list[Cube], vb, universe: dict):
