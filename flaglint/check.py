@@ -78,12 +78,9 @@ class Checker:
         except Unsatisfiable as err:
             if _only_by_hand(broken, err.rules):
                 return
-            fixed = ", ".join(f"{k}={format_value(v)}" for k, v in err.fixed.items())
-            rules = ", ".join(err.rules) + (" together" if len(err.rules) > 1 else "")
-            result.findings.append(
-                built_in("FL090", f"no change to the flags satisfies {rules}"
-                        + (f" with {fixed}" if fixed else "") + f" at MaxText {self.pin.pin}", tuple(err.rules))
-            )
+            held = ", ".join(f"{k}={format_value(v)}" for k, v in err.fixed.items())
+            result.findings.append(built_in("FL090", tuple(err.rules), variant="together" if len(err.rules) > 1 else None,
+                                            rule=err.rules[0], rules=", ".join(err.rules), held=held, pin=self.pin.pin))
             return
         if broken and not proposals:
             proposals = [_back_to_defaults(kept, broken)]
@@ -122,7 +119,7 @@ class Checker:
         while config.rejected:
             edits = {id(token): refused_edit(text, token, config)[0] for token in config.rejected}
             kept, _ = self.config(replace(config.source, text=apply_edits(text, list(edits.values()))), env)
-            survivors = [t for t in config.tokens if id(t) not in edits or edits[id(t)].text]
+            survivors = [t for t in config.tokens if id(t) not in edits or edits[id(t)].new]
             if not kept.rejected or len(survivors) != len(kept.tokens):
                 break
             at = {id(token): index for index, token in enumerate(kept.tokens)}
@@ -137,21 +134,22 @@ class Checker:
         """The fixed flags as read again, when no rule breaks on them (None otherwise)."""
         env = {k: v for k, v in env.items() if v != ""}
         config, findings = self.config(fixed, env)
-        # A value a config file sets that MaxText refuses is removed from the file by the fix (fix_yaml).
         in_files = set(config.chain.files) if config.chain is not None else set()
-        if any(f.severity == "error" and self._fixable(f.rule) and not (f.rule == "FL005" and f.location and f.location.file in in_files)
-               for f in findings):
+        if any(self._left_after_fix(f, in_files) for f in findings):
             return None
         judged = _judged(self._judgeable(config), config)
         if violated(judged, config) or _ep_rank_without_axes(judged, [], config, self.ruleset.derived):
             return None
         return config
 
-    def _fixable(self, rule_id: str) -> bool:
-        """Whether an edit of the flags can remove the rule's findings (the registry says; the pin's own
-        findings and the string's size it cannot)."""
-        rule = self.ruleset.by_id(rule_id)
-        return rule is None or rule.fixable
+    def _left_after_fix(self, finding: Finding, in_files: set[str]) -> bool:
+        """Whether an error is left that an edit of the flags could have removed (the registry says
+        which rules' findings no edit removes: the pin's own, the string's size). A value MaxText
+        refuses in a config file is removed from the file by the fix (fix_yaml), not from the flags."""
+        rule = self.ruleset.by_id(finding.rule)
+        if finding.severity != "error" or rule is not None and not rule.fixable:
+            return False
+        return not (rule is not None and rule.refused_value and finding.location is not None and finding.location.file in in_files)
 
 
 def _refused_keys(config: Config) -> set[str]:
@@ -184,10 +182,8 @@ def _ep_rank_without_axes(judged: list, broken: list, config: Config, derived: d
             holds = True
         if not holds:
             plain = finding(rule, config, derived)
-            found.append(built_in("FL015", (
-                f"{rule.id}: {plain.message}; pyconfig reads override_logical_axis_rules={token.value} before typing, as true, so MaxText keeps"
-                " only the flags' logical_axis_rules (no 'exp' rule: EP rank 1) while pydantic types it false and runs this check"),
-                ("override_logical_axis_rules", *plain.keys), plain.location, plain.related))
+            found.append(built_in("FL015", ("override_logical_axis_rules", *plain.keys), plain.location, plain.related,
+                                  rule=rule.id, message=plain.message, value=token.value))
     if found:
         config.rejected.append(token)
     return found

@@ -44,6 +44,8 @@ FIELDS: dict[str, Setting] = {
     "path_cap": Setting(int, 4096, "most input combinations of a recipe script checked together for one launch (more is FL011)", minimum=1),
     "fail_on": Setting(Severity, "error", "lowest severity that fails the run"),
     "pin_store": Setting(str | None, None, "folder of the project's pin store (`flaglint schema import --store project`)"),
+    "docs_url": Setting(str | None, None, "absolute URL of docs/rules.md where the team publishes it, for the rules' links in"
+                        " SARIF (default: the rules.md shipped with flaglint, as a file URI)"),
 }
 
 
@@ -165,6 +167,9 @@ def load_settings(start: Path | None = None, config_file: str | None = None, iso
             value = str(path.parent / value)
         if name == "extra-rules":
             value = [str(path.parent / v) for v in value]
+        if name == "docs-url" and not value.startswith(("https://", "http://", "file://")):
+            raise InputError(f"{path}: docs-url: an absolute URL of docs/rules.md is allowed, such as"
+                             f" https://github.com/ORG/flaglint/blob/main/docs/rules.md (got {value!r})")
         settings.values[name] = value
         settings.origins[name] = str(path)
     if "requirements" in typed and "pin" not in typed:

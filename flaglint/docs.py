@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from .ruleset import Rule, RuleSet
 
-# Where docs/rules.md is published: the repository's own address (the one .pre-commit-config.yaml
-# names as `repo:`); each rule has its anchor there.
-DOCS_URL = "https://example.com/your/flaglint/blob/main/docs/rules.md"
+
+def docs_url(configured: str | None = None) -> str:
+    """Where the rules' docs are: the `docs-url` setting (where a team publishes docs/rules.md, such
+    as its repository's blob URL), else the docs/rules.md shipped with flaglint, as a file URI."""
+    from .data import data_dir
+
+    return configured or (data_dir("docs") / "rules.md").resolve().as_uri()
 
 
 def rules_by_id(pin: str) -> dict[str, Rule]:
@@ -22,10 +26,11 @@ def rules_by_id(pin: str) -> dict[str, Rule]:
     return {rule.id: rule for rule in load_ruleset(rules).rules}
 
 
-def rule_url(rule_id: str) -> str:
-    """The rule's section of the generated docs (imported MaxText validators share one section)."""
+def rule_url(rule_id: str, base: str | None = None) -> str:
+    """The rule's section of the generated docs (imported MaxText validators share one section);
+    `base`: the `docs-url` setting."""
     anchor = rule_id.lower() if rule_id.startswith("FL") else "imported-maxtext-validators"
-    return f"{DOCS_URL}#{anchor}"
+    return f"{docs_url(base)}#{anchor}"
 
 
 def _example(example) -> str:
@@ -51,6 +56,8 @@ def _sections(rule: Rule, code: str = "{}") -> list[tuple[str, str]]:
         sections.append(("Require", code.format(rule.require_text)))
     if rule.pins:
         sections.append(("Pins", f"{', '.join(rule.pins)} and the pins that extend them"))
+    sections.append(("Message", code.format(rule.message)))
+    sections += [(f"Message ({variant})", code.format(text)) for variant, text in rule.messages.items()]
     sections += [(kind.capitalize(), _example(rule.examples[kind])) for kind in ("bad", "good") if kind in rule.examples]
     if rule.fix:
         sections.append(("Fix", rule.fix))
@@ -58,9 +65,15 @@ def _sections(rule: Rule, code: str = "{}") -> list[tuple[str, str]]:
     return sections
 
 
+def _severity(rule: Rule) -> str:
+    return rule.severity + (f"; {rule.unverified_severity} with --allow-unverified" if rule.unverified_severity else "")
+
+
 def explain_rule(rule: Rule) -> str:
-    lines = [f"{rule.id}: {rule.title} ({rule.severity})", "", rule.rationale, ""]
-    lines += [f"{label + ':':9}{text}" for label, text in _sections(rule)]
+    lines = [f"{rule.id}: {rule.title} ({_severity(rule)})", "", rule.rationale, ""]
+    sections = _sections(rule)
+    width = max(9, *(len(label) + 2 for label, _ in sections))
+    lines += [f"{label + ':':{width}}{text}" for label, text in sections]
     return "\n".join(lines)
 
 
@@ -70,7 +83,9 @@ def rule_json(rule: Rule) -> dict:
         "id": rule.id, "title": rule.title, "severity": rule.severity, "message": rule.message,
         "rationale": rule.rationale, "fix": rule.fix, "source": rule.source,
         "pins": list(rule.pins) if rule.pins else None, "when": rule.when_text, "require": rule.require_text,
-        "examples": rule.examples, "builtin": rule.builtin, "fixable": rule.fixable,
+        "examples": rule.examples, "builtin": rule.builtin, "fixable": rule.fixable, "messages": rule.messages,
+        "refused_value": rule.refused_value, "unverified_severity": rule.unverified_severity,
+        "flag_string_only": rule.flag_string_only,
     }
 
 
@@ -80,7 +95,7 @@ def rules_markdown(ruleset: RuleSet) -> str:
     hand_written = [r for r in ruleset.rules if r.id.startswith("FL")]
     out += [f"| [{r.id}](#{r.id.lower()}) | {r.severity} | {r.title} |" for r in hand_written]
     for rule in hand_written:
-        out += ["", f"## {rule.id}", "", f"**{rule.title}** ({rule.severity})", "", rule.rationale, ""]
+        out += ["", f"## {rule.id}", "", f"**{rule.title}** ({_severity(rule)})", "", rule.rationale, ""]
         out += [f"- {label}: {text}" for label, text in _sections(rule, "`{}`")]
     imported = [r for r in ruleset.rules if not r.id.startswith("FL")]
     if imported:

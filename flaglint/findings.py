@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .edits import Edit, PlacedEdit
+from .edits import Edit
 from .location import Location
 
 SEVERITIES = ("info", "warning", "error")
@@ -63,13 +63,19 @@ class Fix:
     changes: list[Change]
     flags: str
     safe: bool
-    edits: list[Edit] = field(default_factory=list, compare=False, repr=False)  # on the checked flag string
-    placed: list[PlacedEdit] = field(default_factory=list, compare=False)  # the same edits, in the manifest or script
+    # Where the changes are made: in the checked flag string, or (lint, gate) in the script or
+    # manifest that wrote it, with what must be done by hand.
+    edits: list[Edit] = field(default_factory=list, compare=False)
+
+    @property
+    def placed(self) -> bool:
+        """Whether the edits are of the file that wrote the flags (a script, a manifest), not of the flag string itself."""
+        return any(edit.location is None and edit.variable is None or edit.file is not None for edit in self.edits)
 
     def to_json(self) -> dict[str, Any]:
         out = {"changes": [c.to_json() for c in self.changes], "flags": self.flags, "safe": self.safe}
-        if self.placed:
-            out["edits"] = [edit.to_json() for edit in self.placed]
+        if self.edits:
+            out["edits"] = [edit.to_json() for edit in self.edits]
         return out
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .edits import Edit
+from .edits import Edit, joined_drops
 from .findings import Change, Fix
 from .read import Token
 from .resolve import Config
@@ -18,20 +18,16 @@ from .tunix import load_tunix
 
 
 def apply_edits(text: str, edits: list[Edit]) -> str:
-    merged: list[Edit] = []
-    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
-        # Two dropped neighbours may both claim the blank between them: drop it once.
-        if merged and edit.start < merged[-1].end and not edit.text and not merged[-1].text:
-            merged[-1] = Edit(merged[-1].start, max(merged[-1].end, edit.end), "")
-        else:
-            merged.append(edit)
-    if merged and merged[0].start == 0 and not merged[0].text:
+    """The flag string with its edits made (those done by hand, such as a Tunix variable to set, are not in it)."""
+    edits = [edit for edit in edits if edit.location is not None and edit.variable is None]
+    merged = joined_drops(edits, lambda start, end: Edit.in_text(text, start, end, ""))
+    if merged and merged[0].start == 0 and not merged[0].new:
         end = merged[0].end
         while end < len(text) and text[end] in " \t" and not any(e.start == end for e in merged[1:]):
             end += 1
-        merged[0] = Edit(0, end, "")
+        merged[0] = Edit.in_text(text, 0, end, "")
     for edit in reversed(merged):
-        text = text[: edit.start] + edit.text + text[edit.end :]
+        text = text[: edit.start] + edit.new + text[edit.end :]
     return text
 
 
@@ -69,7 +65,7 @@ def drop_token(text: str, token: Token) -> Edit:
     if start == 0:
         while end < len(text) and text[end] in " \t":
             end += 1
-    return Edit(start, end, "")
+    return Edit.in_text(text, start, end, "")
 
 
 def refused_edit(text: str, token: Token, config: Config) -> tuple[Edit, Change]:
@@ -78,7 +74,7 @@ def refused_edit(text: str, token: Token, config: Config) -> tuple[Edit, Change]
     remat); any other token is dropped."""
     choice = _case_corrected(token, config)
     if choice is not None:
-        return Edit(token.offset, token.end_offset, f"{token.key}={choice}"), Change(token.key, token.value, choice)
+        return Edit.in_text(text, token.offset, token.end_offset, f"{token.key}={choice}"), Change(token.key, token.value, choice)
     # A token without a key is named by its text (its value is part of that text).
     return drop_token(text, token), (Change(token.key, token.value, None) if token.key else Change(token.text, None, None))
 
@@ -130,7 +126,8 @@ def is_safe(before: Config, after: Config) -> bool:
 def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
     """The Fix, and the Tunix variables it sets (name -> value, '' meaning unset).
 
-    Fix.edits holds one edit per changed MaxText key, in the order of Fix.changes. Fix.safe is
+    Fix.edits holds one edit per change, in the order of Fix.changes (a Tunix variable's is done
+    by hand: the flag string does not hold it). Fix.safe is
     settled by `is_safe` once the fixed string has been read again (check.py).
     """
     text = config.source.text
@@ -141,20 +138,22 @@ def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
         changes.append(Change(name, old, new))
         if name in load_tunix().variables:
             env[name] = "" if new is None else format_value(new)
+            edits.append(Edit(None, "" if old is None else format_value(old), env[name], variable=name))
             continue
         assignment = config.explicit.get(name)
-        token = assignment.token if assignment else None
+        # A key whose last word MaxText refuses (a value in the wrong case, say) is set in that word.
+        token = assignment.token if assignment else next((t for t in reversed(config.rejected) if t.key == name), None)
         without = _value_without(config, name)
         if token is not None and without == new and type(without) is type(new):
             edits.append(drop_token(text, token))
             continue
         rendered = f"{name}={format_value(new)}"
         if token is not None:
-            edits.append(Edit(token.offset, token.end_offset, rendered))
+            edits.append(Edit.in_text(text, token.offset, token.end_offset, rendered))
         else:
-            edits.append(Edit(len(text), len(text), " " + rendered))
+            edits.append(Edit.in_text(text, len(text), len(text), " " + rendered))
     for token in config.rejected:
-        if not any(e.start <= token.offset < e.end or e.start == token.offset for e in edits):
+        if not any(e.start <= token.offset < e.end or e.start == token.offset for e in edits if e.location is not None):
             edit, change = refused_edit(text, token, config)
             edits.append(edit)
             changes.append(change)
@@ -163,8 +162,9 @@ def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
 
 def _fixed_text(text: str, edits: list[Edit]) -> str:
     """The flag string with the edits made; tokens appended at its end are joined with one blank."""
+    edits = [e for e in edits if e.location is not None]
     in_place = [e for e in edits if e.start < len(text) or e.end < len(text)]
-    appended = [e.text.strip() for e in edits if e.start == e.end == len(text)]
+    appended = [e.new.strip() for e in edits if e.start == e.end == len(text)]
     fixed = apply_edits(text, in_place)
     if appended:
         fixed = (fixed.rstrip(" \t") + " " if fixed.strip() else "") + " ".join(appended)
@@ -179,12 +179,12 @@ def renamed(config: Config, fix: Fix, suggestions: Callable[[str], list[str]]) -
     undefined = [t for t in config.rejected if t.key and t.key not in config.pin.keys]
     edits, changes = [], list(fix.changes)
     for edit in fix.edits:
-        token = next((t for t in undefined if edit.start <= t.offset < edit.end), None)
+        token = next((t for t in undefined if edit.location is not None and edit.start <= t.offset < edit.end), None)
         names = suggestions(token.key) if token else []
         if len(names) != 1:
             edits.append(edit)
             continue
-        edits.append(Edit(token.offset, token.end_offset, f"{names[0]}={token.value}"))
+        edits.append(Edit.in_text(text, token.offset, token.end_offset, f"{names[0]}={token.value}"))
         changes.append(Change(names[0], None, token.value))
     if edits == fix.edits:
         return None

@@ -1,6 +1,6 @@
 """Stage 6, fix: the one way a fix reaches a file, for flag files, recipe scripts and manifests.
 
-A fix becomes byte edits of the files as they are on disk (`Edit`s with a file); `apply_file_edits` gives
+A fix becomes byte edits of the files as they are on disk (`Edit`s whose offsets are bytes of a file); `apply_file_edits` gives
 each file's new bytes, and `write_atomically` puts them in place. Every byte outside the edited
 spans is kept (a BOM, CRLF line ends, comments), and so are the file's identity and metadata: a
 symlink's target is edited (the link stays a link), the mode and owner stay, and a file with other
@@ -23,18 +23,19 @@ def text_edits(file: str, text: str, edits: list[Edit], safe: bool, offset: int 
     def at(index: int) -> int:
         return offset + len(text[:index].encode("utf-8"))
 
-    return [Edit(at(edit.start), at(edit.end), edit.text, file, safe and edit.safe) for edit in edits]
+    return [edit.moved(at(edit.start), at(edit.end), file, safe=safe) for edit in edits if edit.written]
 
 
 def apply_to_bytes(data: bytes, edits: list[Edit]) -> bytes:
-    """The bytes with the edits made; an edit that overlaps one already made is left out."""
+    """The bytes with the edits made; an edit that overlaps one already made is left out, and so is
+    one whose span no longer reads what it replaces (the file changed since it was read)."""
     made: list[Edit] = []
     for edit in sorted(set(edits), key=lambda e: (e.start, e.end)):
-        if made and edit.start < made[-1].end:
+        if made and edit.start < made[-1].end or data[edit.start:edit.end] != edit.old.encode("utf-8"):
             continue
         made.append(edit)
     for edit in reversed(made):
-        data = data[: edit.start] + edit.text.encode("utf-8") + data[edit.end :]
+        data = data[: edit.start] + edit.new.encode("utf-8") + data[edit.end :]
     return data
 
 

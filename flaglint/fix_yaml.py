@@ -15,6 +15,7 @@ from typing import Any
 from .findings import Fix, InputError, Result
 from .render.yaml_chain import PIN_LABEL
 from .resolve import Config
+from .ruleset import load_ruleset
 
 REMOVE = object()  # the key is deleted from the file
 
@@ -43,9 +44,10 @@ def file_fix(config: Config, result: Result, fix: Fix | None) -> FileFix:
             out.files.setdefault(where.file, {})[change.key] = REMOVE if change.to is None else change.to
         elif index < len(fix.edits):
             kept_edits.append(fix.edits[index])
-    for finding in result.findings:  # a value a file sets that MaxText refuses (FL005 there)
-        where = finding.location
-        if finding.rule == "FL005" and where is not None and _user_file(where.file) and finding.keys:
+    rules = load_ruleset()
+    for finding in result.findings:  # a value a file sets that MaxText refuses
+        where, rule = finding.location, rules.by_id(finding.rule)
+        if rule is not None and rule.refused_value and where is not None and _user_file(where.file) and finding.keys:
             out.files.setdefault(where.file, {}).setdefault(finding.keys[0], REMOVE)
     out.argv = apply_edits(config.source.text, kept_edits) if fix else config.source.text
     return out

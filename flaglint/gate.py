@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Mapping, Union
 
 from .check import Checker
-from .edits import Edit, PlacedEdit
+from .edits import Edit
 from .findings import Finding, Fix, InputError, Result
 from .location import Location
 from .read import FlagSource, decode
 from .render.manifest import Container, Scalar, read_manifest
 from .report import Checked
+from .ruleset import built_in
 from .schema.pins import DEFAULT_PIN
 from .tunix import load_tunix
 
@@ -158,15 +159,13 @@ def _script_launches(container: Container, script: Scalar, found: _Found, file: 
             interp.step(state)
     except ScriptError as err:
         # Fail closed: a command that cannot be read could hide any flag.
-        found.findings.append(Finding("FL010", "error", f"{container.path}: the bash -c script cannot be evaluated: {err.message}",
-                                      (), to_manifest.line_location(err.line, file)))
+        found.findings.append(built_in("FL010", (), to_manifest.line_location(err.line, file), variant="bash_c",
+                                      container=container.path, reason=err.message))
         return
     if steps >= _STEP_CAP:
         # Fail closed: a launch after the loop is not checked, so the gate must not pass it.
-        found.findings.append(Finding("FL011", "warning" if allow_unverified else "error",
-                                      f"{container.path}: the bash -c script was followed for {_STEP_CAP} steps"
-                                      f" only (a loop around line {interp.line}); launches after that are not checked",
-                                      (), to_manifest.line_location(interp.line, file)))
+        found.findings.append(built_in("FL011", (), to_manifest.line_location(interp.line, file), variant="step_cap",
+                                      allow_unverified=allow_unverified, container=container.path, steps=_STEP_CAP, line=interp.line))
 
 
 def _launch(container: Container, fields: list[Scalar], env: dict[str, Scalar], prefixed: set[str]) -> Launch | None:
@@ -260,30 +259,26 @@ class _FlagPlacer:
                 location, related = spans[0], related + tuple(spans[1:])
         return Finding(finding.rule, finding.severity, f"{prefix}: {finding.message}", finding.keys, location, related, finding.witness)
 
-    def place_fix(self, fix: Fix) -> list[PlacedEdit]:
+    def place_fix(self, fix: Fix) -> list[Edit]:
         """The fix as edits of the manifest: each token it changes, drops or appends, and each Tunix
-        variable it sets, at the characters that hold them."""
-        from .solve import format_value
-
+        variable it sets, at the characters that hold them (their offsets are found in the
+        manifest's text by `manifest_edits`)."""
         text = self.flags.text
         placed = []
         for edit in fix.edits:
-            if edit.start == edit.end == len(text):  # appended: an empty span just after the last character
+            if edit.variable is not None:
+                value = self.tunix.get(edit.variable)
+                location = _located(value, 0, max(len(value.text), 1), self.label) if value is not None else None
+                placed.append(Edit(location, value.text if value is not None else "", edit.new, variable=edit.variable))
+            elif edit.start == edit.end == len(text):  # appended: an empty span just after the last character
                 last = _located(self.flags, max(len(text) - 1, 0), len(text), self.label)
                 location = last and Location(last.file, last.end_line or last.line, last.end_column, end_column=last.end_column)
-                placed.append(PlacedEdit(location, "", edit.text))
+                placed.append(Edit(location, "", edit.new))
             else:
                 old = text[edit.start:edit.end].strip()  # a dropped token's edit takes a blank next to it too
                 start = text.index(old, edit.start) if old else edit.start
                 location = _located(self.flags, start, start + max(len(old), 1), self.label)
-                placed.append(PlacedEdit(location, old, edit.text.strip()))
-        for change in fix.changes:
-            if change.key not in load_tunix().variables:
-                continue
-            new = "" if change.to is None else format_value(change.to)
-            value = self.tunix.get(change.key)
-            location = _located(value, 0, max(len(value.text), 1), self.label) if value is not None else None
-            placed.append(PlacedEdit(location, value.text if value is not None else "", new, change.key))
+                placed.append(Edit(location, old, edit.new.strip()))
         return placed
 
 
@@ -294,9 +289,9 @@ def manifest_edits(text: str, fix: Fix, file: str) -> list[Edit] | None:
 
     line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
     edits = []
-    for placed in fix.placed:
+    for placed in fix.edits:
         location = placed.location
-        if location is None or (placed.name and not placed.new) or location.line > len(line_starts):
+        if not placed.written or location.line > len(line_starts):
             return None
         start = line_starts[location.line - 1] + location.column - 1
         end = start + len(placed.old)
@@ -304,7 +299,7 @@ def manifest_edits(text: str, fix: Fix, file: str) -> list[Edit] | None:
             return None  # the characters are escaped in the YAML: left to a person
         if not placed.new and start > 0 and text[start - 1] == " ":
             start -= 1  # a dropped token goes with the blank before it
-        edits.append(Edit(start, end, placed.new))
+        edits.append(Edit.in_text(text, start, end, placed.new, file))
     return text_edits(file, text, edits, fix.safe)
 
 
@@ -321,8 +316,7 @@ def check_launch(checker: Checker, launch: Launch, label: str, *, env: Mapping[s
     placer = _FlagPlacer(flags, tunix, label)
     where = launch.container.path + (f" ({launch.program})" if launch.program else "")
     result.findings = [placer.place(finding, where) for finding in result.findings]
-    for fix in result.fixes:
-        fix.placed = placer.place_fix(fix)
+    result.fixes = [replace(fix, edits=placer.place_fix(fix)) for fix in result.fixes]
     return result
 
 

@@ -7,16 +7,17 @@ flag tokens in the script; when a value comes from elsewhere, the line to add is
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
 
 from .check import Checker
-from .edits import Edit, PlacedEdit
+from .edits import Edit
 from .findings import Finding, Fix, Result
 from .location import Location
 from .read import FlagSource, decode
 from .resolve import HF_TOKEN_VARIABLE
+from .ruleset import built_in
 from .launch_parts import COMBINATION_CAP, Concrete, TooManyCombinations, concrete_launches
 from .render.bash.explorer import OTHER, Exploration, ExploredPath, render
 from .render.bash.types import Rendering, ScriptError, Value
@@ -34,8 +35,6 @@ class ScriptCheck:
     text: str
     result: Result
     given: bytes | None = None  # the script's bytes, when `path` names no file (stdin)
-    edits: list[Edit] = field(default_factory=list)
-    additions: list[str] = field(default_factory=list)  # lines to add by hand
     paths: int = 0
     outcomes: int = 0
 
@@ -78,7 +77,7 @@ def _file_span(value: Value, start: int, end: int) -> tuple[str, int, int] | Non
     return first.file, first.offset, position
 
 
-def _override(value: Value, edit_end: int, token_text: str, anchor: int | None) -> Edit | None:
+def _override(value: Value, edit_end: int, token_text: str, anchor: int | None, check: ScriptCheck) -> Edit | None:
     """Insert `token_text` right after the anchor token, whose branch set the conflict; last wins."""
     if anchor is None or anchor < edit_end:
         return None
@@ -88,44 +87,49 @@ def _override(value: Value, edit_end: int, token_text: str, anchor: int | None) 
     span = _file_span(value, start, anchor)  # the whole anchor token must be literal script text
     if span is None:
         return None
-    return Edit(span[2], span[2], " " + token_text, span[0], safe=False)
+    return Edit.in_bytes(_script_bytes(check, span[0]), span[2], span[2], " " + token_text, span[0], safe=False)
 
 
-def _file_edits(value: Value, fix: Fix, script: Path, anchor: int | None) -> tuple[list[Edit], list[str]] | None:
-    """Byte edits of the scripts for a fix of the rendered flag string.
+def _script_bytes(check: ScriptCheck, file: str) -> bytes:
+    """The bytes of the script checked (as given, for stdin) or of a file it sources."""
+    return check.text.encode("utf-8") if file == str(check.path) else Path(file).read_bytes()
+
+
+def _file_edits(value: Value, fix: Fix, check: ScriptCheck, anchor: int | None) -> list[Edit] | None:
+    """Byte edits of the scripts for a fix of the rendered flag string, and what is left to do by hand.
 
     A token written in another file (a block several recipes share) is not edited: the new value
     is added after the token of this script that made the conflict, as the fix in google/tunix#2884 did.
     """
     edits, additions = [], []
-    for edit, change in zip(fix.edits, _edited_changes(fix)):
+    for edit, change in zip(fix.edits, fix.changes):
+        if edit.variable is not None:
+            additions.append(Edit(None, "", f"export {change.key}={'' if change.to is None else change.to}"))
+            continue
         token_text = f"{change.key}={_flag_value(change.to)}"
         if edit.start == edit.end == len(value.text):
-            inserted = _override(value, edit.start, token_text, anchor)
+            inserted = _override(value, edit.start, token_text, anchor, check)
             if inserted is None:
-                additions.append(f'export {FLAGS_VARIABLE}="${{{FLAGS_VARIABLE}}}{edit.text}"')
+                additions.append(Edit(None, "", f'export {FLAGS_VARIABLE}="${{{FLAGS_VARIABLE}}}{edit.new}"'))
             else:
                 edits.append(inserted)
             continue
         span = _file_span(value, edit.start, edit.end)
-        if span is not None and Path(span[0]).resolve() != script.resolve():
-            if not edit.text:
+        if span is not None and Path(span[0]).resolve() != check.path.resolve():
+            if not edit.new:
                 return None  # a token to drop from a file other recipes share: left to a person
-            inserted = _override(value, edit.end, token_text, anchor)
+            inserted = _override(value, edit.end, token_text, anchor, check)
             if inserted is None:
                 return None
             edits.append(inserted)
             continue
-        if span is None and edit.text == "":
+        if span is None and edit.new == "":
             stripped = len(value.text[edit.start : edit.end]) - len(value.text[edit.start : edit.end].lstrip())
             span = _file_span(value, edit.start + stripped, edit.end)
         if span is None:
             return None
-        edits.append(Edit(span[1], span[2], edit.text, span[0], fix.safe))
-    for change in fix.changes:
-        if change.key in load_tunix().variables:
-            additions.append(f"export {change.key}={'' if change.to is None else change.to}")
-    return edits, additions
+        edits.append(Edit.in_bytes(_script_bytes(check, span[0]), span[1], span[2], edit.new, span[0], safe=fix.safe))
+    return edits + additions
 
 
 def _mistyped_inputs(path: ExploredPath) -> list[str]:
@@ -155,11 +159,6 @@ def _witness_choice(values: list) -> str | None:
 def _witness_value(values: list) -> str | None:
     best = _witness_choice(values)
     return "<any other value>" if best is not None and best.startswith(OTHER) else best
-
-
-def _edited_changes(fix: Fix):
-    """The change behind each edit: edits are made in the order of the MaxText changes."""
-    return [c for c in fix.changes if c.key not in load_tunix().variables]
 
 
 def _flag_value(value: Any) -> str:
@@ -198,22 +197,25 @@ def check_script(
         text = decode(path.read_bytes(), str(path)) if given is None else text
     except OSError as err:
         text = ""
-        return ScriptCheck(path, text, Result(checker.pin.pin, [Finding("FL010", "error", f"cannot read {path}: {err.strerror}", (), Location(str(path), 1, 1, end_column=1))]))
+        return ScriptCheck(path, text, Result(checker.pin.pin, [built_in("FL010", (), Location(str(path), 1, 1, end_column=1), variant="unreadable", path=path, reason=err.strerror)]))
     result = Result(pin=checker.pin.pin)
     check = ScriptCheck(path, text, result, given)
     try:
         exploration = evaluate(path, dict(fixed or {}), dict(vary or {}), given)
     except ScriptError as err:
-        result.findings.append(Finding("FL010", "error", f"cannot be evaluated: {err.message}", (), Location(err.file, err.line, 1, end_column=2)))
+        result.findings.append(built_in("FL010", (), Location(err.file, err.line, 1, end_column=2), reason=err.message))
         return check
     check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
     from .commands import check_commands
 
-    found, notes, commands = check_commands(path, exploration, checker, given)
-    if commands:  # the script runs MaxText itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
-        result.findings = [f for f in result.findings if f.rule != "FL012"] + found
-        result.notes.extend(sorted(notes))
+    commands = check_commands(path, exploration, checker, given, max_fixes)
+    if commands.checked:  # the script runs MaxText itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
+        rules = checker.ruleset
+        result.findings = [f for f in result.findings if not (rule := rules.by_id(f.rule)) or not rule.flag_string_only] + commands.findings
+        result.notes.extend(sorted(commands.notes))
+        if commands.fix is not None and not result.fixes:  # one fix per run, as for the flags (see _add_fix)
+            result.fixes.append(commands.fix)
     from .suppress import apply_suppressions, read_suppressions
 
     result.findings = apply_suppressions(path, result.findings, read_suppressions(path, text))
@@ -247,9 +249,8 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
         stopped = outcome.rendering.unbounded or trainer.unbounded
         if stopped is not None:
             # Fail closed: what the script launches after a construct it cannot follow is unknown.
-            unverified.setdefault((stopped.file, stopped.line), Finding(
-                "FL011", "warning" if allow_unverified else "error",
-                f"the launch is not verified: {stopped.message}", (), Location(stopped.file, stopped.line, 1, end_column=2)))
+            unverified.setdefault((stopped.file, stopped.line), built_in(
+                "FL011", (), Location(stopped.file, stopped.line, 1, end_column=2), allow_unverified=allow_unverified, reason=stopped.message))
             unknown.extend(outcome.paths)
             continue
         for path in outcome.paths:
@@ -257,10 +258,9 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
                 found = concrete_launches(trainer, path, exploration.inputs, FLAGS_VARIABLE, tunix, rule_names,
                                           bound, (BACKEND_VARIABLE,), cap)
             except TooManyCombinations as err:
-                check.result.findings.append(Finding(
-                    "FL011", "warning" if allow_unverified else "error",
-                    f"the launch is not verified: {err.count} combinations of {', '.join(err.inputs)}"
-                    f" decide the flags together (more than {cap})", (), Location(str(check.path), 1, 1, end_column=2)))
+                check.result.findings.append(built_in(
+                    "FL011", (), Location(str(check.path), 1, 1, end_column=2), variant="combinations",
+                    allow_unverified=allow_unverified, count=err.count, inputs=", ".join(err.inputs), cap=cap))
                 unknown.append(path)
                 continue
             for launch in found:
@@ -391,20 +391,8 @@ def _add_fix(check: ScriptCheck, flags: Value, fixes: list[Fix], anchor: int | N
     if check.result.fixes:
         return
     for fix in sorted(fixes, key=lambda f: not f.safe):
-        mapped = _file_edits(flags, fix, check.path, anchor)
+        mapped = _file_edits(flags, fix, check, anchor)
         if mapped is None:
             continue
-        check.edits, check.additions = mapped
-        fix.placed = [_placed(edit, check) for edit in check.edits] + [PlacedEdit(None, "", line) for line in check.additions]
-        check.result.fixes.append(fix)
+        check.result.fixes.append(replace(fix, edits=mapped))
         return
-
-
-def _placed(edit: Edit, check: ScriptCheck) -> PlacedEdit:
-    """A byte edit of a script (the one checked, or a file it sources) as the line, column and text a person reads there."""
-    data = check.text.encode("utf-8") if edit.file == str(check.path) else Path(edit.file).read_bytes()
-    line_start = data.rfind(b"\n", 0, edit.start) + 1
-    line = data.count(b"\n", 0, edit.start) + 1
-    column = len(data[line_start:edit.start].decode("utf-8", "replace")) + 1
-    old = data[edit.start:edit.end].decode("utf-8", "replace")
-    return PlacedEdit(Location(edit.file, line, column, end_column=column + len(old)), old, edit.text)

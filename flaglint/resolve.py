@@ -82,7 +82,7 @@ def resolve(
     chain = source.chain
     size = len(source.text.encode("utf-8"))
     if size > MAX_ARG_BYTES:
-        findings.append(built_in("FL009", f"the flag string is {size} bytes; a variable over {MAX_ARG_BYTES} bytes cannot be passed to the trainer (E2BIG), so it was not checked further"))
+        findings.append(built_in("FL009", size=size, limit=MAX_ARG_BYTES))
         config = Config(pin=pin, source=source, tokens=[], model=model)
         _resolve_tunix(config, env or {}, findings)  # the Tunix variables are still read, and checked
         return config, findings
@@ -91,9 +91,9 @@ def resolve(
     tokens = shell_words(source.text) if source.argv else tokenize(source.text)
     config = Config(pin=pin, source=source, tokens=tokens, model=model, chain=chain)
     if not tokens and not source.argv:
-        findings.append(built_in("FL012", "the flag string is empty: no MaxText key is set (is the variable set?)"))
+        findings.append(built_in("FL012"))
     if not pin.starts_trainer:
-        findings.append(built_in("FL007", f"MaxText at {pin.pin} does not start the trainer: {pin.does_not_start_reason}"))
+        findings.append(built_in("FL007", pin=pin.pin, reason=pin.does_not_start_reason))
     _resolve_tunix(config, env or {}, findings)
     refused_in_files: dict[str, Finding] = {}
     if chain is not None:
@@ -114,22 +114,21 @@ def resolve(
         where = token.location(source.file)
         key, raw = _key(source, token), token.value
         if key is None:
-            findings.append(built_in("FL001", f"{token.text!r} has no '=': Tunix refuses MAXTEXT_EXTRA_FLAGS entries that are not key=value", (), where))
+            findings.append(built_in("FL001", (), where, token=token.text))
             config.rejected.append(token)
             continue
         if not key:
-            findings.append(built_in("FL002", f"{token.text!r} has an empty key", (), where))
+            findings.append(built_in("FL002", (), where, token=token.text))
             config.rejected.append(token)
             continue
         if key in seen:
             earlier = seen[key]
             findings.append(
-                built_in("FL003", f"{key} is set again later (to {token.value!r}); this earlier value is overridden",
-                        (key,), earlier.location(source.file), (where,))
+                built_in("FL003", (key,), earlier.location(source.file), (where,), key=key, value=token.value)
             )
         seen[key] = token
         if key not in pin.keys and key.startswith("dpo."):
-            findings.append(built_in("FL013", f"{key}: MaxText ignores keys its dpo settings do not define", (key,), where))
+            findings.append(built_in("FL013", (key,), where, key=key))
             continue
         if key not in pin.keys:
             findings.append(_undefined(key, pin, where))
@@ -142,7 +141,7 @@ def resolve(
             else:
                 value = _typed(pin, key, raw) if last[key] == index else parse_cli_value(raw)
         except ValueError_ as err:
-            findings.append(built_in("FL005", f"{key}: {err}", (key,), where))
+            findings.append(built_in("FL005", (key,), where, key=key, reason=err))
             config.explicit.pop(key, None)
             config.rejected.append(token)
             continue
@@ -198,7 +197,7 @@ def _apply_chain(config: Config, chain: Chain, findings: list[Finding]) -> dict[
             empty = key in INFERRED_WHEN_EMPTY and not setting.value
             typed = INFERRED_WHEN_EMPTY[key] if empty else coerce(pin.keys[key], normalise(key, setting.value, pin.keys[key].list_when_string))
         except ValueError_ as err:
-            refused[key] = built_in("FL005", f"{key}: {err}", (key,), where)
+            refused[key] = built_in("FL005", (key,), where, key=key, reason=err)
             continue
         config.explicit[key] = Assignment(key, typed, None, f"yaml:{setting.file}:{setting.line}", where)
     return refused
@@ -243,22 +242,20 @@ def _apply_m_variables(config: Config, env: Mapping[str, str], last: dict[str, i
         if not present and key not in last:
             continue
         if key in last:
-            findings.append(built_in("FL040", f"{key} is set both on the command line and by {variable}; MaxText refuses a key given twice this way",
-                                    (key, variable), config.location(key)))
+            findings.append(built_in("FL040", (key, variable), config.location(key), key=key, variable=variable))
             continue
         if (config.model and key in config.pin.models[config.model] and config.pin.refuses_model_and_env
                 and not _raw_override(config, config.tokens, last)):
-            findings.append(built_in("FL041", f"{key} is set both by model {config.model} and by {variable}; MaxText refuses this unless override_model_config=true",
-                                    (key, variable, "override_model_config")))
+            findings.append(built_in("FL041", (key, variable, "override_model_config"), key=key, model=config.model, variable=variable))
             continue
         parser = _str2bool if isinstance(original, bool) else type(original) if isinstance(original, (str, int, float)) else None
         if parser is None:
-            findings.append(built_in("FL042", f"{variable}: MaxText cannot set {key} from an environment variable (its value is {type(original).__name__}, not a scalar)", (key, variable)))
+            findings.append(built_in("FL042", (key, variable), variant="not_scalar", variable=variable, key=key, type=type(original).__name__))
             continue
         try:
             parsed = parser(text)
         except ValueError:
-            findings.append(built_in("FL042", f"{variable}={text!r}: MaxText cannot parse it as {parser.__name__.lstrip('_')} (the type of {key}'s value {original!r})", (key, variable)))
+            findings.append(built_in("FL042", (key, variable), variable=variable, text=text, type=parser.__name__.lstrip("_"), key=key, value=original))
             continue
         if key not in config.pin.keys:
             findings.append(_undefined(key, config.pin, None))
@@ -266,7 +263,7 @@ def _apply_m_variables(config: Config, env: Mapping[str, str], last: dict[str, i
         try:
             typed = coerce(config.pin.keys[key], normalise(key, parsed, config.pin.keys[key].list_when_string))
         except ValueError_ as err:
-            findings.append(built_in("FL005", f"{key} (from {variable}): {err}", (key, variable)))
+            findings.append(built_in("FL005", (key, variable), variant="env", key=key, variable=variable, reason=err))
             continue
         config.explicit[key] = Assignment(key, typed, None, f"env:{variable}")
 
@@ -322,8 +319,7 @@ def _check_raw_splash(config: Config, tokens: list[Token], last: dict[str, int],
     if all(raw[key] for key in _RAW_EXCLUSIVE):
         shown = ", ".join(f"{key}={raw[key]!r}" for key in _RAW_EXCLUSIVE)
         located = [config.location(k) for k in _RAW_EXCLUSIVE if config.location(k)]
-        findings.append(built_in("FL014", f"at most one of use_tokamax_splash and use_jax_splash can be true; pyconfig reads them before typing, so a quoted 'false' counts as true ({shown})",
-                                _RAW_EXCLUSIVE, located[0] if located else None, tuple(located[1:])))
+        findings.append(built_in("FL014", _RAW_EXCLUSIVE, located[0] if located else None, tuple(located[1:]), values=shown))
         set_by_flags = [tokens[last[key]] for key in reversed(_RAW_EXCLUSIVE) if key in last]
         if set_by_flags:
             config.rejected.append(set_by_flags[0])  # a fix drops it: its default is false
@@ -377,7 +373,7 @@ def _resolve_tunix(config: Config, env: Mapping[str, str], findings: list[Findin
         try:
             config.tunix[name] = type_tunix(name, var, raw)
         except ValueError as err:
-            findings.append(built_in("FL008", str(err), (name,)))
+            findings.append(built_in("FL008", (name,), reason=err))
 
 
 def _apply_model(config: Config, model: str, findings: list[Finding], keep_flags: bool = False) -> None:
@@ -406,8 +402,7 @@ def _note_file_overridden(config: Config, key: str, model_value: Any, model: str
     if key in MERGED_RULE_LISTS:
         return  # pyconfig merges the model's rules into the files' by name
     if earlier is not None and earlier.origin.startswith("yaml:") and earlier.value != model_value:
-        findings.append(built_in("FL043", f"{key}={earlier.value!r} here is replaced by {model_value!r} from model {model}'s file; "
-                                "MaxText applies the model file over the config files", (key, "model_name"), earlier.where))
+        findings.append(built_in("FL043", (key, "model_name"), earlier.where, key=key, value=earlier.value, model_value=model_value, model=model))
 
 
 def _raw_override(config: Config, tokens: list[Token], last: dict[str, int]) -> bool:
@@ -431,8 +426,8 @@ def _check_model_conflicts(config: Config, model: str, overridden: bool, finding
         model_value = _type_bound(config.pin, key, model_keys[key])
         if model_value is not _INVALID and model_value != assignment.value:
             findings.append(
-                built_in("FL006", f"{key}={assignment.value!r} differs from {model_value!r} set by model {model}; MaxText refuses this unless override_model_config=true",
-                        (key, "override_model_config"), config.location(key))
+                built_in("FL006", (key, "override_model_config"), config.location(key), key=key, value=assignment.value,
+                         model_value=model_value, model=model)
             )
             config.rejected.append(assignment.token)
 
@@ -459,13 +454,8 @@ def _close_keys_elsewhere(key: str, pin: str) -> list[tuple[str, list[str]]]:
 
 
 def _undefined(key: str, pin: PinSchema, where: Location) -> Finding:
-    close = close_keys(key, pin.pin)
-    message = f"{key} is not defined at MaxText {pin.pin}"
-    if close:
-        message += f"; did you mean {', '.join(close)}?"
-    elif elsewhere_close := _close_keys_elsewhere(key, pin.pin):
-        message += "; did you mean " + ", ".join(f"{name} (defined at {', '.join(pins)})" for name, pins in elsewhere_close) + "?"
-    elsewhere = [p for p in pins_defining(key) if p != pin.pin]
-    if elsewhere:
-        message += f" (defined at {', '.join(elsewhere)})"
-    return built_in("FL004", message, (key,), where)
+    elsewhere = ", ".join(p for p in pins_defining(key) if p != pin.pin)
+    # A key other pins define is not misspelled: its own pins say more than a near name would.
+    close = ", ".join(close_keys(key, pin.pin)) or ("" if elsewhere else ", ".join(
+        f"{name} (defined at {', '.join(pins)})" for name, pins in _close_keys_elsewhere(key, pin.pin)))
+    return built_in("FL004", (key,), where, key=key, pin=pin.pin, close=close, pins=elsewhere)

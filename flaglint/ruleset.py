@@ -6,6 +6,7 @@ Every entry is checked as it loads; a malformed file fails with its file, line a
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -16,7 +17,12 @@ from .expr import ExprError, Node, from_json, parse, substitute
 from .findings import SEVERITIES, Finding, InputError
 
 _REQUIRED = ("id", "title", "severity", "message", "rationale", "source")
-_ALLOWED = {*_REQUIRED, "pins", "when", "require", "fix", "examples", "builtin", "fixable"}
+_ALLOWED = {*_REQUIRED, "pins", "when", "require", "fix", "examples", "builtin", "fixable", "messages", "refused_value",
+            "unverified_severity", "flag_string_only"}
+# A built-in rule's message names the fields its check fills in: {name}, or {name!r} for the value's
+# repr; a part in [brackets] is said only when its fields have a value.
+_FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(!r)?\}")
+_PART = re.compile(r"\[([^\[\]]*)\]|" + _FIELD.pattern)
 
 
 @dataclass
@@ -37,8 +43,18 @@ class Rule:
     require_text: str | None = None
     fix: str | None = None
     examples: dict[str, str] = field(default_factory=dict)
-    builtin: bool = False  # checked in code (resolve.py); the entry carries its metadata
+    builtin: bool = False  # checked in code (resolve.py); the entry carries its metadata and message
     fixable: bool = True  # False: no edit of the flags removes the finding, so a fix is judged without it
+    # A built-in check that words its finding in more than one way: variant -> message.
+    messages: dict[str, str] = field(default_factory=dict)
+    # The finding is a value MaxText refuses: a fix removes the value where it is written (drops the
+    # token, or deletes the key from the user's config file).
+    refused_value: bool = False
+    # The finding is a launch flaglint could not follow: --allow-unverified gives it this severity.
+    unverified_severity: str | None = None
+    # The finding is about MAXTEXT_EXTRA_FLAGS as the way flags reach MaxText: a script that runs
+    # MaxText's command line itself does not get it.
+    flag_string_only: bool = False
 
     @property
     def when(self) -> Node | None:
@@ -82,10 +98,33 @@ class RuleSet:
 
 
 
-def built_in(rule_id: str, message: str, keys: tuple[str, ...] = (), location: Any = None, related: tuple = ()) -> Finding:
-    """A finding of a check written in code, with the severity of its registry entry (rules/*.yml),
-    as every rule's finding has; the configuration's `severity` and `ignore` then apply to it alike."""
-    return Finding(rule_id, load_ruleset().by_id(rule_id).severity, message, keys, location, related)
+def built_in(rule_id: str, keys: tuple[str, ...] = (), location: Any = None, related: tuple = (), *,
+             variant: str | None = None, allow_unverified: bool = False, **fields: Any) -> Finding:
+    """A finding of a check written in code, worded and graded by its registry entry (rules/*.yml)
+    as every rule's finding is: the entry's message (or its `variant`) with `fields` filled in, and
+    its severity (its `unverified_severity` under --allow-unverified). The configuration's
+    `severity` and `ignore` then apply to it alike."""
+    rule = load_ruleset().by_id(rule_id)
+    severity = rule.unverified_severity if allow_unverified and rule.unverified_severity else rule.severity
+    return Finding(rule_id, severity, fill(rule.messages[variant] if variant else rule.message, fields), keys, location, related)
+
+
+def fill(template: str, fields: dict[str, Any]) -> str:
+    """A built-in rule's message with its fields filled in (a field it names and the check does not
+    give is an error in the check)."""
+
+    def field_text(name: str, as_repr: str | None) -> str:
+        return repr(fields[name]) if as_repr else str(fields[name])
+
+    def part(match: re.Match) -> str:
+        if match[1] is None:
+            return field_text(match[2], match[3])
+        named = [found[1] for found in _FIELD.finditer(match[1])]
+        if any(fields.get(name) in (None, "") for name in named):
+            return ""
+        return _FIELD.sub(lambda found: field_text(found[1], found[2]), match[1])
+
+    return _PART.sub(part, template)
 
 
 @lru_cache(maxsize=None)
@@ -145,6 +184,11 @@ def load_rule_file(path: Path) -> list[Rule]:
         builtin = bool(entry.get("builtin", False))
         if not builtin and "require" not in entry:
             raise InputError(f"{path}:{line}: rule {entry['id']} has no `require` condition")
+        messages = {k: str(v) for k, v in (entry.get("messages") or {}).items() if k != "__line__"}
+        if messages and not builtin:
+            raise InputError(f"{path}:{line}: rule {entry['id']}: only a built-in rule words its finding in several ways (messages)")
+        if entry.get("unverified_severity", "error") not in SEVERITIES:
+            raise InputError(f"{path}:{line}: unverified_severity must be one of {', '.join(SEVERITIES)}")
         examples = {k: v for k, v in (entry.get("examples") or {}).items() if k != "__line__"}
         rules.append(
             Rule(
@@ -165,6 +209,10 @@ def load_rule_file(path: Path) -> list[Rule]:
                 examples=examples,
                 builtin=builtin,
                 fixable=bool(entry.get("fixable", True)),
+                messages=messages,
+                refused_value=bool(entry.get("refused_value", False)),
+                unverified_severity=entry.get("unverified_severity"),
+                flag_string_only=bool(entry.get("flag_string_only", False)),
             )
         )
     return rules

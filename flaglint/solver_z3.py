@@ -70,11 +70,10 @@ class FixProblem:
 
     # --- variables -------------------------------------------------------------------
     def _literals_of(self, name: str) -> set:
-        if not self.literals:
-            for rule in self.rules:
-                for rule_name in rule_names(rule):
-                    self.literals.setdefault(rule_name, set()).update(rule.literals)
-        return self.literals.get(name, set())
+        # Only the rules that read `name`: a rule's trees are decoded when first read.
+        if name not in self.literals:
+            self.literals[name] = set().union(*(rule.literals for rule in self.rules if name in rule.name_set))
+        return self.literals[name]
 
     def _domain_literals(self, name: str) -> list[Any]:
         return sorted(self._literals_of(name), key=lambda v: (type(v).__name__, str(v)))
@@ -418,19 +417,22 @@ class FixProblem:
         proposals = self._solve_names(max_fixes)
         if (not proposals or len(proposals[0].values) > 1) and time.monotonic() < self.deadline:
             self.names = sorted(self._widen(self.cone) - self.fixed)
-            wider = self._solve_names(max_fixes)
+            # Only a fix of fewer keys would be taken, and saying so up front prunes the search.
+            wider = self._solve_names(max_fixes, fewer_than=len(proposals[0].values) if proposals else None)
             if wider and (not proposals or len(wider[0].values) < len(proposals[0].values)):
                 proposals = wider
         if not proposals and time.monotonic() < self.deadline:
             self._explain_unsat(*self._encode())
         return proposals
 
-    def _solve_names(self, max_fixes: int) -> list[Proposal]:
+    def _solve_names(self, max_fixes: int, fewer_than: int | None = None) -> list[Proposal]:
         tracked, hard = self._encode()
         names = list(self.terms)
         optimizer = z3.Optimize()
         optimizer.set("timeout", self._remaining_ms())
         optimizer.add(*hard, *tracked.values())
+        if fewer_than is not None and names:
+            optimizer.add(z3.AtMost(*[z3.Not(self._keep(n)) for n in names], fewer_than - 1))
         # Fewest changed keys first; among those, values at their defaults, then features turned off.
         weight = 4 * (len(names) + 1)
         for rank, name in enumerate(sorted(names)):

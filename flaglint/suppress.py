@@ -75,10 +75,10 @@ def apply_suppressions(path: Path, findings: list[Finding], suppressions: list[S
     for s in suppressions:
         where = Location(str(path), s.line, s.column, end_column=s.column + 1)
         if not s.reason:
-            kept.append(built_in("FL020", f"suppression of {', '.join(s.rules)} has no reason=\"…\"", s.rules, where))
+            kept.append(built_in("FL020", s.rules, where, rules=", ".join(s.rules)))
         unused = [r for r in s.rules if r not in s.used]
         if unused:
-            kept.append(built_in("FL021", f"suppression of {', '.join(unused)} matches no finding; remove it", tuple(unused), where))
+            kept.append(built_in("FL021", tuple(unused), where, rules=", ".join(unused)))
     return kept
 
 

@@ -85,6 +85,8 @@ def test_an_undefined_key_names_every_pin_that_defines_it():
     (finding,) = [f for f in result.findings if f.rule == "FL004"]
     assert "not defined at MaxText maxtext-0.2.0" in finding.message
     assert "(defined at maxtext-0.2.4, maxtext-0.2.5, 22fa0c559" in finding.message
+    # not misspelled, so no "did you mean" of itself or of its neighbours at other pins
+    assert "did you mean" not in finding.message and finding.message.count("defined at") == 2
 
 
 def test_a_wheel_without_types_py_is_refused(tmp_path):

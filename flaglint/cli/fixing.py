@@ -104,11 +104,5 @@ def _tell(checked: list[Checked], applied: dict[str | None, list[Fix]], unsafe: 
 
 def _by_hand(fix: Fix) -> list[str]:
     """The parts of an applied fix no edit could make: lines to add, Tunix variables to set or unset."""
-    from ..solve import format_value
-    from ..tunix import load_tunix
-
-    if fix.placed:
-        return [edit.new if not edit.name else f"set {edit.name}={edit.new}" if edit.new else f"unset {edit.name}"
-                for edit in fix.placed if edit.location is None or (edit.name and not edit.new)]
-    return [f"set {c.key}={format_value(c.to)}" if c.to is not None else f"unset {c.key}"
-            for c in fix.changes if c.key in load_tunix().variables]
+    return [edit.new if not edit.variable else f"set {edit.variable}={edit.new}" if edit.new else f"unset {edit.variable}"
+            for edit in fix.edits if not edit.written]

@@ -66,9 +66,9 @@ def lint(scripts, options: Options, vary_items, path_cap, allow_unverified):
                                  allow_unverified, text=given)
             apply_settings(found.result, settings, script)
             # the configuration can drop every finding, and with them the fix
-            fix = found.result.fixes[0] if found.result.fixes and (found.edits or found.additions) else None
+            fix = found.result.fixes[0] if found.result.fixes else None
             checked.append(Checked(script, found.text, found.result, hint, in_file=given is None, fix=fix,
-                                   edits=found.edits if fix else []))
+                                   edits=[edit for edit in fix.edits if edit.written] if fix else []))
         _report_shared_findings_once(checked)
         return checked
 

@@ -61,7 +61,7 @@ def _relative(checked: list[Checked]) -> None:
             finding.location = moved(finding.location)
             finding.related = tuple(moved(loc) for loc in finding.related)
         for fix in [*item.result.fixes, *item.applied]:
-            fix.placed = [replace(edit, location=moved(edit.location)) for edit in fix.placed]
+            fix.edits = [replace(edit, location=moved(edit.location)) for edit in fix.edits]
 
 
 def emit(options, checked: list[Checked], settings, fixed: dict | None = None) -> None:
@@ -77,7 +77,8 @@ def emit(options, checked: list[Checked], settings, fixed: dict | None = None) -
         click.echo((fixed or {}).get(item.label, item.text).strip())
     _relative(checked)
     colour = _colour(options)
-    report = statistics(checked) if options.statistics else render(options.output_format, checked, colour=colour, quiet=options.quiet)
+    report = statistics(checked) if options.statistics else render(options.output_format, checked, colour=colour, quiet=options.quiet,
+                                                                    docs_url=settings["docs-url"])
     if options.output_file:
         try:
             Path(options.output_file).write_text(report + "\n", encoding="utf-8")

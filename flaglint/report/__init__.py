@@ -39,10 +39,14 @@ def merged(checked: list[Checked]) -> Result:
     return result
 
 
-def render(format_name: str, checked: list[Checked], *, colour: bool = False, quiet: bool = False) -> str:
-    """The report in one format; `colour` and `quiet` shape the text format (the others are for machines)."""
+def render(format_name: str, checked: list[Checked], *, colour: bool = False, quiet: bool = False,
+           docs_url: str | None = None) -> str:
+    """The report in one format; `colour` and `quiet` shape the text format (the others are for
+    machines); `docs_url` (the setting) is where SARIF's rule links point."""
     module = import_module(f"{__name__}.{format_name}_format")
-    return module.render(checked, colour=colour, quiet=quiet) if format_name == "text" else module.render(checked)
+    if format_name == "text":
+        return module.render(checked, colour=colour, quiet=quiet)
+    return module.render(checked, docs_url) if format_name == "sarif" else module.render(checked)
 
 
 def statistics(checked: list[Checked]) -> str:

@@ -80,7 +80,7 @@ def _result(finding: Finding, label: str | None, rule_index: dict[str, int]) -> 
     return out
 
 
-def _rule_entry(rule_id: str, docs: dict[str, Any]) -> dict[str, Any]:
+def _rule_entry(rule_id: str, docs: dict[str, Any], docs_url: str | None) -> dict[str, Any]:
     rule = docs.get(rule_id)
     if rule is None:
         return {"id": rule_id, "shortDescription": {"text": rule_id}}
@@ -89,12 +89,13 @@ def _rule_entry(rule_id: str, docs: dict[str, Any]) -> dict[str, Any]:
         "shortDescription": {"text": rule.title},
         "fullDescription": {"text": rule.rationale},
         "help": {"text": rule.rationale + (f"\nFix: {rule.fix}" if rule.fix else "")},
-        "helpUri": rule_url(rule_id),
+        "helpUri": rule_url(rule_id, docs_url),
         "defaultConfiguration": {"level": _LEVELS[rule.severity]},
     }
 
 
-def sarif_log(checked: list[Checked]) -> dict[str, Any]:
+def sarif_log(checked: list[Checked], docs_url: str | None = None) -> dict[str, Any]:
+    """`docs_url`: the `docs-url` setting, where each rule's helpUri points."""
     pin = next((item.result.pin for item in checked if item.result.pin), "")
     fired = sorted({f.rule for item in checked for f in item.result.findings})
     docs = rules_by_id(pin) if fired else {}
@@ -102,7 +103,7 @@ def sarif_log(checked: list[Checked]) -> dict[str, Any]:
     results = [_result(f, item.label, rule_index) for item in checked for f in item.result.findings]
     notes = [note for item in checked for note in item.result.notes]
     run: dict[str, Any] = {
-        "tool": {"driver": {"name": "flaglint", "version": _version(), "rules": [_rule_entry(r, docs) for r in fired]}},
+        "tool": {"driver": {"name": "flaglint", "version": _version(), "rules": [_rule_entry(r, docs, docs_url) for r in fired]}},
         "results": results,
         "invocations": [{
             "executionSuccessful": True,
@@ -114,5 +115,5 @@ def sarif_log(checked: list[Checked]) -> dict[str, Any]:
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 
 
-def render(checked: list[Checked]) -> str:
-    return json.dumps(sarif_log(checked), indent=2)
+def render(checked: list[Checked], docs_url: str | None = None) -> str:
+    return json.dumps(sarif_log(checked, docs_url), indent=2)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..edits import PlacedEdit
+from ..edits import Edit
 from ..findings import Finding, Fix, severity_rank
 from ..location import Location
 from . import Checked, describe_fix
@@ -33,7 +33,7 @@ _SHOWN_FLAGS = 160  # a longer fixed string is not printed whole: the changes ab
 def _fix_lines(number: int, fix: Fix, hint: str | None, text: str) -> list[str]:
     head = f"  {number}. {describe_fix(fix)}"
     if fix.placed:
-        return [head, *(f"    {_placed_line(edit)}" for edit in fix.placed), *([f"    {hint}"] if hint else [])]
+        return [head, *(f"    {_edit_line(edit.shown())}" for edit in fix.edits), *([f"    {hint}"] if hint else [])]
     if hint:
         return [head, f"    {hint}"]
     flags = fix.flags.strip()
@@ -44,14 +44,14 @@ def _fix_lines(number: int, fix: Fix, hint: str | None, text: str) -> list[str]:
     return [head, f"    fixed flags: {flags or '(none)'}"]
 
 
-def _placed_line(edit: PlacedEdit) -> str:
-    if edit.location is None and not edit.name:
+def _edit_line(edit: Edit) -> str:
+    if edit.location is None and not edit.variable:
         return f"by hand: {edit.new}"
     if edit.location is None:
-        return f"set {edit.name}={edit.new} (it is not set in the file)" if edit.new else f"unset {edit.name}"
+        return f"set {edit.variable}={edit.new} (it is not set in the file)" if edit.new else f"unset {edit.variable}"
     where = f"{edit.location.file}:{edit.location.line}:{edit.location.column}"
-    if edit.name:
-        return f"{where}: {edit.name}: {edit.old!r} -> {edit.new!r}" if edit.new else f"{where}: unset {edit.name} (remove its entry)"
+    if edit.variable:
+        return f"{where}: {edit.variable}: {edit.old!r} -> {edit.new!r}" if edit.new else f"{where}: unset {edit.variable} (remove its entry)"
     if not edit.old:
         return f"{where}: insert {edit.new!r}"
     if not edit.new:
@@ -117,17 +117,10 @@ def _fix_location(item: Checked, finding: Finding) -> Location | None:
     (the finding itself points at the token that set the value the rule reads)."""
     if item.fix_hint or not item.result.fixes or item.result.fixes[0].placed:
         return None
-    from ..tunix import load_tunix
-
     fix = item.result.fixes[0]
-    changes = [c for c in fix.changes if c.key not in load_tunix().variables]
-    for edit, change in zip(fix.edits, changes):
-        old = item.text[edit.start:edit.end]
-        start = edit.start + len(old) - len(old.lstrip())
-        if change.key in finding.keys and old.strip() and edit.end <= len(item.text):
-            line = item.text.count("\n", 0, start) + 1
-            column = start - (item.text.rfind("\n", 0, start) + 1) + 1
-            return Location(None, line, column, end_column=column + len(old.strip()))
+    for edit, change in zip(fix.edits, fix.changes):
+        if change.key in finding.keys and edit.location is not None and edit.old.strip():
+            return edit.shown().location
     return None
 
 

@@ -79,6 +79,17 @@ def test_fix_with_json_prints_the_json_contract_and_what_was_applied(tmp_path):
     assert string["findings"] == [] and string["applied"][0]["flags"] == "log_period=10"
 
 
+def test_every_edit_names_the_span_it_replaces_in_the_text_the_user_wrote():
+    # One edit type for a flag string and a file: line, column and end column of what it replaces.
+    flags = "log_period=10\n  stray  context=Offload"
+    (fix,) = json.loads(invoke("check", "--format", "json", flags).stdout)["fixes"]
+    lines = flags.split("\n")
+    assert [e["old"] for e in fix["edits"]] == ["stray", "context=Offload"]
+    for edit in fix["edits"]:
+        assert lines[edit["line"] - 1][edit["column"] - 1:edit["end_column"] - 1] == edit["old"]
+    assert [e["new"] for e in fix["edits"]] == ["", "context=offload"]
+
+
 def test_diff_prints_only_the_diff_and_writes_nothing(tmp_path):
     flags = tmp_path / "a.flags"
     flags.write_text("stray log_period=10\n")

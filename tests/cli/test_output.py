@@ -84,7 +84,10 @@ def test_sarif_carries_help_uri_uri_base_and_fingerprints(tmp_path):
     jsonschema.validate(log, SARIF_SCHEMA)
     run = log["runs"][0]
     (rule,) = run["tool"]["driver"]["rules"]
-    assert rule["helpUri"].endswith("docs/rules.md#fl004")
+    # By default the link is the docs/rules.md shipped with flaglint, at the rule's own section.
+    shipped, anchor = rule["helpUri"].split("#")
+    assert shipped == (REPO / "docs" / "rules.md").as_uri() and anchor == "fl004"
+    assert f"\n## {anchor.upper()}\n" in (REPO / "docs" / "rules.md").read_text(encoding="utf-8")
     (result,) = run["results"]
     location = result["locations"][0]["physicalLocation"]["artifactLocation"]
     assert location == {"uri": "run.flags", "uriBaseId": "%SRCROOT%"}
@@ -189,3 +192,15 @@ def test_lint_reads_a_script_from_stdin_as_it_reads_the_file(tmp_path):
     fixed = invoke("lint", "--fix", "-", stdin=script, cwd=tmp_path)
     assert fixed.returncode == 0 and "moe_chunk_pipline" not in fixed.stdout and fixed.stdout.startswith("#!/bin/bash\n")
     assert (tmp_path / "recipes" / "run.sh").read_bytes() == script
+
+
+def test_docs_url_setting_is_where_sarif_rule_links_point(tmp_path):
+    flags = tmp_path / "run.flags"
+    flags.write_text("bogus_key=1\n")
+    published = "https://github.example/infra/flaglint/blob/main/docs/rules.md"
+    (tmp_path / "flaglint.toml").write_text(f'docs-url = "{published}"\n')
+    log = json.loads(invoke("check", "--format", "sarif", "-f", str(flags), cwd=tmp_path).stdout)
+    assert log["runs"][0]["tool"]["driver"]["rules"][0]["helpUri"] == published + "#fl004"
+    (tmp_path / "flaglint.toml").write_text('docs-url = "docs/rules.md"\n')  # relative: SARIF wants an absolute URI
+    ran = invoke("check", "-f", str(flags), cwd=tmp_path)
+    assert ran.returncode == 2 and len(ran.stderr.strip().splitlines()) == 1 and "docs-url" in ran.stderr

@@ -12,7 +12,7 @@ import pytest
 
 from commandline import run_flaglint as invoke
 from flaglint.config import known_rule_ids
-from flaglint.ruleset import load_ruleset
+from flaglint.ruleset import fill, load_ruleset
 
 PACKAGE = Path(__file__).resolve().parents[2] / "flaglint"
 _CARRIED = {"rule.id", "finding.rule"}
@@ -76,3 +76,68 @@ def test_whether_an_edit_of_the_flags_can_remove_a_finding_is_registry_data():
     assert {rule.id for rule in REGISTRY.values() if not rule.fixable} == {"FL007", "FL009"}
     assert json.loads(invoke("explain", "--format", "json", "FL009").stdout)["fixable"] is False
     assert json.loads(invoke("explain", "--format", "json", "FL004").stdout)["fixable"] is True
+
+
+_FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?:!r)?\}")
+_OPTIONS = {"variant", "allow_unverified"}
+
+
+def _built_in_calls():
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "built_in" and node.args:
+                yield f"{path.relative_to(PACKAGE.parent)}:{node.lineno}", node
+
+
+def test_every_built_in_finding_is_worded_by_its_entry_with_the_fields_it_names():
+    """A built-in check passes named fields; its entry's message (or the variant it names) says the
+    sentence. Each field a message names is given, and no field is given that none names."""
+    calls = list(_built_in_calls())
+    assert len(calls) > 20
+    for where, call in calls:
+        rule = REGISTRY[call.args[0].value]
+        keywords = {k.arg: k.value for k in call.keywords}
+        variant = keywords.get("variant")
+        # a literal variant, or a choice of literals (None: the entry's message)
+        names = [n.value for n in ast.walk(variant) if isinstance(n, ast.Constant) and (n.value is None or isinstance(n.value, str))] \
+            if variant is not None else [None]
+        templates = [rule.messages[name] if name else rule.message for name in names]
+        given = set(keywords) - _OPTIONS
+        named = [set(_FIELD.findall(template)) for template in templates]
+        assert all(fields <= given for fields in named), (where, templates, given)
+        assert given <= set().union(*named), (where, templates, given)
+
+
+def test_no_check_in_code_tests_a_rule_id_or_writes_a_severity():
+    """Behaviour that depends on what a rule is reads a registry property (refused_value,
+    unverified_severity, fixable, flag_string_only), never its id; severities come from the entries."""
+    tests_id = re.compile(r"\.rule\s*(?:[!=]=|(?:not\s+)?in)\s*[(\[{]?\s*[\"']FL\d")
+    writes_severity = re.compile(r"[\"'](?:error|warning|info)[\"']\s+if\b|Finding\(\s*[\"']FL")
+    for path in PACKAGE.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for pattern in (tests_id, writes_severity):
+            assert not pattern.search(text), f"{path.relative_to(PACKAGE.parent)}: {pattern.search(text)[0]!r}"
+
+
+def test_the_rule_nature_properties_are_registry_data_and_explained():
+    assert {r.id for r in REGISTRY.values() if r.refused_value} == {"FL005"}
+    assert {r.id: r.unverified_severity for r in REGISTRY.values() if r.unverified_severity} == {"FL011": "warning"}
+    assert {r.id for r in REGISTRY.values() if r.flag_string_only} == {"FL012"}
+    payload = json.loads(invoke("explain", "--format", "json", "FL011").stdout)
+    assert payload["unverified_severity"] == "warning" and "combinations" in payload["messages"]
+
+
+def test_a_message_part_in_brackets_is_said_only_when_its_fields_have_a_value():
+    template = REGISTRY["FL004"].message
+    assert fill(template, {"key": "k", "pin": "p", "close": "", "pins": ""}) == "k is not defined at MaxText p"
+    assert fill(template, {"key": "k", "pin": "p", "close": "kk", "pins": "q"}) == "k is not defined at MaxText p; did you mean kk? (defined at q)"
+    assert fill("{value!r} [x {value}]", {"value": "[a]"}) == "'[a]' x [a]"
+
+
+def test_allow_unverified_downgrades_an_unverified_launch_as_its_entry_says(tmp_path):
+    script = tmp_path / "loop.sh"
+    script.write_text('#!/bin/bash\nn=0\nwhile true; do n=$((n+1)); done\nexport MAXTEXT_EXTRA_FLAGS="log_period=10"\npython3 -m tunix.train\n')
+    strict = json.loads(invoke("lint", "--format", "json", str(script)).stdout)
+    allowed = json.loads(invoke("lint", "--format", "json", "--allow-unverified", str(script)).stdout)
+    assert [f["severity"] for f in strict["findings"] if f["rule"] == "FL011"] == [REGISTRY["FL011"].severity]
+    assert [f["severity"] for f in allowed["findings"] if f["rule"] == "FL011"] == [REGISTRY["FL011"].unverified_severity]

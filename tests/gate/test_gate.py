@@ -105,12 +105,12 @@ def test_every_fix_is_given_as_edits_of_the_manifest_that_make_it_pass(name, pin
     fixes = [fix for item in checked for fix in item.result.fixes]
     assert _findings(checked) and fixes
     for fix in fixes:
-        assert fix.placed and all(edit.location and edit.location.file == name for edit in fix.placed)
-        if any(edit.name and not edit.new for edit in fix.placed):
+        assert fix.edits and all(edit.location and edit.location.file == name for edit in fix.edits)
+        if any(not edit.written for edit in fix.edits):
             continue  # unsetting a variable removes its entry: not an edit of characters
-        assert not _findings(check_manifest(_apply_placed(text, fix.placed), checker=Checker(pin), fix=False))
+        assert not _findings(check_manifest(_apply_placed(text, fix.edits), checker=Checker(pin), fix=False))
     if name == "ring":
-        assert sorted(bool(edit.old) for fix in fixes for edit in fix.placed) == [False, True]
+        assert sorted(bool(edit.old) for fix in fixes for edit in fix.edits) == [False, True]
 
 
 def test_the_cli_lists_a_fix_as_manifest_edits():
