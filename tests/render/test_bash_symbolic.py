@@ -208,3 +208,21 @@ def test_joins_as_bash_runs_them(tmp_path, script):
             if concrete is not None:
                 got[name] = concrete.text
         assert _own(got, env) == expected, (script, env)
+
+
+def test_appending_to_a_value_guarded_over_several_inputs_does_not_fork(tmp_path):
+    """`F=""`, then each switch appends under nested guards over three inputs: one path, whose
+    value is what bash exports for each assignment (the append never asks which arm was taken)."""
+    lines = ['F=""']
+    for i in range(12):
+        lines += [f'if [[ -n "${{A{i}:-}}" || "${{B{i}:-}}" == 1 ]]; then',
+                  f'  if [[ "${{C{i}:-x}}" == y ]]; then F+=" k{i}=1"; else F+=" k{i}=2"; fi',
+                  f'elif [[ "${{A{i}:-}}" == z ]]; then F+=" k{i}=3"', "fi"]
+    script = "\n".join(lines) + "\nexport F\n"
+    path = tmp_path / "gen.sh"
+    path.write_text(script)
+    merged = evaluate(path)
+    assert merged.paths_explored == 1
+    ((outcome,),) = [merged.outcomes]
+    for env in ({}, {"A0": "flaglint-other", "C0": "y"}, {"B3": "1", "A5": "z"}, {f"B{i}": "1" for i in range(12)}):
+        assert _resolved(outcome.rendering.exported["F"], env).text == _bash_exports(tmp_path, script, env)["F"]

@@ -209,8 +209,8 @@ def _choice(cubes_a: list[Cube], va, cubes_b: list[Cube], vb, universe: dict):
         if cut:
             head.append(_slice(rest_a[0], 0, cut))
             rest_a[0], rest_b[0] = _slice(rest_a[0], cut, None), _slice(rest_b[0], cut, None)
-    if not head:
-        return guarded(cubes_a, va, cubes_b, vb, universe)
+    if not head:  # still a string: an assignment to it need not decide which one (machine.Interp.assign)
+        return Sym((guarded(cubes_a, va, cubes_b, vb, universe),))
     differing = guarded(cubes_a, _rejoined(rest_a), cubes_b, _rejoined(rest_b), universe)
     return Sym(tuple(head) + (differing,))
 
