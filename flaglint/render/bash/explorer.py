@@ -192,7 +192,7 @@ def explore(
 
 def _outcome_key(r: Rendering) -> tuple:
     own = tuple(sorted((n, v.text, v.opaque) for n, v in r.exported.items()))
-    return (r.script, own) + tuple(_outcome_key(h) for h in r.handoffs)
+    return (r.script, r.status, own) + tuple(_outcome_key(h) for h in r.handoffs)
 
 
 class _Explorer:

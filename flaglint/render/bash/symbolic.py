@@ -149,15 +149,9 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
         return None
     exports = {}
     for name in differ:
-        if any(_unexported_though_set(st, name, _universe(st, name, candidates)) for st in (a, b)):
+        exports[name] = _exported_on_both(a, b, name, _universe(a, name, candidates), _universe(b, name, candidates))
+        if exports[name] is None:
             return None
-        assigned = any(name in scope for scope in a.scopes) or any(name in scope for scope in b.scopes)
-        exported = _exported(a, name)
-        if assigned and exported != _exported(b, name):
-            if not all(_exported_where_set(st, name, candidates) for st in (a, b)):
-                return None
-            exported = False  # exported where the environment set it, as the witness says (machine.rendering)
-        exports[name] = (assigned and exported) or (name in a.exported and name in b.exported)
     cubes_a, cubes_b = _explicit(a, universe), _explicit(b, universe)
     m = a.copy()
     for index, (sa, sb) in enumerate(zip(a.scopes, b.scopes)):
@@ -184,28 +178,26 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
     return m
 
 
-def _exported(st: State, name: str) -> bool:
-    """Whether the input is exported on the path: marked so, or never assigned and set in the
-    environment on every value the path gives it."""
-    if name in st.exported:
+def _exported_on_both(a: State, b: State, name: str, values_a: tuple, values_b: tuple) -> bool | None:
+    """How the merged path exports the input: True, on every value; False, where the environment
+    sets it (the rule for an input whose values stay grouped: machine.Interp.rendering, assign);
+    None when no one rule says what bash does on both paths."""
+    sides = [(st, values, any(name in scope for scope in st.scopes)) for st, values in ((a, values_a), (b, values_b))]
+
+    def status(st: State, assigned: bool) -> bool | None:  # None: where the environment sets it
+        if name in st.exported:
+            return True
+        if assigned:
+            return False
+        return None if name not in st.inputs else st.inputs[name] is not None
+
+    found = [(status(st, assigned), values, assigned) for st, values, assigned in sides]
+    if all(s is True or s is None and None not in values for s, values, _ in found):
         return True
-    if any(name in scope for scope in st.scopes):
-        return False
-    if name in st.inputs:
-        return st.inputs[name] is not None
-    return None not in st.domains.get(name, (None,))
-
-
-def _unexported_though_set(st: State, name: str, values: tuple) -> bool:
-    """Whether the path assigned (or unset) the input without exporting it, on a value the
-    environment sets: bash does not export it there, which a merged path cannot say."""
-    return name not in st.exported and any(name in scope for scope in st.scopes) and any(v is not None for v in values)
-
-
-def _exported_where_set(st: State, name: str, candidates) -> bool:
-    """Whether the assigned input is exported on the path exactly where the environment set it
-    (a variable the environment sets stays exported when the script assigns it)."""
-    return _exported(st, name) == (None not in _universe(st, name, candidates))
+    if all(s is None or s is True and None not in values and not assigned or s is False and set(values) == {None}
+           for s, values, assigned in found):
+        return False  # (an assigned variable that the path exports stays marked so: a child process gets it)
+    return None
 
 
 def _choice(cubes_a: list[Cube], va, cubes_b: list[Cube], vb, universe: dict):
@@ -224,8 +216,8 @@ def _choice(cubes_a: list[Cube], va, cubes_b: list[Cube], vb, universe: dict):
         if cut:
             head.append(_slice(rest_a[0], 0, cut))
             rest_a[0], rest_b[0] = _slice(rest_a[0], cut, None), _slice(rest_b[0], cut, None)
-    if not head:
-        return guarded(cubes_a, va, cubes_b, vb, universe)
+    if not head:  # still a string: an assignment to it need not decide which one (machine.Interp.assign)
+        return Sym((guarded(cubes_a, va, cubes_b, vb, universe),))
     differing = guarded(cubes_a, _rejoined(rest_a), cubes_b, _rejoined(rest_b), universe)
     return Sym(tuple(head) + (differing,))
 
