@@ -13,10 +13,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .check import Checker
-from .findings import Finding, InputError
+from .findings import Finding, Fix, InputError
 from .launch_parts import concrete_argvs
 from .location import Location
-from .read import Token
+from .read import FlagSource, Token
 from .read_argv import argv_source, quoted_origins, shell_words
 from .render.bash.explorer import OTHER, Exploration, ExploredPath
 from .render.bash.types import Launch, Rendering, Value
@@ -126,10 +126,14 @@ def check_command(checker: Checker, words: list[str], config: str, env: dict[str
     """MaxText's verdict, as flaglint judges it, on argv words after a config file. Locations in the
     argv are columns of argv_source(words).text (quoted_origins maps them back)."""
     try:
-        chained = replace(argv_source(words), chain=load_chain(config_node(config, index), index))
+        chained = _argv(words, config, index)
     except InputError as err:
         return [built_in("FL010", variant="config", reason=err)]
     return checker.check(chained, env, fix=False, unknown=unknown).findings
+
+
+def _argv(words: list[str], config: str, index: ConfigIndex | None) -> FlagSource:
+    return replace(argv_source(words), chain=load_chain(config_node(config, index), index))
 
 
 def _renderings(rendering: Rendering) -> list[Rendering]:
@@ -147,15 +151,28 @@ def concrete_commands(exploration: Exploration, rule_names: list[frozenset]):
                         yield replace(launch, words=argv.words), argv
 
 
-def check_commands(script: Path, exploration: Exploration, checker: Checker, text: bytes | None = None) -> tuple[list[Finding], set[str], int]:
+@dataclass
+class CommandsChecked:
+    """What the MaxText command lines of a script give: findings, notes, how many lines were
+    checked, and one fix (as edits of the script) for the first line with findings that has one."""
+
+    findings: list[Finding]
+    notes: set[str]
+    checked: int
+    fix: Fix | None = None
+
+
+def check_commands(script: Path, exploration: Exploration, checker: Checker, text: bytes | None = None,
+                   max_fixes: int = 0) -> CommandsChecked:
     """The findings on every MaxText command line of every outcome (one per rule and place, with
-    the smallest witness), the notes, and how many command lines were checked. `text`: the
-    script's bytes, when `script` names no file (stdin)."""
+    the smallest witness), the notes, and how many command lines were checked; with `max_fixes`,
+    a fix. `text`: the script's bytes, when `script` names no file (stdin)."""
     index = load_index(checker.pin.configs)
     notes: set[str] = set()
     seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
     checked = 0
     results: dict[tuple, list[Finding]] = {}
+    to_fix: dict[tuple, CommandLine] = {}
     from .lint import _read
 
     for launch, argv in concrete_commands(exploration, [rule.name_set for rule in checker.ruleset.rules]):
@@ -164,6 +181,8 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
             if findings is None:
                 continue
             checked += 1
+            if any(f.severity != "info" for f in findings):
+                to_fix.setdefault(tuple(w.text for w in line.words), line)
             for finding in findings:
                 if not argv.owns(_read(finding, checker)):
                     continue
@@ -182,7 +201,30 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
             for name in _unset_inputs_at(finding.location, path, exploration.inputs):
                 finding.witness["env"].setdefault(name, None)
             found.append(finding)
-    return found, notes, checked
+    fix = None
+    if max_fixes:
+        from .lint import FIX_TRIES  # as many command lines with findings as launches are tried for a fix
+
+        data = text if text is not None else script.read_bytes()
+        fix = next((f for line in list(to_fix.values())[:FIX_TRIES]
+                    if (f := _fix_line(line, script, data, checker, index, max_fixes)) is not None), None)
+    return CommandsChecked(found, notes, checked, fix)
+
+
+def _fix_line(line: CommandLine, script: Path, data: bytes, checker: Checker, index: ConfigIndex | None,
+              max_fixes: int) -> Fix | None:
+    from .fix_command import command_fix  # only when fixes are asked for
+
+    argv = [line.words[i] for i in line.command.args]
+    words = [w.text for w in argv]
+    if any(OTHER in word for word in words):
+        return None  # a value built from an input's "anything else": not known, so not fixed
+    config, _ = config_path(line.command, [script.parent, Path.cwd()], index)
+    try:
+        source = _argv(words, config, index)
+    except InputError:
+        return None
+    return command_fix(checker, source, line.env, argv, line.words[-1], script, data, max_fixes)
 
 
 _EXPANSION = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")

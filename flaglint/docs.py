@@ -56,6 +56,8 @@ def _sections(rule: Rule, code: str = "{}") -> list[tuple[str, str]]:
         sections.append(("Require", code.format(rule.require_text)))
     if rule.pins:
         sections.append(("Pins", f"{', '.join(rule.pins)} and the pins that extend them"))
+    sections.append(("Message", code.format(rule.message)))
+    sections += [(f"Message ({variant})", code.format(text)) for variant, text in rule.messages.items()]
     sections += [(kind.capitalize(), _example(rule.examples[kind])) for kind in ("bad", "good") if kind in rule.examples]
     if rule.fix:
         sections.append(("Fix", rule.fix))
@@ -63,9 +65,15 @@ def _sections(rule: Rule, code: str = "{}") -> list[tuple[str, str]]:
     return sections
 
 
+def _severity(rule: Rule) -> str:
+    return rule.severity + (f"; {rule.unverified_severity} with --allow-unverified" if rule.unverified_severity else "")
+
+
 def explain_rule(rule: Rule) -> str:
-    lines = [f"{rule.id}: {rule.title} ({rule.severity})", "", rule.rationale, ""]
-    lines += [f"{label + ':':9}{text}" for label, text in _sections(rule)]
+    lines = [f"{rule.id}: {rule.title} ({_severity(rule)})", "", rule.rationale, ""]
+    sections = _sections(rule)
+    width = max(9, *(len(label) + 2 for label, _ in sections))
+    lines += [f"{label + ':':{width}}{text}" for label, text in sections]
     return "\n".join(lines)
 
 
@@ -87,7 +95,7 @@ def rules_markdown(ruleset: RuleSet) -> str:
     hand_written = [r for r in ruleset.rules if r.id.startswith("FL")]
     out += [f"| [{r.id}](#{r.id.lower()}) | {r.severity} | {r.title} |" for r in hand_written]
     for rule in hand_written:
-        out += ["", f"## {rule.id}", "", f"**{rule.title}** ({rule.severity})", "", rule.rationale, ""]
+        out += ["", f"## {rule.id}", "", f"**{rule.title}** ({_severity(rule)})", "", rule.rationale, ""]
         out += [f"- {label}: {text}" for label, text in _sections(rule, "`{}`")]
     imported = [r for r in ruleset.rules if not r.id.startswith("FL")]
     if imported:

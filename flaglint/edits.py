@@ -4,7 +4,7 @@ that shows it."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Callable
 
 from .location import Location
 
@@ -83,6 +83,19 @@ class Edit:
     def to_json(self) -> dict[str, Any]:
         shown = self.shown()
         return {**(shown.location.to_json() if shown.location else {}), "variable": self.variable, "old": shown.old, "new": shown.new}
+
+
+def joined_drops(edits: list[Edit], drop: Callable[[int, int], Edit]) -> list[Edit]:
+    """The edits in order, where two dropped neighbours that both claim the blank between them
+    (`a b` dropping both) become one drop of both (`drop(start, end)` makes it), so the blank goes once."""
+    joined: list[Edit] = []
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        last = joined[-1] if joined else None
+        if last is not None and edit.start < last.end and not edit.new and not last.new:
+            joined[-1] = drop(last.start, max(last.end, edit.end))
+        else:
+            joined.append(edit)
+    return joined
 
 
 def _span(text: str, start: int, end: int, file: str | None, offset: int, end_offset: int) -> Location:

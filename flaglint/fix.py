@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .edits import Edit
+from .edits import Edit, joined_drops
 from .findings import Change, Fix
 from .read import Token
 from .resolve import Config
@@ -20,13 +20,7 @@ from .tunix import load_tunix
 def apply_edits(text: str, edits: list[Edit]) -> str:
     """The flag string with its edits made (those done by hand, such as a Tunix variable to set, are not in it)."""
     edits = [edit for edit in edits if edit.location is not None and edit.variable is None]
-    merged: list[Edit] = []
-    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
-        # Two dropped neighbours may both claim the blank between them: drop it once.
-        if merged and edit.start < merged[-1].end and not edit.new and not merged[-1].new:
-            merged[-1] = Edit.in_text(text, merged[-1].start, max(merged[-1].end, edit.end), "")
-        else:
-            merged.append(edit)
+    merged = joined_drops(edits, lambda start, end: Edit.in_text(text, start, end, ""))
     if merged and merged[0].start == 0 and not merged[0].new:
         end = merged[0].end
         while end < len(text) and text[end] in " \t" and not any(e.start == end for e in merged[1:]):
@@ -147,7 +141,8 @@ def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
             edits.append(Edit(None, "" if old is None else format_value(old), env[name], variable=name))
             continue
         assignment = config.explicit.get(name)
-        token = assignment.token if assignment else None
+        # A key whose last word MaxText refuses (a value in the wrong case, say) is set in that word.
+        token = assignment.token if assignment else next((t for t in reversed(config.rejected) if t.key == name), None)
         without = _value_without(config, name)
         if token is not None and without == new and type(without) is type(new):
             edits.append(drop_token(text, token))

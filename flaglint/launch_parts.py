@@ -5,7 +5,9 @@ may be Choices too. Each Choice is a *part*. Two parts belong together when they
 write into one flag token, set the same key or variable, or when one rule reads a name of each:
 the rest of the launch is the same whatever they take. A group of parts is checked on every
 combination of its inputs' values with every other part at the path's own values (its base), so
-the checks grow with the sum over groups, not with the product. A finding of a group's check
+the checks grow with the sum over groups, not with the product. Only the combinations the path's
+condition allows are checked: where a guard over several inputs merged paths, or refused some of
+their combinations with a non-zero exit, the others launch nothing. A finding of a group's check
 whose keys are that group's belongs to the inputs' values of that check; a finding of the base
 check that touches no part belongs to the whole outcome.
 """

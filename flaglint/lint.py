@@ -209,11 +209,13 @@ def check_script(
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
     from .commands import check_commands
 
-    found, notes, commands = check_commands(path, exploration, checker, given)
-    if commands:  # the script runs MaxText itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
+    commands = check_commands(path, exploration, checker, given, max_fixes)
+    if commands.checked:  # the script runs MaxText itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
         rules = checker.ruleset
-        result.findings = [f for f in result.findings if not (rule := rules.by_id(f.rule)) or not rule.flag_string_only] + found
-        result.notes.extend(sorted(notes))
+        result.findings = [f for f in result.findings if not (rule := rules.by_id(f.rule)) or not rule.flag_string_only] + commands.findings
+        result.notes.extend(sorted(commands.notes))
+        if commands.fix is not None and not result.fixes:  # one fix per run, as for the flags (see _add_fix)
+            result.fixes.append(commands.fix)
     from .suppress import apply_suppressions, read_suppressions
 
     result.findings = apply_suppressions(path, result.findings, read_suppressions(path, text))

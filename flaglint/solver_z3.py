@@ -417,19 +417,22 @@ class FixProblem:
         proposals = self._solve_names(max_fixes)
         if (not proposals or len(proposals[0].values) > 1) and time.monotonic() < self.deadline:
             self.names = sorted(self._widen(self.cone) - self.fixed)
-            wider = self._solve_names(max_fixes)
+            # Only a fix of fewer keys would be taken, and saying so up front prunes the search.
+            wider = self._solve_names(max_fixes, fewer_than=len(proposals[0].values) if proposals else None)
             if wider and (not proposals or len(wider[0].values) < len(proposals[0].values)):
                 proposals = wider
         if not proposals and time.monotonic() < self.deadline:
             self._explain_unsat(*self._encode())
         return proposals
 
-    def _solve_names(self, max_fixes: int) -> list[Proposal]:
+    def _solve_names(self, max_fixes: int, fewer_than: int | None = None) -> list[Proposal]:
         tracked, hard = self._encode()
         names = list(self.terms)
         optimizer = z3.Optimize()
         optimizer.set("timeout", self._remaining_ms())
         optimizer.add(*hard, *tracked.values())
+        if fewer_than is not None and names:
+            optimizer.add(z3.AtMost(*[z3.Not(self._keep(n)) for n in names], fewer_than - 1))
         # Fewest changed keys first; among those, values at their defaults, then features turned off.
         weight = 4 * (len(names) + 1)
         for rank, name in enumerate(sorted(names)):

@@ -376,3 +376,21 @@ def test_maxtexts_messages_show_the_values_of_the_keys_they_name():
     messages = {f.rule: f.message for f in result.findings}
     assert messages["MX0018"].startswith("moe_dropless_fallback='step' requires ragged_buffer_factor > 0.0.")
     assert "moe_dropless_fallback must be None (was step)" in messages["MX0089"]
+
+
+def test_a_dcn_axis_on_one_slice_is_fixed_by_the_axis_never_by_claiming_slices():
+    """Setting num_slices or compile_topology_num_slices would pass MaxText's slice check on a
+    one-slice run and fail when the mesh is made: a fix changes the DCN axis instead."""
+    result = Checker("maxtext-0.2.5").check(FlagSource("dcn_data_parallelism=2"))
+    assert [f.rule for f in result.findings if f.severity == "error"] == ["MX0270"]
+    changed = {change.key for fix in result.fixes for change in fix.changes}
+    assert changed == {"dcn_data_parallelism"}, changed
+
+
+def test_a_fix_sets_a_refused_word_of_the_key_it_changes_in_place():
+    """`attention_type=LOCAL_SLIDING` is refused for its case; a fix that also changes
+    attention_type writes the new value into that word, not a second word after it."""
+    result = Checker("maxtext-0.2.5").check(FlagSource("attention_type=LOCAL_SLIDING"))
+    assert result.fixes
+    for fix in result.fixes:
+        assert fix.flags.count("attention_type=") == 1, fix.flags

@@ -52,6 +52,10 @@ def _taken(paths: list, env: dict):
 # An input set in the environment, then assigned after a join: bash exports it.
 @example(script='A=""\ncase "$IN1" in\n  x) A="" ;;\n  a*) A="" ;;\nesac\n: "${IN1:=}"\ncase "$IN1" in\n'
          '  x) A="" ;;\nesac\nIN1=""\n', choice=random.Random(3))
+# Found by this test: `unset IN1` on the paths where IN1 is set, merged with paths that never
+# assigned it, exported IN1 when a later assignment set it again.
+@example(script='case "$IN1" in\n  x) A="" ;;\nesac\ncase "$IN1" in\n  a*) unset IN1 ;;\nesac\nIN1=""\n',
+         choice=random.Random(0))
 def test_merged_evaluation_agrees_with_the_explorer_and_bash(script: str, choice) -> None:
     _agrees_with_the_explorer_and_bash(script, choice)
 

@@ -3,6 +3,7 @@
 lexer (words, quoting, globs) → compiler (tree-sitter → a flat program) → machine (runs the program
 on a state: variables, steps, frames, calls, launches), whose parts are expansion (words), conditions
 (`[[ ]]`, `[ ]`, test), arithmetic and builtins; explorer (every branch outcome, by enumeration) and
-symbolic (values merged where branches join) drive the machine; path_conditions turns a path's
-condition into Z3; types holds the values, launches and renderings they share.
+symbolic (values merged where branches join) drive the machine; guards holds a path's condition
+over several inputs and the values guarded by it, path_conditions turns it into Z3; types holds
+the values, launches and renderings they share.
 """

@@ -3,15 +3,17 @@
 evaluate() forks the interpreter's state where a step reads an undecided input, as explore() does,
 but where the arms of an if, a case or an && / || list meet again (a Join instruction) it waits
 until every path has got there or ended, and merges the paths that arrive in the same state but
-for their variables and one input's values. A variable the merged paths disagree on becomes a
-Choice on that input (its values on each path -> the value there); `X="${X} k=v"` appends to a
-symbolic value instead of resolving it (machine.Interp.symbolic_value). Reading a Choice in any
-other way forks on its input again. So n independent switches cost n forks and n merges, not 2**n
-paths, and the outcome's values say which input decides each part of them.
+for their variables and their inputs' values, whatever inputs their guards read
+(`[[ $A == x && $B == y ]]`, nested ifs on different inputs). The merged path's condition is the
+union of theirs (guards: an exact union of products of value sets), and a variable the merged paths
+disagree on becomes a guarded value: Choices on the inputs that tell the paths apart, nested, each
+path's value where its condition holds. `X="${X} k=v"` appends to a symbolic value instead of
+resolving it (machine.Interp.symbolic_value). Reading a Choice in any other way forks on its input
+again, narrowing the condition. So n independent switches cost n forks and n merges, not 2**n
+paths, and the outcome's values say which inputs decide each part of them.
 
-The paths still partition the inputs' values: a merge replaces two paths whose conditions differ
-only in one input's values by one path over the union, with each disagreeing variable guarded by
-the values that led to it.
+The paths still partition the inputs' values: a merge replaces two paths by one over the union of
+their conditions.
 """
 
 from __future__ import annotations
@@ -66,24 +68,31 @@ def _join_key(st: State) -> tuple:
 
 def merge(states: list[State], candidates) -> list[State]:
     """The states, with every two that differ only in their variables and their inputs' values
-    merged. `candidates(name)`: the values an input no path has read yet may take. Each sweep
-    merges every state into the first it joins with; sweeps repeat until none merges (starting
-    over after each merge cost the cube of the states where many do not merge)."""
-    pending = list(states)
-    changed = True
-    while changed and len(pending) > 1:
-        changed = False
-        joined: list[State] = []
-        for st in pending:
-            for k, other in enumerate(joined):
-                m = _merge_two(other, st, candidates)
-                if m is not None:
-                    joined[k] = m
-                    changed = True
-                    break
-            else:
-                joined.append(st)
-        pending = joined
+    merged. `candidates(name)`: the values an input no path has read yet may take."""
+    groups: dict[tuple, list[State]] = {}
+    for st in states:  # only states at the same point, in the same frames, can merge
+        groups.setdefault(_where(st), []).append(st)
+    return [merged for group in groups.values() for merged in _merged_group(group, candidates)]
+
+
+def _where(st: State) -> tuple:
+    return (id(st.code), st.pc, st.status, st.exit_code, len(st.scopes), len(st.positional),
+            tuple((id(code), pc, kind) for code, pc, kind, _ in st.stack))
+
+
+def _merged_group(states: list[State], candidates) -> list[State]:
+    pending: list[State] = []
+    todo = list(states)
+    while todo:
+        st = todo.pop(0)
+        for i, other in enumerate(pending):
+            joined = _merge_two(other, st, candidates)
+            if joined is not None:
+                del pending[i]
+                todo.insert(0, joined)  # the union may now merge with a state it could not before
+                break
+        else:
+            pending.append(st)
     return pending
 
 
@@ -134,6 +143,8 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
         return None
     exports = {}
     for name in differ:
+        if any(_unexported_though_set(st, name, _universe(st, name, candidates)) for st in (a, b)):
+            return None
         assigned = any(name in scope for scope in a.scopes) or any(name in scope for scope in b.scopes)
         exported = _exported(a, name)
         if assigned and exported != _exported(b, name):
@@ -159,7 +170,7 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
         if exports[name]:
             m.exported.add(name)  # exported on both paths (`export IN1` before the fork, or set on each)
         else:
-            m.exported.discard(name)  # an input whose values stay grouped is exported when set (bash.py)
+            m.exported.discard(name)  # an input whose values stay grouped is exported when set (machine.py)
     settle(m, cubes_a + cubes_b)
     m.notes = a.notes + tuple(n for n in b.notes if n not in a.notes)
     m.branches = ()  # the arms taken differ; a witness's are found by rendering it (lint)
@@ -177,6 +188,13 @@ def _exported(st: State, name: str) -> bool:
     if name in st.inputs:
         return st.inputs[name] is not None
     return None not in st.domains.get(name, (None,))
+
+
+def _unexported_though_set(st: State, name: str, values: tuple) -> bool:
+    """Whether the path assigned (or unset) the input without exporting it, on a value the
+    environment sets: bash does not export it there, which a merged path cannot say. (A path that
+    also holds the input unset is a join of paths that assigned it: exported where it was set.)"""
+    return name not in st.exported and any(name in scope for scope in st.scopes) and bool(values) and None not in values
 
 
 def _exported_where_set(st: State, name: str, candidates) -> bool:

@@ -19,7 +19,8 @@ class Value:
 @dataclass(frozen=True, eq=False)
 class Choice:
     """A value that depends on one input: the alternative whose value set holds the input's value
-    (None in a set: unset). Made where two paths that differ only in that input join."""
+    (None in a set: unset). Made where two paths join that this input tells apart; an alternative
+    may be a Choice on another input, where a guard over several inputs told them apart (guards.py)."""
 
     name: str
     alts: tuple  # ((frozenset of str | None, Value | Sym | Choice | list | None | FromInput), ...)
