@@ -139,3 +139,12 @@ def test_an_array_of_every_default_joins_again_and_agrees_with_bash(tmp_path):
     assert len(paths) <= 4  # not 3**6
     domains = {n: sorted({v for p, _ in paths for v in p.domains.get(n, ())}, key=str) for n in names}
     _exports_agree_with_bash(tmp_path, paths, _samples(domains, 12, seed=2))
+
+
+def test_an_m_variable_set_on_one_branch_reaches_the_launch_on_that_branch(tmp_path):
+    script = tmp_path / "run.sh"
+    script.write_text('if [[ "${X:-}" == a ]]; then\n  export M_LOG_PERIOD=1.5\nelse\n  export M_LOG_PERIOD=10\nfi\n'
+                      "python3 -m maxtext.trainers.pre_train.train src/maxtext/configs/base.yml run_name=r\n")
+    (finding,) = [f for f in check_script(script, Checker()).result.findings if f.severity == "error"]
+    assert finding.rule == "FL042" and "M_LOG_PERIOD" in finding.message
+    assert finding.witness["env"] == {"X": "a"}
