@@ -181,11 +181,10 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
             if findings is None:
                 continue
             checked += 1
-            if any(f.severity != "info" for f in findings):
+            owned = [f for f in findings if argv.owns(_read(f, checker))]
+            if any(f.severity != "info" for f in owned):
                 to_fix.setdefault(tuple(w.text for w in line.words), line)
-            for finding in findings:
-                if not argv.owns(_read(finding, checker)):
-                    continue
+            for finding in owned:
                 key = (finding.rule, finding.location, finding.message if finding.location is None else "")
                 seen.setdefault(key, (finding, []))[1].append(argv.path)
     found = []

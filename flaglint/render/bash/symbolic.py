@@ -68,9 +68,12 @@ def _join_key(st: State) -> tuple:
 
 def merge(states: list[State], candidates) -> list[State]:
     """The states, with every two that differ only in their variables and their inputs' values
-    merged. `candidates(name)`: the values an input no path has read yet may take."""
+    merged. `candidates(name)`: the values an input no path has read yet may take. Only states at
+    the same point, in the same frames, can merge; within such a group each sweep merges every
+    state into the first it joins with, and sweeps repeat until none merges (starting over after
+    each merge cost the cube of the states where many do not merge)."""
     groups: dict[tuple, list[State]] = {}
-    for st in states:  # only states at the same point, in the same frames, can merge
+    for st in states:
         groups.setdefault(_where(st), []).append(st)
     return [merged for group in groups.values() for merged in _merged_group(group, candidates)]
 
@@ -81,18 +84,21 @@ def _where(st: State) -> tuple:
 
 
 def _merged_group(states: list[State], candidates) -> list[State]:
-    pending: list[State] = []
-    todo = list(states)
-    while todo:
-        st = todo.pop(0)
-        for i, other in enumerate(pending):
-            joined = _merge_two(other, st, candidates)
-            if joined is not None:
-                del pending[i]
-                todo.insert(0, joined)  # the union may now merge with a state it could not before
-                break
-        else:
-            pending.append(st)
+    pending = list(states)
+    changed = True
+    while changed and len(pending) > 1:
+        changed = False
+        joined: list[State] = []
+        for st in pending:
+            for k, other in enumerate(joined):
+                m = _merge_two(other, st, candidates)
+                if m is not None:
+                    joined[k] = m
+                    changed = True
+                    break
+            else:
+                joined.append(st)
+        pending = joined
     return pending
 
 
