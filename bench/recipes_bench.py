@@ -67,9 +67,11 @@ def main() -> None:
     args = parser.parse_args()
     scripts = sorted(str(p) for p in Path(args.tree).rglob("*.sh"))
     started = time.perf_counter()
-    lines, slow = {}, []
+    lines, slow, seconds = {}, [], {}
     for script in scripts:
+        begun = time.perf_counter()
         found = _evaluate(script, args.timeout)
+        seconds[script] = time.perf_counter() - begun
         if found is None:
             slow.append(script)
             continue
@@ -77,6 +79,9 @@ def main() -> None:
             lines.setdefault(item[2:], item[:2])
     print(f"{len(scripts)} scripts, {len(lines)} distinct MaxText command lines, {len(slow)} not evaluated in "
           f"{args.timeout:.0f} s: {', '.join(Path(s).name for s in slow) or '-'} ({time.perf_counter() - started:.1f} s)")
+    slowest = sorted(seconds, key=seconds.get, reverse=True)[:5]
+    print("slowest (evaluation and command lines, in a fresh process):",
+          ", ".join(f"{Path(s).relative_to(args.tree)} {seconds[s]:.2f} s" for s in slowest))
     checker, index = Checker("maxtext-0.2.5"), load_index("0.2.5")
     ours = {key: [f.rule for f in check_command(checker, list(key[1]), key[0], dict(key[2]), index=index) if f.severity == "error"]
             for key in lines}

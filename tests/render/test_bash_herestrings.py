@@ -50,6 +50,7 @@ CASES = {
     "mapfile -t": 'mapfile -t lines <<< "$(echo)"\nx=$\'p\\nq\'\nmapfile -t lines <<< "$x"\n'
                   'export N=${#lines[@]} L1="${lines[1]}"\n',
     "cat <<< in a function's output": 'f() { cat <<< "k=$1"; }\nexport K="$(f 3)"\n',
+    "$(cat <<< word)": 'w="a  b"\nexport C="$(cat <<< "$w")" D=$(cat <<< x)\n',
 }
 
 
@@ -57,3 +58,8 @@ CASES = {
 def test_herestring_constructs_as_bash_runs_them(tmp_path, script):
     (tmp_path / "gen.sh").write_text(script)
     assert {k: v.text for k, v in render(tmp_path / "gen.sh", {}).exported.items()} == bash_env(tmp_path, {})
+
+
+def test_cat_of_a_herestring_piped_on_stays_unknown(tmp_path):
+    (tmp_path / "gen.sh").write_text('export E="$(cat <<< x | tr x y)"\n')
+    assert render(tmp_path / "gen.sh", {}).exported["E"].opaque

@@ -41,12 +41,10 @@ def _samples(domains: dict, n: int, seed: int = 0) -> list[dict]:
     return [{k: rng.choice(domains[k]) for k in names} for _ in range(n)]
 
 
-def test_unexported_defaults_of_inputs_join_and_agree_with_bash(tmp_path):
-    (tmp_path / "gen.sh").write_text(_defaults_script())
-    merged = evaluate(tmp_path / "gen.sh")
-    paths = [(p, o) for o in merged.outcomes for p in o.paths]
-    assert len(paths) == 1  # 12 joins, not 2**12 paths
-    for sample in _samples(paths[0][0].domains, 12):
+def _exports_agree_with_bash(directory: Path, paths: list, samples: list[dict]) -> None:
+    """For each assignment of the inputs: the outcome of the one path that holds it, resolved,
+    exports what bash exports (less the inputs left as the environment gave them)."""
+    for sample in samples:
         env = {k: v for k, v in sample.items() if v is not None}
         ((_, outcome),) = _taken(paths, sample)
         got = {}
@@ -54,8 +52,16 @@ def test_unexported_defaults_of_inputs_join_and_agree_with_bash(tmp_path):
             concrete = _resolved(value, env)
             if concrete is not None and not isinstance(concrete, list):
                 got[name] = concrete.text
-        # An input set in the environment stays exported when the script assigns it: bash says so.
-        assert _own(got, env) == _own(bash_env(tmp_path, env), env), env
+        assert _own(got, env) == _own(bash_env(directory, env), env), env
+
+
+def test_unexported_defaults_of_inputs_join_and_agree_with_bash(tmp_path):
+    (tmp_path / "gen.sh").write_text(_defaults_script())
+    merged = evaluate(tmp_path / "gen.sh")
+    paths = [(p, o) for o in merged.outcomes for p in o.paths]
+    assert len(paths) == 1  # 12 joins, not 2**12 paths
+    # An input set in the environment stays exported when the script assigns it: bash says so.
+    _exports_agree_with_bash(tmp_path, paths, _samples(paths[0][0].domains, 12))
 
 
 def _bash_argv(directory: Path, env: dict) -> list[str]:
@@ -132,12 +138,13 @@ def test_an_array_of_every_default_joins_again_and_agrees_with_bash(tmp_path):
     paths = [(p, o) for o in merged.outcomes for p in o.paths]
     assert len(paths) <= 4  # not 3**6
     domains = {n: sorted({v for p, _ in paths for v in p.domains.get(n, ())}, key=str) for n in names}
-    for sample in _samples(domains, 12, seed=2):
-        env = {k: v for k, v in sample.items() if v is not None}
-        ((_, outcome),) = _taken(paths, sample)
-        got = {}
-        for name, value in outcome.rendering.exported.items():
-            concrete = _resolved(value, env)
-            if concrete is not None and not isinstance(concrete, list):
-                got[name] = concrete.text
-        assert _own(got, env) == _own(bash_env(tmp_path, env), env), env
+    _exports_agree_with_bash(tmp_path, paths, _samples(domains, 12, seed=2))
+
+
+def test_an_m_variable_set_on_one_branch_reaches_the_launch_on_that_branch(tmp_path):
+    script = tmp_path / "run.sh"
+    script.write_text('if [[ "${X:-}" == a ]]; then\n  export M_LOG_PERIOD=1.5\nelse\n  export M_LOG_PERIOD=10\nfi\n'
+                      "python3 -m maxtext.trainers.pre_train.train src/maxtext/configs/base.yml run_name=r\n")
+    (finding,) = [f for f in check_script(script, Checker()).result.findings if f.severity == "error"]
+    assert finding.rule == "FL042" and "M_LOG_PERIOD" in finding.message
+    assert finding.witness["env"] == {"X": "a"}

@@ -83,6 +83,8 @@ def split_fields(segs: list) -> list[Value]:
     return fields
 
 
+_CAT_HERESTRING = re.compile(r"\$\(\s*cat\s+<<<[^|;&<>`]*\)")  # `$(cat <<< word)` and nothing more
+
 _DEFAULTING = (":-", "-", ":=", "=", ":+", "+", ":?", "?")  # operators that handle an unset variable
 
 
@@ -268,11 +270,11 @@ class Expansion:
         raise AssertionError(p)
 
     def _function_output(self, p: CmdSub, st: State) -> tuple | None:
-        """`$(fn args)` of a function the scripts define: the function run in a subshell of this
-        state, its `echo` output captured (trailing newlines removed, as bash does). None for
-        anything else, which stays opaque."""
+        """`$(fn args)` of a function the scripts define, or `$(cat <<< word)`: run in a subshell of
+        this state, its `echo` (and `cat <<<`) output captured (trailing newlines removed, as bash
+        does). None for anything else, which stays opaque."""
         words = p.text[2:-1].split() if p.text.startswith("$(") else p.text[1:-1].split()
-        if p.start < 0 or not words or words[0] not in st.functions:
+        if p.start < 0 or not words or not (words[0] in st.functions or _CAT_HERESTRING.fullmatch(p.text)):
             return None
         sub = st.copy()
         sub.stack, sub.code, sub.pc, sub.done, sub.output = [], compile_span(st.code.src, p.start, p.end), 0, False, []

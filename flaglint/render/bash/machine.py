@@ -400,8 +400,12 @@ class Interp(Expansion, Conditions, Builtins):
             head = self.fields(ins.words[:1], st)
             if head and self._ignored(head[0].text, st):
                 if may_launch(head[0].text):  # MaxText's argv may be in its words: kept for lint_commands
-                    env = {n: v for n, v in self.child_env(st, self.prefix(ins, st), _maxtext_variable).items()
-                           if _maxtext_variable(n) and isinstance(v, Value)}
+                    prefix = self.prefix(ins, st)
+                    exported = [n for n, v in self.child_env(st, prefix, _maxtext_variable).items()
+                                if _maxtext_variable(n) and v is not None and not isinstance(v, list)]
+                    # a joined value (an M_ variable set on some branches) is decided here: it may fork
+                    env = {n: prefix[n] if n in prefix else self.scalar(st, n) for n in exported}
+                    env = {n: v for n, v in env.items() if isinstance(v, Value)}
                     st.launched = st.launched + (Launch(st.code.src.path, ins.line, tuple(self.launch_fields(ins.words, st)), env),)
                 st.status = 0  # another program: never run, its arguments change nothing here
                 st.pc += 1

@@ -182,21 +182,21 @@ def _exported_on_both(a: State, b: State, name: str, values_a: tuple, values_b: 
     """How the merged path exports the input: True, on every value; False, where the environment
     sets it (the rule for an input whose values stay grouped: machine.Interp.rendering, assign);
     None when no one rule says what bash does on both paths."""
-    sides = [(st, values, any(name in scope for scope in st.scopes)) for st, values in ((a, values_a), (b, values_b))]
-
-    def status(st: State, assigned: bool) -> bool | None:  # None: where the environment sets it
+    def status(st: State) -> bool | None:  # None: where the environment sets it
         if name in st.exported:
             return True
-        if assigned:
-            return False
+        if any(name in scope for scope in st.scopes):
+            # assigned where its values stay grouped: the machine exports it where they are set
+            return None if name not in st.inputs and len(st.domains.get(name, ())) > 1 else False
         return None if name not in st.inputs else st.inputs[name] is not None
 
-    found = [(status(st, assigned), values, assigned) for st, values, assigned in sides]
-    if all(s is True or s is None and None not in values for s, values, _ in found):
+    found = [(status(a), values_a), (status(b), values_b)]
+    if all(s is True or s is None and None not in values for s, values in found):
         return True
-    if all(s is None or s is True and None not in values and not assigned or s is False and set(values) == {None}
-           for s, values, assigned in found):
-        return False  # (an assigned variable that the path exports stays marked so: a child process gets it)
+    # An assigned input, exported exactly where the environment set it: a child process gets it
+    # there (machine.Interp.child_env decides it), as the witness says (machine.Interp.rendering).
+    if all(s is None or s is True and None not in values or s is False and set(values) == {None} for s, values in found):
+        return False
     return None
 
 
