@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 from flaglint.check import Checker  # noqa: E402
-from flaglint.commands import check_command, command_lines, config_path, not_checked  # noqa: E402
+from flaglint.commands import check_command, command_lines, concrete_commands, config_path, not_checked  # noqa: E402
 from flaglint.confirm import Launch, verdicts  # noqa: E402
 from flaglint.schema.config_index import load_index  # noqa: E402
 
@@ -30,24 +30,25 @@ from maxtext_env import oracle_python, unavailable  # noqa: E402
 
 
 def _lines(script: str) -> list[tuple[str, int, str, tuple[str, ...], tuple]]:
-    """(script, line, config, argv words, M_ env) of each MaxText command line of each outcome."""
+    """(script, line, config, argv words, M_ env) of each MaxText command line of each outcome: of
+    each concrete command line where its words are symbolic (launch_parts.concrete_argvs)."""
     from flaglint.render.bash.types import ScriptError
     from flaglint.render.bash.symbolic import evaluate
 
     index = load_index("0.2.5")
+    rule_names = [rule.name_set for rule in Checker("maxtext-0.2.5").ruleset.rules]
     found = []
     try:
-        outcomes = evaluate(Path(script)).outcomes
+        evaluated = evaluate(Path(script))
     except ScriptError:  # lint reports it (FL010); no command line to compare
         return []
-    for outcome in outcomes:
-        for launch in outcome.rendering.launched:
-            for line in command_lines(launch, index):
-                if not_checked(line.command):
-                    continue
-                config, _ = config_path(line.command, [Path(script).parent], index)
-                words = tuple(line.words[i].text for i in line.command.args)
-                found.append((script, line.line, config, words, tuple(sorted(line.env.items()))))
+    for launch, _ in concrete_commands(evaluated, rule_names):
+        for line in command_lines(launch, index):
+            if not_checked(line.command):
+                continue
+            config, _ = config_path(line.command, [Path(script).parent], index)
+            words = tuple(line.words[i].text for i in line.command.args)
+            found.append((script, line.line, config, words, tuple(sorted(line.env.items()))))
     return found
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .check import Checker
 from .findings import Finding, Fix, InputError
+from .launch_parts import concrete_argvs
 from .location import Location
 from .read import FlagSource, Token
 from .read_argv import argv_source, quoted_origins, shell_words
@@ -139,6 +140,17 @@ def _renderings(rendering: Rendering) -> list[Rendering]:
     return [rendering, *(r for handoff in rendering.handoffs for r in _renderings(handoff))]
 
 
+def concrete_commands(exploration: Exploration, rule_names: list[frozenset]):
+    """Each program every outcome (and the scripts it hands off to) launches, as concrete command
+    lines: (the Launch with concrete words, the ConcreteArgv that says which findings it owns)."""
+    for outcome in exploration.outcomes:
+        for rendering in _renderings(outcome.rendering):
+            for launch in rendering.launched:
+                for path in outcome.paths:
+                    for argv in concrete_argvs(launch.words, path, exploration.inputs, rule_names):
+                        yield replace(launch, words=argv.words), argv
+
+
 @dataclass
 class CommandsChecked:
     """What the MaxText command lines of a script give: findings, notes, how many lines were
@@ -161,19 +173,20 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
     checked = 0
     results: dict[tuple, list[Finding]] = {}
     to_fix: dict[tuple, CommandLine] = {}
-    for outcome in exploration.outcomes:
-        for rendering in _renderings(outcome.rendering):
-            for launch in rendering.launched:
-                for line in command_lines(launch, index):
-                    findings = _check_line(line, script, checker, index, notes, results)
-                    if findings is None:
-                        continue
-                    checked += 1
-                    if any(f.severity != "info" for f in findings):
-                        to_fix.setdefault(tuple(w.text for w in line.words), line)
-                    for finding in findings:
-                        key = (finding.rule, finding.location, finding.message if finding.location is None else "")
-                        seen.setdefault(key, (finding, []))[1].extend(outcome.paths)
+    from .lint import _read
+
+    for launch, argv in concrete_commands(exploration, [rule.name_set for rule in checker.ruleset.rules]):
+        for line in command_lines(launch, index):
+            findings = _check_line(line, script, checker, index, notes, results)
+            if findings is None:
+                continue
+            checked += 1
+            owned = [f for f in findings if argv.owns(_read(f, checker))]
+            if any(f.severity != "info" for f in owned):
+                to_fix.setdefault(tuple(w.text for w in line.words), line)
+            for finding in owned:
+                key = (finding.rule, finding.location, finding.message if finding.location is None else "")
+                seen.setdefault(key, (finding, []))[1].append(argv.path)
     found = []
     if seen:
         from .lint import _witness

@@ -37,7 +37,24 @@ class Concrete:
     excluded: frozenset = frozenset()
 
     def owns(self, read: set) -> bool:
-        return (self.names is None or not self.names.isdisjoint(read)) and self.excluded.isdisjoint(read)
+        return _owns(self.names, self.excluded, read)
+
+
+def _owns(names: frozenset | None, excluded: frozenset, read: set) -> bool:
+    return (names is None or not names.isdisjoint(read)) and excluded.isdisjoint(read)
+
+
+@dataclass
+class ConcreteArgv:
+    """One concrete command line of a launch whose words are symbolic; owns findings as Concrete does."""
+
+    words: tuple  # tuple[Value, ...]
+    path: ExploredPath
+    names: frozenset | None = None
+    excluded: frozenset = frozenset()
+
+    def owns(self, read: set) -> bool:
+        return _owns(self.names, self.excluded, read)
 
 
 @dataclass
@@ -329,3 +346,34 @@ def _groups(parts: list[_Part], rule_names: Iterable[frozenset]) -> list[_Part]:
         into.inputs |= part.inputs
         into.names |= part.names
     return list(groups.values())
+
+
+def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, Sequence],
+                   rule_names: Iterable[frozenset], cap: int = COMBINATION_CAP) -> list[ConcreteArgv]:
+    """The command lines to check for a launched program's words, some of them symbolic: one part
+    per symbolic word, named by the key it sets (`key=...`) in any of its values, grouped and split
+    as a flag string's parts are."""
+    symbolic = {str(i): w for i, w in enumerate(words) if _is_symbolic(w)}
+    base = dict(path.env)
+    if not symbolic:
+        return [ConcreteArgv(tuple(words), path)]
+    parts = []
+    for word in symbolic.values():
+        keys = set()
+        for assignment in _own_assignments(word, base):
+            pick, read_input = _picker(base, assignment)
+            value = resolve(word, pick, read_input)
+            keys.add("" if value is None else value.text.split("=", 1)[0])
+        parts.append(_Part(_inputs(word), keys))
+    groups = _groups(parts, rule_names)
+    argvs = [ConcreteArgv(_resolved_words(words, base), path, None, frozenset().union(*(g.names for g in groups)))]
+    for group in groups:
+        for sub in _split(path, group.inputs, symbolic, explored, cap):
+            argvs.append(ConcreteArgv(_resolved_words(words, sub.env), sub, frozenset(group.names)))
+    return argvs
+
+
+def _resolved_words(words: Sequence, env: Mapping) -> tuple:
+    pick, read_input = _picker(env, {})
+    resolved = (resolve(w, pick, read_input) if _is_symbolic(w) else w for w in words)
+    return tuple(w if w is not None else Value("", []) for w in resolved)

@@ -125,26 +125,54 @@ def test_every_config_yaml_shipped_in_the_release_checks_as_maxtext_judges_it():
 
 def test_command_lines_in_scripts_get_maxtexts_verdict():
     # Every MaxText command line of every branch of the test scripts, as the script would launch it.
+    # A launch whose words are symbolic gives each concrete command line it stands for.
     from pathlib import Path
 
-    from flaglint.commands import check_command, command_lines, config_path, not_checked
+    from flaglint.commands import check_command, command_lines, concrete_commands, config_path, not_checked
     from flaglint.render.bash.symbolic import evaluate
 
     index = load_index("0.2.5")
+    rule_names = [rule.name_set for rule in Checker("maxtext-0.2.5").ruleset.rules]
     scripts = sorted((Path(__file__).with_name("scripts")).glob("*.sh"))
     cases, seen = [], set()
     for script in scripts:
-        for outcome in evaluate(script).outcomes:
-            for launch in outcome.rendering.launched:
-                for line in command_lines(launch, index):
-                    if not_checked(line.command) or line.command.config and "missing" in line.command.config:
-                        continue
-                    words = tuple(line.words[i].text for i in line.command.args)
-                    config, _ = config_path(line.command, [script.parent], index)
-                    key = (config, words, tuple(sorted(line.env.items())))
-                    if key not in seen:
-                        seen.add(key)
-                        cases.append((script.name, Launch(words, config, line.env),
-                                      (lambda w=list(words), c=config, e=dict(line.env): (w, c, e)), line.env))
+        for launch, _ in concrete_commands(evaluate(script), rule_names):
+            for line in command_lines(launch, index):
+                if not_checked(line.command) or line.command.config and "missing" in line.command.config:
+                    continue
+                words = tuple(line.words[i].text for i in line.command.args)
+                config, _ = config_path(line.command, [script.parent], index)
+                key = (config, words, tuple(sorted(line.env.items())))
+                if key not in seen:
+                    seen.add(key)
+                    cases.append((script.name, Launch(words, config, line.env),
+                                  (lambda w=list(words), c=config, e=dict(line.env): (w, c, e)), line.env))
     assert len(cases) >= 6
     _compare(cases, lambda checker, source, env: check_command(checker, *source(), index=index))
+
+
+def test_each_wrongly_typed_inference_key_flaglint_finds_is_one_maxtext_refuses():
+    # scripts/inference_bench.sh, with no environment: flaglint's errors name three keys; MaxText
+    # refuses the command line with any one of them and accepts it with none of them.
+    from pathlib import Path
+
+    from flaglint.commands import check_command, command_lines, concrete_commands, config_path
+    from flaglint.render.bash.symbolic import evaluate
+
+    python = oracle_python()
+    if python is None:
+        pytest.skip(unavailable("oracle"))
+    index = load_index("0.2.5")
+    checker = Checker("maxtext-0.2.5")
+    script = Path(__file__).with_name("scripts") / "inference_bench.sh"
+    evaluated = evaluate(script)
+    ((config, words),) = {(config_path(line.command, [script.parent], index)[0], tuple(line.words[i].text for i in line.command.args))
+                          for launch, argv in concrete_commands(evaluated, [r.name_set for r in checker.ruleset.rules])
+                          if all(v is None for v in argv.path.env.values()) for line in command_lines(launch, index)}
+    keys = sorted(k for f in check_command(checker, list(words), config, {}, index=index) if f.severity == "error" for k in f.keys)
+    assert keys == ["inference_microbenchmark_prefill_lengths", "kv_quant_dtype", "quantization"]
+    alone = [Launch(tuple(w for w in words if w.split("=", 1)[0] not in set(keys) - {key}), config) for key in keys]
+    answers = verdicts(python, alone + [Launch(tuple(w for w in words if w.split("=", 1)[0] not in keys), config)])
+    for key, answer in zip(keys, answers):
+        assert not answer.ok and key in (answer.message or ""), (key, answer.describe())
+    assert answers[-1].ok, answers[-1].describe()

@@ -214,7 +214,7 @@ def test_exec_replaces_the_script(tmp_path):
 
 
 def test_opaque_values_get_notes(tmp_path):
-    script = 'export V="a $(python3 -c \'print(1)\') b"\nread -r R <<< "x"\nexport R\nkubectl get pods\n'
+    script = 'export V="a $(python3 -c \'print(1)\') b"\nread -r R < input.txt\nexport R\nkubectl get pods\n'
     r = render(write(tmp_path, script), {})
     assert r.exported["V"].text == "a  b" and r.exported["V"].opaque
     assert r.exported["R"].opaque

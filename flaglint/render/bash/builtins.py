@@ -10,6 +10,7 @@ from flaglint.render.bash.state import State
 from flaglint.render.bash.types import Value
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_OPTION_NAMES = {"errexit": "e", "nounset": "u", "pipefail": "pipefail"}  # the options the evaluator follows
 _INTEGER = re.compile(r"[-+]?[0-9]+")  # ASCII digits only, as bash reads them (not ², not ٣)
 
 
@@ -18,6 +19,94 @@ def _status_argument(args: list[str], status: int) -> int:
     if not args:
         return status
     return int(args[0]) & 255 if _INTEGER.fullmatch(args[0].strip()) else 2
+
+
+def _logical_line(text: str, origins: list, raw: bool, delim: str) -> tuple[list[tuple], bool]:
+    """The characters read up to the delimiter, each (char, escaped, origin), and whether the
+    delimiter came before the end: without -r a backslash protects the next character from
+    splitting and a backslash-newline joins the next line."""
+    chars, i = [], 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and not raw:
+            if i + 1 < len(text) and text[i + 1] != "\n":
+                chars.append((text[i + 1], True, origins[i + 1]))
+            i += 2
+            continue
+        if c == delim:
+            return chars, True
+        chars.append((c, False, origins[i]))
+        i += 1
+    return chars, False
+
+
+def _lines(text: str, origins: list, delim: str, strip: bool) -> list[tuple]:
+    """mapfile's elements: each line, with its delimiter unless -t."""
+    out, start = [], 0
+    for i, c in enumerate(text):
+        if c == delim:
+            end = i if strip else i + 1
+            out.append((text[start:end], origins[start:end]))
+            start = i + 1
+    if start < len(text):
+        out.append((text[start:], origins[start:]))
+    return out
+
+
+def read_split(chars: list[tuple], ifs: str, count: int | None) -> list[tuple]:
+    """The fields read gives `count` names (None: read -a, every field), as bash splits the line:
+    IFS whitespace around a field is dropped, each other IFS character ends one field, and the
+    last name takes the rest of the line, less trailing IFS whitespace (or its one field, when
+    nothing but that field's delimiter follows it)."""
+    blank = {c for c in ifs if c in " \t\n"}
+    n = len(chars)
+
+    def ws(i: int) -> bool:
+        return not chars[i][1] and chars[i][0] in blank
+
+    def delimiter(i: int) -> bool:
+        return not chars[i][1] and chars[i][0] in ifs
+
+    def skip(i: int) -> int:
+        while i < n and ws(i):
+            i += 1
+        return i
+
+    def field(i: int) -> tuple[tuple, int]:
+        start = i
+        while i < n and not delimiter(i):
+            i += 1
+        found = _joined(chars[start:i])
+        i = skip(i)
+        if i < n and delimiter(i):
+            i = skip(i + 1)
+        return found, i
+
+    i = skip(0)
+    out = []
+    if count is None:
+        while i < n:
+            found, i = field(i)
+            out.append(found)
+        return out
+    for _ in range(count - 1):
+        found, i = field(i) if i < n else (("", []), i)
+        out.append(found)
+    if i >= n:
+        out.append(("", []))
+        return out
+    found, after = field(i)
+    if after < n:
+        end = n
+        while end > i and ws(end - 1):
+            end -= 1
+        found = _joined(chars[i:end])
+    out.append(found)
+    return out
+
+
+def _joined(chars: list[tuple]) -> tuple:
+    return "".join(c for c, _, _ in chars), [o for _, _, o in chars]
 
 
 class Builtins:
@@ -137,14 +226,20 @@ class Builtins:
     def b_set(self, ins, st, fields, args) -> None:
         options = set(st.options)
         words = args[: args.index("--")] if "--" in args else args
-        for i, word in enumerate(words):
-            if word in ("-o", "+o") and i + 1 < len(words):
-                letter = {"errexit": "e", "nounset": "u"}.get(words[i + 1])
-                if letter:
-                    (options.add if word == "-o" else options.discard)(letter)
-            elif len(word) > 1 and word[0] in "-+" and word[1:].isalpha():
-                for letter in set(word[1:]) & {"e", "u"}:
-                    (options.add if word[0] == "-" else options.discard)(letter)
+        i = 0
+        while i < len(words):
+            word = words[i]
+            if len(word) > 1 and word[0] in "-+" and word[1:].isalpha():
+                change = options.add if word[0] == "-" else options.discard
+                for letter in word[1:]:
+                    if letter == "o" and i + 1 < len(words):  # -o NAME, also at the end of -euo NAME
+                        i += 1
+                        name = _OPTION_NAMES.get(words[i])
+                        if name:
+                            change(name)
+                    elif letter in "eu":
+                        change(letter)
+            i += 1
         st.options = frozenset(options)
         if "--" in args:
             st.positional = tuple(fields[1 + args.index("--") + 1:])
@@ -163,25 +258,35 @@ class Builtins:
         st.pc += 1
 
     def b_read(self, ins, st, fields, args) -> None:
-        names, skip = [], False
-        with_arg = set("adinNptu") if fields[0].text == "read" else set("dnOsuCc")
+        names, skip, raw, delim, known = [], None, False, "\n", True
+        reading = fields[0].text == "read"
+        with_arg = set("adinNptu") if reading else set("dnOsuCc")
         for a in args:
-            if skip:
-                skip = False
+            if skip is not None:
+                if skip == "a" and reading:
+                    names[-1] = ("array", a)
+                elif skip == "d":
+                    delim = a[:1] or "\0"
+                elif skip in "nNu" or not reading:
+                    known = False  # a count of characters, another descriptor: not followed
+                skip = None
             elif a.startswith("-") and len(a) > 1:
+                raw = raw or "r" in a
                 if a[-1] in with_arg:
-                    skip = True
-                if a[-1] == "a" and fields[0].text == "read":
+                    skip = a[-1]
+                if a[-1] == "a" and reading:
                     names.append(None)
-            elif names and names[-1] is None:
-                names[-1] = ("array", a)
             else:
                 names.append(a)
-        if fields[0].text != "read" and not [n for n in names if n]:
+        if not reading and not [n for n in names if n]:
             names = ["MAPFILE"]
-        if fields[0].text == "read" and not names:
+        if reading and not names:
             names = ["REPLY"]
-        if fields[0].text == "read":
+        if ins.stdin is not None and known:
+            self._read_herestring(ins, st, names if reading else [("array", names[-1])], raw or not reading,
+                                  delim, reading or any(a.startswith("-") and "t" in a for a in args))
+            return
+        if reading:
             # A read loop (`while read -r line; do ...; done < file`) is summarised: one pass with
             # values the evaluator cannot know, then end of input. Nothing it reads is ever opened.
             key = ("read", id(ins), len(st.stack))
@@ -198,6 +303,32 @@ class Builtins:
             self.assign(st, name, Value("", [], True))
             self.note(st, ins.line, f"opaque: {fields[0].text} sets {name}")
         st.status = 0
+        st.pc += 1
+
+    def _read_herestring(self, ins, st, names: list, raw: bool, delim: str, strip: bool) -> None:
+        """read (or mapfile) from `<<< word`: the word and a newline, split as bash splits it."""
+        value = self.value(ins.stdin, st)  # first: it may fork (NeedInput) before anything is assigned
+        ifs = self.prefix(ins, st).get("IFS") or self.scalar(st, "IFS")
+        ifs = " \t\n" if ifs is None else ifs.text
+        text, origins = value.text + "\n", list(value.origins) + [None]
+        if isinstance(names[0], tuple) and names[0][0] == "array" and len(names) == 1 and ins.words[0].literal != "read":
+            lines = _lines(text, origins, delim, strip)  # mapfile: one element per line
+            self.assign(st, names[0][1], [Value(t, o, value.opaque) for t, o in lines])
+            st.status = 0
+            st.pc += 1
+            return
+        chars, ended = _logical_line(text, origins, raw, delim)
+        for n in names:
+            if n is None:
+                continue
+            if isinstance(n, tuple):
+                self.assign(st, n[1], [Value(t, o, value.opaque) for t, o in read_split(chars, ifs, None)])
+            break
+        plain = [n for n in names if isinstance(n, str)]
+        if plain:
+            for name, (t, o) in zip(plain, read_split(chars, ifs, len(plain))):
+                self.assign(st, name, Value(t, o, value.opaque))
+        st.status = 0 if ended else 1  # the end of the input before the delimiter
         st.pc += 1
 
     def b_printf(self, ins, st, fields, args) -> None:

@@ -56,6 +56,7 @@ class Command(Instr):
     prefix: list  # list[Assign]: assignments in front of the command, for it alone
     mutates: bool = False
     silent: bool = False  # standard output goes to stderr or /dev/null
+    stdin: Word | None = None  # a herestring (`<<< word`): the command reads the word and a newline
 
 
 @dataclass(eq=False)
@@ -96,6 +97,22 @@ class Join(Instr):
 @dataclass(eq=False)
 class Negate(Instr):
     groupable = True
+
+
+@dataclass(eq=False)
+class PipeStage(Instr):
+    """After a stage of a pipeline but the last: its status is kept for `set -o pipefail`."""
+
+    end: "PipeEnd"
+
+
+@dataclass(eq=False)
+class PipeEnd(Instr):
+    """After a pipeline's last stage: the pipeline's status is that stage's, or with pipefail
+    the last non-zero status of any stage; `!` inverts it."""
+
+    line: int
+    negated: bool
 
 
 @dataclass(eq=False)
@@ -144,6 +161,7 @@ class FuncDef(Instr):
 class Subshell(Instr):
     line: int
     code: Code
+    stage: bool = False  # a pipeline's stage: `set -e` looks at the pipeline's status, yet applies inside
 
 
 @dataclass(eq=False)
@@ -175,6 +193,8 @@ def sole_variable(word: Word) -> str | None:
 
 
 # ---- compiler ---------------------------------------------------------------------------------
+
+_CHECKED = (Test, ArithCmd, Command, Subshell, PipeEnd)  # what `set -e` looks at the status of
 
 _RESERVED = {"then", "else", "elif", "fi", "do", "done", "esac", "}", ";;", "in"}
 
@@ -233,7 +253,7 @@ class Compiler:
         handler(node, code)
         if self.conditions == 0:
             for instr in code.instrs[start:]:
-                if type(instr) in (Test, ArithCmd, Command) and id(instr) not in self.unchecked:
+                if type(instr) in _CHECKED and id(instr) not in self.unchecked:
                     instr.checked = True
 
     def condition(self, nodes, code: Code) -> None:
@@ -332,7 +352,7 @@ class Compiler:
                 code.instrs.append(self.assignment(c))
             self._reparse(*joined[1], code)
             return
-        prefix, words = [], []
+        prefix, words, stdin = [], [], None
         for i, c in enumerate(node.children):
             fname = node.field_name_for_child(i)
             if c.type == "variable_assignment":
@@ -341,13 +361,15 @@ class Compiler:
                 words.append(self.word(c))
             elif fname == "argument":
                 words.append(self.word(c))
+            elif c.type == "herestring_redirect" and c.named_children:
+                stdin = self.word(c.named_children[-1])
         if not words:
             code.instrs.extend(prefix)  # only assignments: they persist
             return
         if words[0].literal in ("break", "continue") and self.loop_jump(words[0].literal, code):
             return
-        mutates = any(w.mutates() for w in words) or any(a.mutates for a in prefix)
-        code.instrs.append(Command(self.line(node), words, prefix, mutates))
+        mutates = any(w.mutates() for w in words + ([stdin] if stdin else [])) or any(a.mutates for a in prefix)
+        code.instrs.append(Command(self.line(node), words, prefix, mutates, stdin=stdin))
         head = words[0].literal
         if head in ("test", "["):
             self._posix_test_facts(words[1:])
@@ -404,8 +426,26 @@ class Compiler:
         code.instrs.append(Join())
 
     def s_pipeline(self, node, code: Code) -> None:
+        """Each stage runs in a subshell of its own (what it assigns is lost; what it launches is
+        not), one after another; `set -e` looks at the pipeline's status, not at a stage's."""
         negated = any(c.type == "!" for c in node.children)
-        code.instrs.append(SetStatus(1 if negated else 0))
+        stages = [c for c in node.named_children if c.type not in _SKIP]
+        if stages and stages[0].type == "negated_command":  # tree-sitter-bash reads `! a | b` as `(! a) | b`
+            negated = True
+            stages[0] = stages[0].named_children[0]
+        end = PipeEnd(self.line(node), negated)
+        for i, stage in enumerate(stages):
+            inner = Code(self.src)
+            saved, self.loops = self.loops, []
+            self.statement(stage, inner)
+            self.loops = saved
+            code.instrs.append(Subshell(self.line(stage), inner, stage=True))
+            self.unchecked.add(id(code.instrs[-1]))
+            if i + 1 < len(stages):
+                code.instrs.append(PipeStage(end))
+        code.instrs.append(end)
+        if negated:
+            self.unchecked.add(id(end))
 
     def s_negated_command(self, node, code: Code) -> None:
         self.condition(node.named_children, code)

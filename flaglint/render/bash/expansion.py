@@ -10,7 +10,7 @@ from flaglint.render.bash.arithmetic import ArithContext, ArithError, eval_arith
 from flaglint.render.bash.compiler import compile_span
 from flaglint.render.bash.lexer import Arith, CmdSub, Lit, Param, Word, compile_glob, concat_origins
 from flaglint.render.bash.state import State
-from flaglint.render.bash.types import Choice, Sym, Value
+from flaglint.render.bash.types import Choice, FromInput, Sym, Value
 
 _BREAK = ("", (), True, False)  # separates the fields of "$@"
 _IFS = " \t\n"
@@ -90,17 +90,6 @@ def is_symbolic(value) -> bool:
     return type(value) is Choice or type(value) is Sym
 
 
-def _never_empty(value) -> bool:
-    """True when every alternative of a (symbolic) value is set and not empty."""
-    if type(value) is Value:
-        return value.text != ""
-    if type(value) is Choice:
-        return all(_never_empty(alt) for _, alt in value.alts)
-    if type(value) is Sym:
-        return any(_never_empty(piece) for piece in value.pieces)
-    return False
-
-
 def glob_pieces(segs: list) -> list[tuple[str, bool]]:
     return [(s[0], s[2]) for s in segs if s is not _BREAK]
 
@@ -155,7 +144,7 @@ class Expansion:
             if type(p) is Param and p.index is None and not p.length and not p.indirect and p.op in ("", ":-", "-") \
                     and (p.name[0].isalpha() or p.name[0] == "_"):
                 raw = self.raw(st, p.name)
-                if is_symbolic(raw) and (not p.op or _never_empty(raw)):
+                if is_symbolic(raw) and (not p.op or self._never_empty(raw, st)):
                     if segs:
                         pieces.append(join_segments(segs))
                         segs = []
@@ -167,6 +156,80 @@ class Expansion:
         if segs:
             pieces.append(join_segments(segs))
         return Sym(tuple(pieces))
+
+    def launch_fields(self, words: list, st: State) -> list:
+        """The words of a launched program, as fields() gives them, except that a word that is one
+        field whatever its joined (symbolic) variables hold stays symbolic (a Sym or Choice): a
+        launch after n joins is one launch, not 2**n paths (launch_parts makes it concrete)."""
+        out: list = []
+        for w in words:
+            value = self._symbolic_field(w, st) if w.literal is None else None
+            if value is None:
+                out.extend(self.fields([w], st))
+            else:
+                out.append(value)
+        return out
+
+    def _symbolic_field(self, word: Word, st: State):
+        plain = [type(p) is Param and p.index is None and not p.length and not p.indirect and not p.op
+                 and (p.name[0].isalpha() or p.name[0] == "_") for p in word.parts]
+        raws = [self.raw(st, p.name) if is_plain else None for p, is_plain in zip(word.parts, plain)]
+        if not any(is_symbolic(raw) for raw in raws):
+            return None
+        pieces: list = []
+        segs: list = []
+        for p, raw in zip(word.parts, raws):
+            if is_symbolic(raw):
+                if not p.quoted and not (self._blank_free(raw, st) and self._never_empty(raw, st)):
+                    return None  # bash may split it into several fields, or none
+                if segs:
+                    pieces.append(join_segments(segs))
+                    segs = []
+                pieces.extend(raw.pieces if type(raw) is Sym else (raw,))
+                continue
+            for seg in self.part(p, st):
+                if seg is _BREAK or not seg[2] and any(ch in _IFS for ch in seg[0]):
+                    return None
+                segs.append(seg)
+        if segs:
+            pieces.append(join_segments(segs))
+        return pieces[0] if len(pieces) == 1 else Sym(tuple(pieces))
+
+    def _texts(self, name: str, st: State, within) -> tuple:
+        """The values an input may take where a FromInput reads it: those of the Choice it is in."""
+        if within is not None and within[0] == name:
+            return tuple(within[1])
+        if name in st.inputs:
+            v = st.inputs[name]
+            return (None if v is None else v.text,)
+        domain = st.domains.get(name)
+        if domain is None:
+            domain = self.candidates(name) if self.candidates else (None,)
+        return tuple(domain)
+
+    def _blank_free(self, value, st: State, within=None) -> bool:
+        """Whether no alternative of a symbolic value holds a blank (bash would split it)."""
+        if type(value) is Value:
+            return not any(ch in _IFS for ch in value.text)
+        if type(value) is Choice:
+            return all(self._blank_free(alt, st, (value.name, values)) for values, alt in value.alts)
+        if type(value) is Sym:
+            return all(self._blank_free(piece, st, within) for piece in value.pieces)
+        if type(value) is FromInput:
+            return not any(ch in _IFS for text in self._texts(value.name, st, within) if text for ch in text)
+        return value is None
+
+    def _never_empty(self, value, st: State, within=None) -> bool:
+        """Whether every alternative of a symbolic value is set and not empty."""
+        if type(value) is Value:
+            return value.text != ""
+        if type(value) is Choice:
+            return all(self._never_empty(alt, st, (value.name, values)) for values, alt in value.alts)
+        if type(value) is Sym:
+            return any(self._never_empty(piece, st, within) for piece in value.pieces)
+        if type(value) is FromInput:
+            return all(text for text in self._texts(value.name, st, within))
+        return False
 
     def fields(self, words: list, st: State) -> list[Value]:
         out: list[Value] = []

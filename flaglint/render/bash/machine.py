@@ -9,7 +9,7 @@ from flaglint.render.bash.arithmetic import parse_arith_text
 from flaglint.render.bash.builtins import BUILTINS, Builtins
 from flaglint.render.bash.compiler import (
     ArithCmd, Assign, Branch, Case, Code, Command, ForInit, ForNext, FuncDef, Join, Jump, JumpIf, Negate,
-    NoteInstr, SetStatus, Subshell, Test, Unset, compile_file, compile_text,
+    NoteInstr, PipeEnd, PipeStage, SetStatus, Subshell, Test, Unset, compile_file, compile_text,
 )
 from flaglint.render.bash.conditions import Conditions
 from flaglint.render.bash.expansion import (
@@ -42,6 +42,10 @@ def _joined(old, new):
     for v in (old, new):
         pieces.extend(v.pieces if type(v) is Sym else (v,))
     return Sym(tuple(pieces))
+
+
+def _maxtext_variable(name: str) -> bool:
+    return name.startswith("M_")  # MaxText reads M_<KEY> from its environment
 
 
 def _find_repo_root(path: str) -> str | None:
@@ -99,7 +103,8 @@ class Interp(Expansion, Conditions, Builtins):
         st.unbounded = None  # a Note: the construct the path did not get past (a loop beyond the step limit)
         st.output = None  # inside $(fn): the (text, origins) pieces echo writes
         st.launched = ()  # Launches: the python and xpk command lines the path runs (never run here)
-        st.options = frozenset()  # `set -e` (e) and `set -u` (u) in force
+        st.options = frozenset()  # `set -e` (e), `set -u` (u) and `set -o pipefail` (pipefail) in force
+        st.errexit_ignored = None  # the stack depth from which `set -e` is ignored: a function or subshell run as a condition
         return st
 
     # ---- variables ----
@@ -199,8 +204,10 @@ class Interp(Expansion, Conditions, Builtins):
 
     def step(self, st: State) -> None:
         code = st.code
+        depth = len(st.stack)
         if st.pc >= len(code.instrs):
             self.leave(st)
+            self._returned(st, depth)
             return
         st.steps += 1
         instr = code.instrs[st.pc]
@@ -218,9 +225,29 @@ class Interp(Expansion, Conditions, Builtins):
         except AbortCommand:
             self.abort(st)
         else:
-            if instr.checked and st.status and "e" in st.options and st.code is code:
-                self.note(st, self.line, f"set -e: the command fails (status {st.status}); the script stops here")
-                self.exit(st, st.status)
+            if len(st.stack) == depth and st.code is code and instr.checked:
+                self._errexit(st)
+            if len(st.stack) > depth:  # a function, sourced file or subshell begins
+                if not instr.checked and not getattr(instr, "stage", False) and st.errexit_ignored is None:
+                    st.errexit_ignored = len(st.stack)  # run as a condition: `set -e` is ignored inside
+            elif len(st.stack) < depth:
+                self._returned(st, depth)
+
+    def _returned(self, st: State, depth: int) -> None:
+        """A frame ended (a function returned, a subshell or sourced file ended): the command that
+        ran it gets its status, which `set -e` looks at."""
+        while True:
+            if st.errexit_ignored is not None and len(st.stack) < st.errexit_ignored:
+                st.errexit_ignored = None
+            if st.done or len(st.stack) >= depth or st.pc == 0 or not st.code.instrs[st.pc - 1].checked:
+                return
+            depth = len(st.stack)
+            self._errexit(st)  # it may end a subshell in turn, whose command gets the status
+
+    def _errexit(self, st: State) -> None:
+        if st.status and "e" in st.options and st.errexit_ignored is None:
+            self.note(st, self.line, f"set -e: the command fails (status {st.status}); the script stops here")
+            self.exit(st, st.status)
 
     def i_jump(self, ins: Jump, st: State) -> None:
         st.pc = ins.target
@@ -233,6 +260,17 @@ class Interp(Expansion, Conditions, Builtins):
 
     def i_negate(self, ins: Negate, st: State) -> None:
         st.status = 0 if st.status else 1
+        st.pc += 1
+
+    def i_pipestage(self, ins: PipeStage, st: State) -> None:
+        key = ("pipe", id(ins.end), len(st.stack))
+        st.iters[key] = st.iters.get(key, ()) + (st.status,)
+        st.pc += 1
+
+    def i_pipeend(self, ins: PipeEnd, st: State) -> None:
+        statuses = st.iters.pop(("pipe", id(ins), len(st.stack)), ()) + (st.status,)
+        status = next((s for s in reversed(statuses) if s), 0) if "pipefail" in st.options else statuses[-1]
+        st.status = (0 if status else 1) if ins.negated else status
         st.pc += 1
 
     def i_setstatus(self, ins: SetStatus, st: State) -> None:
@@ -351,12 +389,20 @@ class Interp(Expansion, Conditions, Builtins):
             if not ins.silent:
                 self.b_echo(ins, st)
                 return
+        if st.output is not None and ins.words[0].literal == "cat" and len(ins.words) == 1 and ins.stdin is not None:
+            if not ins.silent:  # `cat <<< word` inside a captured function writes the word and a newline
+                value = self.value(ins.stdin, st)
+                st.output.append((value.text + "\n", tuple(value.origins) + (None,)))
+            st.status = 0
+            st.pc += 1
+            return
         if not ins.mutates:
             head = self.fields(ins.words[:1], st)
             if head and self._ignored(head[0].text, st):
                 if may_launch(head[0].text):  # MaxText's argv may be in its words: kept for lint_commands
-                    env = {n: v for n, v in self.child_env(st, self.prefix(ins, st)).items() if n.startswith("M_") and isinstance(v, Value)}
-                    st.launched = st.launched + (Launch(st.code.src.path, ins.line, tuple(self.fields(ins.words, st)), env),)
+                    env = {n: v for n, v in self.child_env(st, self.prefix(ins, st), _maxtext_variable).items()
+                           if _maxtext_variable(n) and isinstance(v, Value)}
+                    st.launched = st.launched + (Launch(st.code.src.path, ins.line, tuple(self.launch_fields(ins.words, st)), env),)
                 st.status = 0  # another program: never run, its arguments change nothing here
                 st.pc += 1
                 return
@@ -453,10 +499,18 @@ class Interp(Expansion, Conditions, Builtins):
         st.status = status
         st.done = True
 
-    def child_env(self, st: State, extra: dict) -> dict:
+    def child_env(self, st: State, extra: dict, wanted=lambda name: True) -> dict:
+        """The environment a child process gets: the exported variables (those `wanted`), and `extra`."""
         env: dict = {}
         for scope in st.scopes:
             for name, v in scope.items():
+                if not wanted(name):
+                    continue
+                if name not in st.exported and name not in st.inputs and len(st.domains.get(name, ())) > 1:
+                    # joined paths that assigned the input: exported where the environment set it
+                    domain = st.domains[name]
+                    if None in domain and any(value is not None for value in domain):
+                        raise NeedInput(name, domain)
                 env[name] = v if (name in st.exported and v is not None and not isinstance(v, list)) else UNSET
         env.update(extra)
         return env
@@ -526,6 +580,11 @@ class Interp(Expansion, Conditions, Builtins):
         exported_names = st.exported | {n for n, text in (witnesses or {}).items() if text is not None}
         exported = {n: v for n, v in variables.items() if n in exported_names
                     and not isinstance(st.scopes[0].get(n), list)}
+        for name in st.scopes[0].keys() - exported_names - st.inputs.keys():
+            domain = st.domains.get(name, ())
+            if name in variables and None in domain and len(domain) > 1:
+                # joined paths that assigned the input: exported where the environment set it
+                exported[name] = Choice(name, ((frozenset({None}), None), (frozenset(domain) - {None}, variables[name])))
         notes = list(dict.fromkeys(st.notes))
         return Rendering(exported, variables, notes, st.code.src.path, [], st.exit_code, list(st.branches),
                          list(st.unfound), st.unbounded, list(st.launched))
@@ -536,4 +595,5 @@ _DISPATCH = {
     Branch: Interp.i_branch, NoteInstr: Interp.i_note, Test: Interp.i_test, ArithCmd: Interp.i_arith,
     Case: Interp.i_case, ForInit: Interp.i_forinit, ForNext: Interp.i_fornext, FuncDef: Interp.i_funcdef,
     Subshell: Interp.i_subshell, Unset: Interp.i_unset, Assign: Interp.i_assign, Command: Interp.i_command,
+    PipeStage: Interp.i_pipestage, PipeEnd: Interp.i_pipeend,
 }

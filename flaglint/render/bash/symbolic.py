@@ -68,9 +68,12 @@ def _join_key(st: State) -> tuple:
 
 def merge(states: list[State], candidates) -> list[State]:
     """The states, with every two that differ only in their variables and their inputs' values
-    merged. `candidates(name)`: the values an input no path has read yet may take."""
+    merged. `candidates(name)`: the values an input no path has read yet may take. Only states at
+    the same point, in the same frames, can merge; within such a group each sweep merges every
+    state into the first it joins with, and sweeps repeat until none merges (starting over after
+    each merge cost the cube of the states where many do not merge)."""
     groups: dict[tuple, list[State]] = {}
-    for st in states:  # only states at the same point, in the same frames, can merge
+    for st in states:
         groups.setdefault(_where(st), []).append(st)
     return [merged for group in groups.values() for merged in _merged_group(group, candidates)]
 
@@ -81,18 +84,21 @@ def _where(st: State) -> tuple:
 
 
 def _merged_group(states: list[State], candidates) -> list[State]:
-    pending: list[State] = []
-    todo = list(states)
-    while todo:
-        st = todo.pop(0)
-        for i, other in enumerate(pending):
-            joined = _merge_two(other, st, candidates)
-            if joined is not None:
-                del pending[i]
-                todo.insert(0, joined)  # the union may now merge with a state it could not before
-                break
-        else:
-            pending.append(st)
+    pending = list(states)
+    changed = True
+    while changed and len(pending) > 1:
+        changed = False
+        joined: list[State] = []
+        for st in pending:
+            for k, other in enumerate(joined):
+                m = _merge_two(other, st, candidates)
+                if m is not None:
+                    joined[k] = m
+                    changed = True
+                    break
+            else:
+                joined.append(st)
+        pending = joined
     return pending
 
 
@@ -119,6 +125,7 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
     if (a.code is not b.code or a.pc != b.pc or a.status != b.status or a.exit_code != b.exit_code
             or len(a.scopes) != len(b.scopes) or a.functions is not b.functions and a.functions != b.functions
             or a.positional != b.positional or a.iters != b.iters or a.stack != b.stack
+            or a.options != b.options or a.errexit_ignored != b.errexit_ignored
             or a.handoffs is not b.handoffs and a.handoffs != b.handoffs
             or a.unfound != b.unfound or a.unbounded != b.unbounded or a.launched != b.launched):
         return None
@@ -175,21 +182,21 @@ def _exported_on_both(a: State, b: State, name: str, values_a: tuple, values_b: 
     """How the merged path exports the input: True, on every value; False, where the environment
     sets it (the rule for an input whose values stay grouped: machine.Interp.rendering, assign);
     None when no one rule says what bash does on both paths."""
-    sides = [(st, values, any(name in scope for scope in st.scopes)) for st, values in ((a, values_a), (b, values_b))]
-
-    def status(st: State, assigned: bool) -> bool | None:  # None: where the environment sets it
+    def status(st: State) -> bool | None:  # None: where the environment sets it
         if name in st.exported:
             return True
-        if assigned:
-            return False
+        if any(name in scope for scope in st.scopes):
+            # assigned where its values stay grouped: the machine exports it where they are set
+            return None if name not in st.inputs and len(st.domains.get(name, ())) > 1 else False
         return None if name not in st.inputs else st.inputs[name] is not None
 
-    found = [(status(st, assigned), values, assigned) for st, values, assigned in sides]
-    if all(s is True or s is None and None not in values for s, values, _ in found):
+    found = [(status(a), values_a), (status(b), values_b)]
+    if all(s is True or s is None and None not in values for s, values in found):
         return True
-    if all(s is None or s is True and None not in values and not assigned or s is False and set(values) == {None}
-           for s, values, assigned in found):
-        return False  # (an assigned variable that the path exports stays marked so: a child process gets it)
+    # An assigned input, exported exactly where the environment set it: a child process gets it
+    # there (machine.Interp.child_env decides it), as the witness says (machine.Interp.rendering).
+    if all(s is None or s is True and None not in values or s is False and set(values) == {None} for s, values in found):
+        return False
     return None
 
 

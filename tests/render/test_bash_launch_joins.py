@@ -1,0 +1,143 @@
+"""Recipes that give each unset input a default (`if [[ -z ${X} ]]; then X=d; fi`, a dozen times)
+and then launch MaxText with every one of them: the paths join after each default, the launch is
+one launch with symbolic words, and each concrete command line is what bash runs.
+
+bash only runs the scripts written here, in a temporary directory, with an empty environment
+except PATH; the launched program is a shell function that prints its arguments.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_bash_property import bash_env
+from test_bash_symbolic import _own, _resolved, _taken
+
+from flaglint.check import Checker
+from flaglint.lint import check_script
+from flaglint.render.bash.symbolic import evaluate
+from flaglint.render.bash.types import Choice, Sym
+
+pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+
+DEFAULTS = [f"IN{i}" for i in range(12)]
+
+
+def _defaults_script(launch: str = "") -> str:
+    lines = []
+    for i, name in enumerate(DEFAULTS):
+        lines.append(f"if [[ -z ${{{name}}} ]] ; then\n    {name}=d{i}\nfi\n")  # assigned, not exported
+    lines.append('export ALL="' + " ".join(f"${n}" for n in DEFAULTS) + '"\n')
+    return "".join(lines) + launch
+
+
+def _samples(domains: dict, n: int, seed: int = 0) -> list[dict]:
+    rng = random.Random(seed)
+    names = sorted(domains)
+    return [{k: rng.choice(domains[k]) for k in names} for _ in range(n)]
+
+
+def test_unexported_defaults_of_inputs_join_and_agree_with_bash(tmp_path):
+    (tmp_path / "gen.sh").write_text(_defaults_script())
+    merged = evaluate(tmp_path / "gen.sh")
+    paths = [(p, o) for o in merged.outcomes for p in o.paths]
+    assert len(paths) == 1  # 12 joins, not 2**12 paths
+    for sample in _samples(paths[0][0].domains, 12):
+        env = {k: v for k, v in sample.items() if v is not None}
+        ((_, outcome),) = _taken(paths, sample)
+        got = {}
+        for name, value in outcome.rendering.exported.items():
+            concrete = _resolved(value, env)
+            if concrete is not None and not isinstance(concrete, list):
+                got[name] = concrete.text
+        # An input set in the environment stays exported when the script assigns it: bash says so.
+        assert _own(got, env) == _own(bash_env(tmp_path, env), env), env
+
+
+def _bash_argv(directory: Path, env: dict) -> list[str]:
+    out = subprocess.run(
+        ["env", "-i", "PATH=/usr/bin:/bin", *[f"{k}={v}" for k, v in env.items()], "bash", "-c",
+         "python3() { printf '%s\\0' \"$@\"; }; source ./gen.sh"],
+        cwd=directory, capture_output=True, timeout=20,
+    )
+    return out.stdout.decode().split("\0")[:-1]
+
+
+LAUNCH = ('python3 -m maxtext.trainers.pre_train.train "$CONFIG" run_name=r \\\n'
+          + "".join(f"    key{i}=${n} \\\n" for i, n in enumerate(DEFAULTS)) + '    quoted="$IN0 $IN1"\n')
+
+
+def test_a_launch_after_many_joins_is_one_launch_whose_words_are_what_bash_runs(tmp_path):
+    (tmp_path / "gen.sh").write_text(_defaults_script(LAUNCH))
+    merged = evaluate(tmp_path / "gen.sh")
+    paths = [(p, o) for o in merged.outcomes for p in o.paths]
+    assert len(paths) == 1
+    ((launch,),) = [o.rendering.launched for _, o in paths]
+    assert sum(type(w) in (Choice, Sym) for w in launch.words) == len(DEFAULTS) + 1  # symbolic, not forked
+    for sample in _samples(paths[0][0].domains, 12, seed=1):
+        env = {k: v for k, v in sample.items() if v is not None}
+        words = [_resolved(w, env) if type(w) in (Choice, Sym) else w for w in launch.words]
+        assert [w.text for w in words][1:] == _bash_argv(tmp_path, env), env
+
+
+def test_an_input_that_bash_splits_in_a_launch_word_is_decided_there(tmp_path):
+    # MODE's values include one with a blank: unquoted, bash makes two words of it.
+    script = ('if [[ "$MODE" == "a b" ]]; then :; fi\nif [[ -z ${MODE} ]]; then\n  MODE=one\nfi\n'
+              "python3 -m maxtext.trainers.pre_train.train cfg.yml k=$MODE last\n")
+    (tmp_path / "gen.sh").write_text(script)
+    merged = evaluate(tmp_path / "gen.sh")
+    seen = set()
+    for outcome in merged.outcomes:
+        for path in outcome.paths:
+            (launch,) = outcome.rendering.launched
+            assert all(type(w) not in (Choice, Sym) for w in launch.words)
+            for value in path.domains["MODE"]:
+                env = {} if value is None else {"MODE": value}
+                assert [w.text for w in launch.words][1:] == _bash_argv(tmp_path, env)
+                seen.add(value)
+    assert {"a b", None, ""} <= seen
+
+
+WRONG_DEFAULT = ('if [[ -z ${PERIOD} ]] ; then\n    PERIOD=1.5\nfi\n'
+                 'python3 -m maxtext.trainers.pre_train.train src/maxtext/configs/base.yml run_name=r log_period=$PERIOD \\\n'
+                 + "".join(f"    per_device_batch_size=${n} \\\n" for n in DEFAULTS[:1]) + "    steps=10\n")
+
+
+def test_a_wrong_default_among_many_is_found_with_only_its_input(tmp_path):
+    script = tmp_path / "run.sh"
+    script.write_text("".join(f"if [[ -z ${{{n}}} ]] ; then\n    {n}={i + 1}\nfi\n" for i, n in enumerate(DEFAULTS))
+                      + WRONG_DEFAULT)
+    result = check_script(script, Checker()).result
+    errors = [f for f in result.findings if f.severity == "error"]
+    assert [(f.rule, f.location.line) for f in errors] == [("FL005", 3 * len(DEFAULTS) + 4)], [f.message for f in errors]
+    (finding,) = errors
+    assert "log_period" in finding.message
+    assert set(finding.witness["env"]) == {"PERIOD"}  # not the other dozen inputs
+
+
+
+def test_an_array_of_every_default_joins_again_and_agrees_with_bash(tmp_path):
+    # Each element reads one input: the paths fork on all of them at the array, and join after.
+    names = DEFAULTS[:6]
+    script = "".join(f"if [[ -z ${{{n}}} ]]; then\n  export {n}=d{i}\nfi\n" for i, n in enumerate(names))
+    script += "args=(\n" + "".join(f'  "{n}=${{{n}}}"\n' for n in names) + ")\n"
+    script += 'count() { export N=$#; }\ncount "${args[@]}"\nif [[ ${IN0} == x ]]; then\n  args+=(more)\nfi\n'
+    script += 'export JOINED="${args[*]}"\n'
+    (tmp_path / "gen.sh").write_text(script)
+    merged = evaluate(tmp_path / "gen.sh")
+    paths = [(p, o) for o in merged.outcomes for p in o.paths]
+    assert len(paths) <= 4  # not 3**6
+    domains = {n: sorted({v for p, _ in paths for v in p.domains.get(n, ())}, key=str) for n in names}
+    for sample in _samples(domains, 12, seed=2):
+        env = {k: v for k, v in sample.items() if v is not None}
+        ((_, outcome),) = _taken(paths, sample)
+        got = {}
+        for name, value in outcome.rendering.exported.items():
+            concrete = _resolved(value, env)
+            if concrete is not None and not isinstance(concrete, list):
+                got[name] = concrete.text
+        assert _own(got, env) == _own(bash_env(tmp_path, env), env), env
