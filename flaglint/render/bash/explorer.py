@@ -319,7 +319,9 @@ class _Explorer:
                 v = st.inputs[name]
                 env[name] = None if v is None else v.text
             else:
-                env[name] = witnesses[name] = None if None in values else values[0]
+                env[name] = None if None in values else values[0]
+                if name not in st.scopes[0]:  # an assigned one is exported where it was set (rendering)
+                    witnesses[name] = env[name]
         rendering = self.interp.rendering(st, witnesses)
         rendering.handoffs = list(st.handoffs)
         return Outcome(rendering, [ExploredPath(env, list(st.branches), domains, cubes)])
