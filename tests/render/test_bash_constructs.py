@@ -37,6 +37,11 @@ CASES = {
     "shift with a non-ASCII digit": 'set -- a b\nshift ²\nexport S=$? N=$#\n',
     "non-numeric -eq in [[ ]] and [ ]": '[[ abc -eq 0 ]]\nexport S1=$?\n[ abc -eq 0 ]\nexport S2=$?\n',
     "08 in a [[ -eq ]] test": 'X=08\n[[ $X -eq 8 ]]\nexport S=$?\n',
+    "unset of a caller's local shows the global again": 'X=g\nouter() { local X=o; inner; export Z="${X-unset}"; }\n'
+                                                       'inner() { unset X; }\nouter\n',
+    "unset of the function's own local keeps it local": 'f() { local X=o; unset X; X=n; }\nf\nexport Z="${X-unset}"\n',
+    "export after a callee unset the caller's local": 'fn() {\n  local B="$1"\n  export A="${B}-"\nfn() {\n  local A="$1"\n'
+                                                      '  export A="${A}-"\nunset B\n}\nfn ""\nexport B=""\n}\nfn ""\n',
 }
 
 

@@ -332,6 +332,12 @@ class Interp(Expansion, Conditions, Builtins):
             st.functions = {k: v for k, v in st.functions.items() if k not in ins.names}
         else:
             for name in ins.names:
+                holder = next((i for i in range(len(st.scopes) - 1, -1, -1) if name in st.scopes[i]), 0)
+                if 0 < holder < len(st.scopes) - 1:
+                    # A local of a calling function: that instance goes, and the one it shadowed
+                    # shows again (bash's unset of a previous scope; one of this scope stays local).
+                    del st.scopes[holder][name]
+                    continue
                 if not self._is_local(st, name):  # a local's export attribute is not kept
                     if name in st.domains and name not in st.inputs:
                         # An input whose values stay grouped is exported when set; unset ends that.
