@@ -1,0 +1,40 @@
+"""Start-up: a check loads only what it needs (no YAML parser for flaglint's own cached data, no
+other command's module), and the collector pause of start-up never outlives the command."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+
+from commandline import REPO, run_flaglint
+
+
+def test_a_cold_check_imports_neither_a_yaml_parser_nor_other_commands(tmp_path):
+    probe = (
+        "import sys\n"
+        "from flaglint.cli import main\n"
+        "try:\n"
+        "    main(['check', 'steps=3 log_period=100 enable_checkpointing=false'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted(m for m in sys.modules if m == 'yaml' or m.startswith(('flaglint.cli.lint', 'flaglint.cli.gate', 'flaglint.lint'))))\n"
+    )
+    env = {"XDG_CACHE_HOME": str(tmp_path), "PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
+    first = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env=env)
+    again = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert first.returncode == 0, first.stderr
+    assert again.stdout.strip().splitlines()[-1] == "[]", again.stdout  # the second run reads the cache
+
+
+def test_the_collector_is_as_it_was_after_a_command():
+    assert gc.isenabled()
+    for args in (("check", "steps=3"), ("rules",), ("check", "--pin", "no-such-pin", "steps=3")):
+        run_flaglint(*args)
+        assert gc.isenabled() and gc.get_freeze_count() == 0, args
+    gc.disable()
+    try:
+        run_flaglint("check", "steps=3")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
