@@ -27,6 +27,8 @@ _PART = re.compile(r"\[([^\[\]]*)\]|" + _FIELD.pattern)
 
 @dataclass
 class Rule:
+    """One rule of the registry: its metadata, its condition and requirement, and its fix policy."""
+
     id: str
     title: str
     severity: str
@@ -89,6 +91,8 @@ class Rule:
 
 @dataclass
 class RuleSet:
+    """The rules of one pin, and the derived values their expressions may name."""
+
     rules: list[Rule]
     derived: dict[str, Node]
     derived_text: dict[str, str]
