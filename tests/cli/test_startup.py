@@ -68,3 +68,18 @@ def test_the_collector_is_as_it_was_after_a_command():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_the_program_leaves_what_it_loaded_to_the_exit_not_to_the_collector(tmp_path):
+    # The collector's full pass at interpreter exit would scan every rule and term start-up made.
+    probe = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print('frozen at exit:', gc.get_freeze_count() > 10000))\n"
+        "sys.argv = ['flaglint', 'check', 'steps=3']\n"
+        "from flaglint.cli import run\n"
+        "run()\n"
+    )
+    env = {"XDG_CACHE_HOME": str(tmp_path), "PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith("frozen at exit: True"), done.stdout
