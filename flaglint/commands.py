@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .check import Checker
@@ -22,7 +23,7 @@ from .render.bash.builtins import shell_operand
 from .render.bash.explorer import OTHER, Exploration, ExploredPath
 from .render.bash.types import Launch, Rendering, Value
 from .render.maxtext_command import MaxTextCommand, recognise, xpk_command
-from .render.yaml_chain import config_node, load_chain, pin_relpath
+from .render.yaml_chain import Written, config_node, load_chain, pin_relpath
 from .ruleset import built_in
 from .schema.config_index import ConfigIndex, load_index
 
@@ -43,6 +44,7 @@ class CommandLine:
     words: list[Value]
     env: dict[str, str]
     command: MaxTextCommand
+    written: dict[str, Written] = field(default_factory=dict)  # the files the script wrote before it
 
 
 def command_lines(launch: Launch, index: ConfigIndex | None) -> list[CommandLine]:
@@ -79,7 +81,8 @@ def _found(launch: Launch, words: list[Value], env: dict[str, str], index: Confi
     if command is None:
         return []
     prefix = {w.text.split("=", 1)[0]: w.text.split("=", 1)[1] for w in words[:command.start] if w.text.startswith("M_") and "=" in w.text}
-    return [CommandLine(launch.file, launch.line, words, {**env, **prefix}, command)]
+    written = {name: Written(name, value.text, tuple(value.origins)) for name, value in launch.files.items()}
+    return [CommandLine(launch.file, launch.line, words, {**env, **prefix}, command, written)]
 
 
 def _tail(value: Value, start: int) -> Value:
@@ -126,13 +129,16 @@ def _segments(words: list[Value]) -> list[list[Value]]:
     return [s for s in segments if s]
 
 
-def config_path(command: MaxTextCommand, bases: list[Path], index: ConfigIndex | None) -> tuple[str, str | None]:
-    """The config argument as a path `load_chain` reads: a file beside the script (or in the working
-    directory), a file of MaxText's configs, else the entry point's own default config; and a note
-    when it was not found."""
+def config_path(command: MaxTextCommand, bases: list[Path], index: ConfigIndex | None,
+                written: Mapping[str, Written] = {}) -> tuple[str, str | None]:
+    """The config argument as a path `load_chain` reads: a file the script wrote, a file beside the
+    script (or in the working directory), a file of MaxText's configs, else the entry point's own
+    default config; and a note when it was not found."""
     argument, default = command.config, f"src/maxtext/configs/{command.default_config}"
     if argument is None:
         return default, None
+    if argument in written:
+        return argument, None
     for base in bases:
         if (base / argument).is_file():
             return str(base / argument), None
@@ -154,18 +160,18 @@ def not_checked(command: MaxTextCommand) -> str | None:
 
 
 def check_command(checker: Checker, words: list[str], config: str, env: dict[str, str], unknown: frozenset[str] = frozenset(),
-                  index: ConfigIndex | None = None) -> list[Finding]:
+                  index: ConfigIndex | None = None, written: Mapping[str, Written] = {}) -> list[Finding]:
     """MaxText's verdict, as flaglint judges it, on argv words after a config file. Locations in the
     argv are columns of argv_source(words).text (quoted_origins maps them back)."""
     try:
-        chained = _argv(words, config, index)
+        chained = _argv(words, config, index, written)
     except InputError as err:
         return [built_in("FL010", variant="config", reason=err)]
     return checker.check(chained, env, fix=False, unknown=unknown).findings
 
 
-def _argv(words: list[str], config: str, index: ConfigIndex | None) -> FlagSource:
-    return replace(argv_source(words), chain=load_chain(config_node(config, index), index))
+def _argv(words: list[str], config: str, index: ConfigIndex | None, written: Mapping[str, Written] = {}) -> FlagSource:
+    return replace(argv_source(words), chain=load_chain(config_node(config, index, written), index, written))
 
 
 def _renderings(rendering: Rendering) -> list[Rendering]:
@@ -250,9 +256,9 @@ def _fix_line(line: CommandLine, script: Path, data: bytes, checker: Checker, in
     words = [w.text for w in argv]
     if any(OTHER in word for word in words):
         return None  # a value built from an input's "anything else": not known, so not fixed
-    config, _ = config_path(line.command, [script.parent, Path.cwd()], index)
+    config, _ = config_path(line.command, [script.parent, Path.cwd()], index, line.written)
     try:
-        source = _argv(words, config, index)
+        source = _argv(words, config, index, line.written)
     except InputError:
         return None
     return command_fix(checker, source, line.env, argv, line.words[-1], script, data, max_fixes)
@@ -285,13 +291,14 @@ def _check_line(line: CommandLine, script: Path, checker: Checker, index: Config
     argv = [line.words[i] for i in line.command.args]
     words = [w.text for w in argv]
     origins = Value(argv_source(words).text, quoted_origins([(w.text, w.origins) for w in argv]))
-    config, note = config_path(line.command, [script.parent, Path.cwd()], index)
+    config, note = config_path(line.command, [script.parent, Path.cwd()], index, line.written)
     if note is not None:
         notes.add(f"{line.file}:{line.line}: {note}")
-    key = (origins.text, config, tuple(sorted(line.env.items())))
+    content = line.written[config].text if config in line.written else None
+    key = (origins.text, config, content, tuple(sorted(line.env.items())))
     if key not in results:
         unknown = frozenset(w.split("=", 1)[0] for w in words if OTHER in w)
-        results[key] = check_command(checker, words, config, line.env, unknown, index)
+        results[key] = check_command(checker, words, config, line.env, unknown, index, line.written)
     placed = []
     for finding in results[key]:
         if OTHER in finding.message:

@@ -178,7 +178,7 @@ def _key(source: FlagSource, token: Token) -> str | None:
 
 
 def _setting_location(setting: Setting) -> Location:
-    return Location(setting.file, setting.line, 1, end_column=1 + len(setting.key))
+    return Location(setting.file, setting.line, setting.column, end_column=setting.column + len(setting.key))
 
 
 def _apply_chain(config: Config, chain: Chain, findings: list[Finding]) -> dict[str, Finding]:

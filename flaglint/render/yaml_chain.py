@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -111,6 +112,7 @@ class Setting:
     value: Any
     file: str
     line: int
+    column: int = 1
 
 
 @dataclass
@@ -125,19 +127,46 @@ class Chain:
 
 
 @dataclass(frozen=True)
+class Written:
+    """A config file a recipe script writes before it starts MaxText (`cat > FILE <<EOF`): its
+    path as the script names it, its text, and where each character of it was written."""
+
+    name: str
+    text: str
+    origins: tuple  # tuple[Location | None, ...], one per character of text
+
+
+@dataclass(frozen=True)
 class _Node:
-    """A file of the chain: a file on disk, or one of the pin's configs (by its path under configs/)."""
+    """A file of the chain: a file on disk, one of the pin's configs (by its path under configs/),
+    or one the script writes."""
 
     path: Path | None
     relpath: str | None
+    written: Written | None = None
 
     @property
     def label(self) -> str:
+        if self.written is not None:
+            return self.written.name
         return str(self.path) if self.path is not None else f"{PIN_LABEL}/{self.relpath}"
 
     @property
     def identity(self) -> str:
+        if self.written is not None:
+            return f"written:{self.written.name}"
         return os.path.realpath(self.path) if self.path is not None else f"pin:{self.relpath}"
+
+    def place(self, line: int) -> tuple[str, int, int]:
+        """File, line and column of a line of this file: for a written one, where the script wrote it."""
+        if self.written is not None:
+            start = sum(len(text) + 1 for text in self.written.text.split("\n")[:line - 1])
+            text = self.written.text[start:].split("\n", 1)[0]
+            at = start + len(text) - len(text.lstrip())
+            origin = self.written.origins[at] if at < len(self.written.origins) else None
+            if origin is not None:
+                return origin.file, origin.line, origin.column
+        return self.label, line, 1
 
 
 def pin_relpath(path: str) -> str | None:
@@ -148,8 +177,11 @@ def pin_relpath(path: str) -> str | None:
     return posixpath.normpath(path[at + len(marker):]) if at >= 0 else None
 
 
-def config_node(argument: str, index: ConfigIndex | None) -> _Node:
-    """The config argument of MaxText's argv: a file, else a path into MaxText's own configs."""
+def config_node(argument: str, index: ConfigIndex | None, written: Mapping[str, Written] = {}) -> _Node:
+    """The config argument of MaxText's argv: a file the script wrote, a file, else a path into
+    MaxText's own configs."""
+    if argument in written:
+        return _Node(None, None, written[argument])
     if Path(argument).is_file():
         return _Node(Path(argument), None)
     relpath = pin_relpath(argument)
@@ -160,8 +192,9 @@ def config_node(argument: str, index: ConfigIndex | None) -> _Node:
     raise InputError(f"{argument}: no such config file")
 
 
-def load_chain(top: _Node, index: ConfigIndex | None) -> Chain:
-    """The merged chain from `top` up through its base_configs."""
+def load_chain(top: _Node, index: ConfigIndex | None, written: Mapping[str, Written] = {}) -> Chain:
+    """The merged chain from `top` up through its base_configs (`written`: the files the script
+    wrote, by the paths it names them)."""
     files: list[tuple[_Node, ConfigFile]] = []
     seen: list[str] = []
     node: _Node | None = top
@@ -172,18 +205,20 @@ def load_chain(top: _Node, index: ConfigIndex | None) -> Chain:
         seen.append(node.identity)
         config = _read(node, index)
         files.append((node, config))
-        node = _parent(node, config, index) if config.base_config else None
+        node = _parent(node, config, index, written) if config.base_config else None
     chain = Chain([n.label for n, _ in files])
     for node, config in reversed(files):  # the base first, each child over it
         for key, value in config.values.items():
             earlier = chain.settings.get(key)
             if isinstance(value, dict) and earlier is not None and isinstance(earlier.value, dict):
                 value = _merged(earlier.value, value)
-            chain.settings[key] = Setting(key, value, node.label, config.lines.get(key, 1))
+            chain.settings[key] = Setting(key, value, *node.place(config.lines.get(key, 1)))
     return chain
 
 
 def _read(node: _Node, index: ConfigIndex | None) -> ConfigFile:
+    if node.written is not None:
+        return parse_config(node.written.text, node.written.name)
     if node.path is None:
         assert index is not None
         return index.files[node.relpath]
@@ -196,9 +231,15 @@ def _read(node: _Node, index: ConfigIndex | None) -> ConfigFile:
     return parse_config(decode(data, str(node.path)), str(node.path))
 
 
-def _parent(node: _Node, config: ConfigFile, index: ConfigIndex | None) -> _Node:
+def _parent(node: _Node, config: ConfigFile, index: ConfigIndex | None, written: Mapping[str, Written]) -> _Node:
     base = config.base_config or ""
     where = f"{node.label}:{config.lines.get(BASE_CONFIG, 1)}"
+    if node.written is not None:
+        beside_written = posixpath.join(posixpath.dirname(node.written.name), base)
+        for name in (base, posixpath.normpath(beside_written)):
+            if name in written:
+                return _Node(None, None, written[name])
+        node = _Node(Path(node.written.name), None)  # else as a file at that path would find its base
     if os.path.isabs(base):
         if Path(base).is_file():
             return _Node(Path(base), None)

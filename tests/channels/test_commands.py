@@ -106,3 +106,31 @@ def test_bash_options_are_read_as_bash_reads_them(options, tmp_path):
     at, command_string = shell_operand([*options, operand])
     assert command_string == ("from-string" in ran.stdout)
     assert at == len(options)
+
+
+def test_a_config_the_script_writes_is_the_one_checked_where_it_is_written():
+    result = _lint("writes_config.sh")
+    errors = sorted((f.location.line, f.location.column, f.message.split(":")[0]) for f in result.findings if f.severity == "error")
+    # log_period 2.5 in the here-document; `steps: $STEPS` from a quoted one (no expansion) is not an
+    # integer; `maybe` in the echo's text, which starts in the middle of its line.
+    assert errors == [(12, 1, "log_period"), (16, 1, "steps"), (19, 1, "enable_checkpointing")], errors
+    assert not [n for n in result.notes if "not found" in n]
+
+
+@pytest.mark.parametrize("writes", [
+    'cat > out.yml <<EOF\na: "$X"\nb: ${X}-2\nEOF',
+    "cat > out.yml <<'EOF'\na: $X\nEOF",
+    'cat <<EOF > out.yml\n  a: 1\n\tb: \\$X\nEOF\ncat >> out.yml <<"EOF"\nc: $X\nEOF',
+    "echo 'a: 1\nb: 2' > out.yml",
+    'echo -n "a: $X" > out.yml\necho " tail" >> out.yml',
+    'echo a: $X b > out.yml',
+])
+def test_the_files_a_script_writes_are_what_bash_writes(writes, tmp_path):
+    from flaglint.render.bash.symbolic import evaluate
+
+    script = tmp_path / "writes.sh"
+    script.write_text(f"X=seven\n{writes}\npython3 -c pass\n")
+    subprocess.run(["bash", str(script)], cwd=tmp_path, check=True, env={"PATH": "/usr/bin:/bin"})
+    (outcome,) = evaluate(script).outcomes
+    (launch,) = outcome.rendering.launched
+    assert launch.files["out.yml"].text == (tmp_path / "out.yml").read_text()

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from flaglint.render.bash.arithmetic import ArithError, parse_arith
 from flaglint.render.bash.types import ScriptError
-from flaglint.render.bash.lexer import ARITH_ASSIGN, Lit, Param, Source, Word, WordSyntaxError, lex_word
+from flaglint.render.bash.lexer import ARITH_ASSIGN, Lit, Param, Source, Word, WordSyntaxError, lex_heredoc, lex_word
 
 # ---- instructions -----------------------------------------------------------------------------
 
@@ -57,6 +57,18 @@ class Command(Instr):
     mutates: bool = False
     silent: bool = False  # standard output goes to stderr or /dev/null
     stdin: Word | None = None  # a herestring (`<<< word`): the command reads the word and a newline
+
+
+@dataclass(eq=False)
+class WriteFile(Instr):
+    """`cat > FILE <<EOF … EOF` or `echo TEXT > FILE` (`>>` appends): the script writes a file that
+    a later command may read (a MaxText config)."""
+
+    line: int
+    target: Word
+    content: Word | None  # the here-document; None: the echo's words, joined by spaces, and a newline
+    words: list  # list[Word]: the echo's arguments
+    append: bool = False
 
 
 @dataclass(eq=False)
@@ -398,11 +410,47 @@ class Compiler:
         if body is not None:
             before = len(code.instrs)
             self.statement(body, code)
+            written = self._written_file(node, body)
+            if written is not None:
+                code.instrs.append(written)
             redirects = [re.sub(r"\s", "", self.text(c)) for c in node.children if c.type == "file_redirect"]
             if any(r in (">&2", "1>&2", ">/dev/null", "1>/dev/null", "&>/dev/null") for r in redirects):
                 for instr in code.instrs[before:]:
                     if isinstance(instr, Command):
                         instr.silent = True  # its output is not captured by $(...)
+
+    def _written_file(self, node, body) -> WriteFile | None:
+        """The file `cat <<EOF > FILE` or `echo … > FILE` writes, when the statement is one of those."""
+        redirects = [c for c in node.children if c.type == "file_redirect"]
+        heredocs = [c for c in node.children if c.type == "heredoc_redirect"]
+        redirects += [c for h in heredocs for c in h.children if c.type == "file_redirect"]
+        outputs = [r for r in redirects if r.children and r.children[0].type in (">", ">>", ">|") and r.named_children]
+        if len(outputs) != 1 or body.type != "command":
+            return None
+        words = [c for i, c in enumerate(body.children) if body.field_name_for_child(i) in ("name", "argument")]
+        if not words:
+            return None
+        name = self.text(words[0])
+        target = self.word(outputs[0].named_children[-1])
+        append = outputs[0].children[0].type == ">>"
+        if name == "cat" and len(heredocs) == 1 and len(words) == 1:
+            parts = {c.type: c for c in heredocs[0].children}
+            start, close = parts.get("heredoc_start"), parts.get("heredoc_end")
+            if start is None or close is None or "<<-" in parts:
+                return None  # `<<-` strips the lines' tabs: such a file is not followed
+            expand = not any(q in self.text(start) for q in "'\"\\")
+            # The body is the lines after the one the redirection is on, up to the delimiter's line
+            # (tree-sitter's body node leaves out the first line's indentation).
+            begin = self.src.text.find("\n", self.src.char_index(start.end_byte)) + 1
+            end = self.src.char_index(close.start_byte)
+            try:
+                content = lex_heredoc(self.src, begin, end, expand)
+            except WordSyntaxError:
+                return None
+            return WriteFile(self.line(node), target, content, [], append)
+        if name == "echo" and not heredocs:
+            return WriteFile(self.line(node), target, None, [self.word(w) for w in words[1:]], append)
+        return None
 
     def s_list(self, node, code: Code) -> None:
         kids = [c for c in node.children if c.type not in _SKIP]

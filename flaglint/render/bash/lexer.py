@@ -526,6 +526,14 @@ def lex_word(src: Source, start: int, end: int) -> Word:
     return Lexer(src, start, end).word()
 
 
+def lex_heredoc(src: Source, start: int, end: int, expand: bool) -> Word:
+    """A here-document's body: as written when its delimiter is quoted, else with its expansions
+    (as inside double quotes, where a `"` is a plain character)."""
+    if not expand:
+        return Word((Lit(src.text[start:end], Positions(src, tuple(range(start, end))), True),))
+    return Word(tuple(Lexer(src, start, end)._dquoted(stops="", default=False)))
+
+
 # ---- glob patterns ----------------------------------------------------------------------------
 
 _CLASSES = {

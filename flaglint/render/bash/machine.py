@@ -9,7 +9,7 @@ from flaglint.render.bash.arithmetic import parse_arith_text
 from flaglint.render.bash.builtins import BUILTINS, Builtins
 from flaglint.render.bash.compiler import (
     ArithCmd, Assign, Branch, Case, Code, Command, ForInit, ForNext, FuncDef, Join, Jump, JumpIf, Negate,
-    NoteInstr, PipeEnd, PipeStage, SetStatus, Subshell, Test, Unset, compile_file, compile_text,
+    NoteInstr, PipeEnd, PipeStage, SetStatus, Subshell, Test, Unset, WriteFile, compile_file, compile_text,
 )
 from flaglint.render.bash.conditions import Conditions
 from flaglint.render.bash.expansion import (
@@ -105,6 +105,7 @@ class Interp(Expansion, Conditions, Builtins):
         st.launched = ()  # Launches: the python and xpk command lines the path runs (never run here)
         st.options = frozenset()  # `set -e` (e), `set -u` (u) and `set -o pipefail` (pipefail) in force
         st.errexit_ignored = None  # the stack depth from which `set -e` is ignored: a function or subshell run as a condition
+        st.files = {}  # path -> Value: the files the path has written (WriteFile), for the commands that read them
         return st
 
     # ---- variables ----
@@ -413,7 +414,28 @@ class Interp(Expansion, Conditions, Builtins):
         # a joined value (an M_ variable set on some branches) is decided here: it may fork
         env = {n: prefix[n] if n in prefix else self.scalar(st, n) for n in exported}
         env = {n: v for n, v in env.items() if isinstance(v, Value)}
-        st.launched = st.launched + (Launch(st.code.src.path, ins.line, tuple(self.launch_fields(ins.words, st)), env),)
+        st.launched = st.launched + (Launch(st.code.src.path, ins.line, tuple(self.launch_fields(ins.words, st)), env, st.files),)
+
+    def i_writefile(self, ins: WriteFile, st: State) -> None:
+        target = self.value(ins.target, st)
+        if not target.opaque and target.text:
+            if ins.content is not None:
+                content = self.value(ins.content, st)
+            else:
+                fields = self.fields(ins.words, st)
+                newline = not (fields and fields[0].text == "-n")
+                fields = fields[1:] if fields and fields[0].text in ("-n", "-e", "-E") else fields
+                content = Value("", [])
+                for i, f in enumerate(fields):
+                    content = Value(content.text + (" " if i else "") + f.text, [*content.origins, *([None] if i else []), *f.origins],
+                                    content.opaque or f.opaque)
+                if newline:
+                    content = Value(content.text + "\n", [*content.origins, None], content.opaque)
+            if ins.append and target.text in st.files:
+                earlier = st.files[target.text]
+                content = Value(earlier.text + content.text, [*earlier.origins, *content.origins], earlier.opaque or content.opaque)
+            st.files = {**st.files, target.text: content}
+        st.pc += 1
 
     def i_command(self, ins: Command, st: State) -> None:
         if st.output is not None and ins.words[0].literal == "echo":
@@ -623,6 +645,7 @@ _DISPATCH = {
     Join: Interp.i_join, Jump: Interp.i_jump, JumpIf: Interp.i_jumpif, Negate: Interp.i_negate, SetStatus: Interp.i_setstatus,
     Branch: Interp.i_branch, NoteInstr: Interp.i_note, Test: Interp.i_test, ArithCmd: Interp.i_arith,
     Case: Interp.i_case, ForInit: Interp.i_forinit, ForNext: Interp.i_fornext, FuncDef: Interp.i_funcdef,
+    WriteFile: Interp.i_writefile,
     Subshell: Interp.i_subshell, Unset: Interp.i_unset, Assign: Interp.i_assign, Command: Interp.i_command,
     PipeStage: Interp.i_pipestage, PipeEnd: Interp.i_pipeend,
 }

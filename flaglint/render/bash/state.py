@@ -6,7 +6,7 @@ from __future__ import annotations
 class State:
     __slots__ = ("scopes", "exported", "functions", "positional", "code", "pc", "stack", "status",
                  "inputs", "domains", "condition", "notes", "branches", "handoffs", "iters", "steps", "done", "exit_code",
-                 "unfound", "unbounded", "output", "launched", "options", "errexit_ignored")
+                 "unfound", "unbounded", "output", "launched", "options", "errexit_ignored", "files")
 
     def copy(self) -> "State":
         s = State.__new__(State)
@@ -34,4 +34,5 @@ class State:
         s.launched = self.launched
         s.options = self.options
         s.errexit_ignored = self.errexit_ignored
+        s.files = self.files  # replaced, never changed in place
         return s

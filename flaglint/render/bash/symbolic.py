@@ -127,7 +127,8 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
             or a.positional != b.positional or a.iters != b.iters or a.stack != b.stack
             or a.options != b.options or a.errexit_ignored != b.errexit_ignored
             or a.handoffs is not b.handoffs and a.handoffs != b.handoffs
-            or a.unfound != b.unfound or a.unbounded != b.unbounded or a.launched != b.launched):
+            or a.unfound != b.unfound or a.unbounded != b.unbounded or a.launched != b.launched
+            or a.files is not b.files and a.files != b.files):
         return None
     if any(set(sa) != set(sb) for sa, sb in zip(a.scopes[1:], b.scopes[1:])):
         return None

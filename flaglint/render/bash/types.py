@@ -102,6 +102,7 @@ class Launch:
     line: int
     words: tuple  # tuple[Value, ...]
     env: dict  # dict[str, Value]
+    files: dict = field(default_factory=dict)  # dict[str, Value]: the files the script wrote before it (cat <<EOF > FILE)
 
 
 @dataclass
