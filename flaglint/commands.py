@@ -181,7 +181,7 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
             if findings is None:
                 continue
             checked += 1
-            owned = [f for f in findings if argv.owns(_read(f, checker))]
+            owned = [f for f in findings if argv.owns(_read(f, checker), f.rule)]
             if any(f.severity != "info" for f in owned):
                 to_fix.setdefault(tuple(w.text for w in line.words), line)
             for finding in owned:
