@@ -122,26 +122,36 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
 def _group_paths(path: ExploredPath, group: _Part, symbolic: Mapping, explored: Mapping[str, Sequence], cap: int,
                  judge, launch_at) -> list[tuple]:
     """The paths on which to check a group, each with what it owns (Concrete's names, excluded,
-    rule): every combination of its inputs' values; or, over `cap`, each part's own combinations
-    for what that part alone decides (the other parts stay at the path's values there, so a rule
-    that reads them too is the solver's), and each launch the solver finds a rule broken on, for
-    that rule (the inputs it left free take one value each there). `launch_at(env)`: the launch
-    with those inputs' values."""
+    rule): every combination of its inputs' values; or, over `cap`, the combinations of the parts
+    that set a name, for the names only they set (the other parts stay at the path's values there,
+    so a rule that reads names of other parts too is the solver's), and each launch the solver
+    finds a rule broken on, for that rule (the inputs it left free take one value each there).
+    `launch_at(env)`: the launch with those inputs' values."""
     if _count(_input_classes(path, group.inputs, symbolic, explored)) <= cap:
         return [(sub, frozenset(group.names)) for sub in _split(path, group.inputs, symbolic, explored, cap)]
     if judge is None:
         raise Unverified(f"{', '.join(sorted(group.inputs))} decide the launch together in more than {cap} combinations")
-    found = [(sub, frozenset(part.names), frozenset(group.names - part.names)) for part in group.members
-             for sub in _split(path, part.inputs, symbolic, explored, cap, ", ".join(sorted(part.names)))]
+    writers: dict[str, frozenset] = {}
+    for index, part in enumerate(group.members):
+        for name in part.names:
+            writers[name] = writers.get(name, frozenset()) | {index}
+    depends = {name: set().union(*(group.members[i].inputs for i in who)) for name, who in writers.items()}
+    decided: dict[frozenset, set] = {}
+    for name, who in writers.items():
+        decided.setdefault(who, set()).add(name)
+    # What the same parts alone decide (a token of one key, one key set by two parts) is checked on
+    # those parts' combinations: a part reads an input or two, so they are few whatever the cap.
+    few = max(cap, COMBINATION_CAP)
+    found = []
+    for names in decided.values():
+        inputs = depends[next(iter(names))]
+        for sub in _split(path, inputs, symbolic, explored, few, ", ".join(sorted(names))):
+            found.append((sub, frozenset(names), frozenset(group.names - names)))
     cubes = path.products()
     classes = _input_classes(path, group.inputs, symbolic, explored, cubes)
-    depends: dict[str, set] = {}
-    for part in group.members:
-        for name in part.names:
-            depends.setdefault(name, set()).update(part.inputs)
     from .launch_query import violations
 
-    for rule, fixed in violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(_narrowed(path, fixed).env), judge, cap):
+    for rule, fixed in violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(_narrowed(path, fixed).env), judge, few):
         found.append((_narrowed(path, fixed), frozenset(group.names), frozenset(), rule))
     return found
 

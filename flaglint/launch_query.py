@@ -127,8 +127,9 @@ def _evaluated(node: Node, lookup) -> Any:
 class Judge(Protocol):
     """How one concrete launch is judged (lint for the trainer's flags, commands for a command line)."""
 
-    def config(self, launch: Any) -> tuple[Config, frozenset[str]]:
-        """The launch's resolved config, and the names it leaves unjudged (refused, unknown)."""
+    def config(self, launch: Any) -> tuple[Config | None, frozenset[str]]:
+        """The launch's resolved config (None: it runs no MaxText), and the names it leaves
+        unjudged (refused, unknown)."""
 
     def rules(self, config: Config) -> list[Rule]:
         """The rules judged on a launch with this config."""
@@ -144,13 +145,16 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
     assignment, each with its values there. `classes`: each input's value classes (no Choice and
     no product of the path's condition tells the values of a class apart); `depends`: the inputs
     that decide each name the group sets; `base`: the path's own values; `launch_at(env)`: the
-    launch with those inputs' values; `confirm_at(fixed)`: the launch of the path narrowed to them."""
+    launch with those inputs' values; `confirm_at(fixed)`: the launch of the path narrowed to them; `cap`: the most combinations of
+    the inputs that decide one name (each is a launch resolved)."""
     inputs = {name: z3.Int(f"input:{name}") for name in sorted(classes)}
     solver = z3.Solver()
     solver.set("timeout", QUERY_BUDGET_MS)
     solver.add([z3.And(0 <= var, var < len(classes[name])) for name, var in inputs.items()])
     solver.add(_condition(classes, cubes, inputs))
     base_config, base_unjudged = judge.config(launch_at(base))
+    if base_config is None:
+        return []
     tables = {name: _table(name, sorted(depends[name]), classes, base, base_config, launch_at, judge, cap) for name in sorted(depends)}
     translator = _Translator.over(base_config, {})
     translator.setup(tables, classes, inputs)
@@ -212,6 +216,8 @@ def _table(name: str, deciding: list[str], classes: Mapping[str, Sequence[list]]
     values, judged = [], []
     for combo in itertools.product(*(range(len(classes[n])) for n in deciding)):
         config, unjudged = judge.config(launch_at({**base, **{n: classes[n][i][0] for n, i in zip(deciding, combo)}}))
+        if config is None:
+            raise Unverified(f"whether MaxText runs at all depends on {', '.join(deciding)}")
         if config.devices != base_config.devices:
             raise Unverified(f"the device count depends on {', '.join(deciding)}")
         values.append(config.lookup(name))

@@ -210,7 +210,7 @@ def check_script(
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
     from .commands import check_commands
 
-    commands = check_commands(path, exploration, checker, given, max_fixes)
+    commands = check_commands(path, exploration, checker, given, max_fixes, allow_unverified)
     if commands.checked:  # the script runs MaxText itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
         rules = checker.ruleset
         result.findings = [f for f in result.findings if not (rule := rules.by_id(f.rule)) or not rule.flag_string_only] + commands.findings
