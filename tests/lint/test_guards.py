@@ -166,3 +166,20 @@ def test_the_solver_finds_the_rules_that_enumerating_every_combination_finds(scr
     for finding in solved:
         env = {name: value for name, value in finding.witness["env"].items() if value is not None}
         assert finding.rule in {f.rule for f in check_script(recipe, checker, fixed=env).result.findings}
+
+
+def test_a_maxtext_command_line_whose_words_twelve_inputs_decide_is_checked_by_the_solver_too():
+    check = check_script(GUARDS / "mesh_axes_command.sh", Checker())
+    (finding,) = check.result.findings
+    assert (finding.rule, finding.location.line) == ("FL141", 28)
+    assert finding.witness["env"] == AXIS_INPUTS
+
+
+def test_a_key_two_parts_of_a_big_group_both_set_is_checked_on_their_combinations(tmp_path):
+    """SMOKE_TEST and LONG_CONTEXT each set max_target_length: only both at once sets it twice."""
+    script = tmp_path / "twice.sh"
+    text = (GUARDS / "fourteen_mesh_inputs_refused.sh").read_text()
+    script.write_text(text.replace("\nelif [[ \"${LONG_CONTEXT", "\nfi\nif [[ \"${LONG_CONTEXT"))
+    (finding,) = check_script(script, Checker()).result.findings
+    assert (finding.rule, finding.severity) == ("FL003", "info")
+    assert finding.witness["env"] == {"LONG_CONTEXT": "true", "SMOKE_TEST": "true"}
