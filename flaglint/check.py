@@ -53,7 +53,7 @@ class Checker:
         if note is not None:
             result.notes.append(note)
         if fix and (broken or config.rejected):
-            self._add_fixes(result, config, env, rules, max_fixes)
+            self._add_fixes(result, config, env, rules, max_fixes, broken)
         return result
 
     def _judgeable(self, config: Config) -> list:
@@ -64,15 +64,17 @@ class Checker:
         missing = set(DEVICE_NAMES) - config.devices.keys()
         return [r for r in self._rules if missing.isdisjoint(r.name_set)]
 
-    def _add_fixes(self, result: Result, config: Config, env: dict[str, str], rules, max_fixes: int) -> None:
+    def _add_fixes(self, result: Result, config: Config, env: dict[str, str], rules, max_fixes: int, broken: list) -> None:
+        """`broken`: the rules the config breaks, as check() judged them."""
         from .fix import is_safe, write_fix
 
         # Every fix drops the tokens MaxText refuses (undefined keys, bad values), so the solver
         # starts from the flags without them: an earlier token of a refused key is in force again.
         kept = self._without_refused(config, env)
-        judgeable = {id(r) for r in self._judgeable(kept)}
-        rules = [r for r in rules if id(r) in judgeable]
-        broken = violated(_judged(rules, kept), kept)
+        if kept is not config:  # else the rules are judged already: no token was refused
+            judgeable = {id(r) for r in self._judgeable(kept)}
+            rules = [r for r in rules if id(r) in judgeable]
+            broken = violated(_judged(rules, kept), kept)
         try:
             proposals = minimal_changes(kept, rules, broken, max_fixes) if broken else [Proposal(())]
         except Unsatisfiable as err:

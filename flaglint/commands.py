@@ -25,7 +25,11 @@ from .render.yaml_chain import config_node, load_chain, pin_relpath
 from .ruleset import built_in
 from .schema.config_index import ConfigIndex, load_index
 
-SEPARATORS = {";", "&&", "||", "|", "&"}
+SEPARATORS = {";", "&&", "||", "|", "|&", "&"}
+# A redirection word as bash reads it unquoted: an optional descriptor, the operator, and its
+# target when written without a space (`2>&1`, `>/tmp/train.log`); with nothing after the
+# operator, the target is the next word.
+_REDIRECTION = re.compile(r"(?:[0-9]+|\{[A-Za-z_][A-Za-z0-9_]*\})?(?:>>|>&|>\||&>>|&>|>|<<<|<&|<>|<)(.*)", re.S)
 MAXTEXT_CONFIG_CLASS = "MaxTextConfig"
 
 
@@ -66,12 +70,23 @@ def _tail(value: Value, start: int) -> Value:
 
 
 def _words_of(value: Value) -> list[Value]:
-    """The shell words of a string (an XPK --command), each with the origins of its text."""
+    """The shell words of a string (an XPK --command), each with the origins of its text, less its
+    redirections (`2>&1`, `> log`): bash takes those out before the program sees its argv."""
     try:
         tokens = shell_words(value.text)
     except InputError:
         return []
-    return [_word_value(value, token) for token in tokens]
+    words, target_next = [], False
+    for token in tokens:
+        quoted = token.end_offset - token.offset != len(token.text)
+        redirection = None if quoted else _REDIRECTION.fullmatch(token.text)
+        if target_next:
+            target_next = False
+        elif redirection is not None:
+            target_next = redirection[1] == ""
+        else:
+            words.append(_word_value(value, token))
+    return words
 
 
 def _word_value(value: Value, token: Token) -> Value:
@@ -328,18 +343,17 @@ def _check_line(line: CommandLine, script: Path, checker: Checker, index: Config
     for finding in results[key]:
         if OTHER in finding.message:
             continue
-        placed.append(replace(finding, location=_place(finding, origins, line)))
+        related = tuple(found for where in finding.related if (found := _placed(where, origins)) is not None)
+        located = _placed(finding.location, origins) or Location(line.file, line.line, 1, end_column=2)
+        placed.append(replace(finding, location=located, related=related))
     return placed
 
 
-def _place(finding: Finding, origins: Value, line: CommandLine) -> Location:
+def _placed(where: Location | None, origins: Value) -> Location | None:
+    """A place in the command line as a place in the script (or config file) that wrote it; None
+    where no character of it was written there."""
     from .lint import _location
 
-    where = finding.location
-    if where is not None and where.file is not None:
+    if where is None or where.file is not None:
         return where  # a line of a config file
-    if where is not None:
-        found = _location(origins, where.column - 1, where.end_column - 1)
-        if found is not None:
-            return found
-    return Location(line.file, line.line, 1, end_column=2)
+    return _location(origins, where.column - 1, where.end_column - 1)

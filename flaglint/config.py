@@ -63,6 +63,8 @@ def _defaults() -> dict[str, Any]:
 
 @dataclass
 class Settings:
+    """The settings of a run, each with where it came from (default, a config file, an option)."""
+
     values: dict[str, Any] = field(default_factory=_defaults)
     origins: dict[str, str] = field(default_factory=lambda: {name: "default" for name in SETTINGS})
     file: Path | None = None
@@ -88,20 +90,48 @@ class Settings:
 
 
 def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
-    """The nearest flaglint.toml, or pyproject.toml with a [tool.flaglint] table, from start upwards."""
+    """The nearest flaglint.toml, or pyproject.toml with a [tool.flaglint] table, from start
+    upwards, with its settings typed."""
     for folder in [start, *start.parents]:
         own = folder / "flaglint.toml"
         if own.is_file():
-            return own, _read(own)
+            return own, config_table(own)
         project = folder / "pyproject.toml"
         if project.is_file():
-            tool = _read(project).get("tool", {})
-            table = tool.get("flaglint") if isinstance(tool, dict) else None
+            table = config_table(project)
             if table is not None:
-                if not isinstance(table, dict):
-                    raise InputError(f"{project}: [tool.flaglint] must be a table")
                 return project, table
     return None
+
+
+def config_table(path: Path) -> dict[str, Any] | None:
+    """The settings a config file sets, typed (None: a pyproject.toml without [tool.flaglint]).
+
+    A file read before comes from the data cache: typing it imports pydantic, which would cost a
+    cold check more than half again. A file with an error is never cached, so it is reported on
+    every run."""
+    from .data_cache import cached
+
+    return cached("settings", [path], lambda: {"table": _typed_table(path)})["table"]
+
+
+def _typed_table(path: Path) -> dict[str, Any] | None:
+    table = _read(path)
+    if path.name == "pyproject.toml":
+        tool = table.get("tool", {})
+        table = tool.get("flaglint") if isinstance(tool, dict) else None
+        if table is None:
+            return None
+        if not isinstance(table, dict):
+            raise InputError(f"{path}: [tool.flaglint] must be a table")
+    from pydantic import ValidationError
+
+    from .config_model import typed_table
+
+    try:
+        return typed_table(table, FIELDS, alias)
+    except ValidationError as err:
+        raise InputError(_validation_message(path, err)) from None
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -144,23 +174,12 @@ def load_settings(start: Path | None = None, config_file: str | None = None, iso
         return settings
     if config_file is not None:
         path = Path(config_file)
-        table = _read(path)
-        if path.name == "pyproject.toml":
-            table = table.get("tool", {}).get("flaglint", {})
-        found: tuple[Path, dict[str, Any]] | None = (path.resolve(), table)
+        found: tuple[Path, dict[str, Any]] | None = (path.resolve(), config_table(path) or {})
     else:
         found = find_config((start or Path.cwd()).resolve())
     if found is None:
         return settings
-    path, table = found
-    from pydantic import ValidationError
-
-    from .config_model import typed_table
-
-    try:
-        typed = typed_table(table, FIELDS, alias)
-    except ValidationError as err:
-        raise InputError(_validation_message(path, err)) from None
+    path, typed = found
     settings.file = path
     for name, value in typed.items():
         if name in ("requirements", "pin-store"):

@@ -20,6 +20,8 @@ def severity_rank(severity: str) -> int:
 
 @dataclass
 class Finding:
+    """One problem found: the rule, its wording, the keys and places involved."""
+
     rule: str
     severity: str
     message: str
@@ -60,6 +62,8 @@ class Change:
 
 @dataclass
 class Fix:
+    """One way to remove findings: the key changes, the flag string after them, and the edits that make them."""
+
     changes: list[Change]
     flags: str
     safe: bool
@@ -81,6 +85,8 @@ class Fix:
 
 @dataclass
 class Result:
+    """What a check of one flag string found, and the fixes it offers."""
+
     pin: str
     findings: list[Finding] = field(default_factory=list)
     fixes: list[Fix] = field(default_factory=list)

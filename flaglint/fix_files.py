@@ -10,7 +10,6 @@ hard links is rewritten in place, so that every name still shows the same file.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from .edits import Edit
@@ -61,6 +60,8 @@ def write_atomically(path: Path, data: bytes) -> None:
     if stat.st_nlink > 1:
         _write_in_place(target, data)  # a rename would give this name a new file, apart from its other links
         return
+    import tempfile  # only when writing: a check that fixes nothing does not import it
+
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".flaglint")
     try:
         with os.fdopen(handle, "wb") as out:

@@ -23,6 +23,7 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from .findings import InputError
 from .render.bash.explorer import ExploredPath
 from .render.bash.expansion import input_value
 from .render.bash.types import Choice, FromInput, Rendering, Sym, Value, choice_names, resolve
@@ -442,7 +443,7 @@ def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, S
         for assignment in _own_assignments(word, base):
             pick, read_input = _picker(base, assignment)
             value = resolve(word, pick, read_input)
-            keys.add("" if value is None else value.text.split("=", 1)[0])
+            keys |= _word_keys("" if value is None else value.text)
         parts.append(_Part(_inputs(word), keys))
     groups = _groups(parts, rule_names)
     argvs = [ConcreteArgv(_resolved_words(words, base), path, None, frozenset().union(*(g.names for g in groups)))]
@@ -450,6 +451,19 @@ def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, S
         for sub, *owned in _group_paths(path, group, symbolic, explored, cap, judge, lambda env: _resolved_words(words, env)):
             argvs.append(ConcreteArgv(_resolved_words(words, sub.env), sub, *owned))
     return argvs
+
+
+def _word_keys(text: str) -> set:
+    """The names a word sets: `key=…`, and the keys of the key=value words inside it when it holds
+    a command line (an XPK `--command "… train.py base.yml ici_pipeline_parallelism=${STAGES}"`)."""
+    from .read_argv import shell_words
+
+    keys = {text.split("=", 1)[0]}
+    try:
+        keys.update(token.text.split("=", 1)[0] for token in shell_words(text) if "=" in token.text)
+    except InputError:
+        pass
+    return keys
 
 
 def _resolved_words(words: Sequence, env: Mapping) -> tuple:

@@ -34,6 +34,8 @@ INFERRED_WHEN_EMPTY = {"base_output_directory": "maxtext_output"}
 
 @dataclass
 class Assignment:
+    """One value given to a key, and what gave it."""
+
     key: str
     value: Any
     token: Token | None  # None: set by a Tunix binding, the model, a config file or an M_ variable
@@ -43,6 +45,8 @@ class Assignment:
 
 @dataclass
 class Config:
+    """The config MaxText would see: the flags' tokens and the keys they, Tunix, a model and config files set."""
+
     pin: PinSchema
     source: FlagSource
     tokens: list[Token]

@@ -4,6 +4,7 @@ first reads them: most rules of a pin never get past their `when`."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, Callable
@@ -26,7 +27,27 @@ def _decode(data: dict[str, Any]) -> Any:
         rule = Rule(**entry)
         rule.__dict__["names"] = names
         rules.append(rule)
-    return RuleSet(rules, {k: from_json(v) for k, v in data["derived"].items()}, data["derived_text"])
+    return RuleSet(rules, _Trees(data["derived"]), data["derived_text"])
+
+
+class _Trees(Mapping):
+    """Name -> tree, each decoded from its JSON data when first read (a check reads a derived value
+    only to word a message that names it)."""
+
+    def __init__(self, data: dict[str, Any]):
+        self._data = data
+        self._trees: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._trees:
+            self._trees[name] = from_json(self._data[name])
+        return self._trees[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
 
 
 def _tree_text(tree: Any) -> str | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -27,6 +28,8 @@ _PART = re.compile(r"\[([^\[\]]*)\]|" + _FIELD.pattern)
 
 @dataclass
 class Rule:
+    """One rule of the registry: its metadata, its condition and requirement, and its fix policy."""
+
     id: str
     title: str
     severity: str
@@ -89,8 +92,10 @@ class Rule:
 
 @dataclass
 class RuleSet:
+    """The rules of one pin, and the derived values their expressions may name."""
+
     rules: list[Rule]
-    derived: dict[str, Node]
+    derived: Mapping[str, Node]
     derived_text: dict[str, str]
 
     def by_id(self, rule_id: str) -> Rule | None:

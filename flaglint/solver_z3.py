@@ -34,6 +34,8 @@ class Unsupported(Exception):
 
 @dataclass
 class Finite:
+    """A key that takes one of a few values: an index into `values` (values[0] is the current one)."""
+
     index: z3.ArithRef
     values: list[Any]
     # Terms built once per variable: a rule set reads the same key in dozens of places, and

@@ -30,6 +30,8 @@ DEVICES_PER_SLICE_ARG = 4  # SystemCharacteristics(platform, topology_name, chip
 
 @dataclass(frozen=True)
 class DeviceCount:
+    """How many TPU devices a launch has, and where that number came from."""
+
     devices: int  # in all slices
     slices: int
     source: str  # where the count came from, for the user

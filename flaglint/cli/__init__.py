@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from .. import __version__
-from .group import FlaglintGroup
+from .group import FlaglintGroup, end_of_process
 
 # command name -> (module under flaglint.cli, the click command in it)
 COMMANDS = {
@@ -31,3 +31,12 @@ COMMANDS = {
 @click.version_option(__version__, prog_name="flaglint")
 def main() -> None:
     """Check MaxText/Tunix training flags, recipe scripts and JobSets before launch."""
+
+
+def run() -> None:
+    """The program, `flaglint …` or `python -m flaglint …` (main() is the group, for callers that
+    run commands in their own process)."""
+    try:
+        main()
+    finally:
+        end_of_process()

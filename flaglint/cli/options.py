@@ -14,6 +14,8 @@ from ..report import FORMATS
 
 @dataclass(frozen=True)
 class Options:
+    """The options every checking command shares, as click parsed them."""
+
     env_items: tuple[str, ...] = ()
     env_file: str | None = None
     pin: str | None = None

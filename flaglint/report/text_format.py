@@ -126,5 +126,5 @@ def _fix_location(item: Checked, finding: Finding) -> Location | None:
 
 def _witness_line(witness: dict) -> str:
     env = " ".join(f"{k}={'(unset)' if v is None else v}" for k, v in witness.get("env", {}).items())
-    branches = ", ".join(str(b) for b in witness.get("branches", [])) or "none"
-    return f"    when: {env or '(any environment)'}; branches taken at lines {branches}"
+    branches = ", ".join(str(b) for b in witness.get("branches", []))
+    return f"    when: {env or '(any environment)'}" + (f"; branches taken at lines {branches}" if branches else "")

@@ -15,6 +15,8 @@ from ..findings import InputError
 
 @dataclass(frozen=True)
 class Key:
+    """One MaxText config key at a pin: its type, range, choices and default."""
+
     name: str
     kind: str
     nullable: bool = False
@@ -38,6 +40,8 @@ class Key:
 
 @dataclass(frozen=True)
 class TunixVar:
+    """One Tunix launcher variable (schemas/tunix.yml): its type, and the MaxText keys it binds."""
+
     kind: str
     description: str
     source: str

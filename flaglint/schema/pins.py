@@ -67,10 +67,12 @@ def _schemas() -> Path:
     return data_dir("schemas")
 
 
-def bundled_pins() -> list[str]:
+@lru_cache(maxsize=None)
+def bundled_pins() -> tuple[str, ...]:
+    """The pins shipped with flaglint (they cannot change while it runs)."""
     released = sorted((p.stem for p in _schemas().glob("maxtext-*.json")), key=_release_order)
     forks = sorted(p.stem for p in (_schemas() / "pins").glob("*.yml"))
-    return released + forks
+    return tuple(released + forks)
 
 
 def known_pins(skip_damaged: bool = False) -> list[str]:
@@ -78,7 +80,7 @@ def known_pins(skip_damaged: bool = False) -> list[str]:
     from . import store
 
     bundled = bundled_pins()
-    return bundled + [e.name for e in store.entries(skip_damaged) if e.name not in bundled]
+    return [*bundled, *(e.name for e in store.entries(skip_damaged) if e.name not in bundled)]
 
 
 def _release_order(name: str) -> tuple:

@@ -66,3 +66,19 @@ def test_other_config_classes_missing_configs_and_m_variables():
     assert "RLConfig" in notes and "trainer_devices_fraction" not in " ".join(f.message for f in result.findings)
     assert "configs/missing.yml" in notes
     assert ("FL040", 6) in {(f.rule, f.location.line) for f in result.findings}
+
+
+def test_an_xpk_command_loses_its_redirections_and_keeps_the_keys_inputs_set():
+    # bash takes `2>&1`, `>/tmp/out.log` and `2> /tmp/err.log` out before MaxText sees its argv,
+    # and `|& tee` is another command; an input that sets a key inside the string is checked at
+    # each value: STAGES=4 does not divide the 3 microbatches.
+    from flaglint.lint import check_script
+
+    result = check_script(SCRIPTS / "xpk_redirects.sh", Checker(), vary={"STAGES": ["1", "4"]}).result
+    errors = [f for f in result.findings if f.severity == "error"]
+    assert [f.rule for f in errors] == ["MX0113"], [f.message for f in errors]
+    assert errors[0].witness["env"] == {"STAGES": "4"}
+    # both keys are placed where the script writes them, also the one whose value the input gives
+    places = [(where.file, where.line) for where in (errors[0].location, *errors[0].related)]
+    assert places == [(str(SCRIPTS / "xpk_redirects.sh"), 6)] * 2
+    assert not [f for f in result.findings if "2>" in f.message or "/tmp/" in f.message]
