@@ -72,14 +72,17 @@ class _Part:
     inputs: set
     names: set
     members: list = field(default_factory=list)  # a group's parts
+    origin: object = None  # Origin | None: where the script writes the part (a group: its first part)
 
 
 class Unverified(Exception):
-    """What the launch's parts set cannot be decided (FL011 says why); the reason names it."""
+    """What the launch's parts set cannot be decided (FL011 says why); the reason names it, and
+    `origin` where the script writes the first part it concerns (None: not known)."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: str, origin=None):
         super().__init__(reason)
         self.reason = reason
+        self.origin = origin
 
 
 def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mapping[str, Sequence],
@@ -111,7 +114,7 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
         parts.extend(_flag_parts(flags, base))
     for name, value in symbolic.items():
         if name != flags_variable:
-            parts.append(_Part(_inputs(value), {name, *bound.get(name, ())}))
+            parts.append(_Part(_inputs(value), {name, *bound.get(name, ())}, origin=_first_origin(value)))
     groups = _groups(parts, rule_names)
     launches = [Concrete(_resolved(rendering, base, {}), path, None, frozenset().union(*(g.names for g in groups)))]
     for group in groups:
@@ -128,6 +131,15 @@ def _group_paths(path: ExploredPath, group: _Part, symbolic: Mapping, explored: 
     so a rule that reads names of other parts too is the solver's), and each launch the solver
     finds a rule broken on, for that rule (the inputs it left free take one value each there).
     `launch_at(env)`: the launch with those inputs' values."""
+    try:
+        return _checked_group(path, group, symbolic, explored, cap, judge, launch_at)
+    except Unverified as err:
+        err.origin = err.origin or group.origin
+        raise
+
+
+def _checked_group(path: ExploredPath, group: _Part, symbolic: Mapping, explored: Mapping[str, Sequence], cap: int,
+                   judge, launch_at) -> list[tuple]:
     if _count(_input_classes(path, group.inputs, symbolic, explored)) <= cap:
         return [(sub, frozenset(group.names)) for sub in _split(path, group.inputs, symbolic, explored, cap)]
     if judge is None:
@@ -300,7 +312,7 @@ def _flag_parts(flags, base: Mapping) -> list[_Part]:
     indices = [i for i, p in enumerate(pieces) if not type(p) is Value]
     pick_base, read_base = _picker(base, {})
     base_texts = [resolve(p, pick_base, read_base) for p in pieces]
-    parts = {i: _Part(_inputs(pieces[i]), set()) for i in indices}
+    parts = {i: _Part(_inputs(pieces[i]), set(), origin=_first_origin(pieces[i])) for i in indices}
     owner = {i: i for i in indices}
 
     def find(i: int) -> int:
@@ -327,10 +339,34 @@ def _flag_parts(flags, base: Mapping) -> list[_Part]:
     merged: dict[int, _Part] = {}
     for i in indices:
         root = find(i)
-        into = merged.setdefault(root, _Part(set(), set()))
+        into = merged.setdefault(root, _Part(set(), set(), origin=parts[i].origin))
         into.inputs |= parts[i].inputs
         into.names |= parts[i].names
     return list(merged.values())
+
+
+def _first_origin(value):
+    """Where the script writes the first character in which the value's alternatives differ."""
+    if type(value) is Sym:
+        return next((o for p in value.pieces if type(p) is not Value and (o := _first_origin(p)) is not None), None)
+    if type(value) is not Choice:
+        return None
+    alts = [_origins(alt) for _, alt in value.alts]
+    shared = 0
+    while all(shared < len(a) for a in alts) and all(a[shared] == alts[0][shared] for a in alts):
+        shared += 1
+    return next((o for a in alts for o in a[shared:] if o is not None), None)
+
+
+def _origins(value) -> list:
+    """The origins of the value's characters, each Choice at its first alternative that has any."""
+    if type(value) is Value:
+        return list(value.origins)
+    if type(value) is Sym:
+        return [o for p in value.pieces for o in _origins(p)]
+    if type(value) is Choice:
+        return next((found for _, alt in value.alts if (found := _origins(alt))), [])
+    return []
 
 
 def _own_assignments(piece, base: Mapping) -> list[dict]:
@@ -421,7 +457,7 @@ def _groups(parts: list[_Part], rule_names: Iterable[frozenset]) -> list[_Part]:
                 union(first, j)
     groups: dict[int, _Part] = {}
     for i, part in enumerate(parts):
-        into = groups.setdefault(find(i), _Part(set(), set()))
+        into = groups.setdefault(find(i), _Part(set(), set(), origin=part.origin))
         into.inputs |= part.inputs
         into.names |= part.names
         into.members.append(part)
@@ -444,7 +480,7 @@ def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, S
             pick, read_input = _picker(base, assignment)
             value = resolve(word, pick, read_input)
             keys |= _word_keys("" if value is None else value.text)
-        parts.append(_Part(_inputs(word), keys))
+        parts.append(_Part(_inputs(word), keys, origin=_first_origin(word)))
     groups = _groups(parts, rule_names)
     argvs = [ConcreteArgv(_resolved_words(words, base), path, None, frozenset().union(*(g.names for g in groups)))]
     for group in groups:

@@ -259,8 +259,10 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
                 found = concrete_launches(trainer, path, exploration.inputs, FLAGS_VARIABLE, tunix, rule_names,
                                           bound, (BACKEND_VARIABLE,), cap, _TrainerJudge(checker))
             except Unverified as err:
-                unverified.setdefault((str(check.path), err.reason), built_in(
-                    "FL011", (), Location(str(check.path), 1, 1, end_column=2), allow_unverified=allow_unverified, reason=err.reason))
+                where = err.origin
+                at = Location(where.file, where.line, where.column, end_column=where.column + 1) if where else Location(str(check.path), 1, 1, end_column=2)
+                unverified.setdefault((at.file, at.line, err.reason), built_in(
+                    "FL011", (), at, allow_unverified=allow_unverified, reason=err.reason))
                 unknown.append(path)
                 continue
             for launch in found:

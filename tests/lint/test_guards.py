@@ -123,6 +123,7 @@ def test_a_rule_the_solver_cannot_express_leaves_the_group_unverified_never_pass
     (finding,) = check_script(GUARDS / "fourteen_mesh_inputs_refused.sh", checker).result.findings
     assert (finding.rule, finding.severity) == ("FL011", "error")
     assert "XR001" in finding.message and "cannot be decided by the solver" in finding.message
+    assert finding.location.line == 14  # the group's first switch
     (allowed,) = check_script(GUARDS / "fourteen_mesh_inputs_refused.sh", checker, allow_unverified=True).result.findings
     assert allowed.severity == "warning"
 
