@@ -27,6 +27,7 @@ from .findings import InputError
 from .render.bash.explorer import ExploredPath
 from .render.bash.expansion import input_value
 from .render.bash.types import Choice, FromInput, Rendering, Sym, Value, choice_names, resolve
+from .topology import DEVICE_KEYS, DEVICE_NAMES
 
 # A group with more combinations than this is checked by the solver instead of on each of them.
 COMBINATION_CAP = 4096
@@ -450,6 +451,8 @@ def _groups(parts: list[_Part], rule_names: Iterable[frozenset]) -> list[_Part]:
         for j in indices[1:]:
             union(indices[0], j)
     for names in rule_names:
+        if not names.isdisjoint(DEVICE_NAMES):  # the device count is read from the launch's keys
+            names = names | DEVICE_KEYS
         hit = {i for name in names for i in by_name.get(name, ())}
         if len(hit) > 1:
             first = min(hit)

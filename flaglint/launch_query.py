@@ -31,6 +31,7 @@ from .resolve import Config
 from .ruleset import Rule
 from .solve import holds
 from .solver_z3 import _UNDEFINED, Finite, FixProblem, Unsupported
+from .topology import DEVICE_NAMES
 
 # One group's query gives up after this long (the launch is then not verified).
 QUERY_BUDGET_MS = 10_000
@@ -60,12 +61,6 @@ class _Translator(FixProblem):
 
     def deciding(self, names) -> list[str]:
         return sorted({n for name in names for n in self.tables[name].deciding})
-
-    def size(self, deciding: list[str]) -> int:
-        count = 1
-        for name in deciding:
-            count *= len(self.classes[name])
-        return count
 
     def index(self, deciding: list[str]) -> Any:
         """The combination's position in itertools.product order, as a Z3 term."""
@@ -98,7 +93,7 @@ class _Translator(FixProblem):
 
     def _translate(self, node: Node) -> Any:
         names = node.free & self.tables.keys()
-        if names and node.op not in ("var", "const") and self.size(self.deciding(names)) <= CASES:
+        if names and node.op not in ("var", "const") and _combinations(self.classes, self.deciding(names)) <= CASES:
             return self.cases(names, lambda lookup: _evaluated(node, lookup))
         return super()._translate(node)
 
@@ -106,7 +101,7 @@ class _Translator(FixProblem):
         """Where the rule is judged and broken."""
         names = sorted(rule.name_set & self.tables.keys())
         judged = z3.And(*[self.judged(name) for name in names])
-        if self.size(self.deciding(names)) <= CASES:
+        if _combinations(self.classes, self.deciding(names)) <= CASES:
             verdicts = self.cases(names, lambda lookup: not holds(rule, lookup))
             return z3.And(judged, self.boolean_term(verdicts))
         return z3.And(judged, z3.Not(self.constraint(rule)))
@@ -115,6 +110,13 @@ class _Translator(FixProblem):
         table = self.tables[name]
         found = Finite(self.index(table.deciding), table.judged)
         return self.boolean_term(found)
+
+
+def _combinations(classes: Mapping[str, Sequence[list]], deciding: list[str]) -> int:
+    count = 1
+    for name in deciding:
+        count *= len(classes[name])
+    return count
 
 
 def _evaluated(node: Node, lookup) -> Any:
@@ -155,12 +157,20 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
     base_config, base_unjudged = judge.config(launch_at(base))
     if base_config is None:
         return []
-    tables = {name: _table(name, sorted(depends[name]), classes, base, base_config, launch_at, judge, cap) for name in sorted(depends)}
+    resolved = _Resolved(classes, base, launch_at, judge, cap)
+    tables = {name: resolved.table(name, sorted(depends[name])) for name in sorted(depends)}
+    # A name whose value moves the device count (compile_topology, a slice) makes the device
+    # count's names vary with the inputs that decide it.
+    moving = sorted({n for name in depends for n in depends[name]
+                     if any(c.devices != base_config.devices for c, _ in resolved.configs(sorted(depends[name])))})
+    if moving:
+        tables.update({name: resolved.device_table(name, moving) for name in DEVICE_NAMES})
     translator = _Translator.over(base_config, {})
     translator.setup(tables, classes, inputs)
     translator.terms.update({name: Finite(translator.index(t.deciding), t.values) for name, t in tables.items()})
+    rules = {rule.id: rule for config in [base_config, *resolved.device_configs(moving)] for rule in judge.rules(config)}
     broken: dict[str, Any] = {}
-    for rule in judge.rules(base_config):
+    for rule in rules.values():
         names = rule.name_set & tables.keys()
         if not names or rule.name_set & base_unjudged - tables.keys():
             continue
@@ -205,24 +215,45 @@ def _condition(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
     return z3.Or(*products)
 
 
-def _table(name: str, deciding: list[str], classes: Mapping[str, Sequence[list]], base: Mapping,
-           base_config: Config, launch_at: Callable[[Mapping], Any], judge: Judge, cap: int) -> _Table:
-    """The name's value on each combination of the inputs that decide it, each launch resolved."""
-    combinations = 1
-    for n in deciding:
-        combinations *= len(classes[n])
-    if combinations > cap:
-        raise Unverified(f"{name} is decided by {combinations} combinations of {', '.join(deciding)} (more than {cap})")
-    values, judged = [], []
-    for combo in itertools.product(*(range(len(classes[n])) for n in deciding)):
-        config, unjudged = judge.config(launch_at({**base, **{n: classes[n][i][0] for n, i in zip(deciding, combo)}}))
-        if config is None:
-            raise Unverified(f"whether MaxText runs at all depends on {', '.join(deciding)}")
-        if config.devices != base_config.devices:
-            raise Unverified(f"the device count depends on {', '.join(deciding)}")
-        values.append(config.lookup(name))
-        judged.append(name not in unjudged)
-    return _Table(deciding, values, judged)
+class _Resolved:
+    """The launch resolved on each combination of a few inputs (the others at the path's values),
+    once per set of inputs."""
+
+    def __init__(self, classes: Mapping[str, Sequence[list]], base: Mapping, launch_at: Callable[[Mapping], Any], judge: Judge, cap: int):
+        self.classes, self.base, self.launch_at, self.judge, self.cap = classes, base, launch_at, judge, cap
+        self._configs: dict[tuple, list] = {}
+
+    def configs(self, deciding: list[str], what: str = "") -> list[tuple[Config, frozenset]]:
+        key = tuple(deciding)
+        if key not in self._configs:
+            count = _combinations(self.classes, deciding)
+            if count > self.cap:
+                raise Unverified(f"{what or 'a name'} is decided by {count} combinations of {', '.join(deciding)} (more than {self.cap})")
+            found = []
+            for combo in itertools.product(*(range(len(self.classes[n])) for n in deciding)):
+                config, unjudged = self.judge.config(self.launch_at({**self.base, **{n: self.classes[n][i][0] for n, i in zip(deciding, combo)}}))
+                if config is None:
+                    raise Unverified(f"whether MaxText runs at all depends on {', '.join(deciding)}")
+                found.append((config, unjudged))
+            self._configs[key] = found
+        return self._configs[key]
+
+    def table(self, name: str, deciding: list[str]) -> _Table:
+        """The name's value on each combination of the inputs that decide it."""
+        configs = self.configs(deciding, name)
+        return _Table(deciding, [c.lookup(name) for c, _ in configs], [name not in unjudged for _, unjudged in configs])
+
+    def device_table(self, name: str, deciding: list[str]) -> _Table:
+        """A name of the device count (topology.DEVICE_NAMES), judged where the launch gives one."""
+        configs = self.configs(deciding, "the device count")
+        # 1 where there is none: never judged there, and any arithmetic takes it
+        return _Table(deciding, [c.devices.get(name, 1) for c, _ in configs], [name in c.devices for c, _ in configs])
+
+    def device_configs(self, deciding: list[str]) -> list[Config]:
+        """One config for each set of device names the launches give (each judges other rules)."""
+        if not deciding:
+            return []
+        return list({frozenset(c.devices): c for c, _ in self.configs(deciding, "the device count")}.values())
 
 
 def _minimised(solver: z3.Solver, broken: Any, inputs: Mapping, chosen: Mapping[str, int]) -> list[str]:

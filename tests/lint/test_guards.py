@@ -184,3 +184,27 @@ def test_a_key_two_parts_of_a_big_group_both_set_is_checked_on_their_combination
     (finding,) = check_script(script, Checker()).result.findings
     assert (finding.rule, finding.severity) == ("FL003", "info")
     assert finding.witness["env"] == {"LONG_CONTEXT": "true", "SMOKE_TEST": "true"}
+
+
+def test_an_input_that_picks_the_slice_joins_the_mesh_group_and_its_witness(tmp_path):
+    """On tpu7x-8192 the same mesh fits: the conflict needs SLICE left at its tpu7x-4096 default."""
+    script = tmp_path / "slice.sh"
+    script.write_text((GUARDS / "fourteen_mesh_inputs.sh").read_text().replace(
+        'FLAGS="compile_topology=tpu7x-4096 compile_topology_num_slices=1 ici_fsdp_parallelism=-1"',
+        'FLAGS="compile_topology_num_slices=1 ici_fsdp_parallelism=-1"\n'
+        'case "${SLICE:-tpu7x-4096}" in\n'
+        '  tpu7x-8192) FLAGS="${FLAGS} compile_topology=tpu7x-8192" ;;\n'
+        '  *) FLAGS="${FLAGS} compile_topology=tpu7x-4096" ;;\n'
+        'esac'))
+    (finding,) = check_script(script, Checker()).result.findings
+    assert finding.rule == "FL141" and finding.witness["env"] == {**AXIS_INPUTS, "SLICE": None}
+    assert check_script(script, Checker(), fixed={"SLICE": "tpu7x-8192"}).result.findings == []
+
+
+def test_a_solver_that_gives_no_answer_leaves_the_launch_unverified(monkeypatch):
+    from flaglint import launch_query
+
+    monkeypatch.setattr(launch_query, "QUERY_BUDGET_MS", 1)
+    (finding,) = check_script(GUARDS / "fourteen_mesh_inputs.sh", Checker()).result.findings
+    assert (finding.rule, finding.severity, finding.location.line) == ("FL011", "error", 11)
+    assert "the solver gave no answer" in finding.message
