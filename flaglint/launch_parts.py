@@ -11,10 +11,11 @@ their combinations with a non-zero exit, the others launch nothing. A finding of
 whose keys are that group's belongs to the inputs' values of that check; a finding of the base
 check that touches no part belongs to the whole outcome.
 
-A group with more combinations than the cap is not enumerated: each of its parts is checked on its
-own inputs' combinations (a token MaxText refuses, a value of the wrong type), and the solver is
-asked which rules some allowed combination of them all breaks (launch_query), each answer one
-launch checked like any other.
+A group with more combinations than the cap is not enumerated: what the same parts alone decide
+(a token MaxText refuses, a value of the wrong type, a key two parts set) is checked on those
+parts' combinations, few since a part reads an input or two, and the solver is asked which rules
+some allowed combination of them all breaks (launch_query), each answer one launch checked like
+any other.
 """
 
 from __future__ import annotations
