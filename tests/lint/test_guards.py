@@ -151,7 +151,7 @@ def switched_recipes(draw) -> str:
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(script=switched_recipes())
 def test_the_solver_finds_the_rules_that_enumerating_every_combination_finds(script, tmp_path_factory):
     """A cap of 1 sends every group with two combinations or more to the solver; the default cap
