@@ -18,6 +18,7 @@ from .launch_parts import COMBINATION_CAP, Unverified, concrete_argvs
 from .location import Location
 from .read import FlagSource, Token
 from .read_argv import argv_source, quoted_origins, shell_words
+from .render.bash.builtins import shell_operand
 from .render.bash.explorer import OTHER, Exploration, ExploredPath
 from .render.bash.types import Launch, Rendering, Value
 from .render.maxtext_command import MaxTextCommand, recognise, xpk_command
@@ -48,13 +49,29 @@ def command_lines(launch: Launch, index: ConfigIndex | None) -> list[CommandLine
     """The MaxText command lines of one launched program: itself, or those in its XPK --command."""
     words = list(launch.words)
     env = {name: value.text for name, value in launch.env.items()}
-    texts = [w.text for w in words]
-    inner = xpk_command(texts)
+    inner = _command_string(words)
     if inner is not None:
-        at = next(i for i, t in enumerate(texts) if t == "--command" or t.startswith("--command="))
-        value = words[at + 1] if texts[at] == "--command" else _tail(words[at], len("--command="))
-        return [line for segment in _segments(_words_of(value)) for line in _found(launch, segment, env, index)]
+        return [line for segment in _segments(_words_of(inner)) for line in _found(launch, segment, env, index)]
     return _found(launch, words, env, index)
+
+
+def _command_string(words: list[Value]) -> Value | None:
+    """The shell command a launch hands over as a string: XPK's `--command`, `bash -c` (or sh),
+    `eval`'s words joined."""
+    texts = [w.text for w in words]
+    if xpk_command(texts) is not None:
+        at = next(i for i, t in enumerate(texts) if t == "--command" or t.startswith("--command="))
+        return words[at + 1] if texts[at] == "--command" else _tail(words[at], len("--command="))
+    program = posixpath.basename(texts[0]) if texts else ""
+    if program in ("bash", "sh"):
+        at, command_string = shell_operand(texts[1:])
+        return words[at + 1] if command_string and at is not None else None
+    if program == "eval" and len(words) > 1:
+        joined = words[1]
+        for word in words[2:]:
+            joined = Value(f"{joined.text} {word.text}", [*joined.origins, None, *word.origins])
+        return joined
+    return None
 
 
 def _found(launch: Launch, words: list[Value], env: dict[str, str], index: ConfigIndex | None) -> list[CommandLine]:

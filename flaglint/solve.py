@@ -8,11 +8,12 @@ reach; z3 is imported only on that path.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable
 
-from .expr import Unknown, evaluate
+from .expr import ExprError, Unknown, evaluate, parse
 from .findings import Finding
 from .resolve import Config
 from .ruleset import Rule, RuleSet
@@ -65,26 +66,33 @@ def finding(rule: Rule, config: Config, derived: dict | None = None) -> Finding:
     return Finding(rule.id, rule.severity, f"{_filled(rule.message, config, derived or {})} ({shown})", tuple(names), primary, related)
 
 
-def _filled(message: str, config: Config, derived: dict) -> str:
-    """MaxText's messages name keys as `{key}` placeholders: the values this config gives them,
-    and the value of a derived one (context_parallel_size) where it can be computed. Placeholders
-    over the validator's other locals stay as written."""
+def _filled(message: str, config: Config, derived: Mapping) -> str:
+    """MaxText's messages name keys as `{key}` placeholders, and some an expression over keys
+    (`{engram_max_ngram_size - 1}`): the values this config gives them, and the value of a derived
+    one (context_parallel_size, num_stages) where it can be computed. Placeholders over the
+    validator's other locals stay as written."""
+
+    def known(name: str) -> Any:
+        if config.knows(name):
+            return config.lookup(name)
+        if name in derived:
+            return evaluate(derived[name], config.lookup)
+        raise Unknown(name)
 
     def value(match: re.Match) -> str:
-        name = match[1]
-        if config.knows(name):
-            return format_value(config.lookup(name))
-        if name in derived:
-            try:
-                return format_value(evaluate(derived[name], config.lookup))
-            except Unknown:
-                pass
-        return match[0]
+        text = match[1]
+        try:
+            if _NAME.fullmatch(text):
+                return format_value(known(text))
+            return format_value(evaluate(parse(text), known))
+        except (Unknown, ExprError, ArithmeticError, TypeError, ValueError):
+            return match[0]
 
     return _PLACEHOLDER.sub(value, message)
 
 
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
+_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 
 
 @dataclass(frozen=True)

@@ -105,3 +105,14 @@ def test_a_wheel_without_types_py_is_refused(tmp_path):
     with pytest.raises(InputError, match="holds no maxtext/configs/types.py"):
         import_schema(stripped)
     shutil.rmtree(tmp_path)
+
+
+@pytest.mark.parametrize("version", RELEASES)
+def test_a_message_says_the_values_its_validator_computed(version):
+    # MaxText words these with a local (num_stages = ici * dcn pipeline parallelism) and with an
+    # expression over a key (max_ngram_size - 1): the finding says their values.
+    result = Checker(f"maxtext-{version}").check(FlagSource("ici_pipeline_parallelism=2 dcn_pipeline_parallelism=2 num_pipeline_microbatches=6"), fix=False)
+    (stages,) = [f for f in result.findings if "microbatches" in f.message and "stages" in f.message]
+    assert "number of stages (4)" in stages.message and "{" not in stages.message
+    engram = Checker(f"maxtext-{version}").check(FlagSource("engram_max_ngram_size=3 engram_layers=[1]"), fix=False)
+    assert any("expected 2" in f.message for f in engram.findings), [f.message for f in engram.findings]

@@ -66,6 +66,8 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker):
         self.sites: dict[tuple[str, int], Site] = {}
         self.candidates: dict[int, str] = {}  # expression shape -> preferred derived name
         self.candidate_nodes: dict[int, ast.expr] = {}
+        # local named in a message placeholder -> the expressions it holds there
+        self.message_values: dict[str, set[str]] = {}
         self.crash_guards: list[ast.expr] = []
         self.catching: list[set[str]] = []  # exception names the enclosing try statements catch
         self.mesh_files = self._custom_mesh_files()

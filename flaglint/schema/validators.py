@@ -155,10 +155,26 @@ def _derived_values(walker: Walker, names: dict[int, str], namer: _Namer) -> dic
         rewritten = inner.generic_visit(copy.deepcopy(node))
         derived[name] = ast.unparse(rewritten)
         pending.extend(sorted(inner.used - set(derived)))
+    for name, texts in sorted(walker.message_values.items()):
+        # A local a message names, computed from keys the same way wherever it is named (and named
+        # so nowhere else): the finding can say its value.
+        if len(texts) == 1 and name not in derived and name not in by_name and name not in walker.keys:
+            (text,) = texts
+            if _reads_only(text, set(walker.keys) | set(derived)):
+                derived[name] = text
     for kind in SCALE_KINDS:
         if any(f"{kind}_factor" in text for text in derived.values()):
             derived[f"{kind}_factor"] = scale_factors(kind)
     return dict(sorted(derived.items()))
+
+
+def _reads_only(text: str, names: set[str]) -> bool:
+    from ..expr import ExprError, parse
+
+    try:
+        return set(parse(text).names()) <= names
+    except ExprError:
+        return False
 
 
 def _rule(rule_id: str, site: Site, message: str, cond: ast.expr, version: str, pin: str | None) -> dict:

@@ -507,6 +507,8 @@ class ExpressionWalker:
             return self._render_text(value, st, frame)
         if isinstance(value, ast.Name) and value.id in self.keys:  # a local that holds a key: the finding fills it in
             return "{" + value.id + "}"
+        if isinstance(part.value, ast.Name) and isinstance(value, ast.expr):  # a value computed from keys: a derived one
+            self.message_values.setdefault(part.value.id, set()).add(ast.unparse(value))
         return "{" + clean_source(part.value) + "}"
 
 

@@ -4,10 +4,14 @@ MaxText accepts."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
+
+import pytest
 
 from flaglint.check import Checker
 from flaglint.lint import check_script
+from flaglint.render.bash.builtins import shell_operand
 from flaglint.render.maxtext_command import recognise, xpk_command
 from flaglint.schema.config_index import load_index
 
@@ -82,3 +86,23 @@ def test_an_xpk_command_loses_its_redirections_and_keeps_the_keys_inputs_set():
     places = [(where.file, where.line) for where in (errors[0].location, *errors[0].related)]
     assert places == [(str(SCRIPTS / "xpk_redirects.sh"), 6)] * 2
     assert not [f for f in result.findings if "2>" in f.message or "/tmp/" in f.message]
+
+
+def test_command_lines_handed_over_as_strings_are_checked():
+    result = _lint("command_strings.sh")
+    found = sorted((f.location.line, f.message.split(":")[0]) for f in result.findings if f.severity == "error")
+    assert found == [(5, "steps"), (6, "log_period"), (7, "checkpoint_period"), (8, "eval_interval"), (8, "per_device_batch_size")]
+
+
+@pytest.mark.parametrize("options", [["-c"], ["-lc"], ["-ec"], ["-e", "-c"], ["-o", "pipefail", "-c"], ["-o", "pipefail"],
+                                     ["-e"], [], ["--norc", "-c"], ["-x", "--"], ["+o", "posix", "-c"]])
+def test_bash_options_are_read_as_bash_reads_them(options, tmp_path):
+    # One operand that is both a command string and the name of a script file: bash says which it took.
+    operand = "echo from-string; true"
+    (tmp_path / operand).write_text("echo from-file\n")
+    ran = subprocess.run(["bash", *options, operand], capture_output=True, text=True, cwd=tmp_path,
+                         env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert "from-string" in ran.stdout or "from-file" in ran.stdout, ran.stderr
+    at, command_string = shell_operand([*options, operand])
+    assert command_string == ("from-string" in ran.stdout)
+    assert at == len(options)

@@ -192,21 +192,22 @@ class Builtins:
             return
         target = fields[1:]
         if args[0] in ("bash", "sh") or args[0].endswith("/bash") or args[0].endswith("/sh"):
-            script = next((i for i, a in enumerate(args[1:], 1) if not a.startswith("-")), None)
-            if script is None or "-c" in args[1:script]:
+            script, command_string = shell_operand(args[1:])
+            if script is None or command_string:
                 self.exit(st, 0)
                 return
-            target = fields[script + 1:]
+            target = fields[script + 2:]
         if target and target[0].text.endswith(".sh"):
             self.child(ins, st, target[0].text, target[1:], True)
             return
         self.exit(st, 0)  # this process becomes another program: the script ends here
 
     def b_bash(self, ins, st, fields, args) -> None:
-        script = next((i for i, a in enumerate(args) if not a.startswith("-")), None)
-        if script is None or "-c" in args[:script]:
-            if "-c" in args:
-                self.note(st, ins.line, "bash -c is not evaluated")
+        script, command_string = shell_operand(args)
+        if script is None or command_string:
+            if command_string:
+                self.note(st, ins.line, "bash -c is not evaluated: only the MaxText command lines in its string are checked")
+                self.record_launch(ins, st)
             st.status = 0
             st.pc += 1
             return
@@ -339,7 +340,8 @@ class Builtins:
         st.pc += 1
 
     def b_eval(self, ins, st, fields, args) -> None:
-        self.note(st, ins.line, "eval is not evaluated")
+        self.note(st, ins.line, "eval is not evaluated: only the MaxText command lines in its words are checked")
+        self.record_launch(ins, st)
         st.status = 0
         st.pc += 1
 
@@ -356,3 +358,19 @@ BUILTINS = {
     "mapfile": Builtins.b_read, "readarray": Builtins.b_read, "printf": Builtins.b_printf, "eval": Builtins.b_eval,
     "getopts": Builtins.b_getopts, "builtin": Builtins.b_builtin,
 }
+
+
+def shell_operand(args: list[str]) -> tuple[int | None, bool]:
+    """Where bash's options end in its arguments (the script, or with -c the command string), and
+    whether -c is among them (also grouped: `-lc`, `-ec`); `-o NAME` takes the next word."""
+    command_string, at = False, 0
+    while at < len(args) and args[at][:1] in ("-", "+") and args[at] not in ("-", "--"):
+        option = args[at]
+        if not option.startswith("--"):
+            command_string = command_string or "c" in option[1:]
+            if option[1:] in ("o", "O"):
+                at += 1
+        at += 1
+    if at < len(args) and args[at] == "--":
+        at += 1
+    return (at if at < len(args) else None), command_string

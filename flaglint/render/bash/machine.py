@@ -390,6 +390,16 @@ class Interp(Expansion, Conditions, Builtins):
         st.status = 0
         st.pc += 1
 
+    def record_launch(self, ins: Command, st: State) -> None:
+        """Keep the command's words (and the M_ variables it gets) for the MaxText command lines in them."""
+        prefix = self.prefix(ins, st)
+        exported = [n for n, v in self.child_env(st, prefix, _maxtext_variable).items()
+                    if _maxtext_variable(n) and v is not None and not isinstance(v, list)]
+        # a joined value (an M_ variable set on some branches) is decided here: it may fork
+        env = {n: prefix[n] if n in prefix else self.scalar(st, n) for n in exported}
+        env = {n: v for n, v in env.items() if isinstance(v, Value)}
+        st.launched = st.launched + (Launch(st.code.src.path, ins.line, tuple(self.launch_fields(ins.words, st)), env),)
+
     def i_command(self, ins: Command, st: State) -> None:
         if st.output is not None and ins.words[0].literal == "echo":
             if not ins.silent:
@@ -406,13 +416,7 @@ class Interp(Expansion, Conditions, Builtins):
             head = self.fields(ins.words[:1], st)
             if head and self._ignored(head[0].text, st):
                 if may_launch(head[0].text):  # MaxText's argv may be in its words: kept for lint_commands
-                    prefix = self.prefix(ins, st)
-                    exported = [n for n, v in self.child_env(st, prefix, _maxtext_variable).items()
-                                if _maxtext_variable(n) and v is not None and not isinstance(v, list)]
-                    # a joined value (an M_ variable set on some branches) is decided here: it may fork
-                    env = {n: prefix[n] if n in prefix else self.scalar(st, n) for n in exported}
-                    env = {n: v for n, v in env.items() if isinstance(v, Value)}
-                    st.launched = st.launched + (Launch(st.code.src.path, ins.line, tuple(self.launch_fields(ins.words, st)), env),)
+                    self.record_launch(ins, st)
                 st.status = 0  # another program: never run, its arguments change nothing here
                 st.pc += 1
                 return
