@@ -352,17 +352,19 @@ def _maxtext_command(checker: Checker, launch: Launch, label: str) -> Result | N
 
 
 def _on_slice(checker: Checker, launch: Launch) -> Checker:
-    """The checker with the device count of the container's TPU topology selector, when it has one."""
+    """The checker with the device count of the container's TPU topology selector and its
+    replicated job's slices, when the manifest gives both."""
     import copy
 
     from .topology import DeviceCount, slice_devices
 
-    selected = launch.container.tpu_slice
+    selected, slices = launch.container.tpu_slice, launch.container.slices
     count = slice_devices(selected.text) if selected is not None else None
-    if count is None or checker.devices is not None:
+    if count is None or slices is None or checker.devices is not None:
         return checker
     on_slice = copy.copy(checker)
-    on_slice.devices = DeviceCount(count, 1, f"the TPU topology selector ({selected.text})")
+    source = f"the TPU topology selector ({selected.text})" + (f", {slices} slices (the replicated job's replicas)" if slices > 1 else "")
+    on_slice.devices = DeviceCount(count * slices, slices, source)
     return on_slice
 
 

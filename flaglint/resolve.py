@@ -18,6 +18,7 @@ from .read import FlagSource, Token, tokenize
 from .read_argv import shell_words
 from .ruleset import built_in
 from .schema.pins import PinSchema, pins_defining
+from .topology import LIVE_SLICES
 from .tunix import bindings, load_tunix, type_tunix
 from .values import MERGED_RULE_LISTS, ValueError_, check_rule_list, coerce, normalise, parse_cli_value, type_value
 
@@ -64,10 +65,12 @@ class Config:
             return self.tunix[name]
         if name in self.explicit:
             return self.explicit[name].value
+        if name == LIVE_SLICES:
+            return 1
         return self.pin.default(name)
 
     def knows(self, name: str) -> bool:
-        return name in self.tunix or name in self.pin.keys or name in self.devices
+        return name in self.tunix or name in self.pin.keys or name in self.devices or name == LIVE_SLICES
 
     def location(self, key: str) -> Location | None:
         assignment = self.explicit.get(key)

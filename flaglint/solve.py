@@ -117,7 +117,9 @@ def minimal_changes(config: Config, rules: list[Rule], broken: list[Rule], max_f
 
 def fixed_names(config: Config) -> set[str]:
     """What a fix never changes: facts of the hardware (the device count too), and the escape hatches of rules/fix_policy.yml."""
-    return {name for name, var in load_tunix().variables.items() if var.fixed} | set(held_keys()) | set(config.devices)
+    from .topology import LIVE_SLICES
+
+    return {name for name, var in load_tunix().variables.items() if var.fixed} | set(held_keys()) | set(config.devices) | {LIVE_SLICES}
 
 
 @lru_cache(maxsize=None)

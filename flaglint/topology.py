@@ -23,6 +23,9 @@ from .findings import InputError
 
 # The names rules read: the device count MaxText's validators ask JAX for, and the mesh's view of it.
 NUM_DEVICES = "num_devices"
+# The slices JAX finds where num_slices is -1: the device count's, else 1 (MaxText's own answer when
+# it cannot count them), so a check without a device count judges one slice.
+LIVE_SLICES = "live_slices"
 MESH_DEVICES_PER_SLICE = "mesh_devices_per_slice"
 MESH_SLICES = "mesh_slices"
 DEVICES_PER_SLICE_ARG = 4  # SystemCharacteristics(platform, topology_name, chip_config_name, chips_per_host_bounds, devices_per_slice, wrap)
@@ -133,7 +136,7 @@ def from_config(config, version: str) -> DeviceCount | None:
 def device_names(config, count: DeviceCount) -> dict[str, int]:
     """The values rules read for a device count. The mesh rules describe the mesh of base.yml's
     mesh_axes, so they are judged only when the config keeps those axes (and no custom mesh file)."""
-    names = {NUM_DEVICES: count.devices}
+    names = {NUM_DEVICES: count.devices, LIVE_SLICES: count.slices}
     standard = config.lookup("mesh_axes") == config.pin.default("mesh_axes") and not config.lookup("custom_mesh_and_rule")
     if standard:
         names |= {MESH_DEVICES_PER_SLICE: count.per_slice, MESH_SLICES: count.slices}

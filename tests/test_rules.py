@@ -394,3 +394,13 @@ def test_a_fix_sets_a_refused_word_of_the_key_it_changes_in_place():
     assert result.fixes
     for fix in result.fixes:
         assert fix.flags.count("attention_type=") == 1, fix.flags
+
+
+@pytest.mark.parametrize("slices, errors", [(1, ["MX0270"]), (2, [])])
+def test_dcn_parallelism_is_judged_on_the_slices_the_device_count_gives(slices, errors):
+    # num_slices=-1: MaxText counts the slices JAX finds; --slices says how many there are.
+    from flaglint.topology import DeviceCount
+
+    checker = Checker("maxtext-0.2.5", devices=DeviceCount(4 * slices, slices, "--topology v5p-8"))
+    result = checker.check(FlagSource("dcn_data_parallelism=2 ici_fsdp_parallelism=4"), fix=False)
+    assert [f.rule for f in result.findings if f.severity == "error"] == errors

@@ -42,6 +42,9 @@ class Container:
     argv: list[Scalar]
     tpu_slice: Scalar | None
     unknown_env: dict[str, int] = field(default_factory=dict)  # env set by valueFrom: name -> manifest line
+    # The replicated job's replicas: one TPU slice each, as multislice JobSets (XPK's) run them;
+    # None when the manifest does not say it as a number.
+    slices: int | None = 1
 
     @property
     def path(self) -> str:
@@ -331,10 +334,21 @@ def _jobset_containers(document: yaml.Node, jobset: str, source: _Source) -> lis
     for number, job in enumerate(jobs, 1):
         job_name = _text(_get(job, "name")) or f"replicatedJob {number}"
         pod = _path(job, "template", "spec", "template", "spec")
+        replicas = _replicas(job)
         for section in ("initContainers", "containers"):
             for index, node in enumerate(_items(_get(pod, section)), 1):
-                out.append(_container(node, jobset, job_name, index, slices[id(job)] or shared, source))
+                container = _container(node, jobset, job_name, index, slices[id(job)] or shared, source)
+                container.slices = replicas
+                out.append(container)
     return out
+
+
+def _replicas(job: yaml.Node) -> int | None:
+    node = _get(job, "replicas")
+    if node is None:
+        return 1  # the JobSet API's default
+    text = _text(node)
+    return int(text) if text is not None and text.isdigit() and int(text) > 0 else None
 
 
 def _tpu_slice(selector: yaml.Node | None, source: _Source) -> Scalar | None:

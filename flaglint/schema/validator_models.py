@@ -16,12 +16,12 @@ from flaglint.schema.importer import TYPES
 from flaglint.schema.source_text import exception_name, raise_message, raises_in
 from flaglint.schema.symbolic import Const, ScaleExp, Tup, Unknown, const_node, key_node, key_of, make_choice
 from flaglint.schema.topologies import LOOKUP, SPEC_MAP
+from flaglint.topology import LIVE_SLICES, NUM_DEVICES
 from flaglint.schema.walker_state import Frame, State
 
 if TYPE_CHECKING:
     from flaglint.schema.validator_walker import Walker
 
-NUM_DEVICES = "num_devices"  # the name rules give the device count MaxText asks JAX for
 POWERS_OF_TWO = tuple(2**k for k in range(31))
 SCALE_KINDS = ("emb_scale", "num_head_scale", "mlp_dim_scale", "layer_scale")  # get_individual_scales's, in order
 
@@ -38,13 +38,13 @@ def _model_num_target_devices(walker: Walker, fnode: ast.FunctionDef | None, arg
 
 def _model_num_slices(walker: Walker, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
     """max_utils.get_num_slices: the user's num_slices, else compile_topology_num_slices when
-    positive, else the slices the runtime finds (1 on a single slice)."""
+    positive, else the slices the runtime finds (`live_slices`)."""
     num_slices = st.fields.get("num_slices", key_node("num_slices"))
     topo = st.fields.get("compile_topology_num_slices", key_node("compile_topology_num_slices"))
     return make_choice([
         (ast.Compare(num_slices, [ast.NotEq()], [ast.Constant(-1)]), num_slices),
         (ast.Compare(topo, [ast.Gt()], [ast.Constant(0)]), topo),
-        (None, Const(1)),
+        (None, ast.Name(LIVE_SLICES, ast.Load())),
     ])
 
 

@@ -36,7 +36,7 @@ from flaglint.schema.importer import PYCONFIG, TYPES
 from flaglint.schema.model import Schema
 from flaglint.schema.sources import open_package
 from flaglint.schema.symbolic import PY_COMPARE, Unknown, conj, disj, names_in, neg, shape_id
-from flaglint.schema.validator_models import NUM_DEVICES, SCALE_KINDS, scale_factors
+from flaglint.schema.validator_models import LIVE_SLICES, NUM_DEVICES, SCALE_KINDS, scale_factors
 from flaglint.schema.validator_walker import Walker
 from flaglint.schema.walker_state import Site
 
@@ -45,8 +45,8 @@ DERIVED_NOTE = f"""\
 # Values MaxText computes before it checks them, written over the keys they come from.
 # `{NUM_DEVICES}` is the device count MaxText asks JAX for: unknown unless the caller gives it.
 # logical_axis_rules are base.yml's (or the custom_mesh_and_rule file's); a logical_axis_rules
-# override on the command line or in a model yml is not seen. A num_slices of -1 that no
-# compile topology resolves counts as 1 slice (one slice, as on CPU).
+# override on the command line or in a model yml is not seen. `{LIVE_SLICES}` is the slices JAX
+# finds, for a num_slices of -1 that no compile topology resolves: the device count's, else 1.
 """
 
 
@@ -131,7 +131,7 @@ def extract(source: str | Path, pin: str | None = None, schema: Schema | None = 
 
 def _derived_names(walker: Walker) -> dict[int, str]:
     names: dict[int, str] = {}
-    taken = set(walker.keys) | {NUM_DEVICES}
+    taken = set(walker.keys) | {NUM_DEVICES, LIVE_SLICES}
     for dump, name in walker.candidates.items():
         base = name if name not in walker.keys else f"{name}_value"
         final, n = base, 2

@@ -313,3 +313,36 @@ def test_env_options_are_defaults_that_the_manifest_overrides():
     assert "ROLLOUT_FP8" not in text
     assert gate("-", "--env", "ROLLOUT_FP8=false", stdin=text).exit_code == 1
     assert gate("-", "--env", "ROLLOUT_FP8=true", stdin=text).exit_code == 0
+
+
+_MULTISLICE = """\
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: multislice
+spec:
+  replicatedJobs:
+    - name: slice-job
+      replicas: REPLICAS
+      template:
+        spec:
+          parallelism: 4
+          completions: 4
+          template:
+            spec:
+              nodeSelector:
+                cloud.google.com/gke-tpu-accelerator: tpu-v5p-slice
+                cloud.google.com/gke-tpu-topology: 2x2x4
+              containers:
+              - name: jax-tpu
+                image: gcr.io/p/runner:latest
+                command: [python3, -m, maxtext.trainers.pre_train.train, maxtext/configs/base.yml, run_name=t1, dcn_data_parallelism=2, ici_fsdp_parallelism=16]
+"""
+
+
+@pytest.mark.parametrize("replicas, errors", [("2", []), ("1", ["MX0270"]), ("3", ["FL143"])])
+def test_each_replica_of_the_tpu_job_is_a_slice(replicas, errors):
+    # A multislice JobSet runs one TPU slice per replica: DCN parallelism of 2 is for 2 slices; on 1
+    # MaxText refuses it, and on 3 the mesh does not span the slices.
+    (checked,) = check_manifest(_MULTISLICE.replace("REPLICAS", replicas), checker=Checker("maxtext-0.2.5"), fix=False)
+    assert [f.rule for f in checked.result.findings if f.severity == "error"] == errors

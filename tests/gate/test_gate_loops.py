@@ -25,3 +25,24 @@ def test_a_launch_after_a_loop_that_does_not_end_fails_closed():
     assert result.exit_code == 1, result.output
     allowed = gate("--allow-unverified", "-", stdin=text)
     assert allowed.exit_code == 0 and "FL011" in allowed.output, allowed.output
+
+
+def test_a_wait_loop_after_a_background_launch_is_followed_to_the_end():
+    # XPK's container wrapper: the trainer in a background subshell, then a loop that polls it with
+    # `kill -0`, a program never run here. Its iterations change nothing, so the script goes on.
+    text = _block_manifest([
+        "echo Start: $(date);",
+        "_term() (kill -SIGTERM $! 2>/dev/null;);",
+        "trap _term SIGTERM;",
+        f"({BAD_LAUNCH}) & PID=$!;",
+        "while kill -0 $PID 2>/dev/null;",
+        "    do sleep 5;",
+        "done;",
+        "wait $PID;",
+        "EXIT_CODE=$?;",
+        "exit $EXIT_CODE",
+    ])
+    (error,) = _findings(check_manifest(text, checker=Checker(PIN), fix=False))
+    assert error.rule == "FL101"
+    waiting = _block_manifest(["until [ -f /tmp/ready ]; do sleep 1; done", BAD_LAUNCH])
+    assert [f.rule for f in _findings(check_manifest(waiting, checker=Checker(PIN), fix=False))] == ["FL101"]

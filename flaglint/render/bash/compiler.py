@@ -85,6 +85,7 @@ class Jump(Instr):
 class JumpIf(Instr):
     on_success: bool
     target: int = -1
+    loop: bool = False  # the test of a while or until loop: the machine sees when an iteration changes nothing
     groupable = True
 
 
@@ -635,7 +636,7 @@ class Compiler:
         conds = [c for c in node.named_children if c is not body and c.type not in _SKIP and c != body]
         conds = [c for c in conds if not (c.start_byte == body.start_byte and c.end_byte == body.end_byte)]
         self.condition(conds, code)
-        exit_jump = JumpIf(on_success=until)
+        exit_jump = JumpIf(on_success=until, loop=True)
         out.append(exit_jump)
         self._loop_body(body, code, head)
         out.append(Jump(target=head))

@@ -253,7 +253,22 @@ class Interp(Expansion, Conditions, Builtins):
         st.pc = ins.target
 
     def i_jumpif(self, ins: JumpIf, st: State) -> None:
+        if ins.loop and self._repeats(ins, st):
+            st.pc = ins.target  # more iterations give this state again: the loop can only be left, in it
+            return
         st.pc = ins.target if (st.status == 0) == ins.on_success else st.pc + 1
+
+    def _repeats(self, ins: JumpIf, st: State) -> bool:
+        """Whether the path comes back to a loop's test in the state of its last visit there: a wait
+        (`while kill -0 $PID; do sleep 5; done`) whose test asks a program this evaluator never runs."""
+        key = ("loop", id(ins), len(st.stack))
+        seen = (tuple(tuple(sorted(scope.items(), key=lambda item: item[0])) for scope in st.scopes),
+                frozenset(st.exported), st.positional, st.functions, st.options, st.launched, st.output)
+        if st.iters.get(key) == seen:
+            del st.iters[key]
+            return True
+        st.iters[key] = seen
+        return False
 
     def i_join(self, ins: Join, st: State) -> None:
         st.pc += 1
