@@ -208,3 +208,16 @@ def test_a_solver_that_gives_no_answer_leaves_the_launch_unverified(monkeypatch)
     (finding,) = check_script(GUARDS / "fourteen_mesh_inputs.sh", Checker()).result.findings
     assert (finding.rule, finding.severity, finding.location.line) == ("FL011", "error", 11)
     assert "the solver gave no answer" in finding.message
+
+
+def test_tunix_variables_that_bind_mesh_axes_are_terms_of_the_query_too(tmp_path):
+    """TP and EP choose TRAINER_MESH_TP and TRAINER_MESH_EXPERT (ici_tensor/expert_parallelism in Tunix)."""
+    script = tmp_path / "tunix.sh"
+    text = (GUARDS / "fourteen_mesh_inputs.sh").read_text()
+    for axis, variable, key in (("TP", "TRAINER_MESH_TP", "ici_tensor_parallelism"), ("EP", "TRAINER_MESH_EXPERT", "ici_expert_parallelism")):
+        for size in ("2", "4"):
+            text = text.replace(f'{size}) FLAGS="${{FLAGS}} {key}={size}" ;;', f"{size}) export {variable}={size} ;;")
+    assert "TRAINER_MESH_TP=4" in text and "TRAINER_MESH_EXPERT=4" in text
+    script.write_text(text)
+    (finding,) = check_script(script, Checker()).result.findings
+    assert finding.rule == "FL141" and finding.witness["env"] == AXIS_INPUTS
