@@ -145,6 +145,10 @@ def switched_recipes(draw) -> str:
         a, b = draw(st.lists(st.integers(0, count - 1), min_size=2, max_size=2, unique=True))
         lines.append(f'if [[ "${{S{a}:-off}}" == "on" && "${{S{b}:-off}}" == "on" ]]; then echo refused >&2; exit 1; fi')
     for i, token in enumerate(tokens):
+        if draw(st.booleans()):  # a three-way switch
+            other = draw(st.sampled_from(SWITCHED_TOKENS))
+            lines.append(f'case "${{S{i}:-off}}" in on) FLAGS="${{FLAGS}} {token}" ;; half) FLAGS="${{FLAGS}} {other}" ;; esac')
+            continue
         test = draw(st.sampled_from([f'"${{S{i}:-off}}" == "on"', f'"${{S{i}:-on}}" != "off"']))
         lines.append(f'if [[ {test} ]]; then FLAGS="${{FLAGS}} {token}"; fi')
     lines.append('export MAXTEXT_EXTRA_FLAGS="${FLAGS}"')
