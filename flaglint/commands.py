@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .check import Checker
 from .findings import Finding, Fix, InputError
-from .launch_parts import concrete_argvs
+from .launch_parts import COMBINATION_CAP, Unverified, concrete_argvs
 from .location import Location
 from .read import FlagSource, Token
 from .read_argv import argv_source, quoted_origins, shell_words
@@ -178,15 +178,72 @@ def _renderings(rendering: Rendering) -> list[Rendering]:
     return [rendering, *(r for handoff in rendering.handoffs for r in _renderings(handoff))]
 
 
-def concrete_commands(exploration: Exploration, rule_names: list[frozenset]):
+def concrete_commands(exploration: Exploration, rule_names: list[frozenset], judge_for=None, unverified=None):
     """Each program every outcome (and the scripts it hands off to) launches, as concrete command
-    lines: (the Launch with concrete words, the ConcreteArgv that says which findings it owns)."""
+    lines: (the Launch with concrete words, the ConcreteArgv that says which findings it owns).
+    `judge_for(launch)`: how the solver's answers for its words are judged (a CommandJudge);
+    `unverified(launch, reason)`: told of a launch whose words cannot be decided (else it raises)."""
     for outcome in exploration.outcomes:
         for rendering in _renderings(outcome.rendering):
             for launch in rendering.launched:
+                judge = judge_for(launch) if judge_for is not None else None
                 for path in outcome.paths:
-                    for argv in concrete_argvs(launch.words, path, exploration.inputs, rule_names):
+                    try:
+                        argvs = concrete_argvs(launch.words, path, exploration.inputs, rule_names, COMBINATION_CAP, judge)
+                    except Unverified as err:
+                        if unverified is None:
+                            raise
+                        unverified(launch, err.reason)
+                        continue
+                    for argv in argvs:
                         yield replace(launch, words=argv.words), argv
+
+
+class CommandJudge:
+    """A concrete command line judged as check_commands judges it (launch_query.Judge on its words);
+    a launch whose words hold more than one MaxText command line is not modelled (Unverified)."""
+
+    def __init__(self, launch: Launch, script: Path, checker: Checker, index: ConfigIndex | None):
+        self.launch, self.script, self.checker, self.index = launch, script, checker, index
+
+    def _line(self, words: tuple) -> tuple[CommandLine, list[str], str] | None:
+        lines = [line for line in command_lines(replace(self.launch, words=words), self.index) if not_checked(line.command) is None]
+        if len(lines) > 1:
+            raise Unverified(f"the launch at line {self.launch.line} runs {len(lines)} MaxText command lines")
+        if not lines:
+            return None
+        (line,) = lines
+        config, _ = config_path(line.command, [self.script.parent, Path.cwd()], self.index, line.written)
+        return line, [line.words[i].text for i in line.command.args], config
+
+    def config(self, words: tuple):
+        from .check import _refused_keys
+
+        found = self._line(words)
+        if found is None:
+            return None, frozenset()
+        line, argv, config_file = found
+        try:
+            config, _ = self.checker.config(_argv(argv, config_file, self.index, line.written), line.env)
+        except InputError as err:
+            raise Unverified(f"the config of the MaxText command line at line {line.line} cannot be read: {err}") from None
+        return config, _unknown_keys(argv) | _refused_keys(config)
+
+    def rules(self, config) -> list:
+        return self.checker._judgeable(config)
+
+    def broken(self, words: tuple) -> set[str]:
+        found = self._line(words)
+        if found is None:
+            return set()
+        line, argv, config_file = found
+        findings = check_command(self.checker, argv, config_file, line.env, _unknown_keys(argv), self.index, line.written)
+        return {f.rule for f in findings}
+
+
+def _unknown_keys(words: list[str]) -> frozenset[str]:
+    """The keys whose value is built from an input's "anything else": not known, so not judged."""
+    return frozenset(w.split("=", 1)[0] for w in words if OTHER in w)
 
 
 @dataclass
@@ -201,10 +258,11 @@ class CommandsChecked:
 
 
 def check_commands(script: Path, exploration: Exploration, checker: Checker, text: bytes | None = None,
-                   max_fixes: int = 0) -> CommandsChecked:
+                   max_fixes: int = 0, allow_unverified: bool = False) -> CommandsChecked:
     """The findings on every MaxText command line of every outcome (one per rule and place, with
     the smallest witness), the notes, and how many command lines were checked; with `max_fixes`,
-    a fix. `text`: the script's bytes, when `script` names no file (stdin)."""
+    a fix. A launch whose words cannot be decided is FL011 (a warning with `allow_unverified`).
+    `text`: the script's bytes, when `script` names no file (stdin)."""
     index = load_index(checker.pin.configs)
     notes: set[str] = set()
     seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
@@ -213,19 +271,26 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
     to_fix: dict[tuple, CommandLine] = {}
     from .lint import _read
 
-    for launch, argv in concrete_commands(exploration, [rule.name_set for rule in checker.ruleset.rules]):
+    unverified: dict[tuple, Finding] = {}
+
+    def not_verified(launch: Launch, reason: str) -> None:
+        unverified.setdefault((launch.file, launch.line, reason), built_in(
+            "FL011", (), Location(launch.file, launch.line, 1, end_column=2), allow_unverified=allow_unverified, reason=reason))
+
+    rule_names = [rule.name_set for rule in checker.ruleset.rules]
+    for launch, argv in concrete_commands(exploration, rule_names, lambda launch: CommandJudge(launch, script, checker, index), not_verified):
         for line in command_lines(launch, index):
             findings = _check_line(line, script, checker, index, notes, results)
             if findings is None:
                 continue
             checked += 1
-            owned = [f for f in findings if argv.owns(_read(f, checker))]
+            owned = [f for f in findings if argv.owns(_read(f, checker), f.rule)]
             if any(f.severity != "info" for f in owned):
                 to_fix.setdefault(tuple(w.text for w in line.words), line)
             for finding in owned:
                 key = (finding.rule, finding.location, finding.message if finding.location is None else "")
                 seen.setdefault(key, (finding, []))[1].append(argv.path)
-    found = []
+    found = list(unverified.values())
     if seen:
         from .lint import _witness
         from .render.bash.path_conditions import PathConditions
@@ -297,8 +362,7 @@ def _check_line(line: CommandLine, script: Path, checker: Checker, index: Config
     content = line.written[config].text if config in line.written else None
     key = (origins.text, config, content, tuple(sorted(line.env.items())))
     if key not in results:
-        unknown = frozenset(w.split("=", 1)[0] for w in words if OTHER in w)
-        results[key] = check_command(checker, words, config, line.env, unknown, index, line.written)
+        results[key] = check_command(checker, words, config, line.env, _unknown_keys(words), index, line.written)
     placed = []
     for finding in results[key]:
         if OTHER in finding.message:

@@ -41,7 +41,7 @@ FIELDS: dict[str, Setting] = {
     "severity": Setting(dict[str, Severity], {}, "rule id -> error|warning|info"),
     "per_file_ignores": Setting(dict[str, RuleIds], {}, "glob (relative to the config file) -> rule ids ignored in matching files"),
     "extra_rules": Setting(list[str], [], "more rule files, relative to the config file"),
-    "path_cap": Setting(int, 4096, "most input combinations of a recipe script checked together for one launch (more is FL011)", minimum=1),
+    "path_cap": Setting(int, 4096, "most input combinations of a recipe script checked one by one for one launch (more are checked by the solver)", minimum=1),
     "fail_on": Setting(Severity, "error", "lowest severity that fails the run"),
     "pin_store": Setting(str | None, None, "folder of the project's pin store (`flaglint schema import --store project`)"),
     "docs_url": Setting(str | None, None, "absolute URL of docs/rules.md where the team publishes it, for the rules' links in"

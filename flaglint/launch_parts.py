@@ -10,39 +10,49 @@ condition allows are checked: where a guard over several inputs merged paths, or
 their combinations with a non-zero exit, the others launch nothing. A finding of a group's check
 whose keys are that group's belongs to the inputs' values of that check; a finding of the base
 check that touches no part belongs to the whole outcome.
+
+A group with more combinations than the cap is not enumerated: what the same parts alone decide
+(a token MaxText refuses, a value of the wrong type, a key two parts set) is checked on those
+parts' combinations, few since a part reads an input or two, and the solver is asked which rules
+some allowed combination of them all breaks (launch_query), each answer one launch checked like
+any other.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .findings import InputError
 from .render.bash.explorer import ExploredPath
 from .render.bash.expansion import input_value
 from .render.bash.types import Choice, FromInput, Rendering, Sym, Value, choice_names, resolve
+from .topology import DEVICE_KEYS, DEVICE_NAMES
 
-# A group with more combinations than this is not checked on all of them (FL011 names it).
+# A group with more combinations than this is checked by the solver instead of on each of them.
 COMBINATION_CAP = 4096
 
 
 @dataclass
 class Concrete:
     """One concrete launch: its rendering, the path condition it stands for, and which of its
-    findings are its own: those that read one of `names` (None: any) and none of `excluded`."""
+    findings are its own: those that read one of `names` (None: any) and none of `excluded`, and
+    are of `rule` where the launch was checked for that rule alone (the solver's answer)."""
 
     rendering: Rendering
     path: ExploredPath
     names: frozenset | None = None
     excluded: frozenset = frozenset()
+    rule: str | None = None
 
-    def owns(self, read: set) -> bool:
-        return _owns(self.names, self.excluded, read)
+    def owns(self, read: set, rule: str) -> bool:
+        return _owns(self, read, rule)
 
 
-def _owns(names: frozenset | None, excluded: frozenset, read: set) -> bool:
-    return (names is None or not names.isdisjoint(read)) and excluded.isdisjoint(read)
+def _owns(launch, read: set, rule: str) -> bool:
+    return ((launch.names is None or not launch.names.isdisjoint(read)) and launch.excluded.isdisjoint(read)
+            and launch.rule in (None, rule))
 
 
 @dataclass
@@ -53,31 +63,38 @@ class ConcreteArgv:
     path: ExploredPath
     names: frozenset | None = None
     excluded: frozenset = frozenset()
+    rule: str | None = None
 
-    def owns(self, read: set) -> bool:
-        return _owns(self.names, self.excluded, read)
+    def owns(self, read: set, rule: str) -> bool:
+        return _owns(self, read, rule)
 
 
 @dataclass
 class _Part:
     inputs: set
     names: set
+    members: list = field(default_factory=list)  # a group's parts
+    origin: object = None  # Origin | None: where the script writes the part (a group: its first part)
 
 
-class TooManyCombinations(Exception):
-    def __init__(self, inputs: Sequence[str], count: int):
-        super().__init__(f"{count} combinations of {', '.join(inputs)}")
-        self.inputs = inputs
-        self.count = count
+class Unverified(Exception):
+    """What the launch's parts set cannot be decided (FL011 says why); the reason names it, and
+    `origin` where the script writes the first part it concerns (None: not known)."""
+
+    def __init__(self, reason: str, origin=None):
+        super().__init__(reason)
+        self.reason = reason
+        self.origin = origin
 
 
 def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mapping[str, Sequence],
                       flags_variable: str, variables: Mapping, rule_names: Iterable[frozenset],
                       bound: Mapping[str, set], selectors: Iterable[str] = (),
-                      cap: int = COMBINATION_CAP) -> list[Concrete]:
+                      cap: int = COMBINATION_CAP, judge=None) -> list[Concrete]:
     """The launches to check for one outcome. `variables`: the Tunix variables; `bound`: the
     MaxText keys each one binds; `rule_names`: the names each rule reads; `selectors`: variables
-    that decide whether the flags reach MaxText at all (TRAINER_BACKEND)."""
+    that decide whether the flags reach MaxText at all (TRAINER_BACKEND); `judge`: how the solver's
+    answers for a group over `cap` are judged (launch_query.Judge on a Rendering)."""
     base = dict(path.env)
     symbolic = {name: v for name, v in rendering.variables.items()
                 if (name == flags_variable or name in variables) and _is_symbolic(v)}
@@ -86,12 +103,12 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
     deciding = [name for name in selectors if name in symbolic]
     if deciding:  # split the path on the selectors' inputs first: each part then has one selector value
         launches = []
-        for sub in _split(path, set().union(*(_inputs(symbolic[n]) for n in deciding)), symbolic, explored, cap):
+        for sub in _split(path, set().union(*(_inputs(symbolic[n]) for n in deciding)), symbolic, explored, cap, "the trainer backend"):
             pick, read_input = _picker(sub.env, {})
             fixed = {n: resolve(symbolic[n], pick, read_input) for n in deciding}
             narrowed = Rendering(rendering.exported, {**rendering.variables, **fixed}, rendering.notes, rendering.script,
                                  rendering.handoffs, rendering.status, rendering.branches)
-            launches.extend(concrete_launches(narrowed, sub, explored, flags_variable, variables, rule_names, bound, (), cap))
+            launches.extend(concrete_launches(narrowed, sub, explored, flags_variable, variables, rule_names, bound, (), cap, judge))
         return launches
     parts: list[_Part] = []
     flags = symbolic.get(flags_variable)
@@ -99,29 +116,93 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
         parts.extend(_flag_parts(flags, base))
     for name, value in symbolic.items():
         if name != flags_variable:
-            parts.append(_Part(_inputs(value), {name, *bound.get(name, ())}))
+            parts.append(_Part(_inputs(value), {name, *bound.get(name, ())}, origin=_first_origin(value)))
     groups = _groups(parts, rule_names)
     launches = [Concrete(_resolved(rendering, base, {}), path, None, frozenset().union(*(g.names for g in groups)))]
     for group in groups:
-        for sub in _split(path, group.inputs, symbolic, explored, cap):
-            launches.append(Concrete(_resolved(rendering, sub.env, {}), sub, frozenset(group.names)))
+        for sub, *owned in _group_paths(path, group, symbolic, explored, cap, judge, lambda env: _resolved(rendering, env, {})):
+            launches.append(Concrete(_resolved(rendering, sub.env, {}), sub, *owned))
     return launches
 
 
-def _split(path: ExploredPath, inputs: set, symbolic: Mapping, explored: Mapping[str, Sequence], cap: int) -> list[ExploredPath]:
-    """The path, once for each combination of the inputs' values that the symbolic values tell apart."""
+def _group_paths(path: ExploredPath, group: _Part, symbolic: Mapping, explored: Mapping[str, Sequence], cap: int,
+                 judge, launch_at) -> list[tuple]:
+    """The paths on which to check a group, each with what it owns (Concrete's names, excluded,
+    rule): every combination of its inputs' values; or, over `cap`, the combinations of the parts
+    that set a name, for the names only they set (the other parts stay at the path's values there,
+    so a rule that reads names of other parts too is the solver's), and each launch the solver
+    finds a rule broken on, for that rule (the inputs it left free take one value each there).
+    `launch_at(env)`: the launch with those inputs' values."""
+    try:
+        return _checked_group(path, group, symbolic, explored, cap, judge, launch_at)
+    except Unverified as err:
+        err.origin = err.origin or group.origin
+        raise
+
+
+def _checked_group(path: ExploredPath, group: _Part, symbolic: Mapping, explored: Mapping[str, Sequence], cap: int,
+                   judge, launch_at) -> list[tuple]:
+    if _count(_input_classes(path, group.inputs, symbolic, explored)) <= cap:
+        return [(sub, frozenset(group.names)) for sub in _split(path, group.inputs, symbolic, explored, cap)]
+    if judge is None:
+        raise Unverified(f"{', '.join(sorted(group.inputs))} decide the launch together in more than {cap} combinations")
+    writers: dict[str, frozenset] = {}
+    for index, part in enumerate(group.members):
+        for name in part.names:
+            writers[name] = writers.get(name, frozenset()) | {index}
+    depends = {name: set().union(*(group.members[i].inputs for i in who)) for name, who in writers.items()}
+    decided: dict[frozenset, set] = {}
+    for name, who in writers.items():
+        decided.setdefault(who, set()).add(name)
+    # What the same parts alone decide (a token of one key, one key set by two parts) is checked on
+    # those parts' combinations: a part reads an input or two, so they are few whatever the cap.
+    few = max(cap, COMBINATION_CAP)
+    found = []
+    for names in decided.values():
+        inputs = depends[next(iter(names))]
+        for sub in _split(path, inputs, symbolic, explored, few, ", ".join(sorted(names))):
+            found.append((sub, frozenset(names), frozenset(group.names - names)))
+    cubes = path.products()
+    classes = _input_classes(path, group.inputs, symbolic, explored, cubes)
+    from .launch_query import violations
+
+    for rule, fixed in violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(_narrowed(path, fixed).env), judge, few):
+        found.append((_narrowed(path, fixed), frozenset(group.names), frozenset(), rule))
+    return found
+
+
+def _input_classes(path: ExploredPath, inputs: set, symbolic: Mapping, explored: Mapping[str, Sequence],
+                   cubes: Sequence[Mapping] = ()) -> dict[str, list[list]]:
+    """Each input's values, in the classes that the symbolic values (and `cubes`, products of
+    the path's condition) tell apart."""
     splits: dict[str, set] = {}
     read_whole: set = set()
     for value in symbolic.values():
         _splits(value, splits)
         _from_inputs(value, read_whole)
-    names = sorted(inputs)
-    classes = [_classes(_domain(name, path, explored), None if name in read_whole else splits.get(name)) for name in names]
+    for cube in cubes:
+        for name, values in cube.items():
+            splits.setdefault(name, set()).add(frozenset(values))
+    return {name: _classes(_domain(name, path, explored), None if name in read_whole else splits.get(name))
+            for name in sorted(inputs)}
+
+
+def _count(classes: Mapping[str, list]) -> int:
     count = 1
-    for c in classes:
+    for c in classes.values():
         count *= len(c)
+    return count
+
+
+def _split(path: ExploredPath, inputs: set, symbolic: Mapping, explored: Mapping[str, Sequence], cap: int,
+           deciding: str = "") -> list[ExploredPath]:
+    """The path, once for each combination of the inputs' values that the symbolic values tell
+    apart; more than `cap` of them for what the inputs decide (`deciding`) is Unverified."""
+    by_input = _input_classes(path, inputs, symbolic, explored)
+    count = _count(by_input)
     if count > cap:
-        raise TooManyCombinations(names, count)
+        raise Unverified(f"{deciding or 'a part of the launch'} is decided by {count} combinations of {', '.join(by_input)} (more than {cap})")
+    names, classes = list(by_input), list(by_input.values())
     subs = []
     for combo in itertools.product(*classes):
         sub = _narrowed(path, dict(zip(names, combo)))
@@ -233,7 +314,7 @@ def _flag_parts(flags, base: Mapping) -> list[_Part]:
     indices = [i for i, p in enumerate(pieces) if not type(p) is Value]
     pick_base, read_base = _picker(base, {})
     base_texts = [resolve(p, pick_base, read_base) for p in pieces]
-    parts = {i: _Part(_inputs(pieces[i]), set()) for i in indices}
+    parts = {i: _Part(_inputs(pieces[i]), set(), origin=_first_origin(pieces[i])) for i in indices}
     owner = {i: i for i in indices}
 
     def find(i: int) -> int:
@@ -241,28 +322,53 @@ def _flag_parts(flags, base: Mapping) -> list[_Part]:
             i = owner[i]
         return i
 
+    own = {i: [resolve(pieces[i], *_picker(base, assignment)) for assignment in _own_assignments(pieces[i], base)] for i in indices}
+    joins = {i: _joins(own[i]) for i in indices}
     for i in indices:
-        for assignment in _own_assignments(pieces[i], base):
-            pick, read_input = _picker(base, assignment)
+        for value in own[i]:
             texts = list(base_texts)
-            texts[i] = resolve(pieces[i], pick, read_input)
-            for token, touched in _tokens(texts):
+            texts[i] = value
+            for token, touched in _tokens(texts, joins):
                 if i in touched:
                     parts[i].names.add(token.split("=", 1)[0])
                     for j in touched:
                         if j in owner and find(j) != find(i):
                             owner[find(j)] = find(i)
         # the base value's tokens too: a part that is empty elsewhere still removes them
-        for token, touched in _tokens(base_texts):
+        for token, touched in _tokens(base_texts, joins):
             if i in touched:
                 parts[i].names.add(token.split("=", 1)[0])
     merged: dict[int, _Part] = {}
     for i in indices:
         root = find(i)
-        into = merged.setdefault(root, _Part(set(), set()))
+        into = merged.setdefault(root, _Part(set(), set(), origin=parts[i].origin))
         into.inputs |= parts[i].inputs
         into.names |= parts[i].names
     return list(merged.values())
+
+
+def _first_origin(value):
+    """Where the script writes the first character in which the value's alternatives differ."""
+    if type(value) is Sym:
+        return next((o for p in value.pieces if type(p) is not Value and (o := _first_origin(p)) is not None), None)
+    if type(value) is not Choice:
+        return None
+    alts = [_origins(alt) for _, alt in value.alts]
+    shared = 0
+    while all(shared < len(a) for a in alts) and all(a[shared] == alts[0][shared] for a in alts):
+        shared += 1
+    return next((o for a in alts for o in a[shared:] if o is not None), None)
+
+
+def _origins(value) -> list:
+    """The origins of the value's characters, each Choice at its first alternative that has any."""
+    if type(value) is Value:
+        return list(value.origins)
+    if type(value) is Sym:
+        return [o for p in value.pieces for o in _origins(p)]
+    if type(value) is Choice:
+        return next((found for _, alt in value.alts if (found := _origins(alt))), [])
+    return []
 
 
 def _own_assignments(piece, base: Mapping) -> list[dict]:
@@ -287,9 +393,16 @@ def _choice_values(value, name: str, into: set) -> None:
             _choice_values(piece, name, into)
 
 
-def _tokens(texts: list) -> list[tuple[str, set]]:
+def _joins(values: list) -> tuple[bool, bool]:
+    """Whether some value of a piece would join the token before it, and the token after it."""
+    texts = [v.text for v in values if v is not None and v.text]
+    return any(not t[0].isspace() for t in texts), any(not t[-1].isspace() for t in texts)
+
+
+def _tokens(texts: list, joins: Mapping[int, tuple[bool, bool]] | None = None) -> list[tuple[str, set]]:
     """The whitespace-separated tokens of the joined pieces, each with the pieces it touches (an
-    empty piece touches the token it would split or join)."""
+    empty piece touches the token it would split, or join with another of its values: `joins`,
+    else with any)."""
     owners: list[int] = []
     chars: list[str] = []
     empty_at: dict[int, list[int]] = {}
@@ -308,7 +421,10 @@ def _tokens(texts: list) -> list[tuple[str, set]]:
         if blank and start is not None:
             touched = set(owners[start:position])
             for at in range(start, position + 1):
-                touched.update(empty_at.get(at, ()))
+                for index in empty_at.get(at, ()):
+                    left, right = (True, True) if joins is None or index not in joins else joins[index]
+                    if start < at < position or at == position and left or at == start and right:
+                        touched.add(index)
             found.append(("".join(chars[start:position]), touched))
             start = None
     return found
@@ -336,6 +452,8 @@ def _groups(parts: list[_Part], rule_names: Iterable[frozenset]) -> list[_Part]:
         for j in indices[1:]:
             union(indices[0], j)
     for names in rule_names:
+        if not names.isdisjoint(DEVICE_NAMES):  # the device count is read from the launch's keys
+            names = names | DEVICE_KEYS
         hit = {i for name in names for i in by_name.get(name, ())}
         if len(hit) > 1:
             first = min(hit)
@@ -343,17 +461,18 @@ def _groups(parts: list[_Part], rule_names: Iterable[frozenset]) -> list[_Part]:
                 union(first, j)
     groups: dict[int, _Part] = {}
     for i, part in enumerate(parts):
-        into = groups.setdefault(find(i), _Part(set(), set()))
+        into = groups.setdefault(find(i), _Part(set(), set(), origin=part.origin))
         into.inputs |= part.inputs
         into.names |= part.names
+        into.members.append(part)
     return list(groups.values())
 
 
 def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, Sequence],
-                   rule_names: Iterable[frozenset], cap: int = COMBINATION_CAP) -> list[ConcreteArgv]:
+                   rule_names: Iterable[frozenset], cap: int = COMBINATION_CAP, judge=None) -> list[ConcreteArgv]:
     """The command lines to check for a launched program's words, some of them symbolic: one part
     per symbolic word, named by the key it sets (`key=...`) in any of its values, grouped and split
-    as a flag string's parts are."""
+    as a flag string's parts are (`judge`: launch_query.Judge on the words)."""
     symbolic = {str(i): w for i, w in enumerate(words) if _is_symbolic(w)}
     base = dict(path.env)
     if not symbolic:
@@ -365,12 +484,12 @@ def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, S
             pick, read_input = _picker(base, assignment)
             value = resolve(word, pick, read_input)
             keys |= _word_keys("" if value is None else value.text)
-        parts.append(_Part(_inputs(word), keys))
+        parts.append(_Part(_inputs(word), keys, origin=_first_origin(word)))
     groups = _groups(parts, rule_names)
     argvs = [ConcreteArgv(_resolved_words(words, base), path, None, frozenset().union(*(g.names for g in groups)))]
     for group in groups:
-        for sub in _split(path, group.inputs, symbolic, explored, cap):
-            argvs.append(ConcreteArgv(_resolved_words(words, sub.env), sub, frozenset(group.names)))
+        for sub, *owned in _group_paths(path, group, symbolic, explored, cap, judge, lambda env: _resolved_words(words, env)):
+            argvs.append(ConcreteArgv(_resolved_words(words, sub.env), sub, *owned))
     return argvs
 
 

@@ -18,7 +18,7 @@ from .location import Location
 from .read import FlagSource, decode
 from .resolve import HF_TOKEN_VARIABLE
 from .ruleset import built_in
-from .launch_parts import COMBINATION_CAP, Concrete, TooManyCombinations, concrete_launches
+from .launch_parts import COMBINATION_CAP, Concrete, Unverified, concrete_launches
 from .render.bash.explorer import OTHER, Exploration, ExploredPath, render
 from .render.bash.types import Rendering, ScriptError, Value
 from .render.bash.symbolic import evaluate
@@ -189,8 +189,9 @@ def check_script(
     text: str | None = None,
 ) -> ScriptCheck:
     """`path_cap`: the most combinations of one group of inputs that decide parts of a launch
-    together (launch_parts); a group with more is reported as FL011, an error (fail closed) unless
-    `allow_unverified`, as is a path that runs into a loop the evaluator cannot get past.
+    together (launch_parts) checked one by one; a group with more is asked of the solver. What
+    neither can decide (a rule the solver cannot express, a loop the evaluator cannot get past) is
+    FL011, an error (fail closed) unless `allow_unverified`.
     `text`: the script, when `path` only names it (stdin); else it is read from `path`."""
     given = None if text is None else text.encode("utf-8")
     try:
@@ -209,7 +210,7 @@ def check_script(
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
     from .commands import check_commands
 
-    commands = check_commands(path, exploration, checker, given, max_fixes)
+    commands = check_commands(path, exploration, checker, given, max_fixes, allow_unverified)
     if commands.checked:  # the script runs MaxText itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
         rules = checker.ruleset
         result.findings = [f for f in result.findings if not (rule := rules.by_id(f.rule)) or not rule.flag_string_only] + commands.findings
@@ -256,11 +257,12 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
         for path in outcome.paths:
             try:
                 found = concrete_launches(trainer, path, exploration.inputs, FLAGS_VARIABLE, tunix, rule_names,
-                                          bound, (BACKEND_VARIABLE,), cap)
-            except TooManyCombinations as err:
-                check.result.findings.append(built_in(
-                    "FL011", (), Location(str(check.path), 1, 1, end_column=2), variant="combinations",
-                    allow_unverified=allow_unverified, count=err.count, inputs=", ".join(err.inputs), cap=cap))
+                                          bound, (BACKEND_VARIABLE,), cap, _TrainerJudge(checker))
+            except Unverified as err:
+                where = err.origin
+                at = Location(where.file, where.line, where.column, end_column=where.column + 1) if where else Location(str(check.path), 1, 1, end_column=2)
+                unverified.setdefault((at.file, at.line, err.reason), built_in(
+                    "FL011", (), at, allow_unverified=allow_unverified, reason=err.reason))
                 unknown.append(path)
                 continue
             for launch in found:
@@ -277,7 +279,6 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
 def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Checker, max_fixes: int, cap: int,
                     allow_unverified: bool) -> None:
     seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
-    variables = load_tunix().variables
     launches, quiet, unfollowed, notes = _launches(exploration, checker, check, cap, allow_unverified)
     # Paths that give a typed Tunix input a wrong-typed value are outside the space of witnesses too.
     mistyped = {id(c.path): names for c in launches if (names := _mistyped_inputs(c.path))}
@@ -289,15 +290,7 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
     to_fix: dict[tuple, tuple[Concrete, Value, dict, frozenset]] = {}
     for launch in judged:
         rendering = launch.rendering
-        flags = rendering.variables.get(FLAGS_VARIABLE) or Value("", [])
-        env = {name: value.text for name, value in rendering.variables.items() if name in variables}
-        if HF_TOKEN_VARIABLE in rendering.exported:  # pyconfig reads it from the trainer's environment
-            env[HF_TOKEN_VARIABLE] = rendering.exported[HF_TOKEN_VARIABLE].text
-        # A value built from an input's "anything else" sample is unknown: rules that read it are not judged.
-        unknown = frozenset(
-            [name for name, text in env.items() if OTHER in text]
-            + [token.split("=", 1)[0] for token in flags.text.split() if OTHER in token]
-        )
+        flags, env, unknown = _trainer_input(rendering)
         key = (flags.text, tuple(sorted(env.items())))
         if key not in checked:
             checked[key] = checker.check(FlagSource(flags.text), env, fix=False, unknown=unknown)
@@ -334,11 +327,48 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
     check.result.notes.extend(sorted(notes))
 
 
+def _trainer_input(rendering: Rendering) -> tuple[Value, dict[str, str], frozenset[str]]:
+    """What the trainer reads from a concrete launch: the flag string, the Tunix variables (and the
+    Hugging Face token), and the names whose value is unknown (a rule that reads one is not judged)."""
+    variables = load_tunix().variables
+    flags = rendering.variables.get(FLAGS_VARIABLE) or Value("", [])
+    env = {name: value.text for name, value in rendering.variables.items() if name in variables}
+    if HF_TOKEN_VARIABLE in rendering.exported:  # pyconfig reads it from the trainer's environment
+        env[HF_TOKEN_VARIABLE] = rendering.exported[HF_TOKEN_VARIABLE].text
+    # A value built from an input's "anything else" sample is unknown.
+    unknown = frozenset(
+        [name for name, text in env.items() if OTHER in text]
+        + [token.split("=", 1)[0] for token in flags.text.split() if OTHER in token]
+    )
+    return flags, env, unknown
+
+
+class _TrainerJudge:
+    """A concrete launch of the trainer judged as _check_outcomes judges it (launch_query.Judge)."""
+
+    def __init__(self, checker: Checker):
+        self.checker = checker
+
+    def config(self, rendering: Rendering):
+        from .check import _refused_keys
+
+        flags, env, unknown = _trainer_input(rendering)
+        config, _ = self.checker.config(FlagSource(flags.text), env)
+        return config, unknown | _refused_keys(config)
+
+    def rules(self, config) -> list:
+        return self.checker._judgeable(config)
+
+    def broken(self, rendering: Rendering) -> set[str]:
+        flags, env, unknown = _trainer_input(rendering)
+        return {f.rule for f in self.checker.check(FlagSource(flags.text), env, fix=False, unknown=unknown).findings}
+
+
 def _record(seen: dict, findings: list[Finding], launch: Concrete, flags: Value, checker: Checker) -> bool:
     """Add the launch's own findings to `seen` (finding -> the paths it occurs on); whether any is above info."""
     above_info = False
     for found in findings:
-        if OTHER in found.message or not launch.owns(_read(found, checker)):
+        if OTHER in found.message or not launch.owns(_read(found, checker), found.rule):
             continue
         finding = replace(found, location=_locate(found, flags, launch.rendering))
         finding.related = tuple(

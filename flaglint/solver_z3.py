@@ -67,6 +67,14 @@ class FixProblem:
         self.frozen: set[str] = set()
         self.names: list[str] = []
 
+    @classmethod
+    def over(cls, config: Config, terms: dict[str, Any]) -> "FixProblem":
+        """A translator of rules whose `terms` (name -> Z3 term or Finite) vary, every other name
+        at its value in `config` (launch_query asks it whether a rule can break)."""
+        problem = cls(config, [], [])
+        problem.terms, problem._translated = terms, {}
+        return problem
+
     def _widen(self, names: set[str]) -> set[str]:
         return names | {n for rule in self.rules if names & set(rule_names(rule)) for n in rule_names(rule)}
 

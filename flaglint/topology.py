@@ -144,6 +144,8 @@ def device_names(config, count: DeviceCount) -> dict[str, int]:
 
 
 DEVICE_NAMES = (NUM_DEVICES, MESH_DEVICES_PER_SLICE, MESH_SLICES)
+# What from_config and device_names read: a rule over DEVICE_NAMES reads these too.
+DEVICE_KEYS = frozenset({"compile_topology", "compile_topology_num_slices", "TRAINER_TPU_SLICE", "mesh_axes", "custom_mesh_and_rule"})
 
 
 def not_judged_note(ruleset, config) -> str | None:

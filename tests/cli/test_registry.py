@@ -124,7 +124,7 @@ def test_the_rule_nature_properties_are_registry_data_and_explained():
     assert {r.id: r.unverified_severity for r in REGISTRY.values() if r.unverified_severity} == {"FL011": "warning"}
     assert {r.id for r in REGISTRY.values() if r.flag_string_only} == {"FL012"}
     payload = json.loads(invoke("explain", "--format", "json", "FL011").stdout)
-    assert payload["unverified_severity"] == "warning" and "combinations" in payload["messages"]
+    assert payload["unverified_severity"] == "warning" and "step_cap" in payload["messages"]
 
 
 def test_a_message_part_in_brackets_is_said_only_when_its_fields_have_a_value():
