@@ -28,6 +28,10 @@ MAX_MESH_AXIS = 2**16  # more chips than any TPU slice or multislice job has
 MESH_AXIS = re.compile(r"(ici|dcn)_[a-z_]+_parallelism")
 
 
+class _OutOfTime(Exception):
+    """The fix search ran past SOLVER_BUDGET_S."""
+
+
 class Unsupported(Exception):
     """A rule the encoding cannot express; its keys are then held at their values."""
 
@@ -438,36 +442,87 @@ class FixProblem:
     def _solve_names(self, max_fixes: int, fewer_than: int | None = None) -> list[Proposal]:
         tracked, hard = self._encode()
         names = list(self.terms)
-        optimizer = z3.Optimize()
-        optimizer.set("timeout", self._remaining_ms())
-        optimizer.add(*hard, *tracked.values())
+        solver = z3.Solver()
+        solver.add(*hard, *tracked.values())
         if fewer_than is not None and names:
-            optimizer.add(z3.AtMost(*[z3.Not(self._keep(n)) for n in names], fewer_than - 1))
-        # Fewest changed keys first; among those, values at their defaults, then features turned off.
-        weight = 4 * (len(names) + 1)
-        for rank, name in enumerate(sorted(names)):
-            optimizer.add_soft(self._keep(name), weight)
-            # Ties between fixes of one size are broken by the keys' names: the weights' sum stays
-            # under 1 and differs for every set of keys, so the optimum is one set, found the same
-            # way whatever the process solved before.
-            optimizer.add_soft(self._keep(name), f"1/{2 ** (rank + 2)}")
-            preferred = self._prefer_default(name)
-            if preferred is not None:
-                optimizer.add_soft(preferred, 2)
-            if isinstance(self.terms[name], z3.BoolRef):
-                optimizer.add_soft(z3.Not(self.terms[name]), 1)
+            # Only a fix of fewer keys would be taken, and saying so up front prunes the search.
+            solver.add(z3.AtMost(*[z3.Not(self._keep(n)) for n in names], fewer_than - 1))
         proposals: list[Proposal] = []
         best: int | None = None
-        while len(proposals) < max_fixes and time.monotonic() < self.deadline and optimizer.check() == z3.sat:
-            model = optimizer.model()
-            changed = [n for n in names if not z3.is_true(model.eval(self._keep(n), model_completion=True))]
-            if not changed or (best is not None and len(changed) > best):
-                break
-            best = len(changed)
-            model = self._nearest(model, changed, hard, tracked)
-            proposals.append(Proposal(tuple((n, self.config.lookup(n), self._value(model, n)) for n in changed)))
-            optimizer.add(z3.Or(*[self._keep(n) for n in changed]))
+        try:
+            while len(proposals) < max_fixes and (found := self._best(solver, names, best)) is not None:
+                model, changed = found
+                best = len(changed)
+                model = self._nearest(model, changed, hard, tracked)
+                proposals.append(Proposal(tuple((n, self.config.lookup(n), self._value(model, n)) for n in changed)))
+                solver.add(z3.Or(*[self._keep(n) for n in changed]))
+        except _OutOfTime:
+            pass
         return sorted(proposals, key=lambda p: [(n, str(v)) for n, _, v in p.values])
+
+    def _best(self, solver: z3.Solver, names: list[str], most: int | None) -> tuple[z3.ModelRef, list[str]] | None:
+        """The best fix of at most `most` changed keys, or None. Best is, in this order: the fewest
+        changed keys; values at their defaults (each worth two), then features turned off (one);
+        the first key by name kept that can be kept, then the next; among the changed keys, the
+        first by name at its default that can be. Each step is a plain satisfiability check with
+        the step before held: Z3's weighted MaxSMT over the same objective takes seconds on a mesh
+        of a dozen axes, where these checks take milliseconds. The result is one set of keys and
+        values whatever the process solved before."""
+        changes = [(z3.Not(self._keep(n)), 1) for n in names]
+        costs = [(z3.Not(preferred), 2) for n in names if (preferred := self._prefer_default(n)) is not None]
+        costs += [(self.terms[n], 1) for n in names if isinstance(self.terms[n], z3.BoolRef)]
+        solver.push()
+        try:
+            if most is not None:
+                solver.add(z3.PbLe(changes, most))
+            model = self._model(solver)
+            if model is None:
+                return None
+            for weighted in (changes, costs):
+                model = self._lowest(solver, model, weighted)
+            model = self._granted(solver, model, [self._keep(n) for n in sorted(names)])
+            changed = [n for n in names if not _true(model, self._keep(n))]
+            defaults = [preferred for n in sorted(changed) if (preferred := self._prefer_default(n)) is not None]
+            return (self._granted(solver, model, defaults), changed) if changed else None
+        finally:
+            solver.pop()
+
+    def _model(self, solver: z3.Solver, *extra: Any) -> z3.ModelRef | None:
+        """A model of the solver's constraints and `extra`, None when there is none."""
+        if time.monotonic() >= self.deadline:
+            raise _OutOfTime
+        solver.set("timeout", self._remaining_ms())
+        solver.push()
+        try:
+            solver.add(*extra)
+            result = solver.check()
+            if result == z3.unknown:
+                raise _OutOfTime
+            return solver.model() if result == z3.sat else None
+        finally:
+            solver.pop()
+
+    def _lowest(self, solver: z3.Solver, model: z3.ModelRef, weighted: list[tuple[Any, int]]) -> z3.ModelRef:
+        """A model of the least sum of the weights of the true terms; that sum is then held."""
+        if not weighted:
+            return model
+        cost = sum(w for term, w in weighted if _true(model, term))
+        while cost > 0 and (better := self._model(solver, z3.PbLe(weighted, cost - 1))) is not None:
+            model, cost = better, sum(w for term, w in weighted if _true(better, term))
+        solver.add(z3.PbLe(weighted, cost))
+        return model
+
+    def _granted(self, solver: z3.Solver, model: z3.ModelRef, wishes: list[Any]) -> z3.ModelRef:
+        """Each wish in turn held if it can be with those before; each is then held or refused."""
+        for wish in wishes:
+            if not _true(model, wish):
+                granted = self._model(solver, wish)
+                if granted is None:
+                    solver.add(z3.Not(wish))
+                    continue
+                model = granted
+            solver.add(wish)
+        return model
 
     def _nearest(self, model: z3.ModelRef, changed: list[str], hard: list[Any], tracked: dict[str, Any]) -> z3.ModelRef:
         """The same keys changed, each number as near its current value as the rules allow (the
@@ -516,7 +571,11 @@ _SYMBOLIC_NUMBER = 0  # a Z3 number is never None and never a string
 
 
 def _is_default(model: z3.ModelRef, preferred: Any | None) -> bool:
-    return preferred is not None and z3.is_true(model.eval(preferred, model_completion=True))
+    return preferred is not None and _true(model, preferred)
+
+
+def _true(model: z3.ModelRef, term: Any) -> bool:
+    return z3.is_true(model.eval(term, model_completion=True))
 
 
 def _finite_if(condition: Any, then: Any, other: Any) -> Finite:
