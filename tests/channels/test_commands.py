@@ -134,3 +134,11 @@ def test_the_files_a_script_writes_are_what_bash_writes(writes, tmp_path):
     (outcome,) = evaluate(script).outcomes
     (launch,) = outcome.rendering.launched
     assert launch.files["out.yml"].text == (tmp_path / "out.yml").read_text()
+
+
+def test_an_xpk_workload_gives_the_devices_and_slices_of_its_command_line():
+    result = _lint("xpk_slices.sh")
+    errors = sorted((f.location.line, f.rule) for f in result.findings if f.severity == "error")
+    # two v5p-256 slices take DCN parallelism 2; one does not; a tpu7x 4x4x4 slice has 128 devices
+    # (two per chip), which an ICI mesh of 64 does not span
+    assert errors == [(7, "MX0270"), (9, "FL141")], [(f.location.line, f.rule, f.message[:80]) for f in result.findings]
