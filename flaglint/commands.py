@@ -7,9 +7,10 @@ is noted and not checked, since flaglint knows MaxTextConfig's keys only.
 
 from __future__ import annotations
 
+import copy
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from .render.maxtext_command import MaxTextCommand, recognise, xpk_command
 from .render.yaml_chain import Written, config_node, load_chain, pin_relpath
 from .ruleset import built_in
 from .schema.config_index import ConfigIndex, load_index
+from .topology import DeviceCount
 
 SEPARATORS = {";", "&&", "||", "|", "|&", "&"}
 # A redirection word as bash reads it unquoted: an optional descriptor, the operator, and its
@@ -45,6 +47,40 @@ class CommandLine:
     env: dict[str, str]
     command: MaxTextCommand
     written: dict[str, Written] = field(default_factory=dict)  # the files the script wrote before it
+    workload: tuple[str, ...] = ()  # the words of the XPK workload whose --command holds it
+
+    def checker(self, checker: Checker) -> Checker:
+        """The checker with the device count of the XPK workload (--tpu-type or --device-type, and
+        --num-slices), when it gives one and the caller did not (--topology)."""
+        if not self.workload or checker.devices is not None:
+            return checker
+        count = xpk_devices(self.workload, checker.pin.version)
+        if count is None:
+            return checker
+        on_workload = copy.copy(checker)
+        on_workload.devices = count
+        return on_workload
+
+
+def xpk_devices(words: Sequence[str], version: str) -> DeviceCount | None:
+    """The devices an XPK workload asks for: its accelerator's devices per slice times its slices."""
+    from .topology import named_devices, slice_devices
+
+    options: dict[str, str] = {}
+    for at, word in enumerate(words):
+        name, equals, value = word.partition("=")
+        if name in ("--tpu-type", "--device-type", "--num-slices"):
+            options[name] = value if equals else (words[at + 1] if at + 1 < len(words) else "")
+    accelerator = options.get("--tpu-type") or options.get("--device-type")
+    slices = options.get("--num-slices", "1")
+    if not accelerator or not slices.isdigit() or int(slices) < 1:
+        return None
+    shaped = re.fullmatch(r"(.+)-(\d+x\d+(?:x\d+)?)", accelerator)  # tpu7x-4x8x8: a generation and a slice shape
+    per_slice = named_devices(accelerator, version) or (slice_devices(f"{shaped[1]}:{shaped[2]}") if shaped else None)
+    if per_slice is None:
+        return None
+    flags = " ".join(f"{name}={value}" for name, value in options.items())
+    return DeviceCount(per_slice * int(slices), int(slices), f"the XPK workload ({flags})")
 
 
 def command_lines(launch: Launch, index: ConfigIndex | None) -> list[CommandLine]:
@@ -53,7 +89,9 @@ def command_lines(launch: Launch, index: ConfigIndex | None) -> list[CommandLine
     env = {name: value.text for name, value in launch.env.items()}
     inner = _command_string(words)
     if inner is not None:
-        return [line for segment in _segments(_words_of(inner)) for line in _found(launch, segment, env, index)]
+        workload = tuple(w.text for w in words) if xpk_command([w.text for w in words]) is not None else ()
+        return [replace(line, workload=workload)
+                for segment in _segments(_words_of(inner)) for line in _found(launch, segment, env, index)]
     return _found(launch, words, env, index)
 
 
@@ -224,7 +262,7 @@ class CommandJudge:
             return None, frozenset()
         line, argv, config_file = found
         try:
-            config, _ = self.checker.config(_argv(argv, config_file, self.index, line.written), line.env)
+            config, _ = line.checker(self.checker).config(_argv(argv, config_file, self.index, line.written), line.env)
         except InputError as err:
             raise Unverified(f"the config of the MaxText command line at line {line.line} cannot be read: {err}") from None
         return config, _unknown_keys(argv) | _refused_keys(config)
@@ -237,7 +275,7 @@ class CommandJudge:
         if found is None:
             return set()
         line, argv, config_file = found
-        findings = check_command(self.checker, argv, config_file, line.env, _unknown_keys(argv), self.index, line.written)
+        findings = check_command(line.checker(self.checker), argv, config_file, line.env, _unknown_keys(argv), self.index, line.written)
         return {f.rule for f in findings}
 
 
@@ -326,7 +364,7 @@ def _fix_line(line: CommandLine, script: Path, data: bytes, checker: Checker, in
         source = _argv(words, config, index, line.written)
     except InputError:
         return None
-    return command_fix(checker, source, line.env, argv, line.words[-1], script, data, max_fixes)
+    return command_fix(line.checker(checker), source, line.env, argv, line.words[-1], script, data, max_fixes)
 
 
 _EXPANSION = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
@@ -360,9 +398,10 @@ def _check_line(line: CommandLine, script: Path, checker: Checker, index: Config
     if note is not None:
         notes.add(f"{line.file}:{line.line}: {note}")
     content = line.written[config].text if config in line.written else None
-    key = (origins.text, config, content, tuple(sorted(line.env.items())))
+    judge = line.checker(checker)
+    key = (origins.text, config, content, tuple(sorted(line.env.items())), judge.devices)
     if key not in results:
-        results[key] = check_command(checker, words, config, line.env, _unknown_keys(words), index, line.written)
+        results[key] = check_command(judge, words, config, line.env, _unknown_keys(words), index, line.written)
     placed = []
     for finding in results[key]:
         if OTHER in finding.message:

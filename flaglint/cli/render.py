@@ -19,14 +19,15 @@ def render_script(script, env_items, env_file, output_format):
     """Print the variables SCRIPT exports for one environment, without running it."""
     from ..read import read_env_assignments
     from ..render.bash.explorer import render as render_bash
-    from ..render.bash.types import ScriptError
+    from ..render.bash.types import OTHER, ScriptError
 
     env = read_env_assignments(env_items, env_file)
     try:
         rendering = render_bash(Path(script), env)
     except ScriptError as err:
         raise InputError(str(err)) from None
-    exported = {name: value.text for name, value in sorted(rendering.exported.items())}
+    # a value this script leaves unknown (an input's other values, a command substitution's output)
+    exported = {name: value.text.replace(OTHER, "<unknown>") for name, value in sorted(rendering.exported.items())}
     if output_format == "json":
         click.echo(json.dumps({"version": 1, "env": exported}, indent=2))
     else:

@@ -134,3 +134,26 @@ def test_the_files_a_script_writes_are_what_bash_writes(writes, tmp_path):
     (outcome,) = evaluate(script).outcomes
     (launch,) = outcome.rendering.launched
     assert launch.files["out.yml"].text == (tmp_path / "out.yml").read_text()
+
+
+def test_an_xpk_workload_gives_the_devices_and_slices_of_its_command_line():
+    result = _lint("xpk_slices.sh")
+    errors = sorted((f.location.line, f.rule) for f in result.findings if f.severity == "error")
+    # two v5p-256 slices take DCN parallelism 2; one does not; a tpu7x 4x4x4 slice has 128 devices
+    # (two per chip), which an ICI mesh of 64 does not span
+    assert errors == [(7, "MX0270"), (9, "FL141")], [(f.location.line, f.rule, f.message[:80]) for f in result.findings]
+
+
+def test_a_value_a_command_substitution_prints_is_not_judged(tmp_path):
+    # flaglint never runs `$(nproc)`: the keys it sets are unknown, neither empty nor refused.
+    script = tmp_path / "opaque.sh"
+    script.write_text(
+        "#!/bin/bash\n"
+        'export MAXTEXT_EXTRA_FLAGS="steps=$(nproc) log_period=1.5"\n'
+        "python3 -m maxtext.trainers.pre_train.train maxtext/configs/base.yml run_name=r steps=$(nproc) eval_interval=2.5\n"
+        "cat > gen.yml <<EOF\nbase_config: base.yml\nper_device_batch_size: $(nproc)\ncheckpoint_period: 3.5\nEOF\n"
+        "python3 -m maxtext.trainers.pre_train.train gen.yml run_name=r\n")
+    result = check_script(script, Checker()).result
+    errors = sorted((f.location.line, f.message.split(":")[0]) for f in result.findings if f.severity == "error")
+    assert errors == [(2, "log_period"), (3, "eval_interval"), (7, "checkpoint_period")], errors
+    assert not result.fixes or all("steps" not in c.key for fix in result.fixes for c in fix.changes)

@@ -123,7 +123,8 @@ def test_a_rule_the_solver_cannot_express_leaves_the_group_unverified_never_pass
     (finding,) = check_script(GUARDS / "fourteen_mesh_inputs_refused.sh", checker).result.findings
     assert (finding.rule, finding.severity) == ("FL011", "error")
     assert "XR001" in finding.message and "cannot be decided by the solver" in finding.message
-    assert finding.location.line == 14  # the group's first switch
+    # the group's first switch, in the recipe the refusing one sources
+    assert (Path(finding.location.file).name, finding.location.line) == ("fourteen_mesh_inputs.sh", 11)
     (allowed,) = check_script(GUARDS / "fourteen_mesh_inputs_refused.sh", checker, allow_unverified=True).result.findings
     assert allowed.severity == "warning"
 
@@ -182,9 +183,11 @@ def test_a_maxtext_command_line_whose_words_twelve_inputs_decide_is_checked_by_t
 
 def test_a_key_two_parts_of_a_big_group_both_set_is_checked_on_their_combinations(tmp_path):
     """SMOKE_TEST and LONG_CONTEXT each set max_target_length: only both at once sets it twice."""
-    script = tmp_path / "twice.sh"
-    text = (GUARDS / "fourteen_mesh_inputs_refused.sh").read_text()
-    script.write_text(text.replace("\nelif [[ \"${LONG_CONTEXT", "\nfi\nif [[ \"${LONG_CONTEXT"))
+    # the refusing recipe, beside its mesh recipe with the two switches made independent
+    script = tmp_path / "fourteen_mesh_inputs_refused.sh"
+    script.write_text((GUARDS / script.name).read_text())
+    text = (GUARDS / "fourteen_mesh_inputs.sh").read_text()
+    (tmp_path / "fourteen_mesh_inputs.sh").write_text(text.replace("\nelif [[ \"${LONG_CONTEXT", "\nfi\nif [[ \"${LONG_CONTEXT"))
     (finding,) = check_script(script, Checker()).result.findings
     assert (finding.rule, finding.severity) == ("FL003", "info")
     assert finding.witness["env"] == {"LONG_CONTEXT": "true", "SMOKE_TEST": "true"}

@@ -10,7 +10,7 @@ from flaglint.render.bash.arithmetic import ArithContext, ArithError, eval_arith
 from flaglint.render.bash.compiler import compile_span
 from flaglint.render.bash.lexer import Arith, CmdSub, Lit, Param, Word, compile_glob, concat_origins
 from flaglint.render.bash.state import State
-from flaglint.render.bash.types import Choice, FromInput, Sym, Value
+from flaglint.render.bash.types import OTHER, Choice, FromInput, Sym, Value
 
 _BREAK = ("", (), True, False)  # separates the fields of "$@"
 _IFS = " \t\n"
@@ -266,7 +266,7 @@ class Expansion:
                 return [output]
             short = p.text if len(p.text) <= 60 else p.text[:57] + "..."
             self.note(st, p.line, f"opaque: command substitution {short}")
-            return [("", (), p.quoted, True)]
+            return [(OTHER, (None,) * len(OTHER), p.quoted, True)]
         raise AssertionError(p)
 
     def _function_output(self, p: CmdSub, st: State) -> tuple | None:

@@ -28,14 +28,13 @@ from flaglint.render.bash.expansion import input_value
 from flaglint.render.bash.guards import holds_for, ordered, restrict
 from flaglint.render.bash.machine import Interp, NeedInput
 from flaglint.render.bash.state import State
-from flaglint.render.bash.types import Note, Origin, Rendering, ScriptError, Value
+from flaglint.render.bash.types import OTHER, Note, Origin, Rendering, ScriptError, Value
 from flaglint.render.bash.lexer import compile_glob, glob_sample
 
 __all__ = [
     "Exploration", "ExploredPath", "Note", "Origin", "Outcome", "Rendering", "ScriptError", "Value", "explore", "render",
 ]
 
-OTHER = "flaglint-other"  # the "something else" value of an input
 
 
 def render(script: Path, env: Mapping[str, str], text: bytes | None = None) -> Rendering:

@@ -6,6 +6,10 @@ from dataclasses import dataclass, field
 
 from flaglint.location import Location
 
+# The text of a value that is not known here: an input's "something else", and the output of a
+# command substitution this evaluator does not run. A MaxText key whose value holds it is not judged.
+OTHER = "flaglint-other"
+
 Origin = Location  # where a character of a rendered value was written: file, line, column, byte offset
 
 
