@@ -364,8 +364,11 @@ class FixProblem:
         """A fix may move devices between the ici (or dcn) mesh axes, but the mesh keeps spanning as
         many: a rule about expert parallelism is not fixed by asking for 1,024 more chips. A filled
         (-1) axis stays filled. An axis whose size is not a power of two (3) is outside that sum:
-        it may become a power of two, as a TPU mesh axis usually is. With a known device count the
-        mesh rules (rules/mesh.yml) say how many devices each network spans instead."""
+        it may become a power of two, as a TPU mesh axis usually is. The dcn axes never span more
+        slices than the run has (a fix cannot change that count: the keys that give it are held),
+        so on one slice a dcn axis of 2 becomes 1 rather than moving to an axis MaxText's slice
+        check does not count. With a known device count the mesh rules (rules/mesh.yml) say how
+        many devices each network spans instead."""
         from .topology import MESH_DEVICES_PER_SLICE, MESH_SLICES
 
         hard = []
@@ -383,9 +386,23 @@ class FixProblem:
                     continue
                 total += current
                 exponents.append(z3.Sum(*[z3.If(term.is_(i), _exponent(v) or 0, 0) for i, v in enumerate(term.values)]))
+            if network == "dcn_" and (most := _exponent(self._slices())) is not None:
+                total = min(total, most)
             if exponents:
                 hard.append(z3.Sum(*exponents) == total)
         return hard
+
+    def _slices(self) -> Any:
+        """The slices a run without a device count has, as MaxText counts them (effective_num_slices):
+        num_slices, else compile_topology_num_slices, else the one slice JAX finds alone."""
+        from .topology import LIVE_SLICES
+
+        lookup = self.config.lookup
+        if self.config.knows("num_slices") and lookup("num_slices") != -1:
+            return lookup("num_slices")
+        if self.config.knows("compile_topology_num_slices") and _numeric(lookup("compile_topology_num_slices")) and lookup("compile_topology_num_slices") > 0:
+            return lookup("compile_topology_num_slices")
+        return lookup(LIVE_SLICES)
 
     def _keep(self, name: str) -> Any:
         term = self.terms[name]
