@@ -393,8 +393,8 @@ class FixProblem:
         return hard
 
     def _slices(self) -> Any:
-        """The slices a run without a device count has, as MaxText counts them (effective_num_slices):
-        num_slices, else compile_topology_num_slices, else the one slice JAX finds alone."""
+        """The slices of a run without a device count, as MaxText counts them (effective_num_slices):
+        num_slices, else compile_topology_num_slices, else those JAX finds (live_slices: one)."""
         from .topology import LIVE_SLICES
 
         lookup = self.config.lookup
@@ -457,6 +457,8 @@ class FixProblem:
         return proposals
 
     def _solve_names(self, max_fixes: int, fewer_than: int | None = None) -> list[Proposal]:
+        """Up to `max_fixes` fixes of the fewest keys over self.names, each the best (_best) of
+        those not found yet; what was found stands when the budget runs out."""
         tracked, hard = self._encode()
         names = list(self.terms)
         solver = z3.Solver()
