@@ -497,7 +497,8 @@ class FixProblem:
             model = self._model(solver)
             if model is None:
                 return None
-            for weighted in (changes, costs):
+            # No fix has fewer keys than `most`, the size of the first one: only their number was cut.
+            for weighted in (changes, costs) if most is None else (costs,):
                 model = self._lowest(solver, model, weighted)
             model = self._granted(solver, model, [self._keep(n) for n in sorted(names)])
             changed = [n for n in names if not _true(model, self._keep(n))]
