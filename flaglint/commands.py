@@ -24,7 +24,7 @@ from .render.bash.builtins import shell_operand
 from .render.bash.explorer import OTHER, Exploration, ExploredPath
 from .render.bash.types import Launch, Rendering, Value
 from .render.maxtext_command import MaxTextCommand, may_launch, recognise, xpk_command
-from .render.yaml_chain import Written, config_node, load_chain, pin_relpath
+from .render.yaml_chain import Written, config_node, load_chain, pin_relpath, written_name
 from .ruleset import built_in
 from .schema.config_index import ConfigIndex, load_index
 from .topology import DeviceCount
@@ -177,8 +177,9 @@ def config_path(command: MaxTextCommand, bases: list[Path], index: ConfigIndex |
     argument, default = command.config, f"src/maxtext/configs/{command.default_config}"
     if argument is None:
         return default, None
-    if argument in written:
-        return argument, None
+    name = written_name(argument, written)
+    if name is not None:
+        return name, None
     for base in bases:
         if (base / argument).is_file():
             return str(base / argument), None
