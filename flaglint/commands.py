@@ -23,8 +23,8 @@ from .read_argv import argv_source, quoted_origins, shell_words
 from .render.bash.builtins import shell_operand
 from .render.bash.explorer import OTHER, Exploration, ExploredPath
 from .render.bash.types import Launch, Rendering, Value
-from .render.maxtext_command import MaxTextCommand, recognise, xpk_command
-from .render.yaml_chain import Written, config_node, load_chain, pin_relpath
+from .render.maxtext_command import MaxTextCommand, may_launch, recognise, xpk_command
+from .render.yaml_chain import Written, config_node, load_chain, pin_relpath, written_name
 from .ruleset import built_in
 from .schema.config_index import ConfigIndex, load_index
 from .topology import DeviceCount
@@ -103,9 +103,11 @@ def _command_string(words: list[Value]) -> Value | None:
         at = next(i for i, t in enumerate(texts) if t == "--command" or t.startswith("--command="))
         return words[at + 1] if texts[at] == "--command" else _tail(words[at], len("--command="))
     program = posixpath.basename(texts[0]) if texts else ""
-    if program in ("bash", "sh"):
-        at, command_string = shell_operand(texts[1:])
-        return words[at + 1] if command_string and at is not None else None
+    # bash itself, or the shell a wrapper runs: `docker run … IMAGE /bin/bash -c "…"`
+    shell = next((i for i, t in enumerate(texts) if posixpath.basename(t) in ("bash", "sh")), None)
+    if shell is not None and (shell == 0 or may_launch(program)):
+        at, command_string = shell_operand(texts[shell + 1:])
+        return words[shell + 1 + at] if command_string and at is not None else None
     if program == "eval" and len(words) > 1:
         joined = words[1]
         for word in words[2:]:
@@ -175,8 +177,9 @@ def config_path(command: MaxTextCommand, bases: list[Path], index: ConfigIndex |
     argument, default = command.config, f"src/maxtext/configs/{command.default_config}"
     if argument is None:
         return default, None
-    if argument in written:
-        return argument, None
+    name = written_name(argument, written)
+    if name is not None:
+        return name, None
     for base in bases:
         if (base / argument).is_file():
             return str(base / argument), None
@@ -186,6 +189,11 @@ def config_path(command: MaxTextCommand, bases: list[Path], index: ConfigIndex |
     for candidate in known:
         if index is not None and index.get(posixpath.normpath(candidate)) is not None:
             return f"src/maxtext/configs/{posixpath.normpath(candidate)}", None
+    # A config the script writes and then copies into place (`cp $OUT/x.yml MaxText/configs/`, a
+    # volume a container mounts): the one file of that name it writes.
+    same_name = [name for name in written if posixpath.basename(name) == posixpath.basename(argument)]
+    if len(same_name) == 1:
+        return same_name[0], f"config {argument!r} taken to be {same_name[0]!r}, the file of that name the script writes"
     return default, f"config {argument!r} not found; checked with MaxText's {command.default_config}"
 
 

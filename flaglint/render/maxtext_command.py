@@ -23,7 +23,8 @@ _PACKAGES = ("maxtext", "MaxText")
 _OPTIONS_WITH_VALUE = {"-X", "-W", "-Q"}
 TRAIN = "maxtext.trainers.pre_train.train"  # what the older `MaxText.train` / MaxText/train.py became
 # Programs whose command line may start MaxText: python itself, XPK, and wrappers that run a command.
-_LAUNCHERS = {"xpk", "xpk.py", "env", "uv", "timeout", "nohup", "numactl", "sudo", "time", "taskset", "srun", "mpirun"}
+_LAUNCHERS = {"xpk", "xpk.py", "env", "uv", "timeout", "nohup", "numactl", "sudo", "time", "taskset", "srun", "mpirun",
+              "docker", "podman"}
 
 
 def may_launch(program: str) -> bool:

@@ -177,11 +177,18 @@ def pin_relpath(path: str) -> str | None:
     return posixpath.normpath(path[at + len(marker):]) if at >= 0 else None
 
 
+def written_name(path: str, written: Mapping[str, Written]) -> str | None:
+    """The name under which the script wrote `path` (`./out.yml` and `out.yml` are one file)."""
+    wanted = posixpath.normpath(path)
+    return next((name for name in written if posixpath.normpath(name) == wanted), None)
+
+
 def config_node(argument: str, index: ConfigIndex | None, written: Mapping[str, Written] = {}) -> _Node:
     """The config argument of MaxText's argv: a file the script wrote, a file, else a path into
     MaxText's own configs."""
-    if argument in written:
-        return _Node(None, None, written[argument])
+    name = written_name(argument, written)
+    if name is not None:
+        return _Node(None, None, written[name])
     if Path(argument).is_file():
         return _Node(Path(argument), None)
     relpath = pin_relpath(argument)
@@ -236,8 +243,9 @@ def _parent(node: _Node, config: ConfigFile, index: ConfigIndex | None, written:
     where = f"{node.label}:{config.lines.get(BASE_CONFIG, 1)}"
     if node.written is not None:
         beside_written = posixpath.join(posixpath.dirname(node.written.name), base)
-        for name in (base, posixpath.normpath(beside_written)):
-            if name in written:
+        for candidate in (base, beside_written):
+            name = written_name(candidate, written)
+            if name is not None:
                 return _Node(None, None, written[name])
         node = _Node(Path(node.written.name), None)  # else as a file at that path would find its base
     if os.path.isabs(base):

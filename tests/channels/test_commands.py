@@ -157,3 +157,18 @@ def test_a_value_a_command_substitution_prints_is_not_judged(tmp_path):
     errors = sorted((f.location.line, f.message.split(":")[0]) for f in result.findings if f.severity == "error")
     assert errors == [(2, "log_period"), (3, "eval_interval"), (7, "checkpoint_period")], errors
     assert not result.fixes or all("steps" not in c.key for fix in result.fixes for c in fix.changes)
+
+
+def test_a_container_runs_the_trainer_on_the_config_the_script_wrote():
+    result = _lint("docker_written_config.sh")
+    errors = sorted((f.location.line, f.message.split(":")[0]) for f in result.findings if f.severity == "error")
+    assert errors == [(9, "steps"), (16, "log_period")], errors  # the written file's line, the command line's word
+    assert any("taken to be" in note and "llama_gpu.yml" in note for note in result.notes), result.notes
+
+
+def test_a_written_config_is_found_by_any_name_of_its_path(tmp_path):
+    script = tmp_path / "dotted.sh"
+    script.write_text("#!/bin/bash\ncat > configs/../out.yml <<EOF\nbase_config: base.yml\nsteps: 2.5\nEOF\n"
+                      "python3 -m maxtext.trainers.pre_train.train ./out.yml run_name=r\n")
+    (error,) = [f for f in check_script(script, Checker()).result.findings if f.severity == "error"]
+    assert (error.location.line, error.message.split(":")[0]) == (4, "steps")
