@@ -34,39 +34,35 @@ from .topology import DEVICE_KEYS, DEVICE_NAMES
 COMBINATION_CAP = 4096
 
 
+@dataclass(kw_only=True)
+class Owned:
+    """Which findings of a concrete launch are its own: those that read one of `names` (None: any)
+    and none of `excluded`, and are of `rule` where the launch was checked for that rule alone
+    (the solver's answer)."""
+
+    names: frozenset | None = None
+    excluded: frozenset = frozenset()
+    rule: str | None = None
+
+    def owns(self, read: set, rule: str) -> bool:
+        return ((self.names is None or not self.names.isdisjoint(read)) and self.excluded.isdisjoint(read)
+                and self.rule in (None, rule))
+
+
 @dataclass
-class Concrete:
-    """One concrete launch: its rendering, the path condition it stands for, and which of its
-    findings are its own: those that read one of `names` (None: any) and none of `excluded`, and
-    are of `rule` where the launch was checked for that rule alone (the solver's answer)."""
+class Concrete(Owned):
+    """One concrete launch: its rendering and the path condition it stands for."""
 
     rendering: Rendering
     path: ExploredPath
-    names: frozenset | None = None
-    excluded: frozenset = frozenset()
-    rule: str | None = None
-
-    def owns(self, read: set, rule: str) -> bool:
-        return _owns(self, read, rule)
-
-
-def _owns(launch, read: set, rule: str) -> bool:
-    return ((launch.names is None or not launch.names.isdisjoint(read)) and launch.excluded.isdisjoint(read)
-            and launch.rule in (None, rule))
 
 
 @dataclass
-class ConcreteArgv:
-    """One concrete command line of a launch whose words are symbolic; owns findings as Concrete does."""
+class ConcreteArgv(Owned):
+    """One concrete command line of a launch whose words are symbolic."""
 
     words: tuple  # tuple[Value, ...]
     path: ExploredPath
-    names: frozenset | None = None
-    excluded: frozenset = frozenset()
-    rule: str | None = None
-
-    def owns(self, read: set, rule: str) -> bool:
-        return _owns(self, read, rule)
 
 
 @dataclass
@@ -118,17 +114,16 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
         if name != flags_variable:
             parts.append(_Part(_inputs(value), {name, *bound.get(name, ())}, origin=_first_origin(value)))
     groups = _groups(parts, rule_names)
-    launches = [Concrete(_resolved(rendering, base, {}), path, None, frozenset().union(*(g.names for g in groups)))]
+    launches = [Concrete(_resolved(rendering, base, {}), path, excluded=frozenset().union(*(g.names for g in groups)))]
     for group in groups:
-        for sub, *owned in _group_paths(path, group, symbolic, explored, cap, judge, lambda env: _resolved(rendering, env, {})):
-            launches.append(Concrete(_resolved(rendering, sub.env, {}), sub, *owned))
+        for sub, owned in _group_paths(path, group, symbolic, explored, cap, judge, lambda env: _resolved(rendering, env, {})):
+            launches.append(Concrete(_resolved(rendering, sub.env, {}), sub, **owned))
     return launches
 
 
 def _group_paths(path: ExploredPath, group: _Part, symbolic: Mapping, explored: Mapping[str, Sequence], cap: int,
-                 judge, launch_at) -> list[tuple]:
-    """The paths on which to check a group, each with what it owns (Concrete's names, excluded,
-    rule): every combination of its inputs' values; or, over `cap`, the combinations of the parts
+                 judge, launch_at) -> list[tuple[ExploredPath, dict]]:
+    """The paths on which to check a group, each with what it owns (Owned's fields): every combination of its inputs' values; or, over `cap`, the combinations of the parts
     that set a name, for the names only they set (the other parts stay at the path's values there,
     so a rule that reads names of other parts too is the solver's), and each launch the solver
     finds a rule broken on, for that rule (the inputs it left free take one value each there).
@@ -141,9 +136,9 @@ def _group_paths(path: ExploredPath, group: _Part, symbolic: Mapping, explored: 
 
 
 def _checked_group(path: ExploredPath, group: _Part, symbolic: Mapping, explored: Mapping[str, Sequence], cap: int,
-                   judge, launch_at) -> list[tuple]:
+                   judge, launch_at) -> list[tuple[ExploredPath, dict]]:
     if _count(_input_classes(path, group.inputs, symbolic, explored)) <= cap:
-        return [(sub, frozenset(group.names)) for sub in _split(path, group.inputs, symbolic, explored, cap)]
+        return [(sub, {"names": frozenset(group.names)}) for sub in _split(path, group.inputs, symbolic, explored, cap)]
     if judge is None:
         raise Unverified(f"{', '.join(sorted(group.inputs))} decide the launch together in more than {cap} combinations")
     writers: dict[str, frozenset] = {}
@@ -161,13 +156,13 @@ def _checked_group(path: ExploredPath, group: _Part, symbolic: Mapping, explored
     for names in decided.values():
         inputs = depends[next(iter(names))]
         for sub in _split(path, inputs, symbolic, explored, few, ", ".join(sorted(names))):
-            found.append((sub, frozenset(names), frozenset(group.names - names)))
+            found.append((sub, {"names": frozenset(names), "excluded": frozenset(group.names - names)}))
     cubes = path.products()
     classes = _input_classes(path, group.inputs, symbolic, explored, cubes)
     from .launch_query import violations
 
     for rule, fixed in violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(_narrowed(path, fixed).env), judge, few):
-        found.append((_narrowed(path, fixed), frozenset(group.names), frozenset(), rule))
+        found.append((_narrowed(path, fixed), {"names": frozenset(group.names), "rule": rule}))
     return found
 
 
@@ -486,10 +481,10 @@ def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, S
             keys |= _word_keys("" if value is None else value.text)
         parts.append(_Part(_inputs(word), keys, origin=_first_origin(word)))
     groups = _groups(parts, rule_names)
-    argvs = [ConcreteArgv(_resolved_words(words, base), path, None, frozenset().union(*(g.names for g in groups)))]
+    argvs = [ConcreteArgv(_resolved_words(words, base), path, excluded=frozenset().union(*(g.names for g in groups)))]
     for group in groups:
-        for sub, *owned in _group_paths(path, group, symbolic, explored, cap, judge, lambda env: _resolved_words(words, env)):
-            argvs.append(ConcreteArgv(_resolved_words(words, sub.env), sub, *owned))
+        for sub, owned in _group_paths(path, group, symbolic, explored, cap, judge, lambda env: _resolved_words(words, env)):
+            argvs.append(ConcreteArgv(_resolved_words(words, sub.env), sub, **owned))
     return argvs
 
 
