@@ -40,10 +40,10 @@ class Checker:
         """`unknown`: keys and variables whose value cannot be known (a rule reading one is not judged)."""
         env = dict(env or {})
         config, findings = self.config(source, env)
-        rules = [r for r in self._judgeable(config) if not unknown.intersection(r.name_set)]
+        rules = [r for r in self.judgeable_rules(config) if not unknown.intersection(r.name_set)]
         # A key whose value MaxText refuses has no value to judge other rules by (MaxText stops at
         # the refusal): judging them by its default would report what the user never wrote.
-        refused = _refused_keys(config)
+        refused = refused_keys(config)
         judged = _judged([r for r in rules if not refused.intersection(r.name_set)], config)
         broken = violated(judged, config)
         findings += [finding(rule, config, self.ruleset.derived) for rule in broken]
@@ -56,7 +56,7 @@ class Checker:
             self._add_fixes(result, config, env, rules, max_fixes, broken)
         return result
 
-    def _judgeable(self, config: Config) -> list:
+    def judgeable_rules(self, config: Config) -> list:
         """The rules this pin can judge (the same for every flag string), less those on a device
         count this config does not give."""
         if self._rules is None:
@@ -72,7 +72,7 @@ class Checker:
         # starts from the flags without them: an earlier token of a refused key is in force again.
         kept = self._without_refused(config, env)
         if kept is not config:  # else the rules are judged already: no token was refused
-            judgeable = {id(r) for r in self._judgeable(kept)}
+            judgeable = {id(r) for r in self.judgeable_rules(kept)}
             rules = [r for r in rules if id(r) in judgeable]
             broken = violated(_judged(rules, kept), kept)
         try:
@@ -139,7 +139,7 @@ class Checker:
         in_files = set(config.chain.files) if config.chain is not None else set()
         if any(self._left_after_fix(f, in_files) for f in findings):
             return None
-        judged = _judged(self._judgeable(config), config)
+        judged = _judged(self.judgeable_rules(config), config)
         if violated(judged, config) or _ep_rank_without_axes(judged, [], config, self.ruleset.derived):
             return None
         return config
@@ -154,7 +154,7 @@ class Checker:
         return not (rule is not None and rule.refused_value and finding.location is not None and finding.location.file in in_files)
 
 
-def _refused_keys(config: Config) -> set[str]:
+def refused_keys(config: Config) -> set[str]:
     return {token.key for token in config.rejected if token.key in config.pin.keys and token.key not in config.explicit}
 
 

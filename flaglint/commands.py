@@ -263,7 +263,7 @@ class CommandJudge:
         return line, [line.words[i].text for i in line.command.args], config
 
     def config(self, words: tuple):
-        from .check import _refused_keys
+        from .check import refused_keys
 
         found = self._line(words)
         if found is None:
@@ -273,10 +273,10 @@ class CommandJudge:
             config, _ = line.checker(self.checker).config(_argv(argv, config_file, self.index, line.written), line.env)
         except InputError as err:
             raise Unverified(f"the config of the MaxText command line at line {line.line} cannot be read: {err}") from None
-        return config, _unknown_keys(argv) | _refused_keys(config)
+        return config, _unknown_keys(argv) | refused_keys(config)
 
     def rules(self, config) -> list:
-        return self.checker._judgeable(config)
+        return self.checker.judgeable_rules(config)
 
     def broken(self, words: tuple) -> set[str]:
         found = self._line(words)

@@ -30,7 +30,7 @@ from .launch_parts import Unverified
 from .resolve import Config
 from .ruleset import Rule
 from .solve import holds
-from .solver_z3 import _UNDEFINED, Finite, FixProblem, Unsupported
+from .solver_z3 import UNDEFINED, Finite, FixProblem, Unsupported
 from .topology import DEVICE_NAMES
 
 # One group's query gives up after this long (the launch is then not verified).
@@ -123,7 +123,7 @@ def _evaluated(node: Node, lookup) -> Any:
     try:
         return evaluate(node, lookup)
     except Unknown:
-        return _UNDEFINED
+        return UNDEFINED
 
 
 class Judge(Protocol):

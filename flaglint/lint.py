@@ -350,14 +350,14 @@ class _TrainerJudge:
         self.checker = checker
 
     def config(self, rendering: Rendering):
-        from .check import _refused_keys
+        from .check import refused_keys
 
         flags, env, unknown = _trainer_input(rendering)
         config, _ = self.checker.config(FlagSource(flags.text), env)
-        return config, unknown | _refused_keys(config)
+        return config, unknown | refused_keys(config)
 
     def rules(self, config) -> list:
-        return self.checker._judgeable(config)
+        return self.checker.judgeable_rules(config)
 
     def broken(self, rendering: Rendering) -> set[str]:
         flags, env, unknown = _trainer_input(rendering)

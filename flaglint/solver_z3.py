@@ -21,7 +21,7 @@ from .ruleset import Rule
 from .solve import Proposal, Unsatisfiable, fixed_names, rule_names
 from .tunix import load_tunix
 
-_UNDEFINED = object()
+UNDEFINED = object()
 # One fix search gives up after this long in all (a note says so) rather than stall a pre-commit hook.
 SOLVER_BUDGET_S = 1.5
 MAX_MESH_AXIS = 2**16  # more chips than any TPU slice or multislice job has
@@ -171,7 +171,7 @@ class FixProblem:
             try:
                 return evaluate(node, self.config.lookup)
             except Unknown:
-                return _UNDEFINED
+                return UNDEFINED
         if op == "var":
             return self._term(node.value)
         if op == "not":
@@ -250,7 +250,7 @@ class FixProblem:
         fn = CMP_FUNCS[op]
 
         def concrete(a: Any, b: Any) -> bool:
-            if a is _UNDEFINED or b is _UNDEFINED:
+            if a is UNDEFINED or b is UNDEFINED:
                 return False
             if op in ("==", "!="):
                 return _equal(a, b) == (op == "==")
@@ -285,7 +285,7 @@ class FixProblem:
 
     def _case(self, term: Any, test) -> Any:
         if isinstance(term, Finite):
-            return _any(term, [v is not _UNDEFINED and bool(test(v)) for v in term.values])
+            return _any(term, [v is not UNDEFINED and bool(test(v)) for v in term.values])
         if isinstance(term, z3.ExprRef):
             return z3.BoolVal(bool(test(_SYMBOLIC_NUMBER)))
         return z3.BoolVal(bool(test(term)))
@@ -295,7 +295,7 @@ class FixProblem:
 
     def boolean_term(self, term: Any) -> Any:
         if isinstance(term, Finite):
-            return _any(term, [v is not _UNDEFINED and bool(v) for v in term.values])
+            return _any(term, [v is not UNDEFINED and bool(v) for v in term.values])
         if isinstance(term, z3.BoolRef):
             return term
         if isinstance(term, z3.ArithRef):
@@ -632,7 +632,7 @@ def _exponent(value: Any) -> int | None:
 
 
 def _numeric(value: Any) -> bool:
-    return isinstance(value, (int, float)) and value is not _UNDEFINED
+    return isinstance(value, (int, float)) and value is not UNDEFINED
 
 
 @lru_cache(maxsize=4096, typed=True)
@@ -672,9 +672,9 @@ def _contains(container: Any, value: Any) -> bool:
 
 
 def _apply(name: str, args: list[Any]) -> Any:
-    if any(a is _UNDEFINED for a in args):
-        return _UNDEFINED
+    if any(a is UNDEFINED for a in args):
+        return UNDEFINED
     try:
         return FUNCTIONS[name][2](*args)
     except (Unknown, TypeError, ValueError):
-        return _UNDEFINED
+        return UNDEFINED
