@@ -49,10 +49,10 @@ def _median_wall(argv: list[str], runs: int, stdin: bytes | None = None, cwd: Pa
 
 def _solver_time_per_fix(runs: int) -> float:
     sys.path.insert(0, str(REPO))
-    from flaglint.check import Checker
-    from flaglint.read import FlagSource, read_env_assignments
-    from flaglint.resolve import resolve
-    from flaglint.solve import applicable, minimal_changes, violated
+    from flaglint.frontends.checker import Checker
+    from flaglint.read.flags import FlagSource, read_env_assignments
+    from flaglint.resolve.resolver import resolve
+    from flaglint.solve.rules import applicable, minimal_changes, violated
 
     checker = Checker("bbd0f6f10")
     env = read_env_assignments((), str(FLAGS / "tuned-256-64x1x8.env"))

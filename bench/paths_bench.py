@@ -36,7 +36,7 @@ GUARDS = ROOT / "tests" / "fixtures" / "recipes" / "guards"
 
 def free_booleans(count: int) -> list[str]:
     """Real MaxText 0.2.5 booleans that no rule reads, so every switch is independent of the others."""
-    from flaglint.check import Checker
+    from flaglint.frontends.checker import Checker
 
     checker = Checker()
     read = set().union(*(rule.name_set for rule in checker.ruleset.rules))
@@ -95,8 +95,8 @@ def main() -> None:
     parser.add_argument("--switches", type=int, default=12)
     parser.add_argument("--many", type=int, default=40)
     args = parser.parse_args()
-    from flaglint.check import Checker
-    from flaglint.lint import check_script
+    from flaglint.frontends.checker import Checker
+    from flaglint.frontends.lint.scripts import check_script
 
     n = args.switches
     keys = free_booleans(max(n, args.many))

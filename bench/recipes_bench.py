@@ -21,9 +21,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
-from flaglint.check import Checker  # noqa: E402
-from flaglint.commands import check_command, command_lines, concrete_commands, config_path, not_checked  # noqa: E402
-from flaglint.confirm import Launch, verdicts  # noqa: E402
+from flaglint.frontends.checker import Checker  # noqa: E402
+from flaglint.frontends.commands import check_command, command_lines, concrete_commands, config_path, not_checked  # noqa: E402
+from flaglint.frontends.check.confirm import Launch, verdicts  # noqa: E402
 from flaglint.schema.config_index import load_index  # noqa: E402
 
 from maxtext_env import oracle_python, unavailable  # noqa: E402

@@ -6,26 +6,26 @@ fixes. Imports stay light; the solver and JAX load only where they are used.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from flaglint.core.version import __version__
 
 __all__ = ["check_flags", "check_manifest", "Checker", "Result", "Finding", "Fix", "Change", "Location"]
 
 
 def __getattr__(name: str):
     if name in ("check_flags", "Checker"):
-        from . import check
+        from flaglint.frontends import checker as check
 
         return getattr(check, name)
     if name == "check_manifest":
-        from .gate import check_manifest
+        from flaglint.frontends.gate.manifests import check_manifest
 
         return check_manifest
     if name == "Location":
-        from .location import Location
+        from flaglint.core.location import Location
 
         return Location
     if name in ("Result", "Finding", "Fix", "Change"):
-        from . import findings
+        from flaglint.core import findings
 
         return getattr(findings, name)
     raise AttributeError(name)

@@ -1,3 +1,3 @@
-from .cli import run
+from flaglint.cli import run
 
 run()

@@ -37,7 +37,7 @@ def _fresh_process_state() -> None:
     """What a new process starts without: the compiled-script cache, keyed on a path as given
     (relative to the working directory) and its mtime, which two tests' files can share; and Z3's
     global context, whose history changes which of several smallest fixes the solver finds first."""
-    from flaglint import solver_z3
+    from flaglint.solve import smt as solver_z3
     from flaglint.render.bash import compiler
 
     compiler._cache.clear()

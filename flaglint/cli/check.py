@@ -9,11 +9,11 @@ from pathlib import Path
 
 import click
 
-from ..findings import InputError
-from ..report import Checked, render
-from .fixing import apply_fixes, choose
-from .options import Options, common_options, load_checker
-from .output import apply_settings, emit
+from flaglint.core.findings import InputError
+from flaglint.report import Checked, render
+from flaglint.cli.fixing import apply_fixes, choose
+from flaglint.cli.options import Options, common_options, load_checker
+from flaglint.cli.output import apply_settings, emit
 
 
 @click.command()
@@ -27,8 +27,8 @@ from .output import apply_settings, emit
 def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
     """Check FLAGS: a MAXTEXT_EXTRA_FLAGS string, `-` for stdin, the NAME of a set variable, or
     MaxText's own argv (CONFIG.yml key=value …, each word whole)."""
-    from ..inputs import check_sources
-    from ..read import FlagSource, bom_length, read_text_file
+    from flaglint.frontends.check.inputs import check_sources
+    from flaglint.read.flags import FlagSource, bom_length, read_text_file
 
     settings = options.settings()
     env = options.env()
@@ -62,7 +62,7 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
             item = Checked(source.file, source.text, result, in_file=source.file in on_disk)
             item.fix = choose(result.fixes, options.unsafe_fixes) if fixing else None
             if item.fix is not None:
-                from ..fix_files import text_edits
+                from flaglint.fix.files import text_edits
 
                 offset = bom_length(source.file) if item.in_file else 0
                 item.edits = text_edits(source.file or "", source.text, item.fix.edits, item.fix.safe, offset)
@@ -71,7 +71,7 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
 
     checked = run(None)
     if confirm_with:
-        from ..confirm import confirm
+        from flaglint.frontends.check.confirm import confirm
 
         for item in checked:
             click.echo(confirm(confirm_with, settings["pin"], item.text, env, settings["model"]), err=True)
@@ -93,9 +93,9 @@ def _fix_config_files(source, item: Checked, write: bool, checker, env, settings
     import difflib
     from dataclasses import replace
 
-    from ..fix_yaml import edit_yaml, file_fix, write_file_fix
-    from ..inputs import config_source
-    from ..read import read_text_file
+    from flaglint.fix.config_files import edit_yaml, file_fix, write_file_fix
+    from flaglint.frontends.check.inputs import config_source
+    from flaglint.read.flags import read_text_file
 
     config, _ = checker.config(source, env)
     fixed = file_fix(config, item.result, item.fix)
@@ -119,7 +119,7 @@ def _fix_config_files(source, item: Checked, write: bool, checker, env, settings
 
 
 def _check_batch(checker, batch: str, env, max_fixes: int, settings) -> None:
-    from ..read import FlagSource, decode
+    from flaglint.read.flags import FlagSource, decode
 
     data = sys.stdin.buffer.read() if batch == "-" else Path(batch).read_bytes() if Path(batch).is_file() else None
     if data is None:

@@ -13,9 +13,9 @@ from typing import Callable
 
 import click
 
-from ..findings import Fix, InputError
-from ..fix_files import apply_file_edits, apply_to_bytes, write_atomically
-from ..report import Checked, describe_fix
+from flaglint.core.findings import Fix, InputError
+from flaglint.fix.files import apply_file_edits, apply_to_bytes, write_atomically
+from flaglint.report import Checked, describe_fix
 
 _ROUNDS = 10
 

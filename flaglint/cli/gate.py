@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
-from ..report import Checked
-from .fixing import apply_fixes
-from .options import Options, common_options, load_checker
-from .output import apply_settings, emit
+from flaglint.report import Checked
+from flaglint.cli.fixing import apply_fixes
+from flaglint.cli.options import Options, common_options, load_checker
+from flaglint.cli.output import apply_settings, emit
 
 
 @click.command()
@@ -23,8 +23,8 @@ def gate(manifests, options: Options, allow_unverified):
     Exit 1 blocks the launch (a finding at or above --fail-on); exit 2 is unreadable input.
     --env/--env-file give Tunix variables assumed for every launch; the manifest's own values win.
     """
-    from ..gate import check_manifest, check_manifest_text, manifest_edits
-    from ..read import decode
+    from flaglint.frontends.gate.manifests import check_manifest, check_manifest_text, manifest_edits
+    from flaglint.read.flags import decode
 
     settings = options.settings()
     env = options.env()

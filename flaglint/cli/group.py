@@ -10,7 +10,7 @@ from typing import NoReturn
 
 import click
 
-from ..findings import InputError
+from flaglint.core.findings import InputError
 
 
 def fail(message: str) -> NoReturn:

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
-from ..findings import InputError
-from ..read import decode
-from ..report import Checked
-from .fixing import apply_fixes
-from .options import Options, common_options, load_checker
-from .output import apply_settings, emit
+from flaglint.core.findings import InputError
+from flaglint.read.flags import decode
+from flaglint.report import Checked
+from flaglint.cli.fixing import apply_fixes
+from flaglint.cli.options import Options, common_options, load_checker
+from flaglint.cli.output import apply_settings, emit
 
 
 # Recipe scripts are kilobytes; a script past this is not a recipe, and evaluating it statically
@@ -38,7 +38,7 @@ def _vary(items: tuple[str, ...]) -> dict[str, list[str]]:
 @click.option("--allow-unverified", is_flag=True, help="A launch that cannot be verified is a warning, not an error.")
 def lint(scripts, options: Options, vary_items, path_cap, allow_unverified):
     """Check recipe SCRIPTS on every branch, statically (they are never run); `-` reads one from stdin."""
-    from ..lint import check_script
+    from flaglint.frontends.lint.scripts import check_script
 
     settings = options.settings()
     settings.override("path-cap", path_cap, "--path-cap")

@@ -8,8 +8,8 @@ from typing import Callable
 
 import click
 
-from ..findings import InputError
-from ..report import FORMATS
+from flaglint.core.findings import InputError
+from flaglint.report import FORMATS
 
 
 @dataclass(frozen=True)
@@ -43,8 +43,8 @@ class Options:
 
     def settings(self):
         """The project configuration, overridden by these options."""
-        from ..config import check_rule_ids, load_settings
-        from ..schema.pins import pin_from_requirements
+        from flaglint.settings.settings import check_rule_ids, load_settings
+        from flaglint.pins.pins import pin_from_requirements
 
         if self.config_file and self.isolated:
             raise InputError("--config and --isolated exclude each other")
@@ -62,7 +62,7 @@ class Options:
         return settings
 
     def env(self) -> dict[str, str]:
-        from ..read import read_env_assignments
+        from flaglint.read.flags import read_env_assignments
 
         return read_env_assignments(self.env_items, self.env_file)
 
@@ -70,16 +70,16 @@ class Options:
         """The device count --topology and --slices give, or None: then the config's own counts."""
         if not self.topology:
             return None
-        from ..schema.pins import load_pin
-        from ..topology import from_option
+        from flaglint.pins.pins import load_pin
+        from flaglint.resolve.topology import from_option
 
         return from_option(self.topology, self.slices, load_pin(pin).version)
 
 
 def load_checker(settings, devices=None):
     """The checker of the settings' pin, model and extra rules: the end of a command's start-up."""
-    from ..check import Checker
-    from .group import end_of_startup
+    from flaglint.frontends.checker import Checker
+    from flaglint.cli.group import end_of_startup
 
     checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]), devices)
     end_of_startup()

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import click
 
-from ..findings import InputError
-from ..report import Checked, render, statistics
+from flaglint.core.findings import InputError
+from flaglint.report import Checked, render, statistics
 
 
 def apply_settings(result, settings, file: str | None = None):
     """Drop the findings the configuration does not select (per-file-ignores by the file each finding
     is in: a shared fragment a script sources is judged by its own path), and give each its
     configured severity."""
-    from ..config import rule_enabled
+    from flaglint.settings.settings import rule_enabled
 
     result.findings = [f for f in result.findings if rule_enabled(settings, f.rule, _file_of(f, file))]
     for finding in result.findings:

@@ -19,14 +19,14 @@ def schema_import(path, where, name, replace, output, rules_dir):
     if output or rules_dir:
         _write_files(path, output, rules_dir)
         return
-    from ..schema.register import register
+    from flaglint.pins.register import register
 
     for line in register(path, where, name=name, replace=replace).lines:
         click.echo(line)
 
 
 def _write_files(path: str, output: str | None, rules_dir: str | None) -> None:
-    from ..schema.importer import import_schema, schema_summary, write_schema
+    from flaglint.importer.importer import import_schema, schema_summary, write_schema
 
     imported = import_schema(path)
     click.echo(schema_summary(imported))
@@ -34,7 +34,7 @@ def _write_files(path: str, output: str | None, rules_dir: str | None) -> None:
         write_schema(imported, output)
         click.echo(f"wrote {output}")
     if rules_dir:
-        from ..schema.validators import summary, write_rules
+        from flaglint.importer.validators import summary, write_rules
 
         click.echo(summary(write_rules(path, rules_dir, schema=imported)))
         click.echo(f"wrote {rules_dir}")
@@ -46,7 +46,7 @@ def pins(ctx):
     """List every pin (bundled releases, fork overlays, imports in the pin stores) and where it comes from."""
     if ctx.invoked_subcommand is not None:
         return
-    from ..schema.pins import known_pins, load_pin
+    from flaglint.pins.pins import known_pins, load_pin
 
     names = known_pins()
     width = max(map(len, names))
@@ -59,7 +59,7 @@ def pins(ctx):
 @click.argument("new")
 def pins_diff(old, new):
     """What changes from pin OLD to pin NEW: keys added, removed and retyped, defaults, validators."""
-    from ..schema.pindiff import diff_pins
+    from flaglint.pins.pindiff import diff_pins
 
     for line in diff_pins(old, new):
         click.echo(line)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..findings import InputError
+from flaglint.core.findings import InputError
 
 
 @click.command("render")
@@ -17,9 +17,9 @@ from ..findings import InputError
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
 def render_script(script, env_items, env_file, output_format):
     """Print the variables SCRIPT exports for one environment, without running it."""
-    from ..read import read_env_assignments
-    from ..render.bash.explorer import render as render_bash
-    from ..render.bash.types import OTHER, ScriptError
+    from flaglint.read.flags import read_env_assignments
+    from flaglint.render.bash.explorer import render as render_bash
+    from flaglint.render.bash.types import OTHER, ScriptError
 
     env = read_env_assignments(env_items, env_file)
     try:

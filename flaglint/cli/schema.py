@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .pins import schema_import
+from flaglint.cli.pins import schema_import
 
 
 @click.group()

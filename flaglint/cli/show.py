@@ -6,8 +6,8 @@ import re
 
 import click
 
-from ..findings import InputError
-from .options import Options, load_checker
+from flaglint.core.findings import InputError
+from flaglint.cli.options import Options, load_checker
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 
@@ -26,10 +26,10 @@ _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 def show(words, flag_string, env_items, env_file, pin, requirements, model, topology, slices, output_format):
     """Print each KEY's effective value and where it came from (every key something set, when no KEY
     is named). The other words are MaxText's argv, as for `check`: CONFIG.yml and key=value words."""
-    from ..inputs import config_source
-    from ..read import FlagSource
-    from ..read_argv import argv_source
-    from ..show import provenance, render_json, render_text
+    from flaglint.frontends.check.inputs import config_source
+    from flaglint.read.flags import FlagSource
+    from flaglint.read.argv import argv_source
+    from flaglint.frontends.check.show import provenance, render_json, render_text
 
     keys = [w for w in words if _KEY.fullmatch(w) and not w.endswith(".yml")]
     argv = [w for w in words if w not in keys]
@@ -51,7 +51,7 @@ def show(words, flag_string, env_items, env_file, pin, requirements, model, topo
     unknown = [k for k in keys if not config.knows(k)]
     if unknown:
         raise InputError(f"{', '.join(unknown)}: not a key MaxText {checker.pin.pin} defines")
-    from ..topology import from_config
+    from flaglint.resolve.topology import from_config
 
     count = option or from_config(config, checker.pin.version)
     rows = provenance(config, keys, count.source if count else None)

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from ..findings import InputError
-from ..location import Location
+from flaglint.core.findings import InputError
+from flaglint.core.location import Location
 
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"
 TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"

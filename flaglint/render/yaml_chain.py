@@ -18,9 +18,9 @@ from typing import Any
 
 import yaml
 
-from ..findings import InputError
-from ..schema.config_index import ConfigFile, ConfigIndex
-from ..values import cli_loader
+from flaglint.core.findings import InputError
+from flaglint.schema.config_index import ConfigFile, ConfigIndex
+from flaglint.maxtext.values import cli_loader
 
 BASE_CONFIG = "base_config"
 BASE_YML = "base.yml"
@@ -233,7 +233,7 @@ def _read(node: _Node, index: ConfigIndex | None) -> ConfigFile:
         data = node.path.read_bytes()
     except OSError as err:
         raise InputError(f"{node.path}: cannot read ({err.strerror})") from None
-    from ..read import decode
+    from flaglint.read.flags import decode
 
     return parse_config(decode(data, str(node.path)), str(node.path))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from importlib import import_module
 
-from ..findings import Change, Fix, Result
+from flaglint.core.findings import Change, Fix, Result
 
 FORMATS = ("text", "json", "sarif", "github", "junit")
 
@@ -54,7 +54,7 @@ def statistics(checked: list[Checked]) -> str:
     the rule's title."""
     from collections import Counter
 
-    from ..docs import rules_by_id
+    from flaglint.rules.docs import rules_by_id
 
     counts: Counter[str] = Counter()
     fixable: Counter[str] = Counter()
@@ -75,7 +75,7 @@ def describe_fix(fix: Fix) -> str:
 
 
 def _describe_change(change: Change) -> str:
-    from ..solve import format_value
+    from flaglint.solve.rules import format_value
 
     if change.to is None:
         return f"drop {change.key}" + ("" if change.from_ is None else f"={format_value(change.from_)}")

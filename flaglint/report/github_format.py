@@ -6,8 +6,8 @@ property value `:` and `,` are too, since they separate properties.
 
 from __future__ import annotations
 
-from ..findings import Finding, Fix
-from . import Checked, describe_fix
+from flaglint.core.findings import Finding, Fix
+from flaglint.report import Checked, describe_fix
 
 _COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 

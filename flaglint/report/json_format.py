@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from . import Checked, merged
+from flaglint.report import Checked, merged
 
 
 def render(checked: list[Checked]) -> str:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from ..findings import Finding
-from . import Checked
+from flaglint.core.findings import Finding
+from flaglint.report import Checked
 
 # Characters XML 1.0 cannot carry at all, even escaped.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

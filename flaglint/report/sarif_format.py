@@ -7,10 +7,10 @@ from pathlib import Path, PurePath, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
-from ..docs import rule_url, rules_by_id
-from ..findings import Finding
-from ..location import Location
-from . import Checked
+from flaglint.rules.docs import rule_url, rules_by_id
+from flaglint.core.findings import Finding
+from flaglint.core.location import Location
+from flaglint.report import Checked
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"

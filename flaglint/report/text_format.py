@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..edits import Edit
-from ..findings import Finding, Fix, severity_rank
-from ..location import Location
-from . import Checked, describe_fix
+from flaglint.core.edits import Edit
+from flaglint.core.findings import Finding, Fix, severity_rank
+from flaglint.core.location import Location
+from flaglint.report import Checked, describe_fix
 
 
 def _excerpt(text: str, loc: Location | None, colour: bool) -> list[str]:

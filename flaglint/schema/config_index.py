@@ -14,9 +14,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..data import data_dir
-from ..findings import InputError
-from .sources import PackageFiles, open_package
+from flaglint.core.data import data_dir
+from flaglint.core.findings import InputError
+from flaglint.importer.sources import PackageFiles, open_package
 
 CONFIGS = "configs"
 INDEX_VERSION = 1
@@ -56,7 +56,7 @@ class ConfigIndex:
 
 def build_index(files: PackageFiles, version: str) -> ConfigIndex:
     """Read every configs/**/*.yml of a package (never imported) into an index."""
-    from ..render.yaml_chain import parse_config
+    from flaglint.render.yaml_chain import parse_config
 
     indexed = {}
     for relpath in files.files_under(CONFIGS, ".yml"):
@@ -137,7 +137,7 @@ def load_index(version: str | Path) -> ConfigIndex | None:
 def import_index(package: str | Path, out: str | Path, version: str | None = None) -> ConfigIndex:
     """Index a source tree or wheel and write it. `version`: when the package does not say
     (0.2.0 and 0.2.3 carry no `__version__` that can be read without importing them)."""
-    from .importer import _version as package_version
+    from flaglint.importer.importer import _version as package_version
 
     with open_package(package) as files:
         index = build_index(files, version or package_version(files))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ..findings import InputError
+from flaglint.core.findings import InputError
 
 
 @dataclass(frozen=True)

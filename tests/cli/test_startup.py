@@ -31,7 +31,7 @@ def _probe(tmp_path, prefixes: tuple[str, ...], check: str = "steps=3") -> tuple
 
 
 def test_a_cold_check_imports_neither_a_yaml_parser_nor_other_commands(tmp_path):
-    others = ("yaml", "flaglint.cli.lint", "flaglint.cli.gate", "flaglint.lint")
+    others = ("yaml", "flaglint.cli.lint", "flaglint.cli.gate", "flaglint.frontends.lint.scripts")
     _probe(tmp_path, others, "steps=3 log_period=100 enable_checkpointing=false")
     modules, output = _probe(tmp_path, others, "steps=3 log_period=100 enable_checkpointing=false")
     assert modules == [], output  # the second run reads the cache

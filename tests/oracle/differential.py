@@ -22,14 +22,14 @@ import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from flaglint.check import Checker
-from flaglint.expr import Node
-from flaglint.findings import Result
-from flaglint.read import FlagSource
-from flaglint.ruleset import load_ruleset
+from flaglint.frontends.checker import Checker
+from flaglint.rules.expr import Node
+from flaglint.core.findings import Result
+from flaglint.read.flags import FlagSource
+from flaglint.rules.ruleset import load_ruleset
 from flaglint.schema.model import KeySchema
-from flaglint.schema.pins import PinSchema, load_pin
-from flaglint.solve import rule_names
+from flaglint.pins.pins import PinSchema, load_pin
+from flaglint.solve.rules import rule_names
 
 PIN = "maxtext-0.2.5"
 DISAGREEMENTS = Path(__file__).resolve().parents[1] / "disagreements.yml"
@@ -241,7 +241,7 @@ def flaglint_verdict(checker: Checker, flags: str, *, fix: bool = True) -> Flagl
 class Case:
     flags: str
     flaglint: FlaglintVerdict
-    maxtext: Any  # flaglint.confirm.Verdict
+    maxtext: Any  # flaglint.frontends.check.confirm.Verdict
 
     @property
     def agrees(self) -> bool:

@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from flaglint.cli import main
-from flaglint.confirm import PyconfigRunner, confirm, maxtext_argv, pin_mismatch
-from flaglint.schema.pins import load_pin
+from flaglint.frontends.check.confirm import PyconfigRunner, confirm, maxtext_argv, pin_mismatch
+from flaglint.pins.pins import load_pin
 
 from maxtext_env import oracle_python, unavailable
 

@@ -11,8 +11,8 @@ import re
 import pytest
 import yaml
 
-from flaglint.check import Checker
-from flaglint.confirm import verdicts
+from flaglint.frontends.checker import Checker
+from flaglint.frontends.check.confirm import verdicts
 
 from maxtext_env import oracle_python, unavailable
 from oracle.differential import DISAGREEMENTS, PIN, Case, classify, draw_configs, flaglint_verdict, load_disagreements, matches

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from flaglint.check import Checker
-from flaglint.confirm import verdicts
-from flaglint.read import FlagSource
+from flaglint.frontends.checker import Checker
+from flaglint.frontends.check.confirm import verdicts
+from flaglint.read.flags import FlagSource
 
 from maxtext_env import oracle_python, unavailable
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from flaglint.check import Checker
-from flaglint.confirm import verdicts
+from flaglint.frontends.checker import Checker
+from flaglint.frontends.check.confirm import verdicts
 
 from maxtext_env import MAXTEXT_VERSION, RELEASES, oracle_python, unavailable
 from oracle.differential import Case, classify, draw_configs, flaglint_verdict, load_disagreements
@@ -79,8 +79,8 @@ def test_model_file_conflicts_as_each_release_treats_them(version):
     python = oracle_python(version)
     if python is None:
         pytest.skip(unavailable("oracle", version))
-    from flaglint.confirm import PyconfigRunner
-    from flaglint.read import FlagSource
+    from flaglint.frontends.check.confirm import PyconfigRunner
+    from flaglint.read.flags import FlagSource
 
     checker = Checker(f"maxtext-{version}")
     with PyconfigRunner(str(python)) as runner:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from flaglint.schema.fieldtypes import BOUNDS
+from flaglint.importer.fieldtypes import BOUNDS
 from flaglint.schema.model import Schema
 
 from maxtext_env import REPO, oracle_python, run_in_oracle, unavailable

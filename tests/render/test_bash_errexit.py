@@ -68,8 +68,8 @@ def test_errexit_and_pipefail_stop_where_bash_stops(tmp_path_factory, script):
 
 def test_the_path_set_e_stops_launches_nothing(tmp_path):
     # The guard is a function that fails for one value of an input: that path never reaches MaxText.
-    from flaglint.check import Checker
-    from flaglint.lint import check_script
+    from flaglint.frontends.checker import Checker
+    from flaglint.frontends.lint.scripts import check_script
 
     script = tmp_path / "run.sh"
     script.write_text('set -e\ncheck_mode() {\n  if [[ "${MODE:-}" == bad ]]; then\n    echo "MODE=bad is refused" >&2\n    return 1\n  fi\n}\ncheck_mode\n'
@@ -81,8 +81,8 @@ def test_the_path_set_e_stops_launches_nothing(tmp_path):
 
 
 def test_a_launch_in_a_pipeline_is_checked(tmp_path):
-    from flaglint.check import Checker
-    from flaglint.lint import check_script
+    from flaglint.frontends.checker import Checker
+    from flaglint.frontends.lint.scripts import check_script
 
     script = tmp_path / "run.sh"
     script.write_text("set -o pipefail\npython3 -m maxtext.trainers.pre_train.train src/maxtext/configs/base.yml "

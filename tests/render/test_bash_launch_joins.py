@@ -17,8 +17,8 @@ import pytest
 from test_bash_property import bash_env
 from test_bash_symbolic import _own, _resolved, _taken
 
-from flaglint.check import Checker
-from flaglint.lint import check_script
+from flaglint.frontends.checker import Checker
+from flaglint.frontends.lint.scripts import check_script
 from flaglint.render.bash.symbolic import evaluate
 from flaglint.render.bash.types import Choice, Sym
 

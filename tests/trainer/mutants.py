@@ -101,7 +101,7 @@ def run_mutant(name: str) -> tuple[str, str | None]:
                         ignore=shutil.ignore_patterns("__pycache__", "mutants.py", "test_mutants.py"))
         for shared in ("conftest.py", "commandline.py"):  # the hypothesis profiles
             shutil.copy(REPO / "tests" / shared, root / "tests" / shared)
-        for data in ("examples", "rules", "schemas"):  # flaglint.data reads rules/ and schemas/ beside the package
+        for data in ("examples", "rules", "schemas"):  # flaglint.core.data reads rules/ and schemas/ beside the package
             shutil.copytree(REPO / data, root / data)
         if name != UNMUTATED:
             (root / "flaglint" / "trainer" / f"{module}.py").write_text(source.replace(text, replacement))

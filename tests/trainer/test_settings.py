@@ -98,8 +98,8 @@ def test_importing_the_package_does_not_import_jax_or_numpy():
 
 @given(st.one_of(st.sampled_from([*ACCEPTED, "Fused", "LOCAL", "1", "true", "fuse", " 0"]), st.text(max_size=6)))
 def test_rule_fl106_accepts_exactly_what_the_trainer_parses(value):
-    from flaglint.check import Checker
-    from flaglint.read import FlagSource
+    from flaglint.frontends.checker import Checker
+    from flaglint.read.flags import FlagSource
 
     env = {} if value is None else {"TUNIX_LOGPS_SHARDED_HEAD": value}
     flagged = "FL106" in {f.rule for f in Checker().check(FlagSource(""), env, fix=False).findings}

@@ -18,7 +18,7 @@ from flaglint.render.bash.expansion import (
 from flaglint.render.bash.lexer import compile_glob
 from flaglint.render.bash.state import State
 from flaglint.render.bash.types import Choice, FromInput, Launch, Note, Rendering, Sym, Value, resolve
-from flaglint.render.maxtext_command import may_launch
+from flaglint.maxtext.launch import may_launch
 
 
 UNSET = None  # a scope entry that is declared but unset

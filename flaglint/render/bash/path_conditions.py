@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import z3
 
-from .explorer import ExploredPath
-from .guards import simplified
+from flaglint.render.bash.explorer import ExploredPath
+from flaglint.render.bash.guards import simplified
 
 # Candidate paths tried as the start of the witness search: a witness from any path is correct,
 # trying a few of the least constrained ones finds a small one at a cost that does not grow with the paths.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from flaglint.location import Location
+from flaglint.core.location import Location
 
 # The text of a value that is not known here: an input's "something else", and the output of a
 # command substitution this evaluator does not run. A MaxText key whose value holds it is not judged.

@@ -1,0 +1,87 @@
+"""A JSON cache of parsed data files (rule sets, YAML schemas), so a cold `flaglint check` neither
+re-parses every rule nor imports a YAML parser for files it has read before.
+
+Entries are keyed by the source files' paths, sizes and modification times; never pickle, since the
+cache directory is writable by the user. Old entries are pruned, so checkouts and upgrades do not
+fill the disk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+from pathlib import Path
+from typing import Any, Callable
+
+from flaglint.core.version import __version__
+
+KEPT_ENTRIES = 64  # per kind: enough for every bundled pin, store pins and a few checkouts
+
+
+def cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "flaglint"
+
+
+def _fingerprint(sources: list[Path], layout: int) -> str:
+    # A cache key, not a security boundary: crc32 (zlib is already loaded) instead of hashlib's import.
+    parts = [__version__, str(layout)]
+    for path in sources:
+        try:
+            stat = path.stat()
+            parts.append(f"{path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{path}\0missing")
+    text = "\0".join(parts).encode()
+    return f"{zlib.crc32(text):08x}{zlib.adler32(text):08x}{len(text):x}"
+
+
+def cached(kind: str, sources: list[Path], build: Callable[[], Any], encode: Callable[[Any], Any] = lambda v: v,
+           decode: Callable[[Any], Any] = lambda v: v, layout: int = 1) -> Any:
+    """`build()`, or its last result for these sources. `encode` makes it plain JSON data (None:
+    this value is not cached) and `decode` turns that data back into the value; `layout` numbers
+    the form of that data, so that a changed form never reads an old entry."""
+    path = cache_root() / f"{kind}-{_fingerprint(sources, layout)}.json"
+    try:
+        return decode(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        pass
+    value = build()
+    try:
+        payload = encode(value)
+    except (TypeError, ValueError):  # not plain data
+        payload = None
+    if payload is not None:
+        _write(path, payload)
+    return value
+
+
+def _write(path: Path, payload: Any) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(json.dumps(payload), encoding="utf-8")
+        os.replace(temporary, path)
+        _prune(path.parent, path.name.split("-", 1)[0])
+    except OSError:
+        pass
+
+
+def _prune(directory: Path, kind: str) -> None:
+    entries = sorted(directory.glob(f"{kind}-*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+    for stale in entries[KEPT_ENTRIES:]:
+        stale.unlink(missing_ok=True)
+
+
+def yaml_file(path: Path) -> Any:
+    """A YAML data file of flaglint's own (schemas, rules), read with the safe loader once and from
+    the cache after that. Data JSON cannot hold unchanged (int keys, dates) is not cached."""
+
+    def load() -> Any:
+        import yaml
+
+        with path.open(encoding="utf-8") as handle:
+            return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+    return cached("yaml", [path], load, encode=lambda data: data if json.loads(json.dumps(data)) == data else None)

@@ -1,0 +1,106 @@
+"""The one edit type, from the fix that proposes a change to the write that makes it and the report
+that shows it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Callable
+
+from flaglint.core.location import Location
+
+
+@dataclass(frozen=True)
+class Edit:
+    """`old`, written at `location`, becomes `new`; an empty span inserts.
+
+    `location.offset`/`end_offset` is the span replaced: characters of the flag string being
+    checked (file None), or bytes of the file as it is on disk; its line and column are where a
+    person finds it. location None: nothing written can make the change, and `new` says what to do
+    by hand (a line to add, or the value to give `variable`).
+    `variable`: the Tunix variable whose value this is (None: the MaxText flags).
+    `safe`: whether `--fix` may make it without `--unsafe-fixes`; an edit of a file carries its
+    fix's label, or False where it is less safe than its fix (a value added after a token of a
+    shared file changes what that file does for other recipes).
+    """
+
+    location: Location | None
+    old: str
+    new: str
+    safe: bool = True
+    variable: str | None = None
+
+    @classmethod
+    def in_text(cls, text: str, start: int, end: int, new: str, file: str | None = None, *,
+                safe: bool = True, variable: str | None = None) -> Edit:
+        """The edit of characters [start, end) of `text` (a flag string, or a file's decoded text)."""
+        return cls(_span(text, start, end, file, start, end), text[start:end], new, safe, variable)
+
+    @classmethod
+    def in_bytes(cls, data: bytes, start: int, end: int, new: str, file: str, *, safe: bool = True) -> Edit:
+        """The edit of bytes [start, end) of a file whose content is `data`."""
+        before = data[:start].decode("utf-8", "replace")
+        old = data[start:end].decode("utf-8", "replace")
+        return cls(_span(before + old, len(before), len(before) + len(old), file, start, end), old, new, safe)
+
+    @property
+    def start(self) -> int:
+        return self.location.offset
+
+    @property
+    def end(self) -> int:
+        return self.location.end_offset
+
+    @property
+    def file(self) -> str | None:
+        return self.location.file if self.location else None
+
+    @property
+    def written(self) -> bool:
+        """Whether the edit is of characters in the input (else it is done by hand)."""
+        return self.location is not None and not (self.variable and not self.new)
+
+    def moved(self, start: int, end: int, file: str | None, *, safe: bool = True) -> Edit:
+        """The same change, with its span given in other offsets (bytes of `file`, for a write)."""
+        return replace(self, location=replace(self.location, file=file, offset=start, end_offset=end), safe=self.safe and safe)
+
+    def shown(self) -> Edit:
+        """The edit as a person reads it: the blanks a dropped or appended token takes with it are
+        not part of what it shows."""
+        if self.location is None:
+            return self
+        old, new = self.old.strip(), self.new.strip()
+        lead = self.old[: len(self.old) - len(self.old.lstrip())]
+        line, column = self.location.line, self.location.column
+        if "\n" in lead:
+            line, column = line + lead.count("\n"), len(lead) - lead.rfind("\n")
+        else:
+            column += len(lead)
+        end_line = line + old.count("\n")
+        end_column = (len(old) - old.rfind("\n")) if "\n" in old else column + len(old)
+        location = Location(self.location.file, line, column, end_column=end_column, end_line=end_line if end_line != line else None)
+        return replace(self, location=location, old=old, new=new)
+
+    def to_json(self) -> dict[str, Any]:
+        shown = self.shown()
+        return {**(shown.location.to_json() if shown.location else {}), "variable": self.variable, "old": shown.old, "new": shown.new}
+
+
+def joined_drops(edits: list[Edit], drop: Callable[[int, int], Edit]) -> list[Edit]:
+    """The edits in order, where two dropped neighbours that both claim the blank between them
+    (`a b` dropping both) become one drop of both (`drop(start, end)` makes it), so the blank goes once."""
+    joined: list[Edit] = []
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        last = joined[-1] if joined else None
+        if last is not None and edit.start < last.end and not edit.new and not last.new:
+            joined[-1] = drop(last.start, max(last.end, edit.end))
+        else:
+            joined.append(edit)
+    return joined
+
+
+def _span(text: str, start: int, end: int, file: str | None, offset: int, end_offset: int) -> Location:
+    line = text.count("\n", 0, start) + 1
+    column = start - (text.rfind("\n", 0, start) + 1) + 1
+    end_line = text.count("\n", 0, end) + 1
+    end_column = end - (text.rfind("\n", 0, end) + 1) + 1
+    return Location(file, line, column, offset, end_column, end_line if end_line != line else None, end_offset)

@@ -1,0 +1,114 @@
+"""What every stage hands to the reporters: findings, their locations, and fixes.
+
+The JSON contract (version 1) is built from these types by `Result.to_json`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from flaglint.core.edits import Edit
+from flaglint.core.location import Location
+
+SEVERITIES = ("info", "warning", "error")
+
+
+def severity_rank(severity: str) -> int:
+    return SEVERITIES.index(severity)
+
+
+@dataclass
+class Finding:
+    """One problem found: the rule, its wording, the keys and places involved."""
+
+    rule: str
+    severity: str
+    message: str
+    keys: tuple[str, ...] = ()
+    location: Location | None = None
+    related: tuple[Location, ...] = ()
+    witness: dict[str, Any] | None = None
+    reached_from: tuple[str, ...] = ()  # a finding in a file several linted scripts source: those scripts
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "rule": self.rule,
+            "severity": self.severity,
+            "message": self.message,
+            "keys": list(self.keys),
+            "location": self.location.to_json() if self.location else None,
+        }
+        if self.related:
+            out["related"] = [loc.to_json() for loc in self.related]
+        if self.witness is not None:
+            out["witness"] = self.witness
+        if self.reached_from:
+            out["reached_from"] = list(self.reached_from)
+        return out
+
+
+@dataclass(frozen=True)
+class Change:
+    """One key's edit; `to` None means the token is dropped, `from_` None means it is appended."""
+
+    key: str
+    from_: Any
+    to: Any
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "from": self.from_, "to": self.to}
+
+
+@dataclass
+class Fix:
+    """One way to remove findings: the key changes, the flag string after them, and the edits that make them."""
+
+    changes: list[Change]
+    flags: str
+    safe: bool
+    # Where the changes are made: in the checked flag string, or (lint, gate) in the script or
+    # manifest that wrote it, with what must be done by hand.
+    edits: list[Edit] = field(default_factory=list, compare=False)
+
+    @property
+    def placed(self) -> bool:
+        """Whether the edits are of the file that wrote the flags (a script, a manifest), not of the flag string itself."""
+        return any(edit.location is None and edit.variable is None or edit.file is not None for edit in self.edits)
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"changes": [c.to_json() for c in self.changes], "flags": self.flags, "safe": self.safe}
+        if self.edits:
+            out["edits"] = [edit.to_json() for edit in self.edits]
+        return out
+
+
+@dataclass
+class Result:
+    """What a check of one flag string found, and the fixes it offers."""
+
+    pin: str
+    findings: list[Finding] = field(default_factory=list)
+    fixes: list[Fix] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def worst(self) -> int:
+        return max((severity_rank(f.severity) for f in self.findings), default=-1)
+
+    def fails(self, fail_on: str) -> bool:
+        return self.worst() >= severity_rank(fail_on)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "version": 1,
+            "pin": self.pin,
+            "findings": [f.to_json() for f in self.findings],
+            "fixes": [f.to_json() for f in self.fixes],
+        }
+        if self.notes:
+            out["notes"] = self.notes
+        return out
+
+
+class InputError(Exception):
+    """Unreadable or unusable input: reported as one line, exit code 2."""

@@ -1,0 +1,1 @@
+"""`flaglint check` and `flaglint show`: flag strings, MaxText's argv and its configs."""

@@ -1,0 +1,211 @@
+"""The pipeline for one flag string: read -> resolve -> solve -> fix, into a Result.
+
+`Checker` holds what does not change between flag strings (pin, rules), so `--batch` pays for
+loading once and every line after that is cheap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Mapping
+
+from flaglint.rules.expr import Unknown, evaluate
+from flaglint.core.findings import Finding, Result
+from flaglint.read.flags import FlagSource
+from flaglint.resolve.resolver import Config, axis_rules_from_flags_only, resolve
+from flaglint.rules.ruleset import built_in, load_ruleset
+from flaglint.pins.pins import DEFAULT_PIN, load_pin
+from flaglint.resolve.topology import DEVICE_NAMES, DeviceCount, device_names, from_config, not_judged_note
+from flaglint.solve.rules import Proposal, Unsatisfiable, applicable, finding, format_value, held_keys, minimal_changes, violated
+
+class Checker:
+    def __init__(self, pin: str = DEFAULT_PIN, model: str | None = None, extra_rules: tuple[str, ...] = (),
+                 devices: DeviceCount | None = None):
+        """`devices`: the device count given by the caller (--topology); else the config's own."""
+        self.pin = load_pin(pin)
+        self.model = model
+        self.devices = devices
+        self.ruleset = load_ruleset(self.pin.rules, tuple(extra_rules))
+        self._rules: list | None = None  # the rules this pin can judge; the same for every flag string
+
+    def config(self, source: FlagSource, env: Mapping[str, str] | None = None) -> tuple[Config, list[Finding]]:
+        config, findings = resolve(source, self.pin, env or {}, self.model)
+        count = self.devices or from_config(config, self.pin.version)
+        if count is not None:
+            config.devices = device_names(config, count)
+        return config, findings
+
+    def check(self, source: FlagSource, env: Mapping[str, str] | None = None, *, fix: bool = True, max_fixes: int = 3,
+              unknown: frozenset[str] = frozenset()) -> Result:
+        """`unknown`: keys and variables whose value cannot be known (a rule reading one is not judged)."""
+        env = dict(env or {})
+        config, findings = self.config(source, env)
+        rules = [r for r in self.judgeable_rules(config) if not unknown.intersection(r.name_set)]
+        # A key whose value MaxText refuses has no value to judge other rules by (MaxText stops at
+        # the refusal): judging them by its default would report what the user never wrote.
+        refused = refused_keys(config)
+        judged = _judged([r for r in rules if not refused.intersection(r.name_set)], config)
+        broken = violated(judged, config)
+        findings += [finding(rule, config, self.ruleset.derived) for rule in broken]
+        findings += _ep_rank_without_axes(judged, broken, config, self.ruleset.derived)
+        result = Result(pin=self.pin.pin, findings=findings)
+        note = None if config.devices else not_judged_note(self.ruleset, config)
+        if note is not None:
+            result.notes.append(note)
+        if fix and (broken or config.rejected):
+            self._add_fixes(result, config, env, rules, max_fixes, broken)
+        return result
+
+    def judgeable_rules(self, config: Config) -> list:
+        """The rules this pin can judge (the same for every flag string), less those on a device
+        count this config does not give."""
+        if self._rules is None:
+            self._rules = applicable(self.ruleset, replace(config, devices=dict.fromkeys(DEVICE_NAMES, 1)))
+        missing = set(DEVICE_NAMES) - config.devices.keys()
+        return [r for r in self._rules if missing.isdisjoint(r.name_set)]
+
+    def _add_fixes(self, result: Result, config: Config, env: dict[str, str], rules, max_fixes: int, broken: list) -> None:
+        """`broken`: the rules the config breaks, as check() judged them."""
+        from flaglint.fix.flags import is_safe, write_fix
+
+        # Every fix drops the tokens MaxText refuses (undefined keys, bad values), so the solver
+        # starts from the flags without them: an earlier token of a refused key is in force again.
+        kept = self._without_refused(config, env)
+        if kept is not config:  # else the rules are judged already: no token was refused
+            judgeable = {id(r) for r in self.judgeable_rules(kept)}
+            rules = [r for r in rules if id(r) in judgeable]
+            broken = violated(_judged(rules, kept), kept)
+        try:
+            proposals = minimal_changes(kept, rules, broken, max_fixes) if broken else [Proposal(())]
+        except Unsatisfiable as err:
+            if _only_by_hand(broken, err.rules):
+                return
+            held = ", ".join(f"{k}={format_value(v)}" for k, v in err.fixed.items())
+            result.findings.append(built_in("FL090", tuple(err.rules), variant="together" if len(err.rules) > 1 else None,
+                                            rule=err.rules[0], rules=", ".join(err.rules), held=held, pin=self.pin.pin))
+            return
+        if broken and not proposals:
+            proposals = [_back_to_defaults(kept, broken)]
+            result.notes.append("the solver found no smallest fix in time; the fix offered resets the keys of the broken rules to their defaults")
+        for proposal in proposals:
+            candidate, tunix_changes = write_fix(config, proposal)
+            after = self._clean(replace(config.source, text=candidate.flags), {**env, **tunix_changes})
+            if after is not None:
+                candidate.safe = is_safe(config, after)
+                result.fixes.append(candidate)
+            else:
+                result.notes.append(f"a proposed fix ({candidate.flags!r}) did not re-check clean and was dropped")
+        if result.fixes:
+            self._add_rename(result, config, env)
+        result.fixes.sort(key=lambda fix: not fix.safe)  # the safe ones first: --fix applies the first it may
+
+    def _add_rename(self, result: Result, config: Config, env: dict[str, str]) -> None:
+        """Beside the first fix, the same fix with misspelled keys renamed as "did you mean" says
+        (a key another pin defines is not misspelled: it is left to be dropped)."""
+        from flaglint.fix.flags import renamed
+        from flaglint.resolve.resolver import close_keys
+        from flaglint.pins.pins import pins_defining
+
+        candidate = renamed(config, result.fixes[0], lambda key: [] if pins_defining(key) else close_keys(key, self.pin.pin))
+        if candidate is not None and self._clean(replace(config.source, text=candidate.flags), env) is not None:
+            result.fixes.append(candidate)
+
+    def _without_refused(self, config: Config, env: dict[str, str]) -> Config:
+        """The flags as every fix leaves them: tokens MaxText refuses dropped (or their case
+        corrected). Dropping one can bring an earlier token of its key back into force; when MaxText
+        refuses that one too, it joins config.rejected, so that every fix drops it as well."""
+        from flaglint.fix.flags import apply_edits, refused_edit
+
+        text = config.source.text
+        kept = config
+        while config.rejected:
+            edits = {id(token): refused_edit(text, token, config)[0] for token in config.rejected}
+            kept, _ = self.config(replace(config.source, text=apply_edits(text, list(edits.values()))), env)
+            survivors = [t for t in config.tokens if id(t) not in edits or edits[id(t)].new]
+            if not kept.rejected or len(survivors) != len(kept.tokens):
+                break
+            at = {id(token): index for index, token in enumerate(kept.tokens)}
+            back = [survivors[at[id(token)]] for token in kept.rejected]
+            new = [token for token in back if all(token is not r for r in config.rejected)]
+            if not new:  # only tokens already handled (a corrected case still refused): nothing more to drop
+                break
+            config.rejected.extend(new)
+        return kept
+
+    def _clean(self, fixed: FlagSource, env: dict[str, str]) -> Config | None:
+        """The fixed flags as read again, when no rule breaks on them (None otherwise)."""
+        env = {k: v for k, v in env.items() if v != ""}
+        config, findings = self.config(fixed, env)
+        in_files = set(config.chain.files) if config.chain is not None else set()
+        if any(self._left_after_fix(f, in_files) for f in findings):
+            return None
+        judged = _judged(self.judgeable_rules(config), config)
+        if violated(judged, config) or _ep_rank_without_axes(judged, [], config, self.ruleset.derived):
+            return None
+        return config
+
+    def _left_after_fix(self, finding: Finding, in_files: set[str]) -> bool:
+        """Whether an error is left that an edit of the flags could have removed (the registry says
+        which rules' findings no edit removes: the pin's own, the string's size). A value MaxText
+        refuses in a config file is removed from the file by the fix (fix_yaml), not from the flags."""
+        rule = self.ruleset.by_id(finding.rule)
+        if finding.severity != "error" or rule is not None and not rule.fixable:
+            return False
+        return not (rule is not None and rule.refused_value and finding.location is not None and finding.location.file in in_files)
+
+
+def refused_keys(config: Config) -> set[str]:
+    return {token.key for token in config.rejected if token.key in config.pin.keys and token.key not in config.explicit}
+
+
+def _only_by_hand(broken: list, conflicting: tuple[str, ...]) -> bool:
+    """The conflict is a broken rule that only keys the fix policy holds can satisfy (the token of
+    FL119): its own finding says what to set by hand, so FL090 would say it twice."""
+    held = set(held_keys())
+    by_id = {rule.id: rule for rule in broken}
+    return all(rule_id in by_id and by_id[rule_id].require is not None and set(by_id[rule_id].require.names()) <= held
+               for rule_id in conflicting)
+
+
+def _ep_rank_without_axes(judged: list, broken: list, config: Config, derived: dict) -> list[Finding]:
+    """FL015: the rules guarded by override_logical_axis_rules (the EP-rank check), judged as MaxText
+    judges them when a quoted 'false' leaves it no EP axis: the guard holds, whatever the parallelism.
+    A fix drops that token (its typed value, False, is the default)."""
+    token = axis_rules_from_flags_only(config)
+    if token is None:
+        return []
+    found = []
+    for rule in judged:
+        if rule in broken or rule.when is None or "override_logical_axis_rules" not in rule.when.names():
+            continue
+        try:
+            holds = bool(evaluate(rule.require, config.lookup))
+        except Unknown:
+            holds = True
+        if not holds:
+            plain = finding(rule, config, derived)
+            found.append(built_in("FL015", ("override_logical_axis_rules", *plain.keys), plain.location, plain.related,
+                                  rule=rule.id, message=plain.message, value=token.value))
+    if found:
+        config.rejected.append(token)
+    return found
+
+
+def _back_to_defaults(config: Config, broken: list) -> Proposal:
+    """A fix that is easy to trust when no smallest one was found: the flags the broken rules read go."""
+    names = dict.fromkeys(n for rule in broken for n in rule.names if n in config.explicit and config.explicit[n].origin == "flags")
+    return Proposal(tuple((n, config.explicit[n].value, config.pin.default(n)) for n in names
+                          if config.explicit[n].value != config.pin.default(n)))
+
+
+def _judged(rules: list, config: Config) -> list:
+    """The rules that read a value someone set. A rule that reads only defaults holds: each pin's
+    defaults satisfy its rules (tests/test_rules.py checks that at every pin)."""
+    given = config.explicit.keys() | config.devices.keys() | {name for name, value in config.tunix.items() if value is not None}
+    return [r for r in rules if not r.name_set.isdisjoint(given)]
+
+
+def check_flags(flags: str, *, pin: str = DEFAULT_PIN, env: Mapping[str, str] | None = None, model: str | None = None,
+                fix: bool = True, max_fixes: int = 3) -> Result:
+    """Check one MAXTEXT_EXTRA_FLAGS string (with Tunix variables in `env`) at a pin."""
+    return Checker(pin, model).check(FlagSource(flags), env, fix=fix, max_fixes=max_fixes)

@@ -1,0 +1,1 @@
+"""`flaglint gate`: JobSet manifests before `kubectl apply`."""

@@ -1,0 +1,432 @@
+"""The CI gate: every trainer launch in a JobSet manifest, checked before `kubectl apply`.
+
+A launch is what a container starts: its `command`/`args` directly, or each python command of a
+`bash -c` script (also inside `( ... ) &` wrappers), evaluated statically by the recipe bash
+evaluator. Its MAXTEXT_EXTRA_FLAGS and Tunix variables come from the container env, the script's
+exported variables and the command's own prefix assignments; the launcher's `--flag=value`
+arguments set Tunix variables too, and the TPU node selector fixes TRAINER_TPU_SLICE. Each
+finding is placed at the manifest line and column of the characters it is about.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Mapping, Union
+
+from flaglint.frontends.checker import Checker
+from flaglint.core.edits import Edit
+from flaglint.core.findings import Finding, Fix, InputError, Result
+from flaglint.core.location import Location
+from flaglint.read.flags import FlagSource, decode
+from flaglint.render.manifest import Container, Scalar, read_manifest
+from flaglint.report import Checked
+from flaglint.rules.ruleset import built_in
+from flaglint.pins.pins import DEFAULT_PIN
+from flaglint.tunix.variables import load_tunix
+
+FLAGS_VARIABLE = "MAXTEXT_EXTRA_FLAGS"
+SLICE_VARIABLE = "TRAINER_TPU_SLICE"
+_MANIFEST = "<manifest>"  # the Origin file of characters that come straight from the manifest
+_STEP_CAP = 50_000  # a bash -c command is a launcher, not a long program: stop a runaway loop early
+_WRAPPERS = ("exec", "nohup", "time", "env")
+
+
+@dataclass
+class Launch:
+    """One process a container starts, with what it reads: its environment and its arguments."""
+
+    container: Container
+    env: dict[str, Scalar]
+    args: list[Scalar]
+    program: str
+    prefixed: frozenset[str] = frozenset()  # variables the command line itself assigns
+
+    def tunix(self, defaults: Mapping[str, str] | None = None) -> dict[str, Scalar]:
+        schema = load_tunix()
+        values = {name: Scalar(text, (None,) * len(text)) for name, text in (defaults or {}).items()}
+        values.update((name, value) for name, value in self.env.items() if name in schema.variables)
+        values.update(_launcher_flags(self.args))
+        # The node selector is the trainer's slice only where the trainer's flags are: a rollout's
+        # or orchestrator's selector says nothing about the trainer mesh.
+        trainer = FLAGS_VARIABLE in self.env or any(name.startswith("TRAINER_MESH_") for name in values)
+        if trainer and self.container.tpu_slice is not None:
+            values[SLICE_VARIABLE] = self.container.tpu_slice
+        return values
+
+    @property
+    def sets_flags(self) -> bool:
+        return bool(self.prefixed & ({FLAGS_VARIABLE} | set(load_tunix().variables))) or bool(_launcher_flags(self.args))
+
+    @property
+    def carries_flags(self) -> bool:
+        names = set(self.tunix()) - {SLICE_VARIABLE}
+        return FLAGS_VARIABLE in self.env or bool(names) or self.runs_maxtext
+
+    @property
+    def runs_maxtext(self) -> bool:
+        """It starts one of MaxText's own modules, which reads its argv as the config."""
+        from flaglint.maxtext.launch import recognise
+
+        return recognise([self.program, *(a.text for a in self.args)], None) is not None
+
+
+@dataclass
+class _Found:
+    launches: list[Launch] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)  # about the container's command itself
+    notes: list[str] = field(default_factory=list)
+
+
+def _launcher_flags(args: list[Scalar]) -> dict[str, Scalar]:
+    """`--mesh_fsdp=64` and `--mesh_fsdp 64`: the Tunix variable each launcher flag carries."""
+    schema = load_tunix()
+    found: dict[str, Scalar] = {}
+    for index, arg in enumerate(args):
+        flag, sep, _ = arg.text.partition("=")
+        name = schema.by_flag(flag) if flag.startswith("--") else None
+        if name is None:
+            continue
+        if sep:
+            start = len(flag) + 1
+            found[name] = Scalar(arg.text[start:], arg.positions[start:])
+        elif index + 1 < len(args):
+            found[name] = args[index + 1]
+    return found
+
+
+def find_launches(container: Container, file: str, allow_unverified: bool = False) -> _Found:
+    """The container's launches that carry flags; a bash -c script that cannot be evaluated is FL010."""
+    found = _Found()
+    schema = load_tunix()
+    for name, line in container.unknown_env.items():
+        if name == FLAGS_VARIABLE or name in schema.variables:
+            found.notes.append(f"{file}:{line}: {container.path}: {name} comes from valueFrom; it is not checked")
+    argv = container.argv
+    script = _bash_script(argv)
+    if script is not None:
+        _script_launches(container, script, found, file, allow_unverified)
+    elif argv:
+        found.launches.append(Launch(container, dict(container.env), argv[1:], os.path.basename(argv[0].text)))
+    if not found.launches:
+        found.launches.append(Launch(container, dict(container.env), [], ""))
+    found.launches = [launch for launch in found.launches if launch.carries_flags]
+    # A setup `python -c ...` inherits the container's variables too; the trainer launch is the one
+    # that sets flags itself, so when there is one, the others are not launches of the trainer.
+    own = [launch for launch in found.launches if launch.sets_flags or launch.runs_maxtext]
+    if own:
+        found.launches = own
+    return found
+
+
+def _bash_script(argv: list[Scalar]) -> Scalar | None:
+    if not argv or os.path.basename(argv[0].text) not in ("bash", "sh"):
+        return None
+    for index, word in enumerate(argv[1:], 1):
+        if not word.text.startswith("-") or word.text.startswith("--"):
+            return None
+        if "c" in word.text[1:]:
+            return argv[index + 1] if index + 1 < len(argv) else None
+    return None
+
+
+def _script_launches(container: Container, script: Scalar, found: _Found, file: str, allow_unverified: bool) -> None:
+    from flaglint.render.bash.types import ScriptError, Value
+    from flaglint.render.bash.compiler import Command
+    from flaglint.render.bash.machine import Interp
+
+    path = f"{file}#{container.path}"  # the command evaluated from its text, under a name no file has
+    to_manifest = _OriginMap(path, script)
+    try:
+        interp = Interp(path, text=script.text.encode("utf-8"))
+        state = interp.start({})
+        for name, value in container.env.items():
+            state.scopes[0][name] = Value(value.text, [_manifest_origin(p) for p in value.positions])
+            state.exported.add(name)
+        steps = 0
+        while not state.done and steps < _STEP_CAP:
+            steps += 1
+            instrs = state.code.instrs
+            instr = instrs[state.pc] if state.pc < len(instrs) else None
+            if isinstance(instr, Command):
+                fields = [to_manifest.scalar(v) for v in interp.fields(instr.words, state)]
+                prefix = interp.prefix(instr, state)
+                env = {name: to_manifest.scalar(v) for name, v in interp.child_env(state, prefix).items() if isinstance(v, Value)}
+                launch = _launch(container, fields, env, set(prefix))
+                if launch is not None:
+                    found.launches.append(launch)
+            interp.step(state)
+    except ScriptError as err:
+        # Fail closed: a command that cannot be read could hide any flag.
+        found.findings.append(built_in("FL010", (), to_manifest.line_location(err.line, file), variant="bash_c",
+                                      container=container.path, reason=err.message))
+        return
+    if steps >= _STEP_CAP:
+        # Fail closed: a launch after the loop is not checked, so the gate must not pass it.
+        found.findings.append(built_in("FL011", (), to_manifest.line_location(interp.line, file), variant="step_cap",
+                                      allow_unverified=allow_unverified, container=container.path, steps=_STEP_CAP, line=interp.line))
+
+
+def _launch(container: Container, fields: list[Scalar], env: dict[str, Scalar], prefixed: set[str]) -> Launch | None:
+    while fields and fields[0].text in _WRAPPERS:
+        wrapper, fields = fields[0].text, fields[1:]
+        while wrapper == "env" and fields and "=" in fields[0].text and not fields[0].text.startswith("-"):
+            name, _, _ = fields[0].text.partition("=")
+            env[name] = Scalar(fields[0].text[len(name) + 1:], fields[0].positions[len(name) + 1:])
+            prefixed.add(name)
+            fields = fields[1:]
+    if not fields:
+        return None
+    program = os.path.basename(fields[0].text)
+    launch = Launch(container, env, fields[1:], program, frozenset(prefixed))
+    if program.startswith("python") or FLAGS_VARIABLE in prefixed or _launcher_flags(launch.args):
+        return launch
+    return None
+
+
+def _manifest_origin(position: Location | None) -> Location | None:
+    return None if position is None else replace(position, file=_MANIFEST)
+
+
+class _OriginMap:
+    """Script characters (bash Origins in the temporary script file) back to manifest positions."""
+
+    def __init__(self, path: str, script: Scalar):
+        self.path = path
+        self.script = script
+        self.line_starts = [0] + [i + 1 for i, c in enumerate(script.text) if c == "\n"]
+
+    def position(self, origin: Location | None) -> Location | None:
+        if origin is None:
+            return None
+        if origin.file == _MANIFEST:
+            return origin
+        if origin.file != self.path or origin.line > len(self.line_starts):
+            return None
+        index = self.line_starts[origin.line - 1] + origin.column - 1
+        return self.script.positions[index] if index < len(self.script.positions) else None
+
+    def scalar(self, value) -> Scalar:
+        return Scalar(value.text, tuple(self.position(o) for o in value.origins))
+
+    def line_location(self, line: int, file: str) -> Location | None:
+        """The manifest span of a script line (the scalar's start when the line is not known)."""
+        if not 0 < line <= len(self.line_starts):
+            line = 1
+        start = self.line_starts[line - 1]
+        end = self.line_starts[line] - 1 if line < len(self.line_starts) else len(self.script.text)
+        return _located(self.script, start, max(end, start + 1), file)
+
+
+# ---- checking ----
+
+def _located(scalar: Scalar, start: int, end: int, file: str) -> Location | None:
+    """The manifest span of scalar characters [start, end), or None when they were not written there."""
+    first = scalar.positions[start] if start < len(scalar.positions) else None
+    last = scalar.positions[end - 1] if 0 < end <= len(scalar.positions) else None
+    if first is None:
+        first = scalar.start
+        last = None
+    if first is None:
+        return None
+    if last is None or (last.line, last.column) < (first.line, first.column):
+        return Location(file, first.line, first.column, end_column=first.column + 1)
+    return Location(file, first.line, first.column, end_column=last.column + 1, end_line=last.line if last.line != first.line else None)
+
+
+class _FlagPlacer:
+    """Locations in the flag string (line/column of its own text) moved to the manifest."""
+
+    def __init__(self, flags: Scalar, tunix: dict[str, Scalar], label: str):
+        self.flags = flags
+        self.tunix = tunix
+        self.label = label
+        self.line_starts = [0] + [i + 1 for i, c in enumerate(flags.text) if c == "\n"]
+
+    def move(self, location: Location) -> Location | None:
+        start = self.line_starts[location.line - 1] + location.column - 1
+        end = self.line_starts[location.line - 1] + location.end_column - 1
+        return _located(self.flags, start, end, self.label)
+
+    def place(self, finding: Finding, prefix: str) -> Finding:
+        location = self.move(finding.location) if finding.location else None
+        related = tuple(moved for loc in finding.related if (moved := self.move(loc)) is not None)
+        if location is None:
+            keyed = [self.tunix[key] for key in finding.keys if key in self.tunix]
+            spans = [loc for value in keyed if (loc := _located(value, 0, len(value.text), self.label))]
+            if spans:
+                location, related = spans[0], related + tuple(spans[1:])
+        return Finding(finding.rule, finding.severity, f"{prefix}: {finding.message}", finding.keys, location, related, finding.witness)
+
+    def place_fix(self, fix: Fix) -> list[Edit]:
+        """The fix as edits of the manifest: each token it changes, drops or appends, and each Tunix
+        variable it sets, at the characters that hold them (their offsets are found in the
+        manifest's text by `manifest_edits`)."""
+        text = self.flags.text
+        placed = []
+        for edit in fix.edits:
+            if edit.variable is not None:
+                value = self.tunix.get(edit.variable)
+                location = _located(value, 0, max(len(value.text), 1), self.label) if value is not None else None
+                placed.append(Edit(location, value.text if value is not None else "", edit.new, variable=edit.variable))
+            elif edit.start == edit.end == len(text):  # appended: an empty span just after the last character
+                last = _located(self.flags, max(len(text) - 1, 0), len(text), self.label)
+                location = last and Location(last.file, last.end_line or last.line, last.end_column, end_column=last.end_column)
+                placed.append(Edit(location, "", edit.new))
+            else:
+                old = text[edit.start:edit.end].strip()  # a dropped token's edit takes a blank next to it too
+                start = text.index(old, edit.start) if old else edit.start
+                location = _located(self.flags, start, start + max(len(old), 1), self.label)
+                placed.append(Edit(location, old, edit.new.strip()))
+        return placed
+
+
+def manifest_edits(text: str, fix: Fix, file: str) -> list[Edit] | None:
+    """The fix as byte edits of the manifest `text` (the file `file`, or stdin), or None when a part
+    of it is not an edit of characters there (a variable to unset, a value not written in it)."""
+    from flaglint.fix.files import text_edits
+
+    line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    edits = []
+    for placed in fix.edits:
+        location = placed.location
+        if not placed.written or location.line > len(line_starts):
+            return None
+        start = line_starts[location.line - 1] + location.column - 1
+        end = start + len(placed.old)
+        if text[start:end] != placed.old:
+            return None  # the characters are escaped in the YAML: left to a person
+        if not placed.new and start > 0 and text[start - 1] == " ":
+            start -= 1  # a dropped token goes with the blank before it
+        edits.append(Edit.in_text(text, start, end, placed.new, file))
+    return text_edits(file, text, edits, fix.safe)
+
+
+def check_launch(checker: Checker, launch: Launch, label: str, *, env: Mapping[str, str] | None = None,
+                 fix: bool = True, max_fixes: int = 3) -> Result:
+    """One launch's flags and Tunix variables (over `env`, the values assumed for every launch), checked together."""
+    command = _maxtext_command(checker, launch, label)
+    if command is not None:
+        return command
+    flags = launch.env.get(FLAGS_VARIABLE, Scalar("", ()))
+    tunix = launch.tunix(env)
+    result = checker.check(FlagSource(flags.text, file=label, name=FLAGS_VARIABLE),
+                           {name: value.text for name, value in tunix.items()}, fix=fix, max_fixes=max_fixes)
+    placer = _FlagPlacer(flags, tunix, label)
+    where = launch.container.path + (f" ({launch.program})" if launch.program else "")
+    result.findings = [placer.place(finding, where) for finding in result.findings]
+    result.fixes = [replace(fix, edits=placer.place_fix(fix)) for fix in result.fixes]
+    return result
+
+
+def _maxtext_command(checker: Checker, launch: Launch, label: str) -> Result | None:
+    """A container that runs MaxText's own entry point: its argv (after the config argument, which
+    resolves in MaxText's configs) and the M_ variables of its environment, checked as MaxText reads them."""
+    from flaglint.frontends.commands import check_command, config_path, not_checked
+    from flaglint.read.argv import argv_source, quoted_origins
+    from flaglint.maxtext.launch import recognise
+    from flaglint.schema.config_index import load_index
+
+    index = load_index(checker.pin.configs)
+    words = [launch.program, *launch.args]
+    command = recognise([w if isinstance(w, str) else w.text for w in words], index)
+    if command is None:
+        return None
+    result = Result(pin=checker.pin.pin)
+    where = f"{launch.container.path} ({command.module})"
+    reason = not_checked(command)
+    if reason is not None:
+        result.notes.append(f"{label}: {where}: {reason}")
+        return result
+    argv = [launch.args[i - 1] for i in command.args]
+    config, note = config_path(command, [], index)
+    if note is not None:
+        result.notes.append(f"{label}: {where}: {note}")
+    environment = {name: value.text for name, value in launch.env.items() if name.startswith("M_")}
+    texts = [a.text for a in argv]
+    placer = _FlagPlacer(Scalar(argv_source(texts).text, tuple(quoted_origins([(a.text, a.positions) for a in argv]))), {}, label)
+    result.findings = [placer.place(f, where) if f.location is None or f.location.file is None else f
+                       for f in check_command(_on_slice(checker, launch), texts, config, environment, index=index)]
+    return result
+
+
+def _on_slice(checker: Checker, launch: Launch) -> Checker:
+    """The checker with the device count of the container's TPU topology selector and its
+    replicated job's slices, when the manifest gives both."""
+    import copy
+
+    from flaglint.resolve.topology import DeviceCount, slice_devices
+
+    selected, slices = launch.container.tpu_slice, launch.container.slices
+    count = slice_devices(selected.text) if selected is not None else None
+    if count is None or slices is None or checker.devices is not None:
+        return checker
+    on_slice = copy.copy(checker)
+    source = f"the TPU topology selector ({selected.text})" + (f", {slices} slices (the replicated job's replicas)" if slices > 1 else "")
+    on_slice.devices = DeviceCount(count * slices, slices, source)
+    return on_slice
+
+
+def _is_file(text: str) -> bool:
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):  # a name too long for a path, or one with a NUL in it
+        return False
+
+
+def _manifest_text(path_or_text: Union[str, os.PathLike]) -> tuple[str, str]:
+    one_line = isinstance(path_or_text, str) and "\n" not in path_or_text
+    if isinstance(path_or_text, os.PathLike) or (one_line and (_is_file(path_or_text) or path_or_text.endswith((".yaml", ".yml")))):
+        path = os.fspath(path_or_text)
+        try:
+            return decode(Path(path).read_bytes(), path), path
+        except OSError as err:
+            raise InputError(f"{path}: cannot read ({err.strerror})") from None
+    return str(path_or_text), _MANIFEST
+
+
+def check_manifest(
+    path_or_text: Union[str, os.PathLike],
+    *,
+    pin: str = DEFAULT_PIN,
+    model: str | None = None,
+    extra_rules: tuple[str, ...] = (),
+    label: str | None = None,
+    env: Mapping[str, str] | None = None,
+    fix: bool = True,
+    max_fixes: int = 3,
+    checker: Checker | None = None,
+    allow_unverified: bool = False,
+) -> list[Checked]:
+    """Check every launch of every JobSet in a manifest: a path (os.PathLike, or a one-line str naming an
+    existing file or ending in .yaml/.yml) or the YAML text itself. `env` holds Tunix variables assumed for every launch (the manifest's
+    own values win). One Checked per launch; the manifest's notes (skipped documents, values not
+    known) go with the first. Broken YAML raises InputError with file:line."""
+    text, default_label = _manifest_text(path_or_text)
+    return check_manifest_text(text, label or default_label, env=env, fix=fix, max_fixes=max_fixes,
+                               checker=checker or Checker(pin, model, tuple(extra_rules)), allow_unverified=allow_unverified)
+
+
+def check_manifest_text(text: str, label: str, *, checker: Checker, env: Mapping[str, str] | None = None,
+                        fix: bool = True, max_fixes: int = 3, allow_unverified: bool = False) -> list[Checked]:
+    """`check_manifest` of YAML text read elsewhere (stdin): never taken for a path, whatever it holds."""
+    manifest = read_manifest(text, label)
+    checked: list[Checked] = []
+    notes = list(manifest.notes)
+    for container in manifest.containers:
+        found = find_launches(container, label, allow_unverified)
+        notes.extend(found.notes)
+        results = [check_launch(checker, launch, label, env=env, fix=fix, max_fixes=max_fixes) for launch in found.launches]
+        if found.findings:
+            results = results or [Result(pin=checker.pin.pin)]
+            results[0].findings[:0] = found.findings
+        checked.extend(Checked(label, text, result) for result in results)
+    if not checked:
+        checked.append(Checked(label, text, Result(pin=checker.pin.pin)))
+        if not manifest.containers and not manifest.notes:
+            notes.append(f"{label}: no JobSet in this manifest")
+        elif manifest.containers:
+            notes.append(f"{label}: no container carries MaxText or Tunix flags")
+    checked[0].result.notes[:0] = notes
+    return checked

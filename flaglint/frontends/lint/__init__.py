@@ -1,0 +1,1 @@
+"""`flaglint lint`: recipe scripts on every branch, never run."""

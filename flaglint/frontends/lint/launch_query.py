@@ -1,0 +1,267 @@
+"""Whether some input assignment a path allows breaks a rule: one Z3 query for a group of parts
+that has too many combinations to check each (launch_parts decides which groups).
+
+Each input of the group is a Z3 integer over its value classes, and the path's condition (its
+products of value sets) constrains them. Each name the group's parts set (a MaxText key, a Tunix
+variable) is a term over the few inputs that decide it: its value on each of their combinations,
+read from that launch resolved for real (so typing, defaults and Tunix bindings are MaxText's and
+Tunix's), every other part at the path's own value. The rules that read these names are
+translated as a fix's are (solver_z3), and the solver is asked for an assignment under which one
+breaks. A model is minimised to the inputs the violation depends on (an input is dropped while the
+violation stays forced with it free), confirmed by the normal check of that one launch, and its
+rule is left out before asking again, so every rule the group can break is found.
+
+Fail closed: a rule the encoding cannot express, or a solver that gives no answer, leaves the
+launch unverified (Unverified), never passed. z3 is imported here, and this module only for a
+group over the cap.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import z3
+
+from flaglint.rules.expr import Node, Unknown, evaluate
+from flaglint.frontends.lint.launch_parts import Unverified
+from flaglint.resolve.resolver import Config
+from flaglint.rules.ruleset import Rule
+from flaglint.solve.rules import holds
+from flaglint.solve.smt import UNDEFINED, Finite, FixProblem, Unsupported
+from flaglint.resolve.topology import DEVICE_NAMES
+
+# One group's query gives up after this long (the launch is then not verified).
+QUERY_BUDGET_MS = 10_000
+# Models that the concrete check of their launch does not confirm, before the group is given up.
+MISMATCHES = 8
+# A rule, or a part of one, that fewer combinations of inputs decide is evaluated on each of them
+# (exactly as the check does, float arithmetic and undefined values included) instead of translated.
+CASES = 128
+
+
+@dataclass
+class _Table:
+    """A name's value on each combination (itertools.product order) of the inputs that decide it."""
+
+    deciding: list[str]
+    values: list[Any]
+    judged: list[bool]  # where a rule that reads it is judged: no token of it refused, no value unknown
+
+
+class _Translator(FixProblem):
+    """Rules over the names a group sets: a node that few combinations of inputs decide is a case
+    split over them, evaluated as the check evaluates it; anything bigger is translated."""
+
+    def setup(self, tables: Mapping[str, _Table], classes: Mapping[str, Sequence[list]], inputs: Mapping) -> None:
+        self.tables, self.classes, self.inputs = tables, classes, inputs
+        self._indices: dict[tuple, Any] = {}
+
+    def deciding(self, names) -> list[str]:
+        return sorted({n for name in names for n in self.tables[name].deciding})
+
+    def index(self, deciding: list[str]) -> Any:
+        """The combination's position in itertools.product order, as a Z3 term."""
+        key = tuple(deciding)
+        if key not in self._indices:
+            index, stride = z3.IntVal(0), 1
+            for name in reversed(deciding):
+                index = index + self.inputs[name] * stride
+                stride *= len(self.classes[name])
+            self._indices[key] = z3.simplify(index)
+        return self._indices[key]
+
+    def cases(self, names, value_of: Callable[[Callable[[str], Any]], Any]) -> Finite:
+        """`value_of(lookup)` on each combination of the inputs that decide `names`."""
+        deciding = self.deciding(names)
+        values = []
+        for combo in itertools.product(*(range(len(self.classes[n])) for n in deciding)):
+            at = dict(zip(deciding, combo))
+            values.append(value_of(lambda name: self._value(name, at)))
+        return Finite(self.index(deciding), values)
+
+    def _value(self, name: str, at: Mapping[str, int]) -> Any:
+        table = self.tables.get(name)
+        if table is None:
+            return self.config.lookup(name)
+        position = 0
+        for n in table.deciding:
+            position = position * len(self.classes[n]) + at[n]
+        return table.values[position]
+
+    def _translate(self, node: Node) -> Any:
+        names = node.free & self.tables.keys()
+        if names and node.op not in ("var", "const") and _combinations(self.classes, self.deciding(names)) <= CASES:
+            return self.cases(names, lambda lookup: _evaluated(node, lookup))
+        return super()._translate(node)
+
+    def violated(self, rule: Rule) -> Any:
+        """Where the rule is judged and broken."""
+        names = sorted(rule.name_set & self.tables.keys())
+        judged = z3.And(*[self.judged(name) for name in names])
+        if _combinations(self.classes, self.deciding(names)) <= CASES:
+            verdicts = self.cases(names, lambda lookup: not holds(rule, lookup))
+            return z3.And(judged, self.boolean_term(verdicts))
+        return z3.And(judged, z3.Not(self.constraint(rule)))
+
+    def judged(self, name: str) -> Any:
+        table = self.tables[name]
+        found = Finite(self.index(table.deciding), table.judged)
+        return self.boolean_term(found)
+
+
+def _combinations(classes: Mapping[str, Sequence[list]], deciding: list[str]) -> int:
+    count = 1
+    for name in deciding:
+        count *= len(classes[name])
+    return count
+
+
+def _evaluated(node: Node, lookup) -> Any:
+    try:
+        return evaluate(node, lookup)
+    except Unknown:
+        return UNDEFINED
+
+
+class Judge(Protocol):
+    """How one concrete launch is judged (lint for the trainer's flags, commands for a command line)."""
+
+    def config(self, launch: Any) -> tuple[Config | None, frozenset[str]]:
+        """The launch's resolved config (None: it runs no MaxText), and the names it leaves
+        unjudged (refused, unknown)."""
+
+    def rules(self, config: Config) -> list[Rule]:
+        """The rules judged on a launch with this config."""
+
+    def broken(self, launch: Any) -> set[str]:
+        """The rules the normal check of the launch finds broken."""
+
+
+def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[str, Sequence]],
+               depends: Mapping[str, set[str]], base: Mapping[str, Any], launch_at: Callable[[Mapping], Any],
+               confirm_at: Callable[[Mapping[str, list]], Any], judge: Judge, cap: int) -> list[tuple[str, dict[str, list]]]:
+    """Each rule that some allowed assignment breaks, with the inputs that matter to one such
+    assignment, each with its values there. `classes`: each input's value classes (no Choice and
+    no product of the path's condition tells the values of a class apart); `depends`: the inputs
+    that decide each name the group sets; `base`: the path's own values; `launch_at(env)`: the
+    launch with those inputs' values; `confirm_at(fixed)`: the launch of the path narrowed to them; `cap`: the most combinations of
+    the inputs that decide one name (each is a launch resolved)."""
+    inputs = {name: z3.Int(f"input:{name}") for name in sorted(classes)}
+    solver = z3.Solver()
+    solver.set("timeout", QUERY_BUDGET_MS)
+    solver.add([z3.And(0 <= var, var < len(classes[name])) for name, var in inputs.items()])
+    solver.add(_condition(classes, cubes, inputs))
+    base_config, base_unjudged = judge.config(launch_at(base))
+    if base_config is None:
+        return []
+    resolved = _Resolved(classes, base, launch_at, judge, cap)
+    tables = {name: resolved.table(name, sorted(depends[name])) for name in sorted(depends)}
+    # A name whose value moves the device count (compile_topology, a slice) makes the device
+    # count's names vary with the inputs that decide it.
+    moving = sorted({n for name in depends for n in depends[name]
+                     if any(c.devices != base_config.devices for c, _ in resolved.configs(sorted(depends[name])))})
+    if moving:
+        tables.update({name: resolved.device_table(name, moving) for name in DEVICE_NAMES})
+    translator = _Translator.over(base_config, {})
+    translator.setup(tables, classes, inputs)
+    translator.terms.update({name: Finite(translator.index(t.deciding), t.values) for name, t in tables.items()})
+    rules = {rule.id: rule for config in [base_config, *resolved.device_configs(moving)] for rule in judge.rules(config)}
+    broken: dict[str, Any] = {}
+    for rule in rules.values():
+        names = rule.name_set & tables.keys()
+        if not names or rule.name_set & base_unjudged - tables.keys():
+            continue
+        try:
+            broken[rule.id] = translator.violated(rule)
+        except (Unsupported, Unknown, z3.Z3Exception) as err:
+            raise Unverified(f"rule {rule.id} over {', '.join(sorted(names))} cannot be decided by the solver ({err})") from None
+    found = []
+    mismatches = 0
+    while broken:
+        verdict = solver.check(z3.Or(*broken.values()))
+        if verdict == z3.unsat:
+            break
+        if verdict != z3.sat:
+            raise Unverified(f"the solver gave no answer on {', '.join(inputs)} ({solver.reason_unknown()})")
+        model = solver.model()
+        chosen = {name: model.eval(var, model_completion=True).as_long() for name, var in inputs.items()}
+        rule_id = next(r for r in sorted(broken) if z3.is_true(model.eval(broken[r], model_completion=True)))
+        kept = _minimised(solver, broken[rule_id], inputs, chosen)
+        fixed = {name: list(classes[name][chosen[name]]) for name in kept}
+        if rule_id in judge.broken(confirm_at(fixed)):
+            found.append((rule_id, fixed))
+            del broken[rule_id]
+            continue
+        mismatches += 1
+        if mismatches > MISMATCHES:
+            raise Unverified(f"the solver's reading of rule {rule_id} disagrees with its check on {', '.join(inputs)}")
+        solver.add(z3.Not(z3.And(*[inputs[name] == index for name, index in chosen.items()])))
+    return found
+
+
+def _condition(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[str, Sequence]], inputs: Mapping) -> Any:
+    """The path's condition on the group's inputs: some product allows each input's class."""
+    products = []
+    for cube in cubes:
+        members = []
+        for name, var in inputs.items():
+            if name in cube:
+                allowed = set(cube[name])
+                members.append(z3.Or(*[var == i for i, values in enumerate(classes[name]) if allowed.intersection(values)] or [z3.BoolVal(False)]))
+        products.append(z3.And(*members))
+    return z3.Or(*products)
+
+
+class _Resolved:
+    """The launch resolved on each combination of a few inputs (the others at the path's values),
+    once per set of inputs."""
+
+    def __init__(self, classes: Mapping[str, Sequence[list]], base: Mapping, launch_at: Callable[[Mapping], Any], judge: Judge, cap: int):
+        self.classes, self.base, self.launch_at, self.judge, self.cap = classes, base, launch_at, judge, cap
+        self._configs: dict[tuple, list] = {}
+
+    def configs(self, deciding: list[str], what: str = "") -> list[tuple[Config, frozenset]]:
+        key = tuple(deciding)
+        if key not in self._configs:
+            count = _combinations(self.classes, deciding)
+            if count > self.cap:
+                raise Unverified(f"{what or 'a name'} is decided by {count} combinations of {', '.join(deciding)} (more than {self.cap})")
+            found = []
+            for combo in itertools.product(*(range(len(self.classes[n])) for n in deciding)):
+                config, unjudged = self.judge.config(self.launch_at({**self.base, **{n: self.classes[n][i][0] for n, i in zip(deciding, combo)}}))
+                if config is None:
+                    raise Unverified(f"whether MaxText runs at all depends on {', '.join(deciding)}")
+                found.append((config, unjudged))
+            self._configs[key] = found
+        return self._configs[key]
+
+    def table(self, name: str, deciding: list[str]) -> _Table:
+        """The name's value on each combination of the inputs that decide it."""
+        configs = self.configs(deciding, name)
+        return _Table(deciding, [c.lookup(name) for c, _ in configs], [name not in unjudged for _, unjudged in configs])
+
+    def device_table(self, name: str, deciding: list[str]) -> _Table:
+        """A name of the device count (topology.DEVICE_NAMES), judged where the launch gives one."""
+        configs = self.configs(deciding, "the device count")
+        # 1 where there is none: never judged there, and any arithmetic takes it
+        return _Table(deciding, [c.devices.get(name, 1) for c, _ in configs], [name in c.devices for c, _ in configs])
+
+    def device_configs(self, deciding: list[str]) -> list[Config]:
+        """One config for each set of device names the launches give (each judges other rules)."""
+        if not deciding:
+            return []
+        return list({frozenset(c.devices): c for c, _ in self.configs(deciding, "the device count")}.values())
+
+
+def _minimised(solver: z3.Solver, broken: Any, inputs: Mapping, chosen: Mapping[str, int]) -> list[str]:
+    """The inputs of the model the violation depends on: each other one is dropped in turn while
+    no allowed value of the dropped ones keeps the rule."""
+    kept = list(chosen)
+    for name in list(kept):
+        trial = [n for n in kept if n != name]
+        if solver.check(z3.Not(broken), *[inputs[n] == chosen[n] for n in trial]) == z3.unsat:
+            kept = trial
+    return kept

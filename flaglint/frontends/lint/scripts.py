@@ -1,0 +1,428 @@
+"""Checking recipe scripts: every feasible branch outcome rendered statically, then checked.
+
+Each finding carries a witness (the inputs that trigger it and the branches taken) and points at
+the token in the script that set the offending value. Fixes become byte edits of the literal
+flag tokens in the script; when a value comes from elsewhere, the line to add is printed instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from flaglint.frontends.checker import Checker
+from flaglint.core.edits import Edit
+from flaglint.core.findings import Finding, Fix, Result
+from flaglint.core.location import Location
+from flaglint.read.flags import FlagSource, decode
+from flaglint.resolve.resolver import HF_TOKEN_VARIABLE
+from flaglint.rules.ruleset import built_in
+from flaglint.frontends.lint.launch_parts import COMBINATION_CAP, Concrete, Unverified, concrete_launches
+from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath, render
+from flaglint.render.bash.types import Rendering, ScriptError, Value
+from flaglint.render.bash.symbolic import evaluate
+from flaglint.tunix.variables import load_tunix
+
+FLAGS_VARIABLE = "MAXTEXT_EXTRA_FLAGS"
+FIX_TRIES = 3  # launches with findings on which a fix is sought, in order, before giving up
+BACKEND_VARIABLE = "TRAINER_BACKEND"  # the flags reach MaxText only with the maxtext backend (the default)
+
+
+@dataclass
+class ScriptCheck:
+    path: Path
+    text: str
+    result: Result
+    given: bytes | None = None  # the script's bytes, when `path` names no file (stdin)
+    paths: int = 0
+    outcomes: int = 0
+
+
+def _trainer_rendering(rendering: Rendering) -> Rendering:
+    """The rendering that launches the trainer: the last handoff (exec/bash) that sets the flags, else the script itself."""
+    for handoff in reversed(rendering.handoffs):
+        found = _trainer_rendering(handoff)
+        if FLAGS_VARIABLE in found.variables:
+            return found
+    return rendering
+
+
+def _location(value: Value, start: int, end: int) -> Location | None:
+    origins = [o for o in value.origins[start:end] if o is not None]
+    if not origins:
+        return None
+    first = origins[0]
+    last = next(o for o in reversed(origins) if o.file == first.file and o.line == first.line)
+    return Location(first.file, first.line, first.column, end_column=last.column + 1)
+
+
+def _span(text: str, location: Location) -> tuple[int, int]:
+    lines = text.split("\n")
+    offset = sum(len(line) + 1 for line in lines[: location.line - 1]) + location.column - 1
+    return offset, offset + (location.end_column - location.column)
+
+
+def _file_span(value: Value, start: int, end: int) -> tuple[str, int, int] | None:
+    """The byte range in one file that wrote value.text[start:end], if it is one literal run."""
+    origins = value.origins[start:end]
+    if not origins or any(o is None for o in origins):
+        return None
+    first = origins[0]
+    position = first.offset
+    for char, origin in zip(value.text[start:end], origins):
+        if origin.file != first.file or origin.offset != position:
+            return None
+        position += len(char.encode("utf-8"))
+    return first.file, first.offset, position
+
+
+def _override(value: Value, edit_end: int, token_text: str, anchor: int | None, check: ScriptCheck) -> Edit | None:
+    """Insert `token_text` right after the anchor token, whose branch set the conflict; last wins."""
+    if anchor is None or anchor < edit_end:
+        return None
+    start = anchor
+    while start > 0 and not value.text[start - 1].isspace():
+        start -= 1
+    span = _file_span(value, start, anchor)  # the whole anchor token must be literal script text
+    if span is None:
+        return None
+    return Edit.in_bytes(_script_bytes(check, span[0]), span[2], span[2], " " + token_text, span[0], safe=False)
+
+
+def _script_bytes(check: ScriptCheck, file: str) -> bytes:
+    """The bytes of the script checked (as given, for stdin) or of a file it sources."""
+    return check.text.encode("utf-8") if file == str(check.path) else Path(file).read_bytes()
+
+
+def _file_edits(value: Value, fix: Fix, check: ScriptCheck, anchor: int | None) -> list[Edit] | None:
+    """Byte edits of the scripts for a fix of the rendered flag string, and what is left to do by hand.
+
+    A token written in another file (a block several recipes share) is not edited: the new value
+    is added after the token of this script that made the conflict, as the fix in google/tunix#2884 did.
+    """
+    edits, additions = [], []
+    for edit, change in zip(fix.edits, fix.changes):
+        if edit.variable is not None:
+            additions.append(Edit(None, "", f"export {change.key}={'' if change.to is None else change.to}"))
+            continue
+        token_text = f"{change.key}={_flag_value(change.to)}"
+        if edit.start == edit.end == len(value.text):
+            inserted = _override(value, edit.start, token_text, anchor, check)
+            if inserted is None:
+                additions.append(Edit(None, "", f'export {FLAGS_VARIABLE}="${{{FLAGS_VARIABLE}}}{edit.new}"'))
+            else:
+                edits.append(inserted)
+            continue
+        span = _file_span(value, edit.start, edit.end)
+        if span is not None and Path(span[0]).resolve() != check.path.resolve():
+            if not edit.new:
+                return None  # a token to drop from a file other recipes share: left to a person
+            inserted = _override(value, edit.end, token_text, anchor, check)
+            if inserted is None:
+                return None
+            edits.append(inserted)
+            continue
+        if span is None and edit.new == "":
+            stripped = len(value.text[edit.start : edit.end]) - len(value.text[edit.start : edit.end].lstrip())
+            span = _file_span(value, edit.start + stripped, edit.end)
+        if span is None:
+            return None
+        edits.append(Edit.in_bytes(_script_bytes(check, span[0]), span[1], span[2], edit.new, span[0], safe=fix.safe))
+    return edits + additions
+
+
+def _mistyped_inputs(path: ExploredPath) -> list[str]:
+    """The inputs that are integer Tunix variables and take a value that is not one on this path."""
+    from flaglint.tunix.variables import type_tunix
+
+    mistyped = []
+    for name, value in path.env.items():
+        var = load_tunix().variables.get(name)
+        if var is not None and value is not None and var.kind == "int":
+            try:
+                type_tunix(name, var, value)
+            except ValueError:
+                mistyped.append(name)
+    return mistyped
+
+
+def _witness_choice(values: list) -> str | None:
+    """One of the values, as a user would write it: a non-empty literal, else unset, else empty,
+    else "anything else"."""
+    def rank(v: str | None) -> int:
+        return 1 if v is None else 3 if v.startswith(OTHER) else 2 if v == "" else 0
+
+    return min(values, key=rank)
+
+
+def _witness_value(values: list) -> str | None:
+    best = _witness_choice(values)
+    return "<any other value>" if best is not None and best.startswith(OTHER) else best
+
+
+def _flag_value(value: Any) -> str:
+    from flaglint.solve.rules import format_value
+
+    return format_value(value)
+
+
+def _witness(script: Path, path: ExploredPath, matters: Mapping[str, list], text: bytes | None) -> dict[str, Any]:
+    """The inputs that matter, and the arms a run with them (the path's other inputs as they are) takes."""
+    chosen = {name: _witness_choice(values) for name, values in matters.items()}
+    env = {name: value for name, value in {**path.env, **chosen}.items() if value is not None}
+    branches = render(script, env, text).branches
+    return {
+        "env": {name: _witness_value(values) for name, values in matters.items()},
+        "branches": [line if Path(file) == script else f"{file}:{line}" for file, line in branches],
+    }
+
+
+def check_script(
+    path: Path,
+    checker: Checker,
+    fixed: Mapping[str, str] | None = None,
+    vary: Mapping[str, list[str]] | None = None,
+    path_cap: int = COMBINATION_CAP,
+    max_fixes: int = 3,
+    allow_unverified: bool = False,
+    text: str | None = None,
+) -> ScriptCheck:
+    """`path_cap`: the most combinations of one group of inputs that decide parts of a launch
+    together (launch_parts) checked one by one; a group with more is asked of the solver. What
+    neither can decide (a rule the solver cannot express, a loop the evaluator cannot get past) is
+    FL011, an error (fail closed) unless `allow_unverified`.
+    `text`: the script, when `path` only names it (stdin); else it is read from `path`."""
+    given = None if text is None else text.encode("utf-8")
+    try:
+        text = decode(path.read_bytes(), str(path)) if given is None else text
+    except OSError as err:
+        text = ""
+        return ScriptCheck(path, text, Result(checker.pin.pin, [built_in("FL010", (), Location(str(path), 1, 1, end_column=1), variant="unreadable", path=path, reason=err.strerror)]))
+    result = Result(pin=checker.pin.pin)
+    check = ScriptCheck(path, text, result, given)
+    try:
+        exploration = evaluate(path, dict(fixed or {}), dict(vary or {}), given)
+    except ScriptError as err:
+        result.findings.append(built_in("FL010", (), Location(err.file, err.line, 1, end_column=2), reason=err.message))
+        return check
+    check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
+    _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
+    from flaglint.frontends.commands import check_commands
+
+    commands = check_commands(path, exploration, checker, given, max_fixes, allow_unverified)
+    if commands.checked:  # the script runs MaxText itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
+        rules = checker.ruleset
+        result.findings = [f for f in result.findings if not (rule := rules.by_id(f.rule)) or not rule.flag_string_only] + commands.findings
+        result.notes.extend(sorted(commands.notes))
+        if commands.fix is not None and not result.fixes:  # one fix per run, as for the flags (see _add_fix)
+            result.fixes.append(commands.fix)
+    from flaglint.frontends.lint.suppress import apply_suppressions, read_suppressions
+
+    result.findings = apply_suppressions(path, result.findings, read_suppressions(path, text))
+    return check
+
+
+def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, cap: int,
+              allow_unverified: bool) -> tuple[list[Concrete], list, list, set[str]]:
+    """The concrete launches to check; the paths that launch nothing MaxText reads (a non-zero exit,
+    another backend); those that cannot be followed; and notes."""
+    tunix = load_tunix().variables
+    bound = {name: {key for key, _ in var.binds} for name, var in tunix.items()}
+    rule_names = [rule.name_set for rule in checker.ruleset.rules]
+    launches: list[Concrete] = []
+    # Both are outside the space of witnesses: a witness says which launches hit a finding.
+    quiet: list[ExploredPath] = []  # launch nothing MaxText reads
+    unknown: list[ExploredPath] = []  # cannot be followed
+    notes: set[str] = set()
+    unverified: dict[tuple, Finding] = {}
+    for outcome in exploration.outcomes:
+        trainer = _trainer_rendering(outcome.rendering)
+        lost = outcome.rendering.unfound + trainer.unfound
+        if lost and FLAGS_VARIABLE in trainer.variables:
+            for note in lost:
+                notes.add(f"{note.file}:{note.line}: {note.message}: the flags of the paths through it are not checked")
+            unknown.extend(outcome.paths)
+            continue
+        if outcome.rendering.status != 0 or trainer.status != 0:
+            quiet.extend(outcome.paths)
+            continue
+        stopped = outcome.rendering.unbounded or trainer.unbounded
+        if stopped is not None:
+            # Fail closed: what the script launches after a construct it cannot follow is unknown.
+            unverified.setdefault((stopped.file, stopped.line), built_in(
+                "FL011", (), Location(stopped.file, stopped.line, 1, end_column=2), allow_unverified=allow_unverified, reason=stopped.message))
+            unknown.extend(outcome.paths)
+            continue
+        for path in outcome.paths:
+            try:
+                found = concrete_launches(trainer, path, exploration.inputs, FLAGS_VARIABLE, tunix, rule_names,
+                                          bound, (BACKEND_VARIABLE,), cap, _TrainerJudge(checker))
+            except Unverified as err:
+                where = err.origin
+                at = Location(where.file, where.line, where.column, end_column=where.column + 1) if where else Location(str(check.path), 1, 1, end_column=2)
+                unverified.setdefault((at.file, at.line, err.reason), built_in(
+                    "FL011", (), at, allow_unverified=allow_unverified, reason=err.reason))
+                unknown.append(path)
+                continue
+            for launch in found:
+                backend = launch.rendering.variables.get(BACKEND_VARIABLE)
+                if backend is not None and backend.text not in ("", "maxtext"):
+                    notes.add(f"with {BACKEND_VARIABLE}={backend.text} the trainer does not read MaxText flags: not checked")
+                    quiet.append(launch.path)
+                else:
+                    launches.append(launch)
+    check.result.findings.extend(unverified.values())
+    return launches, quiet, unknown, notes
+
+
+def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Checker, max_fixes: int, cap: int,
+                    allow_unverified: bool) -> None:
+    seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
+    launches, quiet, unfollowed, notes = _launches(exploration, checker, check, cap, allow_unverified)
+    # Paths that give a typed Tunix input a wrong-typed value are outside the space of witnesses too.
+    mistyped = {id(c.path): names for c in launches if (names := _mistyped_inputs(c.path))}
+    judged = [c for c in launches if id(c.path) not in mistyped]
+    if mistyped:
+        names = ", ".join(sorted({n for found in mistyped.values() for n in found}))
+        notes.add(f"paths where {names} is not an integer are not checked (Tunix refuses such a value)")
+    checked: dict[tuple, Result] = {}
+    to_fix: dict[tuple, tuple[Concrete, Value, dict, frozenset]] = {}
+    for launch in judged:
+        rendering = launch.rendering
+        flags, env, unknown = _trainer_input(rendering)
+        key = (flags.text, tuple(sorted(env.items())))
+        if key not in checked:
+            checked[key] = checker.check(FlagSource(flags.text), env, fix=False, unknown=unknown)
+        for note in rendering.notes:
+            notes.add(f"{note.file}:{note.line}: {note.message}")
+        if _record(seen, checked[key].findings, launch, flags, checker):
+            to_fix.setdefault(key, (launch, flags, env, unknown))
+    # One fix is offered per run (see _add_fix): the launches with findings are tried in order until one has a fix.
+    for key, (launch, flags, env, unknown) in list(to_fix.items())[:FIX_TRIES]:
+        result = checker.check(FlagSource(flags.text), env, fix=True, max_fixes=max_fixes, unknown=unknown)
+        known = {(f.rule, f.message) for f in checked[key].findings}
+        _record(seen, [f for f in result.findings if (f.rule, f.message) not in known], launch, flags, checker)  # FL090
+        if result.fixes:
+            in_script = [f.location for f in result.findings if f.location and f.location.file
+                         and Path(f.location.file).resolve() == check.path.resolve() and f.severity != "info"]
+            anchor = max((o for loc in in_script if (o := _flag_offset(flags, loc)) is not None), default=None)
+            _add_fix(check, flags, result.fixes, anchor)
+        if check.result.fixes:
+            break
+    conditions = None
+    for finding, paths in seen.values():
+        if not quiet and not unfollowed and not mistyped and _whole_regions(exploration, paths):
+            path, matters = paths[0], {}  # on every launch: no input matters
+        else:
+            if conditions is None:
+                from flaglint.render.bash.path_conditions import PathConditions
+
+                explored = [c.path for c in launches] + quiet + unfollowed
+                excluded = [c.path for c in launches if id(c.path) in mistyped] + quiet + unfollowed
+                conditions = PathConditions(exploration.inputs, explored, excluded)
+            path, matters = conditions.witness(paths)
+        finding.witness = _witness(check.path, path, matters, check.given)
+        check.result.findings.append(finding)
+    check.result.notes.extend(sorted(notes))
+
+
+def _trainer_input(rendering: Rendering) -> tuple[Value, dict[str, str], frozenset[str]]:
+    """What the trainer reads from a concrete launch: the flag string, the Tunix variables (and the
+    Hugging Face token), and the names whose value is unknown (a rule that reads one is not judged)."""
+    variables = load_tunix().variables
+    flags = rendering.variables.get(FLAGS_VARIABLE) or Value("", [])
+    env = {name: value.text for name, value in rendering.variables.items() if name in variables}
+    if HF_TOKEN_VARIABLE in rendering.exported:  # pyconfig reads it from the trainer's environment
+        env[HF_TOKEN_VARIABLE] = rendering.exported[HF_TOKEN_VARIABLE].text
+    # A value built from an input's "anything else" sample is unknown.
+    unknown = frozenset(
+        [name for name, text in env.items() if OTHER in text]
+        + [token.split("=", 1)[0] for token in flags.text.split() if OTHER in token]
+    )
+    return flags, env, unknown
+
+
+class _TrainerJudge:
+    """A concrete launch of the trainer judged as _check_outcomes judges it (launch_query.Judge)."""
+
+    def __init__(self, checker: Checker):
+        self.checker = checker
+
+    def config(self, rendering: Rendering):
+        from flaglint.frontends.checker import refused_keys
+
+        flags, env, unknown = _trainer_input(rendering)
+        config, _ = self.checker.config(FlagSource(flags.text), env)
+        return config, unknown | refused_keys(config)
+
+    def rules(self, config) -> list:
+        return self.checker.judgeable_rules(config)
+
+    def broken(self, rendering: Rendering) -> set[str]:
+        flags, env, unknown = _trainer_input(rendering)
+        return {f.rule for f in self.checker.check(FlagSource(flags.text), env, fix=False, unknown=unknown).findings}
+
+
+def _record(seen: dict, findings: list[Finding], launch: Concrete, flags: Value, checker: Checker) -> bool:
+    """Add the launch's own findings to `seen` (finding -> the paths it occurs on); whether any is above info."""
+    above_info = False
+    for found in findings:
+        if OTHER in found.message or not launch.owns(_read(found, checker), found.rule):
+            continue
+        finding = replace(found, location=_locate(found, flags, launch.rendering))
+        finding.related = tuple(
+            loc for related in found.related if (loc := _location(flags, *_span(flags.text, related))) is not None
+        )
+        key = (finding.rule, finding.location, finding.keys if finding.location is None else ())
+        if key not in seen:
+            seen[key] = (finding, [])
+        seen[key][1].append(launch.path)
+        above_info = above_info or finding.severity != "info"
+    return above_info
+
+
+def _whole_regions(exploration: Exploration, paths: list[ExploredPath]) -> bool:
+    """Whether the paths hold every outcome's own path: the finding happens on every launch."""
+    ids = {id(p) for p in paths}
+    return all(id(p) in ids for o in exploration.outcomes for p in o.paths)
+
+
+def _read(finding: Finding, checker: Checker) -> set:
+    """The keys and variables a finding is about: its keys and every name its rule reads."""
+    rule = checker.ruleset.by_id(finding.rule)
+    return set(finding.keys) | (rule.name_set if rule is not None else set())
+
+
+def _locate(finding: Finding, flags: Value, rendering: Rendering) -> Location | None:
+    if finding.location is not None:
+        start, end = _span(flags.text, finding.location)
+        return _location(flags, start, end)
+    for key in finding.keys:
+        value = rendering.variables.get(key)
+        if value is not None and value.text:
+            found = _location(value, 0, len(value.text))
+            if found:
+                return found
+    return None
+
+
+def _flag_offset(flags: Value, location: Location) -> int | None:
+    """The end, in the flag string, of the token written at `location` of a script."""
+    for index, origin in enumerate(flags.origins):
+        if origin is not None and origin.file == location.file and origin.line == location.line and origin.column == location.end_column - 1:
+            return index + 1
+    return None
+
+
+def _add_fix(check: ScriptCheck, flags: Value, fixes: list[Fix], anchor: int | None) -> None:
+    """Offer one fix per run (a safe one when there is one): fixes for different outcomes can
+    interact, so `--fix` applies one, checks again, and repeats until nothing is left to fix."""
+    if check.result.fixes:
+        return
+    for fix in sorted(fixes, key=lambda f: not f.safe):
+        mapped = _file_edits(flags, fix, check, anchor)
+        if mapped is None:
+            continue
+        check.result.fixes.append(replace(fix, edits=mapped))
+        return

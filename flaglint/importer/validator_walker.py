@@ -1,0 +1,217 @@
+"""The walker that reads MaxText's config validators as programs over symbolic values.
+
+`Walker` parses the package's config types and pyconfig.py with `ast` (nothing is imported or
+run), walks each `model_validator(mode="after")` of MaxTextConfig's classes and pyconfig's checks
+of the raw key dict, and collects in `sites` every raise, assert and division by a key with the
+conditions on config keys under which it is reached. Its statement, expression and call handling
+are mixins, one module each; this module holds what ties them together: the package read, the
+entry points, and where sites are recorded.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from flaglint.core.findings import InputError
+from flaglint.importer.fieldtypes import ModuleScope
+from flaglint.importer.importer import COMMON_TYPES, PYCONFIG, ROOT_MODEL, TYPES, _mro, import_schema
+from flaglint.schema.model import Schema
+from flaglint.importer.source_text import exception_name, raise_message, raises_in, source_message
+from flaglint.importer.sources import PackageFiles
+from flaglint.importer.symbolic import ENUM_CHOICES, SELF, Const, Unknown, conj, disj, freeze, key_node
+from flaglint.importer.topologies import topology_table
+from flaglint.importer.walker_calls import CallWalker
+from flaglint.importer.walker_expressions import ExpressionWalker
+from flaglint.importer.walker_state import Frame, Site, State
+from flaglint.importer.walker_statements import StatementWalker
+
+CUSTOM_MESH_DIR = "configs/custom_mesh_and_rule"
+
+
+class Walker(StatementWalker, ExpressionWalker, CallWalker):
+    """One walk over the validators of the MaxText package in FILES; `run` fills `sites`."""
+
+    def __init__(self, files: PackageFiles, schema: Schema | None = None):
+        self.files = files
+        self.schema = schema or import_schema(files.origin)
+        self.version = self.schema.version
+        self.keys = self.schema.keys
+        self.scope = ModuleScope()
+        self.trees: dict[str, ast.Module] = {}
+        for relpath in (COMMON_TYPES, TYPES, PYCONFIG):
+            if files.exists(relpath):
+                self.trees[relpath] = files.parse(relpath)
+        for relpath in (COMMON_TYPES, TYPES):
+            if relpath in self.trees:
+                self.scope.add_module(self.trees[relpath])
+        self.str_enums = {
+            node.name
+            for tree in self.trees.values()
+            for node in tree.body
+            if isinstance(node, ast.ClassDef) and any(ast.unparse(b) == "str" for b in node.bases)
+        }
+        self.functions = {
+            node.name: (node, TYPES) for node in self.trees[TYPES].body if isinstance(node, ast.FunctionDef)
+        }
+        self.mro = _mro(self.scope, ROOT_MODEL)
+        self.methods: dict[str, tuple[ast.FunctionDef, str]] = {}
+        for cls in self.mro:
+            for node in self.scope.classes[cls].body:
+                if isinstance(node, ast.FunctionDef) and node.name not in self.methods:
+                    self.methods[node.name] = (node, cls)
+        self.sites: dict[tuple[str, int], Site] = {}
+        self.candidates: dict[int, str] = {}  # expression shape -> preferred derived name
+        self.candidate_nodes: dict[int, ast.expr] = {}
+        # local named in a message placeholder -> the expressions it holds there
+        self.message_values: dict[str, set[str]] = {}
+        self.crash_guards: list[ast.expr] = []
+        self.catching: list[set[str]] = []  # exception names the enclosing try statements catch
+        self.mesh_files = self._custom_mesh_files()
+        self.topologies = topology_table(files)
+        ENUM_CHOICES.clear()
+        ENUM_CHOICES.update({k: tuple(v.choices) for k, v in self.keys.items() if v.kind == "enum" and v.choices
+                             and not v.nullable})
+
+    # ---- entry points ------------------------------------------------------------------
+
+    def run(self) -> None:
+        for name, (node, cls) in self.methods.items():
+            if _is_after_validator(node):
+                self._walk_validator(node, cls)
+        if PYCONFIG in self.trees:
+            self._walk_pyconfig()
+
+    def _initial_state(self) -> State:
+        fields: dict[str, Any] = {}
+        rules = self.schema.base_defaults.get("logical_axis_rules")
+        if rules is not None:
+            # The base rules; a custom_mesh_and_rule swaps them (modelled), a user override is not seen.
+            fields["logical_axis_rules"] = Const(freeze(rules))
+        return State(fields, {}, [])
+
+    def _walk_validator(self, node: ast.FunctionDef, cls: str) -> None:
+        frame = Frame(f"{cls}.{node.name}", TYPES)
+        st = self._initial_state()
+        st.locals["self"] = SELF
+        try:
+            self.exec_block(node.body, st, frame)
+        except (InputError, RecursionError, ValueError, TypeError, KeyError, AttributeError, IndexError) as err:
+            # A construct this walker does not know: the validator's checks are listed as not
+            # expressible with the reason, and the import goes on.
+            reason = Unknown(f"not read by the importer ({type(err).__name__}: {err})".splitlines()[0][:160])
+            for raise_node in raises_in(node.body):
+                self.site_at(raise_node, frame, "raise", exception_name(raise_node),
+                             source_message(raise_message(raise_node))).conditions.append(reason)
+
+    def _walk_pyconfig(self) -> None:
+        """pyconfig checks the raw key dict before pydantic: the two-splash check is a rule; the
+        others concern model files, unknown keys and M_<KEY> variables, which other steps own."""
+        funcs = {n.name: n for n in self.trees[PYCONFIG].body if isinstance(n, ast.FunctionDef)}
+        fixed = {
+            "validate_no_keys_overridden_twice": "model config conflict (checked by the --model step)",
+            "_prepare_for_pydantic": "unknown key (checked against the schema)",
+        }
+        for fname, reason in fixed.items():
+            if fname in funcs:
+                for raise_node in raises_in([funcs[fname]]):
+                    site = self._pyconfig_site(raise_node, fname)
+                    if fname == "_prepare_for_pydantic" and " not in " not in site.message:
+                        # 0.2.0 types muon_consistent_rms here, as the value step types a float
+                        site.conditions.append(Unknown("value typing (checked when each value is typed)"))
+                    else:
+                        site.conditions.append(Unknown(reason))
+        # the raw-dict checks: `_initialize_pydantic` since 0.2.3, `initialize_pydantic` in 0.2.0
+        for fname in ("_initialize_pydantic", "initialize_pydantic"):
+            if fname in funcs:
+                self._walk_raw_checks(funcs[fname].body, [], fname)
+                break
+
+    def _pyconfig_site(self, raise_node: ast.Raise, owner: str) -> Site:
+        return self.site_at(raise_node, Frame(owner, PYCONFIG), "raise", exception_name(raise_node),
+                            source_message(raise_message(raise_node)))
+
+    def _walk_raw_checks(self, stmts: list[ast.stmt], tests: list[ast.expr], owner: str) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, ast.Raise) and stmt.exc is not None:
+                sources = [ast.unparse(t) for t in tests]
+                if any("environ" in text or "env_key" in text for text in sources):
+                    cond: Any = Unknown("environment variable (M_<KEY> override)")
+                elif not tests:
+                    cond = Unknown("re-raised exception")
+                else:
+                    parts = [self._pyconfig_condition(t) for t in tests]
+                    cond = next((p for p in parts if isinstance(p, Unknown)), None) or conj(parts)
+                self._pyconfig_site(stmt, owner).conditions.append(cond)
+            elif isinstance(stmt, ast.If):
+                self._walk_raw_checks(stmt.body, tests + [stmt.test], owner)
+                self._walk_raw_checks(stmt.orelse, tests + [ast.UnaryOp(ast.Not(), stmt.test)], owner)
+            elif isinstance(stmt, (ast.For, ast.While, ast.With)):
+                self._walk_raw_checks(stmt.body, tests, owner)
+            elif isinstance(stmt, ast.Try):
+                for block in [stmt.body, stmt.finalbody] + [h.body for h in stmt.handlers]:
+                    self._walk_raw_checks(block, tests, owner)
+
+    def _pyconfig_condition(self, test: ast.expr) -> ast.expr | Unknown:
+        """pyconfig checks the raw key dict: `d.get("key")` reads a key."""
+        if isinstance(test, ast.BoolOp):
+            parts = [self._pyconfig_condition(v) for v in test.values]
+            bad = [p for p in parts if isinstance(p, Unknown)]
+            if bad:
+                return bad[0]
+            return conj(parts) if isinstance(test.op, ast.And) else disj(parts)
+        if (
+            isinstance(test, ast.Call)
+            and isinstance(test.func, ast.Attribute)
+            and test.func.attr == "get"
+            and test.args
+            and isinstance(test.args[0], ast.Constant)
+            and test.args[0].value in self.keys
+        ):
+            return self.truth(key_node(test.args[0].value))
+        source = ast.unparse(test)
+        if "environ" in source or "env_key" in source:
+            return Unknown("environment variable (M_<KEY> override)")
+        return Unknown(f"raw config dict: {source}")
+
+    # ---- sites -------------------------------------------------------------------------
+
+    def site_at(self, node: ast.stmt | ast.expr, frame: Frame, kind: str, exception: str = "", message: str = "") -> Site:
+        key = (frame.file, node.lineno, kind == "crash")
+        if key not in self.sites:
+            self.sites[key] = Site(frame.file, node.lineno, frame.owner, kind, exception, message)
+        return self.sites[key]
+
+    def record(self, node: ast.AST, frame: Frame, kind: str, exception: str, message: str, cond: Any,
+               message_node: ast.expr | None = None) -> None:
+        if any(exception.split(".")[-1] in caught or caught & {"*", "Exception", "BaseException"} for caught in self.catching):
+            return  # an enclosing try catches it: no rejection (subclasses are not followed)
+        site = self.site_at(node, frame, kind, exception, message)
+        if message not in site.variants:
+            site.variants.append(message)
+        if message_node is not None and not site.message_source:
+            site.message_source = source_message(message_node)
+        site.conditions.append(cond)
+
+    # ---- models of package files -------------------------------------------------------
+
+    def _custom_mesh_files(self) -> dict[str, Any]:
+        out = {}
+        for relpath in self.files.glob(CUSTOM_MESH_DIR, ".yml"):
+            try:
+                out[Path(relpath).stem] = freeze(yaml.safe_load(self.files.read(relpath)) or {})
+            except yaml.YAMLError:
+                continue
+        return out
+
+
+def _is_after_validator(node: ast.FunctionDef) -> bool:
+    for deco in node.decorator_list:
+        if isinstance(deco, ast.Call) and ast.unparse(deco.func).endswith("model_validator"):
+            for kw in deco.keywords:
+                if kw.arg == "mode" and isinstance(kw.value, ast.Constant) and kw.value.value == "after":
+                    return True
+    return False

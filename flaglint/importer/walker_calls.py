@@ -1,0 +1,294 @@
+"""How the validator walker follows calls: helpers and methods are inlined, builtins and value
+methods folded, and a few MaxText helpers replaced by their models (validator_models.py).
+
+A mixin of `Walker` (validator_walker.py). Inlining walks the callee's body at the caller's path,
+so a raise inside a helper is reached under the caller's guards, and the callee's returns merge
+into one guarded value. Calls that ask the runtime (environment, file system, JAX devices) become
+`Unknown` with the reason.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from flaglint.importer.importer import TYPES
+from flaglint.importer.symbolic import (
+    SELF, TRUE, Choice, Const, DictVal, Filtered, Ref, Text, Tup, Unknown, conj, disj, items_of, key_node, key_of,
+    make_choice, neg,
+)
+from flaglint.importer.validator_models import MODELS
+from flaglint.importer.walker_state import Frame, State
+
+_RUNTIME_MODULES = {
+    "os.environ": "environment variable",
+    "os.path": "file system",
+    "os": "file system",
+    "jax": "runtime state (JAX devices)",
+    "datetime": "clock",
+    "elastic_utils": "runtime state (elastic training)",
+    "accelerator_to_spec_map": "runtime state (accelerator topology)",
+    "gcs_utils": "path string handling",
+    "omegaconf": "model config file",
+    "sys": "runtime state",
+}
+_ACTIVE: set[str] = set()  # the functions being inlined: a recursive call is not followed
+
+
+class CallWalker:
+    """Calls, for `Walker`: uses its `keys`, `methods` and the statement and expression mixins."""
+
+    def ev_Call(self, node: ast.Call, st: State, frame: Frame) -> Any:
+        func = self.ev(node.func, st, frame)
+        if isinstance(func, Ref) and func.kind == "silent":
+            return Const(None)
+        args = [self.ev(a, st, frame) for a in node.args if not isinstance(a, ast.Starred)]
+        kwargs = {k.arg: self.ev(k.value, st, frame) for k in node.keywords if k.arg}
+        if isinstance(func, Ref):
+            if func.kind == "method" and func.target is SELF:
+                return self.call_method(func.name, node, args, kwargs, st, frame)
+            if func.kind == "func":
+                fnode, file = func.target
+                model = MODELS.get(fnode.name)
+                if model is not None:
+                    return model(self, fnode, args, st, frame)
+                return self.inline(fnode, file, args, kwargs, {}, st, frame)
+            if func.kind == "enum":
+                return args[0] if args else Unknown("enum constructor")
+            if func.kind == "builtin":
+                return self.builtin(func.name, args, node, st, frame)
+            if func.kind == "method":
+                return self.value_method(func.target, func.name, args)
+            if func.kind == "module":
+                model = MODELS.get(func.name)
+                if model is not None:
+                    return model(self, None, args, st, frame)
+                if func.name in ("math.prod", "prod"):
+                    return self.builtin("prod", args, node, st, frame)
+                for prefix, reason in _RUNTIME_MODULES.items():
+                    if func.name == prefix or func.name.startswith(prefix + "."):
+                        return Unknown(f"{reason}: {func.name}")
+                return Unknown(f"call {func.name}")
+        if isinstance(func, Unknown):
+            return func
+        return Unknown(f"call {ast.unparse(node.func)}")
+
+    def call_method(self, name: str, node: ast.Call, args: list, kwargs: dict, st: State, frame: Frame) -> Any:
+        model = MODELS.get(name)
+        fnode, cls = self.methods[name]
+        if model is not None:
+            return model(self, fnode, args, st, frame)
+        is_static = any(ast.unparse(d) == "staticmethod" for d in fnode.decorator_list)
+        bound = {} if is_static else {fnode.args.args[0].arg: SELF}
+        return self.inline(fnode, TYPES, args, kwargs, bound, st, frame)
+
+    def inline(self, fnode: ast.FunctionDef, file: str, args: list, kwargs: dict, bound: dict,
+               st: State, frame: Frame) -> Any:
+        """Walk a call of FNODE at ST: its sites get the caller's path; its returns merge into the
+        call's value, its assignments to fields into the caller's fields."""
+        if fnode.name in _ACTIVE:
+            return Unknown(f"recursion into {fnode.name}")
+        _ACTIVE.add(fnode.name)
+        try:
+            params = [a.arg for a in fnode.args.args if a.arg not in bound]
+            defaults = fnode.args.defaults
+            locals_ = dict(st.locals) if fnode.name in st.locals else {}
+            locals_.update(bound)
+            for i, param in enumerate(params):
+                if i < len(args):
+                    locals_[param] = args[i]
+                elif param in kwargs:
+                    locals_[param] = kwargs[param]
+                else:
+                    offset = i - (len(params) - len(defaults))
+                    locals_[param] = self.ev(defaults[offset], st, frame) if offset >= 0 else Unknown("missing argument")
+            if "self" not in locals_ and fnode.name in st.locals:
+                locals_["self"] = SELF
+            if fnode.name in st.locals:  # a function nested in the validator
+                owner = f"{frame.owner}.{fnode.name}"
+            elif fnode.name in self.methods:
+                owner = f"{self.methods[fnode.name][1]}.{fnode.name}"
+            else:
+                owner = fnode.name
+            inner_frame = Frame(owner, file)
+            inner = State(dict(st.fields), locals_, list(st.path))
+            end = self.exec_block(fnode.body, inner, inner_frame)
+            exits = [s for s, _ in inner_frame.returns]
+            values = [v for _, v in inner_frame.returns]
+            if not end.dead:
+                exits.append(end)
+                values.append(Const(None))
+            live = [(s, v) for s, v in zip(exits, values) if s.dead != "raise"]
+            merged = self.merge_exits(st, [s for s, _ in live]) if live else st
+            st.fields = merged.fields
+            if not live:
+                return Unknown("call always raises")
+            depth = len(st.path)
+            if len(live) == 1:
+                return live[0][1]
+            options = []
+            for s, v in live[:-1]:
+                extra = s.path[depth:]
+                if any(isinstance(p, Unknown) for p in extra):
+                    return next(p for p in extra if isinstance(p, Unknown))
+                options.append((conj(extra), v))
+            options.append((None, live[-1][1]))
+            return make_choice(options)
+        finally:
+            _ACTIVE.discard(fnode.name)
+
+    def builtin(self, name: str, args: list, node: ast.Call, st: State, frame: Frame) -> Any:
+        if name in ("tuple", "list", "set", "frozenset", "sorted") and len(args) == 1:
+            return args[0]
+        if name in ("str", "float", "repr") and len(args) == 1:
+            return args[0]
+        if name == "int" and len(args) == 1:
+            if isinstance(args[0], Const):
+                try:
+                    return Const(int(args[0].value))
+                except (TypeError, ValueError):
+                    return Unknown("int() of a constant")
+            key = key_of(args[0])
+            if key in self.keys and self.keys[key].kind == "int":
+                return args[0]
+            value = self.expr(args[0])
+            if isinstance(value, Unknown):
+                return value
+            return ast.BinOp(value, ast.FloorDiv(), ast.Constant(1))  # truncation; sizes here are not negative
+        if name == "bool" and len(args) == 1:
+            return self.truth(args[0])
+        if name == "len" and len(args) == 1:
+            items = items_of(args[0])
+            if isinstance(args[0], Const) and isinstance(args[0].value, str):
+                return Const(len(args[0].value))
+            if items is not None:
+                if all(g is None for g, _ in items):
+                    return Const(len(items))
+                return ast.Call(ast.Name("count", ast.Load()), [g if g is not None else TRUE for g, _ in items], [])
+            expr = self.expr(args[0])
+            return expr if isinstance(expr, Unknown) else ast.Call(ast.Name("len", ast.Load()), [expr], [])
+        if name in ("any", "all") and len(args) == 1:
+            items = items_of(args[0])
+            if items is None:
+                return args[0] if isinstance(args[0], Unknown) else Unknown(f"{name}() over a list value")
+            truths = [self.truth(v) if g is None else conj([g, self.truth(v)]) for g, v in items]
+            if name == "all":
+                truths = [self.truth(v) if g is None else disj([neg(g), self.truth(v)]) for g, v in items]
+            if any(isinstance(t, Unknown) for t in truths):
+                return next(t for t in truths if isinstance(t, Unknown))
+            return disj(truths) if name == "any" else conj(truths)
+        if name in ("sum", "prod") and len(args) == 1:
+            items = items_of(args[0])
+            if items is None:
+                return args[0] if isinstance(args[0], Unknown) else Unknown(f"{name}() over a list value")
+            total: Any = None
+            for guard, value in items:
+                term = value if guard is None else make_choice([(guard, value), (None, Const(0 if name == "sum" else 1))])
+                total = term if total is None else self.binop(ast.Add() if name == "sum" else ast.Mult(), total, term, node, st, frame)
+            return Const(0 if name == "sum" else 1) if total is None else total
+        if name in ("min", "max", "abs"):
+            if all(isinstance(a, Const) for a in args):
+                return Const({"min": min, "max": max, "abs": abs}[name](*(a.value for a in args)))
+            exprs = [self.expr(a) for a in args]
+            if any(isinstance(e, Unknown) for e in exprs):
+                return next(e for e in exprs if isinstance(e, Unknown))
+            return ast.Call(ast.Name(name, ast.Load()), exprs, [])
+        if name == "divmod" and len(args) == 2:
+            return Tup([self.binop(ast.FloorDiv(), args[0], args[1], node, st, frame),
+                        self.binop(ast.Mod(), args[0], args[1], node, st, frame)])
+        if name in ("getattr", "hasattr") and len(args) >= 2:
+            if isinstance(args[1], Text) and args[0] is SELF:
+                return self._getattr_pattern(args[1], args[2] if len(args) > 2 else Unknown("missing attribute"), st)
+            if not isinstance(args[1], (Const, Choice)):
+                return Unknown("getattr with a computed name")
+            if isinstance(args[1], Choice):
+                default = args[2] if len(args) > 2 else Unknown("missing attribute")
+                return self.map_choice(args[1], lambda n: self._getattr(args[0], n, default, st))
+            default = args[2] if len(args) > 2 else Unknown("missing attribute")
+            value = self._getattr(args[0], args[1], default, st)
+            return Const(not isinstance(value, Unknown)) if name == "hasattr" else value
+        if name == "setattr" and len(args) == 3 and args[0] is SELF and isinstance(args[1], Const):
+            if args[1].value in self.keys:
+                st.fields[args[1].value] = args[2]
+            return Const(None)
+        if name == "isinstance" and len(args) == 2:
+            return self.isinstance_of(args[0], node.args[1])
+        if name == "range" and all(isinstance(a, Const) for a in args):
+            return Const(tuple(range(*(a.value for a in args))))
+        return Unknown(f"builtin {name}")
+
+    def _getattr_pattern(self, text: Text, default: Any, st: State) -> Any:
+        """getattr(self, f"ici_{x}_parallelism", d): one option per key the pattern can name."""
+        holes = [p for p in text.parts if not isinstance(p, str)]
+        if len(holes) != 1:
+            return Unknown("getattr with a computed name")
+        selector = self.expr(holes[0][0])
+        if isinstance(selector, Unknown):
+            return selector
+        at = text.parts.index(holes[0])
+        prefix, suffix = "".join(text.parts[:at]), "".join(text.parts[at + 1 :])
+        options = [
+            (ast.Compare(selector, [ast.Eq()], [ast.Constant(key[len(prefix) : len(key) - len(suffix)])]),
+             st.fields.get(key, key_node(key)))
+            for key in sorted(self.keys)
+            if key.startswith(prefix) and key.endswith(suffix) and len(key) > len(prefix) + len(suffix) and "." not in key
+        ]
+        return make_choice(options + [(None, default)])
+
+    def _getattr(self, obj: Any, attr: Any, default: Any, st: State) -> Any:
+        if not isinstance(attr, Const):
+            return Unknown("getattr with a computed name")
+        if obj is SELF:
+            if attr.value in self.keys:
+                return st.fields.get(attr.value, key_node(attr.value))
+            return default
+        return Unknown("getattr of a value")
+
+    def isinstance_of(self, value: Any, type_node: ast.expr) -> Any:
+        names = {ast.unparse(e) for e in (type_node.elts if isinstance(type_node, ast.Tuple) else [type_node])}
+        if isinstance(value, Const):
+            kinds = {"int": int, "str": str, "float": float, "bool": bool, "list": list, "tuple": tuple, "dict": dict}
+            return Const(any(isinstance(value.value, kinds[n]) for n in names if n in kinds))
+        key = key_of(value)
+        if key is None or key not in self.keys:
+            return Unknown(f"isinstance of {ast.unparse(value) if isinstance(value, ast.AST) else 'a value'}")
+        schema = self.keys[key]
+        kind = {"enum": "enum", "literal": "str"}.get(schema.kind, schema.kind)
+        matches = kind in names or (kind == "list" and "list" in names)
+        if kind == "enum":
+            matches = False  # pydantic has made it an enum member by now
+        if schema.nullable and matches:
+            return ast.Compare(value, [ast.IsNot()], [ast.Constant(None)])
+        return Const(matches)
+
+    def value_method(self, base: Any, name: str, args: list) -> Any:
+        if isinstance(base, Choice):
+            return self.map_choice(base, lambda v: self.value_method(v, name, args))
+        if isinstance(base, Const):
+            if isinstance(base.value, (str, tuple, frozenset, dict)) and name in (
+                "lower", "upper", "strip", "startswith", "endswith", "get", "keys", "items", "values", "index",
+            ) and all(isinstance(a, Const) for a in args):
+                try:
+                    result = getattr(base.value, name)(*(a.value for a in args))
+                except (ValueError, TypeError):
+                    return Unknown(f"{name}() on a constant")
+                return Const(tuple(result) if name in ("keys", "items", "values") else result)
+            if isinstance(base.value, dict) and name == "get" and args and isinstance(args[0], Const):
+                return Const(base.value.get(args[0].value)) if args[0].value in base.value else (args[1] if len(args) > 1 else Const(None))
+        if isinstance(base, DictVal):
+            if name == "items":
+                return Filtered([(g, Tup([Const(k), v])) for k, v, g in base.entries])
+            if name == "get" and args and isinstance(args[0], Const):
+                return self.dict_get(base, args[0].value, args[1] if len(args) > 1 else Const(None))
+        if name in ("append", "remove", "insert", "extend", "update"):
+            return Const(None)
+        expr = self.expr(base)
+        if isinstance(expr, Unknown):
+            return expr
+        if name in ("lower", "upper"):
+            return ast.Call(ast.Name("lower", ast.Load()), [expr], [])
+        if name == "strip":
+            return expr
+        if name in ("startswith", "endswith") and len(args) == 1 and isinstance(args[0], Const):
+            return ast.Call(ast.Name(name, ast.Load()), [expr, ast.Constant(args[0].value)], [])
+        return Unknown(f"method {name}() of a value")

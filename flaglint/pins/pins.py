@@ -1,0 +1,254 @@
+"""Pins: which MaxText a recipe runs, and the schema of the keys it defines.
+
+A pin is a bundled release (`maxtext-0.2.5` or `0.2.5`), whose schema is generated into
+`schemas/maxtext-<version>.json` and its rules into `rules/maxtext/<version>/`; a fork commit,
+described in `schemas/pins/<commit>.yml` as an overlay on the pin it extends (keys added, keys
+removed, enum values added); an import in a pin store (store.py), by name or commit; or
+`installed`, the maxtext installed in the running Python. A commit is also named by a prefix of at
+least 7 characters. Loading one pin reads only that pin's files.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from flaglint.core.data import data_dir
+from flaglint.core.data_cache import yaml_file
+from flaglint.core.findings import InputError
+from flaglint.schema.keys import Key, KeyTable, key_from
+
+DEFAULT_PIN = "maxtext-0.2.5"
+INSTALLED = "installed"
+
+
+@dataclass
+class PinSchema:
+    """The keys one pin defines, their effective defaults, and the model configs it ships."""
+
+    pin: str
+    version: str  # the released MaxText version this pin's rules derive from
+    keys: dict[str, Key]
+    defaults: dict[str, Any]
+    models: dict[str, dict[str, Any]]  # model name -> the keys its yml sets
+    starts_trainer: bool = True
+    does_not_start_reason: str | None = None
+    refuses_model_and_argv: bool = True  # pyconfig's model-file checks (model.Schema); absent before 0.2.3
+    refuses_model_and_env: bool = True
+    chain: list[str] = field(default_factory=list)  # this pin and every pin it extends
+    rules: str | Path = ""  # the imported rules: a bundled version, or a store entry's rules folder
+    configs: str | Path = ""  # the index of configs/**/*.yml: a bundled version, or a store entry's file
+    origin: str = ""  # where the pin's schema comes from, for `flaglint pins`
+
+    _typed: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def default(self, key: str) -> Any:
+        """The key's effective default: base.yml's value as pyconfig normalises and types it."""
+        if key not in self._typed:
+            self._typed[key] = self._type_default(key)
+        return self._typed[key]
+
+    def _type_default(self, key: str) -> Any:
+        from flaglint.maxtext.values import ValueError_, coerce, normalise
+
+        schema = self.keys[key]
+        value = normalise(key, self.defaults[key], schema.list_when_string) if key in self.defaults else schema.default
+        try:
+            return coerce(schema, value)
+        except ValueError_:
+            return value
+
+
+def _schemas() -> Path:
+    return data_dir("schemas")
+
+
+@lru_cache(maxsize=None)
+def bundled_pins() -> tuple[str, ...]:
+    """The pins shipped with flaglint (they cannot change while it runs)."""
+    released = sorted((p.stem for p in _schemas().glob("maxtext-*.json")), key=_release_order)
+    forks = sorted(p.stem for p in (_schemas() / "pins").glob("*.yml"))
+    return tuple(released + forks)
+
+
+def known_pins(skip_damaged: bool = False) -> list[str]:
+    """Every pin: bundled releases and overlays, then the stores' imports."""
+    from flaglint.pins import store
+
+    bundled = bundled_pins()
+    return [*bundled, *(e.name for e in store.entries(skip_damaged) if e.name not in bundled)]
+
+
+def _release_order(name: str) -> tuple:
+    return tuple(int(part) if part.isdigit() else -1 for part in re.split(r"[.-]", name.removeprefix("maxtext-")))
+
+
+def canonical_pin(pin: str) -> str:
+    """`0.2.5` -> `maxtext-0.2.5`; a commit prefix of at least 7 characters -> the pin it names
+    (a store's import of that commit before an overlay describing it)."""
+    if pin == INSTALLED:
+        return store_name_of_installed()
+    bundled = bundled_pins()
+    for candidate in (pin, f"maxtext-{pin}"):
+        if candidate in bundled:
+            return candidate
+    from flaglint.pins import store
+
+    for candidate in (pin, f"maxtext-{pin}"):
+        if store.find(candidate) is not None:
+            return candidate
+    if re.fullmatch(r"[0-9a-fA-F]{7,40}", pin):
+        prefix = pin.lower()
+        imported = sorted({e.name for e in store.entries() if e.commit and e.commit.startswith(prefix)})
+        if len(imported) > 1:
+            raise InputError(f"pin {pin!r} is ambiguous: it is a prefix of the commits of {', '.join(imported)}")
+        if imported:
+            return imported[0]
+        for overlay in bundled:
+            if not overlay.startswith("maxtext-"):
+                commit = str(_overlay(overlay)["commit"])
+                if commit.startswith(prefix) or prefix.startswith(overlay):
+                    return overlay
+    raise InputError(f"unknown pin {pin!r}; known pins: {', '.join(known_pins())} "
+                     "(`flaglint schema import PATH` adds a MaxText tree, wheel or installed package)")
+
+
+def store_name_of_installed() -> str:
+    from flaglint.pins.register import installed
+
+    return installed().name
+
+
+@lru_cache(maxsize=None)
+def _overlay(name: str) -> dict[str, Any]:
+    """schemas/pins/<name>.yml (its format is model.PinOverlay)."""
+    return yaml_file(_schemas() / "pins" / f"{name}.yml")
+
+
+@lru_cache(maxsize=None)
+def _released(name: str) -> dict[str, Any]:
+    """schemas/maxtext-<version>.json (its format is model.Schema)."""
+    return json.loads((_schemas() / f"{name}.json").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=None)
+def load_pin(pin: str = DEFAULT_PIN) -> PinSchema:
+    name = canonical_pin(pin)
+    if name.startswith("maxtext-") and (_schemas() / f"{name}.json").is_file():
+        where = f"schemas/{name}.json"
+        version = name.removeprefix("maxtext-")
+        return _from_schema(name, _released(name), where, version, version, f"bundled ({where})")
+    if name in bundled_pins():
+        return _from_overlay(name)
+    from flaglint.pins import store
+
+    entry = store.find(name)
+    assert entry is not None  # canonical_pin found it
+    if entry.same_as is not None:
+        parent = load_pin(entry.same_as)
+        return replace(parent, pin=name, chain=[name, *parent.chain], origin=entry.describe(), _typed={})
+    try:
+        data = json.loads(entry.schema_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise InputError(f"{entry.schema_path}: damaged pin store entry ({err}); import it again") from None
+    return _from_schema(name, data, str(entry.schema_path), entry.rules_dir, entry.configs_path, entry.describe())
+
+
+def _from_schema(name: str, schema: dict[str, Any], where: str, rules: str | Path, configs: str | Path,
+                 origin: str) -> PinSchema:
+    return PinSchema(
+        pin=name,
+        version=schema["version"],
+        keys=KeyTable(schema["keys"], where),
+        defaults=dict(schema.get("base_defaults", {})),
+        models={model: entry["keys"] for model, entry in schema.get("models", {}).items()},
+        chain=[name],
+        rules=rules,
+        configs=configs,
+        origin=origin,
+        refuses_model_and_argv=schema.get("refuses_model_and_argv", True),
+        refuses_model_and_env=schema.get("refuses_model_and_env", True),
+    )
+
+
+def _from_overlay(name: str) -> PinSchema:
+    overlay = _overlay(name)
+    where = f"schemas/pins/{name}.yml"
+    parent = load_pin(overlay["extends"])
+    keys = parent.keys.copy()
+    defaults = dict(parent.defaults)
+    for key in overlay.get("keys_removed") or {}:
+        keys.pop(key, None)
+        defaults.pop(key, None)
+    for added in overlay.get("keys_added") or []:
+        keys[added["name"]] = key_from(added, where)
+    for key, extra in (overlay.get("choices_added") or {}).items():
+        keys[key] = replace(keys[key], choices=(*keys[key].choices, *extra))
+    return PinSchema(
+        pin=name,
+        version=parent.version,
+        keys=keys,
+        defaults=defaults,
+        models=parent.models,
+        starts_trainer=overlay.get("starts_trainer", True),
+        does_not_start_reason=overlay.get("does_not_start_reason"),
+        refuses_model_and_argv=parent.refuses_model_and_argv,
+        refuses_model_and_env=parent.refuses_model_and_env,
+        chain=[name, *parent.chain],
+        rules=parent.rules,
+        configs=parent.configs,
+        origin=f"overlay ({where}) on {overlay['extends']}: {overlay['title']}",
+    )
+
+
+def loadable_pins() -> list[PinSchema]:
+    """Every pin that loads; a damaged store entry is passed over (for hints, which only inform)."""
+    found = []
+    for pin in known_pins(skip_damaged=True):
+        try:
+            found.append(load_pin(pin))
+        except InputError:
+            continue
+    return found
+
+
+def pins_defining(key: str) -> list[str]:
+    return [pin.pin for pin in loadable_pins() if key in pin.keys]
+
+
+_GIT_PIN = re.compile(r"maxtext.*@([0-9a-fA-F]{7,40})\b")
+_VERSION_PIN = re.compile(r"^\s*maxtext\s*==\s*([0-9][\w.]*)", re.M | re.I)
+
+
+def pin_from_requirements(path: str) -> str:
+    """The pin a requirements file names: a git URL ending in `@<commit>` (a store's import of
+    that commit, else an overlay), or `maxtext==X.Y.Z`. One that names nothing known is an error
+    that gives the command importing it, never another version."""
+    from flaglint.read.flags import read_text_file
+
+    text = read_text_file(path)
+    for number, line in enumerate(text.splitlines(), 1):
+        code = line.split("#", 1)[0]
+        if match := _GIT_PIN.search(code):
+            commit = match.group(1)
+            return _resolve(commit, f"{path}:{number}: MaxText at commit {commit} is not imported and no overlay "
+                            f"describes it; import a checkout of it: `flaglint schema import /path/to/maxtext` "
+                            f"(a clone at {commit})")
+        if match := _VERSION_PIN.match(code):
+            version = match.group(1)
+            return _resolve(f"maxtext-{version}", f"{path}:{number}: maxtext=={version} is neither bundled nor "
+                            f"imported; import it: `pip download --no-deps --only-binary=:all: --python-version 3.12 "
+                            f"maxtext=={version} -d /tmp/maxtext && flaglint schema import "
+                            f"/tmp/maxtext/maxtext-{version}-py3-none-any.whl`")
+    raise InputError(f"{path}: no MaxText line (expected a git URL ending in @<commit> or maxtext==X.Y.Z)")
+
+
+def _resolve(pin: str, unknown: str) -> str:
+    try:
+        return canonical_pin(pin)
+    except InputError:
+        raise InputError(unknown) from None

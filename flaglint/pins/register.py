@@ -1,0 +1,154 @@
+"""`flaglint schema import PATH` into a pin store, and `--pin installed`.
+
+An import is named by its git commit (a checkout) or `maxtext-X.Y.Z` (a wheel, an installed
+package, a tree without .git), or by the name the user gives. An import whose schema and rules equal
+a bundled release's is that release: nothing is stored under the release's own name, and another
+name (`installed-…`) is stored as an alias of it. Two different imports never share a name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from flaglint.core.data import data_dir
+from flaglint.core.findings import InputError
+from flaglint.pins import store
+from flaglint.importer.gitrefs import checkout_commit
+from flaglint.importer.sources import open_package
+
+if TYPE_CHECKING:
+    from flaglint.schema.model import Schema
+
+
+@dataclass
+class Imported:
+    name: str
+    lines: list[str]  # the import summary
+
+
+def register(source: str | Path, where: str = "user", name: str | None = None, replace: bool = False,
+             kind: str | None = None) -> Imported:
+    # The importer and the walker (pydantic, the validator models) load only when importing.
+    from flaglint.schema.config_index import build_index, write_index
+    from flaglint.importer.importer import import_schema, schema_summary, write_schema
+    from flaglint.importer.validators import summary as rules_summary
+    from flaglint.importer.validators import write_rules
+
+    root = store.store_path(where)
+    with open_package(source) as files:
+        directory = files.directory
+    commit = checkout_commit(directory) if directory is not None else None
+    schema = import_schema(source)
+    release = f"maxtext-{schema.version}"
+    name = name or commit or (release if schema.version != "unknown" else None)
+    if name is None:
+        raise InputError(f"{source}: no version file and no git commit to name this import by; give --name")
+    _check_name(name)
+    kind = kind or ("wheel" if Path(source).is_file() else "tree")
+    lines = [schema_summary(schema)]
+    with tempfile.TemporaryDirectory() as scratch:
+        rules_dir = Path(scratch) / "rules"
+        lines.append(rules_summary(write_rules(source, rules_dir, pin=name, schema=schema)))
+        same_as = release if _equals_bundled(schema, rules_dir, name, release) else None
+        if same_as is not None and name == release:
+            lines.append(f"{name}: identical to the bundled pin; nothing to store")
+            return Imported(name, lines)
+        if name in _bundled_names():
+            raise InputError(f"{source}: {name} is a bundled pin and this import differs from it; "
+                             "register it under another name with --name")
+        _refuse_a_second_claim(root / name, schema, rules_dir, replace)
+        entry = {"name": name, "version": schema.version, "commit": commit, "origin": str(Path(source).resolve()),
+                 "kind": kind, "same_as": same_as}
+
+        def fill(folder: Path) -> None:
+            if same_as is None:
+                write_schema(schema, folder / store.SCHEMA_FILE)
+                (folder / store.RULES_DIR).mkdir()
+                for path in rules_dir.iterdir():
+                    (folder / store.RULES_DIR / path.name).write_bytes(path.read_bytes())
+                with open_package(source) as files:
+                    write_index(build_index(files, schema.version), folder / store.CONFIGS_FILE)
+
+        folder = store.write_entry(root, entry, fill, replace=True)
+    lines.append(f"registered {name} in the {where} store ({folder})"
+                 + (f"; use --pin {name} or --pin {commit[:9]}" if commit else f"; use --pin {name}"))
+    return Imported(name, lines)
+
+
+def installed() -> store.Entry:
+    """The maxtext installed in this Python, found with find_spec (which does not import it) and
+    imported into the user store once per version of its files."""
+    spec = importlib.util.find_spec("maxtext")
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    package = next((Path(p) for p in locations if (Path(p) / "configs" / "types.py").is_file()), None)
+    if package is None:
+        raise InputError("--pin installed: no maxtext package with configs/types.py is installed in this Python")
+    digest = hashlib.sha256(str(package.resolve()).encode())
+    for relpath in ("configs/types.py", "configs/pyconfig.py", "configs/base.yml", "version.py", "__init__.py"):
+        path = package / relpath
+        if path.is_file():
+            stat = path.stat()
+            digest.update(f"{relpath}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
+    name = f"installed-{digest.hexdigest()[:12]}"
+    found = store.find(name)
+    if found is None:
+        register(package, "user", name=name, replace=True, kind="installed")
+        found = store.find(name)
+    assert found is not None
+    return found
+
+
+def _check_name(name: str) -> None:
+    if not name or name.startswith(".") or any(c in name for c in "/\\\0") or name == "installed":
+        raise InputError(f"{name!r} cannot name a pin")
+
+
+def _bundled_names() -> set[str]:
+    schemas = data_dir("schemas")
+    return {p.stem for p in schemas.glob("maxtext-*.json")} | {p.stem for p in (schemas / "pins").glob("*.yml")}
+
+
+def _schema_data(schema: Schema) -> dict:
+    data = schema.model_dump(mode="json", exclude_defaults=True)
+    data.pop("source", None)
+    return data
+
+
+def _same_rules(rules_dir: Path, other: Path, name: str, other_name: str) -> bool:
+    """Whether the rule files agree, but for the pin each names."""
+    for path in rules_dir.iterdir():
+        theirs = other / path.name
+        if not theirs.is_file():
+            return False
+        if path.read_text(encoding="utf-8").replace(f"  - {name}\n", f"  - {other_name}\n") != theirs.read_text(encoding="utf-8"):
+            return False
+    return True
+
+
+def _equals_bundled(schema: Schema, rules_dir: Path, name: str, release: str) -> bool:
+    bundled = data_dir("schemas") / f"{release}.json"
+    if not bundled.is_file():
+        return False
+    data = json.loads(bundled.read_text(encoding="utf-8"))
+    data.pop("source", None)
+    return data == _schema_data(schema) and _same_rules(rules_dir, data_dir("rules") / "maxtext" / schema.version, name, release)
+
+
+def _refuse_a_second_claim(target: Path, schema: Schema, rules_dir: Path, replace: bool) -> None:
+    """Importing the same MaxText again refreshes its entry; a different one needs --replace."""
+    if replace or not target.exists():
+        return
+    held = store.read_entry(target, "")
+    if held.same_as is None:
+        data = json.loads(held.schema_path.read_text(encoding="utf-8"))
+        data.pop("source", None)
+        if data == _schema_data(schema) and _same_rules(rules_dir, held.rules_dir, held.name, held.name):
+            return
+    raise InputError(f"two imports claim the pin {held.name}: {target} already holds the one from {held.origin}; "
+                     "pass --replace to replace it, or --name to register this one under another name")

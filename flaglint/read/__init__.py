@@ -1,0 +1,1 @@
+"""Stage 1, read: inputs as bytes and tokens with their spans (flag strings, MaxText's argv, env files)."""

@@ -1,0 +1,468 @@
+"""Stage 3, resolve: each token's key against the pin's schema, each value typed as MaxText types it.
+
+The effective MaxText config is base.yml's defaults (or a YAML config's base_config chain), then
+the model's values, then the keys Tunix derives from its variables, then MAXTEXT_EXTRA_FLAGS or
+MaxText's argv (the last occurrence winning), then the M_<KEY> environment variables.
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import lru_cache
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Mapping
+
+from flaglint.core.findings import Finding
+from flaglint.core.location import Location
+from flaglint.read.flags import FlagSource, Token, tokenize
+from flaglint.read.argv import shell_words
+from flaglint.rules.ruleset import built_in
+from flaglint.pins.pins import PinSchema, pins_defining
+from flaglint.resolve.topology import LIVE_SLICES
+from flaglint.tunix.variables import bindings, load_tunix, type_tunix
+from flaglint.maxtext.values import MERGED_RULE_LISTS, ValueError_, check_rule_list, coerce, normalise, parse_cli_value, type_value
+
+if TYPE_CHECKING:
+    from flaglint.render.yaml_chain import Chain, Setting
+
+# Linux refuses one argument or environment string longer than this (MAX_ARG_STRLEN).
+MAX_ARG_BYTES = 131072
+HF_TOKEN_VARIABLE = "HF_TOKEN"  # read by MaxText's pyconfig itself, not by Tunix
+# pyconfig infers these when the merged config files and argv leave them empty (any false raw value:
+# unset, '', null), before it types anything: `base_output_directory=` is ./maxtext_output, not an error.
+INFERRED_WHEN_EMPTY = {"base_output_directory": "maxtext_output"}
+
+
+@dataclass
+class Assignment:
+    """One value given to a key, and what gave it."""
+
+    key: str
+    value: Any
+    token: Token | None  # None: set by a Tunix binding, the model, a config file or an M_ variable
+    origin: str  # "flags", "tunix:<VAR>", "model:<name>", "yaml:<file>:<line>", "env:<VAR>"
+    where: Location | None = None  # the config file's line, when set by one
+
+
+@dataclass
+class Config:
+    """The config MaxText would see: the flags' tokens and the keys they, Tunix, a model and config files set."""
+
+    pin: PinSchema
+    source: FlagSource
+    tokens: list[Token]
+    explicit: dict[str, Assignment] = field(default_factory=dict)  # the winning assignment of each set key
+    tunix: dict[str, Any] = field(default_factory=dict)  # typed Tunix variables (None: unset)
+    model: str | None = None
+    rejected: list[Token] = field(default_factory=list)  # tokens Tunix or MaxText refuses; a fix drops them
+    chain: Chain | None = None  # the YAML config files MaxText starts from (None: base.yml alone)
+    devices: dict[str, int] = field(default_factory=dict)  # the device count's names (topology.py), when known
+
+    def lookup(self, name: str) -> Any:
+        if name in self.devices:
+            return self.devices[name]
+        if name in self.tunix:
+            return self.tunix[name]
+        if name in self.explicit:
+            return self.explicit[name].value
+        if name == LIVE_SLICES:
+            return 1
+        return self.pin.default(name)
+
+    def knows(self, name: str) -> bool:
+        return name in self.tunix or name in self.pin.keys or name in self.devices or name == LIVE_SLICES
+
+    def location(self, key: str) -> Location | None:
+        assignment = self.explicit.get(key)
+        if assignment and assignment.token:
+            return assignment.token.location(self.source.file)
+        return assignment.where if assignment else None
+
+
+def resolve(
+    source: FlagSource,
+    pin: PinSchema,
+    env: Mapping[str, str] | None = None,
+    model: str | None = None,
+) -> tuple[Config, list[Finding]]:
+    findings: list[Finding] = []
+    chain = source.chain
+    size = len(source.text.encode("utf-8"))
+    if size > MAX_ARG_BYTES:
+        findings.append(built_in("FL009", size=size, limit=MAX_ARG_BYTES))
+        config = Config(pin=pin, source=source, tokens=[], model=model)
+        _resolve_tunix(config, env or {}, findings)  # the Tunix variables are still read, and checked
+        return config, findings
+    if chain is not None and not chain.reaches_base_yml:
+        pin = replace(pin, defaults={}, _typed={})  # a key no file of the chain sets has types.py's default
+    tokens = shell_words(source.text) if source.argv else tokenize(source.text)
+    config = Config(pin=pin, source=source, tokens=tokens, model=model, chain=chain)
+    if not tokens and not source.argv:
+        findings.append(built_in("FL012"))
+    if not pin.starts_trainer:
+        findings.append(built_in("FL007", pin=pin.pin, reason=pin.does_not_start_reason))
+    _resolve_tunix(config, env or {}, findings)
+    refused_in_files: dict[str, Finding] = {}
+    if chain is not None:
+        refused_in_files = _apply_chain(config, chain, findings)
+        if model is None and not any(_key(source, t) == "model_name" for t in tokens):
+            named = config.explicit.get("model_name")
+            model = config.model = named.value if named is not None and named.value in pin.models else None
+    if model is not None:
+        _apply_model(config, model, findings)
+    for key, (value, variable) in bindings(load_tunix(), config.tunix).items():
+        if key in pin.keys:
+            typed = _type_bound(pin, key, value)
+            if typed is not _INVALID:
+                config.explicit[key] = Assignment(key, typed, None, f"tunix:{variable}")
+    seen: dict[str, Token] = {}
+    last = {_key(source, token): index for index, token in enumerate(tokens) if _key(source, token)}
+    for index, token in enumerate(tokens):
+        where = token.location(source.file)
+        key, raw = _key(source, token), token.value
+        if key is None:
+            findings.append(built_in("FL001", (), where, token=token.text))
+            config.rejected.append(token)
+            continue
+        if not key:
+            findings.append(built_in("FL002", (), where, token=token.text))
+            config.rejected.append(token)
+            continue
+        if key in seen:
+            earlier = seen[key]
+            findings.append(
+                built_in("FL003", (key,), earlier.location(source.file), (where,), key=key, value=token.value)
+            )
+        seen[key] = token
+        if key not in pin.keys and key.startswith("dpo."):
+            findings.append(built_in("FL013", (key,), where, key=key))
+            continue
+        if key not in pin.keys:
+            findings.append(_undefined(key, pin, where))
+            config.rejected.append(token)
+            continue
+        try:
+            # MaxText types only the value that wins; an overridden one must still parse as YAML.
+            if last[key] == index and key in INFERRED_WHEN_EMPTY and not parse_cli_value(raw):
+                value = INFERRED_WHEN_EMPTY[key]
+            else:
+                value = _typed(pin, key, raw) if last[key] == index else parse_cli_value(raw)
+        except ValueError_ as err:
+            findings.append(built_in("FL005", (key,), where, key=key, reason=err))
+            config.explicit.pop(key, None)
+            config.rejected.append(token)
+            continue
+        if last[key] == index:
+            config.explicit[key] = Assignment(key, value, token, "flags")
+    _check_raw_splash(config, tokens, last, findings)
+    _token_from_environment(config, env or {}, tokens, last)
+    if model is None and "model_name" in config.explicit and config.explicit["model_name"].origin == "flags":
+        # A model_name flag makes MaxText load that model's yml, as --model does.
+        model = config.model = config.explicit["model_name"].value
+        if model in pin.models:
+            _apply_model(config, model, findings, keep_flags=True)
+        else:
+            model = config.model = None
+    if model is not None:
+        _check_model_conflicts(config, model, _raw_override(config, tokens, last), findings)
+    _apply_m_variables(config, env or {}, last, findings)
+    # A file's value MaxText refuses matters only if it is still in force after the merge.
+    findings += [f for key, f in refused_in_files.items() if key not in last and key not in config.explicit]
+    return config, findings
+
+
+def _key(source: FlagSource, token: Token) -> str | None:
+    """A token's key. In MaxText's argv a word without '=' is a key whose value is None; Tunix refuses
+    such a token in MAXTEXT_EXTRA_FLAGS (FL001)."""
+    return token.text if source.argv and token.key is None else token.key
+
+
+def _setting_location(setting: Setting) -> Location:
+    return Location(setting.file, setting.line, setting.column, end_column=setting.column + len(setting.key))
+
+
+def _apply_chain(config: Config, chain: Chain, findings: list[Finding]) -> dict[str, Finding]:
+    """The config files' values over base.yml's, each typed as MaxText types it, at its file's line.
+    The values of MaxText's own base.yml are the pin's defaults, so they are not set again.
+    Returns the findings on values MaxText refuses, by key: they count only if nothing replaces them."""
+    from flaglint.render.yaml_chain import BASE_YML, PIN_LABEL
+
+    pin = config.pin
+    refused: dict[str, Finding] = {}
+    for key, setting in chain.settings.items():
+        if setting.file == f"{PIN_LABEL}/{BASE_YML}":
+            continue
+        where = _setting_location(setting)
+        if key not in pin.keys:
+            # In a file, `dpo.beta:` is a key of its own (MaxText refuses it); the nested settings are `dpo: {beta: …}`.
+            if not (isinstance(setting.value, dict) and any(k.startswith(f"{key}.") for k in pin.keys)):
+                findings.append(_undefined(key, pin, where))
+            continue
+        try:
+            if key in MERGED_RULE_LISTS:
+                check_rule_list(setting.value)
+            empty = key in INFERRED_WHEN_EMPTY and not setting.value
+            typed = INFERRED_WHEN_EMPTY[key] if empty else coerce(pin.keys[key], normalise(key, setting.value, pin.keys[key].list_when_string))
+        except ValueError_ as err:
+            refused[key] = built_in("FL005", (key,), where, key=key, reason=err)
+            continue
+        config.explicit[key] = Assignment(key, typed, None, f"yaml:{setting.file}:{setting.line}", where)
+    return refused
+
+
+# pyconfig parses an M_<KEY> value by the type of the key's value before it (configs/pyconfig.py, step 6).
+_TRUE_WORDS = ("y", "yes", "t", "true", "1")
+_FALSE_WORDS = ("n", "no", "f", "false", "0")
+M_PREFIX = "M_"
+
+
+def _str2bool(text: str) -> bool:
+    if text.lower() in _TRUE_WORDS:
+        return True
+    if text.lower() in _FALSE_WORDS:
+        return False
+    raise ValueError(text)
+
+
+def _raw_before_env(config: Config, key: str) -> tuple[bool, Any]:
+    """(whether the key is in the merged config pyconfig builds, its raw value there)."""
+    chain = config.chain
+    if config.model and key in config.pin.models[config.model]:
+        return True, config.pin.models[config.model][key]
+    if chain is not None and key in chain.settings:
+        return True, chain.settings[key].value
+    if key in config.pin.defaults:
+        return True, config.pin.defaults[key]
+    return False, None
+
+
+def _apply_m_variables(config: Config, env: Mapping[str, str], last: dict[str, int], findings: list[Finding]) -> None:
+    """M_<KEY> variables, as pyconfig reads them: only for a key already in the merged config
+    (argv, the config files, the model, base.yml); one that argv also sets, or that the model sets
+    (unless override_model_config), is an error; the text is parsed by the type of the value it
+    replaces (bool: y/yes/t/true/1 or n/no/f/false/0, any case), and only scalars can be replaced."""
+    for variable, text in env.items():
+        if not variable.startswith(M_PREFIX) or variable != variable.upper():
+            continue
+        key = variable[len(M_PREFIX):].lower()
+        present, original = _raw_before_env(config, key)
+        if not present and key not in last:
+            continue
+        if key in last:
+            findings.append(built_in("FL040", (key, variable), config.location(key), key=key, variable=variable))
+            continue
+        if (config.model and key in config.pin.models[config.model] and config.pin.refuses_model_and_env
+                and not _raw_override(config, config.tokens, last)):
+            findings.append(built_in("FL041", (key, variable, "override_model_config"), key=key, model=config.model, variable=variable))
+            continue
+        parser = _str2bool if isinstance(original, bool) else type(original) if isinstance(original, (str, int, float)) else None
+        if parser is None:
+            findings.append(built_in("FL042", (key, variable), variant="not_scalar", variable=variable, key=key, type=type(original).__name__))
+            continue
+        try:
+            parsed = parser(text)
+        except ValueError:
+            findings.append(built_in("FL042", (key, variable), variable=variable, text=text, type=parser.__name__.lstrip("_"), key=key, value=original))
+            continue
+        if key not in config.pin.keys:
+            findings.append(_undefined(key, config.pin, None))
+            continue
+        try:
+            typed = coerce(config.pin.keys[key], normalise(key, parsed, config.pin.keys[key].list_when_string))
+        except ValueError_ as err:
+            findings.append(built_in("FL005", (key, variable), variant="env", key=key, variable=variable, reason=err))
+            continue
+        config.explicit[key] = Assignment(key, typed, None, f"env:{variable}")
+
+
+def axis_rules_from_flags_only(config: Config) -> Token | None:
+    """The override_logical_axis_rules token that makes MaxText's EP-rank check see no EP axis.
+
+    pyconfig decides whether to replace logical_axis_rules from the raw YAML value: a value that
+    is true there but that pydantic types False (a quoted 'false', '0', 'no') keeps only the flags'
+    own logical_axis_rules, while the EP-rank check, which reads the typed False, still runs. With
+    no rule named 'exp' among the flags' rules (and no custom mesh file, whose rules replace them
+    first) MaxText then counts EP rank 1, whatever the expert parallelism.
+    """
+    assignment = config.explicit.get("override_logical_axis_rules")
+    if assignment is None or assignment.origin != "flags" or assignment.value is not False or assignment.token is None:
+        return None
+    try:
+        if not parse_cli_value(assignment.token.value):
+            return None
+    except ValueError_:
+        return None
+    if "custom_mesh_and_rule" in config.pin.keys and config.lookup("custom_mesh_and_rule") != config.pin.default("custom_mesh_and_rule"):
+        return None
+    own = config.explicit.get("logical_axis_rules")
+    rules = own.value if own is not None and own.origin == "flags" and isinstance(own.value, list) else []
+    if any(isinstance(rule, list) and rule and rule[0] == "exp" for rule in rules):
+        return None
+    return assignment.token
+
+
+_INVALID = object()
+_RAW_EXCLUSIVE = ("use_tokamax_splash", "use_jax_splash")
+
+
+def _raw_value(config: Config, key: str, tokens: list[Token], last: dict[str, int]) -> Any:
+    """The value pyconfig reads before pydantic types it: the YAML value of the winning flag, else
+    the typed value from the model, a Tunix binding or the default. Raises ValueError_ if unparsable."""
+    if key in last:
+        return parse_cli_value(tokens[last[key]].value)
+    return config.lookup(key)
+
+
+def _check_raw_splash(config: Config, tokens: list[Token], last: dict[str, int], findings: list[Finding]) -> None:
+    """pyconfig reads these two before pydantic types them: Python truthiness of the YAML value."""
+    raw: dict[str, Any] = {}
+    for key in _RAW_EXCLUSIVE:
+        if key not in config.pin.keys:
+            return
+        try:
+            raw[key] = _raw_value(config, key, tokens, last)
+        except ValueError_:
+            return
+    if all(raw[key] for key in _RAW_EXCLUSIVE):
+        shown = ", ".join(f"{key}={raw[key]!r}" for key in _RAW_EXCLUSIVE)
+        located = [config.location(k) for k in _RAW_EXCLUSIVE if config.location(k)]
+        findings.append(built_in("FL014", _RAW_EXCLUSIVE, located[0] if located else None, tuple(located[1:]), values=shown))
+        set_by_flags = [tokens[last[key]] for key in reversed(_RAW_EXCLUSIVE) if key in last]
+        if set_by_flags:
+            config.rejected.append(set_by_flags[0])  # a fix drops it: its default is false
+
+
+def _token_from_environment(config: Config, env: Mapping[str, str], tokens: list[Token], last: dict[str, int]) -> None:
+    """pyconfig fills hf_access_token from HF_TOKEN when the flags leave it empty (its raw value)."""
+    if not env.get(HF_TOKEN_VARIABLE) or "hf_access_token" not in config.pin.keys:
+        return
+    try:
+        if _raw_value(config, "hf_access_token", tokens, last):
+            return
+    except ValueError_:
+        return
+    config.explicit["hf_access_token"] = Assignment("hf_access_token", env[HF_TOKEN_VARIABLE], None, f"env:{HF_TOKEN_VARIABLE}")
+
+
+_TYPED: dict[tuple[str, str, str], Any] = {}
+
+
+def _typed(pin: PinSchema, key: str, raw: str) -> Any:
+    """type_value, remembered per pin: a --batch run sees the same values on every line."""
+    memo = (pin.pin, key, raw)
+    if len(_TYPED) > 100_000:
+        _TYPED.clear()
+    if memo not in _TYPED:
+        try:
+            _TYPED[memo] = type_value(pin.keys[key], raw)
+        except ValueError_ as err:
+            _TYPED[memo] = err
+    typed = _TYPED[memo]
+    if isinstance(typed, ValueError_):
+        raise typed
+    return copy.deepcopy(typed) if isinstance(typed, (list, dict)) else typed
+
+
+def _type_bound(pin: PinSchema, key: str, value: Any) -> Any:
+    try:
+        return type_value(pin.keys[key], value) if isinstance(value, str) else coerce(pin.keys[key], value)
+    except ValueError_:
+        return _INVALID
+
+
+def _resolve_tunix(config: Config, env: Mapping[str, str], findings: list[Finding]) -> None:
+    schema = load_tunix()
+    for name, var in schema.variables.items():
+        raw = env.get(name, var.default)
+        config.tunix[name] = None
+        if raw is None:
+            continue
+        try:
+            config.tunix[name] = type_tunix(name, var, raw)
+        except ValueError as err:
+            findings.append(built_in("FL008", (name,), reason=err))
+
+
+def _apply_model(config: Config, model: str, findings: list[Finding], keep_flags: bool = False) -> None:
+    import difflib
+
+    from flaglint.core.findings import InputError
+
+    if model not in config.pin.models:
+        close = difflib.get_close_matches(model, config.pin.models, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise InputError(f"--model {model!r}: no such model config at {config.pin.pin}{hint}")
+    for key, value in config.pin.models[model].items():
+        if keep_flags and key in config.explicit and config.explicit[key].origin == "flags":
+            continue
+        if key in config.pin.keys:
+            typed = _type_bound(config.pin, key, value)
+            if typed is not _INVALID:
+                _note_file_overridden(config, key, typed, model, findings)
+                config.explicit[key] = Assignment(key, typed, None, f"model:{model}")
+
+
+def _note_file_overridden(config: Config, key: str, model_value: Any, model: str, findings: list[Finding]) -> None:
+    """pyconfig merges the model file over the config files: a value a file sets for a key the
+    model also sets is silently replaced (only argv may not differ)."""
+    earlier = config.explicit.get(key)
+    if key in MERGED_RULE_LISTS:
+        return  # pyconfig merges the model's rules into the files' by name
+    if earlier is not None and earlier.origin.startswith("yaml:") and earlier.value != model_value:
+        findings.append(built_in("FL043", (key, "model_name"), earlier.where, key=key, value=earlier.value, model_value=model_value, model=model))
+
+
+def _raw_override(config: Config, tokens: list[Token], last: dict[str, int]) -> bool:
+    """override_model_config as pyconfig reads it for the model check: Python truthiness of the YAML
+    value, before pydantic types it (a quoted 'false' or '0' is a non-empty string, so true there)."""
+    if "override_model_config" not in config.pin.keys:
+        return False
+    try:
+        return bool(_raw_value(config, "override_model_config", tokens, last))
+    except ValueError_:
+        return False  # MaxText cannot parse the flags at all (FL005 already says why)
+
+
+def _check_model_conflicts(config: Config, model: str, overridden: bool, findings: list[Finding]) -> None:
+    if overridden or not config.pin.refuses_model_and_argv:
+        return
+    model_keys = config.pin.models[model]
+    for key, assignment in config.explicit.items():
+        if assignment.origin != "flags" or key not in model_keys:
+            continue
+        model_value = _type_bound(config.pin, key, model_keys[key])
+        if model_value is not _INVALID and model_value != assignment.value:
+            findings.append(
+                built_in("FL006", (key, "override_model_config"), config.location(key), key=key, value=assignment.value,
+                         model_value=model_value, model=model)
+            )
+            config.rejected.append(assignment.token)
+
+
+@lru_cache(maxsize=4096)
+def close_keys(key: str, pin: str) -> list[str]:
+    import difflib
+
+    from flaglint.pins.pins import load_pin
+
+    return difflib.get_close_matches(key, load_pin(pin).keys, n=3, cutoff=0.75)
+
+
+@lru_cache(maxsize=4096)
+def _close_keys_elsewhere(key: str, pin: str) -> list[tuple[str, list[str]]]:
+    """Near names that only other pins define, with those pins (a key the fork adds, misspelled)."""
+    import difflib
+
+    from flaglint.pins.pins import load_pin, loadable_pins
+
+    here = load_pin(pin).keys
+    others = {name for other in loadable_pins() if other.pin != pin for name in other.keys if name not in here}
+    return [(name, pins_defining(name)) for name in difflib.get_close_matches(key, others, n=3, cutoff=0.75)]
+
+
+def _undefined(key: str, pin: PinSchema, where: Location) -> Finding:
+    elsewhere = ", ".join(p for p in pins_defining(key) if p != pin.pin)
+    # A key other pins define is not misspelled: its own pins say more than a near name would.
+    close = ", ".join(close_keys(key, pin.pin)) or ("" if elsewhere else ", ".join(
+        f"{name} (defined at {', '.join(pins)})" for name, pins in _close_keys_elsewhere(key, pin.pin)))
+    return built_in("FL004", (key,), where, key=key, pin=pin.pin, close=close, pins=elsewhere)

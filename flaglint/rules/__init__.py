@@ -1,0 +1,1 @@
+"""Rules as data: the condition language, rule sets and their cache, and the documentation made from them."""

@@ -1,0 +1,288 @@
+"""Rules as data: loading `rules/*.yml` (hand-written) and `rules/maxtext/<version>/` (imported).
+
+Every entry is checked as it loads; a malformed file fails with its file, line and reason.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Any
+
+from flaglint.core.data import data_dir
+from flaglint.rules.expr import ExprError, Node, from_json, parse, substitute
+from flaglint.core.findings import SEVERITIES, Finding, InputError
+
+_REQUIRED = ("id", "title", "severity", "message", "rationale", "source")
+_ALLOWED = {*_REQUIRED, "pins", "when", "require", "fix", "examples", "builtin", "fixable", "messages", "refused_value",
+            "unverified_severity", "flag_string_only"}
+# A built-in rule's message names the fields its check fills in: {name}, or {name!r} for the value's
+# repr; a part in [brackets] is said only when its fields have a value.
+_FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(!r)?\}")
+_PART = re.compile(r"\[([^\[\]]*)\]|" + _FIELD.pattern)
+
+
+@dataclass
+class Rule:
+    """One rule of the registry: its metadata, its condition and requirement, and its fix policy."""
+
+    id: str
+    title: str
+    severity: str
+    message: str
+    rationale: str
+    source: str
+    file: str
+    line: int
+    pins: tuple[str, ...] | None = None
+    # Node trees; a rule read from the cache holds their JSON text until a check first reads them.
+    when_tree: Any = None
+    require_tree: Any = None
+    when_text: str | None = None
+    require_text: str | None = None
+    fix: str | None = None
+    examples: dict[str, str] = field(default_factory=dict)
+    builtin: bool = False  # checked in code (resolve.py); the entry carries its metadata and message
+    fixable: bool = True  # False: no edit of the flags removes the finding, so a fix is judged without it
+    # A built-in check that words its finding in more than one way: variant -> message.
+    messages: dict[str, str] = field(default_factory=dict)
+    # The finding is a value MaxText refuses: a fix removes the value where it is written (drops the
+    # token, or deletes the key from the user's config file).
+    refused_value: bool = False
+    # The finding is a launch flaglint could not follow: --allow-unverified gives it this severity.
+    unverified_severity: str | None = None
+    # The finding is about MAXTEXT_EXTRA_FLAGS as the way flags reach MaxText: a script that runs
+    # MaxText's command line itself does not get it.
+    flag_string_only: bool = False
+
+    @property
+    def when(self) -> Node | None:
+        if isinstance(self.when_tree, str):
+            self.when_tree = from_json(json.loads(self.when_tree))
+        return self.when_tree
+
+    @property
+    def require(self) -> Node | None:
+        if isinstance(self.require_tree, str):
+            self.require_tree = from_json(json.loads(self.require_tree))
+        return self.require_tree
+
+    @cached_property
+    def name_set(self) -> frozenset[str]:
+        return frozenset(self.names)
+
+    def applies_to(self, chain: list[str]) -> bool:
+        return self.pins is None or any(pin in chain for pin in self.pins)
+
+    @cached_property
+    def literals(self) -> set:
+        found = self.when.literals() if self.when else set()
+        return self.require.literals(found) if self.require else found
+
+    @cached_property
+    def names(self) -> list[str]:
+        """Every key and variable the rule reads (derived values inlined), `when` first."""
+        found = self.when.names() if self.when else []
+        return found + [n for n in (self.require.names() if self.require else []) if n not in found]
+
+
+@dataclass
+class RuleSet:
+    """The rules of one pin, and the derived values their expressions may name."""
+
+    rules: list[Rule]
+    derived: Mapping[str, Node]
+    derived_text: dict[str, str]
+
+    def by_id(self, rule_id: str) -> Rule | None:
+        return next((r for r in self.rules if r.id == rule_id), None)
+
+
+
+def built_in(rule_id: str, keys: tuple[str, ...] = (), location: Any = None, related: tuple = (), *,
+             variant: str | None = None, allow_unverified: bool = False, **fields: Any) -> Finding:
+    """A finding of a check written in code, worded and graded by its registry entry (rules/*.yml)
+    as every rule's finding is: the entry's message (or its `variant`) with `fields` filled in, and
+    its severity (its `unverified_severity` under --allow-unverified). The configuration's
+    `severity` and `ignore` then apply to it alike."""
+    rule = load_ruleset().by_id(rule_id)
+    severity = rule.unverified_severity if allow_unverified and rule.unverified_severity else rule.severity
+    return Finding(rule_id, severity, fill(rule.messages[variant] if variant else rule.message, fields), keys, location, related)
+
+
+def fill(template: str, fields: dict[str, Any]) -> str:
+    """A built-in rule's message with its fields filled in (a field it names and the check does not
+    give is an error in the check)."""
+
+    def field_text(name: str, as_repr: str | None) -> str:
+        return repr(fields[name]) if as_repr else str(fields[name])
+
+    def part(match: re.Match) -> str:
+        if match[1] is None:
+            return field_text(match[2], match[3])
+        named = [found[1] for found in _FIELD.finditer(match[1])]
+        if any(fields.get(name) in (None, "") for name in named):
+            return ""
+        return _FIELD.sub(lambda found: field_text(found[1], found[2]), match[1])
+
+    return _PART.sub(part, template)
+
+
+@lru_cache(maxsize=None)
+def _line_loader() -> type:
+    """Safe loading (libyaml's when present) that remembers the line of each mapping, for messages.
+    Made on first use: a check that finds its rules in the cache never imports a YAML parser."""
+    import yaml
+
+    class LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+        def construct_line_mapping(self, node: yaml.MappingNode) -> dict[str, Any]:
+            mapping = self.construct_mapping(node, deep=True)
+            mapping["__line__"] = node.start_mark.line + 1
+            return mapping
+
+    LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, LineLoader.construct_line_mapping)
+    return LineLoader
+
+
+def _load_yaml(path: Path) -> Any:
+    import yaml
+
+    try:
+        with path.open(encoding="utf-8") as handle:
+            return yaml.load(handle, Loader=_line_loader())  # noqa: S506 - a safe loader subclass
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = mark.line + 1 if mark else 0
+        raise InputError(f"{path}:{line}: invalid YAML ({getattr(err, 'problem', err)})") from None
+    except OSError as err:
+        raise InputError(f"{path}: cannot read ({err.strerror})") from None
+
+
+def _expression(path: Path, line: int, field_name: str, text: Any) -> Node:
+    try:
+        return parse(str(text))
+    except ExprError as err:
+        raise InputError(f"{path}:{line}: {field_name}: {err} (column {err.column + 1} of {str(text)!r})") from None
+
+
+def load_rule_file(path: Path) -> list[Rule]:
+    data = _load_yaml(path)
+    if not isinstance(data, dict) or not isinstance(data.get("rules"), list):
+        raise InputError(f"{path}:1: expected a mapping with a `rules:` list")
+    rules = []
+    for entry in data["rules"]:
+        if not isinstance(entry, dict):
+            raise InputError(f"{path}: every rule must be a mapping")
+        line = entry.pop("__line__")
+        unknown = set(entry) - _ALLOWED
+        if unknown:
+            raise InputError(f"{path}:{line}: unknown field(s) {', '.join(sorted(unknown))}")
+        missing = [name for name in _REQUIRED if name not in entry]
+        if missing:
+            raise InputError(f"{path}:{line}: rule {entry.get('id', '?')} lacks {', '.join(missing)}")
+        if entry["severity"] not in SEVERITIES:
+            raise InputError(f"{path}:{line}: severity must be one of {', '.join(SEVERITIES)}")
+        builtin = bool(entry.get("builtin", False))
+        if not builtin and "require" not in entry:
+            raise InputError(f"{path}:{line}: rule {entry['id']} has no `require` condition")
+        messages = {k: str(v) for k, v in (entry.get("messages") or {}).items() if k != "__line__"}
+        if messages and not builtin:
+            raise InputError(f"{path}:{line}: rule {entry['id']}: only a built-in rule words its finding in several ways (messages)")
+        if entry.get("unverified_severity", "error") not in SEVERITIES:
+            raise InputError(f"{path}:{line}: unverified_severity must be one of {', '.join(SEVERITIES)}")
+        examples = {k: v for k, v in (entry.get("examples") or {}).items() if k != "__line__"}
+        rules.append(
+            Rule(
+                id=str(entry["id"]),
+                title=str(entry["title"]),
+                severity=entry["severity"],
+                message=str(entry["message"]),
+                rationale=str(entry["rationale"]).strip(),
+                source=str(entry["source"]),
+                file=str(path),
+                line=line,
+                pins=tuple(str(p) for p in entry["pins"]) if entry.get("pins") else None,
+                when_tree=_expression(path, line, "when", entry["when"]) if "when" in entry else None,
+                require_tree=_expression(path, line, "require", entry["require"]) if "require" in entry else None,
+                when_text=str(entry["when"]) if "when" in entry else None,
+                require_text=str(entry["require"]) if "require" in entry else None,
+                fix=entry.get("fix"),
+                examples=examples,
+                builtin=builtin,
+                fixable=bool(entry.get("fixable", True)),
+                messages=messages,
+                refused_value=bool(entry.get("refused_value", False)),
+                unverified_severity=entry.get("unverified_severity"),
+                flag_string_only=bool(entry.get("flag_string_only", False)),
+            )
+        )
+    return rules
+
+
+def load_derived(path: Path) -> dict[str, str]:
+    data = _load_yaml(path)
+    if not isinstance(data, dict) or not isinstance(data.get("derived"), dict):
+        raise InputError(f"{path}:1: expected a mapping with a `derived:` mapping")
+    return {str(k): str(v) for k, v in data["derived"].items() if k != "__line__"}
+
+
+def imported_dir(version: str | Path) -> Path:
+    """MaxText's imported validators: a bundled version's `rules/maxtext/<version>/`, or a folder
+    (a pin store entry's rules)."""
+    return version if isinstance(version, Path) else data_dir("rules") / "maxtext" / version
+
+
+def rule_files(version: str | Path | None = None) -> list[Path]:
+    root = data_dir("rules")
+    files = sorted(root.glob("*.yml"))
+    files = [f for f in files if f.name not in ("derived.yml", "fix_policy.yml")]
+    if version:
+        files += sorted(p for p in imported_dir(version).glob("*.yml") if p.name not in ("derived.yml", "unexpressible.yml"))
+    return files
+
+
+@lru_cache(maxsize=None)
+def load_ruleset(version: str | Path | None = None, extra: tuple[str, ...] = ()) -> RuleSet:
+    """The rules (and derived values) for a MaxText version, from a compiled cache when it is fresh.
+
+    Parsing ~300 imported rules costs more than a whole check, so the parsed trees are kept as
+    JSON (never pickle: the cache directory is writable) keyed by the files' paths, sizes and times.
+    """
+    from flaglint.rules.rule_cache import cached_ruleset
+
+    root = data_dir("rules")
+    sources = [*rule_files(version), *(Path(p) for p in extra), root / "derived.yml"]
+    if version:
+        sources.append(imported_dir(version) / "derived.yml")
+    return cached_ruleset(sources, lambda: _parse_ruleset(version, extra))
+
+
+def _parse_ruleset(version: str | Path | None, extra: tuple[str, ...]) -> RuleSet:
+    root = data_dir("rules")
+    derived_files = [root / "derived.yml"]
+    if version:
+        derived_files.append(imported_dir(version) / "derived.yml")
+    derived_text: dict[str, str] = {}
+    for path in derived_files:
+        if path.exists():
+            for name, text in load_derived(path).items():
+                if name in derived_text and derived_text[name] != text:
+                    raise InputError(f"{path}: derived value {name!r} is already defined differently")
+                derived_text[name] = text
+    derived_nodes = {name: _expression(root / "derived.yml", 0, name, text) for name, text in derived_text.items()}
+    derived = {name: substitute(node, derived_nodes) for name, node in derived_nodes.items()}
+    rules: list[Rule] = []
+    for path in [*rule_files(version), *(Path(p) for p in extra)]:
+        rules.extend(load_rule_file(path))
+    seen: dict[str, Rule] = {}
+    for rule in rules:
+        if rule.id in seen:
+            raise InputError(f"{rule.file}:{rule.line}: duplicate rule id {rule.id} (also {seen[rule.id].file}:{seen[rule.id].line})")
+        seen[rule.id] = rule
+        rule.when_tree = substitute(rule.when, derived) if rule.when else None
+        rule.require_tree = substitute(rule.require, derived) if rule.require else None
+    return RuleSet(rules, derived, derived_text)

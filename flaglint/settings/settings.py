@@ -1,0 +1,260 @@
+"""Project configuration: `[tool.flaglint]` in pyproject.toml, or flaglint.toml; the nearest file wins.
+
+The file is validated as a typed model (unknown settings and values of the wrong type are exit 2,
+naming the file, the setting and what it allows); rule ids in it must name rules that exist.
+Command-line options override the file; `flaglint config` shows each effective setting and where
+it came from.
+"""
+
+from __future__ import annotations
+
+import copy
+import fnmatch
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal, NamedTuple
+
+from flaglint.core.findings import InputError
+
+Severity = Literal["error", "warning", "info"]
+RuleIds = list[str]
+
+
+class Setting(NamedTuple):
+    type: Any
+    default: Any
+    description: str
+    minimum: int | None = None
+
+
+# The settings a config file may hold (names written with dashes there), with their types; the file
+# is typed by the pydantic model config_model builds from this table, imported only when there is a
+# file: a run without one does not pay for importing pydantic.
+FIELDS: dict[str, Setting] = {
+    "pin": Setting(str, "maxtext-0.2.5", "MaxText pin (a version such as maxtext-0.2.5, or a fork commit)"),
+    "requirements": Setting(str | None, None, "requirements file whose MaxText line gives the pin"),
+    "model": Setting(str | None, None, "MaxText model config applied before the flags"),
+    "select": Setting(RuleIds, [], "only these rules (ids or prefixes); empty means all"),
+    "extend_select": Setting(RuleIds, [], "rules (ids or prefixes) selected in addition to `select`"),
+    "ignore": Setting(RuleIds, [], "rules (ids or prefixes) never reported"),
+    "severity": Setting(dict[str, Severity], {}, "rule id -> error|warning|info"),
+    "per_file_ignores": Setting(dict[str, RuleIds], {}, "glob (relative to the config file) -> rule ids ignored in matching files"),
+    "extra_rules": Setting(list[str], [], "more rule files, relative to the config file"),
+    "path_cap": Setting(int, 4096, "most input combinations of a recipe script checked one by one for one launch (more are checked by the solver)", minimum=1),
+    "fail_on": Setting(Severity, "error", "lowest severity that fails the run"),
+    "pin_store": Setting(str | None, None, "folder of the project's pin store (`flaglint schema import --store project`)"),
+    "docs_url": Setting(str | None, None, "absolute URL of docs/rules.md where the team publishes it, for the rules' links in"
+                        " SARIF (default: the rules.md shipped with flaglint, as a file URI)"),
+}
+
+
+def alias(name: str) -> str:
+    return name.replace("_", "-")
+
+
+SETTINGS: dict[str, str] = {alias(name): setting.description for name, setting in FIELDS.items()}
+_RULE_ID_SETTINGS = ("select", "extend-select", "ignore")
+
+
+def _defaults() -> dict[str, Any]:
+    return {alias(name): copy.deepcopy(setting.default) for name, setting in FIELDS.items()}
+
+
+@dataclass
+class Settings:
+    """The settings of a run, each with where it came from (default, a config file, an option)."""
+
+    values: dict[str, Any] = field(default_factory=_defaults)
+    origins: dict[str, str] = field(default_factory=lambda: {name: "default" for name in SETTINGS})
+    file: Path | None = None
+
+    def __getitem__(self, name: str) -> Any:
+        return self.values[name]
+
+    def override(self, name: str, value: Any, origin: str) -> None:
+        if value is not None and value != () and value != []:
+            self.values[name] = list(value) if isinstance(value, tuple) else value
+            self.origins[name] = origin
+
+    def extend(self, name: str, values: list[str], origin: str) -> None:
+        """Add to a list setting (command-line --extend-select, --ignore)."""
+        if values:
+            self.values[name] = [*self.values[name], *values]
+            self.origins[name] = f"{self.origins[name]} + {origin}" if self.origins[name] != "default" else origin
+
+    @property
+    def root(self) -> Path:
+        """The folder per-file-ignores globs are relative to: the config file's, else the working directory."""
+        return self.file.parent if self.file else Path.cwd()
+
+
+def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
+    """The nearest flaglint.toml, or pyproject.toml with a [tool.flaglint] table, from start
+    upwards, with its settings typed."""
+    for folder in [start, *start.parents]:
+        own = folder / "flaglint.toml"
+        if own.is_file():
+            return own, config_table(own)
+        project = folder / "pyproject.toml"
+        if project.is_file():
+            table = config_table(project)
+            if table is not None:
+                return project, table
+    return None
+
+
+def config_table(path: Path) -> dict[str, Any] | None:
+    """The settings a config file sets, typed (None: a pyproject.toml without [tool.flaglint]).
+
+    A file read before comes from the data cache: typing it imports pydantic, which would cost a
+    cold check more than half again. A file with an error is never cached, so it is reported on
+    every run."""
+    from flaglint.core.data_cache import cached
+
+    return cached("settings", [path], lambda: {"table": _typed_table(path)})["table"]
+
+
+def _typed_table(path: Path) -> dict[str, Any] | None:
+    table = _read(path)
+    if path.name == "pyproject.toml":
+        tool = table.get("tool", {})
+        table = tool.get("flaglint") if isinstance(tool, dict) else None
+        if table is None:
+            return None
+        if not isinstance(table, dict):
+            raise InputError(f"{path}: [tool.flaglint] must be a table")
+    from pydantic import ValidationError
+
+    from flaglint.settings.model import typed_table
+
+    try:
+        return typed_table(table, FIELDS, alias)
+    except ValidationError as err:
+        raise InputError(_validation_message(path, err)) from None
+
+
+def _read(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise InputError(f"{path}: cannot read ({err.strerror})") from None
+    except UnicodeDecodeError as err:
+        raise InputError(f"{path}: not UTF-8 (byte {err.start})") from None
+    except (tomllib.TOMLDecodeError, ValueError) as err:  # ValueError: an integer of over 4,300 digits
+        raise InputError(f"{path}: invalid TOML ({err})") from None
+
+
+def _validation_message(path: Path, error) -> str:
+    """One line for the first error of a pydantic ValidationError."""
+    first = error.errors()[0]
+    where = ".".join(_toml_key(part) for part in first["loc"])
+    if first["type"] == "extra_forbidden":
+        top = str(first["loc"][0])
+        if len(first["loc"]) == 1:
+            return f"{path}: unknown flaglint setting {top!r}; known: {', '.join(SETTINGS)}"
+    shown = repr(first["input"])
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return f"{path}: {where}: {first['msg'].lower()} (got {shown})"
+
+
+def _toml_key(part: Any) -> str:
+    text = str(part)
+    return text if text.replace("-", "").replace("_", "").isalnum() else f'"{text}"'
+
+
+def load_settings(start: Path | None = None, config_file: str | None = None, isolated: bool = False) -> Settings:
+    """The settings of the nearest config file (or of `config_file`; none with `isolated`)."""
+    settings = Settings()
+    if isolated:
+        return settings
+    if config_file is not None:
+        path = Path(config_file)
+        found: tuple[Path, dict[str, Any]] | None = (path.resolve(), config_table(path) or {})
+    else:
+        found = find_config((start or Path.cwd()).resolve())
+    if found is None:
+        return settings
+    path, typed = found
+    settings.file = path
+    for name, value in typed.items():
+        if name in ("requirements", "pin-store"):
+            value = str(path.parent / value)
+        if name == "extra-rules":
+            value = [str(path.parent / v) for v in value]
+        if name == "docs-url" and not value.startswith(("https://", "http://", "file://")):
+            raise InputError(f"{path}: docs-url: an absolute URL of docs/rules.md is allowed, such as"
+                             f" https://github.com/ORG/flaglint/blob/main/docs/rules.md (got {value!r})")
+        settings.values[name] = value
+        settings.origins[name] = str(path)
+    if "requirements" in typed and "pin" not in typed:
+        from flaglint.pins.pins import pin_from_requirements
+
+        settings.values["pin"] = pin_from_requirements(settings.values["requirements"])
+        settings.origins["pin"] = f"{settings.values['requirements']} (via {path})"
+    return settings
+
+
+def known_rule_ids(extra_rules: tuple[str, ...] = ()) -> set[str]:
+    """Every rule id flaglint has, at every MaxText version it carries rules for."""
+    from flaglint.core.data import data_dir
+    from flaglint.rules.ruleset import load_ruleset
+
+    imported = data_dir("rules") / "maxtext"
+    versions = sorted(p.name for p in imported.iterdir() if p.is_dir()) if imported.is_dir() else []
+    return {rule.id for version in versions or [None] for rule in load_ruleset(version, extra_rules).rules}
+
+
+def check_rule_ids(settings: Settings) -> None:
+    """Every id or prefix the settings name must match a rule: a typo would silently select nothing."""
+    named = [(name, rule_id) for name in _RULE_ID_SETTINGS for rule_id in settings[name]]
+    named += [("severity", rule_id) for rule_id in settings["severity"]]
+    named += [(f"per-file-ignores.{_toml_key(glob)}", rule_id) for glob, ids in settings["per-file-ignores"].items() for rule_id in ids]
+    if not named:
+        return
+    known = known_rule_ids(tuple(settings["extra-rules"]))
+    for name, rule_id in named:
+        exact = name == "severity"
+        if not (rule_id in known if exact else any(k.startswith(rule_id) for k in known)) or not rule_id:
+            origin = settings.origins[name.split(".")[0]]
+            raise InputError(f"{origin}: {name}: no rule {rule_id!r}{'' if exact else ' (an id or a prefix of one)'}; `flaglint rules` lists them")
+
+
+def _matches(rule_id: str, prefixes: list[str]) -> bool:
+    return any(rule_id.startswith(prefix) for prefix in prefixes)
+
+
+def rule_enabled(settings: Settings, rule_id: str, file: str | None = None) -> bool:
+    """Whether the settings report `rule_id` for a finding in `file` (a path, relative to the working
+    directory or absolute; None for a flag string given on the command line)."""
+    select = settings["select"]
+    if select and not _matches(rule_id, [*select, *settings["extend-select"]]):
+        return False
+    if _matches(rule_id, settings["ignore"]):
+        return False
+    if file and settings["per-file-ignores"]:
+        relative = _relative(Path(file), settings.root)
+        for pattern, ids in settings["per-file-ignores"].items():
+            if _glob_matches(relative, pattern) and _matches(rule_id, ids):
+                return False
+    return True
+
+
+def _relative(path: Path, root: Path) -> PurePosixPath:
+    absolute = path.resolve()
+    try:
+        return PurePosixPath(absolute.relative_to(root.resolve()).as_posix())
+    except ValueError:
+        return PurePosixPath(absolute.as_posix())
+
+
+def _glob_matches(relative: PurePosixPath, pattern: str) -> bool:
+    """A glob relative to the config file's folder; one without `/` also matches a file's name anywhere."""
+    pattern = pattern.removeprefix("./")
+    if fnmatch.fnmatchcase(str(relative), pattern):
+        return True
+    return "/" not in pattern and fnmatch.fnmatchcase(relative.name, pattern)

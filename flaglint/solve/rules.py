@@ -1,0 +1,130 @@
+"""Stage 4, solve: every cross-key rule on the resolved config at once, and the smallest fixes.
+
+Checking a concrete config evaluates each rule directly (fast, no solver). Fixes are a MaxSMT
+problem over "each key keeps its value", solved with Z3's Optimize on the keys the broken rules
+reach; z3 is imported only on that path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Iterable
+
+from flaglint.rules.expr import ExprError, Unknown, evaluate, parse
+from flaglint.core.findings import Finding
+from flaglint.resolve.resolver import Config
+from flaglint.rules.ruleset import Rule, RuleSet
+from flaglint.tunix.variables import load_tunix
+
+
+def rule_names(rule: Rule) -> list[str]:
+    return rule.names
+
+
+def applicable(ruleset: RuleSet, config: Config) -> list[Rule]:
+    return [
+        rule
+        for rule in ruleset.rules
+        if not rule.builtin and rule.applies_to(config.pin.chain) and all(config.knows(n) for n in rule_names(rule))
+    ]
+
+
+def holds(rule: Rule, lookup) -> bool:
+    """False only when the rule is known to be broken; a rule that cannot be computed holds."""
+    try:
+        if rule.when is not None and not evaluate(rule.when, lookup):
+            return True
+        return bool(evaluate(rule.require, lookup))
+    except Unknown:
+        return True
+
+
+def violated(rules: Iterable[Rule], config: Config) -> list[Rule]:
+    return [rule for rule in rules if not holds(rule, config.lookup)]
+
+
+def format_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def finding(rule: Rule, config: Config, derived: dict | None = None) -> Finding:
+    """`derived`: the ruleset's derived values, for placeholders that name one."""
+    names = rule_names(rule)
+    shown = ", ".join(f"{n}={format_value(config.lookup(n))}" for n in names)
+    located = [n for n in (rule.require.names() if rule.require else []) if config.location(n)] + [n for n in names if config.location(n)]
+    primary = config.location(located[0]) if located else None
+    related = tuple(loc for n in dict.fromkeys(located) if (loc := config.location(n)) and loc != primary)
+    return Finding(rule.id, rule.severity, f"{_filled(rule.message, config, derived or {})} ({shown})", tuple(names), primary, related)
+
+
+def _filled(message: str, config: Config, derived: Mapping) -> str:
+    """MaxText's messages name keys as `{key}` placeholders, and some an expression over keys
+    (`{engram_max_ngram_size - 1}`): the values this config gives them, and the value of a derived
+    one (context_parallel_size, num_stages) where it can be computed. Placeholders over the
+    validator's other locals stay as written."""
+
+    def known(name: str) -> Any:
+        if config.knows(name):
+            return config.lookup(name)
+        if name in derived:
+            return evaluate(derived[name], config.lookup)
+        raise Unknown(name)
+
+    def value(match: re.Match) -> str:
+        text = match[1]
+        try:
+            if _NAME.fullmatch(text):
+                return format_value(known(text))
+            return format_value(evaluate(parse(text), known))
+        except (Unknown, ExprError, ArithmeticError, TypeError, ValueError):
+            return match[0]
+
+    return _PLACEHOLDER.sub(value, message)
+
+
+_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One minimal set of value changes, before it is written as edits."""
+
+    values: tuple[tuple[str, Any, Any], ...]  # (name, from, to)
+
+
+class Unsatisfiable(Exception):
+    def __init__(self, rules: list[str], fixed: dict[str, Any]):
+        super().__init__(rules)
+        self.rules = rules
+        self.fixed = fixed
+
+
+def minimal_changes(config: Config, rules: list[Rule], broken: list[Rule], max_fixes: int) -> list[Proposal]:
+    from flaglint.solve.smt import FixProblem
+
+    return FixProblem(config, rules, broken).solve(max_fixes)
+
+
+def fixed_names(config: Config) -> set[str]:
+    """What a fix never changes: facts of the hardware (the device count too), and the escape hatches of rules/fix_policy.yml."""
+    from flaglint.resolve.topology import LIVE_SLICES
+
+    return {name for name, var in load_tunix().variables.items() if var.fixed} | set(held_keys()) | set(config.devices) | {LIVE_SLICES}
+
+
+@lru_cache(maxsize=None)
+def held_keys() -> tuple[str, ...]:
+    from flaglint.core.data import data_dir
+    from flaglint.core.data_cache import yaml_file
+
+    return tuple(yaml_file(data_dir("rules") / "fix_policy.yml")["hold"])

@@ -1,0 +1,680 @@
+"""The Z3 side of solve.py: rules as constraints, and MaxSMT over "each key keeps its value".
+
+Booleans, integers and reals are Z3 variables. Everything else (enums, strings, Tunix choices,
+values that are None now) ranges over a finite domain: its current value, its choices, and the
+literals the rules compare it with; any function of it is then a case split over that domain.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import z3
+
+from flaglint.rules.expr import CMP_FUNCS, FUNCTIONS, Node, Unknown, _ARITH_FUNCS, _equal, evaluate
+from flaglint.resolve.resolver import Config
+from flaglint.rules.ruleset import Rule
+from flaglint.solve.rules import Proposal, Unsatisfiable, fixed_names, rule_names
+from flaglint.tunix.variables import load_tunix
+
+UNDEFINED = object()
+# One fix search gives up after this long in all (a note says so) rather than stall a pre-commit hook.
+SOLVER_BUDGET_S = 1.5
+MAX_MESH_AXIS = 2**16  # more chips than any TPU slice or multislice job has
+MESH_AXIS = re.compile(r"(ici|dcn)_[a-z_]+_parallelism")
+
+
+class _OutOfTime(Exception):
+    """The fix search ran past SOLVER_BUDGET_S."""
+
+
+class Unsupported(Exception):
+    """A rule the encoding cannot express; its keys are then held at their values."""
+
+
+@dataclass
+class Finite:
+    """A key that takes one of a few values: an index into `values` (values[0] is the current one)."""
+
+    index: z3.ArithRef
+    values: list[Any]
+    # Terms built once per variable: a rule set reads the same key in dozens of places, and
+    # building Z3 terms from Python is most of the time a fix takes.
+    _is: dict[int, Any] = field(default_factory=dict, repr=False)
+    _number: Any = field(default=None, repr=False)
+
+    def is_(self, i: int) -> Any:
+        if i not in self._is:
+            self._is[i] = self.index == i
+        return self._is[i]
+
+
+class FixProblem:
+    """Fixes for the broken rules of one config.
+
+    The variables are the keys of the broken rules (and, when those alone cannot give a fix of
+    one change, the keys one rule further out); every other key keeps its value, so the problem
+    stays small even with hundreds of imported rules.
+    """
+
+    def __init__(self, config: Config, rules: list[Rule], broken: list[Rule]):
+        self.config = config
+        self.rules = rules
+        self.broken = {rule.id for rule in broken}
+        self.fixed = fixed_names(config)
+        self.cone = {n for rule in broken for n in rule_names(rule)} - self.fixed
+        self.literals: dict[str, set] = {}
+        self.frozen: set[str] = set()
+        self.names: list[str] = []
+
+    @classmethod
+    def over(cls, config: Config, terms: dict[str, Any]) -> "FixProblem":
+        """A translator of rules whose `terms` (name -> Z3 term or Finite) vary, every other name
+        at its value in `config` (launch_query asks it whether a rule can break)."""
+        problem = cls(config, [], [])
+        problem.terms, problem._translated = terms, {}
+        return problem
+
+    def _widen(self, names: set[str]) -> set[str]:
+        return names | {n for rule in self.rules if names & set(rule_names(rule)) for n in rule_names(rule)}
+
+    # --- variables -------------------------------------------------------------------
+    def _literals_of(self, name: str) -> set:
+        # Only the rules that read `name`: a rule's trees are decoded when first read.
+        if name not in self.literals:
+            self.literals[name] = set().union(*(rule.literals for rule in self.rules if name in rule.name_set))
+        return self.literals[name]
+
+    def _domain_literals(self, name: str) -> list[Any]:
+        return sorted(self._literals_of(name), key=lambda v: (type(v).__name__, str(v)))
+
+    def _make_var(self, name: str) -> tuple[Any, list]:
+        """The term for `name`, and hard constraints on its range."""
+        current = self.config.lookup(name)
+        tunix = load_tunix().variables.get(name)
+        schema = self.config.pin.keys.get(name)
+        kind = tunix.kind if tunix else schema.kind
+        bounds = {"ge": tunix.ge} if tunix else {b: getattr(schema, b) for b in ("ge", "gt", "le", "lt")}
+        if kind == "bool" and isinstance(current, bool):
+            return z3.Bool(name), []
+        if kind in ("int", "float") and current is not None and not isinstance(current, bool) and tunix is not None:
+            # A Tunix mesh size or batch: any value the arithmetic of the rules asks for.
+            var = z3.Int(name) if kind == "int" else z3.Real(name)
+            known = [v for v in (current, *self._literals_of(name)) if _numeric(v)]
+            limits = [var >= _num(min(known))]
+            for bound, value in bounds.items():
+                if value is not None:
+                    limits.append(CMP_FUNCS[{"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}[bound]](var, _num(value)))
+            return var, limits
+        choices = list((tunix.choices if tunix else schema.choices) or [])
+        if kind == "bool":
+            choices += [True, False]
+        # A MaxText number takes its default, or a value the rules name (or one either side of it):
+        # values the rules never mention are where MaxText's unmodelled checks and crashes live.
+        candidates = [self._default(name), *self._domain_literals(name)] if kind in ("int", "float") else self._domain_literals(name)
+        if kind in ("int", "float"):
+            candidates += [v + step for v in self._domain_literals(name) if _numeric(v) and not isinstance(v, bool) for step in (-1, 1)]
+        if MESH_AXIS.fullmatch(name):
+            # Powers of two up to MAX_MESH_AXIS, so that _mesh_kept can say "same device count" as a
+            # sum of exponents. This also leaves out -1 ("fill"): it is resolved against the devices
+            # before MaxText's checks run, so a fix never proposes it.
+            candidates = [v for v in candidates if _exponent(v) is not None and v <= MAX_MESH_AXIS]
+        elif name.endswith("_parallelism"):
+            candidates = [v for v in candidates if v != -1]
+        literals = [v for v in candidates if self._accepts(name, v)]
+        nullable = tunix is not None or (schema is not None and schema.nullable)
+        values = [current]
+        for value in [*choices, *literals, *([None] if nullable else [])]:
+            if not any(_same(value, seen) for seen in values):
+                values.append(value)
+        index = z3.Int(f"{name}#")
+        return Finite(index, values), [index >= 0, index < len(values)]
+
+    def _accepts(self, name: str, value: Any) -> bool:
+        from flaglint.tunix.variables import type_tunix
+        from flaglint.maxtext.values import ValueError_, coerce
+
+        if value is None:
+            return False
+        tunix = load_tunix().variables.get(name)
+        try:
+            if tunix:
+                type_tunix(name, tunix, str(value))
+            else:
+                return _same(coerce(self.config.pin.keys[name], value), value)
+        except (ValueError, ValueError_):
+            return False
+        return True
+
+    # --- translation -----------------------------------------------------------------
+    def _term(self, name: str) -> Any:
+        if name in self.terms:
+            return self.terms[name]
+        return self.config.lookup(name)
+
+    def translate(self, node: Node) -> Any:
+        # Derived values are inlined into every rule that reads them: translate each subtree once
+        # per encoding (context_parallel_size alone is a dozen nested conditionals).
+        if node not in self._translated:
+            self._translated[node] = self._translate(node)
+        return self._translated[node]
+
+    def _translate(self, node: Node) -> Any:
+        op = node.op
+        if op == "const":
+            return node.value
+        if not node.free & self.terms.keys():
+            try:
+                return evaluate(node, self.config.lookup)
+            except Unknown:
+                return UNDEFINED
+        if op == "var":
+            return self._term(node.value)
+        if op == "not":
+            return _not(self.boolean(node.args[0]))
+        if op in ("and", "or"):
+            parts = [self.boolean(a) for a in node.args]
+            return z3.And(*parts) if op == "and" else z3.Or(*parts)
+        if op == "implies":
+            return z3.Implies(self.boolean(node.args[0]), self.boolean(node.args[1]))
+        if op == "if":
+            condition = self.boolean(node.args[0])
+            then, other = (self.translate(a) for a in node.args[1:])
+            if all(isinstance(t, (bool, z3.BoolRef)) for t in (then, other)):
+                return z3.If(condition, _bool(then), _bool(other))
+            try:
+                return z3.If(condition, self.number(then), self.number(other))
+            except Unsupported:
+                return _finite_if(condition, then, other)
+        if op in ("isnone", "notnone"):
+            term = self.translate(node.args[0])
+            result = self._case(term, lambda v: v is None)
+            return result if op == "isnone" else _not(result)
+        if op in ("in", "notin"):
+            item, container = (self.translate(a) for a in node.args)
+            if isinstance(container, Finite) and not isinstance(item, (Finite, z3.ExprRef)):
+                # 'tpu' in hardware: a case split over the container's values.
+                result = self._case(container, lambda v: isinstance(v, (tuple, list, str)) and _contains(v, item))
+                return result if op == "in" else _not(result)
+            if not isinstance(container, (tuple, list, str)):
+                raise Unsupported("`in` over a variable")
+            if isinstance(item, Finite) or not isinstance(item, z3.ExprRef):
+                result = self._case(item, lambda v: _contains(container, v))
+            else:
+                result = z3.Or(*[item == _num(c) for c in container if _numeric(c)] or [z3.BoolVal(False)])
+            return result if op == "in" else _not(result)
+        if op == "cmp":
+            left, right = (self.translate(a) for a in node.args)
+            return self.compare(node.value, left, right)
+        if op == "neg":
+            return -self.number(self.translate(node.args[0]))
+        if op == "arith":
+            left, right = (self.number(self.translate(a)) for a in node.args)
+            if node.value == "/":
+                return z3.ToReal(left) / z3.ToReal(right) if _is_int(left) and _is_int(right) else left / right
+            if node.value in ("//", "%") and not (_is_int(left) and _is_int(right)):
+                raise Unsupported("// and % on reals")
+            return _ARITH_FUNCS[node.value](left, right) if node.value not in ("//",) else left / right
+        if op == "call":
+            return self.call(node)
+        raise Unsupported(op)
+
+    def call(self, node: Node) -> Any:
+        args = [self.translate(a) for a in node.args]
+        name = node.value
+        if name == "count":
+            return z3.Sum(*[z3.If(self.boolean_term(a), 1, 0) for a in args])
+        symbolic = [a for a in args if isinstance(a, (Finite, z3.ExprRef))]
+        if not symbolic:
+            return _apply(name, args)
+        finite = [a for a in symbolic if isinstance(a, Finite)]
+        if len(symbolic) == 1 and finite:
+            (var,) = finite
+            values = [_apply(name, [v if a is var else a for a in args]) for v in var.values]
+            return Finite(var.index, values, var._is)
+        if name in ("min", "max", "abs"):
+            numbers = [self.number(a) for a in args]
+            if name == "abs":
+                return z3.If(numbers[0] >= 0, numbers[0], -numbers[0])
+            result = numbers[0]
+            for n in numbers[1:]:
+                result = z3.If(n < result, n, result) if name == "min" else z3.If(n > result, n, result)
+            return result
+        raise Unsupported(f"{name}() over a symbolic value")
+
+    def compare(self, op: str, left: Any, right: Any) -> Any:
+        fn = CMP_FUNCS[op]
+
+        def concrete(a: Any, b: Any) -> bool:
+            if a is UNDEFINED or b is UNDEFINED:
+                return False
+            if op in ("==", "!="):
+                return _equal(a, b) == (op == "==")
+            if not (_numeric(a) and _numeric(b)):
+                return False
+            return fn(a, b)
+
+        if isinstance(left, Finite) and isinstance(right, Finite):
+            if left.index.eq(right.index):
+                return _any(left, [concrete(a, b) for a, b in zip(left.values, right.values)])
+            return z3.Or(
+                *[z3.And(left.is_(i), right.is_(j)) for i, a in enumerate(left.values) for j, b in enumerate(right.values) if concrete(a, b)]
+                or [z3.BoolVal(False)]
+            )
+        if isinstance(left, Finite):
+            if isinstance(right, z3.ExprRef):
+                return z3.Or(*[z3.And(left.is_(i), self.compare(op, v, right)) for i, v in enumerate(left.values)] or [z3.BoolVal(False)])
+            return _any(left, [concrete(v, right) for v in left.values])
+        if isinstance(right, Finite):
+            flipped = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(op, op)
+            return self.compare(flipped, right, left)
+        symbolic = isinstance(left, z3.ExprRef) or isinstance(right, z3.ExprRef)
+        if not symbolic:
+            return z3.BoolVal(concrete(left, right))
+        for side in (left, right):
+            if not isinstance(side, z3.ExprRef) and not _numeric(side):
+                return z3.BoolVal(op == "!=")
+        if z3.is_bool(left) and z3.is_bool(right) or (z3.is_bool(left) and isinstance(right, bool)) or (isinstance(left, bool) and z3.is_bool(right)):
+            if op in ("==", "!="):
+                return fn(_bool(left), _bool(right))
+        return fn(self.number(left), self.number(right))
+
+    def _case(self, term: Any, test) -> Any:
+        if isinstance(term, Finite):
+            return _any(term, [v is not UNDEFINED and bool(test(v)) for v in term.values])
+        if isinstance(term, z3.ExprRef):
+            return z3.BoolVal(bool(test(_SYMBOLIC_NUMBER)))
+        return z3.BoolVal(bool(test(term)))
+
+    def boolean(self, node: Node) -> Any:
+        return self.boolean_term(self.translate(node))
+
+    def boolean_term(self, term: Any) -> Any:
+        if isinstance(term, Finite):
+            return _any(term, [v is not UNDEFINED and bool(v) for v in term.values])
+        if isinstance(term, z3.BoolRef):
+            return term
+        if isinstance(term, z3.ArithRef):
+            return term != 0
+        return z3.BoolVal(bool(term))
+
+    def number(self, term: Any) -> Any:
+        if isinstance(term, Finite):
+            if not all(_numeric(v) for v in term.values):
+                raise Unsupported("arithmetic on a non-numeric value")
+            if term._number is None:
+                result = _num(term.values[-1])
+                for i, v in reversed(list(enumerate(term.values[:-1]))):
+                    result = z3.If(term.is_(i), _num(v), result)
+                term._number = result
+            return term._number
+        if isinstance(term, z3.BoolRef):
+            return z3.If(term, 1, 0)
+        if isinstance(term, z3.ArithRef):
+            return term
+        if not _numeric(term):
+            raise Unsupported(f"arithmetic on {term!r}")
+        return _num(term)
+
+    def constraint(self, rule: Rule) -> Any:
+        require = self.boolean(rule.require)
+        return z3.Implies(self.boolean(rule.when), require) if rule.when is not None else require
+
+    # --- solving ---------------------------------------------------------------------
+    def _holdable(self, name: str) -> bool:
+        """An unset number stays unset: a fix does not invent a value for it."""
+        tunix = load_tunix().variables.get(name)
+        kind = tunix.kind if tunix else self.config.pin.keys[name].kind
+        return kind in ("int", "float") and self.config.lookup(name) is None
+
+    def _encode(self) -> tuple[dict[str, Any], list[Any]]:
+        """Rules as constraints.
+
+        A rule the encoding cannot express is left out (every fix is re-checked on the concrete
+        config afterwards, so a fix that breaks it is dropped there); only a broken rule that cannot
+        be expressed holds its keys at their values.
+        """
+        while True:
+            self.terms: dict[str, Any] = {}
+            self._translated: dict[Node, Any] = {}
+            hard: list[Any] = []
+            for name in self.names:
+                if name not in self.frozen and not self._holdable(name):
+                    term, limits = self._make_var(name)
+                    self.terms[name] = term
+                    hard.extend(limits)
+            tracked: dict[str, Any] = {}
+            failed: set[str] = set()
+            for rule in self.rules:
+                if rule.id in self.broken or set(rule_names(rule)) & set(self.terms):
+                    try:
+                        tracked[rule.id] = self.constraint(rule)
+                    except (Unsupported, Unknown, z3.Z3Exception):
+                        if rule.id in self.broken:
+                            failed |= set(rule_names(rule)) & set(self.terms)
+            if not failed:
+                return tracked, hard + self._mesh_kept()
+            self.frozen |= failed
+
+    def _mesh_kept(self) -> list[Any]:
+        """A fix may move devices between the ici (or dcn) mesh axes, but the mesh keeps spanning as
+        many: a rule about expert parallelism is not fixed by asking for 1,024 more chips. A filled
+        (-1) axis stays filled. An axis whose size is not a power of two (3) is outside that sum:
+        it may become a power of two, as a TPU mesh axis usually is. The dcn axes never span more
+        slices than the run has (a fix cannot change that count: the keys that give it are held),
+        so on one slice a dcn axis of 2 becomes 1 rather than moving to an axis MaxText's slice
+        check does not count. With a known device count the mesh rules (rules/mesh.yml) say how
+        many devices each network spans instead."""
+        from flaglint.resolve.topology import MESH_DEVICES_PER_SLICE, MESH_SLICES
+
+        hard = []
+        for network, known in (("ici_", MESH_DEVICES_PER_SLICE), ("dcn_", MESH_SLICES)):
+            if known in self.config.devices:
+                continue
+            exponents, total = [], 0
+            for name, term in self.terms.items():
+                if not (name.startswith(network) and MESH_AXIS.fullmatch(name) and isinstance(term, Finite)):
+                    continue
+                current = _exponent(term.values[0])
+                if current is None:
+                    if term.values[0] == -1:
+                        hard.append(self._keep(name))
+                    continue
+                total += current
+                exponents.append(z3.Sum(*[z3.If(term.is_(i), _exponent(v) or 0, 0) for i, v in enumerate(term.values)]))
+            if network == "dcn_" and (most := _exponent(self._slices())) is not None:
+                total = min(total, most)
+            if exponents:
+                hard.append(z3.Sum(*exponents) == total)
+        return hard
+
+    def _slices(self) -> Any:
+        """The slices of a run without a device count, as MaxText counts them (effective_num_slices):
+        num_slices, else compile_topology_num_slices, else those JAX finds (live_slices: one)."""
+        from flaglint.resolve.topology import LIVE_SLICES
+
+        lookup = self.config.lookup
+        if self.config.knows("num_slices") and lookup("num_slices") != -1:
+            return lookup("num_slices")
+        if self.config.knows("compile_topology_num_slices") and _numeric(lookup("compile_topology_num_slices")) and lookup("compile_topology_num_slices") > 0:
+            return lookup("compile_topology_num_slices")
+        return lookup(LIVE_SLICES)
+
+    def _keep(self, name: str) -> Any:
+        term = self.terms[name]
+        if isinstance(term, Finite):
+            return term.is_(0)
+        current = self.config.lookup(name)
+        return term == (z3.BoolVal(current) if isinstance(current, bool) else _num(current))
+
+    def _prefer_default(self, name: str) -> Any | None:
+        term = self.terms[name]
+        default = self._default(name)
+        if isinstance(term, Finite):
+            matches = [i for i, v in enumerate(term.values) if _same(v, default)]
+            return term.is_(matches[0]) if matches else None
+        if default is None or (isinstance(term, z3.ArithRef) and not _numeric(default)):
+            return None
+        return term == (z3.BoolVal(default) if isinstance(default, bool) else _num(default))
+
+    def _default(self, name: str) -> Any:
+        tunix = load_tunix().variables.get(name)
+        if tunix:
+            return None
+        return self.config.pin.default(name)
+
+    def _value(self, model: z3.ModelRef, name: str) -> Any:
+        term = self.terms[name]
+        if isinstance(term, Finite):
+            return term.values[model.eval(term.index, model_completion=True).as_long()]
+        result = model.eval(term, model_completion=True)
+        if z3.is_bool(result):
+            return z3.is_true(result)
+        if z3.is_int_value(result):
+            return result.as_long()
+        fraction = result.as_fraction()
+        return float(fraction.numerator) / float(fraction.denominator)
+
+    def _remaining_ms(self) -> int:
+        return max(1, int((self.deadline - time.monotonic()) * 1000))
+
+    def solve(self, max_fixes: int) -> list[Proposal]:
+        self.deadline = time.monotonic() + SOLVER_BUDGET_S
+        self.names = sorted(self.cone)
+        proposals = self._solve_names(max_fixes)
+        if (not proposals or len(proposals[0].values) > 1) and time.monotonic() < self.deadline:
+            self.names = sorted(self._widen(self.cone) - self.fixed)
+            # Only a fix of fewer keys would be taken, and saying so up front prunes the search.
+            wider = self._solve_names(max_fixes, fewer_than=len(proposals[0].values) if proposals else None)
+            if wider and (not proposals or len(wider[0].values) < len(proposals[0].values)):
+                proposals = wider
+        if not proposals and time.monotonic() < self.deadline:
+            self._explain_unsat(*self._encode())
+        return proposals
+
+    def _solve_names(self, max_fixes: int, fewer_than: int | None = None) -> list[Proposal]:
+        """Up to `max_fixes` fixes of the fewest keys over self.names, each the best (_best) of
+        those not found yet; what was found stands when the budget runs out."""
+        tracked, hard = self._encode()
+        names = list(self.terms)
+        solver = z3.Solver()
+        solver.add(*hard, *tracked.values())
+        if fewer_than is not None and names:
+            # Only a fix of fewer keys would be taken, and saying so up front prunes the search.
+            solver.add(z3.AtMost(*[z3.Not(self._keep(n)) for n in names], fewer_than - 1))
+        proposals: list[Proposal] = []
+        best: int | None = None
+        try:
+            while len(proposals) < max_fixes and (found := self._best(solver, names, best)) is not None:
+                model, changed = found
+                best = len(changed)
+                model = self._nearest(model, changed, hard, tracked)
+                proposals.append(Proposal(tuple((n, self.config.lookup(n), self._value(model, n)) for n in changed)))
+                solver.add(z3.Or(*[self._keep(n) for n in changed]))
+        except _OutOfTime:
+            pass
+        return sorted(proposals, key=lambda p: [(n, str(v)) for n, _, v in p.values])
+
+    def _best(self, solver: z3.Solver, names: list[str], most: int | None) -> tuple[z3.ModelRef, list[str]] | None:
+        """The best fix of at most `most` changed keys, or None. Best is, in this order: the fewest
+        changed keys; values at their defaults (each worth two), then features turned off (one);
+        the first key by name kept that can be kept, then the next; among the changed keys, the
+        first by name at its default that can be. Each step is a plain satisfiability check with
+        the step before held: Z3's weighted MaxSMT over the same objective takes seconds on a mesh
+        of a dozen axes, where these checks take milliseconds. The result is one set of keys and
+        values whatever the process solved before."""
+        changes = [(z3.Not(self._keep(n)), 1) for n in names]
+        costs = [(z3.Not(preferred), 2) for n in names if (preferred := self._prefer_default(n)) is not None]
+        costs += [(self.terms[n], 1) for n in names if isinstance(self.terms[n], z3.BoolRef)]
+        solver.push()
+        try:
+            if most is not None:
+                solver.add(z3.PbLe(changes, most))
+            model = self._model(solver)
+            if model is None:
+                return None
+            # No fix has fewer keys than `most`, the size of the first one: only their number was cut.
+            for weighted in (changes, costs) if most is None else (costs,):
+                model = self._lowest(solver, model, weighted)
+            model = self._granted(solver, model, [self._keep(n) for n in sorted(names)])
+            changed = [n for n in names if not _true(model, self._keep(n))]
+            defaults = [preferred for n in sorted(changed) if (preferred := self._prefer_default(n)) is not None]
+            return (self._granted(solver, model, defaults), changed) if changed else None
+        finally:
+            solver.pop()
+
+    def _model(self, solver: z3.Solver, *extra: Any) -> z3.ModelRef | None:
+        """A model of the solver's constraints and `extra`, None when there is none."""
+        if time.monotonic() >= self.deadline:
+            raise _OutOfTime
+        solver.set("timeout", self._remaining_ms())
+        solver.push()
+        try:
+            solver.add(*extra)
+            result = solver.check()
+            if result == z3.unknown:
+                raise _OutOfTime
+            return solver.model() if result == z3.sat else None
+        finally:
+            solver.pop()
+
+    def _lowest(self, solver: z3.Solver, model: z3.ModelRef, weighted: list[tuple[Any, int]]) -> z3.ModelRef:
+        """A model of the least sum of the weights of the true terms; that sum is then held."""
+        if not weighted:
+            return model
+        cost = sum(w for term, w in weighted if _true(model, term))
+        while cost > 0 and (better := self._model(solver, z3.PbLe(weighted, cost - 1))) is not None:
+            model, cost = better, sum(w for term, w in weighted if _true(better, term))
+        solver.add(z3.PbLe(weighted, cost))
+        return model
+
+    def _granted(self, solver: z3.Solver, model: z3.ModelRef, wishes: list[Any]) -> z3.ModelRef:
+        """Each wish in turn held if it can be with those before; each is then held or refused."""
+        for wish in wishes:
+            if not _true(model, wish):
+                granted = self._model(solver, wish)
+                if granted is None:
+                    solver.add(z3.Not(wish))
+                    continue
+                model = granted
+            solver.add(wish)
+        return model
+
+    def _nearest(self, model: z3.ModelRef, changed: list[str], hard: list[Any], tracked: dict[str, Any]) -> z3.ModelRef:
+        """The same keys changed, each number as near its current value as the rules allow (the
+        smaller on a tie), each choice the first the rules allow, in name order. Any model would do
+        for the rules, but which one Z3 returns depends on every term made before in the process:
+        a fix must not change with that."""
+        free = [n for n in changed if not _is_default(model, self._prefer_default(n)) and
+                (isinstance(self.terms[n], Finite) or _numeric(self.config.lookup(n)) and isinstance(self.terms[n], z3.ArithRef))]
+        if not free:
+            return model
+        refine = z3.Optimize()
+        refine.set("timeout", self._remaining_ms())
+        refine.add(*hard, *tracked.values())
+        for name, term in self.terms.items():
+            if name not in changed:
+                refine.add(self._keep(name))
+            elif name in free:
+                refine.add(z3.Not(self._keep(name)))
+            else:  # a boolean turned over, or a value at its default: as the first solve chose it
+                current = term.index if isinstance(term, Finite) else term
+                refine.add(current == model.eval(current, model_completion=True))
+        for name in free:
+            term = self.terms[name]
+            if isinstance(term, Finite):
+                refine.minimize(term.index)
+                continue
+            current = _num(self.config.lookup(name))
+            refine.minimize(z3.If(term >= current, term - current, current - term))
+            refine.minimize(term)
+        return refine.model() if refine.check() == z3.sat else model
+
+    def _explain_unsat(self, tracked: dict[str, Any], hard: list[Any]) -> None:
+        solver = z3.Solver()
+        solver.set("timeout", self._remaining_ms())
+        solver.add(*hard)
+        for rule_id, constraint in tracked.items():
+            solver.assert_and_track(constraint, z3.Bool(f"rule {rule_id}"))
+        if solver.check() == z3.unsat:
+            core = sorted(str(c).removeprefix("rule ") for c in solver.unsat_core())
+            named = {n for rule in self.rules if rule.id in core for n in rule_names(rule)}
+            fixed = {n: self.config.lookup(n) for n in sorted(self.fixed & named) if self.config.lookup(n) is not None}
+            raise Unsatisfiable(core, fixed)
+
+
+_SYMBOLIC_NUMBER = 0  # a Z3 number is never None and never a string
+
+
+def _is_default(model: z3.ModelRef, preferred: Any | None) -> bool:
+    return preferred is not None and _true(model, preferred)
+
+
+def _true(model: z3.ModelRef, term: Any) -> bool:
+    return z3.is_true(model.eval(term, model_completion=True))
+
+
+def _finite_if(condition: Any, then: Any, other: Any) -> Finite:
+    """A conditional over values that are not numbers (the mesh axis a sharding names): a case
+    split over both branches' values, indexed by the branch taken."""
+    values: list[Any] = []
+
+    def position(value: Any) -> int:
+        found = next((i for i, seen in enumerate(values) if _same(seen, value)), None)
+        if found is None:
+            values.append(value)
+            found = len(values) - 1
+        return found
+
+    def mapped(term: Any) -> Any:
+        if isinstance(term, Finite):
+            positions = [position(v) for v in term.values]
+            result = z3.IntVal(positions[-1])
+            for i in reversed(range(len(positions) - 1)):
+                result = z3.If(term.is_(i), positions[i], result)
+            return result
+        if isinstance(term, z3.ExprRef):
+            raise Unsupported("a conditional between a value and a solver term")
+        return z3.IntVal(position(term))
+
+    return Finite(z3.If(condition, mapped(then), mapped(other)), values)
+
+
+def _exponent(value: Any) -> int | None:
+    """k for a mesh axis of 2**k devices; None for any other value."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1 or value & (value - 1):
+        return None
+    return value.bit_length() - 1
+
+
+def _numeric(value: Any) -> bool:
+    return isinstance(value, (int, float)) and value is not UNDEFINED
+
+
+@lru_cache(maxsize=4096, typed=True)
+def _num(value: Any) -> Any:
+    if isinstance(value, bool):
+        return z3.IntVal(int(value))
+    if isinstance(value, int):
+        return z3.IntVal(value)
+    return z3.RealVal(repr(float(value)) if abs(value) < 1e15 else int(value))
+
+
+def _is_int(term: Any) -> bool:
+    return isinstance(term, z3.ArithRef) and term.is_int()
+
+
+def _bool(term: Any) -> Any:
+    return term if isinstance(term, z3.BoolRef) else z3.BoolVal(bool(term))
+
+
+def _not(term: Any) -> Any:
+    return z3.Not(_bool(term))
+
+
+def _any(term: Finite, truths: list[bool]) -> Any:
+    hits = [term.is_(i) for i, truth in enumerate(truths) if truth]
+    return z3.Or(*hits) if hits else z3.BoolVal(False)
+
+
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b or (_numeric(a) and _numeric(b) and not isinstance(a, bool) and not isinstance(b, bool) and a == b)
+
+
+def _contains(container: Any, value: Any) -> bool:
+    if isinstance(container, str):
+        return isinstance(value, str) and value in container
+    return any(_equal(value, c) for c in container)
+
+
+def _apply(name: str, args: list[Any]) -> Any:
+    if any(a is UNDEFINED for a in args):
+        return UNDEFINED
+    try:
+        return FUNCTIONS[name][2](*args)
+    except (Unknown, TypeError, ValueError):
+        return UNDEFINED

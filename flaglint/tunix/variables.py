@@ -1,0 +1,68 @@
+"""Tunix's side of a config: its recipe variables, typed, and the MaxText keys it derives from them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Mapping
+
+from flaglint.core.data import data_dir
+from flaglint.core.data_cache import yaml_file
+from flaglint.rules.expr import Unknown, evaluate, parse
+from flaglint.schema.keys import TunixVar, var_from
+
+
+@dataclass(frozen=True)
+class TunixSchema:
+    """schemas/tunix.yml (its format is model.TunixSchema)."""
+
+    variables: dict[str, TunixVar]
+
+    def by_flag(self, flag: str) -> str | None:
+        return next((name for name, var in self.variables.items() if var.flag == flag), None)
+
+
+@lru_cache(maxsize=None)
+def load_tunix() -> TunixSchema:
+    path = data_dir("schemas") / "tunix.yml"
+    data = yaml_file(path)
+    return TunixSchema({name: var_from(entry, str(path)) for name, entry in data["variables"].items()})
+
+
+def type_tunix(name: str, var: TunixVar, raw: str) -> Any:
+    """The typed value of a Tunix variable (None: empty, which the launcher passes as no flag at
+    all), or ValueError with the reason (one line)."""
+    if var.kind == "int":
+        if not raw.strip():
+            return None
+        try:
+            value = int(raw.strip(), 10)
+        except ValueError:
+            raise ValueError(f"{name}={raw!r} is not an integer") from None
+        if var.ge is not None and value < var.ge:
+            raise ValueError(f"{name}={value} must be >= {var.ge}")
+        return value
+    if var.kind == "enum" and raw not in (var.choices or []):
+        raise ValueError(f"{name}={raw!r} is not one of {', '.join(var.choices or [])}")
+    return raw
+
+
+def bindings(schema: TunixSchema, values: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
+    """MaxText key -> (value, variable) for every binding of a set Tunix variable."""
+    bound: dict[str, tuple[Any, str]] = {}
+    for name, var in schema.variables.items():
+        if values.get(name) is None:
+            continue
+        for key, expression in var.binds:
+            try:
+                value = evaluate(_parsed(expression), values.get)
+            except Unknown:
+                continue
+            if value is not None:
+                bound[key] = (value, name)
+    return bound
+
+
+@lru_cache(maxsize=None)
+def _parsed(expression: str):
+    return parse(expression)

@@ -1,0 +1,118 @@
+"""The bundled releases 0.2.0, 0.2.3, 0.2.4 and 0.2.5: each is what its wheel regenerates, each
+works as a pin, and a key undefined at one pin names the pins that define it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from flaglint.frontends.checker import Checker
+from flaglint.read.flags import FlagSource
+from flaglint.rules.ruleset import load_ruleset
+from flaglint.importer.importer import import_schema, write_schema
+from flaglint.schema.model import Schema
+from flaglint.pins.pins import load_pin
+from flaglint.importer.validators import write_rules
+
+from maxtext_env import RELEASES, REPO, maxtext_wheel, unavailable
+
+# Keys (top level) per release, as MaxTextConfig.model_fields counts them.
+KEYS = {"0.2.0": 638, "0.2.3": 734, "0.2.4": 774, "0.2.5": 865}
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("version", RELEASES)
+def test_each_bundled_release_is_what_its_wheel_regenerates(version, tmp_path):
+    wheel = maxtext_wheel(version)
+    if wheel is None:
+        pytest.skip(unavailable("wheel", version))
+    schema = import_schema(wheel)
+    write_schema(schema, tmp_path / "schema.json")
+    assert (tmp_path / "schema.json").read_text() == (REPO / "schemas" / f"maxtext-{version}.json").read_text()
+    write_rules(wheel, tmp_path / "rules", schema=schema)
+    for name in ("rules.yml", "derived.yml", "unexpressible.yml"):
+        assert (tmp_path / "rules" / name).read_text() == (REPO / "rules" / "maxtext" / version / name).read_text(), name
+
+
+@pytest.mark.parametrize("version", RELEASES)
+def test_each_release_is_a_pin_with_its_own_keys_and_rules(version):
+    data = json.loads((REPO / "schemas" / f"maxtext-{version}.json").read_text())
+    schema = Schema.model_validate(data)
+    assert schema.version == version
+    assert len([k for k in schema.keys if "." not in k]) == KEYS[version]
+    pin = load_pin(version)
+    assert pin.pin == f"maxtext-{version}" and pin.rules == version
+    rules = [r for r in load_ruleset(pin.rules).rules if r.id.startswith("MX")]
+    assert rules and all(r.pins == (f"maxtext-{version}",) for r in rules)
+    # a run-time default is recorded as its expression, never guessed
+    cache = schema.keys["jax_cache_dir"]
+    if version != "0.2.5":
+        assert cache.default is None and "expanduser" in cache.default_at_runtime
+
+
+@pytest.mark.parametrize(
+    "version, flags, rules",
+    [
+        ("0.2.0", "ici_fsdp_parallelism=x", ["FL005"]),
+        ("0.2.0", "adamw_mask=x", ["FL005"]),  # no list coercion in 0.2.0's pyconfig
+        ("0.2.3", "adamw_mask=x", []),
+        ("0.2.0", "use_tokamax_splash=true use_jax_splash=true", ["FL014", "MX0079"]),  # as at 0.2.5
+        ("0.2.3", "check_vma=true use_ring_of_experts=true", ["MX0006"]),
+        ("0.2.4", "num_moe_token_chunks=2", ["MX0001"]),
+        # 0.2.4 has the EP-rank check too: a ring of experts needs expert parallelism
+        ("0.2.4", "use_ring_of_experts=true num_moe_token_chunks=2", ["MX0055"]),
+        ("0.2.4", "use_ring_of_experts=true num_moe_token_chunks=2 ici_expert_parallelism=2", []),
+    ],
+)
+def test_checks_at_a_bundled_release(version, flags, rules):
+    result = Checker(f"maxtext-{version}").check(FlagSource(flags), fix=False)
+    assert [f.rule for f in result.findings if f.severity == "error"] == rules
+
+
+@pytest.mark.parametrize("version, refused", [("0.2.0", []), ("0.2.3", ["FL006"]), ("0.2.4", ["FL006"]), ("0.2.5", ["FL006"])])
+def test_a_model_file_conflict_is_refused_from_0_2_3_on(version, refused):
+    # 0.2.0's pyconfig merges base, model, then argv: the command line wins silently
+    result = Checker(f"maxtext-{version}").check(FlagSource("model_name=llama2-7b base_emb_dim=1024"), fix=False)
+    assert [f.rule for f in result.findings if f.severity == "error"] == refused
+    env = Checker(f"maxtext-{version}", model="llama2-7b").check(FlagSource("steps=3"), {"M_BASE_EMB_DIM": "1024"}, fix=False)
+    assert [f.rule for f in env.findings if f.severity == "error"] == (["FL041"] if refused else [])
+
+
+def test_an_undefined_key_names_every_pin_that_defines_it():
+    result = Checker("maxtext-0.2.0").check(FlagSource("num_moe_token_chunks=2"), fix=False)
+    (finding,) = [f for f in result.findings if f.rule == "FL004"]
+    assert "not defined at MaxText maxtext-0.2.0" in finding.message
+    assert "(defined at maxtext-0.2.4, maxtext-0.2.5, 22fa0c559" in finding.message
+    # not misspelled, so no "did you mean" of itself or of its neighbours at other pins
+    assert "did you mean" not in finding.message and finding.message.count("defined at") == 2
+
+
+def test_a_wheel_without_types_py_is_refused(tmp_path):
+    wheel = maxtext_wheel("0.2.5")
+    if wheel is None:
+        pytest.skip(unavailable("wheel", "0.2.5"))
+    import zipfile
+
+    stripped = tmp_path / "maxtext-0.2.5-py3-none-any.whl"
+    with zipfile.ZipFile(wheel) as source, zipfile.ZipFile(stripped, "w") as out:
+        for item in source.infolist():
+            if not item.filename.endswith("configs/types.py"):
+                out.writestr(item, source.read(item.filename))
+    from flaglint.core.findings import InputError
+
+    with pytest.raises(InputError, match="holds no maxtext/configs/types.py"):
+        import_schema(stripped)
+    shutil.rmtree(tmp_path)
+
+
+@pytest.mark.parametrize("version", RELEASES)
+def test_a_message_says_the_values_its_validator_computed(version):
+    # MaxText words these with a local (num_stages = ici * dcn pipeline parallelism) and with an
+    # expression over a key (max_ngram_size - 1): the finding says their values.
+    result = Checker(f"maxtext-{version}").check(FlagSource("ici_pipeline_parallelism=2 dcn_pipeline_parallelism=2 num_pipeline_microbatches=6"), fix=False)
+    (stages,) = [f for f in result.findings if "microbatches" in f.message and "stages" in f.message]
+    assert "number of stages (4)" in stages.message and "{" not in stages.message
+    engram = Checker(f"maxtext-{version}").check(FlagSource("engram_max_ngram_size=3 engram_layers=[1]"), fix=False)
+    assert any("expected 2" in f.message for f in engram.findings), [f.message for f in engram.findings]
