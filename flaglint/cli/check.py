@@ -10,7 +10,10 @@ from pathlib import Path
 import click
 
 from flaglint.core.findings import InputError
-from flaglint.report import Checked, render
+from flaglint.fix.files import text_edits
+from flaglint.frontends.check.inputs import check_sources
+from flaglint.read.flags import FlagSource, bom_length, decode, read_text_file
+from flaglint.report import Checked
 from flaglint.cli.fixing import apply_fixes, choose
 from flaglint.cli.options import Options, common_options, load_checker
 from flaglint.cli.output import apply_settings, emit
@@ -27,9 +30,6 @@ from flaglint.cli.output import apply_settings, emit
 def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
     """Check FLAGS: a MAXTEXT_EXTRA_FLAGS string, `-` for stdin, the NAME of a set variable, or
     MaxText's own argv (CONFIG.yml key=value …, each word whole)."""
-    from flaglint.frontends.check.inputs import check_sources
-    from flaglint.read.flags import FlagSource, bom_length, read_text_file
-
     settings = options.settings()
     env = options.env()
     checker = load_checker(settings, options.devices(settings["pin"]))
@@ -58,26 +58,29 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
                 source = replace(source, text=read_text_file(source.file))
             elif fixed and source.file in fixed:
                 source = replace(source, text=fixed[source.file])
+            if source.chain is not None and fixed is not None:  # a fix may have edited its config files: read them again
+                source = replace(source, chain=check_sources(tuple(flags), checker.pin.configs)[0].chain)
             result = apply_settings(checker.check(source, env, max_fixes=options.max_fixes), settings, source.file)
             item = Checked(source.file, source.text, result, in_file=source.file in on_disk)
             item.fix = choose(result.fixes, options.unsafe_fixes) if fixing else None
-            if item.fix is not None:
-                from flaglint.fix.files import text_edits
+            if fixing and source.chain is not None:
+                from flaglint.fix.config_files import config_fix  # the YAML chain (yaml): only when a config file is fixed
 
+                item.fix = config_fix(checker.config(source, env)[0], result, item.fix)
+            if item.fix is not None:
                 offset = bom_length(source.file) if item.in_file else 0
-                item.edits = text_edits(source.file or "", source.text, item.fix.edits, item.fix.safe, offset)
+                own = [edit for edit in item.fix.edits if edit.file is None]  # of the flag string; else of a config file
+                item.edits = text_edits(source.file or "", source.text, own, item.fix.applicability, offset)
+                item.config_edits = [edit for edit in item.fix.edits if edit.file is not None]
             checked.append(item)
         return checked
 
     checked = run(None)
     if confirm_with:
-        from flaglint.frontends.check.confirm import confirm
+        from flaglint.frontends.check.confirm import confirm  # subprocess and tempfile: only with --confirm-with
 
         for item in checked:
             click.echo(confirm(confirm_with, settings["pin"], item.text, env, settings["model"]), err=True)
-    if fixing and len(sources) == 1 and sources[0].chain is not None:
-        _fix_config_files(sources[0], checked[0], options.fix and not options.diff, checker, env, settings)
-        return
     fixed: dict = {}
     if fixing:
         checked, fixed, changed = apply_fixes(checked, run, unsafe=options.unsafe_fixes, diff=options.diff,
@@ -87,40 +90,7 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
     emit(options, checked, settings, fixed)
 
 
-def _fix_config_files(source, item: Checked, write: bool, checker, env, settings) -> None:
-    """A fix of CONFIG.yml and argv: the files' keys edited in place (--fix) or shown as a diff (--diff),
-    the argv left printed; then exit as a check of the fixed files and argv would."""
-    import difflib
-    from dataclasses import replace
-
-    from flaglint.fix.config_files import edit_yaml, file_fix, write_file_fix
-    from flaglint.frontends.check.inputs import config_source
-    from flaglint.read.flags import read_text_file
-
-    config, _ = checker.config(source, env)
-    fixed = file_fix(config, item.result, item.fix)
-    if write:
-        for file in write_file_fix(fixed):
-            click.echo(f"fixed {file}", err=True)
-    else:
-        for file, changes in fixed.files.items():
-            old = read_text_file(file)
-            click.echo("".join(difflib.unified_diff(old.splitlines(True), edit_yaml(old, changes, file).splitlines(True),
-                                                    f"a/{file}", f"b/{file}")), nl=False)
-    if fixed.argv.strip():
-        click.echo(fixed.argv.strip())
-    if not write:
-        return
-    again = replace(config_source(source.chain.files[0], (), checker.pin.configs), text=fixed.argv)
-    after = apply_settings(checker.check(again, env, fix=False), settings, item.label)
-    if after.fails(settings["fail-on"]):
-        click.echo(render("text", [Checked(item.label, fixed.argv, after)]), err=True)
-        sys.exit(1)
-
-
 def _check_batch(checker, batch: str, env, max_fixes: int, settings) -> None:
-    from flaglint.read.flags import FlagSource, decode
-
     data = sys.stdin.buffer.read() if batch == "-" else Path(batch).read_bytes() if Path(batch).is_file() else None
     if data is None:
         raise InputError(f"{batch}: no such file")

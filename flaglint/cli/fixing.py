@@ -1,8 +1,8 @@
 """`--fix`, `--diff`, `--unsafe-fixes`, `--show-fixes`: the one way check, lint and gate apply fixes.
 
 Each command gives its inputs as `Checked` items that carry the fix to apply and its byte edits;
-files are written (atomically, see fix_files.py), inputs read from the command line or stdin are
-printed fixed. Fixes can interact (two branches of a script, two launches of a manifest), so the
+files are written (atomically, see flaglint/fix/files.py), inputs read from the command line or
+stdin are printed fixed. Fixes can interact (two branches of a script, two launches of a manifest), so the
 inputs are checked again after each round, until a round changes nothing.
 """
 
@@ -13,6 +13,7 @@ from typing import Callable
 
 import click
 
+from flaglint.core.edits import Edit
 from flaglint.core.findings import Fix, InputError
 from flaglint.fix.files import apply_file_edits, apply_to_bytes, write_atomically
 from flaglint.report import Checked, describe_fix
@@ -27,7 +28,7 @@ def choose(fixes: list[Fix], unsafe: bool) -> Fix | None:
 
 def _in_memory(item: Checked, unsafe: bool) -> bytes | None:
     """The fixed bytes of an input that is not a file (a flag string, stdin); None when unchanged."""
-    edits = [edit for edit in item.edits if edit.safe or unsafe]
+    edits = [edit for edit in item.edits if edit.applicability.allowed(unsafe)]
     old = item.text.encode("utf-8")
     new = apply_to_bytes(old, edits)
     return new if edits and new != old else None
@@ -43,10 +44,12 @@ def apply_fixes(checked: list[Checked], rerun: Callable[[dict[str | None, str]],
     applied: dict[str | None, list[Fix]] = {}
     changed_any = False
     for _ in range(_ROUNDS):
-        files = apply_file_edits([edit for item in checked if item.in_file for edit in item.edits], unsafe)
+        files = apply_file_edits([edit for item in checked for edit in _file_edits(item)], unsafe)
         memory = {item.label: new for item in checked if not item.in_file and (new := _in_memory(item, unsafe)) is not None}
         if diff:
             for item in checked:
+                for file in dict.fromkeys(edit.file for edit in item.config_edits if edit.file in files):
+                    _print_diff(file, *files[file])
                 if item.in_file and item.label in files:
                     _print_diff(item.label, *files[item.label])
                 elif item.label in memory:
@@ -61,7 +64,7 @@ def apply_fixes(checked: list[Checked], rerun: Callable[[dict[str | None, str]],
             except OSError as err:
                 raise InputError(f"{file}: cannot write the fix ({err.strerror})") from None
         for item in checked:
-            if item.fix is not None and (item.label in memory or any(edit.file in files for edit in item.edits)):
+            if item.fix is not None and (item.label in memory or any(edit.file in files for edit in [*item.edits, *item.config_edits])):
                 applied.setdefault(item.label, []).append(item.fix)
         fixed.update((label, new.decode("utf-8")) for label, new in memory.items())
         checked = rerun(fixed)
@@ -71,6 +74,12 @@ def apply_fixes(checked: list[Checked], rerun: Callable[[dict[str | None, str]],
         item.applied = applied.get(item.label, [])
     _tell(checked, applied, unsafe, show_fixes, quiet)
     return checked, fixed, changed_any
+
+
+def _file_edits(item: Checked) -> list[Edit]:
+    """The edits --fix writes to files: those of an input that is a file, and those of the config
+    files an argv starts from."""
+    return [*(item.edits if item.in_file else []), *item.config_edits]
 
 
 def _print_diff(label: str, old: bytes, new: bytes) -> None:
@@ -93,7 +102,7 @@ def _tell(checked: list[Checked], applied: dict[str | None, list[Fix]], unsafe: 
         count = sum(len(fixes) for fixes in applied.values())
         click.echo(f"flaglint: applied {count} fix(es) to {len(applied)} input(s); --show-fixes lists them", err=True)
     by_hand = [(label, fix) for label, fixes in applied.items() for fix in fixes]
-    by_hand += [(item.label, item.fix) for item in checked if item.fix is not None and not item.edits]  # nothing to edit
+    by_hand += [(item.label, item.fix) for item in checked if item.fix is not None and not item.edits and not item.config_edits]  # nothing to edit
     for label, fix in by_hand:
         for line in _by_hand(fix):
             click.echo(f"to fix by hand in {label or 'the environment'}: {line}", err=True)

@@ -1,12 +1,26 @@
 """The one edit type, from the fix that proposes a change to the write that makes it and the report
-that shows it."""
+that shows it, and how a fix or an edit may be made (its applicability)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from enum import IntEnum
 from typing import Any, Callable
 
 from flaglint.core.location import Location
+
+
+class Applicability(IntEnum):
+    """How `--fix` may make a fix or one of its edits (ruff's model), least first: an edit is never
+    more applicable than its fix."""
+
+    BY_HAND = 0  # nothing --fix writes can make it: a person does (a line to add, a variable to set)
+    UNSAFE = 1  # --fix makes it with --unsafe-fixes
+    SAFE = 2  # --fix makes it
+
+    def allowed(self, unsafe_fixes: bool) -> bool:
+        """Whether --fix makes it (given --unsafe-fixes or not)."""
+        return self is Applicability.SAFE or unsafe_fixes and self is Applicability.UNSAFE
 
 
 @dataclass(frozen=True)
@@ -15,32 +29,33 @@ class Edit:
 
     `location.offset`/`end_offset` is the span replaced: characters of the flag string being
     checked (file None), or bytes of the file as it is on disk; its line and column are where a
-    person finds it. location None: nothing written can make the change, and `new` says what to do
-    by hand (a line to add, or the value to give `variable`).
+    person finds it (None: nowhere in what was checked).
+    `applicability`: SAFE, or UNSAFE where the edit is less safe than its fix (a value added after
+    a token of a shared file changes what that file does for other recipes); an edit of a file
+    is never more applicable than its fix. BY_HAND: nothing written can make the change, and `new`
+    says what to do by hand (a line to add, or the value to give `variable`).
     `variable`: the Tunix variable whose value this is (None: the MaxText flags).
-    `safe`: whether `--fix` may make it without `--unsafe-fixes`; an edit of a file carries its
-    fix's label, or False where it is less safe than its fix (a value added after a token of a
-    shared file changes what that file does for other recipes).
     """
 
     location: Location | None
     old: str
     new: str
-    safe: bool = True
+    applicability: Applicability = Applicability.SAFE
     variable: str | None = None
 
     @classmethod
     def in_text(cls, text: str, start: int, end: int, new: str, file: str | None = None, *,
-                safe: bool = True, variable: str | None = None) -> Edit:
+                applicability: Applicability = Applicability.SAFE, variable: str | None = None) -> Edit:
         """The edit of characters [start, end) of `text` (a flag string, or a file's decoded text)."""
-        return cls(_span(text, start, end, file, start, end), text[start:end], new, safe, variable)
+        return cls(_span(text, start, end, file, start, end), text[start:end], new, applicability, variable)
 
     @classmethod
-    def in_bytes(cls, data: bytes, start: int, end: int, new: str, file: str, *, safe: bool = True) -> Edit:
+    def in_bytes(cls, data: bytes, start: int, end: int, new: str, file: str, *,
+                 applicability: Applicability = Applicability.SAFE) -> Edit:
         """The edit of bytes [start, end) of a file whose content is `data`."""
         before = data[:start].decode("utf-8", "replace")
         old = data[start:end].decode("utf-8", "replace")
-        return cls(_span(before + old, len(before), len(before) + len(old), file, start, end), old, new, safe)
+        return cls(_span(before + old, len(before), len(before) + len(old), file, start, end), old, new, applicability)
 
     @property
     def start(self) -> int:
@@ -56,12 +71,14 @@ class Edit:
 
     @property
     def written(self) -> bool:
-        """Whether the edit is of characters in the input (else it is done by hand)."""
-        return self.location is not None and not (self.variable and not self.new)
+        """Whether --fix can make the edit (else it is done by hand)."""
+        return self.applicability is not Applicability.BY_HAND
 
-    def moved(self, start: int, end: int, file: str | None, *, safe: bool = True) -> Edit:
-        """The same change, with its span given in other offsets (bytes of `file`, for a write)."""
-        return replace(self, location=replace(self.location, file=file, offset=start, end_offset=end), safe=self.safe and safe)
+    def moved(self, start: int, end: int, file: str | None, at_most: Applicability) -> Edit:
+        """The same change, with its span given in other offsets (bytes of `file`, for a write), and
+        no more applicable than `at_most` (its fix's applicability)."""
+        return replace(self, location=replace(self.location, file=file, offset=start, end_offset=end),
+                       applicability=min(self.applicability, at_most))
 
     def shown(self) -> Edit:
         """The edit as a person reads it: the blanks a dropped or appended token takes with it are

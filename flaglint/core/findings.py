@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from flaglint.core.edits import Edit
+from flaglint.core.edits import Applicability, Edit
 from flaglint.core.location import Location
 
 SEVERITIES = ("info", "warning", "error")
@@ -62,19 +62,25 @@ class Change:
 
 @dataclass
 class Fix:
-    """One way to remove findings: the key changes, the flag string after them, and the edits that make them."""
+    """One way to remove findings: the key changes, the flag string after them, how --fix may make
+    them (SAFE or UNSAFE, by the README's definition), and the edits that make them."""
 
     changes: list[Change]
     flags: str
-    safe: bool
-    # Where the changes are made: in the checked flag string, or (lint, gate) in the script or
-    # manifest that wrote it, with what must be done by hand.
+    applicability: Applicability
+    # Where the changes are made: in the checked flag string, or (lint, gate, a config file of
+    # `check`) in the files that wrote it, with what must be done by hand.
     edits: list[Edit] = field(default_factory=list, compare=False)
+
+    @property
+    def safe(self) -> bool:
+        """Whether --fix makes it without --unsafe-fixes (the JSON contract's `safe`)."""
+        return self.applicability is Applicability.SAFE
 
     @property
     def placed(self) -> bool:
         """Whether the edits are of the file that wrote the flags (a script, a manifest), not of the flag string itself."""
-        return any(edit.location is None and edit.variable is None or edit.file is not None for edit in self.edits)
+        return any(edit.file is not None or not edit.written and edit.variable is None for edit in self.edits)
 
     def to_json(self) -> dict[str, Any]:
         out = {"changes": [c.to_json() for c in self.changes], "flags": self.flags, "safe": self.safe}

@@ -1,1 +1,1 @@
-"""Stage 6, fix: fixes written as edits of what the user wrote (flag strings, files, YAML configs, command lines)."""
+"""Fixes written as edits of what the user wrote (flag strings, files, YAML configs, command lines)."""

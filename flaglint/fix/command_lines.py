@@ -1,5 +1,5 @@
-"""Stage 6, fix: a fix of a MaxText command line in a recipe script, written as edits of the words
-the script wrote.
+"""A fix of a MaxText command line in a recipe script, written as edits of the words the script
+wrote.
 
 The fix is made on the command line's argv (as `check` fixes MaxText's argv) and each of its edits
 is moved to the word of the script it is about: a `key=value` word is replaced whole, in the
@@ -16,23 +16,19 @@ import shlex
 from dataclasses import replace
 from pathlib import Path
 
-from flaglint.frontends.checker import Checker
 from flaglint.core.edits import Edit, joined_drops
 from flaglint.core.findings import Fix, InputError
-from flaglint.read.flags import FlagSource
 from flaglint.read.argv import argv_source, shell_words
 from flaglint.render.bash.types import Value
 
 _BLANKS = (b" ", b"\t")
 
 
-def command_fix(checker: Checker, source: FlagSource, env: dict[str, str], argv: list[Value], last: Value,
-                script: Path, data: bytes, max_fixes: int) -> Fix | None:
-    """The first fix of the command line's argv `source` (a safe one first) whose every edit is an
-    edit of words the script `script` (whose bytes are `data`) wrote; None when there is none.
-    `argv`: the words of the script that make `source`; `last`: the command line's last word."""
-    result = checker.check(source, env, fix=True, max_fixes=max_fixes)
-    for fix in sorted(result.fixes, key=lambda f: not f.safe):
+def command_fix(fixes: list[Fix], argv: list[Value], last: Value, script: Path, data: bytes) -> Fix | None:
+    """The first of `fixes` (the fixes of the command line's argv; a safe one first) whose every
+    edit is an edit of words the script `script` (whose bytes are `data`) wrote; None when there is
+    none. `argv`: the words of the script that make the argv; `last`: the command line's last word."""
+    for fix in sorted(fixes, key=lambda f: not f.safe):
         edits = _script_edits(fix, argv, last, script, data)
         if edits is not None:
             return replace(fix, edits=edits)
@@ -48,14 +44,14 @@ def _script_edits(fix: Fix, argv: list[Value], last: Value, script: Path, data: 
         at += len(quoted) + 1
     edits = []
     for edit in fix.edits:
-        if edit.location is None:
+        if not edit.written:
             return None  # a Tunix variable: a command line has none to set
         if edit.start == edit.end == len(text):  # a new word, after the command line's last word
             written = _written(last, script, data)
             new = _new_word(written, edit.new.strip())
             if new is None:
                 return None
-            edits.append(Edit.in_bytes(data, written[1], written[1], " " + new, str(script), safe=fix.safe))
+            edits.append(Edit.in_bytes(data, written[1], written[1], " " + new, str(script), applicability=fix.applicability))
             continue
         old = text[edit.start:edit.end]
         start = edit.start + len(old) - len(old.lstrip())
@@ -69,10 +65,11 @@ def _script_edits(fix: Fix, argv: list[Value], last: Value, script: Path, data: 
             new = _new_word(written, edit.new.strip())
             if new is None:
                 return None
-            edits.append(Edit.in_bytes(data, word_start, word_end, new, str(script), safe=fix.safe))
+            edits.append(Edit.in_bytes(data, word_start, word_end, new, str(script), applicability=fix.applicability))
         else:
-            edits.append(Edit.in_bytes(data, *_with_one_blank(data, word_start, word_end), "", str(script), safe=fix.safe))
-    return joined_drops(edits, lambda start, end: Edit.in_bytes(data, start, end, "", str(script), safe=fix.safe))
+            edits.append(Edit.in_bytes(data, *_with_one_blank(data, word_start, word_end), "", str(script),
+                                       applicability=fix.applicability))
+    return joined_drops(edits, lambda start, end: Edit.in_bytes(data, start, end, "", str(script), applicability=fix.applicability))
 
 
 def _written(word: Value, script: Path, data: bytes) -> tuple[int, int, str | None] | None:

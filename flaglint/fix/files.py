@@ -1,4 +1,4 @@
-"""Stage 6, fix: the one way a fix reaches a file, for flag files, recipe scripts and manifests.
+"""The one way a fix reaches a file, for flag files, recipe scripts, manifests and YAML config files.
 
 A fix becomes byte edits of the files as they are on disk (`Edit`s whose offsets are bytes of a file); `apply_file_edits` gives
 each file's new bytes, and `write_atomically` puts them in place. Every byte outside the edited
@@ -12,17 +12,18 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from flaglint.core.edits import Edit
+from flaglint.core.edits import Applicability, Edit
 
 
-def text_edits(file: str, text: str, edits: list[Edit], safe: bool, offset: int = 0) -> list[Edit]:
+def text_edits(file: str, text: str, edits: list[Edit], fix: Applicability, offset: int = 0) -> list[Edit]:
     """Edits of a decoded text (character offsets) as byte edits of its UTF-8 form, which starts
-    `offset` bytes into the file (after a BOM the text does not hold)."""
+    `offset` bytes into the file (after a BOM the text does not hold); none more applicable than
+    their fix (`fix`), and none of those done by hand."""
 
     def at(index: int) -> int:
         return offset + len(text[:index].encode("utf-8"))
 
-    return [edit.moved(at(edit.start), at(edit.end), file, safe=safe) for edit in edits if edit.written]
+    return [edit.moved(at(edit.start), at(edit.end), file, fix) for edit in edits if edit.written]
 
 
 def apply_to_bytes(data: bytes, edits: list[Edit]) -> bytes:
@@ -42,7 +43,7 @@ def apply_file_edits(edits: list[Edit], unsafe: bool) -> dict[str, tuple[bytes, 
     """file -> (old bytes, new bytes) for the edits that may be applied (the safe ones, unless `unsafe`)."""
     by_file: dict[str, list[Edit]] = {}
     for edit in edits:
-        if edit.safe or unsafe:
+        if edit.applicability.allowed(unsafe):
             by_file.setdefault(edit.file, []).append(edit)
     changed = {}
     for file, file_edits in by_file.items():

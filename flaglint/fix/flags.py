@@ -1,4 +1,4 @@
-"""Stage 6, fix: a solver proposal written as edits to the flag string.
+"""A fix of a flag string: the solver's solution written as edits of the string.
 
 A key set by a token is changed in place, or its token dropped when dropping it gives the value;
 a key not in the string gets a token appended. Tunix variables are not in the string: their
@@ -9,17 +9,18 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from flaglint.core.edits import Edit, joined_drops
+from flaglint.core.edits import Applicability, Edit, joined_drops
 from flaglint.core.findings import Change, Fix
+from flaglint.maxtext.values import ValueError_, type_value
 from flaglint.read.flags import Token
 from flaglint.resolve.resolver import Config
-from flaglint.solve.rules import Proposal, format_value
-from flaglint.tunix.variables import load_tunix
+from flaglint.solve.rules import Solution, format_value
+from flaglint.tunix.variables import bindings, load_tunix
 
 
 def apply_edits(text: str, edits: list[Edit]) -> str:
     """The flag string with its edits made (those done by hand, such as a Tunix variable to set, are not in it)."""
-    edits = [edit for edit in edits if edit.location is not None and edit.variable is None]
+    edits = [edit for edit in edits if edit.written]
     merged = joined_drops(edits, lambda start, end: Edit.in_text(text, start, end, ""))
     if merged and merged[0].start == 0 and not merged[0].new:
         end = merged[0].end
@@ -35,8 +36,6 @@ def _value_without(config: Config, key: str) -> Any:
     """The key's value if its last token were dropped (an earlier token of the same key wins then)."""
     tokens = [t for t in config.tokens if t.key == key]
     if len(tokens) > 1:
-        from flaglint.maxtext.values import ValueError_, type_value
-
         try:
             return type_value(config.pin.keys[key], tokens[-2].value)
         except ValueError_:
@@ -44,8 +43,6 @@ def _value_without(config: Config, key: str) -> Any:
     assignment = config.explicit.get(key)
     if assignment is None or assignment.token is None:
         return _Unreachable
-    from flaglint.tunix.variables import bindings
-
     bound = bindings(load_tunix(), config.tunix).get(key)
     if bound is not None:
         return _Unreachable  # the binding's typed value is not at hand here; edit in place instead
@@ -81,8 +78,6 @@ def refused_edit(text: str, token: Token, config: Config) -> tuple[Edit, Change]
 
 def _case_corrected(token: Token, config: Config) -> str | None:
     """The choice the token's value spells in another case, if MaxText accepts that spelling."""
-    from flaglint.maxtext.values import ValueError_, type_value
-
     schema = config.pin.keys.get(token.key or "")
     if schema is None or not schema.choices or token.value is None:
         return None
@@ -123,22 +118,22 @@ def is_safe(before: Config, after: Config) -> bool:
     return True
 
 
-def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
+def write_fix(config: Config, solution: Solution) -> tuple[Fix, dict[str, str]]:
     """The Fix, and the Tunix variables it sets (name -> value, '' meaning unset).
 
     Fix.edits holds one edit per change, in the order of Fix.changes (a Tunix variable's is done
-    by hand: the flag string does not hold it). Fix.safe is
-    settled by `is_safe` once the fixed string has been read again (check.py).
+    by hand: the flag string does not hold it). Fix.applicability is UNSAFE until the checker
+    settles it by `is_safe`, once the fixed string has been read again.
     """
     text = config.source.text
     edits: list[Edit] = []
     changes: list[Change] = []
     env: dict[str, str] = {}
-    for name, old, new in proposal.values:
+    for name, old, new in solution.values:
         changes.append(Change(name, old, new))
         if name in load_tunix().variables:
             env[name] = "" if new is None else format_value(new)
-            edits.append(Edit(None, "" if old is None else format_value(old), env[name], variable=name))
+            edits.append(Edit(None, "" if old is None else format_value(old), env[name], Applicability.BY_HAND, variable=name))
             continue
         assignment = config.explicit.get(name)
         # A key whose last word MaxText refuses (a value in the wrong case, say) is set in that word.
@@ -153,16 +148,16 @@ def write_fix(config: Config, proposal: Proposal) -> tuple[Fix, dict[str, str]]:
         else:
             edits.append(Edit.in_text(text, len(text), len(text), " " + rendered))
     for token in config.rejected:
-        if not any(e.start <= token.offset < e.end or e.start == token.offset for e in edits if e.location is not None):
+        if not any(e.start <= token.offset < e.end or e.start == token.offset for e in edits if e.written):
             edit, change = refused_edit(text, token, config)
             edits.append(edit)
             changes.append(change)
-    return Fix(changes=changes, flags=_fixed_text(text, edits), safe=False, edits=edits), env
+    return Fix(changes=changes, flags=_fixed_text(text, edits), applicability=Applicability.UNSAFE, edits=edits), env
 
 
 def _fixed_text(text: str, edits: list[Edit]) -> str:
     """The flag string with the edits made; tokens appended at its end are joined with one blank."""
-    edits = [e for e in edits if e.location is not None]
+    edits = [e for e in edits if e.written]
     in_place = [e for e in edits if e.start < len(text) or e.end < len(text)]
     appended = [e.new.strip() for e in edits if e.start == e.end == len(text)]
     fixed = apply_edits(text, in_place)
@@ -179,7 +174,7 @@ def renamed(config: Config, fix: Fix, suggestions: Callable[[str], list[str]]) -
     undefined = [t for t in config.rejected if t.key and t.key not in config.pin.keys]
     edits, changes = [], list(fix.changes)
     for edit in fix.edits:
-        token = next((t for t in undefined if edit.location is not None and edit.start <= t.offset < edit.end), None)
+        token = next((t for t in undefined if edit.written and edit.start <= t.offset < edit.end), None)
         names = suggestions(token.key) if token else []
         if len(names) != 1:
             edits.append(edit)
@@ -188,4 +183,4 @@ def renamed(config: Config, fix: Fix, suggestions: Callable[[str], list[str]]) -
         changes.append(Change(names[0], None, token.value))
     if edits == fix.edits:
         return None
-    return Fix(changes=changes, flags=_fixed_text(text, edits), safe=False, edits=edits)
+    return Fix(changes=changes, flags=_fixed_text(text, edits), applicability=Applicability.UNSAFE, edits=edits)

@@ -10,13 +10,14 @@ from dataclasses import replace
 from typing import Mapping
 
 from flaglint.rules.expr import Unknown, evaluate
+from flaglint.core.edits import Applicability
 from flaglint.core.findings import Finding, Result
 from flaglint.read.flags import FlagSource
 from flaglint.resolve.resolver import Config, axis_rules_from_flags_only, resolve
 from flaglint.rules.ruleset import built_in, load_ruleset
 from flaglint.pins.pins import DEFAULT_PIN, load_pin
 from flaglint.resolve.topology import DEVICE_NAMES, DeviceCount, device_names, from_config, not_judged_note
-from flaglint.solve.rules import Proposal, Unsatisfiable, applicable, finding, format_value, held_keys, minimal_changes, violated
+from flaglint.solve.rules import Solution, Unsatisfiable, applicable, finding, format_value, held_keys, minimal_changes, violated
 
 class Checker:
     def __init__(self, pin: str = DEFAULT_PIN, model: str | None = None, extra_rules: tuple[str, ...] = (),
@@ -76,7 +77,7 @@ class Checker:
             rules = [r for r in rules if id(r) in judgeable]
             broken = violated(_judged(rules, kept), kept)
         try:
-            proposals = minimal_changes(kept, rules, broken, max_fixes) if broken else [Proposal(())]
+            solutions = minimal_changes(kept, rules, broken, max_fixes) if broken else [Solution(())]
         except Unsatisfiable as err:
             if _only_by_hand(broken, err.rules):
                 return
@@ -84,14 +85,14 @@ class Checker:
             result.findings.append(built_in("FL090", tuple(err.rules), variant="together" if len(err.rules) > 1 else None,
                                             rule=err.rules[0], rules=", ".join(err.rules), held=held, pin=self.pin.pin))
             return
-        if broken and not proposals:
-            proposals = [_back_to_defaults(kept, broken)]
+        if broken and not solutions:
+            solutions = [_back_to_defaults(kept, broken)]
             result.notes.append("the solver found no smallest fix in time; the fix offered resets the keys of the broken rules to their defaults")
-        for proposal in proposals:
-            candidate, tunix_changes = write_fix(config, proposal)
+        for solution in solutions:
+            candidate, tunix_changes = write_fix(config, solution)
             after = self._clean(replace(config.source, text=candidate.flags), {**env, **tunix_changes})
             if after is not None:
-                candidate.safe = is_safe(config, after)
+                candidate.applicability = Applicability.SAFE if is_safe(config, after) else Applicability.UNSAFE
                 result.fixes.append(candidate)
             else:
                 result.notes.append(f"a proposed fix ({candidate.flags!r}) did not re-check clean and was dropped")
@@ -191,10 +192,10 @@ def _ep_rank_without_axes(judged: list, broken: list, config: Config, derived: d
     return found
 
 
-def _back_to_defaults(config: Config, broken: list) -> Proposal:
+def _back_to_defaults(config: Config, broken: list) -> Solution:
     """A fix that is easy to trust when no smallest one was found: the flags the broken rules read go."""
     names = dict.fromkeys(n for rule in broken for n in rule.names if n in config.explicit and config.explicit[n].origin == "flags")
-    return Proposal(tuple((n, config.explicit[n].value, config.pin.default(n)) for n in names
+    return Solution(tuple((n, config.explicit[n].value, config.pin.default(n)) for n in names
                           if config.explicit[n].value != config.pin.default(n)))
 
 

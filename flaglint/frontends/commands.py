@@ -372,7 +372,7 @@ def _fix_line(line: CommandLine, script: Path, data: bytes, checker: Checker, in
         source = _argv(words, config, index, line.written)
     except InputError:
         return None
-    return command_fix(line.checker(checker), source, line.env, argv, line.words[-1], script, data, max_fixes)
+    return command_fix(line.checker(checker).check(source, line.env, max_fixes=max_fixes).fixes, argv, line.words[-1], script, data)
 
 
 _EXPANSION = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")

@@ -1,11 +1,14 @@
-"""Stage 5, report: one formatter module per output format, all reading the same `Checked` list."""
+"""The reports: one formatter module per output format, all reading the same `Checked` list."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from importlib import import_module
 
+from flaglint.core.edits import Edit
 from flaglint.core.findings import Change, Fix, Result
+from flaglint.rules.docs import rules_by_id
 
 FORMATS = ("text", "json", "sarif", "github", "junit")
 
@@ -16,7 +19,9 @@ class Checked:
     `fix_hint`: how the fixes reach a file, said instead of the whole fixed flag string (scripts).
     `in_file`: the text is the file `label` names (so --fix writes there; else it prints the input fixed).
     `fix` and `edits`: the fix --fix would apply and its edits (of the file, or of the text's UTF-8
-    bytes); `applied`: the fixes --fix made, for the report."""
+    bytes); `config_edits`: the fix's byte edits of the YAML config files an argv starts from
+    (`check CONFIG.yml …`), which --fix writes to those files; `applied`: the fixes --fix made, for
+    the report."""
 
     label: str | None
     text: str
@@ -24,7 +29,8 @@ class Checked:
     fix_hint: str | None = None
     in_file: bool = False
     fix: Fix | None = None
-    edits: list = field(default_factory=list)
+    edits: list[Edit] = field(default_factory=list)
+    config_edits: list[Edit] = field(default_factory=list)
     applied: list[Fix] = field(default_factory=list)
 
 
@@ -52,10 +58,6 @@ def render(format_name: str, checked: list[Checked], *, colour: bool = False, qu
 def statistics(checked: list[Checked]) -> str:
     """`--statistics`: findings per rule, most first, how many of them the offered fixes cover, and
     the rule's title."""
-    from collections import Counter
-
-    from flaglint.rules.docs import rules_by_id
-
     counts: Counter[str] = Counter()
     fixable: Counter[str] = Counter()
     for item in checked:

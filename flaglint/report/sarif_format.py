@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path, PurePath, PurePosixPath
 from typing import Any
 from urllib.parse import quote
@@ -18,8 +20,6 @@ _LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         return version("flaglint")
     except PackageNotFoundError:
@@ -54,8 +54,6 @@ def _physical(location: Location, fallback: str | None) -> dict[str, Any]:
 def _fingerprint(finding: Finding, label: str | None) -> str:
     """Stable across runs and across edits elsewhere in the file: the rule, the file, the keys and
     the message, not the line number (code scanning follows a moved finding with it)."""
-    import hashlib
-
     file = (finding.location.file if finding.location else None) or label or ""
     text = "\0".join([finding.rule, file, ",".join(finding.keys), finding.message])
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]

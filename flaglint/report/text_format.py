@@ -119,7 +119,7 @@ def _fix_location(item: Checked, finding: Finding) -> Location | None:
         return None
     fix = item.result.fixes[0]
     for edit, change in zip(fix.edits, fix.changes):
-        if change.key in finding.keys and edit.location is not None and edit.old.strip():
+        if change.key in finding.keys and edit.written and edit.old.strip():
             return edit.shown().location
     return None
 

@@ -96,8 +96,9 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 
 
 @dataclass(frozen=True)
-class Proposal:
-    """One minimal set of value changes, before it is written as edits."""
+class Solution:
+    """The solver's answer: one minimal set of value changes under which the rules hold, which
+    fix/flags.py writes as a Fix."""
 
     values: tuple[tuple[str, Any, Any], ...]  # (name, from, to)
 
@@ -109,7 +110,7 @@ class Unsatisfiable(Exception):
         self.fixed = fixed
 
 
-def minimal_changes(config: Config, rules: list[Rule], broken: list[Rule], max_fixes: int) -> list[Proposal]:
+def minimal_changes(config: Config, rules: list[Rule], broken: list[Rule], max_fixes: int) -> list[Solution]:
     from flaglint.solve.smt import FixProblem
 
     return FixProblem(config, rules, broken).solve(max_fixes)

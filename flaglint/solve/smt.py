@@ -18,7 +18,7 @@ import z3
 from flaglint.rules.expr import CMP_FUNCS, FUNCTIONS, Node, Unknown, _ARITH_FUNCS, _equal, evaluate
 from flaglint.resolve.resolver import Config
 from flaglint.rules.ruleset import Rule
-from flaglint.solve.rules import Proposal, Unsatisfiable, fixed_names, rule_names
+from flaglint.solve.rules import Solution, Unsatisfiable, fixed_names, rule_names
 from flaglint.tunix.variables import load_tunix
 
 UNDEFINED = object()
@@ -442,21 +442,21 @@ class FixProblem:
     def _remaining_ms(self) -> int:
         return max(1, int((self.deadline - time.monotonic()) * 1000))
 
-    def solve(self, max_fixes: int) -> list[Proposal]:
+    def solve(self, max_fixes: int) -> list[Solution]:
         self.deadline = time.monotonic() + SOLVER_BUDGET_S
         self.names = sorted(self.cone)
-        proposals = self._solve_names(max_fixes)
-        if (not proposals or len(proposals[0].values) > 1) and time.monotonic() < self.deadline:
+        solutions = self._solve_names(max_fixes)
+        if (not solutions or len(solutions[0].values) > 1) and time.monotonic() < self.deadline:
             self.names = sorted(self._widen(self.cone) - self.fixed)
             # Only a fix of fewer keys would be taken, and saying so up front prunes the search.
-            wider = self._solve_names(max_fixes, fewer_than=len(proposals[0].values) if proposals else None)
-            if wider and (not proposals or len(wider[0].values) < len(proposals[0].values)):
-                proposals = wider
-        if not proposals and time.monotonic() < self.deadline:
+            wider = self._solve_names(max_fixes, fewer_than=len(solutions[0].values) if solutions else None)
+            if wider and (not solutions or len(wider[0].values) < len(solutions[0].values)):
+                solutions = wider
+        if not solutions and time.monotonic() < self.deadline:
             self._explain_unsat(*self._encode())
-        return proposals
+        return solutions
 
-    def _solve_names(self, max_fixes: int, fewer_than: int | None = None) -> list[Proposal]:
+    def _solve_names(self, max_fixes: int, fewer_than: int | None = None) -> list[Solution]:
         """Up to `max_fixes` fixes of the fewest keys over self.names, each the best (_best) of
         those not found yet; what was found stands when the budget runs out."""
         tracked, hard = self._encode()
@@ -466,18 +466,18 @@ class FixProblem:
         if fewer_than is not None and names:
             # Only a fix of fewer keys would be taken, and saying so up front prunes the search.
             solver.add(z3.AtMost(*[z3.Not(self._keep(n)) for n in names], fewer_than - 1))
-        proposals: list[Proposal] = []
+        solutions: list[Solution] = []
         best: int | None = None
         try:
-            while len(proposals) < max_fixes and (found := self._best(solver, names, best)) is not None:
+            while len(solutions) < max_fixes and (found := self._best(solver, names, best)) is not None:
                 model, changed = found
                 best = len(changed)
                 model = self._nearest(model, changed, hard, tracked)
-                proposals.append(Proposal(tuple((n, self.config.lookup(n), self._value(model, n)) for n in changed)))
+                solutions.append(Solution(tuple((n, self.config.lookup(n), self._value(model, n)) for n in changed)))
                 solver.add(z3.Or(*[self._keep(n) for n in changed]))
         except _OutOfTime:
             pass
-        return sorted(proposals, key=lambda p: [(n, str(v)) for n, _, v in p.values])
+        return sorted(solutions, key=lambda p: [(n, str(v)) for n, _, v in p.values])
 
     def _best(self, solver: z3.Solver, names: list[str], most: int | None) -> tuple[z3.ModelRef, list[str]] | None:
         """The best fix of at most `most` changed keys, or None. Best is, in this order: the fewest

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from flaglint.solve import smt as solver_z3
 from flaglint.frontends.checker import Checker
 from flaglint.read.flags import FlagSource
-from flaglint.solve.rules import Proposal, applicable, violated
+from flaglint.solve.rules import Solution, applicable, violated
 from flaglint.solve.smt import FixProblem
 
 AXES = ("diloco", "data", "pipeline", "fsdp", "fsdp_transpose", "context", "context_usp_ulysses",
@@ -47,7 +47,7 @@ class MaxSMT(FixProblem):
                 break
             best = len(changed)
             model = self._nearest(model, changed, hard, tracked)
-            proposals.append(Proposal(tuple((n, self.config.lookup(n), self._value(model, n)) for n in changed)))
+            proposals.append(Solution(tuple((n, self.config.lookup(n), self._value(model, n)) for n in changed)))
             optimizer.add(z3.Or(*[self._keep(n) for n in changed]))
         if len(proposals) < max_fixes and outcome == z3.unknown:
             raise TimeoutError

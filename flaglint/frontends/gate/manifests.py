@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Mapping, Union
 
 from flaglint.frontends.checker import Checker
-from flaglint.core.edits import Edit
+from flaglint.core.edits import Applicability, Edit
 from flaglint.core.findings import Finding, Fix, InputError, Result
 from flaglint.core.location import Location
 from flaglint.read.flags import FlagSource, decode
@@ -269,16 +269,19 @@ class _FlagPlacer:
             if edit.variable is not None:
                 value = self.tunix.get(edit.variable)
                 location = _located(value, 0, max(len(value.text), 1), self.label) if value is not None else None
-                placed.append(Edit(location, value.text if value is not None else "", edit.new, variable=edit.variable))
+                old, new = value.text if value is not None else "", edit.new
             elif edit.start == edit.end == len(text):  # appended: an empty span just after the last character
                 last = _located(self.flags, max(len(text) - 1, 0), len(text), self.label)
                 location = last and Location(last.file, last.end_line or last.line, last.end_column, end_column=last.end_column)
-                placed.append(Edit(location, "", edit.new))
+                old, new = "", edit.new
             else:
                 old = text[edit.start:edit.end].strip()  # a dropped token's edit takes a blank next to it too
                 start = text.index(old, edit.start) if old else edit.start
                 location = _located(self.flags, start, start + max(len(old), 1), self.label)
-                placed.append(Edit(location, old, edit.new.strip()))
+                new = edit.new.strip()
+            # Unsetting a variable removes its entry, and a value not written in the manifest is nowhere to edit: by hand.
+            written = location is not None and (edit.variable is None or bool(new))
+            placed.append(Edit(location, old, new, Applicability.SAFE if written else Applicability.BY_HAND, edit.variable))
         return placed
 
 
@@ -300,7 +303,7 @@ def manifest_edits(text: str, fix: Fix, file: str) -> list[Edit] | None:
         if not placed.new and start > 0 and text[start - 1] == " ":
             start -= 1  # a dropped token goes with the blank before it
         edits.append(Edit.in_text(text, start, end, placed.new, file))
-    return text_edits(file, text, edits, fix.safe)
+    return text_edits(file, text, edits, fix.applicability)
 
 
 def check_launch(checker: Checker, launch: Launch, label: str, *, env: Mapping[str, str] | None = None,

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from flaglint.frontends.checker import Checker
-from flaglint.core.edits import Edit
+from flaglint.core.edits import Applicability, Edit
 from flaglint.core.findings import Finding, Fix, Result
 from flaglint.core.location import Location
 from flaglint.read.flags import FlagSource, decode
@@ -87,7 +87,7 @@ def _override(value: Value, edit_end: int, token_text: str, anchor: int | None, 
     span = _file_span(value, start, anchor)  # the whole anchor token must be literal script text
     if span is None:
         return None
-    return Edit.in_bytes(_script_bytes(check, span[0]), span[2], span[2], " " + token_text, span[0], safe=False)
+    return Edit.in_bytes(_script_bytes(check, span[0]), span[2], span[2], " " + token_text, span[0], applicability=Applicability.UNSAFE)
 
 
 def _script_bytes(check: ScriptCheck, file: str) -> bytes:
@@ -104,13 +104,13 @@ def _file_edits(value: Value, fix: Fix, check: ScriptCheck, anchor: int | None) 
     edits, additions = [], []
     for edit, change in zip(fix.edits, fix.changes):
         if edit.variable is not None:
-            additions.append(Edit(None, "", f"export {change.key}={'' if change.to is None else change.to}"))
+            additions.append(Edit(None, "", f"export {change.key}={'' if change.to is None else change.to}", Applicability.BY_HAND))
             continue
         token_text = f"{change.key}={_flag_value(change.to)}"
         if edit.start == edit.end == len(value.text):
             inserted = _override(value, edit.start, token_text, anchor, check)
             if inserted is None:
-                additions.append(Edit(None, "", f'export {FLAGS_VARIABLE}="${{{FLAGS_VARIABLE}}}{edit.new}"'))
+                additions.append(Edit(None, "", f'export {FLAGS_VARIABLE}="${{{FLAGS_VARIABLE}}}{edit.new}"', Applicability.BY_HAND))
             else:
                 edits.append(inserted)
             continue
@@ -128,7 +128,7 @@ def _file_edits(value: Value, fix: Fix, check: ScriptCheck, anchor: int | None) 
             span = _file_span(value, edit.start + stripped, edit.end)
         if span is None:
             return None
-        edits.append(Edit.in_bytes(_script_bytes(check, span[0]), span[1], span[2], edit.new, span[0], safe=fix.safe))
+        edits.append(Edit.in_bytes(_script_bytes(check, span[0]), span[1], span[2], edit.new, span[0], applicability=fix.applicability))
     return edits + additions
 
 
