@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from flaglint.core.version import __version__
 
-__all__ = ["check_flags", "check_manifest", "Checker", "Result", "Finding", "Fix", "Change", "Location"]
+__all__ = ["check_flags", "check_manifest", "Checker", "Result", "Finding", "Fix", "Change", "Applicability", "Location"]
 
 
 def __getattr__(name: str):
@@ -28,4 +28,8 @@ def __getattr__(name: str):
         from flaglint.core import findings
 
         return getattr(findings, name)
+    if name == "Applicability":
+        from flaglint.core.edits import Applicability
+
+        return Applicability
     raise AttributeError(name)

@@ -2,8 +2,8 @@
 
 Each command gives its inputs as `Checked` items that carry the fix to apply and its byte edits;
 files are written (atomically, see flaglint/fix/files.py), inputs read from the command line or
-stdin are printed fixed. Fixes can interact (two branches of a script, two launches of a manifest), so the
-inputs are checked again after each round, until a round changes nothing.
+stdin are printed fixed. Fixes can interact (two branches of a script, two launches of a
+manifest), so the inputs are checked again after each round, until a round changes nothing.
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ from flaglint.core.location import Location
 
 
 class Applicability(IntEnum):
-    """How `--fix` may make a fix or one of its edits (ruff's model), least first: an edit is never
-    more applicable than its fix."""
+    """How `--fix` may make a fix or one of its edits (ruff's model), least first. An edit's own
+    applicability only ever lowers its fix's: the edit is made as the lesser of the two."""
 
     BY_HAND = 0  # nothing --fix writes can make it: a person does (a line to add, a variable to set)
     UNSAFE = 1  # --fix makes it with --unsafe-fixes
@@ -30,10 +30,11 @@ class Edit:
     `location.offset`/`end_offset` is the span replaced: characters of the flag string being
     checked (file None), or bytes of the file as it is on disk; its line and column are where a
     person finds it (None: nowhere in what was checked).
-    `applicability`: SAFE, or UNSAFE where the edit is less safe than its fix (a value added after
-    a token of a shared file changes what that file does for other recipes); an edit of a file
-    is never more applicable than its fix. BY_HAND: nothing written can make the change, and `new`
-    says what to do by hand (a line to add, or the value to give `variable`).
+    `applicability`: SAFE (as its fix is), UNSAFE where the edit is less safe than its fix (a value
+    added after a token of a shared file changes what that file does for other recipes), or
+    BY_HAND: nothing written can make the change, and `new` says what to do by hand (a line to add,
+    or the value to give `variable`). A byte edit of a file (`moved`) is never more applicable than
+    its fix.
     `variable`: the Tunix variable whose value this is (None: the MaxText flags).
     """
 

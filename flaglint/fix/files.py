@@ -15,15 +15,15 @@ from pathlib import Path
 from flaglint.core.edits import Applicability, Edit
 
 
-def text_edits(file: str, text: str, edits: list[Edit], fix: Applicability, offset: int = 0) -> list[Edit]:
+def text_edits(file: str, text: str, edits: list[Edit], at_most: Applicability, offset: int = 0) -> list[Edit]:
     """Edits of a decoded text (character offsets) as byte edits of its UTF-8 form, which starts
     `offset` bytes into the file (after a BOM the text does not hold); none more applicable than
-    their fix (`fix`), and none of those done by hand."""
+    `at_most` (their fix's applicability), and none of those done by hand."""
 
     def at(index: int) -> int:
         return offset + len(text[:index].encode("utf-8"))
 
-    return [edit.moved(at(edit.start), at(edit.end), file, fix) for edit in edits if edit.written]
+    return [edit.moved(at(edit.start), at(edit.end), file, at_most) for edit in edits if edit.written]
 
 
 def apply_to_bytes(data: bytes, edits: list[Edit]) -> bytes:

@@ -3,6 +3,8 @@ its comments and layout; argv keeps the rest; a second run has nothing to fix.""
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,6 +39,19 @@ def test_with_diff_the_fix_is_a_diff_of_the_file(tmp_path, flaglint_cli):
     proc = flaglint_cli("check", str(config), "--topology", "v5p-8", "--diff", "--unsafe-fixes")
     assert "-log_period: 1.5" in proc.stdout and "+ici_fsdp_parallelism: 4   # fsdp over the slice" in proc.stdout
     assert config.read_text() == CONFIG
+
+
+def test_a_config_file_fix_is_applied_and_reported_as_byte_edits_like_every_other_fix(tmp_path, flaglint_cli):
+    config = tmp_path / "run.yml"
+    config.write_bytes(b"\xef\xbb\xbf" + CONFIG.encode("utf-8"))
+    diff = flaglint_cli("check", str(config), "--topology", "v5p-8", "--diff", "--unsafe-fixes")
+    assert diff.returncode == 1 and "+ici_fsdp_parallelism: 4   # fsdp over the slice" in diff.stdout
+    proc = flaglint_cli("check", str(config), "--topology", "v5p-8", "--fix", "--unsafe-fixes", "--format", "json")
+    (applied,) = json.loads(proc.stdout)["applied"]
+    assert not applied["safe"] and [c["key"] for c in applied["changes"]] == ["ici_fsdp_parallelism", "log_period"]
+    assert [(e["line"], e["old"], e["new"]) for e in applied["edits"]] == [(4, "log_period: 1.5", ""), (6, "8", "4")]
+    text = CONFIG.replace("log_period: 1.5\n", "").replace("ici_fsdp_parallelism: 8 ", "ici_fsdp_parallelism: 4 ")
+    assert config.read_bytes() == b"\xef\xbb\xbf" + text.encode("utf-8")  # the BOM is kept
 
 
 _KEY = st.sampled_from(["steps", "log_period", "run_name", "eval_interval"])
