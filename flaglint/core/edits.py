@@ -4,19 +4,23 @@ that shows it, and how a fix or an edit may be made (its applicability)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from enum import IntEnum
+from enum import Enum
 from typing import Any, Callable
 
 from flaglint.core.location import Location
 
 
-class Applicability(IntEnum):
+class Applicability(Enum):
     """How `--fix` may make a fix or one of its edits (ruff's model), least first. An edit's own
     applicability only ever lowers its fix's: the edit is made as the lesser of the two."""
 
-    BY_HAND = 0  # nothing --fix writes can make it: a person does (a line to add, a variable to set)
-    UNSAFE = 1  # --fix makes it with --unsafe-fixes
-    SAFE = 2  # --fix makes it
+    BY_HAND = "by hand"  # nothing --fix writes can make it: a person does (a line to add, a variable to set)
+    UNSAFE = "unsafe"  # --fix makes it with --unsafe-fixes
+    SAFE = "safe"  # --fix makes it
+
+    def __lt__(self, other: Applicability) -> bool:
+        order = list(Applicability)
+        return order.index(self) < order.index(other)
 
     def allowed(self, unsafe_fixes: bool) -> bool:
         """Whether --fix makes it (given --unsafe-fixes or not)."""

@@ -73,7 +73,7 @@ def statistics(checked: list[Checked]) -> str:
 
 def describe_fix(fix: Fix) -> str:
     """`fix (safe): a: true -> false, drop b=1, add c=2`, the changes as a user would write them."""
-    return f"fix ({'safe' if fix.safe else 'unsafe'}): " + ", ".join(_describe_change(c) for c in fix.changes)
+    return f"fix ({fix.applicability.value}): " + ", ".join(_describe_change(c) for c in fix.changes)
 
 
 def _describe_change(change: Change) -> str:
