@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from flaglint.core.findings import Fix, InputError, Result
-from flaglint.render.yaml_chain import PIN_LABEL
+from flaglint.read.config_chain import PIN_LABEL
 from flaglint.resolve.resolver import Config
 from flaglint.rules.ruleset import load_ruleset
 

@@ -11,13 +11,10 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from flaglint.core.findings import InputError
 from flaglint.core.location import Location
-
-if TYPE_CHECKING:
-    from flaglint.render.yaml_chain import Chain
+from flaglint.read.config_chain import Chain
 
 # Python's str.split() and the regex \s agree on what whitespace is (both use Py_UNICODE_ISSPACE).
 _TOKEN = re.compile(r"\S+")
