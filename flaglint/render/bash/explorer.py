@@ -84,7 +84,7 @@ class Exploration:
     capped: bool  # the path cap stopped exploration; outcomes cover the paths explored
 
 
-class _Domains:
+class Candidates:
     """The candidate values of an input, from the comparisons in every file loaded so far."""
 
     def __init__(self, interp: Interp, vary: Mapping[str, list[str]]):
@@ -161,9 +161,9 @@ def explore(
 ) -> Exploration:
     """Evaluate the script on every feasible combination of branch outcomes."""
     interp = Interp(str(script))
-    interp.candidates = _Domains(interp, {k: v for k, v in vary.items() if k not in fixed})
+    interp.candidates = Candidates(interp, {k: v for k, v in vary.items() if k not in fixed})
     root = interp.start(dict(fixed))
-    explorer = _Explorer(interp)
+    explorer = Explorer(interp)
     work = [root]
     outcomes: dict[tuple, Outcome] = {}
     paths = 0
@@ -194,7 +194,10 @@ def _outcome_key(r: Rendering) -> tuple:
     return (r.script, r.status, own) + tuple(_outcome_key(h) for h in r.handoffs)
 
 
-class _Explorer:
+class Explorer:
+    """Runs the paths of one script, forking a path where it reads an input it has not decided,
+    and keeps the values explored of each input."""
+
     def __init__(self, interp: Interp):
         self.interp = interp
         self.explored: dict[str, list] = {}
