@@ -129,7 +129,7 @@ def test_command_lines_in_scripts_get_maxtexts_verdict():
     from pathlib import Path
 
     from flaglint.frontends.commands import check_command, command_lines, concrete_commands, config_path, not_checked
-    from flaglint.render.bash.symbolic import evaluate
+    from flaglint.render import evaluate
 
     index = load_index("0.2.5")
     rule_names = [rule.name_set for rule in Checker("maxtext-0.2.5").ruleset.rules]
@@ -157,7 +157,7 @@ def test_each_wrongly_typed_inference_key_flaglint_finds_is_one_maxtext_refuses(
     from pathlib import Path
 
     from flaglint.frontends.commands import check_command, command_lines, concrete_commands, config_path
-    from flaglint.render.bash.symbolic import evaluate
+    from flaglint.render import evaluate
 
     python = oracle_python()
     if python is None:

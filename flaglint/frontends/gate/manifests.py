@@ -135,11 +135,12 @@ def _script_launches(container: Container, script: Scalar, found: _Found, file: 
     from flaglint.render.bash.types import ScriptError, Value
     from flaglint.render.bash.compiler import Command
     from flaglint.render.bash.machine import Interp
+    from flaglint.maxtext.launch import MAXTEXT_LAUNCHES
 
     path = f"{file}#{container.path}"  # the command evaluated from its text, under a name no file has
     to_manifest = _OriginMap(path, script)
     try:
-        interp = Interp(path, text=script.text.encode("utf-8"))
+        interp = Interp(path, MAXTEXT_LAUNCHES, text=script.text.encode("utf-8"))
         state = interp.start({})
         for name, value in container.env.items():
             state.scopes[0][name] = Value(value.text, [_manifest_origin(p) for p in value.positions])

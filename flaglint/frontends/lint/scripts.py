@@ -19,9 +19,9 @@ from flaglint.read.flags import FlagSource, decode
 from flaglint.resolve.resolver import HF_TOKEN_VARIABLE
 from flaglint.rules.ruleset import built_in
 from flaglint.frontends.lint.launch_parts import COMBINATION_CAP, Concrete, Unverified, concrete_launches
-from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath, render
+from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
 from flaglint.render.bash.types import Rendering, ScriptError, Value
-from flaglint.render.bash.symbolic import evaluate
+from flaglint.render.recipes import evaluate, render
 from flaglint.tunix.variables import load_tunix
 
 FLAGS_VARIABLE = "MAXTEXT_EXTRA_FLAGS"

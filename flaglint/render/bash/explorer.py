@@ -28,7 +28,7 @@ from flaglint.render.bash.expansion import input_value
 from flaglint.render.bash.guards import holds_for, ordered, restrict
 from flaglint.render.bash.machine import Interp, NeedInput
 from flaglint.render.bash.state import State
-from flaglint.render.bash.types import OTHER, Note, Origin, Rendering, ScriptError, Value
+from flaglint.render.bash.types import OTHER, LaunchRecogniser, Note, Origin, Rendering, ScriptError, Value
 from flaglint.render.bash.lexer import compile_glob, glob_sample
 
 __all__ = [
@@ -37,10 +37,11 @@ __all__ = [
 
 
 
-def render(script: Path, env: Mapping[str, str], text: bytes | None = None) -> Rendering:
-    """The script's final variables when it runs with exactly `env` (every other variable unset).
-    `text`: the script's bytes, when `script` names no file (stdin)."""
-    interp = Interp(str(script), text=text)
+def render(script: Path, launches: LaunchRecogniser, env: Mapping[str, str], text: bytes | None = None) -> Rendering:
+    """The script's final variables (and the launches `launches` picks out) when it runs with
+    exactly `env` (every other variable unset). `text`: the script's bytes, when `script` names no
+    file (stdin)."""
+    interp = Interp(str(script), launches, text=text)
     st = interp.start(dict(env))
     interp.run(st)
     result = interp.rendering(st)
@@ -155,12 +156,13 @@ class Candidates:
 
 def explore(
     script: Path,
+    launches: LaunchRecogniser,
     fixed: Mapping[str, str] = {},
     vary: Mapping[str, list[str]] = {},
     path_cap: int = 4096,
 ) -> Exploration:
     """Evaluate the script on every feasible combination of branch outcomes."""
-    interp = Interp(str(script))
+    interp = Interp(str(script), launches)
     interp.candidates = Candidates(interp, {k: v for k, v in vary.items() if k not in fixed})
     root = interp.start(dict(fixed))
     explorer = Explorer(interp)

@@ -26,13 +26,14 @@ from flaglint.render.bash.compiler import Join
 from flaglint.render.bash.guards import Cube, cubes_of, guarded, settle, trimmed
 from flaglint.render.bash.machine import Interp
 from flaglint.render.bash.state import State
-from flaglint.render.bash.types import FromInput, Sym, Value
+from flaglint.render.bash.types import FromInput, LaunchRecogniser, Sym, Value
 
 
-def evaluate(script: Path, fixed: Mapping[str, str] = {}, vary: Mapping[str, list[str]] = {}, text: bytes | None = None) -> Exploration:
+def evaluate(script: Path, launches: LaunchRecogniser, fixed: Mapping[str, str] = {}, vary: Mapping[str, list[str]] = {},
+             text: bytes | None = None) -> Exploration:
     """Every feasible outcome of the script, with joined paths merged (values may be symbolic).
     `text`: the script's bytes, when `script` names no file (stdin)."""
-    interp = Interp(str(script), text=text)
+    interp = Interp(str(script), launches, text=text)
     interp.candidates = Candidates(interp, {k: v for k, v in vary.items() if k not in fixed})
     explorer = Explorer(interp)
     work = [interp.start(dict(fixed))]
