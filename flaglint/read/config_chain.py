@@ -28,5 +28,5 @@ class Chain:
 
     @property
     def reaches_base_yml(self) -> bool:
-        """Whether MaxText's own base.yml is in the chain (else a key it leaves unset has types.py's default)."""
+        """Whether MaxText's own base.yml is in the chain (else a key it leaves unset has the default of MaxText's types.py)."""
         return f"{PIN_LABEL}/{BASE_YML}" in self.files

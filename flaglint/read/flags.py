@@ -79,7 +79,7 @@ class FlagSource:
     text: str
     file: str | None = None
     name: str | None = None  # the environment variable it was read from
-    argv: bool = False  # MaxText's own argv, written as shell words (read_argv), not a whitespace-split string
+    argv: bool = False  # MaxText's own argv, written as shell words (read/argv.py), not a whitespace-split string
     chain: Chain | None = None  # the YAML config files the argv starts from (None: MaxText's base.yml)
 
 

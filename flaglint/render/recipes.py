@@ -22,6 +22,7 @@ def explore(script: Path, fixed: Mapping[str, str] = {}, vary: Mapping[str, list
     return explorer.explore(script, MAXTEXT_LAUNCHES, fixed, vary, path_cap)
 
 
-def evaluate(script: Path, fixed: Mapping[str, str] = {}, vary: Mapping[str, list[str]] = {}, text: bytes | None = None) -> Exploration:
+def evaluate(script: Path, fixed: Mapping[str, str] = {}, vary: Mapping[str, list[str]] = {},
+             text: bytes | None = None) -> Exploration:
     """Every feasible outcome of the script, with joined paths merged (symbolic.evaluate)."""
     return symbolic.evaluate(script, MAXTEXT_LAUNCHES, fixed, vary, text)

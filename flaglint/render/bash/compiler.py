@@ -878,6 +878,7 @@ _parser = None
 def _get_parser():
     global _parser
     if _parser is None:
+        # tree-sitter-bash: only once a script is parsed (checking a YAML config imports this package too)
         import tree_sitter_bash as tsb
         from tree_sitter import Language, Parser
 
