@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_bash_property import bash_env, branching_scripts, literal, pattern, statement
 
-from flaglint.render import evaluate, explore, render
+from flaglint.render import evaluate, explore
 from flaglint.render.bash.expansion import input_value
 from flaglint.render.bash.types import resolve
 
