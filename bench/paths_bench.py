@@ -27,8 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from flaglint.render import explore  # noqa: E402
-from flaglint.render.bash.symbolic import evaluate  # noqa: E402
+from flaglint.render import evaluate, explore  # noqa: E402
 
 FAMILY = ROOT / "tests" / "fixtures" / "recipes" / "family"
 GUARDS = ROOT / "tests" / "fixtures" / "recipes" / "guards"

@@ -34,7 +34,7 @@ def _lines(script: str) -> list[tuple[str, int, str, tuple[str, ...], tuple]]:
     """(script, line, config, argv words, M_ env) of each MaxText command line of each outcome: of
     each concrete command line where its words are symbolic (launch_parts.concrete_argvs)."""
     from flaglint.render.bash.types import ScriptError
-    from flaglint.render.bash.symbolic import evaluate
+    from flaglint.render import evaluate
 
     index = load_index("0.2.5")
     rule_names = [rule.name_set for rule in Checker("maxtext-0.2.5").ruleset.rules]

@@ -18,7 +18,7 @@ from flaglint.core.findings import InputError
 def render_script(script, env_items, env_file, output_format):
     """Print the variables SCRIPT exports for one environment, without running it."""
     from flaglint.read.flags import read_env_assignments
-    from flaglint.render.bash.explorer import render as render_bash
+    from flaglint.render.recipes import render as render_bash
     from flaglint.render.bash.types import OTHER, ScriptError
 
     env = read_env_assignments(env_items, env_file)

@@ -26,7 +26,7 @@ def smoke(flags, env_items, env_file, recipe):
 
     env = read_env_assignments(env_items, env_file)
     if recipe:
-        from flaglint.render.bash.explorer import render as render_bash
+        from flaglint.render.recipes import render as render_bash
         from flaglint.render.bash.types import ScriptError
 
         try:

@@ -19,7 +19,7 @@ from flaglint.core.findings import Change, Fix, InputError, Result
 from flaglint.fix.files import text_edits
 from flaglint.fix.flags import apply_edits
 from flaglint.read.flags import bom_length, read_text_file
-from flaglint.render.yaml_chain import PIN_LABEL
+from flaglint.read.config_chain import PIN_LABEL
 from flaglint.resolve.resolver import Config
 from flaglint.rules.ruleset import load_ruleset
 

@@ -1,5 +1,5 @@
 """MaxText command lines: which words of a command run one of MaxText's entry points, its config
-argument, and the key=value words pyconfig reads.
+argument, the key=value words pyconfig reads, and the M_<KEY> variables of its environment.
 
 Recognised: `python3 -m maxtext.<module>` (also `MaxText.<module>`, the older package name), a
 script path ending in `maxtext/<module path>.py` or `MaxText/train.py`, after wrappers such as
@@ -25,11 +25,31 @@ TRAIN = "maxtext.trainers.pre_train.train"  # what the older `MaxText.train` / M
 # Programs whose command line may start MaxText: python itself, XPK, and wrappers that run a command.
 _LAUNCHERS = {"xpk", "xpk.py", "env", "uv", "timeout", "nohup", "numactl", "sudo", "time", "taskset", "srun", "mpirun",
               "docker", "podman"}
+KEY_VARIABLE_PREFIX = "M_"  # pyconfig reads M_<KEY> of its environment as the key's value
 
 
 def may_launch(program: str) -> bool:
     name = posixpath.basename(program)
     return name in _LAUNCHERS or _PYTHON.fullmatch(name) is not None
+
+
+def is_key_variable(name: str) -> bool:
+    """Whether MaxText reads this variable of its environment (as a key's value)."""
+    return name.startswith(KEY_VARIABLE_PREFIX)
+
+
+class MaxTextLaunches:
+    """MaxText's launches as the bash evaluator is told of them (render.bash.types.LaunchRecogniser):
+    python or a launcher may start MaxText, which reads the M_<KEY> variables of its environment."""
+
+    def may_launch(self, program: str) -> bool:
+        return may_launch(program)
+
+    def reads_variable(self, name: str) -> bool:
+        return is_key_variable(name)
+
+
+MAXTEXT_LAUNCHES = MaxTextLaunches()
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,10 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from flaglint.core.findings import InputError
 from flaglint.core.location import Location
-
-if TYPE_CHECKING:
-    from flaglint.render.yaml_chain import Chain
+from flaglint.read.config_chain import Chain
 
 # Python's str.split() and the regex \s agree on what whitespace is (both use Py_UNICODE_ISSPACE).
 _TOKEN = re.compile(r"\S+")
@@ -82,7 +79,7 @@ class FlagSource:
     text: str
     file: str | None = None
     name: str | None = None  # the environment variable it was read from
-    argv: bool = False  # MaxText's own argv, written as shell words (read_argv), not a whitespace-split string
+    argv: bool = False  # MaxText's own argv, written as shell words (read/argv.py), not a whitespace-split string
     chain: Chain | None = None  # the YAML config files the argv starts from (None: MaxText's base.yml)
 
 

@@ -97,7 +97,9 @@ def _refuse_lone_surrogates(node: yaml.Node | None, file: str) -> None:
 
 # ---- scalars with per-character positions ----
 
-class _Source:
+class ManifestText:
+    """A manifest's text, and the line and column of each of its characters."""
+
     def __init__(self, text: str, file: str):
         self.text = text
         self.file = file
@@ -114,7 +116,7 @@ class _Source:
         return Location(self.file, lo + 1, index - self.line_starts[lo] + 1)
 
 
-def scalar(node: yaml.ScalarNode, source: _Source) -> Scalar:
+def scalar(node: yaml.ScalarNode, source: ManifestText) -> Scalar:
     start, end = node.start_mark.index, node.end_mark.index
     if node.style in ("|", ">"):
         scanned = _block(source.text, start, end, node.style, node.value)
@@ -308,7 +310,7 @@ def _text(node: yaml.Node | None) -> str | None:
 
 
 def read_manifest(text: str, file: str) -> Manifest:
-    source = _Source(text, file)
+    source = ManifestText(text, file)
     containers: list[Container] = []
     notes: list[str] = []
     for number, document in enumerate(load_documents(text, file), 1):
@@ -325,7 +327,7 @@ def read_manifest(text: str, file: str) -> Manifest:
     return Manifest(containers, notes)
 
 
-def _jobset_containers(document: yaml.Node, jobset: str, source: _Source) -> list[Container]:
+def _jobset_containers(document: yaml.Node, jobset: str, source: ManifestText) -> list[Container]:
     jobs = _items(_path(document, "spec", "replicatedJobs"))
     slices = {id(job): _tpu_slice(_path(job, "template", "spec", "template", "spec", "nodeSelector"), source) for job in jobs}
     distinct = {s.text: s for s in slices.values() if s is not None}
@@ -351,7 +353,7 @@ def _replicas(job: yaml.Node) -> int | None:
     return int(text) if text is not None and text.isdigit() and int(text) > 0 else None
 
 
-def _tpu_slice(selector: yaml.Node | None, source: _Source) -> Scalar | None:
+def _tpu_slice(selector: yaml.Node | None, source: ManifestText) -> Scalar | None:
     topology, accelerator = _get(selector, TOPOLOGY_LABEL), _get(selector, ACCELERATOR_LABEL)
     if not isinstance(topology, yaml.ScalarNode) or not isinstance(accelerator, yaml.ScalarNode):
         return None
@@ -360,7 +362,7 @@ def _tpu_slice(selector: yaml.Node | None, source: _Source) -> Scalar | None:
     return Scalar(f"{accelerator.value}:{shape.text}", (shape.start,) * (len(accelerator.value) + 1) + shape.positions)
 
 
-def _container(node: yaml.Node, jobset: str, job: str, index: int, tpu_slice: Scalar | None, source: _Source) -> Container:
+def _container(node: yaml.Node, jobset: str, job: str, index: int, tpu_slice: Scalar | None, source: ManifestText) -> Container:
     name = _text(_get(node, "name")) or f"container {index}"
     env: dict[str, Scalar] = {}
     unknown: dict[str, int] = {}

@@ -12,23 +12,22 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from flaglint.core.findings import InputError
+from flaglint.read.config_chain import PIN_LABEL, Chain, Setting
+from flaglint.read.flags import decode
 from flaglint.schema.config_index import ConfigFile, ConfigIndex
 from flaglint.maxtext.values import cli_loader
 
 BASE_CONFIG = "base_config"
-BASE_YML = "base.yml"
 # OmegaConf 2.4's limits on alias expansion (omegaconf/_yaml.py), which MaxText's loader inherits.
 MAX_EXPANDED_NODES = 10_000
 MAX_EXPANSION_RATIO = 100
 MIN_RATIO_NODES = 1_000
-PIN_LABEL = "maxtext/configs"  # how MaxText's own config files are named in findings and origins
 
 
 def parse_config(text: str, name: str) -> ConfigFile:
@@ -102,28 +101,6 @@ def _check_duplicates(node: yaml.Node, name: str) -> None:
                 stack.append(value)
         elif isinstance(current, yaml.SequenceNode):
             stack.extend(current.value)
-
-
-@dataclass(frozen=True)
-class Setting:
-    """A key's value in the merged chain and the file line that set it."""
-
-    key: str
-    value: Any
-    file: str
-    line: int
-    column: int = 1
-
-
-@dataclass
-class Chain:
-    files: list[str]  # the chain, the given file first
-    settings: dict[str, Setting] = field(default_factory=dict)
-
-    @property
-    def reaches_base_yml(self) -> bool:
-        """Whether MaxText's own base.yml is in the chain (else a key it leaves unset has types.py's default)."""
-        return f"{PIN_LABEL}/{BASE_YML}" in self.files
 
 
 @dataclass(frozen=True)
@@ -233,8 +210,6 @@ def _read(node: _Node, index: ConfigIndex | None) -> ConfigFile:
         data = node.path.read_bytes()
     except OSError as err:
         raise InputError(f"{node.path}: cannot read ({err.strerror})") from None
-    from flaglint.read.flags import decode
-
     return parse_config(decode(data, str(node.path)), str(node.path))
 
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 import copy
 from functools import lru_cache
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
 from flaglint.core.findings import Finding
 from flaglint.core.location import Location
+from flaglint.read.config_chain import BASE_YML, PIN_LABEL, Chain, Setting
 from flaglint.read.flags import FlagSource, Token, tokenize
 from flaglint.read.argv import shell_words
 from flaglint.rules.ruleset import built_in
@@ -21,9 +22,6 @@ from flaglint.pins.pins import PinSchema, pins_defining
 from flaglint.resolve.topology import LIVE_SLICES
 from flaglint.tunix.variables import bindings, load_tunix, type_tunix
 from flaglint.maxtext.values import MERGED_RULE_LISTS, ValueError_, check_rule_list, coerce, normalise, parse_cli_value, type_value
-
-if TYPE_CHECKING:
-    from flaglint.render.yaml_chain import Chain, Setting
 
 # Linux refuses one argument or environment string longer than this (MAX_ARG_STRLEN).
 MAX_ARG_BYTES = 131072
@@ -185,8 +183,6 @@ def _apply_chain(config: Config, chain: Chain, findings: list[Finding]) -> dict[
     """The config files' values over base.yml's, each typed as MaxText types it, at its file's line.
     The values of MaxText's own base.yml are the pin's defaults, so they are not set again.
     Returns the findings on values MaxText refuses, by key: they count only if nothing replaces them."""
-    from flaglint.render.yaml_chain import BASE_YML, PIN_LABEL
-
     pin = config.pin
     refused: dict[str, Finding] = {}
     for key, setting in chain.settings.items():

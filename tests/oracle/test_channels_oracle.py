@@ -130,7 +130,7 @@ def test_command_lines_in_scripts_get_maxtexts_verdict():
 
     from flaglint.frontends.commands import check_command, command_lines, config_path, not_checked
     from flaglint.frontends.lint.script_commands import concrete_commands
-    from flaglint.render.bash.symbolic import evaluate
+    from flaglint.render import evaluate
 
     index = load_index("0.2.5")
     rule_names = [rule.name_set for rule in Checker("maxtext-0.2.5").ruleset.rules]
@@ -159,7 +159,7 @@ def test_each_wrongly_typed_inference_key_flaglint_finds_is_one_maxtext_refuses(
 
     from flaglint.frontends.commands import check_command, command_lines, config_path
     from flaglint.frontends.lint.script_commands import concrete_commands
-    from flaglint.render.bash.symbolic import evaluate
+    from flaglint.render import evaluate
 
     python = oracle_python()
     if python is None:

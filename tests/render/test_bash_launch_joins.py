@@ -19,7 +19,7 @@ from test_bash_symbolic import _own, _resolved, _taken
 
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.lint.scripts import check_script
-from flaglint.render.bash.symbolic import evaluate
+from flaglint.render import evaluate
 from flaglint.render.bash.types import Choice, Sym
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")

@@ -18,9 +18,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_bash_property import bash_env, branching_scripts, literal, pattern, statement
 
-from flaglint.render import explore, render
+from flaglint.render import evaluate, explore
 from flaglint.render.bash.expansion import input_value
-from flaglint.render.bash.symbolic import evaluate
 from flaglint.render.bash.types import resolve
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")

@@ -11,14 +11,14 @@ from hypothesis import strategies as st
 
 from flaglint.core.findings import InputError
 from flaglint.core.location import Location
-from flaglint.render.manifest import Scalar, _Source, expand_references, load_documents, read_manifest, scalar
+from flaglint.render.manifest import ManifestText, Scalar, expand_references, load_documents, read_manifest, scalar
 
 STYLES = [None, '"', "'", "|", ">"]
 
 
 def _scalars(text: str) -> dict[str, Scalar]:
     """The scalars under the top key, by key; a nested mapping gives its innermost scalar."""
-    source = _Source(text, "m.yaml")
+    source = ManifestText(text, "m.yaml")
     document = yaml.compose(text, Loader=yaml.SafeLoader)
     out = {}
     for key, value in document.value[0][1].value:

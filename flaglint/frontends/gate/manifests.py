@@ -27,7 +27,7 @@ from flaglint.pins.pins import DEFAULT_PIN
 from flaglint.tunix.variables import load_tunix
 from flaglint.fix.files import text_edits
 from flaglint.frontends.commands import check_command, config_path, not_checked
-from flaglint.maxtext.launch import recognise
+from flaglint.maxtext.launch import MAXTEXT_LAUNCHES, recognise
 from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.render.bash.compiler import Command
 from flaglint.render.bash.machine import Interp
@@ -143,7 +143,7 @@ def _script_launches(container: Container, script: Scalar, found: _Found, file: 
     path = f"{file}#{container.path}"  # the command evaluated from its text, under a name no file has
     to_manifest = _OriginMap(path, script)
     try:
-        interp = Interp(path, text=script.text.encode("utf-8"))
+        interp = Interp(path, MAXTEXT_LAUNCHES, text=script.text.encode("utf-8"))
         state = interp.start({})
         for name, value in container.env.items():
             state.scopes[0][name] = Value(value.text, [_manifest_origin(p) for p in value.positions])

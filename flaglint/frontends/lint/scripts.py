@@ -20,9 +20,9 @@ from flaglint.resolve.resolver import HF_TOKEN_VARIABLE
 from flaglint.rules.ruleset import built_in
 from flaglint.frontends.lint.launch_parts import COMBINATION_CAP, Concrete, concrete_launches
 from flaglint.frontends.lint.unverified import Unverified
-from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath, render
+from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
 from flaglint.render.bash.types import Rendering, ScriptError, Value
-from flaglint.render.bash.symbolic import evaluate
+from flaglint.render.recipes import evaluate
 from flaglint.tunix.variables import load_tunix, type_tunix
 from flaglint.frontends.lint.script_commands import check_commands
 from flaglint.frontends.lint.suppress import apply_suppressions, read_suppressions

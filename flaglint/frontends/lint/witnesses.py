@@ -10,8 +10,9 @@ from typing import Any
 from flaglint.core.findings import Finding
 from flaglint.core.location import Location
 from flaglint.frontends.checker import Checker
-from flaglint.render.bash.explorer import OTHER, ExploredPath, render
+from flaglint.render.bash.explorer import OTHER, ExploredPath
 from flaglint.render.bash.types import Value
+from flaglint.render.recipes import render
 
 FIX_TRIES = 3  # launches with findings on which a fix is sought, in order, before giving up
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import Any, Callable
 
 _TOKEN = re.compile(
     r"\s*(?:(0[xX][0-9a-fA-F]+|[0-9]+#[0-9a-zA-Z@_]+|[0-9]+)|([A-Za-z_][A-Za-z0-9_]*)|"
@@ -15,9 +15,10 @@ class ArithError(Exception):
     pass
 
 
-def parse_arith(src, start: int, end: int) -> tuple:
-    """Parse src.text[start:end]; `$` expansions inside are lexed as word parts."""
-    return _Parser(src.text, start, end, src).parse()
+def parse_arith(text: str, start: int, end: int, expansion: Callable[[int], tuple[Any, int]] | None = None) -> tuple:
+    """Parse text[start:end]. `expansion(at)`: the word part of the `$` or backquote expansion at
+    `at` (None: that `$` expands nothing) and the index after it; without it `$` is an error."""
+    return _Parser(text, start, end, expansion).parse()
 
 
 def parse_arith_text(text: str) -> tuple:
@@ -32,22 +33,19 @@ _BINARY = [
 
 
 class _Parser:
-    def __init__(self, text: str, start: int, end: int, src):
+    def __init__(self, text: str, start: int, end: int, expansion: Callable[[int], tuple[Any, int]] | None):
         self.tokens: list[tuple[str, object]] = []
         pos = start
         while pos < end:
             if text[pos].isspace() or (text[pos] == "\\" and pos + 1 < end and text[pos + 1] == "\n"):
                 pos += 1 if text[pos].isspace() else 2
                 continue
-            if text[pos] in "$`" and src is not None:
-                from flaglint.render.bash.lexer import Lexer
-
-                lexer = Lexer(src, pos, end)
-                part = lexer._dollar(quoted=True)
+            if text[pos] in "$`" and expansion is not None:
+                part, after = expansion(pos)
                 if part is None:
                     raise ArithError(f"bad arithmetic near {text[pos:end]!r}")
                 self.tokens.append(("exp", part))
-                pos = lexer.pos
+                pos = after
                 continue
             if text[pos] == '"':  # quotes inside $((...)) are removed
                 pos += 1

@@ -10,9 +10,9 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from flaglint.render.bash.arithmetic import ArithError, parse_arith
+from flaglint.render.bash.arithmetic import ArithError
 from flaglint.render.bash.types import ScriptError
-from flaglint.render.bash.lexer import ARITH_ASSIGN, Lit, Param, Source, Word, WordSyntaxError, lex_heredoc, lex_word
+from flaglint.render.bash.lexer import ARITH_ASSIGN, Lit, Param, Source, Word, WordSyntaxError, lex_arith, lex_heredoc, lex_word
 
 # ---- instructions -----------------------------------------------------------------------------
 
@@ -363,7 +363,7 @@ class Compiler:
         if joined is not None:
             for c in joined[0]:
                 code.instrs.append(self.assignment(c))
-            self._reparse(*joined[1], code)
+            self.reparse(*joined[1], code)
             return
         prefix, words, stdin = [], [], None
         for i, c in enumerate(node.children):
@@ -387,7 +387,7 @@ class Compiler:
         if head in ("test", "["):
             self._posix_test_facts(words[1:])
 
-    def _reparse(self, start: int, end: int, code: Code) -> None:
+    def reparse(self, start: int, end: int, code: Code) -> None:
         """Compile the statements in data[start:end], parsed on their own at their own offsets."""
         data = self.src.data
         blank = bytes(b if b == 0x0A else 0x20 for b in data[:start])
@@ -464,7 +464,7 @@ class Compiler:
             if joined is not None:  # only the assignments belong to the list
                 code.instrs.extend(self.assignment(c) for c in joined[0])
                 jump.target = len(code.instrs)
-                self._reparse(*joined[1], code)
+                self.reparse(*joined[1], code)
                 return
             if i + 2 < len(kids):
                 self.condition([kids[i + 1]], code)
@@ -510,7 +510,7 @@ class Compiler:
         start = self.src.char_index(node.children[0].end_byte)
         end = self.src.char_index(node.children[-1].start_byte)
         try:
-            expr = parse_arith(self.src, start, end)
+            expr = lex_arith(self.src, start, end)
         except (ArithError, WordSyntaxError) as e:
             raise self.fail(node, f"arithmetic: {e}") from None
         code.instrs.append(ArithCmd(self.line(node), expr, _arith_mutates(self.src.text[start:end])))
@@ -753,7 +753,7 @@ class Compiler:
         if not self.src.data[start:end].strip():
             return None
         try:
-            return parse_arith(self.src, self.src.char_index(start), self.src.char_index(end))
+            return lex_arith(self.src, self.src.char_index(start), self.src.char_index(end))
         except (ArithError, WordSyntaxError) as e:
             raise self.fail(node, f"arithmetic: {e}") from None
 
@@ -878,6 +878,7 @@ _parser = None
 def _get_parser():
     global _parser
     if _parser is None:
+        # tree-sitter-bash: only once a script is parsed (checking a YAML config imports this package too)
         import tree_sitter_bash as tsb
         from tree_sitter import Language, Parser
 
@@ -904,7 +905,7 @@ def compile_span(src: Source, start: int, end: int) -> Code:
     found = _span_cache.get(key)
     if found is None:
         code = Code(src)
-        Compiler(src, FileFacts())._reparse(src.byte_offset(start), src.byte_offset(end), code)
+        Compiler(src, FileFacts()).reparse(src.byte_offset(start), src.byte_offset(end), code)
         found = _span_cache[key] = code
     return found
 

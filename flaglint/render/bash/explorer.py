@@ -28,7 +28,7 @@ from flaglint.render.bash.expansion import input_value
 from flaglint.render.bash.guards import holds_for, ordered, restrict
 from flaglint.render.bash.machine import Interp, NeedInput
 from flaglint.render.bash.state import State
-from flaglint.render.bash.types import OTHER, Note, Origin, Rendering, ScriptError, Value
+from flaglint.render.bash.types import OTHER, LaunchRecogniser, Note, Origin, Rendering, ScriptError, Value
 from flaglint.render.bash.lexer import compile_glob, glob_sample
 
 __all__ = [
@@ -37,10 +37,11 @@ __all__ = [
 
 
 
-def render(script: Path, env: Mapping[str, str], text: bytes | None = None) -> Rendering:
-    """The script's final variables when it runs with exactly `env` (every other variable unset).
-    `text`: the script's bytes, when `script` names no file (stdin)."""
-    interp = Interp(str(script), text=text)
+def render(script: Path, launches: LaunchRecogniser, env: Mapping[str, str], text: bytes | None = None) -> Rendering:
+    """The script's final variables (and the launches `launches` picks out) when it runs with
+    exactly `env` (every other variable unset). `text`: the script's bytes, when `script` names no
+    file (stdin)."""
+    interp = Interp(str(script), launches, text=text)
     st = interp.start(dict(env))
     interp.run(st)
     result = interp.rendering(st)
@@ -84,7 +85,7 @@ class Exploration:
     capped: bool  # the path cap stopped exploration; outcomes cover the paths explored
 
 
-class _Domains:
+class Candidates:
     """The candidate values of an input, from the comparisons in every file loaded so far."""
 
     def __init__(self, interp: Interp, vary: Mapping[str, list[str]]):
@@ -155,15 +156,16 @@ class _Domains:
 
 def explore(
     script: Path,
+    launches: LaunchRecogniser,
     fixed: Mapping[str, str] = {},
     vary: Mapping[str, list[str]] = {},
     path_cap: int = 4096,
 ) -> Exploration:
     """Evaluate the script on every feasible combination of branch outcomes."""
-    interp = Interp(str(script))
-    interp.candidates = _Domains(interp, {k: v for k, v in vary.items() if k not in fixed})
+    interp = Interp(str(script), launches)
+    interp.candidates = Candidates(interp, {k: v for k, v in vary.items() if k not in fixed})
     root = interp.start(dict(fixed))
-    explorer = _Explorer(interp)
+    explorer = Explorer(interp)
     work = [root]
     outcomes: dict[tuple, Outcome] = {}
     paths = 0
@@ -194,7 +196,10 @@ def _outcome_key(r: Rendering) -> tuple:
     return (r.script, r.status, own) + tuple(_outcome_key(h) for h in r.handoffs)
 
 
-class _Explorer:
+class Explorer:
+    """Runs the paths of one script, forking a path where it reads an input it has not decided,
+    and keeps the values explored of each input."""
+
     def __init__(self, interp: Interp):
         self.interp = interp
         self.explored: dict[str, list] = {}

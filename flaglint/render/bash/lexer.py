@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Union
 
+from flaglint.render.bash.arithmetic import parse_arith
 from flaglint.render.bash.types import Origin
 
 
@@ -275,7 +276,7 @@ class Lexer:
                 self._flush(parts, buf, False)
                 parts.append(self._ansi_c())
             elif c == "$" or c == "`":
-                part = self._dollar(quoted=False)
+                part = self.expansion(quoted=False)
                 if part is None:
                     buf.append(self.pos)
                     self.pos += 1
@@ -322,7 +323,7 @@ class Lexer:
                     raise WordSyntaxError("unterminated double quote", self.pos)
                 self.pos += 1
             elif c == "$" or c == "`":
-                part = self._dollar(quoted=True)
+                part = self.expansion(quoted=True)
                 if part is None:
                     buf.append(self.pos)
                     self.pos += 1
@@ -362,7 +363,9 @@ class Lexer:
     def _line(self, index: int) -> int:
         return self.src.line_of(index)
 
-    def _dollar(self, quoted: bool) -> Part | None:
+    def expansion(self, quoted: bool) -> Part | None:
+        """The `$` or backquote expansion at pos as a word part, pos moved past it; None where the
+        `$` is a plain character (pos stays)."""
         start = self.pos
         c = self.text[self.pos]
         if c == "`":
@@ -376,11 +379,9 @@ class Lexer:
             if self._peek(2) == "(":
                 close = self._arith_end(self.pos + 3)
                 if close is not None:
-                    from flaglint.render.bash.arithmetic import parse_arith
-
                     inner_start = self.pos + 3
                     self.pos = close + 2
-                    return Arith(parse_arith(self.src, inner_start, close), quoted, self.text[inner_start:close])
+                    return Arith(lex_arith(self.src, inner_start, close), quoted, self.text[inner_start:close])
             close = self._paren_end(self.pos + 2)
             self.pos = close + 1
             text = self.text[start:self.pos]
@@ -521,6 +522,10 @@ class Lexer:
             return Word(tuple(self._dquoted(stops=stops, default=True)))
         return Word(tuple(self._unquoted(stops=stops)))
 
+    def heredoc(self) -> Word:
+        """An expanded here-document's body (lex_heredoc)."""
+        return Word(tuple(self._dquoted(stops="", default=False)))
+
 
 def lex_word(src: Source, start: int, end: int) -> Word:
     return Lexer(src, start, end).word()
@@ -531,7 +536,17 @@ def lex_heredoc(src: Source, start: int, end: int, expand: bool) -> Word:
     (as inside double quotes, where a `"` is a plain character)."""
     if not expand:
         return Word((Lit(src.text[start:end], Positions(src, tuple(range(start, end))), True),))
-    return Word(tuple(Lexer(src, start, end)._dquoted(stops="", default=False)))
+    return Lexer(src, start, end).heredoc()
+
+
+def lex_arith(src: Source, start: int, end: int) -> tuple:
+    """The arithmetic in src.text[start:end], its `$` and backquote expansions lexed as word parts."""
+
+    def expansion_at(at: int) -> tuple[Part | None, int]:
+        lexer = Lexer(src, at, end)
+        return lexer.expansion(quoted=True), lexer.pos
+
+    return parse_arith(src.text, start, end, expansion_at)
 
 
 # ---- glob patterns ----------------------------------------------------------------------------

@@ -17,8 +17,7 @@ from flaglint.render.bash.expansion import (
 )
 from flaglint.render.bash.lexer import compile_glob
 from flaglint.render.bash.state import State
-from flaglint.render.bash.types import Choice, FromInput, Launch, Note, Rendering, Sym, Value, resolve
-from flaglint.maxtext.launch import may_launch
+from flaglint.render.bash.types import Choice, FromInput, Launch, LaunchRecogniser, Note, Rendering, Sym, Value, resolve
 
 
 UNSET = None  # a scope entry that is declared but unset
@@ -44,10 +43,6 @@ def _joined(old, new):
     return Sym(tuple(pieces))
 
 
-def _maxtext_variable(name: str) -> bool:
-    return name.startswith("M_")  # MaxText reads M_<KEY> from its environment
-
-
 def _find_repo_root(path: str) -> str | None:
     d = os.path.dirname(os.path.abspath(path))
     while True:
@@ -60,11 +55,13 @@ def _find_repo_root(path: str) -> str | None:
 
 
 class Interp(Expansion, Conditions, Builtins):
-    """Runs compiled bash on a State. `candidates` gives the values an unread input may take."""
+    """Runs compiled bash on a State. `launches` says which commands it keeps as launches;
+    `candidates` gives the values an unread input may take."""
 
-    def __init__(self, script: str, candidates=None, text: bytes | None = None):
+    def __init__(self, script: str, launches: LaunchRecogniser, candidates=None, text: bytes | None = None):
         """`text`: the script's bytes, when `script` is a virtual path (nothing is read from it)."""
         self.script = script
+        self.launches = launches
         self.text = text
         self.repo_root = _find_repo_root(script) if text is None else None
         self.candidates = candidates  # callable(name) -> tuple of str | None; None: inputs are unset
@@ -102,7 +99,7 @@ class Interp(Expansion, Conditions, Builtins):
         st.unfound = ()  # Notes: the scripts and files the path runs or sources that cannot be found
         st.unbounded = None  # a Note: the construct the path did not get past (a loop beyond the step limit)
         st.output = None  # inside $(fn): the (text, origins) pieces echo writes
-        st.launched = ()  # Launches: the python and xpk command lines the path runs (never run here)
+        st.launched = ()  # Launches: the command lines the path keeps as launches (never run here)
         st.options = frozenset()  # `set -e` (e), `set -u` (u) and `set -o pipefail` (pipefail) in force
         st.errexit_ignored = None  # the stack depth from which `set -e` is ignored: a function or subshell run as a condition
         st.files = {}  # path -> Value: the files the path has written (WriteFile), for the commands that read them
@@ -407,11 +404,13 @@ class Interp(Expansion, Conditions, Builtins):
         st.pc += 1
 
     def record_launch(self, ins: Command, st: State) -> None:
-        """Keep the command's words (and the M_ variables it gets) for the MaxText command lines in them."""
+        """Keep the command's words (and the variables it gets that the launched program reads) for
+        the command lines of that program in them."""
         prefix = self.prefix(ins, st)
-        exported = [n for n, v in self.child_env(st, prefix, _maxtext_variable).items()
-                    if _maxtext_variable(n) and v is not None and not isinstance(v, list)]
-        # a joined value (an M_ variable set on some branches) is decided here: it may fork
+        reads = self.launches.reads_variable
+        exported = [n for n, v in self.child_env(st, prefix, reads).items()
+                    if reads(n) and v is not None and not isinstance(v, list)]
+        # a joined value (a variable set on some branches) is decided here: it may fork
         env = {n: prefix[n] if n in prefix else self.scalar(st, n) for n in exported}
         env = {n: v for n, v in env.items() if isinstance(v, Value)}
         st.launched = st.launched + (Launch(st.code.src.path, ins.line, tuple(self.launch_fields(ins.words, st)), env, st.files),)
@@ -452,7 +451,7 @@ class Interp(Expansion, Conditions, Builtins):
         if not ins.mutates:
             head = self.fields(ins.words[:1], st)
             if head and self._ignored(head[0].text, st):
-                if may_launch(head[0].text):  # MaxText's argv may be in its words: kept for lint_commands
+                if self.launches.may_launch(head[0].text):  # the launched program's argv may be in its words: kept
                     self.record_launch(ins, st)
                 st.status = 0  # another program: never run, its arguments change nothing here
                 st.pc += 1

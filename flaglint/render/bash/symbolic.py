@@ -21,20 +21,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from flaglint.render.bash.explorer import Exploration, ExploredPath, Outcome, _Domains, _Explorer
+from flaglint.render.bash.explorer import Candidates, Exploration, ExploredPath, Explorer, Outcome
 from flaglint.render.bash.compiler import Join
 from flaglint.render.bash.guards import Cube, cubes_of, guarded, settle, trimmed
 from flaglint.render.bash.machine import Interp
 from flaglint.render.bash.state import State
-from flaglint.render.bash.types import FromInput, Sym, Value
+from flaglint.render.bash.types import FromInput, LaunchRecogniser, Sym, Value
 
 
-def evaluate(script: Path, fixed: Mapping[str, str] = {}, vary: Mapping[str, list[str]] = {}, text: bytes | None = None) -> Exploration:
+def evaluate(script: Path, launches: LaunchRecogniser, fixed: Mapping[str, str] = {}, vary: Mapping[str, list[str]] = {},
+             text: bytes | None = None) -> Exploration:
     """Every feasible outcome of the script, with joined paths merged (values may be symbolic).
     `text`: the script's bytes, when `script` names no file (stdin)."""
-    interp = Interp(str(script), text=text)
-    interp.candidates = _Domains(interp, {k: v for k, v in vary.items() if k not in fixed})
-    explorer = _Explorer(interp)
+    interp = Interp(str(script), launches, text=text)
+    interp.candidates = Candidates(interp, {k: v for k, v in vary.items() if k not in fixed})
+    explorer = Explorer(interp)
     work = [interp.start(dict(fixed))]
     waiting: dict[tuple, list[State]] = {}
     outcomes: list[Outcome] = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from flaglint.core.location import Location
 
@@ -97,10 +98,22 @@ class ScriptError(Exception):
         self.message = message
 
 
+class LaunchRecogniser(Protocol):
+    """What the machine is told of the programs it never runs: which commands it keeps as launches
+    (Rendering.launched), and which variables of their environment it keeps with them."""
+
+    def may_launch(self, program: str) -> bool:
+        """Whether a command that runs `program` (a name or a path) may start the launched program."""
+
+    def reads_variable(self, name: str) -> bool:
+        """Whether the launched program reads this variable of its environment."""
+
+
 @dataclass(frozen=True)
 class Launch:
-    """A command line of another program (python, xpk) the script would run: its words as fields,
-    and the M_<KEY> variables its environment would hold (MaxText reads them)."""
+    """A command line of another program the script would run (one that may start the launched
+    program, or a `bash -c` or `eval` string that may hold one): its words as fields, and the
+    variables of its environment the launched program reads."""
 
     file: str
     line: int
@@ -120,4 +133,4 @@ class Rendering:
     branches: list = field(default_factory=list)  # (file, line) of each if/elif/else arm and case item taken
     unfound: list = field(default_factory=list)  # list[Note]: scripts run or sourced that cannot be found
     unbounded: Note | None = None  # the construct evaluation did not get past; nothing after it is known
-    launched: list = field(default_factory=list)  # list[Launch]: python and xpk command lines, in order
+    launched: list = field(default_factory=list)  # list[Launch]: the command lines kept as launches, in order

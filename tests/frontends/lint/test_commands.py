@@ -126,7 +126,7 @@ def test_a_config_the_script_writes_is_the_one_checked_where_it_is_written():
     'echo a: $X b > out.yml',
 ])
 def test_the_files_a_script_writes_are_what_bash_writes(writes, tmp_path):
-    from flaglint.render.bash.symbolic import evaluate
+    from flaglint.render import evaluate
 
     script = tmp_path / "writes.sh"
     script.write_text(f"X=seven\n{writes}\npython3 -c pass\n")

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.lint.scripts import check_script
-from flaglint.render.bash.symbolic import evaluate
+from flaglint.render import evaluate
 
 GUARDS = Path(__file__).resolve().parent.parent.parent / "fixtures" / "recipes" / "guards"
 FORK_PIN = "e526ea02"  # its validate_moe_chunks refuses the chunk pipeline with one chunk (FL102)
