@@ -9,14 +9,15 @@ from pathlib import Path
 
 import click
 
+from flaglint.cli.fixing import apply_fixes, choose
+from flaglint.cli.options import Options, common_options, load_checker
+from flaglint.cli.output import apply_settings, emit
 from flaglint.core.findings import InputError
+from flaglint.fix.config_files import config_fix
 from flaglint.fix.files import text_edits
 from flaglint.frontends.check.inputs import check_sources
 from flaglint.read.flags import FlagSource, bom_length, decode, read_text_file
 from flaglint.report import Checked
-from flaglint.cli.fixing import apply_fixes, choose
-from flaglint.cli.options import Options, common_options, load_checker
-from flaglint.cli.output import apply_settings, emit
 
 
 @click.command()
@@ -64,8 +65,6 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
             item = Checked(source.file, source.text, result, in_file=source.file in on_disk)
             item.fix = choose(result.fixes, options.unsafe_fixes) if fixing else None
             if fixing and source.chain is not None:
-                from flaglint.fix.config_files import config_fix  # the YAML chain (yaml): only when a config file is fixed
-
                 item.fix = config_fix(checker.config(source, env)[0], result, item.fix)
             if item.fix is not None:
                 offset = bom_length(source.file) if item.in_file else 0
@@ -77,7 +76,7 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
 
     checked = run(None)
     if confirm_with:
-        from flaglint.frontends.check.confirm import confirm  # subprocess and tempfile: only with --confirm-with
+        from flaglint.frontends.check.confirm import confirm  # noqa: PLC0415 subprocess and tempfile: only with --confirm-with
 
         for item in checked:
             click.echo(confirm(confirm_with, settings["pin"], item.text, env, settings["model"]), err=True)

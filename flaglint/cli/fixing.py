@@ -83,7 +83,7 @@ def _file_edits(item: Checked) -> list[Edit]:
 
 
 def _print_diff(label: str, old: bytes, new: bytes) -> None:
-    import difflib  # --diff only: not on the path of every run
+    import difflib  # noqa: PLC0415 --diff only: not on the path of every run
 
     lines = difflib.unified_diff(old.decode("utf-8").splitlines(True), new.decode("utf-8").splitlines(True), f"a/{label}", f"b/{label}")
     text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)

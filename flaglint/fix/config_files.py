@@ -8,7 +8,6 @@ writes as it writes every fix (flaglint/fix/files.py).
 
 from __future__ import annotations
 
-import difflib
 import io
 from itertools import accumulate
 from os.path import commonprefix
@@ -18,8 +17,8 @@ from flaglint.core.edits import Applicability, Edit
 from flaglint.core.findings import Change, Fix, InputError, Result
 from flaglint.fix.files import text_edits
 from flaglint.fix.flags import apply_edits
-from flaglint.read.flags import bom_length, read_text_file
 from flaglint.read.config_chain import PIN_LABEL
+from flaglint.read.flags import bom_length, read_text_file
 from flaglint.resolve.resolver import Config
 from flaglint.rules.ruleset import load_ruleset
 
@@ -71,6 +70,8 @@ def config_fix(config: Config, result: Result, fix: Fix | None) -> Fix | None:
 def _edits_making(text: str, new: str) -> list[Edit]:
     """Edits of `text` that make it `new`: one for each run of lines that differ, less the
     characters at its ends that stay."""
+    import difflib  # noqa: PLC0415 only when a config file is fixed: not on the path of every check
+
     lines, new_lines = text.splitlines(True), new.splitlines(True)
     starts, new_starts = [*accumulate(map(len, lines), initial=0)], [*accumulate(map(len, new_lines), initial=0)]
     edits = []
@@ -87,8 +88,8 @@ def _edits_making(text: str, new: str) -> list[Edit]:
 
 def edit_yaml(text: str, changes: dict[str, Any], name: str) -> str:
     """The file's text with each key set to its new value (or removed), everything else as written."""
-    from ruamel.yaml import YAML  # ruamel: only when a config file is fixed
-    from ruamel.yaml.error import YAMLError
+    from ruamel.yaml import YAML  # noqa: PLC0415 ruamel: only when a config file is fixed
+    from ruamel.yaml.error import YAMLError  # noqa: PLC0415 ruamel, as above
 
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True

@@ -61,7 +61,7 @@ def write_atomically(path: Path, data: bytes) -> None:
     if stat.st_nlink > 1:
         _write_in_place(target, data)  # a rename would give this name a new file, apart from its other links
         return
-    import tempfile  # only when writing: a check that fixes nothing does not import it
+    import tempfile  # noqa: PLC0415 only when writing: a check that fixes nothing does not import it
 
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".flaglint")
     try:
