@@ -54,7 +54,7 @@ def import_schema(path: str | Path) -> Schema:
         for name in _coerced_to_lists(files) & set(keys):
             keys[name] = keys[name].model_copy(update={"list_when_string": True})
         return Schema(
-            version=_version(files),
+            version=package_version(files),
             source=Path(path).name,
             refuses_model_and_argv=any("overridden by both model config and CLI" in m for m in refused),
             refuses_model_and_env=any("overridden by both model config and environment" in m for m in refused),
@@ -124,7 +124,7 @@ def _coerced_to_lists(files: PackageFiles) -> set[str]:
     return found
 
 
-def _version(files: PackageFiles) -> str:
+def package_version(files: PackageFiles) -> str:
     """The release the package's own files name: `__version__` in version.py or __init__.py (0.2.0
     keeps it in the MaxText/ shim beside the package), else a wheel's or install's METADATA."""
     candidates = [files.read(p) for p in ("version.py", "__init__.py") if files.exists(p)]

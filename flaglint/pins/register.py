@@ -35,7 +35,7 @@ class Imported:
 def register(source: str | Path, where: str = "user", name: str | None = None, replace: bool = False,
              kind: str | None = None) -> Imported:
     # The importer and the walker (pydantic, the validator models) load only when importing.
-    from flaglint.schema.config_index import build_index, write_index
+    from flaglint.importer.configs import build_index, write_index
     from flaglint.importer.importer import import_schema, schema_summary, write_schema
     from flaglint.importer.validators import summary as rules_summary
     from flaglint.importer.validators import write_rules
