@@ -155,11 +155,11 @@ def _yaml_mapping(files: PackageFiles, relpath: str) -> dict[str, Any]:
     return data
 
 
-def _mro(scope: ModuleScope, name: str) -> list[str]:
+def class_mro(scope: ModuleScope, name: str) -> list[str]:
     """C3 linearisation of the BaseModel classes in scope (pydantic's own bases left out)."""
     bases = [ast.unparse(b) for b in scope.classes[name].bases]
     bases = [b for b in bases if b in scope.classes]
-    sequences = [_mro(scope, b) for b in bases] + [bases]
+    sequences = [class_mro(scope, b) for b in bases] + [bases]
     order = [name]
     while any(sequences):
         for seq in sequences:
@@ -178,7 +178,7 @@ def _model_keys(scope: ModuleScope, model: str, prefix: str = "", group: str = "
     A field holding a nested model also gives one key per nested field, named `field.nested`."""
     keys: dict[str, KeySchema] = {}
     nested: dict[str, KeySchema] = {}
-    for cls in _mro(scope, model):
+    for cls in class_mro(scope, model):
         # within one class body the last declaration stands, as for any name bound there
         declared = {stmt.target.id: stmt for stmt in scope.classes[cls].body if _is_field(stmt)}
         for field_name, stmt in declared.items():

@@ -4,8 +4,9 @@
 run), walks each `model_validator(mode="after")` of MaxTextConfig's classes and pyconfig's checks
 of the raw key dict, and collects in `sites` every raise, assert and division by a key with the
 conditions on config keys under which it is reached. Its statement, expression and call handling
-are mixins, one module each; this module holds what ties them together: the package read, the
-entry points, and where sites are recorded.
+are mixins, one module each, as are the models of a few MaxText helpers (validator_models.py);
+this module holds what ties them together: the package read, the entry points, and where sites
+are recorded.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ import yaml
 
 from flaglint.core.findings import InputError
 from flaglint.importer.fieldtypes import ModuleScope
-from flaglint.importer.importer import COMMON_TYPES, PYCONFIG, ROOT_MODEL, TYPES, _mro, import_schema
+from flaglint.importer.importer import COMMON_TYPES, PYCONFIG, ROOT_MODEL, TYPES, class_mro, import_schema
 from flaglint.schema.model import Schema
 from flaglint.importer.source_text import exception_name, raise_message, raises_in, source_message
 from flaglint.importer.sources import PackageFiles
 from flaglint.importer.symbolic import ENUM_CHOICES, SELF, Const, Unknown, conj, disj, freeze, key_node
 from flaglint.importer.topologies import topology_table
+from flaglint.importer.validator_models import HelperModels
 from flaglint.importer.walker_calls import CallWalker
 from flaglint.importer.walker_expressions import ExpressionWalker
 from flaglint.importer.walker_state import Frame, Site, State
@@ -32,7 +34,7 @@ from flaglint.importer.walker_statements import StatementWalker
 CUSTOM_MESH_DIR = "configs/custom_mesh_and_rule"
 
 
-class Walker(StatementWalker, ExpressionWalker, CallWalker):
+class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
     """One walk over the validators of the MaxText package in FILES; `run` fills `sites`."""
 
     def __init__(self, files: PackageFiles, schema: Schema | None = None):
@@ -57,7 +59,7 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker):
         self.functions = {
             node.name: (node, TYPES) for node in self.trees[TYPES].body if isinstance(node, ast.FunctionDef)
         }
-        self.mro = _mro(self.scope, ROOT_MODEL)
+        self.mro = class_mro(self.scope, ROOT_MODEL)
         self.methods: dict[str, tuple[ast.FunctionDef, str]] = {}
         for cls in self.mro:
             for node in self.scope.classes[cls].body:
