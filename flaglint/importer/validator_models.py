@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from flaglint.importer.importer import TYPES
 from flaglint.importer.source_text import exception_name, raise_message, raises_in
-from flaglint.importer.symbolic import Const, ScaleExp, Tup, Unknown, const_node, key_node, key_of, make_choice
+from flaglint.importer.symbolic import Const, ScaleExp, Tup, Unexpressible, const_node, key_node, key_of, make_choice
 from flaglint.importer.topologies import LOOKUP, SPEC_MAP
 from flaglint.resolve.topology import LIVE_SLICES, NUM_DEVICES
 from flaglint.importer.walker_state import Frame, State
@@ -52,9 +52,9 @@ class HelperModels:
     def model_individual_scales(self, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
         """get_individual_scales(scale): raises unless scale is a power of two; returns exponents
         that the pass only uses as `2**e`, which become the derived `<kind>_factor` values."""
-        scale = self.expr(args[0]) if args else Unknown("no argument")
+        scale = self.expr(args[0]) if args else Unexpressible("no argument")
         raises = raises_in([fnode]) if fnode is not None else []
-        if len(raises) == 2 and not isinstance(scale, Unknown):
+        if len(raises) == 2 and not isinstance(scale, Unexpressible):
             conds = [
                 ast.Compare(scale, [ast.Eq()], [ast.Constant(0)]),
                 ast.Compare(scale, [ast.NotIn()], [const_node(POWERS_OF_TWO)]),
@@ -66,12 +66,12 @@ class HelperModels:
                 site.conditions.append(self.path_and(st, cond))
         else:
             for raise_node in raises:
-                self.site_at(raise_node, Frame(fnode.name, TYPES), "raise").conditions.append(Unknown("model out of date"))
+                self.site_at(raise_node, Frame(fnode.name, TYPES), "raise").conditions.append(Unexpressible("model out of date"))
         return Tup([ScaleExp(k) for k in SCALE_KINDS])
 
     def model_mesh_yaml(self, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
         """_load_mesh_config_from_yaml(value): the package's custom_mesh_and_rule/<value>.yml."""
-        value = args[0] if args else Unknown("no argument")
+        value = args[0] if args else Unexpressible("no argument")
         key = key_of(value)
         choices = self.keys[key].choices if key in self.keys and self.keys[key].choices else []
         missing = tuple(c for c in choices if c not in self.mesh_files)
@@ -80,13 +80,13 @@ class HelperModels:
                 site = self.site_at(raise_node, Frame(f"MaxTextConfig.{fnode.name}", TYPES), "raise",
                                     exception_name(raise_node), self.render(raise_message(raise_node), st, frame))
                 if key is None:
-                    site.conditions.append(Unknown("file existence"))
+                    site.conditions.append(Unexpressible("file existence"))
                 else:
                     site.conditions.append(self.path_and(st, ast.Compare(value, [ast.In()], [const_node(missing)])))
         if isinstance(value, Const):
             return Const(self.mesh_files.get(value.value, {}))
         expr = self.expr(value)
-        if isinstance(expr, Unknown):
+        if isinstance(expr, Unexpressible):
             return expr
         options = [(ast.Compare(expr, [ast.Eq()], [ast.Constant(name)]), Const(data)) for name, data in sorted(self.mesh_files.items())]
         return make_choice(options + [(None, Const({}))])
@@ -96,10 +96,10 @@ class HelperModels:
         the table's names (read from the package); its value, the hardware's characteristics, is not modelled."""
         table = self.topologies
         if table is None:
-            return Unknown("runtime state (accelerator topology): no topology table found")
-        name = args[0] if args else Unknown("no argument")
+            return Unexpressible("runtime state (accelerator topology): no topology table found")
+        name = args[0] if args else Unexpressible("no argument")
         expr = self.expr(name)
-        cond = expr if isinstance(expr, Unknown) else ast.Compare(expr, [ast.NotIn()], [const_node(table.names)])
+        cond = expr if isinstance(expr, Unexpressible) else ast.Compare(expr, [ast.NotIn()], [const_node(table.names)])
         params = [a.arg for a in table.lookup.args.args]
         inner = State(dict(st.fields), dict(zip(params, [name])), list(st.path))
         key = key_of(name)
@@ -110,7 +110,7 @@ class HelperModels:
             message = message.replace("{" + table.table + ".keys()}", f"the {len(table.names)} names of {table.table} (see {key or 'the key'}'s choices)")
             self.record(raise_node, Frame(LOOKUP, SPEC_MAP), "raise", exception_name(raise_node), message,
                         self.path_and(st, cond), raise_message(raise_node))
-        return Unknown("runtime state (accelerator topology): the hardware's characteristics")
+        return Unexpressible("runtime state (accelerator topology): the hardware's characteristics")
 
 
 MODELS: dict[str, Callable[..., Any]] = {

@@ -23,7 +23,7 @@ from flaglint.importer.importer import COMMON_TYPES, PYCONFIG, ROOT_MODEL, TYPES
 from flaglint.schema.model import Schema
 from flaglint.importer.source_text import exception_name, raise_message, raises_in, source_message
 from flaglint.importer.sources import PackageFiles
-from flaglint.importer.symbolic import ENUM_CHOICES, SELF, Const, Unknown, conj, disj, freeze, key_node
+from flaglint.importer.symbolic import ENUM_CHOICES, SELF, Const, Unexpressible, conj, disj, freeze, key_node
 from flaglint.importer.topologies import topology_table
 from flaglint.importer.validator_models import HelperModels
 from flaglint.importer.walker_calls import CallWalker
@@ -104,7 +104,7 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
         except (InputError, RecursionError, ValueError, TypeError, KeyError, AttributeError, IndexError) as err:
             # A construct this walker does not know: the validator's checks are listed as not
             # expressible with the reason, and the import goes on.
-            reason = Unknown(f"not read by the importer ({type(err).__name__}: {err})".splitlines()[0][:160])
+            reason = Unexpressible(f"not read by the importer ({type(err).__name__}: {err})".splitlines()[0][:160])
             for raise_node in raises_in(node.body):
                 self.site_at(raise_node, frame, "raise", exception_name(raise_node),
                              source_message(raise_message(raise_node))).conditions.append(reason)
@@ -123,9 +123,9 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
                     site = self._pyconfig_site(raise_node, fname)
                     if fname == "_prepare_for_pydantic" and " not in " not in site.message:
                         # 0.2.0 types muon_consistent_rms here, as the value step types a float
-                        site.conditions.append(Unknown("value typing (checked when each value is typed)"))
+                        site.conditions.append(Unexpressible("value typing (checked when each value is typed)"))
                     else:
-                        site.conditions.append(Unknown(reason))
+                        site.conditions.append(Unexpressible(reason))
         # the raw-dict checks: `_initialize_pydantic` since 0.2.3, `initialize_pydantic` in 0.2.0
         for fname in ("_initialize_pydantic", "initialize_pydantic"):
             if fname in funcs:
@@ -141,12 +141,12 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
             if isinstance(stmt, ast.Raise) and stmt.exc is not None:
                 sources = [ast.unparse(t) for t in tests]
                 if any("environ" in text or "env_key" in text for text in sources):
-                    cond: Any = Unknown("environment variable (M_<KEY> override)")
+                    cond: Any = Unexpressible("environment variable (M_<KEY> override)")
                 elif not tests:
-                    cond = Unknown("re-raised exception")
+                    cond = Unexpressible("re-raised exception")
                 else:
                     parts = [self._pyconfig_condition(t) for t in tests]
-                    cond = next((p for p in parts if isinstance(p, Unknown)), None) or conj(parts)
+                    cond = next((p for p in parts if isinstance(p, Unexpressible)), None) or conj(parts)
                 self._pyconfig_site(stmt, owner).conditions.append(cond)
             elif isinstance(stmt, ast.If):
                 self._walk_raw_checks(stmt.body, tests + [stmt.test], owner)
@@ -157,11 +157,11 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
                 for block in [stmt.body, stmt.finalbody] + [h.body for h in stmt.handlers]:
                     self._walk_raw_checks(block, tests, owner)
 
-    def _pyconfig_condition(self, test: ast.expr) -> ast.expr | Unknown:
+    def _pyconfig_condition(self, test: ast.expr) -> ast.expr | Unexpressible:
         """pyconfig checks the raw key dict: `d.get("key")` reads a key."""
         if isinstance(test, ast.BoolOp):
             parts = [self._pyconfig_condition(v) for v in test.values]
-            bad = [p for p in parts if isinstance(p, Unknown)]
+            bad = [p for p in parts if isinstance(p, Unexpressible)]
             if bad:
                 return bad[0]
             return conj(parts) if isinstance(test.op, ast.And) else disj(parts)
@@ -176,8 +176,8 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
             return self.truth(key_node(test.args[0].value))
         source = ast.unparse(test)
         if "environ" in source or "env_key" in source:
-            return Unknown("environment variable (M_<KEY> override)")
-        return Unknown(f"raw config dict: {source}")
+            return Unexpressible("environment variable (M_<KEY> override)")
+        return Unexpressible(f"raw config dict: {source}")
 
     # ---- sites -------------------------------------------------------------------------
 

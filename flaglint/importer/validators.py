@@ -35,7 +35,7 @@ import yaml
 from flaglint.importer.importer import PYCONFIG, TYPES
 from flaglint.schema.model import Schema
 from flaglint.importer.sources import open_package
-from flaglint.importer.symbolic import PY_COMPARE, Unknown, conj, disj, names_in, neg, shape_id
+from flaglint.importer.symbolic import PY_COMPARE, Unexpressible, conj, disj, names_in, neg, shape_id
 from flaglint.importer.validator_models import LIVE_SLICES, NUM_DEVICES, SCALE_KINDS, scale_factors
 from flaglint.importer.validator_walker import Walker
 from flaglint.importer.walker_state import Site
@@ -103,7 +103,7 @@ def extract(source: str | Path, pin: str | None = None, schema: Schema | None = 
     ordered = sorted(walker.sites.values(), key=lambda s: (order.get(s.file, 2), s.line, s.kind == "crash"))
     for number, site in enumerate(ordered, start=1):
         rule_id = f"MX{number:04d}"
-        bad = [c for c in site.conditions if isinstance(c, Unknown)]
+        bad = [c for c in site.conditions if isinstance(c, Unexpressible)]
         message = site.text() or site.exception
         if site.kind == "crash":
             message = f"{site.exception}: {site.message}"
