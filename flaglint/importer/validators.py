@@ -39,6 +39,7 @@ from flaglint.importer.symbolic import PY_COMPARE, Unexpressible, conj, disj, na
 from flaglint.importer.validator_models import LIVE_SLICES, NUM_DEVICES, SCALE_KINDS, scale_factors
 from flaglint.importer.validator_walker import Walker
 from flaglint.importer.walker_state import Site
+from flaglint.rules.expr import ExprError, parse
 
 MAX_CONDITION_CHARS = 4000
 DERIVED_NOTE = f"""\
@@ -169,8 +170,6 @@ def _derived_values(walker: Walker, names: dict[int, str], namer: _Namer) -> dic
 
 
 def _reads_only(text: str, names: set[str]) -> bool:
-    from flaglint.rules.expr import ExprError, parse
-
     try:
         return set(parse(text).names()) <= names
     except ExprError:
