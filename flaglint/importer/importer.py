@@ -16,7 +16,7 @@ import yaml
 
 from flaglint.core.findings import InputError
 from flaglint.importer.fieldtypes import BOUNDS, FieldType, ModuleScope, NotUnderstood, tighter
-from flaglint.schema.model import KeySchema, ModelConfig, Schema
+from flaglint.schema.model import KeySchema, ModelConfig, MaxTextSchemaFile
 from flaglint.importer.source_text import raise_message, raises_in, source_message
 from flaglint.importer.sources import PackageFiles, open_package
 from flaglint.importer.topologies import TOPOLOGY_KEY, topology_table
@@ -28,7 +28,7 @@ COMMON_TYPES = "common/common_types.py"
 ROOT_MODEL = "MaxTextConfig"
 
 
-def import_schema(path: str | Path) -> Schema:
+def import_schema(path: str | Path) -> MaxTextSchemaFile:
     """The schema of the MaxText at PATH: a source tree, a wheel (zipped or unpacked) or an
     installed package directory."""
     with open_package(path) as files:
@@ -53,7 +53,7 @@ def import_schema(path: str | Path) -> Schema:
         refused = _pyconfig_messages(files)
         for name in _coerced_to_lists(files) & set(keys):
             keys[name] = keys[name].model_copy(update={"list_when_string": True})
-        return Schema(
+        return MaxTextSchemaFile(
             version=package_version(files),
             source=Path(path).name,
             refuses_model_and_argv=any("overridden by both model config and CLI" in m for m in refused),
@@ -67,7 +67,7 @@ def import_schema(path: str | Path) -> Schema:
         )
 
 
-def write_schema(schema: Schema, out_path: str | Path) -> None:
+def write_schema(schema: MaxTextSchemaFile, out_path: str | Path) -> None:
     """Write SCHEMA as stable, diff-friendly JSON: sorted and indented, fields at their default left out."""
     out = Path(out_path)
     data = schema.model_dump(mode="json", exclude_defaults=True)
@@ -78,7 +78,7 @@ def write_schema(schema: Schema, out_path: str | Path) -> None:
         raise InputError(f"{out}: cannot write the schema: {err.strerror or err}") from None
 
 
-def schema_summary(schema: Schema) -> str:
+def schema_summary(schema: MaxTextSchemaFile) -> str:
     """A few lines for the terminal: how many keys of each kind, and how many nullable."""
     top = [k for k in schema.keys.values() if "." not in k.name]
     nested = len(schema.keys) - len(top)

@@ -20,7 +20,7 @@ import yaml
 from flaglint.core.findings import InputError
 from flaglint.importer.fieldtypes import ModuleScope
 from flaglint.importer.importer import COMMON_TYPES, PYCONFIG, ROOT_MODEL, TYPES, class_mro, import_schema
-from flaglint.schema.model import Schema
+from flaglint.schema.model import MaxTextSchemaFile
 from flaglint.importer.source_text import exception_name, raise_message, raises_in, source_message
 from flaglint.importer.sources import PackageFiles
 from flaglint.importer.symbolic import ENUM_CHOICES, SELF, Const, Unexpressible, conj, disj, freeze, key_node
@@ -37,7 +37,7 @@ CUSTOM_MESH_DIR = "configs/custom_mesh_and_rule"
 class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
     """One walk over the validators of the MaxText package in FILES; `run` fills `sites`."""
 
-    def __init__(self, files: PackageFiles, schema: Schema | None = None):
+    def __init__(self, files: PackageFiles, schema: MaxTextSchemaFile | None = None):
         self.files = files
         self.schema = schema or import_schema(files.origin)
         self.version = self.schema.version

@@ -33,7 +33,7 @@ from typing import Any
 import yaml
 
 from flaglint.importer.importer import PYCONFIG, TYPES
-from flaglint.schema.model import Schema
+from flaglint.schema.model import MaxTextSchemaFile
 from flaglint.importer.sources import open_package
 from flaglint.importer.symbolic import PY_COMPARE, Unexpressible, conj, disj, names_in, neg, shape_id
 from flaglint.importer.validator_models import LIVE_SLICES, NUM_DEVICES, SCALE_KINDS, scale_factors
@@ -90,7 +90,7 @@ def extract_rules(source: str | Path) -> tuple[list[dict], dict[str, str], list[
     return found.rules, found.derived, found.unexpressible
 
 
-def extract(source: str | Path, pin: str | None = None, schema: Schema | None = None) -> Extraction:
+def extract(source: str | Path, pin: str | None = None, schema: MaxTextSchemaFile | None = None) -> Extraction:
     """PIN: the pin the rules apply to (default `maxtext-<version>`); SCHEMA: the package's, when
     the caller has imported it already."""
     walker = Walker(open_package(source), schema)
@@ -284,7 +284,8 @@ def reason_category(reason: str) -> str:
     return reason.split(":")[0].split(" (")[0]
 
 
-def write_rules(source: str | Path, out_dir: str | Path, pin: str | None = None, schema: Schema | None = None) -> dict[str, int]:
+def write_rules(source: str | Path, out_dir: str | Path, pin: str | None = None,
+                schema: MaxTextSchemaFile | None = None) -> dict[str, int]:
     """Write rules.yml, derived.yml and unexpressible.yml for the MaxText at SOURCE into OUT_DIR;
     return the counts (sites, rules, unexpressible by reason)."""
     found = extract(source, pin, schema)

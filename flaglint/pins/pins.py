@@ -39,7 +39,7 @@ class PinSchema:
     models: dict[str, dict[str, Any]]  # model name -> the keys its yml sets
     starts_trainer: bool = True
     does_not_start_reason: str | None = None
-    refuses_model_and_argv: bool = True  # pyconfig's model-file checks (model.Schema); absent before 0.2.3
+    refuses_model_and_argv: bool = True  # pyconfig's model-file checks (model.MaxTextSchemaFile); absent before 0.2.3
     refuses_model_and_env: bool = True
     chain: list[str] = field(default_factory=list)  # this pin and every pin it extends
     rules: str | Path = ""  # the imported rules: a bundled version, or a store entry's rules folder
@@ -125,13 +125,13 @@ def store_name_of_installed() -> str:
 
 @lru_cache(maxsize=None)
 def _overlay(name: str) -> dict[str, Any]:
-    """schemas/pins/<name>.yml (its format is model.PinOverlay)."""
+    """schemas/pins/<name>.yml (its format is model.PinOverlayFile)."""
     return yaml_file(_schemas() / "pins" / f"{name}.yml")
 
 
 @lru_cache(maxsize=None)
 def _released(name: str) -> dict[str, Any]:
-    """schemas/maxtext-<version>.json (its format is model.Schema)."""
+    """schemas/maxtext-<version>.json (its format is model.MaxTextSchemaFile)."""
     return json.loads((_schemas() / f"{name}.json").read_text(encoding="utf-8"))
 
 

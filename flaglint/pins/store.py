@@ -1,8 +1,8 @@
 """The pin store: MaxText versions imported with `flaglint schema import`, usable with `--pin`.
 
 A store is a folder with one entry per pin, `<store>/<name>/`: `pin.json` (what was imported and
-from where), `schema.json` (model.Schema), `rules/` (as rules/maxtext/<version>/) and `configs.json` (the index
-of its configs/**/*.yml, as schemas/configs/maxtext-<version>.json). A release is
+from where), `schema.json` (model.MaxTextSchemaFile), `rules/` (as rules/maxtext/<version>/) and
+`configs.json` (the index of its configs/**/*.yml, as schemas/configs/maxtext-<version>.json). A release is
 named `maxtext-X.Y.Z` (from the package's version file), a git checkout by its commit. The user
 store is `$XDG_CACHE_HOME/flaglint/pins`; a project store is the folder `pin-store` names in
 `[tool.flaglint]`, which a team can commit. An entry is written in a temporary folder and renamed
