@@ -22,8 +22,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 from flaglint.frontends.checker import Checker  # noqa: E402
-from flaglint.frontends.commands import check_command, command_lines, concrete_commands, config_path, not_checked  # noqa: E402
-from flaglint.frontends.check.confirm import Launch, verdicts  # noqa: E402
+from flaglint.frontends.commands import check_command, command_lines, config_path, not_checked  # noqa: E402
+from flaglint.frontends.lint.script_commands import concrete_commands  # noqa: E402
+from flaglint.frontends.check.confirm import PyconfigInput, verdicts  # noqa: E402
 from flaglint.schema.config_index import load_index  # noqa: E402
 
 from maxtext_env import oracle_python, unavailable  # noqa: E402
@@ -91,7 +92,7 @@ def main() -> None:
         print(f"MaxText not run: {unavailable('oracle')}")
         return
     keys = list(lines)
-    answers = verdicts(python, [Launch(key[1], key[0], dict(key[2])) for key in keys])
+    answers = verdicts(python, [PyconfigInput(key[1], key[0], dict(key[2])) for key in keys])
     agree = sum(bool(ours[key]) != answer.ok for key, answer in zip(keys, answers))
     print(f"agreement with MaxText 0.2.5: {agree}/{len(keys)}")
     for key, answer in zip(keys, answers):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from flaglint.frontends.checker import Checker
-from flaglint.frontends.check.confirm import Launch, verdicts
+from flaglint.frontends.check.confirm import PyconfigInput, verdicts
 from flaglint.frontends.check.inputs import config_source
 from flaglint.read.argv import argv_source
 from flaglint.schema.config_index import load_index
@@ -70,10 +70,10 @@ def _forms(tmp_path, index: int, words: list[str]):
     parent.write_text(_yaml(words[:half]))
     child.write_text(_yaml(words[half:], parent.name))
     return [
-        ("argv", Launch(tuple(words)), lambda: argv_source(words)),
-        ("file", Launch((), str(one)), lambda: config_source(str(one), (), "0.2.5")),
-        ("chain", Launch((), str(child)), lambda: config_source(str(child), (), "0.2.5")),
-        ("file+argv", Launch(tuple(words[half:]), str(parent)), lambda: config_source(str(parent), words[half:], "0.2.5")),
+        ("argv", PyconfigInput(tuple(words)), lambda: argv_source(words)),
+        ("file", PyconfigInput((), str(one)), lambda: config_source(str(one), (), "0.2.5")),
+        ("chain", PyconfigInput((), str(child)), lambda: config_source(str(child), (), "0.2.5")),
+        ("file+argv", PyconfigInput(tuple(words[half:]), str(parent)), lambda: config_source(str(parent), words[half:], "0.2.5")),
     ]
 
 
@@ -107,9 +107,9 @@ def test_m_variables_over_argv_and_over_a_file(tmp_path):
     cases = []
     for index, env in enumerate(ENVS):
         for label, launch, source in _forms(tmp_path, 100 + index, ["steps=10", "learning_rate=1"]):
-            cases.append((label, Launch(launch.argv, launch.config, env), source, env))
-        cases.append(("model", Launch(("model_name=llama2-7b",), None, env), lambda: argv_source(["model_name=llama2-7b"]), env))
-    cases.append(("model", Launch(("model_name=llama2-7b",), None, {"M_BASE_EMB_DIM": "1024"}),
+            cases.append((label, PyconfigInput(launch.argv, launch.config, env), source, env))
+        cases.append(("model", PyconfigInput(("model_name=llama2-7b",), None, env), lambda: argv_source(["model_name=llama2-7b"]), env))
+    cases.append(("model", PyconfigInput(("model_name=llama2-7b",), None, {"M_BASE_EMB_DIM": "1024"}),
                   lambda: argv_source(["model_name=llama2-7b"]), {"M_BASE_EMB_DIM": "1024"}))
     _compare(cases)
 
@@ -118,7 +118,7 @@ def test_every_config_yaml_shipped_in_the_release_checks_as_maxtext_judges_it():
     # MaxText maps src/maxtext/configs/… to its installed configs; flaglint to the bundled index.
     shipped = sorted(name for name in load_index("0.2.5").files if not name.startswith("models/"))
     assert len(shipped) == 47
-    cases = [(name, Launch((), f"src/maxtext/configs/{name}"),
+    cases = [(name, PyconfigInput((), f"src/maxtext/configs/{name}"),
               (lambda name=name: config_source(f"src/maxtext/configs/{name}", (), "0.2.5")), {}) for name in shipped]
     _compare(cases)
 
@@ -128,7 +128,8 @@ def test_command_lines_in_scripts_get_maxtexts_verdict():
     # A launch whose words are symbolic gives each concrete command line it stands for.
     from pathlib import Path
 
-    from flaglint.frontends.commands import check_command, command_lines, concrete_commands, config_path, not_checked
+    from flaglint.frontends.commands import check_command, command_lines, config_path, not_checked
+    from flaglint.frontends.lint.script_commands import concrete_commands
     from flaglint.render.bash.symbolic import evaluate
 
     index = load_index("0.2.5")
@@ -145,7 +146,7 @@ def test_command_lines_in_scripts_get_maxtexts_verdict():
                 key = (config, words, tuple(sorted(line.env.items())))
                 if key not in seen:
                     seen.add(key)
-                    cases.append((script.name, Launch(words, config, line.env),
+                    cases.append((script.name, PyconfigInput(words, config, line.env),
                                   (lambda w=list(words), c=config, e=dict(line.env): (w, c, e)), line.env))
     assert len(cases) >= 6
     _compare(cases, lambda checker, source, env: check_command(checker, *source(), index=index))
@@ -156,7 +157,8 @@ def test_each_wrongly_typed_inference_key_flaglint_finds_is_one_maxtext_refuses(
     # refuses the command line with any one of them and accepts it with none of them.
     from pathlib import Path
 
-    from flaglint.frontends.commands import check_command, command_lines, concrete_commands, config_path
+    from flaglint.frontends.commands import check_command, command_lines, config_path
+    from flaglint.frontends.lint.script_commands import concrete_commands
     from flaglint.render.bash.symbolic import evaluate
 
     python = oracle_python()
@@ -171,8 +173,8 @@ def test_each_wrongly_typed_inference_key_flaglint_finds_is_one_maxtext_refuses(
                           if all(v is None for v in argv.path.env.values()) for line in command_lines(launch, index)}
     keys = sorted(k for f in check_command(checker, list(words), config, {}, index=index) if f.severity == "error" for k in f.keys)
     assert keys == ["inference_microbenchmark_prefill_lengths", "kv_quant_dtype", "quantization"]
-    alone = [Launch(tuple(w for w in words if w.split("=", 1)[0] not in set(keys) - {key}), config) for key in keys]
-    answers = verdicts(python, alone + [Launch(tuple(w for w in words if w.split("=", 1)[0] not in keys), config)])
+    alone = [PyconfigInput(tuple(w for w in words if w.split("=", 1)[0] not in set(keys) - {key}), config) for key in keys]
+    answers = verdicts(python, alone + [PyconfigInput(tuple(w for w in words if w.split("=", 1)[0] not in keys), config)])
     for key, answer in zip(keys, answers):
         assert not answer.ok and key in (answer.message or ""), (key, answer.describe())
     assert answers[-1].ok, answers[-1].describe()

@@ -138,7 +138,7 @@ class PyconfigRunner:
 
 
 @dataclass(frozen=True)
-class Launch:
+class PyconfigInput:
     """An argv with its config file and environment variables, for `verdicts`."""
 
     argv: tuple[str, ...]
@@ -146,8 +146,8 @@ class Launch:
     env: Mapping[str, str] | None = None
 
 
-def verdicts(python: str | os.PathLike[str], argvs: Sequence[Sequence[str] | Launch], processes: int = 2) -> list[Verdict]:
-    """MaxText's verdict on each argv (or Launch), spread over `processes` runners (each imports MaxText once)."""
+def verdicts(python: str | os.PathLike[str], argvs: Sequence[Sequence[str] | PyconfigInput], processes: int = 2) -> list[Verdict]:
+    """MaxText's verdict on each argv (or PyconfigInput), spread over `processes` runners (each imports MaxText once)."""
     results: list[Verdict | None] = [None] * len(argvs)
     errors: list[BaseException] = []
 
@@ -156,7 +156,7 @@ def verdicts(python: str | os.PathLike[str], argvs: Sequence[Sequence[str] | Lau
             with PyconfigRunner(python) as runner:
                 for index in range(start, len(argvs), processes):
                     item = argvs[index]
-                    results[index] = runner.check(item.argv, item.config, item.env) if isinstance(item, Launch) else runner.check(item)
+                    results[index] = runner.check(item.argv, item.config, item.env) if isinstance(item, PyconfigInput) else runner.check(item)
         except BaseException as err:  # noqa: BLE001 - re-raised in the caller's thread
             errors.append(err)
 

@@ -25,6 +25,15 @@ from flaglint.report import Checked
 from flaglint.rules.ruleset import built_in
 from flaglint.pins.pins import DEFAULT_PIN
 from flaglint.tunix.variables import load_tunix
+from flaglint.fix.files import text_edits
+from flaglint.frontends.commands import check_command, config_path, not_checked
+from flaglint.maxtext.launch import recognise
+from flaglint.read.argv import argv_source, quoted_origins
+from flaglint.render.bash.compiler import Command
+from flaglint.render.bash.machine import Interp
+from flaglint.render.bash.types import ScriptError, Value
+from flaglint.resolve.topology import DeviceCount, slice_devices
+from flaglint.schema.config_index import load_index
 
 FLAGS_VARIABLE = "MAXTEXT_EXTRA_FLAGS"
 SLICE_VARIABLE = "TRAINER_TPU_SLICE"
@@ -34,8 +43,9 @@ _WRAPPERS = ("exec", "nohup", "time", "env")
 
 
 @dataclass
-class Launch:
-    """One process a container starts, with what it reads: its environment and its arguments."""
+class ContainerProcess:
+    """One process a container starts (its trainer launch, when it carries flags), with what it
+    reads: its environment and its arguments."""
 
     container: Container
     env: dict[str, Scalar]
@@ -67,14 +77,12 @@ class Launch:
     @property
     def runs_maxtext(self) -> bool:
         """It starts one of MaxText's own modules, which reads its argv as the config."""
-        from flaglint.maxtext.launch import recognise
-
         return recognise([self.program, *(a.text for a in self.args)], None) is not None
 
 
 @dataclass
 class _Found:
-    launches: list[Launch] = field(default_factory=list)
+    launches: list[ContainerProcess] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)  # about the container's command itself
     notes: list[str] = field(default_factory=list)
 
@@ -108,9 +116,9 @@ def find_launches(container: Container, file: str, allow_unverified: bool = Fals
     if script is not None:
         _script_launches(container, script, found, file, allow_unverified)
     elif argv:
-        found.launches.append(Launch(container, dict(container.env), argv[1:], os.path.basename(argv[0].text)))
+        found.launches.append(ContainerProcess(container, dict(container.env), argv[1:], os.path.basename(argv[0].text)))
     if not found.launches:
-        found.launches.append(Launch(container, dict(container.env), [], ""))
+        found.launches.append(ContainerProcess(container, dict(container.env), [], ""))
     found.launches = [launch for launch in found.launches if launch.carries_flags]
     # A setup `python -c ...` inherits the container's variables too; the trainer launch is the one
     # that sets flags itself, so when there is one, the others are not launches of the trainer.
@@ -132,10 +140,6 @@ def _bash_script(argv: list[Scalar]) -> Scalar | None:
 
 
 def _script_launches(container: Container, script: Scalar, found: _Found, file: str, allow_unverified: bool) -> None:
-    from flaglint.render.bash.types import ScriptError, Value
-    from flaglint.render.bash.compiler import Command
-    from flaglint.render.bash.machine import Interp
-
     path = f"{file}#{container.path}"  # the command evaluated from its text, under a name no file has
     to_manifest = _OriginMap(path, script)
     try:
@@ -168,7 +172,7 @@ def _script_launches(container: Container, script: Scalar, found: _Found, file: 
                                       allow_unverified=allow_unverified, container=container.path, steps=_STEP_CAP, line=interp.line))
 
 
-def _launch(container: Container, fields: list[Scalar], env: dict[str, Scalar], prefixed: set[str]) -> Launch | None:
+def _launch(container: Container, fields: list[Scalar], env: dict[str, Scalar], prefixed: set[str]) -> ContainerProcess | None:
     while fields and fields[0].text in _WRAPPERS:
         wrapper, fields = fields[0].text, fields[1:]
         while wrapper == "env" and fields and "=" in fields[0].text and not fields[0].text.startswith("-"):
@@ -179,7 +183,7 @@ def _launch(container: Container, fields: list[Scalar], env: dict[str, Scalar], 
     if not fields:
         return None
     program = os.path.basename(fields[0].text)
-    launch = Launch(container, env, fields[1:], program, frozenset(prefixed))
+    launch = ContainerProcess(container, env, fields[1:], program, frozenset(prefixed))
     if program.startswith("python") or FLAGS_VARIABLE in prefixed or _launcher_flags(launch.args):
         return launch
     return None
@@ -285,8 +289,6 @@ class _FlagPlacer:
 def manifest_edits(text: str, fix: Fix, file: str) -> list[Edit] | None:
     """The fix as byte edits of the manifest `text` (the file `file`, or stdin), or None when a part
     of it is not an edit of characters there (a variable to unset, a value not written in it)."""
-    from flaglint.fix.files import text_edits
-
     line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
     edits = []
     for placed in fix.edits:
@@ -303,7 +305,7 @@ def manifest_edits(text: str, fix: Fix, file: str) -> list[Edit] | None:
     return text_edits(file, text, edits, fix.safe)
 
 
-def check_launch(checker: Checker, launch: Launch, label: str, *, env: Mapping[str, str] | None = None,
+def check_launch(checker: Checker, launch: ContainerProcess, label: str, *, env: Mapping[str, str] | None = None,
                  fix: bool = True, max_fixes: int = 3) -> Result:
     """One launch's flags and Tunix variables (over `env`, the values assumed for every launch), checked together."""
     command = _maxtext_command(checker, launch, label)
@@ -320,14 +322,9 @@ def check_launch(checker: Checker, launch: Launch, label: str, *, env: Mapping[s
     return result
 
 
-def _maxtext_command(checker: Checker, launch: Launch, label: str) -> Result | None:
+def _maxtext_command(checker: Checker, launch: ContainerProcess, label: str) -> Result | None:
     """A container that runs MaxText's own entry point: its argv (after the config argument, which
     resolves in MaxText's configs) and the M_ variables of its environment, checked as MaxText reads them."""
-    from flaglint.frontends.commands import check_command, config_path, not_checked
-    from flaglint.read.argv import argv_source, quoted_origins
-    from flaglint.maxtext.launch import recognise
-    from flaglint.schema.config_index import load_index
-
     index = load_index(checker.pin.configs)
     words = [launch.program, *launch.args]
     command = recognise([w if isinstance(w, str) else w.text for w in words], index)
@@ -351,12 +348,10 @@ def _maxtext_command(checker: Checker, launch: Launch, label: str) -> Result | N
     return result
 
 
-def _on_slice(checker: Checker, launch: Launch) -> Checker:
+def _on_slice(checker: Checker, launch: ContainerProcess) -> Checker:
     """The checker with the device count of the container's TPU topology selector and its
     replicated job's slices, when the manifest gives both."""
     import copy
-
-    from flaglint.resolve.topology import DeviceCount, slice_devices
 
     selected, slices = launch.container.tpu_slice, launch.container.slices
     count = slice_devices(selected.text) if selected is not None else None

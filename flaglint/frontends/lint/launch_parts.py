@@ -25,6 +25,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from flaglint.core.findings import InputError
+from flaglint.frontends.lint.unverified import Unverified
+from flaglint.read.argv import shell_words
 from flaglint.render.bash.explorer import ExploredPath
 from flaglint.render.bash.expansion import input_value
 from flaglint.render.bash.types import Choice, FromInput, Rendering, Sym, Value, choice_names, resolve
@@ -71,16 +73,6 @@ class _Part:
     names: set
     members: list = field(default_factory=list)  # a group's parts
     origin: object = None  # Origin | None: where the script writes the part (a group: its first part)
-
-
-class Unverified(Exception):
-    """What the launch's parts set cannot be decided (FL011 says why); the reason names it, and
-    `origin` where the script writes the first part it concerns (None: not known)."""
-
-    def __init__(self, reason: str, origin=None):
-        super().__init__(reason)
-        self.reason = reason
-        self.origin = origin
 
 
 def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mapping[str, Sequence],
@@ -159,7 +151,7 @@ def _checked_group(path: ExploredPath, group: _Part, symbolic: Mapping, explored
             found.append((sub, {"names": frozenset(names), "excluded": frozenset(group.names - names)}))
     cubes = path.products()
     classes = _input_classes(path, group.inputs, symbolic, explored, cubes)
-    from flaglint.frontends.lint.launch_query import violations
+    from flaglint.frontends.lint.launch_query import violations  # z3: only for a group over the path cap
 
     for rule, fixed in violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(_narrowed(path, fixed).env), judge, few):
         found.append((_narrowed(path, fixed), {"names": frozenset(group.names), "rule": rule}))
@@ -491,8 +483,6 @@ def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, S
 def _word_keys(text: str) -> set:
     """The names a word sets: `key=…`, and the keys of the key=value words inside it when it holds
     a command line (an XPK `--command "… train.py base.yml ici_pipeline_parallelism=${STAGES}"`)."""
-    from flaglint.read.argv import shell_words
-
     keys = {text.split("=", 1)[0]}
     try:
         keys.update(token.text.split("=", 1)[0] for token in shell_words(text) if "=" in token.text)

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import z3
 
 from flaglint.rules.expr import Node, Unknown, evaluate
-from flaglint.frontends.lint.launch_parts import Unverified
+from flaglint.frontends.lint.unverified import Unverified
 from flaglint.resolve.resolver import Config
 from flaglint.rules.ruleset import Rule
 from flaglint.solve.rules import holds

@@ -18,14 +18,18 @@ from flaglint.core.location import Location
 from flaglint.read.flags import FlagSource, decode
 from flaglint.resolve.resolver import HF_TOKEN_VARIABLE
 from flaglint.rules.ruleset import built_in
-from flaglint.frontends.lint.launch_parts import COMBINATION_CAP, Concrete, Unverified, concrete_launches
+from flaglint.frontends.lint.launch_parts import COMBINATION_CAP, Concrete, concrete_launches
+from flaglint.frontends.lint.unverified import Unverified
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath, render
 from flaglint.render.bash.types import Rendering, ScriptError, Value
 from flaglint.render.bash.symbolic import evaluate
-from flaglint.tunix.variables import load_tunix
+from flaglint.tunix.variables import load_tunix, type_tunix
+from flaglint.frontends.lint.script_commands import check_commands
+from flaglint.frontends.lint.suppress import apply_suppressions, read_suppressions
+from flaglint.frontends.lint.witnesses import FIX_TRIES, keys_read, script_location, witness
+from flaglint.frontends.checker import refused_keys
 
 FLAGS_VARIABLE = "MAXTEXT_EXTRA_FLAGS"
-FIX_TRIES = 3  # launches with findings on which a fix is sought, in order, before giving up
 BACKEND_VARIABLE = "TRAINER_BACKEND"  # the flags reach MaxText only with the maxtext backend (the default)
 
 
@@ -46,15 +50,6 @@ def _trainer_rendering(rendering: Rendering) -> Rendering:
         if FLAGS_VARIABLE in found.variables:
             return found
     return rendering
-
-
-def _location(value: Value, start: int, end: int) -> Location | None:
-    origins = [o for o in value.origins[start:end] if o is not None]
-    if not origins:
-        return None
-    first = origins[0]
-    last = next(o for o in reversed(origins) if o.file == first.file and o.line == first.line)
-    return Location(first.file, first.line, first.column, end_column=last.column + 1)
 
 
 def _span(text: str, location: Location) -> tuple[int, int]:
@@ -134,8 +129,6 @@ def _file_edits(value: Value, fix: Fix, check: ScriptCheck, anchor: int | None) 
 
 def _mistyped_inputs(path: ExploredPath) -> list[str]:
     """The inputs that are integer Tunix variables and take a value that is not one on this path."""
-    from flaglint.tunix.variables import type_tunix
-
     mistyped = []
     for name, value in path.env.items():
         var = load_tunix().variables.get(name)
@@ -147,35 +140,10 @@ def _mistyped_inputs(path: ExploredPath) -> list[str]:
     return mistyped
 
 
-def _witness_choice(values: list) -> str | None:
-    """One of the values, as a user would write it: a non-empty literal, else unset, else empty,
-    else "anything else"."""
-    def rank(v: str | None) -> int:
-        return 1 if v is None else 3 if v.startswith(OTHER) else 2 if v == "" else 0
-
-    return min(values, key=rank)
-
-
-def _witness_value(values: list) -> str | None:
-    best = _witness_choice(values)
-    return "<any other value>" if best is not None and best.startswith(OTHER) else best
-
-
 def _flag_value(value: Any) -> str:
     from flaglint.solve.rules import format_value
 
     return format_value(value)
-
-
-def _witness(script: Path, path: ExploredPath, matters: Mapping[str, list], text: bytes | None) -> dict[str, Any]:
-    """The inputs that matter, and the arms a run with them (the path's other inputs as they are) takes."""
-    chosen = {name: _witness_choice(values) for name, values in matters.items()}
-    env = {name: value for name, value in {**path.env, **chosen}.items() if value is not None}
-    branches = render(script, env, text).branches
-    return {
-        "env": {name: _witness_value(values) for name, values in matters.items()},
-        "branches": [line if Path(file) == script else f"{file}:{line}" for file, line in branches],
-    }
 
 
 def check_script(
@@ -208,8 +176,6 @@ def check_script(
         return check
     check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
-    from flaglint.frontends.commands import check_commands
-
     commands = check_commands(path, exploration, checker, given, max_fixes, allow_unverified)
     if commands.checked:  # the script runs MaxText itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
         rules = checker.ruleset
@@ -217,8 +183,6 @@ def check_script(
         result.notes.extend(sorted(commands.notes))
         if commands.fix is not None and not result.fixes:  # one fix per run, as for the flags (see _add_fix)
             result.fixes.append(commands.fix)
-    from flaglint.frontends.lint.suppress import apply_suppressions, read_suppressions
-
     result.findings = apply_suppressions(path, result.findings, read_suppressions(path, text))
     return check
 
@@ -322,7 +286,7 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
                 excluded = [c.path for c in launches if id(c.path) in mistyped] + quiet + unfollowed
                 conditions = PathConditions(exploration.inputs, explored, excluded)
             path, matters = conditions.witness(paths)
-        finding.witness = _witness(check.path, path, matters, check.given)
+        finding.witness = witness(check.path, path, matters, check.given)
         check.result.findings.append(finding)
     check.result.notes.extend(sorted(notes))
 
@@ -350,8 +314,6 @@ class _TrainerJudge:
         self.checker = checker
 
     def config(self, rendering: Rendering):
-        from flaglint.frontends.checker import refused_keys
-
         flags, env, unknown = _trainer_input(rendering)
         config, _ = self.checker.config(FlagSource(flags.text), env)
         return config, unknown | refused_keys(config)
@@ -368,11 +330,11 @@ def _record(seen: dict, findings: list[Finding], launch: Concrete, flags: Value,
     """Add the launch's own findings to `seen` (finding -> the paths it occurs on); whether any is above info."""
     above_info = False
     for found in findings:
-        if OTHER in found.message or not launch.owns(_read(found, checker), found.rule):
+        if OTHER in found.message or not launch.owns(keys_read(found, checker), found.rule):
             continue
         finding = replace(found, location=_locate(found, flags, launch.rendering))
         finding.related = tuple(
-            loc for related in found.related if (loc := _location(flags, *_span(flags.text, related))) is not None
+            loc for related in found.related if (loc := script_location(flags, *_span(flags.text, related))) is not None
         )
         key = (finding.rule, finding.location, finding.keys if finding.location is None else ())
         if key not in seen:
@@ -388,20 +350,14 @@ def _whole_regions(exploration: Exploration, paths: list[ExploredPath]) -> bool:
     return all(id(p) in ids for o in exploration.outcomes for p in o.paths)
 
 
-def _read(finding: Finding, checker: Checker) -> set:
-    """The keys and variables a finding is about: its keys and every name its rule reads."""
-    rule = checker.ruleset.by_id(finding.rule)
-    return set(finding.keys) | (rule.name_set if rule is not None else set())
-
-
 def _locate(finding: Finding, flags: Value, rendering: Rendering) -> Location | None:
     if finding.location is not None:
         start, end = _span(flags.text, finding.location)
-        return _location(flags, start, end)
+        return script_location(flags, start, end)
     for key in finding.keys:
         value = rendering.variables.get(key)
         if value is not None and value.text:
-            found = _location(value, 0, len(value.text))
+            found = script_location(value, 0, len(value.text))
             if found:
                 return found
     return None

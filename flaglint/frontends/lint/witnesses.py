@@ -1,0 +1,57 @@
+"""What lint says of a finding in a script: where the script wrote it, the keys it is about, and
+its witness (the inputs that make it happen and the branches a run with them takes)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from flaglint.core.findings import Finding
+from flaglint.core.location import Location
+from flaglint.frontends.checker import Checker
+from flaglint.render.bash.explorer import OTHER, ExploredPath, render
+from flaglint.render.bash.types import Value
+
+FIX_TRIES = 3  # launches with findings on which a fix is sought, in order, before giving up
+
+
+def script_location(value: Value, start: int, end: int) -> Location | None:
+    """Where the script wrote value.text[start:end]: its first character's line, to the last character of that line."""
+    origins = [o for o in value.origins[start:end] if o is not None]
+    if not origins:
+        return None
+    first = origins[0]
+    last = next(o for o in reversed(origins) if o.file == first.file and o.line == first.line)
+    return Location(first.file, first.line, first.column, end_column=last.column + 1)
+
+
+def _witness_choice(values: list) -> str | None:
+    """One of the values, as a user would write it: a non-empty literal, else unset, else empty,
+    else "anything else"."""
+    def rank(v: str | None) -> int:
+        return 1 if v is None else 3 if v.startswith(OTHER) else 2 if v == "" else 0
+
+    return min(values, key=rank)
+
+
+def _witness_value(values: list) -> str | None:
+    best = _witness_choice(values)
+    return "<any other value>" if best is not None and best.startswith(OTHER) else best
+
+
+def witness(script: Path, path: ExploredPath, matters: Mapping[str, list], text: bytes | None) -> dict[str, Any]:
+    """The inputs that matter, and the arms a run with them (the path's other inputs as they are) takes."""
+    chosen = {name: _witness_choice(values) for name, values in matters.items()}
+    env = {name: value for name, value in {**path.env, **chosen}.items() if value is not None}
+    branches = render(script, env, text).branches
+    return {
+        "env": {name: _witness_value(values) for name, values in matters.items()},
+        "branches": [line if Path(file) == script else f"{file}:{line}" for file, line in branches],
+    }
+
+
+def keys_read(finding: Finding, checker: Checker) -> set:
+    """The keys and variables a finding is about: its keys and every name its rule reads."""
+    rule = checker.ruleset.by_id(finding.rule)
+    return set(finding.keys) | (rule.name_set if rule is not None else set())
