@@ -16,7 +16,7 @@ import yaml
 
 from flaglint.core.findings import InputError
 from flaglint.importer.fieldtypes import BOUNDS, FieldType, ModuleScope, NotUnderstood, tighter
-from flaglint.schema.model import KeySchema, ModelConfig, MaxTextSchemaFile
+from flaglint.schema.model import KeySchema, MaxTextSchemaFile, ModelConfig
 from flaglint.importer.source_text import raise_message, raises_in, source_message
 from flaglint.importer.sources import PackageFiles, open_package
 from flaglint.importer.topologies import TOPOLOGY_KEY, topology_table
