@@ -54,7 +54,7 @@ def statistics(checked: list[Checked]) -> str:
     the rule's title."""
     from collections import Counter
 
-    from flaglint.rules.docs import rules_by_id
+    from flaglint.report.rule_docs import rules_by_id
 
     counts: Counter[str] = Counter()
     fixable: Counter[str] = Counter()

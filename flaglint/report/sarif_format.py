@@ -7,7 +7,7 @@ from pathlib import Path, PurePath, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
-from flaglint.rules.docs import rule_url, rules_by_id
+from flaglint.report.rule_docs import rule_url, rules_by_id
 from flaglint.core.findings import Finding
 from flaglint.core.location import Location
 from flaglint.report import Checked
