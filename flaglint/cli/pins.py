@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from flaglint.settings.settings import load_settings
+
 
 @click.command("import")
 @click.argument("path", type=click.Path(exists=True))
@@ -19,6 +21,7 @@ def schema_import(path, where, name, replace, output, rules_dir):
     if output or rules_dir:
         _write_files(path, output, rules_dir)
         return
+    load_settings()  # a bad [tool.flaglint] is exit 2 here too: the project store is one of its settings
     from flaglint.pins.register import register
 
     for line in register(path, where, name=name, replace=replace).lines:
@@ -44,6 +47,7 @@ def _write_files(path: str, output: str | None, rules_dir: str | None) -> None:
 @click.pass_context
 def pins(ctx):
     """List every pin (bundled releases, fork overlays, imports in the pin stores) and where it comes from."""
+    load_settings()  # as for `schema import`: the project's pin store is one of its settings
     if ctx.invoked_subcommand is not None:
         return
     from flaglint.pins.pins import known_pins, load_pin

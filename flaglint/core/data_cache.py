@@ -74,6 +74,11 @@ def _prune(directory: Path, kind: str) -> None:
         stale.unlink(missing_ok=True)
 
 
+def exact_json(data: Any) -> Any:
+    """DATA, as `cached` keeps it: None (not cached) when JSON cannot hold it unchanged (int keys, dates)."""
+    return data if json.loads(json.dumps(data)) == data else None
+
+
 def yaml_file(path: Path) -> Any:
     """A YAML data file of flaglint's own (schemas, rules), read with the safe loader once and from
     the cache after that. Data JSON cannot hold unchanged (int keys, dates) is not cached."""
@@ -84,4 +89,4 @@ def yaml_file(path: Path) -> Any:
         with path.open(encoding="utf-8") as handle:
             return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
-    return cached("yaml", [path], load, encode=lambda data: data if json.loads(json.dumps(data)) == data else None)
+    return cached("yaml", [path], load, encode=exact_json)

@@ -16,7 +16,7 @@ import yaml
 
 from flaglint.core.findings import InputError
 from flaglint.importer.fieldtypes import BOUNDS, FieldType, ModuleScope, NotUnderstood, tighter
-from flaglint.schema.model import KeySchema, ModelConfig, Schema
+from flaglint.schema.model import KeySchema, MaxTextSchemaFile, ModelConfig
 from flaglint.importer.source_text import raise_message, raises_in, source_message
 from flaglint.importer.sources import PackageFiles, open_package
 from flaglint.importer.topologies import TOPOLOGY_KEY, topology_table
@@ -28,7 +28,7 @@ COMMON_TYPES = "common/common_types.py"
 ROOT_MODEL = "MaxTextConfig"
 
 
-def import_schema(path: str | Path) -> Schema:
+def import_schema(path: str | Path) -> MaxTextSchemaFile:
     """The schema of the MaxText at PATH: a source tree, a wheel (zipped or unpacked) or an
     installed package directory."""
     with open_package(path) as files:
@@ -53,8 +53,8 @@ def import_schema(path: str | Path) -> Schema:
         refused = _pyconfig_messages(files)
         for name in _coerced_to_lists(files) & set(keys):
             keys[name] = keys[name].model_copy(update={"list_when_string": True})
-        return Schema(
-            version=_version(files),
+        return MaxTextSchemaFile(
+            version=package_version(files),
             source=Path(path).name,
             refuses_model_and_argv=any("overridden by both model config and CLI" in m for m in refused),
             refuses_model_and_env=any("overridden by both model config and environment" in m for m in refused),
@@ -67,7 +67,7 @@ def import_schema(path: str | Path) -> Schema:
         )
 
 
-def write_schema(schema: Schema, out_path: str | Path) -> None:
+def write_schema(schema: MaxTextSchemaFile, out_path: str | Path) -> None:
     """Write SCHEMA as stable, diff-friendly JSON: sorted and indented, fields at their default left out."""
     out = Path(out_path)
     data = schema.model_dump(mode="json", exclude_defaults=True)
@@ -78,7 +78,7 @@ def write_schema(schema: Schema, out_path: str | Path) -> None:
         raise InputError(f"{out}: cannot write the schema: {err.strerror or err}") from None
 
 
-def schema_summary(schema: Schema) -> str:
+def schema_summary(schema: MaxTextSchemaFile) -> str:
     """A few lines for the terminal: how many keys of each kind, and how many nullable."""
     top = [k for k in schema.keys.values() if "." not in k.name]
     nested = len(schema.keys) - len(top)
@@ -124,7 +124,7 @@ def _coerced_to_lists(files: PackageFiles) -> set[str]:
     return found
 
 
-def _version(files: PackageFiles) -> str:
+def package_version(files: PackageFiles) -> str:
     """The release the package's own files name: `__version__` in version.py or __init__.py (0.2.0
     keeps it in the MaxText/ shim beside the package), else a wheel's or install's METADATA."""
     candidates = [files.read(p) for p in ("version.py", "__init__.py") if files.exists(p)]
@@ -155,11 +155,11 @@ def _yaml_mapping(files: PackageFiles, relpath: str) -> dict[str, Any]:
     return data
 
 
-def _mro(scope: ModuleScope, name: str) -> list[str]:
+def class_mro(scope: ModuleScope, name: str) -> list[str]:
     """C3 linearisation of the BaseModel classes in scope (pydantic's own bases left out)."""
     bases = [ast.unparse(b) for b in scope.classes[name].bases]
     bases = [b for b in bases if b in scope.classes]
-    sequences = [_mro(scope, b) for b in bases] + [bases]
+    sequences = [class_mro(scope, b) for b in bases] + [bases]
     order = [name]
     while any(sequences):
         for seq in sequences:
@@ -178,7 +178,7 @@ def _model_keys(scope: ModuleScope, model: str, prefix: str = "", group: str = "
     A field holding a nested model also gives one key per nested field, named `field.nested`."""
     keys: dict[str, KeySchema] = {}
     nested: dict[str, KeySchema] = {}
-    for cls in _mro(scope, model):
+    for cls in class_mro(scope, model):
         # within one class body the last declaration stands, as for any name bound there
         declared = {stmt.target.id: stmt for stmt in scope.classes[cls].body if _is_field(stmt)}
         for field_name, stmt in declared.items():

@@ -1,10 +1,10 @@
 """The symbolic values the validator walker computes with, and the builders of its conditions.
 
 Reading MaxText's validators without running them, each expression becomes a value known from the
-source (`Const`), one the rule language cannot state (`Unknown`, with the reason), a condition or
+source (`Const`), one the rule language cannot state (`Unexpressible`, with the reason), a condition or
 arithmetic over config keys (a plain `ast.expr`, printed later as a rule), or one of the
 containers here: a tuple, a filtered list, a dict, or the value of the first option whose guard
-holds (`Choice`). The builders (`conj`, `disj`, `neg`, `make_choice`) simplify as they build, so
+holds (`GuardedChoice`). The builders (`conj`, `disj`, `neg`, `make_choice`) simplify as they build, so
 the conditions the walker gathers along long validator paths stay small enough to print as rules.
 """
 
@@ -26,7 +26,7 @@ class Const:
 
 
 @dataclass(frozen=True)
-class Unknown:
+class Unexpressible:
     """A value the rule language cannot state, with the reason."""
 
     reason: str
@@ -52,7 +52,7 @@ class DictVal:
 
 
 @dataclass
-class Choice:
+class GuardedChoice:
     """The value of the first option whose guard holds; the last guard is None (otherwise).
     `exclusive` holds each option's own guard when the guards already exclude each other."""
 
@@ -149,10 +149,10 @@ def key_of(value: Any) -> str | None:
     return None
 
 
-_CONST_NODES: dict[str, ast.expr | Unknown] = {}
+_CONST_NODES: dict[str, ast.expr | Unexpressible] = {}
 
 
-def const_node(value: Any) -> ast.expr | Unknown:
+def const_node(value: Any) -> ast.expr | Unexpressible:
     """The node of a constant; one node per value (by repr, which tells True from 1), so that big
     constants (the logical axis rules) are built and shaped once."""
     key = f"{type(value).__name__}:{value!r}"
@@ -162,16 +162,16 @@ def const_node(value: Any) -> ast.expr | Unknown:
     return node
 
 
-def _build_const(value: Any) -> ast.expr | Unknown:
+def _build_const(value: Any) -> ast.expr | Unexpressible:
     if isinstance(value, (bool, int, float, str)) or value is None:
         return ast.Constant(value)
     if isinstance(value, (tuple, list, set, frozenset)):
         items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else list(value)
         nodes = [const_node(v) for v in items]
-        if any(isinstance(n, Unknown) for n in nodes):
-            return Unknown("nested collection")
+        if any(isinstance(n, Unexpressible) for n in nodes):
+            return Unexpressible("nested collection")
         return ast.Tuple(nodes, ast.Load())
-    return Unknown(f"value of type {type(value).__name__}")
+    return Unexpressible(f"value of type {type(value).__name__}")
 
 
 def freeze(value: Any) -> Any:
@@ -246,7 +246,7 @@ def items_of(value: Any) -> list | None:
     return None
 
 
-def exclusive_options(choice: Choice) -> list:
+def exclusive_options(choice: GuardedChoice) -> list:
     if choice.exclusive is not None:
         return [(g, v) for g, (_, v) in zip(choice.exclusive, choice.options)]
     out, earlier = [], []
@@ -269,24 +269,24 @@ def make_choice(options: list) -> Any:
             continue
         cleaned.append((guard, value))
     if not cleaned:
-        return Unknown("no option")
+        return Unexpressible("no option")
     if cleaned[-1][0] is not None:
-        cleaned.append((None, Unknown("no option holds")))
+        cleaned.append((None, Unexpressible("no option holds")))
     if len(cleaned) == 1 or all(same(v, cleaned[0][1]) for _, v in cleaned):
         return cleaned[0][1]
     if len(cleaned) > MAX_OPTIONS:
-        return Unknown("too many cases")
+        return Unexpressible("too many cases")
     flat = []
     for guard, value in cleaned:
-        if isinstance(value, Choice):
+        if isinstance(value, GuardedChoice):
             for inner_guard, inner in exclusive_options(value):
                 parts = [g for g in (guard, inner_guard) if g is not None]
                 flat.append((conj(parts) if parts else None, inner))
         else:
             flat.append((guard, value))
     if len(flat) > MAX_OPTIONS:
-        return Unknown("too many cases")
-    grouped = _by_enum_value(Choice(flat))
+        return Unexpressible("too many cases")
+    grouped = _by_enum_value(GuardedChoice(flat))
     return grouped.options[0][1] if len(grouped.options) == 1 else grouped
 
 
@@ -320,7 +320,7 @@ def _decide(node: ast.AST, env: dict[str, Any]) -> bool | None:
 MAX_ENUM_CASES = 256
 
 
-def _by_enum_value(choice: Choice) -> Choice:
+def _by_enum_value(choice: GuardedChoice) -> GuardedChoice:
     """Guards that only test enum keys against constants, regrouped per option as `key in (...)`
     tests that exclude each other: the walker's nested ifs over custom_mesh_and_rule (and its
     eval twin) otherwise grow without bound."""
@@ -350,10 +350,10 @@ def _by_enum_value(choice: Choice) -> Choice:
         else:
             groups.append(([env], chosen))
     if len(groups) == 1:
-        return Choice([(None, groups[0][1])])
+        return GuardedChoice([(None, groups[0][1])])
     tests = [_combo_test(keys, envs) for envs, _ in groups]
     options = [(test, option) for test, (_, option) in zip(tests[:-1], groups[:-1])] + [(None, groups[-1][1])]
-    return Choice(options, exclusive=tests)
+    return GuardedChoice(options, exclusive=tests)
 
 
 def _member(key: str, values: list) -> ast.expr:

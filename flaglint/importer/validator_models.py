@@ -4,122 +4,121 @@ Some helpers the validators call ask the runtime (the device count, the number o
 accelerator's characteristics), read a package file (custom_mesh_and_rule/<name>.yml), or return
 values the rules can only name (the exponents of get_individual_scales). Each model stands in for
 one such helper: it records the helper's own raise sites with the conditions MaxText checks, and
-returns what the rules can state of its value. `MODELS` maps the called name to its model.
+returns what the rules can state of its value. `MODELS` maps the called name to its model, a
+method of the `Walker` mixin `HelperModels`.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from flaglint.importer.importer import TYPES
 from flaglint.importer.source_text import exception_name, raise_message, raises_in
-from flaglint.importer.symbolic import Const, ScaleExp, Tup, Unknown, const_node, key_node, key_of, make_choice
+from flaglint.importer.symbolic import Const, ScaleExp, Tup, Unexpressible, const_node, key_node, key_of, make_choice
 from flaglint.importer.topologies import LOOKUP, SPEC_MAP
 from flaglint.resolve.topology import LIVE_SLICES, NUM_DEVICES
 from flaglint.importer.walker_state import Frame, State
-
-if TYPE_CHECKING:
-    from flaglint.importer.validator_walker import Walker
 
 POWERS_OF_TWO = tuple(2**k for k in range(31))
 SCALE_KINDS = ("emb_scale", "num_head_scale", "mlp_dim_scale", "layer_scale")  # get_individual_scales's, in order
 
 
-def _model_num_target_devices(walker: Walker, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
-    """Walk it for its own checks; its value is the device count: `num_devices`, unless
-    internal_compile supplies it."""
-    if fnode is not None:
-        walker.inline(fnode, TYPES, args, {}, {}, st, frame)
-    internal = st.fields.get("internal_compile", key_node("internal_compile"))
-    count = st.fields.get("internal_compile_num_devices", key_node("internal_compile_num_devices"))
-    return make_choice([(walker.truth(internal), count), (None, ast.Name(NUM_DEVICES, ast.Load()))])
+class HelperModels:
+    """The models, as methods of `Walker` (validator_walker.py): they use its `keys`, `mesh_files`
+    and `topologies`, how it walks (`inline`, `expr`, `truth`, `render`, `path_and`) and where it
+    records raise sites (`site_at`, `record`)."""
 
+    def model_num_target_devices(self, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
+        """Walk it for its own checks; its value is the device count: `num_devices`, unless
+        internal_compile supplies it."""
+        if fnode is not None:
+            self.inline(fnode, TYPES, args, {}, {}, st, frame)
+        internal = st.fields.get("internal_compile", key_node("internal_compile"))
+        count = st.fields.get("internal_compile_num_devices", key_node("internal_compile_num_devices"))
+        return make_choice([(self.truth(internal), count), (None, ast.Name(NUM_DEVICES, ast.Load()))])
 
-def _model_num_slices(walker: Walker, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
-    """max_utils.get_num_slices: the user's num_slices, else compile_topology_num_slices when
-    positive, else the slices the runtime finds (`live_slices`)."""
-    num_slices = st.fields.get("num_slices", key_node("num_slices"))
-    topo = st.fields.get("compile_topology_num_slices", key_node("compile_topology_num_slices"))
-    return make_choice([
-        (ast.Compare(num_slices, [ast.NotEq()], [ast.Constant(-1)]), num_slices),
-        (ast.Compare(topo, [ast.Gt()], [ast.Constant(0)]), topo),
-        (None, ast.Name(LIVE_SLICES, ast.Load())),
-    ])
+    def model_num_slices(self, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
+        """max_utils.get_num_slices: the user's num_slices, else compile_topology_num_slices when
+        positive, else the slices the runtime finds (`live_slices`)."""
+        num_slices = st.fields.get("num_slices", key_node("num_slices"))
+        topo = st.fields.get("compile_topology_num_slices", key_node("compile_topology_num_slices"))
+        return make_choice([
+            (ast.Compare(num_slices, [ast.NotEq()], [ast.Constant(-1)]), num_slices),
+            (ast.Compare(topo, [ast.Gt()], [ast.Constant(0)]), topo),
+            (None, ast.Name(LIVE_SLICES, ast.Load())),
+        ])
 
+    def model_individual_scales(self, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
+        """get_individual_scales(scale): raises unless scale is a power of two; returns exponents
+        that the pass only uses as `2**e`, which become the derived `<kind>_factor` values."""
+        scale = self.expr(args[0]) if args else Unexpressible("no argument")
+        raises = raises_in([fnode]) if fnode is not None else []
+        if len(raises) == 2 and not isinstance(scale, Unexpressible):
+            conds = [
+                ast.Compare(scale, [ast.Eq()], [ast.Constant(0)]),
+                ast.Compare(scale, [ast.NotIn()], [const_node(POWERS_OF_TWO)]),
+            ]
+            for raise_node, cond in zip(raises, conds):
+                owner = fnode.name
+                site = self.site_at(raise_node, Frame(owner, TYPES), "raise", exception_name(raise_node),
+                                    self.render(raise_message(raise_node), st, frame))
+                site.conditions.append(self.path_and(st, cond))
+        else:
+            for raise_node in raises:
+                self.site_at(raise_node, Frame(fnode.name, TYPES), "raise").conditions.append(Unexpressible("model out of date"))
+        return Tup([ScaleExp(k) for k in SCALE_KINDS])
 
-def _model_individual_scales(walker: Walker, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
-    """get_individual_scales(scale): raises unless scale is a power of two; returns exponents
-    that the pass only uses as `2**e`, which become the derived `<kind>_factor` values."""
-    scale = walker.expr(args[0]) if args else Unknown("no argument")
-    raises = raises_in([fnode]) if fnode is not None else []
-    if len(raises) == 2 and not isinstance(scale, Unknown):
-        conds = [
-            ast.Compare(scale, [ast.Eq()], [ast.Constant(0)]),
-            ast.Compare(scale, [ast.NotIn()], [const_node(POWERS_OF_TWO)]),
-        ]
-        for raise_node, cond in zip(raises, conds):
-            owner = fnode.name
-            site = walker.site_at(raise_node, Frame(owner, TYPES), "raise", exception_name(raise_node),
-                                  walker.render(raise_message(raise_node), st, frame))
-            site.conditions.append(walker.path_and(st, cond))
-    else:
-        for raise_node in raises:
-            walker.site_at(raise_node, Frame(fnode.name, TYPES), "raise").conditions.append(Unknown("model out of date"))
-    return Tup([ScaleExp(k) for k in SCALE_KINDS])
+    def model_mesh_yaml(self, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
+        """_load_mesh_config_from_yaml(value): the package's custom_mesh_and_rule/<value>.yml."""
+        value = args[0] if args else Unexpressible("no argument")
+        key = key_of(value)
+        choices = self.keys[key].choices if key in self.keys and self.keys[key].choices else []
+        missing = tuple(c for c in choices if c not in self.mesh_files)
+        if fnode is not None:
+            for raise_node in raises_in([fnode]):
+                site = self.site_at(raise_node, Frame(f"MaxTextConfig.{fnode.name}", TYPES), "raise",
+                                    exception_name(raise_node), self.render(raise_message(raise_node), st, frame))
+                if key is None:
+                    site.conditions.append(Unexpressible("file existence"))
+                else:
+                    site.conditions.append(self.path_and(st, ast.Compare(value, [ast.In()], [const_node(missing)])))
+        if isinstance(value, Const):
+            return Const(self.mesh_files.get(value.value, {}))
+        expr = self.expr(value)
+        if isinstance(expr, Unexpressible):
+            return expr
+        options = [(ast.Compare(expr, [ast.Eq()], [ast.Constant(name)]), Const(data)) for name, data in sorted(self.mesh_files.items())]
+        return make_choice(options + [(None, Const({}))])
 
-
-def _model_mesh_yaml(walker: Walker, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
-    """_load_mesh_config_from_yaml(value): the package's custom_mesh_and_rule/<value>.yml."""
-    value = args[0] if args else Unknown("no argument")
-    key = key_of(value)
-    choices = walker.keys[key].choices if key in walker.keys and walker.keys[key].choices else []
-    missing = tuple(c for c in choices if c not in walker.mesh_files)
-    if fnode is not None:
-        for raise_node in raises_in([fnode]):
-            site = walker.site_at(raise_node, Frame(f"MaxTextConfig.{fnode.name}", TYPES), "raise",
-                                  exception_name(raise_node), walker.render(raise_message(raise_node), st, frame))
-            if key is None:
-                site.conditions.append(Unknown("file existence"))
-            else:
-                site.conditions.append(walker.path_and(st, ast.Compare(value, [ast.In()], [const_node(missing)])))
-    if isinstance(value, Const):
-        return Const(walker.mesh_files.get(value.value, {}))
-    expr = walker.expr(value)
-    if isinstance(expr, Unknown):
-        return expr
-    options = [(ast.Compare(expr, [ast.Eq()], [ast.Constant(name)]), Const(data)) for name, data in sorted(walker.mesh_files.items())]
-    return make_choice(options + [(None, Const({}))])
-
-
-def _model_system_characteristics(walker: Walker, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
-    """accelerator_to_spec_map.get_system_characteristics(name): raises unless `name` is one of
-    the table's names (read from the package); its value, the hardware's characteristics, is not modelled."""
-    table = walker.topologies
-    if table is None:
-        return Unknown("runtime state (accelerator topology): no topology table found")
-    name = args[0] if args else Unknown("no argument")
-    expr = walker.expr(name)
-    cond = expr if isinstance(expr, Unknown) else ast.Compare(expr, [ast.NotIn()], [const_node(table.names)])
-    params = [a.arg for a in table.lookup.args.args]
-    inner = State(dict(st.fields), dict(zip(params, [name])), list(st.path))
-    key = key_of(name)
-    for raise_node in raises_in([table.lookup]):
-        message = walker.render(raise_message(raise_node), inner, frame)
-        if key is not None and params:
-            message = message.replace("{" + params[0] + "}", "{" + key + "}")
-        message = message.replace("{" + table.table + ".keys()}", f"the {len(table.names)} names of {table.table} (see {key or 'the key'}'s choices)")
-        walker.record(raise_node, Frame(LOOKUP, SPEC_MAP), "raise", exception_name(raise_node), message,
-                      walker.path_and(st, cond), raise_message(raise_node))
-    return Unknown("runtime state (accelerator topology): the hardware's characteristics")
+    def model_system_characteristics(self, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
+        """accelerator_to_spec_map.get_system_characteristics(name): raises unless `name` is one of
+        the table's names (read from the package); its value, the hardware's characteristics, is not modelled."""
+        table = self.topologies
+        if table is None:
+            return Unexpressible("runtime state (accelerator topology): no topology table found")
+        name = args[0] if args else Unexpressible("no argument")
+        expr = self.expr(name)
+        cond = expr if isinstance(expr, Unexpressible) else ast.Compare(expr, [ast.NotIn()], [const_node(table.names)])
+        params = [a.arg for a in table.lookup.args.args]
+        inner = State(dict(st.fields), dict(zip(params, [name])), list(st.path))
+        key = key_of(name)
+        for raise_node in raises_in([table.lookup]):
+            message = self.render(raise_message(raise_node), inner, frame)
+            if key is not None and params:
+                message = message.replace("{" + params[0] + "}", "{" + key + "}")
+            message = message.replace("{" + table.table + ".keys()}", f"the {len(table.names)} names of {table.table} (see {key or 'the key'}'s choices)")
+            self.record(raise_node, Frame(LOOKUP, SPEC_MAP), "raise", exception_name(raise_node), message,
+                        self.path_and(st, cond), raise_message(raise_node))
+        return Unexpressible("runtime state (accelerator topology): the hardware's characteristics")
 
 
 MODELS: dict[str, Callable[..., Any]] = {
-    "get_num_target_devices": _model_num_target_devices,
-    "max_utils.get_num_slices": _model_num_slices,
-    "get_individual_scales": _model_individual_scales,
-    "_load_mesh_config_from_yaml": _model_mesh_yaml,
-    f"accelerator_to_spec_map.{LOOKUP}": _model_system_characteristics,
+    "get_num_target_devices": HelperModels.model_num_target_devices,
+    "max_utils.get_num_slices": HelperModels.model_num_slices,
+    "get_individual_scales": HelperModels.model_individual_scales,
+    "_load_mesh_config_from_yaml": HelperModels.model_mesh_yaml,
+    f"accelerator_to_spec_map.{LOOKUP}": HelperModels.model_system_characteristics,
 }
 
 

@@ -4,8 +4,9 @@
 run), walks each `model_validator(mode="after")` of MaxTextConfig's classes and pyconfig's checks
 of the raw key dict, and collects in `sites` every raise, assert and division by a key with the
 conditions on config keys under which it is reached. Its statement, expression and call handling
-are mixins, one module each; this module holds what ties them together: the package read, the
-entry points, and where sites are recorded.
+are mixins, one module each, as are the models of a few MaxText helpers (validator_models.py);
+this module holds what ties them together: the package read, the entry points, and where sites
+are recorded.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ import yaml
 
 from flaglint.core.findings import InputError
 from flaglint.importer.fieldtypes import ModuleScope
-from flaglint.importer.importer import COMMON_TYPES, PYCONFIG, ROOT_MODEL, TYPES, _mro, import_schema
-from flaglint.schema.model import Schema
+from flaglint.importer.importer import COMMON_TYPES, PYCONFIG, ROOT_MODEL, TYPES, class_mro, import_schema
+from flaglint.schema.model import MaxTextSchemaFile
 from flaglint.importer.source_text import exception_name, raise_message, raises_in, source_message
 from flaglint.importer.sources import PackageFiles
-from flaglint.importer.symbolic import ENUM_CHOICES, SELF, Const, Unknown, conj, disj, freeze, key_node
+from flaglint.importer.symbolic import ENUM_CHOICES, SELF, Const, Unexpressible, conj, disj, freeze, key_node
 from flaglint.importer.topologies import topology_table
+from flaglint.importer.validator_models import HelperModels
 from flaglint.importer.walker_calls import CallWalker
 from flaglint.importer.walker_expressions import ExpressionWalker
 from flaglint.importer.walker_state import Frame, Site, State
@@ -32,10 +34,10 @@ from flaglint.importer.walker_statements import StatementWalker
 CUSTOM_MESH_DIR = "configs/custom_mesh_and_rule"
 
 
-class Walker(StatementWalker, ExpressionWalker, CallWalker):
+class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
     """One walk over the validators of the MaxText package in FILES; `run` fills `sites`."""
 
-    def __init__(self, files: PackageFiles, schema: Schema | None = None):
+    def __init__(self, files: PackageFiles, schema: MaxTextSchemaFile | None = None):
         self.files = files
         self.schema = schema or import_schema(files.origin)
         self.version = self.schema.version
@@ -57,7 +59,7 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker):
         self.functions = {
             node.name: (node, TYPES) for node in self.trees[TYPES].body if isinstance(node, ast.FunctionDef)
         }
-        self.mro = _mro(self.scope, ROOT_MODEL)
+        self.mro = class_mro(self.scope, ROOT_MODEL)
         self.methods: dict[str, tuple[ast.FunctionDef, str]] = {}
         for cls in self.mro:
             for node in self.scope.classes[cls].body:
@@ -102,7 +104,7 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker):
         except (InputError, RecursionError, ValueError, TypeError, KeyError, AttributeError, IndexError) as err:
             # A construct this walker does not know: the validator's checks are listed as not
             # expressible with the reason, and the import goes on.
-            reason = Unknown(f"not read by the importer ({type(err).__name__}: {err})".splitlines()[0][:160])
+            reason = Unexpressible(f"not read by the importer ({type(err).__name__}: {err})".splitlines()[0][:160])
             for raise_node in raises_in(node.body):
                 self.site_at(raise_node, frame, "raise", exception_name(raise_node),
                              source_message(raise_message(raise_node))).conditions.append(reason)
@@ -121,9 +123,9 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker):
                     site = self._pyconfig_site(raise_node, fname)
                     if fname == "_prepare_for_pydantic" and " not in " not in site.message:
                         # 0.2.0 types muon_consistent_rms here, as the value step types a float
-                        site.conditions.append(Unknown("value typing (checked when each value is typed)"))
+                        site.conditions.append(Unexpressible("value typing (checked when each value is typed)"))
                     else:
-                        site.conditions.append(Unknown(reason))
+                        site.conditions.append(Unexpressible(reason))
         # the raw-dict checks: `_initialize_pydantic` since 0.2.3, `initialize_pydantic` in 0.2.0
         for fname in ("_initialize_pydantic", "initialize_pydantic"):
             if fname in funcs:
@@ -139,12 +141,12 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker):
             if isinstance(stmt, ast.Raise) and stmt.exc is not None:
                 sources = [ast.unparse(t) for t in tests]
                 if any("environ" in text or "env_key" in text for text in sources):
-                    cond: Any = Unknown("environment variable (M_<KEY> override)")
+                    cond: Any = Unexpressible("environment variable (M_<KEY> override)")
                 elif not tests:
-                    cond = Unknown("re-raised exception")
+                    cond = Unexpressible("re-raised exception")
                 else:
                     parts = [self._pyconfig_condition(t) for t in tests]
-                    cond = next((p for p in parts if isinstance(p, Unknown)), None) or conj(parts)
+                    cond = next((p for p in parts if isinstance(p, Unexpressible)), None) or conj(parts)
                 self._pyconfig_site(stmt, owner).conditions.append(cond)
             elif isinstance(stmt, ast.If):
                 self._walk_raw_checks(stmt.body, tests + [stmt.test], owner)
@@ -155,11 +157,11 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker):
                 for block in [stmt.body, stmt.finalbody] + [h.body for h in stmt.handlers]:
                     self._walk_raw_checks(block, tests, owner)
 
-    def _pyconfig_condition(self, test: ast.expr) -> ast.expr | Unknown:
+    def _pyconfig_condition(self, test: ast.expr) -> ast.expr | Unexpressible:
         """pyconfig checks the raw key dict: `d.get("key")` reads a key."""
         if isinstance(test, ast.BoolOp):
             parts = [self._pyconfig_condition(v) for v in test.values]
-            bad = [p for p in parts if isinstance(p, Unknown)]
+            bad = [p for p in parts if isinstance(p, Unexpressible)]
             if bad:
                 return bad[0]
             return conj(parts) if isinstance(test.op, ast.And) else disj(parts)
@@ -174,8 +176,8 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker):
             return self.truth(key_node(test.args[0].value))
         source = ast.unparse(test)
         if "environ" in source or "env_key" in source:
-            return Unknown("environment variable (M_<KEY> override)")
-        return Unknown(f"raw config dict: {source}")
+            return Unexpressible("environment variable (M_<KEY> override)")
+        return Unexpressible(f"raw config dict: {source}")
 
     # ---- sites -------------------------------------------------------------------------
 

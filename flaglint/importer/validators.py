@@ -33,12 +33,13 @@ from typing import Any
 import yaml
 
 from flaglint.importer.importer import PYCONFIG, TYPES
-from flaglint.schema.model import Schema
+from flaglint.schema.model import MaxTextSchemaFile
 from flaglint.importer.sources import open_package
-from flaglint.importer.symbolic import PY_COMPARE, Unknown, conj, disj, names_in, neg, shape_id
+from flaglint.importer.symbolic import PY_COMPARE, Unexpressible, conj, disj, names_in, neg, shape_id
 from flaglint.importer.validator_models import LIVE_SLICES, NUM_DEVICES, SCALE_KINDS, scale_factors
 from flaglint.importer.validator_walker import Walker
 from flaglint.importer.walker_state import Site
+from flaglint.rules.expr import ExprError, parse
 
 MAX_CONDITION_CHARS = 4000
 DERIVED_NOTE = f"""\
@@ -89,7 +90,7 @@ def extract_rules(source: str | Path) -> tuple[list[dict], dict[str, str], list[
     return found.rules, found.derived, found.unexpressible
 
 
-def extract(source: str | Path, pin: str | None = None, schema: Schema | None = None) -> Extraction:
+def extract(source: str | Path, pin: str | None = None, schema: MaxTextSchemaFile | None = None) -> Extraction:
     """PIN: the pin the rules apply to (default `maxtext-<version>`); SCHEMA: the package's, when
     the caller has imported it already."""
     walker = Walker(open_package(source), schema)
@@ -103,7 +104,7 @@ def extract(source: str | Path, pin: str | None = None, schema: Schema | None = 
     ordered = sorted(walker.sites.values(), key=lambda s: (order.get(s.file, 2), s.line, s.kind == "crash"))
     for number, site in enumerate(ordered, start=1):
         rule_id = f"MX{number:04d}"
-        bad = [c for c in site.conditions if isinstance(c, Unknown)]
+        bad = [c for c in site.conditions if isinstance(c, Unexpressible)]
         message = site.text() or site.exception
         if site.kind == "crash":
             message = f"{site.exception}: {site.message}"
@@ -169,8 +170,6 @@ def _derived_values(walker: Walker, names: dict[int, str], namer: _Namer) -> dic
 
 
 def _reads_only(text: str, names: set[str]) -> bool:
-    from flaglint.rules.expr import ExprError, parse
-
     try:
         return set(parse(text).names()) <= names
     except ExprError:
@@ -285,7 +284,8 @@ def reason_category(reason: str) -> str:
     return reason.split(":")[0].split(" (")[0]
 
 
-def write_rules(source: str | Path, out_dir: str | Path, pin: str | None = None, schema: Schema | None = None) -> dict[str, int]:
+def write_rules(source: str | Path, out_dir: str | Path, pin: str | None = None,
+                schema: MaxTextSchemaFile | None = None) -> dict[str, int]:
     """Write rules.yml, derived.yml and unexpressible.yml for the MaxText at SOURCE into OUT_DIR;
     return the counts (sites, rules, unexpressible by reason)."""
     found = extract(source, pin, schema)

@@ -4,7 +4,7 @@ methods folded, and a few MaxText helpers replaced by their models (validator_mo
 A mixin of `Walker` (validator_walker.py). Inlining walks the callee's body at the caller's path,
 so a raise inside a helper is reached under the caller's guards, and the callee's returns merge
 into one guarded value. Calls that ask the runtime (environment, file system, JAX devices) become
-`Unknown` with the reason.
+`Unexpressible` with the reason.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 
 from flaglint.importer.importer import TYPES
 from flaglint.importer.symbolic import (
-    SELF, TRUE, Choice, Const, DictVal, Filtered, Ref, Text, Tup, Unknown, conj, disj, items_of, key_node, key_of,
-    make_choice, neg,
+    SELF, TRUE, Const, DictVal, Filtered, GuardedChoice, Ref, Text, Tup, Unexpressible, conj, disj, items_of,
+    key_node, key_of, make_choice, neg,
 )
 from flaglint.importer.validator_models import MODELS
 from flaglint.importer.walker_state import Frame, State
@@ -54,7 +54,7 @@ class CallWalker:
                     return model(self, fnode, args, st, frame)
                 return self.inline(fnode, file, args, kwargs, {}, st, frame)
             if func.kind == "enum":
-                return args[0] if args else Unknown("enum constructor")
+                return args[0] if args else Unexpressible("enum constructor")
             if func.kind == "builtin":
                 return self.builtin(func.name, args, node, st, frame)
             if func.kind == "method":
@@ -67,11 +67,11 @@ class CallWalker:
                     return self.builtin("prod", args, node, st, frame)
                 for prefix, reason in _RUNTIME_MODULES.items():
                     if func.name == prefix or func.name.startswith(prefix + "."):
-                        return Unknown(f"{reason}: {func.name}")
-                return Unknown(f"call {func.name}")
-        if isinstance(func, Unknown):
+                        return Unexpressible(f"{reason}: {func.name}")
+                return Unexpressible(f"call {func.name}")
+        if isinstance(func, Unexpressible):
             return func
-        return Unknown(f"call {ast.unparse(node.func)}")
+        return Unexpressible(f"call {ast.unparse(node.func)}")
 
     def call_method(self, name: str, node: ast.Call, args: list, kwargs: dict, st: State, frame: Frame) -> Any:
         model = MODELS.get(name)
@@ -87,7 +87,7 @@ class CallWalker:
         """Walk a call of FNODE at ST: its sites get the caller's path; its returns merge into the
         call's value, its assignments to fields into the caller's fields."""
         if fnode.name in _ACTIVE:
-            return Unknown(f"recursion into {fnode.name}")
+            return Unexpressible(f"recursion into {fnode.name}")
         _ACTIVE.add(fnode.name)
         try:
             params = [a.arg for a in fnode.args.args if a.arg not in bound]
@@ -101,7 +101,7 @@ class CallWalker:
                     locals_[param] = kwargs[param]
                 else:
                     offset = i - (len(params) - len(defaults))
-                    locals_[param] = self.ev(defaults[offset], st, frame) if offset >= 0 else Unknown("missing argument")
+                    locals_[param] = self.ev(defaults[offset], st, frame) if offset >= 0 else Unexpressible("missing argument")
             if "self" not in locals_ and fnode.name in st.locals:
                 locals_["self"] = SELF
             if fnode.name in st.locals:  # a function nested in the validator
@@ -122,15 +122,15 @@ class CallWalker:
             merged = self.merge_exits(st, [s for s, _ in live]) if live else st
             st.fields = merged.fields
             if not live:
-                return Unknown("call always raises")
+                return Unexpressible("call always raises")
             depth = len(st.path)
             if len(live) == 1:
                 return live[0][1]
             options = []
             for s, v in live[:-1]:
                 extra = s.path[depth:]
-                if any(isinstance(p, Unknown) for p in extra):
-                    return next(p for p in extra if isinstance(p, Unknown))
+                if any(isinstance(p, Unexpressible) for p in extra):
+                    return next(p for p in extra if isinstance(p, Unexpressible))
                 options.append((conj(extra), v))
             options.append((None, live[-1][1]))
             return make_choice(options)
@@ -147,12 +147,12 @@ class CallWalker:
                 try:
                     return Const(int(args[0].value))
                 except (TypeError, ValueError):
-                    return Unknown("int() of a constant")
+                    return Unexpressible("int() of a constant")
             key = key_of(args[0])
             if key in self.keys and self.keys[key].kind == "int":
                 return args[0]
             value = self.expr(args[0])
-            if isinstance(value, Unknown):
+            if isinstance(value, Unexpressible):
                 return value
             return ast.BinOp(value, ast.FloorDiv(), ast.Constant(1))  # truncation; sizes here are not negative
         if name == "bool" and len(args) == 1:
@@ -166,21 +166,21 @@ class CallWalker:
                     return Const(len(items))
                 return ast.Call(ast.Name("count", ast.Load()), [g if g is not None else TRUE for g, _ in items], [])
             expr = self.expr(args[0])
-            return expr if isinstance(expr, Unknown) else ast.Call(ast.Name("len", ast.Load()), [expr], [])
+            return expr if isinstance(expr, Unexpressible) else ast.Call(ast.Name("len", ast.Load()), [expr], [])
         if name in ("any", "all") and len(args) == 1:
             items = items_of(args[0])
             if items is None:
-                return args[0] if isinstance(args[0], Unknown) else Unknown(f"{name}() over a list value")
+                return args[0] if isinstance(args[0], Unexpressible) else Unexpressible(f"{name}() over a list value")
             truths = [self.truth(v) if g is None else conj([g, self.truth(v)]) for g, v in items]
             if name == "all":
                 truths = [self.truth(v) if g is None else disj([neg(g), self.truth(v)]) for g, v in items]
-            if any(isinstance(t, Unknown) for t in truths):
-                return next(t for t in truths if isinstance(t, Unknown))
+            if any(isinstance(t, Unexpressible) for t in truths):
+                return next(t for t in truths if isinstance(t, Unexpressible))
             return disj(truths) if name == "any" else conj(truths)
         if name in ("sum", "prod") and len(args) == 1:
             items = items_of(args[0])
             if items is None:
-                return args[0] if isinstance(args[0], Unknown) else Unknown(f"{name}() over a list value")
+                return args[0] if isinstance(args[0], Unexpressible) else Unexpressible(f"{name}() over a list value")
             total: Any = None
             for guard, value in items:
                 term = value if guard is None else make_choice([(guard, value), (None, Const(0 if name == "sum" else 1))])
@@ -190,23 +190,23 @@ class CallWalker:
             if all(isinstance(a, Const) for a in args):
                 return Const({"min": min, "max": max, "abs": abs}[name](*(a.value for a in args)))
             exprs = [self.expr(a) for a in args]
-            if any(isinstance(e, Unknown) for e in exprs):
-                return next(e for e in exprs if isinstance(e, Unknown))
+            if any(isinstance(e, Unexpressible) for e in exprs):
+                return next(e for e in exprs if isinstance(e, Unexpressible))
             return ast.Call(ast.Name(name, ast.Load()), exprs, [])
         if name == "divmod" and len(args) == 2:
             return Tup([self.binop(ast.FloorDiv(), args[0], args[1], node, st, frame),
                         self.binop(ast.Mod(), args[0], args[1], node, st, frame)])
         if name in ("getattr", "hasattr") and len(args) >= 2:
             if isinstance(args[1], Text) and args[0] is SELF:
-                return self._getattr_pattern(args[1], args[2] if len(args) > 2 else Unknown("missing attribute"), st)
-            if not isinstance(args[1], (Const, Choice)):
-                return Unknown("getattr with a computed name")
-            if isinstance(args[1], Choice):
-                default = args[2] if len(args) > 2 else Unknown("missing attribute")
+                return self._getattr_pattern(args[1], args[2] if len(args) > 2 else Unexpressible("missing attribute"), st)
+            if not isinstance(args[1], (Const, GuardedChoice)):
+                return Unexpressible("getattr with a computed name")
+            if isinstance(args[1], GuardedChoice):
+                default = args[2] if len(args) > 2 else Unexpressible("missing attribute")
                 return self.map_choice(args[1], lambda n: self._getattr(args[0], n, default, st))
-            default = args[2] if len(args) > 2 else Unknown("missing attribute")
+            default = args[2] if len(args) > 2 else Unexpressible("missing attribute")
             value = self._getattr(args[0], args[1], default, st)
-            return Const(not isinstance(value, Unknown)) if name == "hasattr" else value
+            return Const(not isinstance(value, Unexpressible)) if name == "hasattr" else value
         if name == "setattr" and len(args) == 3 and args[0] is SELF and isinstance(args[1], Const):
             if args[1].value in self.keys:
                 st.fields[args[1].value] = args[2]
@@ -215,15 +215,15 @@ class CallWalker:
             return self.isinstance_of(args[0], node.args[1])
         if name == "range" and all(isinstance(a, Const) for a in args):
             return Const(tuple(range(*(a.value for a in args))))
-        return Unknown(f"builtin {name}")
+        return Unexpressible(f"builtin {name}")
 
     def _getattr_pattern(self, text: Text, default: Any, st: State) -> Any:
         """getattr(self, f"ici_{x}_parallelism", d): one option per key the pattern can name."""
         holes = [p for p in text.parts if not isinstance(p, str)]
         if len(holes) != 1:
-            return Unknown("getattr with a computed name")
+            return Unexpressible("getattr with a computed name")
         selector = self.expr(holes[0][0])
-        if isinstance(selector, Unknown):
+        if isinstance(selector, Unexpressible):
             return selector
         at = text.parts.index(holes[0])
         prefix, suffix = "".join(text.parts[:at]), "".join(text.parts[at + 1 :])
@@ -237,12 +237,12 @@ class CallWalker:
 
     def _getattr(self, obj: Any, attr: Any, default: Any, st: State) -> Any:
         if not isinstance(attr, Const):
-            return Unknown("getattr with a computed name")
+            return Unexpressible("getattr with a computed name")
         if obj is SELF:
             if attr.value in self.keys:
                 return st.fields.get(attr.value, key_node(attr.value))
             return default
-        return Unknown("getattr of a value")
+        return Unexpressible("getattr of a value")
 
     def isinstance_of(self, value: Any, type_node: ast.expr) -> Any:
         names = {ast.unparse(e) for e in (type_node.elts if isinstance(type_node, ast.Tuple) else [type_node])}
@@ -251,7 +251,7 @@ class CallWalker:
             return Const(any(isinstance(value.value, kinds[n]) for n in names if n in kinds))
         key = key_of(value)
         if key is None or key not in self.keys:
-            return Unknown(f"isinstance of {ast.unparse(value) if isinstance(value, ast.AST) else 'a value'}")
+            return Unexpressible(f"isinstance of {ast.unparse(value) if isinstance(value, ast.AST) else 'a value'}")
         schema = self.keys[key]
         kind = {"enum": "enum", "literal": "str"}.get(schema.kind, schema.kind)
         matches = kind in names or (kind == "list" and "list" in names)
@@ -262,7 +262,7 @@ class CallWalker:
         return Const(matches)
 
     def value_method(self, base: Any, name: str, args: list) -> Any:
-        if isinstance(base, Choice):
+        if isinstance(base, GuardedChoice):
             return self.map_choice(base, lambda v: self.value_method(v, name, args))
         if isinstance(base, Const):
             if isinstance(base.value, (str, tuple, frozenset, dict)) and name in (
@@ -271,7 +271,7 @@ class CallWalker:
                 try:
                     result = getattr(base.value, name)(*(a.value for a in args))
                 except (ValueError, TypeError):
-                    return Unknown(f"{name}() on a constant")
+                    return Unexpressible(f"{name}() on a constant")
                 return Const(tuple(result) if name in ("keys", "items", "values") else result)
             if isinstance(base.value, dict) and name == "get" and args and isinstance(args[0], Const):
                 return Const(base.value.get(args[0].value)) if args[0].value in base.value else (args[1] if len(args) > 1 else Const(None))
@@ -283,7 +283,7 @@ class CallWalker:
         if name in ("append", "remove", "insert", "extend", "update"):
             return Const(None)
         expr = self.expr(base)
-        if isinstance(expr, Unknown):
+        if isinstance(expr, Unexpressible):
             return expr
         if name in ("lower", "upper"):
             return ast.Call(ast.Name("lower", ast.Load()), [expr], [])
@@ -291,4 +291,4 @@ class CallWalker:
             return expr
         if name in ("startswith", "endswith") and len(args) == 1 and isinstance(args[0], Const):
             return ast.Call(ast.Name(name, ast.Load()), [expr, ast.Constant(args[0].value)], [])
-        return Unknown(f"method {name}() of a value")
+        return Unexpressible(f"method {name}() of a value")

@@ -15,8 +15,9 @@ from typing import Any, Callable
 
 from flaglint.importer.source_text import clean_source
 from flaglint.importer.symbolic import (
-    PY_COMPARE, SELF, TRUE, BoolVal, Choice, Const, DictVal, Filtered, Ref, ScaleExp, Text, Tup, Unknown, conj,
-    const_node, disj, exclusive_options, freeze, items_of, key_node, key_of, make_choice, neg, shape_id,
+    PY_COMPARE, SELF, TRUE, BoolVal, Const, DictVal, Filtered, GuardedChoice, Ref, ScaleExp, Text, Tup,
+    Unexpressible, conj, const_node, disj, exclusive_options, freeze, items_of, key_node, key_of, make_choice, neg,
+    shape_id,
 )
 from flaglint.importer.walker_state import Frame, State
 
@@ -29,7 +30,7 @@ _BUILTINS = {
     "len", "int", "float", "str", "bool", "abs", "min", "max", "sum", "any", "all", "isinstance", "getattr",
     "hasattr", "tuple", "list", "set", "sorted", "divmod", "prod", "range", "frozenset", "repr", "setattr",
 }
-_OUT_OF_RANGE = Unknown("subscript out of range")
+_OUT_OF_RANGE = Unexpressible("subscript out of range")
 # The path length at which each dict literal was built (by id: a DictVal is mutable): an item
 # assigned into it later holds under the conditions taken since.
 _DICT_DEPTH: dict[int, int] = {}
@@ -49,7 +50,7 @@ class ExpressionWalker:
     def ev(self, node: ast.expr, st: State, frame: Frame) -> Any:
         method = getattr(self, f"ev_{type(node).__name__}", None)
         if method is None:
-            return Unknown(f"expression {type(node).__name__}")
+            return Unexpressible(f"expression {type(node).__name__}")
         return method(node, st, frame)
 
     def ev_Constant(self, node: ast.Constant, st: State, frame: Frame) -> Any:
@@ -82,22 +83,22 @@ class ExpressionWalker:
                 return st.fields.get(attr, key_node(attr))
             if attr in self.methods:
                 return Ref("method", attr, SELF)
-            return Unknown(f"self.{attr}")
+            return Unexpressible(f"self.{attr}")
         if isinstance(base, ast.Name) and f"{base.id}.{attr}" in self.keys:
             key = f"{base.id}.{attr}"
             return st.fields.get(key, key_node(key))
         if isinstance(base, Ref):
             if base.kind == "enum":
                 members = self.scope.enums[base.name].members
-                return Const(members[attr]) if attr in members else Unknown(f"{base.name}.{attr}")
+                return Const(members[attr]) if attr in members else Unexpressible(f"{base.name}.{attr}")
             if base.kind == "class" and attr == "model_fields":
                 return Const(tuple(_class_fields(self.scope.classes[base.name])))
             if base.kind in ("module", "silent"):
                 return Ref(base.kind, f"{base.name}.{attr}")
-            return Unknown(f"{base.name}.{attr}")
+            return Unexpressible(f"{base.name}.{attr}")
         if attr == "value":
             return base  # an enum field's value is what the rules compare
-        if isinstance(base, Unknown):
+        if isinstance(base, Unexpressible):
             return base
         return Ref("method", attr, base)
 
@@ -107,7 +108,7 @@ class ExpressionWalker:
         return self.subscript(base, index)
 
     def subscript(self, base: Any, index: Any) -> Any:
-        if isinstance(base, Choice):
+        if isinstance(base, GuardedChoice):
             options = [(g, self.subscript(v, index)) for g, v in base.options]
             kept = [(g, v) for g, v in options if v != _OUT_OF_RANGE]
             if not kept:
@@ -124,12 +125,12 @@ class ExpressionWalker:
             try:
                 return base.items[index.value]
             except IndexError:
-                return Unknown("subscript out of range")
+                return Unexpressible("subscript out of range")
         if isinstance(base, DictVal) and isinstance(index, Const):
-            return self.dict_get(base, index.value, Unknown(f"missing key {index.value!r}"))
-        if isinstance(base, Unknown):
+            return self.dict_get(base, index.value, Unexpressible(f"missing key {index.value!r}"))
+        if isinstance(base, Unexpressible):
             return base
-        return Unknown("subscript of a symbolic value")
+        return Unexpressible("subscript of a symbolic value")
 
     def dict_get(self, base: DictVal, key: Any, default: Any) -> Any:
         options = []
@@ -161,9 +162,9 @@ class ExpressionWalker:
     def ev_Dict(self, node: ast.Dict, st: State, frame: Frame) -> Any:
         entries = []
         for k, v in zip(node.keys, node.values):
-            key = self.ev(k, st, frame) if k is not None else Unknown("dict unpacking")
+            key = self.ev(k, st, frame) if k is not None else Unexpressible("dict unpacking")
             if not isinstance(key, Const):
-                return Unknown("dict with a symbolic key")
+                return Unexpressible("dict with a symbolic key")
             entries.append((key.value, self.ev(v, st, frame), None))
         value = DictVal(entries)
         _DICT_DEPTH[id(value)] = len(st.path)
@@ -179,7 +180,7 @@ class ExpressionWalker:
                 parts.append((value, part))
         if all(isinstance(p, str) or (isinstance(p[0], Const) and p[1].conversion == -1) for p in parts):
             return Const("".join(p if isinstance(p, str) else str(p[0].value) for p in parts))
-        choices = [p for p in parts if not isinstance(p, str) and isinstance(p[0], Choice)]
+        choices = [p for p in parts if not isinstance(p, str) and isinstance(p[0], GuardedChoice)]
         if len(choices) == 1 and all(isinstance(v, Const) for _, v in choices[0][0].options):
             def fill(v: Any) -> Any:
                 return Const("".join(p if isinstance(p, str) else str((v if p is choices[0] else p[0]).value) for p in parts))
@@ -192,7 +193,7 @@ class ExpressionWalker:
         test = self.cond(node.test, st, frame)
         if isinstance(test, ast.Constant):
             return self.ev(node.body if test.value else node.orelse, st, frame)
-        if isinstance(test, Unknown):
+        if isinstance(test, Unexpressible):
             return test
         self.crash_guards.append(test)
         body = self.ev(node.body, st, frame)
@@ -213,7 +214,7 @@ class ExpressionWalker:
                     break  # short circuit on a constant
                 values.pop()
                 continue
-            if isinstance(truth, Unknown):
+            if isinstance(truth, Unexpressible):
                 continue
             self.crash_guards.append(truth if isinstance(node.op, ast.And) else neg(truth))
             pushed += 1
@@ -229,11 +230,11 @@ class ExpressionWalker:
         value = self.ev(node.operand, st, frame)
         if isinstance(node.op, ast.Not):
             truth = self.truth(value)
-            return truth if isinstance(truth, Unknown) else neg(truth)
+            return truth if isinstance(truth, Unexpressible) else neg(truth)
         if isinstance(value, Const) and isinstance(node.op, ast.USub):
             return Const(-value.value)
         expr = self.expr(value)
-        if isinstance(expr, Unknown):
+        if isinstance(expr, Unexpressible):
             return expr
         return ast.UnaryOp(node.op, expr)
 
@@ -245,21 +246,21 @@ class ExpressionWalker:
             try:
                 return Const(_PY_BINOPS[type(op)](left.value, right.value))
             except (KeyError, TypeError, ZeroDivisionError, ValueError):
-                return Unknown("constant arithmetic")
+                return Unexpressible("constant arithmetic")
         if isinstance(op, ast.Pow) and isinstance(left, Const) and left.value == 2 and isinstance(right, ScaleExp):
             return ast.Name(f"{right.kind}_factor", ast.Load())
         if type(op) not in _PY_BINOPS or isinstance(op, ast.Pow):
-            return Unknown(f"operator {type(op).__name__}")
+            return Unexpressible(f"operator {type(op).__name__}")
         if isinstance(op, (ast.Div, ast.FloorDiv, ast.Mod)) and not isinstance(right, Const):
             divisor = self.expr(right)
-            if not isinstance(divisor, Unknown) and not _positive(divisor):
+            if not isinstance(divisor, Unexpressible) and not _positive(divisor):
                 shown = clean_source(node.right) if isinstance(node, ast.BinOp) else ast.unparse(divisor)
                 self.record(node, frame, "crash", "ZeroDivisionError", f"{shown} is 0: division by zero",
                             self.path_and(st, ast.Compare(divisor, [ast.Eq()], [ast.Constant(0)])))
         a, b = self.expr(left), self.expr(right)
-        if isinstance(a, Unknown):
+        if isinstance(a, Unexpressible):
             return a
-        if isinstance(b, Unknown):
+        if isinstance(b, Unexpressible):
             return b
         if isinstance(op, ast.Mult) and _is_const(a, 1):
             return b
@@ -277,28 +278,28 @@ class ExpressionWalker:
         if len(parts) == 1:
             return parts[0]
         truths = [self.truth(p) for p in parts]
-        bad = [t for t in truths if isinstance(t, Unknown)]
+        bad = [t for t in truths if isinstance(t, Unexpressible)]
         return bad[0] if bad else conj(truths)
 
     def compare(self, op: ast.cmpop, left: Any, right: Any) -> Any:
-        if isinstance(left, Choice) and not _expressible_choice(left):
+        if isinstance(left, GuardedChoice) and not _expressible_choice(left):
             return self.map_choice(left, lambda v: self.compare(op, v, right))
-        if isinstance(right, Choice) and not _expressible_choice(right):
+        if isinstance(right, GuardedChoice) and not _expressible_choice(right):
             return self.map_choice(right, lambda v: self.compare(op, left, v))
         if isinstance(left, Const) and isinstance(right, Const):
             try:
                 return Const(PY_COMPARE[type(op)](left.value, right.value))
             except TypeError:
-                return Unknown("constant comparison")
+                return Unexpressible("constant comparison")
         if isinstance(op, (ast.Eq, ast.NotEq)) and (isinstance(left, Tup) or isinstance(right, Tup)):
             a, b = items_of(left), items_of(right)
             if a is None or b is None:
-                return Unknown("comparison of sequences")
+                return Unexpressible("comparison of sequences")
             if len(a) != len(b):
                 return Const(isinstance(op, ast.NotEq))
             eqs = [self.truth(self.compare(ast.Eq(), x, y)) for (_, x), (_, y) in zip(a, b)]
-            if any(isinstance(e, Unknown) for e in eqs):
-                return Unknown("comparison of sequences")
+            if any(isinstance(e, Unexpressible) for e in eqs):
+                return Unexpressible("comparison of sequences")
             both = conj(eqs)
             return both if isinstance(op, ast.Eq) else neg(both)
         if isinstance(op, (ast.In, ast.NotIn)) and isinstance(left, Tup) and items_of(right) is not None:
@@ -310,14 +311,14 @@ class ExpressionWalker:
                 self.truth(self.compare(ast.Eq(), left, v)) if g is None else conj([g, self.truth(self.compare(ast.Eq(), left, v))])
                 for g, v in items
             ]
-            if any(isinstance(e, Unknown) for e in eqs):
-                return Unknown("membership in a symbolic list")
+            if any(isinstance(e, Unexpressible) for e in eqs):
+                return Unexpressible("membership in a symbolic list")
             found = disj(eqs)
             return found if isinstance(op, ast.In) else neg(found)
         a, b = self.expr(left), self.expr(right)
-        if isinstance(a, Unknown):
+        if isinstance(a, Unexpressible):
             return a
-        if isinstance(b, Unknown):
+        if isinstance(b, Unexpressible):
             return b
         if isinstance(op, (ast.Eq, ast.NotEq)) and (_is_none(a) or _is_none(b)):
             op = ast.Is() if isinstance(op, ast.Eq) else ast.IsNot()
@@ -335,12 +336,12 @@ class ExpressionWalker:
 
     def ev_ListComp(self, node: ast.ListComp, st: State, frame: Frame) -> Any:
         if len(node.generators) != 1:
-            return Unknown("nested comprehension")
+            return Unexpressible("nested comprehension")
         gen = node.generators[0]
         iterable = self.ev(gen.iter, st, frame)
         items = items_of(iterable)
         if items is None:
-            return iterable if isinstance(iterable, Unknown) else Unknown(f"list value: comprehension over {clean_source(gen.iter)}")
+            return iterable if isinstance(iterable, Unexpressible) else Unexpressible(f"list value: comprehension over {clean_source(gen.iter)}")
         out = []
         for guard, item in items:
             inner = st.fork()
@@ -348,7 +349,7 @@ class ExpressionWalker:
             conds = [guard] if guard is not None else []
             for test in gen.ifs:
                 t = self.cond(test, inner, frame)
-                if isinstance(t, Unknown):
+                if isinstance(t, Unexpressible):
                     return t
                 conds.append(t)
             c = conj(conds)
@@ -369,25 +370,25 @@ class ExpressionWalker:
 
     # ---- conversions -------------------------------------------------------------------
 
-    def map_choice(self, choice: Choice, fn: Callable[[Any], Any]) -> Any:
+    def map_choice(self, choice: GuardedChoice, fn: Callable[[Any], Any]) -> Any:
         options = [(g, fn(v)) for g, v in exclusive_options(choice)]
         options[-1] = (None, options[-1][1])
         return make_choice(options)
 
-    def expr(self, value: Any) -> ast.expr | Unknown:
+    def expr(self, value: Any) -> ast.expr | Unexpressible:
         if isinstance(value, ast.expr):
             return value
         if isinstance(value, Const):
             return const_node(value.value)
-        if isinstance(value, Unknown):
+        if isinstance(value, Unexpressible):
             return value
         if isinstance(value, Tup):
             items = [self.expr(i) for i in value.items]
-            bad = [i for i in items if isinstance(i, Unknown)]
+            bad = [i for i in items if isinstance(i, Unexpressible)]
             return bad[0] if bad else ast.Tuple(items, ast.Load())
-        if isinstance(value, Choice):
+        if isinstance(value, GuardedChoice):
             options = [(g, self.expr(v)) for g, v in value.options]
-            bad = [v for _, v in options if isinstance(v, Unknown)]
+            bad = [v for _, v in options if isinstance(v, Unexpressible)]
             if bad:
                 return bad[0]
             out = options[-1][1]
@@ -400,26 +401,26 @@ class ExpressionWalker:
                 if key in self.keys and not self.keys[key].nullable:
                     return value.values[0]
             items = [self.expr(v) for v in value.values]
-            bad = [i for i in items if isinstance(i, Unknown)]
+            bad = [i for i in items if isinstance(i, Unexpressible)]
             return bad[0] if bad else ast.BoolOp(ast.And() if value.op == "and" else ast.Or(), items)
-        return Unknown(f"{type(value).__name__} value")
+        return Unexpressible(f"{type(value).__name__} value")
 
-    def truth(self, value: Any) -> ast.expr | Unknown:
+    def truth(self, value: Any) -> ast.expr | Unexpressible:
         if isinstance(value, Const):
             return ast.Constant(bool(value.value))
-        if isinstance(value, Unknown):
+        if isinstance(value, Unexpressible):
             return value
         if isinstance(value, BoolVal):
             truths = [self.truth(v) for v in value.values]
-            bad = [t for t in truths if isinstance(t, Unknown)]
+            bad = [t for t in truths if isinstance(t, Unexpressible)]
             if bad:
                 return bad[0]
             return conj(truths) if value.op == "and" else disj(truths)
-        if isinstance(value, Choice):
+        if isinstance(value, GuardedChoice):
             parts = []
             for guard, option in exclusive_options(value):
                 t = self.truth(option)
-                if isinstance(t, Unknown):
+                if isinstance(t, Unexpressible):
                     return t
                 parts.append(conj([guard, t]) if guard is not None else t)
             return disj(parts)
@@ -429,7 +430,7 @@ class ExpressionWalker:
         if isinstance(value, DictVal):
             return disj([g if g is not None else TRUE for _, _, g in value.entries])
         if isinstance(value, (Ref, Text, ScaleExp)):
-            return Unknown(f"truth of {type(value).__name__}")
+            return Unexpressible(f"truth of {type(value).__name__}")
         if isinstance(value, (ast.Compare, ast.BoolOp)) or (isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not)):
             return value
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("startswith", "endswith"):
@@ -441,16 +442,16 @@ class ExpressionWalker:
             return self._key_truth(value, key)
         if isinstance(value, ast.IfExp):
             body, orelse = self.truth(value.body), self.truth(value.orelse)
-            if isinstance(body, Unknown):
+            if isinstance(body, Unexpressible):
                 return body
-            if isinstance(orelse, Unknown):
+            if isinstance(orelse, Unexpressible):
                 return orelse
             return disj([conj([value.test, body]), conj([neg(value.test), orelse])])
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "lower":
             return ast.Compare(value, [ast.NotEq()], [ast.Constant("")])
         if isinstance(value, ast.expr):
             return ast.Compare(value, [ast.NotEq()], [ast.Constant(0)])
-        return Unknown(f"truth of {type(value).__name__}")
+        return Unexpressible(f"truth of {type(value).__name__}")
 
     def _key_truth(self, node: ast.expr, key: str) -> ast.expr:
         schema = self.keys[key]
@@ -528,7 +529,7 @@ def _is_const(node: ast.expr, value: Any) -> bool:
     return isinstance(node, ast.Constant) and node.value == value and not isinstance(node.value, bool)
 
 
-def _expressible_choice(choice: Choice) -> bool:
+def _expressible_choice(choice: GuardedChoice) -> bool:
     return all(isinstance(v, ast.expr) or (isinstance(v, Const) and not isinstance(v.value, (tuple, frozenset, dict, list)))
                for _, v in choice.options)
 

@@ -42,7 +42,7 @@ class Site:
     kind: str  # raise | assert | crash
     exception: str
     message: str
-    conditions: list = field(default_factory=list)  # ast.expr | Unknown, one per way of reaching it
+    conditions: list = field(default_factory=list)  # ast.expr | Unexpressible, one per way of reaching it
     variants: list = field(default_factory=list)  # the message as each way of reaching it renders it
     message_source: str = ""  # the message as the source writes it, placeholders named
     reason: str | None = None  # fixed reason this site is not checkable

@@ -1,7 +1,7 @@
 """How the validator walker executes statements: assignments, ifs, loops, match, try, raise, assert.
 
 A mixin of `Walker` (validator_walker.py). It forks the path `State` at each branch and joins the
-branches again, merging what each assigned into guarded `Choice` values, unrolls loops over known
+branches again, merging what each assigned into `GuardedChoice` values, unrolls loops over known
 items, and records a `Site` for each raise and assert with the path that reaches it. Expressions
 are evaluated by `ExpressionWalker`, calls by `CallWalker`.
 """
@@ -13,8 +13,8 @@ from typing import Any
 
 from flaglint.importer.source_text import clean_source, exception_name, raise_message, raises_in
 from flaglint.importer.symbolic import (
-    TRUE, BoolVal, Choice, Const, DictVal, Ref, Tup, Unknown, conj, disj, exclusive_options, items_of, key_node,
-    make_choice, neg, same, shape_id,
+    TRUE, BoolVal, Const, DictVal, GuardedChoice, Ref, Tup, Unexpressible, conj, disj, exclusive_options, items_of,
+    key_node, make_choice, neg, same, shape_id,
 )
 from flaglint.importer.walker_expressions import container_depth
 from flaglint.importer.walker_state import Frame, State
@@ -57,7 +57,7 @@ class StatementWalker:
             return st
         if isinstance(stmt, ast.Assert):
             test = self.cond(stmt.test, st, frame)
-            cond = test if isinstance(test, Unknown) else neg(test)
+            cond = test if isinstance(test, Unexpressible) else neg(test)
             message = self.render(stmt.msg, st, frame) if stmt.msg is not None else ""
             self.record(stmt, frame, "assert", "AssertionError", message, self.path_and(st, cond), stmt.msg)
             return st
@@ -83,7 +83,7 @@ class StatementWalker:
                 reason = _try_reason(stmt.body)
                 for raise_node in raises_in(handler.body):
                     self.site_at(raise_node, frame, "raise", exception_name(raise_node), self.render(
-                        raise_message(raise_node), st, frame)).conditions.append(Unknown(reason))
+                        raise_message(raise_node), st, frame)).conditions.append(Unexpressible(reason))
             return self.exec_block(stmt.finalbody, st, frame)
         if isinstance(stmt, ast.Match):
             return self.exec_match(stmt, st, frame)
@@ -97,7 +97,7 @@ class StatementWalker:
         if isinstance(stmt, ast.With):
             return self.exec_block(stmt.body, st, frame)
         for raise_node in raises_in([stmt]):
-            self.site_at(raise_node, frame, "raise").conditions.append(Unknown(f"statement {type(stmt).__name__}"))
+            self.site_at(raise_node, frame, "raise").conditions.append(Unexpressible(f"statement {type(stmt).__name__}"))
         return st
 
     def exec_raise(self, stmt: ast.Raise, st: State, frame: Frame) -> None:
@@ -107,9 +107,9 @@ class StatementWalker:
         self.record(stmt, frame, "raise", exception_name(stmt), message, self.path_and(st, TRUE), raise_message(stmt))
 
     def path_and(self, st: State, cond: Any) -> Any:
-        if isinstance(cond, Unknown):
+        if isinstance(cond, Unexpressible):
             return cond
-        bad = [p for p in st.path if isinstance(p, Unknown)]
+        bad = [p for p in st.path if isinstance(p, Unexpressible)]
         if bad:
             return bad[0]
         return conj(list(st.path) + list(self.crash_guards) + [cond])
@@ -117,7 +117,7 @@ class StatementWalker:
     def exec_if(self, test: Any, body: list, orelse: list, st: State, frame: Frame) -> State:
         if isinstance(test, ast.Constant):
             return self.exec_block(body if test.value else orelse, st, frame)
-        if isinstance(test, Unknown):
+        if isinstance(test, Unexpressible):
             test_then, test_else = test, test
         else:
             test_then, test_else = test, neg(test)
@@ -143,11 +143,11 @@ class StatementWalker:
         extra = []
         e1, e2 = s1.path[depth:], s2.path[depth:]
         if e1 or e2:
-            if isinstance(test, Unknown):
+            if isinstance(test, Unexpressible):
                 extra = [test]
             else:
                 extra = [disj([conj([test] + e1), conj([neg(test)] + e2)])]
-        guard = test if not isinstance(test, Unknown) else test
+        guard = test if not isinstance(test, Unexpressible) else test
         return State(
             self._merge_dict(guard, s1.fields, s2.fields, fields=True),
             self._merge_dict(guard, s1.locals, s2.locals),
@@ -158,7 +158,7 @@ class StatementWalker:
         out = self._merged(guard, a, b, fields)
         if fields:
             for k, v in out.items():
-                if isinstance(v, Choice):
+                if isinstance(v, GuardedChoice):
                     self._candidate(f"effective_{k.replace('.', '_')}", v, prefer=True)
         return out
 
@@ -172,7 +172,7 @@ class StatementWalker:
                 out[k] = va
             elif va is _MISSING or vb is _MISSING:
                 out[k] = va if vb is _MISSING else vb
-            elif isinstance(guard, Unknown):
+            elif isinstance(guard, Unexpressible):
                 out[k] = guard
             else:
                 out[k] = make_choice([(guard, va), (None, vb)])
@@ -187,7 +187,7 @@ class StatementWalker:
             out.dead = "raise"
             return out
         depth = len(base.path)
-        extras = [conj(s.path[depth:]) if not any(isinstance(p, Unknown) for p in s.path[depth:]) else None for s in live]
+        extras = [conj(s.path[depth:]) if not any(isinstance(p, Unexpressible) for p in s.path[depth:]) else None for s in live]
         def merged(attr: str) -> dict:
             out = dict(getattr(live[-1], attr))
             for k in set().union(*(getattr(s, attr) for s in live)):
@@ -198,7 +198,7 @@ class StatementWalker:
                 if all(same(v, values[0]) for v in values):
                     out[k] = values[0]
                 elif any(e is None for e in extras):
-                    out[k] = Unknown("value set under an unknown condition")
+                    out[k] = Unexpressible("value set under an unknown condition")
                 else:
                     out[k] = make_choice([(e, v) for e, v in zip(extras[:-1], values[:-1])] + [(None, values[-1])])
             return out
@@ -207,7 +207,7 @@ class StatementWalker:
 
     def exec_for(self, stmt: ast.For, st: State, frame: Frame) -> State:
         iterable = self.ev(stmt.iter, st, frame)
-        if isinstance(iterable, Choice) and all(isinstance(v, (Const, Tup)) for _, v in iterable.options):
+        if isinstance(iterable, GuardedChoice) and all(isinstance(v, (Const, Tup)) for _, v in iterable.options):
             exits = []
             for guard, value in exclusive_options(iterable):
                 branch = st.fork(guard)
@@ -216,12 +216,12 @@ class StatementWalker:
             return self.merge_exits(st, exits, with_locals=True) if exits else st
         items = items_of(iterable)
         if items is None:
-            reason = iterable.reason if isinstance(iterable, Unknown) else f"list value: loop over {clean_source(stmt.iter)}"
+            reason = iterable.reason if isinstance(iterable, Unexpressible) else f"list value: loop over {clean_source(stmt.iter)}"
             body_state = st.fork()
-            self.assign(stmt.target, Unknown(reason), body_state, frame)
+            self.assign(stmt.target, Unexpressible(reason), body_state, frame)
             self.exec_block(stmt.body, body_state, frame)  # for its sites; what it assigns is unknown after
             for name in _assigned_names(stmt.body):
-                st.locals[name] = Unknown(reason)
+                st.locals[name] = Unexpressible(reason)
             return st
         return self._unroll(stmt, st, frame, items)
 
@@ -260,13 +260,13 @@ class StatementWalker:
         exits = []
         for case in stmt.cases:
             test = self.pattern(case.pattern, subject, st, frame)
-            if isinstance(test, Unknown):
+            if isinstance(test, Unexpressible):
                 guard: Any = test
             else:
                 guard = conj([neg(e) for e in earlier] + [test])
             branch = self.exec_block(case.body, st.fork(guard), frame)
             exits.append(branch)
-            if not isinstance(test, Unknown):
+            if not isinstance(test, Unexpressible):
                 earlier.append(test)
         return self.merge_exits(st, exits + [st.fork(conj([neg(e) for e in earlier]))], with_locals=True)
 
@@ -279,14 +279,14 @@ class StatementWalker:
             return self.truth(self.compare(ast.Is(), subject, Const(pat.value)))
         if isinstance(pat, ast.MatchOr):
             parts = [self.pattern(p, subject, st, frame) for p in pat.patterns]
-            return next((p for p in parts if isinstance(p, Unknown)), None) or disj(parts)
+            return next((p for p in parts if isinstance(p, Unexpressible)), None) or disj(parts)
         if isinstance(pat, ast.MatchSequence):
             items = items_of(subject)
             if items is None or len(items) != len(pat.patterns) or any(g is not None for g, _ in items):
-                return Unknown("match on an unknown sequence")
+                return Unexpressible("match on an unknown sequence")
             parts = [self.pattern(p, v, st, frame) for p, (_, v) in zip(pat.patterns, items)]
-            return next((p for p in parts if isinstance(p, Unknown)), None) or conj(parts)
-        return Unknown(f"match pattern {type(pat).__name__}")
+            return next((p for p in parts if isinstance(p, Unexpressible)), None) or conj(parts)
+        return Unexpressible(f"match pattern {type(pat).__name__}")
 
     def assign(self, target: ast.expr, value: Any, st: State, frame: Frame, name_it: bool = True) -> None:
         if isinstance(target, ast.Name):
@@ -297,7 +297,7 @@ class StatementWalker:
             items = items_of(value)
             if items is None or len(items) != len(target.elts) or any(g is not None for g, _ in items):
                 for elt in target.elts:
-                    self.assign(elt, Unknown(f"unpacking {ast.unparse(target)}"), st, frame)
+                    self.assign(elt, Unexpressible(f"unpacking {ast.unparse(target)}"), st, frame)
             else:
                 for elt, (_, item) in zip(target.elts, items):
                     self.assign(elt, item, st, frame, name_it)
@@ -326,7 +326,7 @@ class StatementWalker:
 
     def _candidate(self, name: str, value: Any, prefer: bool = False) -> None:
         """Remember a computed value under the name MaxText gives it; a field it overwrites wins."""
-        if isinstance(value, (Choice, BoolVal)):
+        if isinstance(value, (GuardedChoice, BoolVal)):
             value = self.expr(value)
         if not isinstance(value, ast.expr) or isinstance(value, (ast.Name, ast.Constant, ast.Attribute)):
             return

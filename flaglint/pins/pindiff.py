@@ -9,6 +9,7 @@ from dataclasses import fields
 
 from flaglint.schema.keys import Key
 from flaglint.pins.pins import PinSchema, load_pin
+from flaglint.rules.ruleset import load_ruleset
 
 # What makes a value valid for a key; the rest (line, group, source) moves with every edit.
 _TYPE_FIELDS = tuple(f.name for f in fields(Key) if f.name not in ("name", "default", "default_at_runtime",
@@ -55,7 +56,5 @@ _LONGEST = 100
 
 def _validators(pin: PinSchema) -> dict[str, str]:
     """Message -> rule id, for MaxText's own validators that apply at PIN."""
-    from flaglint.rules.ruleset import load_ruleset
-
     return {" ".join(rule.message.split()): rule.id for rule in load_ruleset(pin.rules).rules
             if rule.id.startswith("MX") and rule.applies_to(pin.chain)}

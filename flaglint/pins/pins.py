@@ -20,6 +20,8 @@ from typing import Any
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import yaml_file
 from flaglint.core.findings import InputError
+from flaglint.maxtext.values import ValueError_, coerce, normalise
+from flaglint.read.flags import read_text_file
 from flaglint.schema.keys import Key, KeyTable, key_from
 
 DEFAULT_PIN = "maxtext-0.2.5"
@@ -37,7 +39,7 @@ class PinSchema:
     models: dict[str, dict[str, Any]]  # model name -> the keys its yml sets
     starts_trainer: bool = True
     does_not_start_reason: str | None = None
-    refuses_model_and_argv: bool = True  # pyconfig's model-file checks (model.Schema); absent before 0.2.3
+    refuses_model_and_argv: bool = True  # pyconfig's model-file checks (model.MaxTextSchemaFile); absent before 0.2.3
     refuses_model_and_env: bool = True
     chain: list[str] = field(default_factory=list)  # this pin and every pin it extends
     rules: str | Path = ""  # the imported rules: a bundled version, or a store entry's rules folder
@@ -53,8 +55,6 @@ class PinSchema:
         return self._typed[key]
 
     def _type_default(self, key: str) -> Any:
-        from flaglint.maxtext.values import ValueError_, coerce, normalise
-
         schema = self.keys[key]
         value = normalise(key, self.defaults[key], schema.list_when_string) if key in self.defaults else schema.default
         try:
@@ -77,7 +77,7 @@ def bundled_pins() -> tuple[str, ...]:
 
 def known_pins(skip_damaged: bool = False) -> list[str]:
     """Every pin: bundled releases and overlays, then the stores' imports."""
-    from flaglint.pins import store
+    from flaglint.pins import store  # the pin store (shutil): only for a pin that is not bundled
 
     bundled = bundled_pins()
     return [*bundled, *(e.name for e in store.entries(skip_damaged) if e.name not in bundled)]
@@ -96,7 +96,7 @@ def canonical_pin(pin: str) -> str:
     for candidate in (pin, f"maxtext-{pin}"):
         if candidate in bundled:
             return candidate
-    from flaglint.pins import store
+    from flaglint.pins import store  # the pin store (shutil): only for a pin that is not bundled
 
     for candidate in (pin, f"maxtext-{pin}"):
         if store.find(candidate) is not None:
@@ -118,20 +118,20 @@ def canonical_pin(pin: str) -> str:
 
 
 def store_name_of_installed() -> str:
-    from flaglint.pins.register import installed
+    from flaglint.pins.register import installed  # the importer: only for --pin installed
 
     return installed().name
 
 
 @lru_cache(maxsize=None)
 def _overlay(name: str) -> dict[str, Any]:
-    """schemas/pins/<name>.yml (its format is model.PinOverlay)."""
+    """schemas/pins/<name>.yml (its format is model.PinOverlayFile)."""
     return yaml_file(_schemas() / "pins" / f"{name}.yml")
 
 
 @lru_cache(maxsize=None)
 def _released(name: str) -> dict[str, Any]:
-    """schemas/maxtext-<version>.json (its format is model.Schema)."""
+    """schemas/maxtext-<version>.json (its format is model.MaxTextSchemaFile)."""
     return json.loads((_schemas() / f"{name}.json").read_text(encoding="utf-8"))
 
 
@@ -144,7 +144,7 @@ def load_pin(pin: str = DEFAULT_PIN) -> PinSchema:
         return _from_schema(name, _released(name), where, version, version, f"bundled ({where})")
     if name in bundled_pins():
         return _from_overlay(name)
-    from flaglint.pins import store
+    from flaglint.pins import store  # the pin store (shutil): only for a pin that is not bundled
 
     entry = store.find(name)
     assert entry is not None  # canonical_pin found it
@@ -228,8 +228,6 @@ def pin_from_requirements(path: str) -> str:
     """The pin a requirements file names: a git URL ending in `@<commit>` (a store's import of
     that commit, else an overlay), or `maxtext==X.Y.Z`. One that names nothing known is an error
     that gives the command importing it, never another version."""
-    from flaglint.read.flags import read_text_file
-
     text = read_text_file(path)
     for number, line in enumerate(text.splitlines(), 1):
         code = line.split("#", 1)[0]

@@ -23,7 +23,7 @@ from flaglint.importer.gitrefs import checkout_commit
 from flaglint.importer.sources import open_package
 
 if TYPE_CHECKING:
-    from flaglint.schema.model import Schema
+    from flaglint.schema.model import MaxTextSchemaFile
 
 
 @dataclass
@@ -35,7 +35,7 @@ class Imported:
 def register(source: str | Path, where: str = "user", name: str | None = None, replace: bool = False,
              kind: str | None = None) -> Imported:
     # The importer and the walker (pydantic, the validator models) load only when importing.
-    from flaglint.schema.config_index import build_index, write_index
+    from flaglint.importer.configs import build_index, write_index
     from flaglint.importer.importer import import_schema, schema_summary, write_schema
     from flaglint.importer.validators import summary as rules_summary
     from flaglint.importer.validators import write_rules
@@ -114,7 +114,7 @@ def _bundled_names() -> set[str]:
     return {p.stem for p in schemas.glob("maxtext-*.json")} | {p.stem for p in (schemas / "pins").glob("*.yml")}
 
 
-def _schema_data(schema: Schema) -> dict:
+def _schema_data(schema: MaxTextSchemaFile) -> dict:
     data = schema.model_dump(mode="json", exclude_defaults=True)
     data.pop("source", None)
     return data
@@ -131,7 +131,7 @@ def _same_rules(rules_dir: Path, other: Path, name: str, other_name: str) -> boo
     return True
 
 
-def _equals_bundled(schema: Schema, rules_dir: Path, name: str, release: str) -> bool:
+def _equals_bundled(schema: MaxTextSchemaFile, rules_dir: Path, name: str, release: str) -> bool:
     bundled = data_dir("schemas") / f"{release}.json"
     if not bundled.is_file():
         return False
@@ -140,7 +140,7 @@ def _equals_bundled(schema: Schema, rules_dir: Path, name: str, release: str) ->
     return data == _schema_data(schema) and _same_rules(rules_dir, data_dir("rules") / "maxtext" / schema.version, name, release)
 
 
-def _refuse_a_second_claim(target: Path, schema: Schema, rules_dir: Path, replace: bool) -> None:
+def _refuse_a_second_claim(target: Path, schema: MaxTextSchemaFile, rules_dir: Path, replace: bool) -> None:
     """Importing the same MaxText again refreshes its entry; a different one needs --replace."""
     if replace or not target.exists():
         return

@@ -1,8 +1,8 @@
 """The pin store: MaxText versions imported with `flaglint schema import`, usable with `--pin`.
 
 A store is a folder with one entry per pin, `<store>/<name>/`: `pin.json` (what was imported and
-from where), `schema.json` (model.Schema), `rules/` (as rules/maxtext/<version>/) and `configs.json` (the index
-of its configs/**/*.yml, as schemas/configs/maxtext-<version>.json). A release is
+from where), `schema.json` (model.MaxTextSchemaFile), `rules/` (as rules/maxtext/<version>/) and
+`configs.json` (the index of its configs/**/*.yml, as schemas/configs/maxtext-<version>.json). A release is
 named `maxtext-X.Y.Z` (from the package's version file), a git checkout by its commit. The user
 store is `$XDG_CACHE_HOME/flaglint/pins`; a project store is the folder `pin-store` names in
 `[tool.flaglint]`, which a team can commit. An entry is written in a temporary folder and renamed
@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from flaglint.core.config_file import find_config_file
+from flaglint.core.data_cache import cache_root
 from flaglint.core.findings import InputError
 
 ENTRY_FILE = "pin.json"
@@ -57,17 +59,13 @@ class Entry:
 
 
 def user_store() -> Path:
-    from flaglint.core.data_cache import cache_root
-
     return cache_root() / "pins"
 
 
 @lru_cache(maxsize=None)
 def project_store() -> Path | None:
     """The folder `pin-store` names in the nearest `[tool.flaglint]` (relative to that file)."""
-    from flaglint.settings.settings import find_config
-
-    found = find_config(Path.cwd().resolve())
+    found = find_config_file(Path.cwd().resolve())
     if found is None or not found[1].get("pin-store"):
         return None
     path, table = found

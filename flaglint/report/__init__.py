@@ -8,7 +8,7 @@ from importlib import import_module
 
 from flaglint.core.edits import Edit
 from flaglint.core.findings import Change, Fix, Result
-from flaglint.rules.docs import rules_by_id
+from flaglint.report.rule_docs import rules_by_id
 
 FORMATS = ("text", "json", "sarif", "github", "junit")
 

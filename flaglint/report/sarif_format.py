@@ -12,7 +12,7 @@ from urllib.parse import quote
 from flaglint.core.findings import Finding
 from flaglint.core.location import Location
 from flaglint.report import Checked
-from flaglint.rules.docs import rule_url, rules_by_id
+from flaglint.report.rule_docs import rule_url, rules_by_id
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"

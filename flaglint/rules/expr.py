@@ -263,21 +263,21 @@ def evaluate(node: Node, lookup: Callable[[str], Any]) -> Any:
                 raise Unknown("substring test on a non-string")
             found = item in container
         elif isinstance(container, (tuple, list)):
-            found = any(_equal(item, c) for c in container)
+            found = any(values_equal(item, c) for c in container)
         else:
             raise Unknown(f"`in` needs a tuple or a string, got {container!r}")
         return found == (op == "in")
     if op == "cmp":
         left, right = (evaluate(a, lookup) for a in node.args)
         if node.value in ("==", "!="):
-            return _equal(left, right) == (node.value == "==")
+            return values_equal(left, right) == (node.value == "==")
         return CMP_FUNCS[node.value](_number(left), _number(right))
     if op == "neg":
         return -_number(evaluate(node.args[0], lookup))
     if op == "arith":
         left, right = (_number(evaluate(a, lookup)) for a in node.args)
         try:
-            return _ARITH_FUNCS[node.value](left, right)
+            return ARITH_FUNCS[node.value](left, right)
         except ZeroDivisionError:
             raise Unknown("division by zero") from None
     if op == "call":
@@ -286,14 +286,14 @@ def evaluate(node: Node, lookup: Callable[[str], Any]) -> Any:
     raise AssertionError(f"unknown node {op}")
 
 
-_ARITH_FUNCS: dict[str, Callable[[Any, Any], Any]] = {
+ARITH_FUNCS: dict[str, Callable[[Any, Any], Any]] = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
     "//": operator.floordiv, "%": operator.mod,
 }
 
 
-def _equal(left: Any, right: Any) -> bool:
-    # Python's ==, except that a string never equals a number (YAML typed them apart already).
+def values_equal(left: Any, right: Any) -> bool:
+    """Python's ==, except that a string never equals a number (YAML typed them apart already)."""
     if isinstance(left, str) != isinstance(right, str) and left is not None and right is not None:
         return False
     return left == right

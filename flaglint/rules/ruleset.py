@@ -1,20 +1,23 @@
 """Rules as data: loading `rules/*.yml` (hand-written) and `rules/maxtext/<version>/` (imported).
 
-Every entry is checked as it loads; a malformed file fails with its file, line and reason.
+Every entry is checked as it loads; a malformed file fails with its file, line and reason. A
+parsed rule set is kept in the data cache, its trees as JSON decoded on first read.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
 from flaglint.core.data import data_dir
-from flaglint.rules.expr import ExprError, Node, from_json, parse, substitute
+from flaglint.core.data_cache import cached
+from flaglint.rules.expr import ExprError, Node, from_json, parse, substitute, to_json
 from flaglint.core.findings import SEVERITIES, Finding, InputError
 
 _REQUIRED = ("id", "title", "severity", "message", "rationale", "source")
@@ -136,7 +139,7 @@ def fill(template: str, fields: dict[str, Any]) -> str:
 def _line_loader() -> type:
     """Safe loading (libyaml's when present) that remembers the line of each mapping, for messages.
     Made on first use: a check that finds its rules in the cache never imports a YAML parser."""
-    import yaml
+    import yaml  # yaml: only when a rule file is parsed past the cache
 
     class LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
         def construct_line_mapping(self, node: yaml.MappingNode) -> dict[str, Any]:
@@ -149,7 +152,7 @@ def _line_loader() -> type:
 
 
 def _load_yaml(path: Path) -> Any:
-    import yaml
+    import yaml  # yaml: only when a rule file is parsed past the cache
 
     try:
         with path.open(encoding="utf-8") as handle:
@@ -252,13 +255,11 @@ def load_ruleset(version: str | Path | None = None, extra: tuple[str, ...] = ())
     Parsing ~300 imported rules costs more than a whole check, so the parsed trees are kept as
     JSON (never pickle: the cache directory is writable) keyed by the files' paths, sizes and times.
     """
-    from flaglint.rules.rule_cache import cached_ruleset
-
     root = data_dir("rules")
     sources = [*rule_files(version), *(Path(p) for p in extra), root / "derived.yml"]
     if version:
         sources.append(imported_dir(version) / "derived.yml")
-    return cached_ruleset(sources, lambda: _parse_ruleset(version, extra))
+    return cached("rules", sources, lambda: _parse_ruleset(version, extra), _encode, _decode, layout=2)
 
 
 def _parse_ruleset(version: str | Path | None, extra: tuple[str, ...]) -> RuleSet:
@@ -286,3 +287,55 @@ def _parse_ruleset(version: str | Path | None, extra: tuple[str, ...]) -> RuleSe
         rule.when_tree = substitute(rule.when, derived) if rule.when else None
         rule.require_tree = substitute(rule.require, derived) if rule.require else None
     return RuleSet(rules, derived, derived_text)
+
+
+# ---- the rule sets in the data cache ----
+# A rule's trees are kept as JSON text, decoded when a check first reads them: most rules of a pin
+# never get past their `when`.
+
+
+def _decode(data: dict[str, Any]) -> RuleSet:
+    rules = []
+    for entry in data["rules"]:
+        names = entry.pop("names")
+        entry["pins"] = tuple(entry["pins"]) if entry["pins"] is not None else None
+        rule = Rule(**entry)
+        rule.__dict__["names"] = names
+        rules.append(rule)
+    return RuleSet(rules, _Trees(data["derived"]), data["derived_text"])
+
+
+class _Trees(Mapping):
+    """Name -> tree, each decoded from its JSON data when first read (a check reads a derived value
+    only to word a message that names it)."""
+
+    def __init__(self, data: dict[str, Any]):
+        self._data = data
+        self._trees: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._trees:
+            self._trees[name] = from_json(self._data[name])
+        return self._trees[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+def _tree_text(tree: Any) -> str | None:
+    return None if tree is None else json.dumps(to_json(tree))
+
+
+def _encode(ruleset: RuleSet) -> dict[str, Any]:
+    names = [f.name for f in dataclass_fields(Rule)]
+    return {
+        "rules": [
+            {**{n: (_tree_text(getattr(r, n)) if n.endswith("_tree") else getattr(r, n)) for n in names}, "names": r.names}
+            for r in ruleset.rules
+        ],
+        "derived": {k: to_json(v) for k, v in ruleset.derived.items()},
+        "derived_text": ruleset.derived_text,
+    }

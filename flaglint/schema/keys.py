@@ -1,38 +1,49 @@
 """The runtime view of a schema: plain records read straight from the files.
 
-The pydantic models in model.py define and validate the file formats (`flaglint schema import`
-and the tests use them); checking a flag string reads the same files into these records, so a
-check never pays for importing pydantic.
+The pydantic models in model.py validate the file formats (`flaglint schema import` and the tests
+use them), a key's fields as `Key` declares them; checking a flag string reads the same files into
+these records, so a check never pays for importing pydantic.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Literal
 
 from flaglint.core.findings import InputError
+
+Kind = Literal["bool", "int", "float", "str", "enum", "literal", "list", "dict", "any", "union"]
+Scalar = bool | int | float | str
 
 
 @dataclass(frozen=True)
 class Key:
-    """One MaxText config key at a pin: its type, range, choices and default."""
+    """One MaxText config key at a pin: how its value is typed, its range and choices, and its default.
+
+    kind: the value's type. "enum" and "literal" carry their allowed values in `choices`
+    ("enum" also names its class in `enum`, and `int_enum` marks an IntEnum, which accepts
+    1 and "1" but not the member name). "list" names its element kind in `item`; "union" its
+    member kinds in `members`, in declaration order. A schema file holds `choices` and `members`
+    as lists; this record, as tuples.
+    """
 
     name: str
-    kind: str
+    kind: Kind
     nullable: bool = False
-    choices: tuple | None = None
+    choices: Sequence[Scalar] | None = None
     enum: str | None = None
     int_enum: bool = False
-    item: str | None = None
-    members: tuple | None = None
+    item: Kind | None = None
+    members: Sequence[Kind] | None = None
     ge: float | None = None
     gt: float | None = None
     le: float | None = None
     lt: float | None = None
     default: Any = None
-    default_at_runtime: str | None = None
-    list_when_string: bool = False
-    unread_type: str | None = None
+    default_at_runtime: str | None = None  # the expression of a default MaxText computes when it runs
+    list_when_string: bool = False  # pyconfig wraps a string value in a list (0.2.3 and later, a few list keys)
+    unread_type: str | None = None  # an annotation the importer could not read (kind is then any)
     group: str = ""
     line: int | None = None
     source: str = "configs/types.py"

@@ -1,45 +1,25 @@
-"""Pydantic models of a key schema, as stored in `schemas/`."""
+"""Pydantic models of the schema files in `schemas/` (and a pin store's schema.json); a key's fields
+are `Key`'s (keys.py), the record a check reads them into."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional, Union
+from dataclasses import MISSING, fields
+from typing import Any, Literal, Optional, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
-Kind = Literal["bool", "int", "float", "str", "enum", "literal", "list", "dict", "any", "union"]
-Scalar = Union[bool, int, float, str]
+from flaglint.schema.keys import Key, Scalar
 
 
-class KeySchema(BaseModel):
-    """One MaxText key (or Tunix variable): how its value is typed and what it defaults to.
+def _file_model(record: type, name: str, doc: str) -> type[BaseModel]:
+    """The pydantic model of a keys.py record's fields as a file holds them, typed by the record's
+    annotations; no other field is allowed."""
+    hints = get_type_hints(record)
+    return create_model(name, __config__=ConfigDict(extra="forbid"), __doc__=doc, __module__=__name__,
+                        **{f.name: (hints[f.name], ... if f.default is MISSING else f.default) for f in fields(record)})
 
-    kind: the value's type. "enum" and "literal" carry their allowed values in `choices`
-    ("enum" also names its class in `enum`, and `int_enum` marks an IntEnum, which accepts
-    1 and "1" but not the member name). "list" names its element kind in `item`; "union" its
-    member kinds in `members`, in declaration order.
-    """
 
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    kind: Kind
-    nullable: bool = False
-    choices: Optional[list[Scalar]] = None
-    enum: Optional[str] = None
-    int_enum: bool = False
-    item: Optional[Kind] = None
-    members: Optional[list[Kind]] = None
-    ge: Optional[float] = None
-    gt: Optional[float] = None
-    le: Optional[float] = None
-    lt: Optional[float] = None
-    default: Any = None
-    default_at_runtime: Optional[str] = Field(None, description="the expression of a default MaxText computes when it runs")
-    list_when_string: bool = Field(False, description="pyconfig wraps a string value in a list (0.2.3 and later, a few list keys)")
-    unread_type: Optional[str] = Field(None, description="an annotation the importer could not read (kind is then any)")
-    group: str = ""
-    line: Optional[int] = None
-    source: str = "configs/types.py"
+KeySchema = _file_model(Key, "KeySchema", "One MaxText key as a schema file holds it: the fields of keys.Key.")
 
 
 class ModelConfig(BaseModel):
@@ -51,7 +31,7 @@ class ModelConfig(BaseModel):
     keys: dict[str, Any]
 
 
-class Schema(BaseModel):
+class MaxTextSchemaFile(BaseModel):
     """Every key one MaxText version defines."""
 
     model_config = ConfigDict(extra="forbid")
@@ -66,7 +46,7 @@ class Schema(BaseModel):
     refuses_model_and_env: bool = Field(True, description="a key the model file sets given by an M_<KEY> variable is an error")
 
 
-class PinOverlay(BaseModel):
+class PinOverlayFile(BaseModel):
     """A MaxText commit described as edits to the schema it derives from."""
 
     model_config = ConfigDict(extra="forbid")
@@ -103,7 +83,7 @@ class TunixVariable(BaseModel):
     source: str
 
 
-class TunixSchema(BaseModel):
+class TunixSchemaFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     variables: dict[str, TunixVariable]

@@ -1,4 +1,4 @@
-"""The pydantic model that types a config file, built from the table of settings config.py keeps
+"""The pydantic model that types a config file, built from the table of settings, settings.FIELDS
 (this module is imported only when there is a file to read: pydantic costs a run without one)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pydantic import ConfigDict, Field, create_model
 
 
 def typed_table(table: dict[str, Any], fields: Mapping[str, Any], alias: Callable[[str], str]) -> dict[str, Any]:
-    """The settings `table` sets, typed by `fields` (name -> Setting); pydantic's ValidationError
+    """The settings `table` sets, typed by `fields` (name -> SettingSpec); pydantic's ValidationError
     when a name is unknown or a value has the wrong type."""
     model = create_model(
         "ConfigFile",

@@ -10,18 +10,24 @@ from __future__ import annotations
 
 import copy
 import fnmatch
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal, NamedTuple
 
+from flaglint.core.config_file import find_config_file, flaglint_table
+from flaglint.core.data import data_dir
+from flaglint.core.data_cache import cached
 from flaglint.core.findings import InputError
+from flaglint.pins.pins import pin_from_requirements
+from flaglint.rules.ruleset import load_ruleset
 
 Severity = Literal["error", "warning", "info"]
 RuleIds = list[str]
 
 
-class Setting(NamedTuple):
+class SettingSpec(NamedTuple):
+    """What a config file may set under one name: its type, default, description and least value."""
+
     type: Any
     default: Any
     description: str
@@ -31,20 +37,20 @@ class Setting(NamedTuple):
 # The settings a config file may hold (names written with dashes there), with their types; the file
 # is typed by the pydantic model config_model builds from this table, imported only when there is a
 # file: a run without one does not pay for importing pydantic.
-FIELDS: dict[str, Setting] = {
-    "pin": Setting(str, "maxtext-0.2.5", "MaxText pin (a version such as maxtext-0.2.5, or a fork commit)"),
-    "requirements": Setting(str | None, None, "requirements file whose MaxText line gives the pin"),
-    "model": Setting(str | None, None, "MaxText model config applied before the flags"),
-    "select": Setting(RuleIds, [], "only these rules (ids or prefixes); empty means all"),
-    "extend_select": Setting(RuleIds, [], "rules (ids or prefixes) selected in addition to `select`"),
-    "ignore": Setting(RuleIds, [], "rules (ids or prefixes) never reported"),
-    "severity": Setting(dict[str, Severity], {}, "rule id -> error|warning|info"),
-    "per_file_ignores": Setting(dict[str, RuleIds], {}, "glob (relative to the config file) -> rule ids ignored in matching files"),
-    "extra_rules": Setting(list[str], [], "more rule files, relative to the config file"),
-    "path_cap": Setting(int, 4096, "most input combinations of a recipe script checked one by one for one launch (more are checked by the solver)", minimum=1),
-    "fail_on": Setting(Severity, "error", "lowest severity that fails the run"),
-    "pin_store": Setting(str | None, None, "folder of the project's pin store (`flaglint schema import --store project`)"),
-    "docs_url": Setting(str | None, None, "absolute URL of docs/rules.md where the team publishes it, for the rules' links in"
+FIELDS: dict[str, SettingSpec] = {
+    "pin": SettingSpec(str, "maxtext-0.2.5", "MaxText pin (a version such as maxtext-0.2.5, or a fork commit)"),
+    "requirements": SettingSpec(str | None, None, "requirements file whose MaxText line gives the pin"),
+    "model": SettingSpec(str | None, None, "MaxText model config applied before the flags"),
+    "select": SettingSpec(RuleIds, [], "only these rules (ids or prefixes); empty means all"),
+    "extend_select": SettingSpec(RuleIds, [], "rules (ids or prefixes) selected in addition to `select`"),
+    "ignore": SettingSpec(RuleIds, [], "rules (ids or prefixes) never reported"),
+    "severity": SettingSpec(dict[str, Severity], {}, "rule id -> error|warning|info"),
+    "per_file_ignores": SettingSpec(dict[str, RuleIds], {}, "glob (relative to the config file) -> rule ids ignored in matching files"),
+    "extra_rules": SettingSpec(list[str], [], "more rule files, relative to the config file"),
+    "path_cap": SettingSpec(int, 4096, "most input combinations of a recipe script checked one by one for one launch (more are checked by the solver)", minimum=1),
+    "fail_on": SettingSpec(Severity, "error", "lowest severity that fails the run"),
+    "pin_store": SettingSpec(str | None, None, "folder of the project's pin store (`flaglint schema import --store project`)"),
+    "docs_url": SettingSpec(str | None, None, "absolute URL of docs/rules.md where the team publishes it, for the rules' links in"
                         " SARIF (default: the rules.md shipped with flaglint, as a file URI)"),
 }
 
@@ -92,16 +98,8 @@ class Settings:
 def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
     """The nearest flaglint.toml, or pyproject.toml with a [tool.flaglint] table, from start
     upwards, with its settings typed."""
-    for folder in [start, *start.parents]:
-        own = folder / "flaglint.toml"
-        if own.is_file():
-            return own, config_table(own)
-        project = folder / "pyproject.toml"
-        if project.is_file():
-            table = config_table(project)
-            if table is not None:
-                return project, table
-    return None
+    found = find_config_file(start)
+    return None if found is None else (found[0], config_table(found[0]))
 
 
 def config_table(path: Path) -> dict[str, Any] | None:
@@ -110,20 +108,14 @@ def config_table(path: Path) -> dict[str, Any] | None:
     A file read before comes from the data cache: typing it imports pydantic, which would cost a
     cold check more than half again. A file with an error is never cached, so it is reported on
     every run."""
-    from flaglint.core.data_cache import cached
-
     return cached("settings", [path], lambda: {"table": _typed_table(path)})["table"]
 
 
 def _typed_table(path: Path) -> dict[str, Any] | None:
-    table = _read(path)
-    if path.name == "pyproject.toml":
-        tool = table.get("tool", {})
-        table = tool.get("flaglint") if isinstance(tool, dict) else None
-        if table is None:
-            return None
-        if not isinstance(table, dict):
-            raise InputError(f"{path}: [tool.flaglint] must be a table")
+    table = flaglint_table(path)
+    if table is None:
+        return None
+    # pydantic: only for a file the data cache does not hold
     from pydantic import ValidationError
 
     from flaglint.settings.model import typed_table
@@ -132,21 +124,6 @@ def _typed_table(path: Path) -> dict[str, Any] | None:
         return typed_table(table, FIELDS, alias)
     except ValidationError as err:
         raise InputError(_validation_message(path, err)) from None
-
-
-def _read(path: Path) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised on 3.10 only
-        import tomli as tomllib
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise InputError(f"{path}: cannot read ({err.strerror})") from None
-    except UnicodeDecodeError as err:
-        raise InputError(f"{path}: not UTF-8 (byte {err.start})") from None
-    except (tomllib.TOMLDecodeError, ValueError) as err:  # ValueError: an integer of over 4,300 digits
-        raise InputError(f"{path}: invalid TOML ({err})") from None
 
 
 def _validation_message(path: Path, error) -> str:
@@ -192,8 +169,6 @@ def load_settings(start: Path | None = None, config_file: str | None = None, iso
         settings.values[name] = value
         settings.origins[name] = str(path)
     if "requirements" in typed and "pin" not in typed:
-        from flaglint.pins.pins import pin_from_requirements
-
         settings.values["pin"] = pin_from_requirements(settings.values["requirements"])
         settings.origins["pin"] = f"{settings.values['requirements']} (via {path})"
     return settings
@@ -201,9 +176,6 @@ def load_settings(start: Path | None = None, config_file: str | None = None, iso
 
 def known_rule_ids(extra_rules: tuple[str, ...] = ()) -> set[str]:
     """Every rule id flaglint has, at every MaxText version it carries rules for."""
-    from flaglint.core.data import data_dir
-    from flaglint.rules.ruleset import load_ruleset
-
     imported = data_dir("rules") / "maxtext"
     versions = sorted(p.name for p in imported.iterdir() if p.is_dir()) if imported.is_dir() else []
     return {rule.id for version in versions or [None] for rule in load_ruleset(version, extra_rules).rules}

@@ -15,7 +15,7 @@ from typing import Any
 
 import z3
 
-from flaglint.rules.expr import CMP_FUNCS, FUNCTIONS, Node, Unknown, _ARITH_FUNCS, _equal, evaluate
+from flaglint.rules.expr import ARITH_FUNCS, CMP_FUNCS, FUNCTIONS, Node, Unknown, evaluate, values_equal
 from flaglint.resolve.resolver import Config
 from flaglint.rules.ruleset import Rule
 from flaglint.solve.rules import Solution, Unsatisfiable, fixed_names, rule_names
@@ -218,7 +218,7 @@ class FixProblem:
                 return z3.ToReal(left) / z3.ToReal(right) if _is_int(left) and _is_int(right) else left / right
             if node.value in ("//", "%") and not (_is_int(left) and _is_int(right)):
                 raise Unsupported("// and % on reals")
-            return _ARITH_FUNCS[node.value](left, right) if node.value not in ("//",) else left / right
+            return ARITH_FUNCS[node.value](left, right) if node.value not in ("//",) else left / right
         if op == "call":
             return self.call(node)
         raise Unsupported(op)
@@ -253,7 +253,7 @@ class FixProblem:
             if a is UNDEFINED or b is UNDEFINED:
                 return False
             if op in ("==", "!="):
-                return _equal(a, b) == (op == "==")
+                return values_equal(a, b) == (op == "==")
             if not (_numeric(a) and _numeric(b)):
                 return False
             return fn(a, b)
@@ -668,7 +668,7 @@ def _same(a: Any, b: Any) -> bool:
 def _contains(container: Any, value: Any) -> bool:
     if isinstance(container, str):
         return isinstance(value, str) and value in container
-    return any(_equal(value, c) for c in container)
+    return any(values_equal(value, c) for c in container)
 
 
 def _apply(name: str, args: list[Any]) -> Any:

@@ -14,7 +14,7 @@ from flaglint.schema.keys import TunixVar, var_from
 
 @dataclass(frozen=True)
 class TunixSchema:
-    """schemas/tunix.yml (its format is model.TunixSchema)."""
+    """schemas/tunix.yml (its format is model.TunixSchemaFile)."""
 
     variables: dict[str, TunixVar]
 

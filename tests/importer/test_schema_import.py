@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from flaglint.core.findings import InputError
 from flaglint.importer.fieldtypes import BOUNDS
 from flaglint.importer.importer import import_schema, schema_summary, write_schema
-from flaglint.schema.model import Schema
+from flaglint.schema.model import MaxTextSchemaFile
 
 from maxtext_env import REPO, maxtext_wheel, unavailable
 from oracle.field_kinds import describe_fields
@@ -28,8 +28,8 @@ COMPARED = ("kind", "nullable", "choices", "enum", "int_enum", "item", "members"
 
 
 @pytest.fixture(scope="module")
-def committed() -> Schema:
-    return Schema.model_validate_json(COMMITTED.read_text())
+def committed() -> MaxTextSchemaFile:
+    return MaxTextSchemaFile.model_validate_json(COMMITTED.read_text())
 
 
 @pytest.fixture(scope="module")

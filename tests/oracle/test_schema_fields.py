@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from flaglint.importer.fieldtypes import BOUNDS
-from flaglint.schema.model import Schema
+from flaglint.schema.model import MaxTextSchemaFile
 
 from maxtext_env import REPO, oracle_python, run_in_oracle, unavailable
 
@@ -32,8 +32,8 @@ def live_fields() -> dict:
 
 
 @pytest.fixture(scope="module")
-def committed() -> Schema:
-    return Schema.model_validate_json((REPO / "schemas" / "maxtext-0.2.5.json").read_text())
+def committed() -> MaxTextSchemaFile:
+    return MaxTextSchemaFile.model_validate_json((REPO / "schemas" / "maxtext-0.2.5.json").read_text())
 
 
 def test_every_field_of_maxtextconfig_and_nothing_else(live_fields, committed):

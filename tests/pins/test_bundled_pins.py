@@ -12,7 +12,7 @@ from flaglint.frontends.checker import Checker
 from flaglint.read.flags import FlagSource
 from flaglint.rules.ruleset import load_ruleset
 from flaglint.importer.importer import import_schema, write_schema
-from flaglint.schema.model import Schema
+from flaglint.schema.model import MaxTextSchemaFile
 from flaglint.pins.pins import load_pin
 from flaglint.importer.validators import write_rules
 
@@ -39,7 +39,7 @@ def test_each_bundled_release_is_what_its_wheel_regenerates(version, tmp_path):
 @pytest.mark.parametrize("version", RELEASES)
 def test_each_release_is_a_pin_with_its_own_keys_and_rules(version):
     data = json.loads((REPO / "schemas" / f"maxtext-{version}.json").read_text())
-    schema = Schema.model_validate(data)
+    schema = MaxTextSchemaFile.model_validate(data)
     assert schema.version == version
     assert len([k for k in schema.keys if "." not in k]) == KEYS[version]
     pin = load_pin(version)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flaglint.rules.docs import rules_markdown
+from flaglint.report.rule_docs import rules_markdown
 from flaglint.rules.ruleset import load_ruleset
 
 DOCS = Path(__file__).parents[2] / "docs" / "rules.md"
@@ -12,7 +12,7 @@ DOCS = Path(__file__).parents[2] / "docs" / "rules.md"
 
 def test_rules_md_is_up_to_date():
     expected = rules_markdown(load_ruleset("0.2.5"))
-    assert DOCS.read_text(encoding="utf-8") == expected, "docs/rules.md is stale: run `python -m flaglint.rules.docs docs/rules.md`"
+    assert DOCS.read_text(encoding="utf-8") == expected, "docs/rules.md is stale: run `python -m flaglint.report.rule_docs docs/rules.md`"
 
 
 def test_every_hand_written_rule_has_a_section():

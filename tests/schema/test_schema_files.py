@@ -8,7 +8,7 @@ import yaml
 
 from flaglint.frontends.checker import Checker
 from flaglint.read.flags import FlagSource
-from flaglint.schema.model import PinOverlay, Schema, TunixSchema
+from flaglint.schema.model import MaxTextSchemaFile, PinOverlayFile, TunixSchemaFile
 from flaglint.pins.pins import canonical_pin, known_pins, load_pin, pin_from_requirements
 
 SCHEMAS = Path(__file__).resolve().parent.parent.parent / "schemas"
@@ -23,12 +23,12 @@ def test_files_validate_against_the_models():
     releases = sorted(SCHEMAS.glob("maxtext-*.json"))
     assert [p.stem for p in releases] == ["maxtext-0.2.0", "maxtext-0.2.3", "maxtext-0.2.4", "maxtext-0.2.5"]
     for path in releases:
-        Schema.model_validate(json.loads(path.read_text()))
-    TunixSchema.model_validate(yaml.safe_load((SCHEMAS / "tunix.yml").read_text()))
+        MaxTextSchemaFile.model_validate(json.loads(path.read_text()))
+    TunixSchemaFile.model_validate(yaml.safe_load((SCHEMAS / "tunix.yml").read_text()))
     overlays = sorted((SCHEMAS / "pins").glob("*.yml"))
     assert {p.stem for p in overlays} == {"e526ea02", "e93800779", "d66a82096", "22fa0c559", "bbd0f6f10"}
     for path in overlays:
-        overlay = PinOverlay.model_validate(yaml.safe_load(path.read_text()))
+        overlay = PinOverlayFile.model_validate(yaml.safe_load(path.read_text()))
         assert overlay.source.startswith("seed"), path
         assert all(k.source for k in overlay.keys_added)
 

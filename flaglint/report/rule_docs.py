@@ -1,24 +1,22 @@
-"""Rule documentation generated from the rule data: `flaglint explain` and docs/rules.md."""
+"""Rule documentation generated from the rule data: `flaglint explain`, the rules' links and titles
+in reports, and docs/rules.md (`python -m flaglint.report.rule_docs docs/rules.md` regenerates it)."""
 
 from __future__ import annotations
 
-from flaglint.rules.ruleset import Rule, RuleSet
+from flaglint.core.data import data_dir
+from flaglint.core.findings import InputError
+from flaglint.pins.pins import load_pin
+from flaglint.rules.ruleset import Rule, RuleSet, load_ruleset
 
 
 def docs_url(configured: str | None = None) -> str:
     """Where the rules' docs are: the `docs-url` setting (where a team publishes docs/rules.md, such
     as its repository's blob URL), else the docs/rules.md shipped with flaglint, as a file URI."""
-    from flaglint.core.data import data_dir
-
     return configured or (data_dir("docs") / "rules.md").resolve().as_uri()
 
 
 def rules_by_id(pin: str) -> dict[str, Rule]:
     """Rule id -> Rule for the pin's rules (all built-in rules when the pin is unknown), for reports."""
-    from flaglint.core.findings import InputError
-    from flaglint.rules.ruleset import load_ruleset
-    from flaglint.pins.pins import load_pin
-
     try:
         rules = load_pin(pin).rules if pin else None
     except (InputError, OSError, ValueError):
@@ -90,7 +88,7 @@ def rule_json(rule: Rule) -> dict:
 
 
 def rules_markdown(ruleset: RuleSet) -> str:
-    out = ["# flaglint rules", "", "Generated from `rules/*.yml` by `python -m flaglint.rules.docs`; do not edit by hand.", ""]
+    out = ["# flaglint rules", "", "Generated from `rules/*.yml` by `python -m flaglint.report.rule_docs`; do not edit by hand.", ""]
     out += ["| id | severity | title |", "|---|---|---|"]
     hand_written = [r for r in ruleset.rules if r.id.startswith("FL")]
     out += [f"| [{r.id}](#{r.id.lower()}) | {r.severity} | {r.title} |" for r in hand_written]
@@ -108,8 +106,6 @@ def rules_markdown(ruleset: RuleSet) -> str:
 if __name__ == "__main__":
     import sys
     from pathlib import Path
-
-    from flaglint.rules.ruleset import load_ruleset
 
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/rules.md")
     target.write_text(rules_markdown(load_ruleset("0.2.5")), encoding="utf-8")
