@@ -16,7 +16,9 @@ from flaglint.resolve.resolver import Config, axis_rules_from_flags_only, resolv
 from flaglint.rules.ruleset import built_in, load_ruleset
 from flaglint.pins.pins import DEFAULT_PIN, load_pin
 from flaglint.resolve.topology import DEVICE_NAMES, DeviceCount, device_names, from_config, not_judged_note
-from flaglint.solve.rules import Proposal, Unsatisfiable, applicable, finding, format_value, held_keys, minimal_changes, violated
+from flaglint.maxtext.values import format_value
+from flaglint.solve.proposals import Proposal, Unsatisfiable, held_keys
+from flaglint.solve.rules import applicable, finding, minimal_changes, violated
 
 class Checker:
     def __init__(self, pin: str = DEFAULT_PIN, model: str | None = None, extra_rules: tuple[str, ...] = (),

@@ -94,6 +94,17 @@ def parse_cli_value(raw: str | None) -> Any:
         raise ValueError_("an integer of over 4300 digits, which Python refuses to read") from None
 
 
+def format_value(value: Any) -> str:
+    """A typed value as a flag's value, which MaxText reads back as the same value."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def normalise(key: str, value: Any, list_when_string: bool = False) -> Any:
     """pyconfig's clean-up between YAML and pydantic. LIST_WHEN_STRING: the key is one pyconfig
     wraps in a list when given a string (the pin's schema says which; 0.2.3 and later)."""

@@ -1,7 +1,7 @@
 """The condition language of rule files: Python expression syntax, parsed with `ast`, never eval.
 
 `parse` turns source text into a small tree of `Node`s; `evaluate` computes a node on concrete
-values. The Z3 translation lives with the solver (solve.py), so this module stays import-light.
+values. The Z3 translation lives with the solver (flaglint/solve/smt.py), so this module stays import-light.
 """
 
 from __future__ import annotations
@@ -71,16 +71,17 @@ class Node:
     def names(self) -> list[str]:
         """The variables this expression reads, in order of first appearance."""
         found: list[str] = []
-        self._collect(found)
+        _collect_names(self, found)
         return found
 
-    def _collect(self, found: list[str]) -> None:
-        if self.op == "var":
-            if self.value not in found:
-                found.append(self.value)
-            return
-        for arg in self.args:
-            arg._collect(found)
+
+def _collect_names(node: Node, found: list[str]) -> None:
+    if node.op == "var":
+        if node.value not in found:
+            found.append(node.value)
+        return
+    for arg in node.args:
+        _collect_names(arg, found)
 
 
 def to_json(node: Node | None) -> Any:
@@ -263,21 +264,21 @@ def evaluate(node: Node, lookup: Callable[[str], Any]) -> Any:
                 raise Unknown("substring test on a non-string")
             found = item in container
         elif isinstance(container, (tuple, list)):
-            found = any(_equal(item, c) for c in container)
+            found = any(equal(item, c) for c in container)
         else:
             raise Unknown(f"`in` needs a tuple or a string, got {container!r}")
         return found == (op == "in")
     if op == "cmp":
         left, right = (evaluate(a, lookup) for a in node.args)
         if node.value in ("==", "!="):
-            return _equal(left, right) == (node.value == "==")
+            return equal(left, right) == (node.value == "==")
         return CMP_FUNCS[node.value](_number(left), _number(right))
     if op == "neg":
         return -_number(evaluate(node.args[0], lookup))
     if op == "arith":
         left, right = (_number(evaluate(a, lookup)) for a in node.args)
         try:
-            return _ARITH_FUNCS[node.value](left, right)
+            return ARITH_FUNCS[node.value](left, right)
         except ZeroDivisionError:
             raise Unknown("division by zero") from None
     if op == "call":
@@ -286,14 +287,14 @@ def evaluate(node: Node, lookup: Callable[[str], Any]) -> Any:
     raise AssertionError(f"unknown node {op}")
 
 
-_ARITH_FUNCS: dict[str, Callable[[Any, Any], Any]] = {
+ARITH_FUNCS: dict[str, Callable[[Any, Any], Any]] = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
     "//": operator.floordiv, "%": operator.mod,
 }
 
 
-def _equal(left: Any, right: Any) -> bool:
-    # Python's ==, except that a string never equals a number (YAML typed them apart already).
+def equal(left: Any, right: Any) -> bool:
+    """The language's ==: Python's, except that a string never equals a number (YAML typed them apart already)."""
     if isinstance(left, str) != isinstance(right, str) and left is not None and right is not None:
         return False
     return left == right

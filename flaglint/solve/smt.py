@@ -1,4 +1,4 @@
-"""The Z3 side of solve.py: rules as constraints, and MaxSMT over "each key keeps its value".
+"""The Z3 side of solving (rules.py): rules as constraints, and MaxSMT over "each key keeps its value".
 
 Booleans, integers and reals are Z3 variables. Everything else (enums, strings, Tunix choices,
 values that are None now) ranges over a finite domain: its current value, its choices, and the
@@ -15,11 +15,12 @@ from typing import Any
 
 import z3
 
-from flaglint.rules.expr import CMP_FUNCS, FUNCTIONS, Node, Unknown, _ARITH_FUNCS, _equal, evaluate
+from flaglint.rules.expr import ARITH_FUNCS, CMP_FUNCS, FUNCTIONS, Node, Unknown, equal, evaluate
 from flaglint.resolve.resolver import Config
 from flaglint.rules.ruleset import Rule
-from flaglint.solve.rules import Proposal, Unsatisfiable, fixed_names, rule_names
-from flaglint.tunix.variables import load_tunix
+from flaglint.maxtext.values import ValueError_, coerce
+from flaglint.solve.proposals import Proposal, Unsatisfiable, fixed_names
+from flaglint.tunix.variables import load_tunix, type_tunix
 
 UNDEFINED = object()
 # One fix search gives up after this long in all (a note says so) rather than stall a pre-commit hook.
@@ -52,6 +53,19 @@ class Finite:
             self._is[i] = self.index == i
         return self._is[i]
 
+    def mapped(self, values: list[Any]) -> Finite:
+        """A function of this key: `values[i]` where the key takes its i-th value (the terms are shared)."""
+        return Finite(self.index, values, self._is)
+
+    def number(self) -> Any:
+        """The value as one numeric term (every value a number)."""
+        if self._number is None:
+            result = _num(self.values[-1])
+            for i, v in reversed(list(enumerate(self.values[:-1]))):
+                result = z3.If(self.is_(i), _num(v), result)
+            self._number = result
+        return self._number
+
 
 class FixProblem:
     """Fixes for the broken rules of one config.
@@ -66,7 +80,7 @@ class FixProblem:
         self.rules = rules
         self.broken = {rule.id for rule in broken}
         self.fixed = fixed_names(config)
-        self.cone = {n for rule in broken for n in rule_names(rule)} - self.fixed
+        self.cone = {n for rule in broken for n in rule.names} - self.fixed
         self.literals: dict[str, set] = {}
         self.frozen: set[str] = set()
         self.names: list[str] = []
@@ -80,7 +94,7 @@ class FixProblem:
         return problem
 
     def _widen(self, names: set[str]) -> set[str]:
-        return names | {n for rule in self.rules if names & set(rule_names(rule)) for n in rule_names(rule)}
+        return names | {n for rule in self.rules if names & set(rule.names) for n in rule.names}
 
     # --- variables -------------------------------------------------------------------
     def _literals_of(self, name: str) -> set:
@@ -135,9 +149,6 @@ class FixProblem:
         return Finite(index, values), [index >= 0, index < len(values)]
 
     def _accepts(self, name: str, value: Any) -> bool:
-        from flaglint.tunix.variables import type_tunix
-        from flaglint.maxtext.values import ValueError_, coerce
-
         if value is None:
             return False
         tunix = load_tunix().variables.get(name)
@@ -218,7 +229,7 @@ class FixProblem:
                 return z3.ToReal(left) / z3.ToReal(right) if _is_int(left) and _is_int(right) else left / right
             if node.value in ("//", "%") and not (_is_int(left) and _is_int(right)):
                 raise Unsupported("// and % on reals")
-            return _ARITH_FUNCS[node.value](left, right) if node.value not in ("//",) else left / right
+            return ARITH_FUNCS[node.value](left, right) if node.value not in ("//",) else left / right
         if op == "call":
             return self.call(node)
         raise Unsupported(op)
@@ -235,7 +246,7 @@ class FixProblem:
         if len(symbolic) == 1 and finite:
             (var,) = finite
             values = [_apply(name, [v if a is var else a for a in args]) for v in var.values]
-            return Finite(var.index, values, var._is)
+            return var.mapped(values)
         if name in ("min", "max", "abs"):
             numbers = [self.number(a) for a in args]
             if name == "abs":
@@ -253,7 +264,7 @@ class FixProblem:
             if a is UNDEFINED or b is UNDEFINED:
                 return False
             if op in ("==", "!="):
-                return _equal(a, b) == (op == "==")
+                return equal(a, b) == (op == "==")
             if not (_numeric(a) and _numeric(b)):
                 return False
             return fn(a, b)
@@ -306,12 +317,7 @@ class FixProblem:
         if isinstance(term, Finite):
             if not all(_numeric(v) for v in term.values):
                 raise Unsupported("arithmetic on a non-numeric value")
-            if term._number is None:
-                result = _num(term.values[-1])
-                for i, v in reversed(list(enumerate(term.values[:-1]))):
-                    result = z3.If(term.is_(i), _num(v), result)
-                term._number = result
-            return term._number
+            return term.number()
         if isinstance(term, z3.BoolRef):
             return z3.If(term, 1, 0)
         if isinstance(term, z3.ArithRef):
@@ -350,12 +356,12 @@ class FixProblem:
             tracked: dict[str, Any] = {}
             failed: set[str] = set()
             for rule in self.rules:
-                if rule.id in self.broken or set(rule_names(rule)) & set(self.terms):
+                if rule.id in self.broken or set(rule.names) & set(self.terms):
                     try:
                         tracked[rule.id] = self.constraint(rule)
                     except (Unsupported, Unknown, z3.Z3Exception):
                         if rule.id in self.broken:
-                            failed |= set(rule_names(rule)) & set(self.terms)
+                            failed |= set(rule.names) & set(self.terms)
             if not failed:
                 return tracked, hard + self._mesh_kept()
             self.frozen |= failed
@@ -582,7 +588,7 @@ class FixProblem:
             solver.assert_and_track(constraint, z3.Bool(f"rule {rule_id}"))
         if solver.check() == z3.unsat:
             core = sorted(str(c).removeprefix("rule ") for c in solver.unsat_core())
-            named = {n for rule in self.rules if rule.id in core for n in rule_names(rule)}
+            named = {n for rule in self.rules if rule.id in core for n in rule.names}
             fixed = {n: self.config.lookup(n) for n in sorted(self.fixed & named) if self.config.lookup(n) is not None}
             raise Unsatisfiable(core, fixed)
 
@@ -668,7 +674,7 @@ def _same(a: Any, b: Any) -> bool:
 def _contains(container: Any, value: Any) -> bool:
     if isinstance(container, str):
         return isinstance(value, str) and value in container
-    return any(_equal(value, c) for c in container)
+    return any(equal(value, c) for c in container)
 
 
 def _apply(name: str, args: list[Any]) -> Any:

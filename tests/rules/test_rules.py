@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from flaglint.frontends.checker import Checker
 from flaglint.read.flags import FlagSource
 from flaglint.rules.ruleset import load_ruleset
-from flaglint.solve.rules import applicable, fixed_names, holds, rule_names
+from flaglint.solve.proposals import fixed_names
+from flaglint.solve.rules import applicable, holds, rule_names
 from flaglint.solve.smt import MESH_AXIS
 
 ROOT = Path(__file__).parents[2]

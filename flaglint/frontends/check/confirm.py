@@ -174,7 +174,7 @@ def maxtext_argv(flags: str, pin: PinSchema, env: Mapping[str, str] | None = Non
     """The arguments the trainer hands pyconfig: the model, the keys Tunix derives, then the flags."""
     from flaglint.read.flags import FlagSource
     from flaglint.resolve.resolver import resolve
-    from flaglint.solve.rules import format_value
+    from flaglint.maxtext.values import format_value
     from flaglint.tunix.variables import bindings, load_tunix
 
     config, _ = resolve(FlagSource(flags), pin, env or {}, model)

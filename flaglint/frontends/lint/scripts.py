@@ -141,7 +141,7 @@ def _mistyped_inputs(path: ExploredPath) -> list[str]:
 
 
 def _flag_value(value: Any) -> str:
-    from flaglint.solve.rules import format_value
+    from flaglint.maxtext.values import format_value
 
     return format_value(value)
 
