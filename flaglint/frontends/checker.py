@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Mapping
 
+from flaglint.maxtext.tpu import RULE_FUNCTIONS
 from flaglint.rules.expr import Unknown, evaluate
 from flaglint.core.findings import Finding, Result
 from flaglint.read.flags import FlagSource
@@ -181,7 +182,7 @@ def _ep_rank_without_axes(judged: list, broken: list, config: Config, derived: d
         if rule in broken or rule.when is None or "override_logical_axis_rules" not in rule.when.names():
             continue
         try:
-            holds = bool(evaluate(rule.require, config.lookup))
+            holds = bool(evaluate(rule.require, config.lookup, RULE_FUNCTIONS))
         except Unknown:
             holds = True
         if not holds:

@@ -18,7 +18,7 @@ from flaglint.read.flags import FlagSource, Token, tokenize
 from flaglint.read.argv import shell_words
 from flaglint.rules.ruleset import built_in
 from flaglint.pins.pins import PinSchema, pins_defining
-from flaglint.resolve.topology import LIVE_SLICES
+from flaglint.maxtext.tpu import LIVE_SLICES
 from flaglint.tunix.variables import bindings, load_tunix, type_tunix
 from flaglint.maxtext.values import MERGED_RULE_LISTS, ValueError_, check_rule_list, coerce, normalise, parse_cli_value, type_value
 
@@ -56,7 +56,7 @@ class Config:
     model: str | None = None
     rejected: list[Token] = field(default_factory=list)  # tokens Tunix or MaxText refuses; a fix drops them
     chain: Chain | None = None  # the YAML config files MaxText starts from (None: base.yml alone)
-    devices: dict[str, int] = field(default_factory=dict)  # the device count's names (topology.py), when known
+    devices: dict[str, int] = field(default_factory=dict)  # the device count's names (flaglint/resolve/topology.py), when known
 
     def lookup(self, name: str) -> Any:
         if name in self.devices:

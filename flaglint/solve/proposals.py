@@ -11,7 +11,7 @@ from typing import Any
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import yaml_file
 from flaglint.resolve.resolver import Config
-from flaglint.resolve.topology import LIVE_SLICES
+from flaglint.maxtext.tpu import LIVE_SLICES
 from flaglint.tunix.variables import load_tunix
 
 

@@ -13,6 +13,7 @@ from typing import Any, Iterable
 
 from flaglint.rules.expr import ExprError, Unknown, evaluate, parse
 from flaglint.core.findings import Finding
+from flaglint.maxtext.tpu import RULE_FUNCTIONS
 from flaglint.maxtext.values import format_value
 from flaglint.resolve.resolver import Config
 from flaglint.rules.ruleset import Rule, RuleSet
@@ -34,9 +35,9 @@ def applicable(ruleset: RuleSet, config: Config) -> list[Rule]:
 def holds(rule: Rule, lookup) -> bool:
     """False only when the rule is known to be broken; a rule that cannot be computed holds."""
     try:
-        if rule.when is not None and not evaluate(rule.when, lookup):
+        if rule.when is not None and not evaluate(rule.when, lookup, RULE_FUNCTIONS):
             return True
-        return bool(evaluate(rule.require, lookup))
+        return bool(evaluate(rule.require, lookup, RULE_FUNCTIONS))
     except Unknown:
         return True
 
@@ -65,7 +66,7 @@ def _filled(message: str, config: Config, derived: Mapping) -> str:
         if config.knows(name):
             return config.lookup(name)
         if name in derived:
-            return evaluate(derived[name], config.lookup)
+            return evaluate(derived[name], config.lookup, RULE_FUNCTIONS)
         raise Unknown(name)
 
     def value(match: re.Match) -> str:
@@ -73,7 +74,7 @@ def _filled(message: str, config: Config, derived: Mapping) -> str:
         try:
             if _NAME.fullmatch(text):
                 return format_value(known(text))
-            return format_value(evaluate(parse(text), known))
+            return format_value(evaluate(parse(text), known, RULE_FUNCTIONS))
         except (Unknown, ExprError, ArithmeticError, TypeError, ValueError):
             return match[0]
 

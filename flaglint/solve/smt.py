@@ -15,9 +15,10 @@ from typing import Any
 
 import z3
 
-from flaglint.rules.expr import ARITH_FUNCS, CMP_FUNCS, FUNCTIONS, Node, Unknown, equal, evaluate
+from flaglint.rules.expr import ARITH_FUNCS, CMP_FUNCS, Node, Unknown, call, equal, evaluate
 from flaglint.resolve.resolver import Config
 from flaglint.rules.ruleset import Rule
+from flaglint.maxtext.tpu import RULE_FUNCTIONS
 from flaglint.maxtext.values import ValueError_, coerce
 from flaglint.solve.proposals import Proposal, Unsatisfiable, fixed_names
 from flaglint.tunix.variables import load_tunix, type_tunix
@@ -180,7 +181,7 @@ class FixProblem:
             return node.value
         if not node.free & self.terms.keys():
             try:
-                return evaluate(node, self.config.lookup)
+                return evaluate(node, self.config.lookup, RULE_FUNCTIONS)
             except Unknown:
                 return UNDEFINED
         if op == "var":
@@ -681,6 +682,6 @@ def _apply(name: str, args: list[Any]) -> Any:
     if any(a is UNDEFINED for a in args):
         return UNDEFINED
     try:
-        return FUNCTIONS[name][2](*args)
+        return call(name, args, RULE_FUNCTIONS)
     except (Unknown, TypeError, ValueError):
         return UNDEFINED
