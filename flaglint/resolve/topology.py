@@ -12,11 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flaglint.core.findings import InputError
+from flaglint.maxtext.mesh import MESH_DEVICES_PER_SLICE, MESH_SLICES
 from flaglint.maxtext.tpu import LIVE_SLICES, NUM_DEVICES, load_topologies, named_devices, slice_devices
-
-# The mesh's view of the device count.
-MESH_DEVICES_PER_SLICE = "mesh_devices_per_slice"
-MESH_SLICES = "mesh_slices"
 
 
 @dataclass(frozen=True)

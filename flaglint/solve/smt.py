@@ -7,7 +7,6 @@ literals the rules compare it with; any function of it is then a case split over
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -18,6 +17,7 @@ import z3
 from flaglint.rules.expr import ARITH_FUNCS, CMP_FUNCS, Node, Unknown, call, equal, evaluate
 from flaglint.resolve.resolver import Config
 from flaglint.rules.ruleset import Rule
+from flaglint.maxtext.mesh import DCN, FILL, MESH_AXIS, NETWORKS, axis_exponent, effective_slices, fix_values
 from flaglint.maxtext.tpu import RULE_FUNCTIONS
 from flaglint.maxtext.values import ValueError_, coerce
 from flaglint.solve.proposals import Proposal, Unsatisfiable, fixed_names
@@ -26,8 +26,6 @@ from flaglint.tunix.variables import load_tunix, type_tunix
 UNDEFINED = object()
 # One fix search gives up after this long in all (a note says so) rather than stall a pre-commit hook.
 SOLVER_BUDGET_S = 1.5
-MAX_MESH_AXIS = 2**16  # more chips than any TPU slice or multislice job has
-MESH_AXIS = re.compile(r"(ici|dcn)_[a-z_]+_parallelism")
 
 
 class _OutOfTime(Exception):
@@ -133,14 +131,7 @@ class FixProblem:
         candidates = [self._default(name), *self._domain_literals(name)] if kind in ("int", "float") else self._domain_literals(name)
         if kind in ("int", "float"):
             candidates += [v + step for v in self._domain_literals(name) if _numeric(v) and not isinstance(v, bool) for step in (-1, 1)]
-        if MESH_AXIS.fullmatch(name):
-            # Powers of two up to MAX_MESH_AXIS, so that _mesh_kept can say "same device count" as a
-            # sum of exponents. This also leaves out -1 ("fill"): it is resolved against the devices
-            # before MaxText's checks run, so a fix never proposes it.
-            candidates = [v for v in candidates if _exponent(v) is not None and v <= MAX_MESH_AXIS]
-        elif name.endswith("_parallelism"):
-            candidates = [v for v in candidates if v != -1]
-        literals = [v for v in candidates if self._accepts(name, v)]
+        literals = [v for v in fix_values(name, candidates) if self._accepts(name, v)]
         nullable = tunix is not None or (schema is not None and schema.nullable)
         values = [current]
         for value in [*choices, *literals, *([None] if nullable else [])]:
@@ -376,40 +367,26 @@ class FixProblem:
         so on one slice a dcn axis of 2 becomes 1 rather than moving to an axis MaxText's slice
         check does not count. With a known device count the mesh rules (rules/mesh.yml) say how
         many devices each network spans instead."""
-        from flaglint.resolve.topology import MESH_DEVICES_PER_SLICE, MESH_SLICES
-
         hard = []
-        for network, known in (("ici_", MESH_DEVICES_PER_SLICE), ("dcn_", MESH_SLICES)):
+        for network, known in NETWORKS:
             if known in self.config.devices:
                 continue
             exponents, total = [], 0
             for name, term in self.terms.items():
                 if not (name.startswith(network) and MESH_AXIS.fullmatch(name) and isinstance(term, Finite)):
                     continue
-                current = _exponent(term.values[0])
+                current = axis_exponent(term.values[0])
                 if current is None:
-                    if term.values[0] == -1:
+                    if term.values[0] == FILL:
                         hard.append(self._keep(name))
                     continue
                 total += current
-                exponents.append(z3.Sum(*[z3.If(term.is_(i), _exponent(v) or 0, 0) for i, v in enumerate(term.values)]))
-            if network == "dcn_" and (most := _exponent(self._slices())) is not None:
+                exponents.append(z3.Sum(*[z3.If(term.is_(i), axis_exponent(v) or 0, 0) for i, v in enumerate(term.values)]))
+            if network == DCN and (most := axis_exponent(effective_slices(self.config.lookup, self.config.knows))) is not None:
                 total = min(total, most)
             if exponents:
                 hard.append(z3.Sum(*exponents) == total)
         return hard
-
-    def _slices(self) -> Any:
-        """The slices of a run without a device count, as MaxText counts them (effective_num_slices):
-        num_slices, else compile_topology_num_slices, else those JAX finds (live_slices: one)."""
-        from flaglint.resolve.topology import LIVE_SLICES
-
-        lookup = self.config.lookup
-        if self.config.knows("num_slices") and lookup("num_slices") != -1:
-            return lookup("num_slices")
-        if self.config.knows("compile_topology_num_slices") and _numeric(lookup("compile_topology_num_slices")) and lookup("compile_topology_num_slices") > 0:
-            return lookup("compile_topology_num_slices")
-        return lookup(LIVE_SLICES)
 
     def _keep(self, name: str) -> Any:
         term = self.terms[name]
@@ -629,13 +606,6 @@ def _finite_if(condition: Any, then: Any, other: Any) -> Finite:
         return z3.IntVal(position(term))
 
     return Finite(z3.If(condition, mapped(then), mapped(other)), values)
-
-
-def _exponent(value: Any) -> int | None:
-    """k for a mesh axis of 2**k devices; None for any other value."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1 or value & (value - 1):
-        return None
-    return value.bit_length() - 1
 
 
 def _numeric(value: Any) -> bool:
