@@ -199,7 +199,7 @@ def confirm(python: str, pin: str, flags: str, env: Mapping[str, str] | None, mo
     """One line: the pinned MaxText's verdict on the flags, as its pyconfig gives it in `python`."""
     schema = load_pin(pin)
     label = f"MaxText {schema.version if len(schema.chain) == 1 else schema.pin}"
-    from flaglint.resolve.resolver import HF_TOKEN_VARIABLE
+    from flaglint.maxtext.pyconfig import HF_TOKEN_VARIABLE
 
     read_by_pyconfig = {k: v for k, v in (env or {}).items() if k == HF_TOKEN_VARIABLE}
     try:
