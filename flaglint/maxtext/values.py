@@ -83,7 +83,7 @@ def parse_cli_value(raw: str | None) -> Any:
     value = _plain_value(raw)
     if value is not _NOT_PLAIN:
         return value
-    import yaml
+    import yaml  # yaml: only for a value of a shape _plain_value does not read
 
     try:
         return yaml.load(raw, Loader=cli_loader())  # noqa: S506 - a SafeLoader subclass
@@ -160,7 +160,7 @@ _BEFORE_VALIDATORS = {"constant_bound_config": _float_list_when_string}
 def coerce(schema, value: Any) -> Any:
     """pydantic's lax validation for the key's type, written out so checks need not import pydantic.
 
-    tests/test_values.py checks it against pydantic itself on generated values.
+    tests/maxtext/test_values.py checks it against pydantic itself on generated values.
     """
     before = _BEFORE_VALIDATORS.get(schema.name)
     if before is not None:
