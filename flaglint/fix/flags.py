@@ -13,7 +13,8 @@ from flaglint.core.edits import Edit, joined_drops
 from flaglint.core.findings import Change, Fix
 from flaglint.read.flags import Token
 from flaglint.resolve.resolver import Config
-from flaglint.solve.rules import Proposal, format_value
+from flaglint.maxtext.values import format_value
+from flaglint.solve.proposals import Proposal
 from flaglint.tunix.variables import load_tunix
 
 

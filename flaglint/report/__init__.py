@@ -75,7 +75,7 @@ def describe_fix(fix: Fix) -> str:
 
 
 def _describe_change(change: Change) -> str:
-    from flaglint.solve.rules import format_value
+    from flaglint.maxtext.values import format_value
 
     if change.to is None:
         return f"drop {change.key}" + ("" if change.from_ is None else f"={format_value(change.from_)}")
