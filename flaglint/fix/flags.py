@@ -11,10 +11,10 @@ from typing import Any, Callable
 
 from flaglint.core.edits import Applicability, Edit, joined_drops
 from flaglint.core.findings import Change, Fix
-from flaglint.maxtext.values import ValueError_, type_value
+from flaglint.maxtext.values import ValueError_, format_value, type_value
 from flaglint.read.flags import Token
 from flaglint.resolve.resolver import Config
-from flaglint.solve.rules import Solution, format_value
+from flaglint.solve.solutions import Solution
 from flaglint.tunix.variables import bindings, load_tunix
 
 

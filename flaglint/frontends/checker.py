@@ -9,15 +9,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Mapping
 
-from flaglint.rules.expr import Unknown, evaluate
 from flaglint.core.edits import Applicability
+from flaglint.maxtext.pyconfig import ep_rank_without_axes
 from flaglint.core.findings import Finding, Result
 from flaglint.read.flags import FlagSource
-from flaglint.resolve.resolver import Config, axis_rules_from_flags_only, resolve
+from flaglint.resolve.resolver import Config, resolve
 from flaglint.rules.ruleset import built_in, load_ruleset
 from flaglint.pins.pins import DEFAULT_PIN, load_pin
 from flaglint.resolve.topology import DEVICE_NAMES, DeviceCount, device_names, from_config, not_judged_note
-from flaglint.solve.rules import Solution, Unsatisfiable, applicable, finding, format_value, held_keys, minimal_changes, violated
+from flaglint.maxtext.values import format_value
+from flaglint.solve.solutions import Solution, Unsatisfiable, held_keys
+from flaglint.solve.rules import applicable, finding, minimal_changes, violated
 
 class Checker:
     def __init__(self, pin: str = DEFAULT_PIN, model: str | None = None, extra_rules: tuple[str, ...] = (),
@@ -48,7 +50,7 @@ class Checker:
         judged = _judged([r for r in rules if not refused.intersection(r.name_set)], config)
         broken = violated(judged, config)
         findings += [finding(rule, config, self.ruleset.derived) for rule in broken]
-        findings += _ep_rank_without_axes(judged, broken, config, self.ruleset.derived)
+        findings += ep_rank_without_axes(judged, broken, config, lambda rule: finding(rule, config, self.ruleset.derived))
         result = Result(pin=self.pin.pin, findings=findings)
         note = None if config.devices else not_judged_note(self.ruleset, config)
         if note is not None:
@@ -141,7 +143,7 @@ class Checker:
         if any(self._left_after_fix(f, in_files) for f in findings):
             return None
         judged = _judged(self.judgeable_rules(config), config)
-        if violated(judged, config) or _ep_rank_without_axes(judged, [], config, self.ruleset.derived):
+        if violated(judged, config) or ep_rank_without_axes(judged, [], config, lambda rule: finding(rule, config, self.ruleset.derived)):
             return None
         return config
 
@@ -166,30 +168,6 @@ def _only_by_hand(broken: list, conflicting: tuple[str, ...]) -> bool:
     by_id = {rule.id: rule for rule in broken}
     return all(rule_id in by_id and by_id[rule_id].require is not None and set(by_id[rule_id].require.names()) <= held
                for rule_id in conflicting)
-
-
-def _ep_rank_without_axes(judged: list, broken: list, config: Config, derived: dict) -> list[Finding]:
-    """FL015: the rules guarded by override_logical_axis_rules (the EP-rank check), judged as MaxText
-    judges them when a quoted 'false' leaves it no EP axis: the guard holds, whatever the parallelism.
-    A fix drops that token (its typed value, False, is the default)."""
-    token = axis_rules_from_flags_only(config)
-    if token is None:
-        return []
-    found = []
-    for rule in judged:
-        if rule in broken or rule.when is None or "override_logical_axis_rules" not in rule.when.names():
-            continue
-        try:
-            holds = bool(evaluate(rule.require, config.lookup))
-        except Unknown:
-            holds = True
-        if not holds:
-            plain = finding(rule, config, derived)
-            found.append(built_in("FL015", ("override_logical_axis_rules", *plain.keys), plain.location, plain.related,
-                                  rule=rule.id, message=plain.message, value=token.value))
-    if found:
-        config.rejected.append(token)
-    return found
 
 
 def _back_to_defaults(config: Config, broken: list) -> Solution:

@@ -25,7 +25,8 @@ from flaglint.maxtext.launch import MaxTextCommand, may_launch, recognise, xpk_c
 from flaglint.render.yaml_chain import Written, config_node, load_chain, pin_relpath, written_name
 from flaglint.rules.ruleset import built_in
 from flaglint.schema.config_index import ConfigIndex, load_index
-from flaglint.resolve.topology import DeviceCount, named_devices, slice_devices
+from flaglint.maxtext.tpu import named_devices, slice_devices
+from flaglint.resolve.topology import DeviceCount
 
 SEPARATORS = {";", "&&", "||", "|", "|&", "&"}
 # A redirection word as bash reads it unquoted: an optional descriptor, the operator, and its

@@ -1,18 +1,24 @@
 """The compile topologies a MaxText version knows: the names of the table in
-`utils/accelerator_to_spec_map.py` that `get_system_characteristics` looks a name up in, read
-with `ast` (the module is never imported)."""
+`utils/accelerator_to_spec_map.py` that `get_system_characteristics` looks a name up in, and each
+one's devices per slice (the table flaglint bundles per release, flaglint/maxtext/tpu.py), read
+with `ast` (the module is never imported).
+"""
 
 from __future__ import annotations
 
 import ast
+import json
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from flaglint.core.findings import InputError
-from flaglint.importer.sources import PackageFiles
+from flaglint.importer.sources import PackageFiles, open_package
 
 SPEC_MAP = "utils/accelerator_to_spec_map.py"
 LOOKUP = "get_system_characteristics"
 TOPOLOGY_KEY = "compile_topology"  # the key the config pass looks up (types.py, get_num_target_devices)
+DEVICES_PER_SLICE_ARG = 4  # SystemCharacteristics(platform, topology_name, chip_config_name, chips_per_host_bounds, devices_per_slice, wrap)
 
 
 @dataclass(frozen=True)
@@ -44,3 +50,39 @@ def topology_table(files: PackageFiles) -> TopologyTable | None:
                 return None  # a computed name: the table is not known from the text
             return TopologyTable(tuple(dict.fromkeys(names)), lookup, target.id)
     return None
+
+
+def build_topologies(package: str | Path) -> dict[str, int]:
+    """compile topology name -> devices per slice, from a MaxText wheel or source tree."""
+    with open_package(package) as files:
+        table = topology_table(files)
+        if table is None:
+            raise InputError(f"{package}: no compile topology table ({SPEC_MAP})")
+        tree = ast.parse(files.read(SPEC_MAP))
+    found: dict[str, int] = {}
+    for node in tree.body:
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        if not (isinstance(target, ast.Name) and target.id == table.table and isinstance(node.value, ast.Dict)):
+            continue
+        for key, value in zip(node.value.keys, node.value.values):
+            count = _devices_argument(value)
+            if isinstance(key, ast.Constant) and count is not None:
+                found[key.value] = count
+    return found
+
+
+def _devices_argument(call: ast.expr) -> int | None:
+    if not isinstance(call, ast.Call):
+        return None
+    for keyword in call.keywords:
+        if keyword.arg == "devices_per_slice" and isinstance(keyword.value, ast.Constant):
+            return int(keyword.value.value)
+    if len(call.args) > DEVICES_PER_SLICE_ARG and isinstance(call.args[DEVICES_PER_SLICE_ARG], ast.Constant):
+        return int(call.args[DEVICES_PER_SLICE_ARG].value)
+    return None
+
+
+if __name__ == "__main__":  # python -m flaglint.importer.topologies WHEEL_OR_TREE OUT.json VERSION
+    table = build_topologies(sys.argv[1])
+    Path(sys.argv[2]).write_text(json.dumps({"version": sys.argv[3], "devices_per_slice": table}, indent=1) + "\n", encoding="utf-8")
+    print(f"{len(table)} compile topologies of maxtext {sys.argv[3]} into {sys.argv[2]}")

@@ -83,7 +83,7 @@ def parse_cli_value(raw: str | None) -> Any:
     value = _plain_value(raw)
     if value is not _NOT_PLAIN:
         return value
-    import yaml
+    import yaml  # yaml: only for a value of a shape _plain_value does not read
 
     try:
         return yaml.load(raw, Loader=cli_loader())  # noqa: S506 - a SafeLoader subclass
@@ -92,6 +92,17 @@ def parse_cli_value(raw: str | None) -> Any:
         raise ValueError_(f"not a valid YAML value ({problem})") from None
     except ValueError:  # Python reads no integer of over 4,300 digits, so MaxText stops at startup
         raise ValueError_("an integer of over 4300 digits, which Python refuses to read") from None
+
+
+def format_value(value: Any) -> str:
+    """A typed value as a flag's value, which MaxText reads back as the same value."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def normalise(key: str, value: Any, list_when_string: bool = False) -> Any:
@@ -149,7 +160,7 @@ _BEFORE_VALIDATORS = {"constant_bound_config": _float_list_when_string}
 def coerce(schema, value: Any) -> Any:
     """pydantic's lax validation for the key's type, written out so checks need not import pydantic.
 
-    tests/test_values.py checks it against pydantic itself on generated values.
+    tests/maxtext/test_values.py checks it against pydantic itself on generated values.
     """
     before = _BEFORE_VALIDATORS.get(schema.name)
     if before is not None:

@@ -8,6 +8,7 @@ from importlib import import_module
 
 from flaglint.core.edits import Edit
 from flaglint.core.findings import Change, Fix, Result
+from flaglint.maxtext.values import format_value
 from flaglint.report.rule_docs import rules_by_id
 
 FORMATS = ("text", "json", "sarif", "github", "junit")
@@ -77,8 +78,6 @@ def describe_fix(fix: Fix) -> str:
 
 
 def _describe_change(change: Change) -> str:
-    from flaglint.solve.rules import format_value
-
     if change.to is None:
         return f"drop {change.key}" + ("" if change.from_ is None else f"={format_value(change.from_)}")
     if change.from_ is None:

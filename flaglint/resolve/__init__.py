@@ -1,1 +1,1 @@
-"""Stage 3, resolve: keys against the pin's schema, values typed as MaxText types them, the device count."""
+"""Resolving: keys against the pin's schema, values typed as MaxText types them, the device count."""

@@ -1,8 +1,10 @@
-"""Stage 3, resolve: each token's key against the pin's schema, each value typed as MaxText types it.
+"""Resolving a flag string: each token's key against the pin's schema, each value typed as MaxText types it.
 
 The effective MaxText config is base.yml's defaults (or a YAML config's base_config chain), then
 the model's values, then the keys Tunix derives from its variables, then MAXTEXT_EXTRA_FLAGS or
-MaxText's argv (the last occurrence winning), then the M_<KEY> environment variables.
+MaxText's argv (the last occurrence winning), then the M_<KEY> environment variables. What
+pyconfig does besides typing (inferred values, M_<KEY>, HF_TOKEN, raw-value checks) is
+flaglint/maxtext/pyconfig.py's.
 """
 
 from __future__ import annotations
@@ -12,23 +14,22 @@ from functools import lru_cache
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
-from flaglint.core.findings import Finding
+from flaglint.core.findings import Finding, InputError
 from flaglint.core.location import Location
 from flaglint.read.config_chain import BASE_YML, PIN_LABEL, Chain, Setting
 from flaglint.read.flags import FlagSource, Token, tokenize
 from flaglint.read.argv import shell_words
 from flaglint.rules.ruleset import built_in
-from flaglint.pins.pins import PinSchema, pins_defining
-from flaglint.resolve.topology import LIVE_SLICES
+from flaglint.pins.pins import PinSchema, load_pin, loadable_pins, pins_defining
+from flaglint.maxtext.tpu import LIVE_SLICES
 from flaglint.tunix.variables import bindings, load_tunix, type_tunix
+from flaglint.maxtext.pyconfig import (
+    HF_TOKEN_VARIABLE, INFERRED_WHEN_EMPTY, check_raw_splash, hf_token, m_variables, raw_override,
+)
 from flaglint.maxtext.values import MERGED_RULE_LISTS, ValueError_, check_rule_list, coerce, normalise, parse_cli_value, type_value
 
 # Linux refuses one argument or environment string longer than this (MAX_ARG_STRLEN).
 MAX_ARG_BYTES = 131072
-HF_TOKEN_VARIABLE = "HF_TOKEN"  # read by MaxText's pyconfig itself, not by Tunix
-# pyconfig infers these when the merged config files and argv leave them empty (any false raw value:
-# unset, '', null), before it types anything: `base_output_directory=` is ./maxtext_output, not an error.
-INFERRED_WHEN_EMPTY = {"base_output_directory": "maxtext_output"}
 
 
 @dataclass
@@ -54,7 +55,7 @@ class Config:
     model: str | None = None
     rejected: list[Token] = field(default_factory=list)  # tokens Tunix or MaxText refuses; a fix drops them
     chain: Chain | None = None  # the YAML config files MaxText starts from (None: base.yml alone)
-    devices: dict[str, int] = field(default_factory=dict)  # the device count's names (topology.py), when known
+    devices: dict[str, int] = field(default_factory=dict)  # the device count's names (flaglint/resolve/topology.py), when known
 
     def lookup(self, name: str) -> Any:
         if name in self.devices:
@@ -152,8 +153,9 @@ def resolve(
             continue
         if last[key] == index:
             config.explicit[key] = Assignment(key, value, token, "flags")
-    _check_raw_splash(config, tokens, last, findings)
-    _token_from_environment(config, env or {}, tokens, last)
+    check_raw_splash(config, tokens, last, findings)
+    if (filled := hf_token(config, env or {}, tokens, last)) is not None:
+        config.explicit["hf_access_token"] = Assignment("hf_access_token", filled, None, f"env:{HF_TOKEN_VARIABLE}")
     if model is None and "model_name" in config.explicit and config.explicit["model_name"].origin == "flags":
         # A model_name flag makes MaxText load that model's yml, as --model does.
         model = config.model = config.explicit["model_name"].value
@@ -162,7 +164,7 @@ def resolve(
         else:
             model = config.model = None
     if model is not None:
-        _check_model_conflicts(config, model, _raw_override(config, tokens, last), findings)
+        _check_model_conflicts(config, model, raw_override(config, tokens, last), findings)
     _apply_m_variables(config, env or {}, last, findings)
     # A file's value MaxText refuses matters only if it is still in force after the merge.
     findings += [f for key, f in refused_in_files.items() if key not in last and key not in config.explicit]
@@ -206,60 +208,9 @@ def _apply_chain(config: Config, chain: Chain, findings: list[Finding]) -> dict[
     return refused
 
 
-# pyconfig parses an M_<KEY> value by the type of the key's value before it (configs/pyconfig.py, step 6).
-_TRUE_WORDS = ("y", "yes", "t", "true", "1")
-_FALSE_WORDS = ("n", "no", "f", "false", "0")
-M_PREFIX = "M_"
-
-
-def _str2bool(text: str) -> bool:
-    if text.lower() in _TRUE_WORDS:
-        return True
-    if text.lower() in _FALSE_WORDS:
-        return False
-    raise ValueError(text)
-
-
-def _raw_before_env(config: Config, key: str) -> tuple[bool, Any]:
-    """(whether the key is in the merged config pyconfig builds, its raw value there)."""
-    chain = config.chain
-    if config.model and key in config.pin.models[config.model]:
-        return True, config.pin.models[config.model][key]
-    if chain is not None and key in chain.settings:
-        return True, chain.settings[key].value
-    if key in config.pin.defaults:
-        return True, config.pin.defaults[key]
-    return False, None
-
-
 def _apply_m_variables(config: Config, env: Mapping[str, str], last: dict[str, int], findings: list[Finding]) -> None:
-    """M_<KEY> variables, as pyconfig reads them: only for a key already in the merged config
-    (argv, the config files, the model, base.yml); one that argv also sets, or that the model sets
-    (unless override_model_config), is an error; the text is parsed by the type of the value it
-    replaces (bool: y/yes/t/true/1 or n/no/f/false/0, any case), and only scalars can be replaced."""
-    for variable, text in env.items():
-        if not variable.startswith(M_PREFIX) or variable != variable.upper():
-            continue
-        key = variable[len(M_PREFIX):].lower()
-        present, original = _raw_before_env(config, key)
-        if not present and key not in last:
-            continue
-        if key in last:
-            findings.append(built_in("FL040", (key, variable), config.location(key), key=key, variable=variable))
-            continue
-        if (config.model and key in config.pin.models[config.model] and config.pin.refuses_model_and_env
-                and not _raw_override(config, config.tokens, last)):
-            findings.append(built_in("FL041", (key, variable, "override_model_config"), key=key, model=config.model, variable=variable))
-            continue
-        parser = _str2bool if isinstance(original, bool) else type(original) if isinstance(original, (str, int, float)) else None
-        if parser is None:
-            findings.append(built_in("FL042", (key, variable), variant="not_scalar", variable=variable, key=key, type=type(original).__name__))
-            continue
-        try:
-            parsed = parser(text)
-        except ValueError:
-            findings.append(built_in("FL042", (key, variable), variable=variable, text=text, type=parser.__name__.lstrip("_"), key=key, value=original))
-            continue
+    """The M_<KEY> variables pyconfig applies (maxtext/pyconfig.py says which), typed as the key is."""
+    for key, variable, parsed in m_variables(config, env, last, findings):
         if key not in config.pin.keys:
             findings.append(_undefined(key, config.pin, None))
             continue
@@ -271,73 +222,7 @@ def _apply_m_variables(config: Config, env: Mapping[str, str], last: dict[str, i
         config.explicit[key] = Assignment(key, typed, None, f"env:{variable}")
 
 
-def axis_rules_from_flags_only(config: Config) -> Token | None:
-    """The override_logical_axis_rules token that makes MaxText's EP-rank check see no EP axis.
-
-    pyconfig decides whether to replace logical_axis_rules from the raw YAML value: a value that
-    is true there but that pydantic types False (a quoted 'false', '0', 'no') keeps only the flags'
-    own logical_axis_rules, while the EP-rank check, which reads the typed False, still runs. With
-    no rule named 'exp' among the flags' rules (and no custom mesh file, whose rules replace them
-    first) MaxText then counts EP rank 1, whatever the expert parallelism.
-    """
-    assignment = config.explicit.get("override_logical_axis_rules")
-    if assignment is None or assignment.origin != "flags" or assignment.value is not False or assignment.token is None:
-        return None
-    try:
-        if not parse_cli_value(assignment.token.value):
-            return None
-    except ValueError_:
-        return None
-    if "custom_mesh_and_rule" in config.pin.keys and config.lookup("custom_mesh_and_rule") != config.pin.default("custom_mesh_and_rule"):
-        return None
-    own = config.explicit.get("logical_axis_rules")
-    rules = own.value if own is not None and own.origin == "flags" and isinstance(own.value, list) else []
-    if any(isinstance(rule, list) and rule and rule[0] == "exp" for rule in rules):
-        return None
-    return assignment.token
-
-
 _INVALID = object()
-_RAW_EXCLUSIVE = ("use_tokamax_splash", "use_jax_splash")
-
-
-def _raw_value(config: Config, key: str, tokens: list[Token], last: dict[str, int]) -> Any:
-    """The value pyconfig reads before pydantic types it: the YAML value of the winning flag, else
-    the typed value from the model, a Tunix binding or the default. Raises ValueError_ if unparsable."""
-    if key in last:
-        return parse_cli_value(tokens[last[key]].value)
-    return config.lookup(key)
-
-
-def _check_raw_splash(config: Config, tokens: list[Token], last: dict[str, int], findings: list[Finding]) -> None:
-    """pyconfig reads these two before pydantic types them: Python truthiness of the YAML value."""
-    raw: dict[str, Any] = {}
-    for key in _RAW_EXCLUSIVE:
-        if key not in config.pin.keys:
-            return
-        try:
-            raw[key] = _raw_value(config, key, tokens, last)
-        except ValueError_:
-            return
-    if all(raw[key] for key in _RAW_EXCLUSIVE):
-        shown = ", ".join(f"{key}={raw[key]!r}" for key in _RAW_EXCLUSIVE)
-        located = [config.location(k) for k in _RAW_EXCLUSIVE if config.location(k)]
-        findings.append(built_in("FL014", _RAW_EXCLUSIVE, located[0] if located else None, tuple(located[1:]), values=shown))
-        set_by_flags = [tokens[last[key]] for key in reversed(_RAW_EXCLUSIVE) if key in last]
-        if set_by_flags:
-            config.rejected.append(set_by_flags[0])  # a fix drops it: its default is false
-
-
-def _token_from_environment(config: Config, env: Mapping[str, str], tokens: list[Token], last: dict[str, int]) -> None:
-    """pyconfig fills hf_access_token from HF_TOKEN when the flags leave it empty (its raw value)."""
-    if not env.get(HF_TOKEN_VARIABLE) or "hf_access_token" not in config.pin.keys:
-        return
-    try:
-        if _raw_value(config, "hf_access_token", tokens, last):
-            return
-    except ValueError_:
-        return
-    config.explicit["hf_access_token"] = Assignment("hf_access_token", env[HF_TOKEN_VARIABLE], None, f"env:{HF_TOKEN_VARIABLE}")
 
 
 _TYPED: dict[tuple[str, str, str], Any] = {}
@@ -382,8 +267,6 @@ def _resolve_tunix(config: Config, env: Mapping[str, str], findings: list[Findin
 def _apply_model(config: Config, model: str, findings: list[Finding], keep_flags: bool = False) -> None:
     import difflib
 
-    from flaglint.core.findings import InputError
-
     if model not in config.pin.models:
         close = difflib.get_close_matches(model, config.pin.models, n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
@@ -408,17 +291,6 @@ def _note_file_overridden(config: Config, key: str, model_value: Any, model: str
         findings.append(built_in("FL043", (key, "model_name"), earlier.where, key=key, value=earlier.value, model_value=model_value, model=model))
 
 
-def _raw_override(config: Config, tokens: list[Token], last: dict[str, int]) -> bool:
-    """override_model_config as pyconfig reads it for the model check: Python truthiness of the YAML
-    value, before pydantic types it (a quoted 'false' or '0' is a non-empty string, so true there)."""
-    if "override_model_config" not in config.pin.keys:
-        return False
-    try:
-        return bool(_raw_value(config, "override_model_config", tokens, last))
-    except ValueError_:
-        return False  # MaxText cannot parse the flags at all (FL005 already says why)
-
-
 def _check_model_conflicts(config: Config, model: str, overridden: bool, findings: list[Finding]) -> None:
     if overridden or not config.pin.refuses_model_and_argv:
         return
@@ -439,8 +311,6 @@ def _check_model_conflicts(config: Config, model: str, overridden: bool, finding
 def close_keys(key: str, pin: str) -> list[str]:
     import difflib
 
-    from flaglint.pins.pins import load_pin
-
     return difflib.get_close_matches(key, load_pin(pin).keys, n=3, cutoff=0.75)
 
 
@@ -448,8 +318,6 @@ def close_keys(key: str, pin: str) -> list[str]:
 def _close_keys_elsewhere(key: str, pin: str) -> list[tuple[str, list[str]]]:
     """Near names that only other pins define, with those pins (a key the fork adds, misspelled)."""
     import difflib
-
-    from flaglint.pins.pins import load_pin, loadable_pins
 
     here = load_pin(pin).keys
     others = {name for other in loadable_pins() if other.pin != pin for name in other.keys if name not in here}

@@ -3,32 +3,17 @@
 Sources, first found wins: `--topology NAME` (a compile topology name such as `v5p-8`, 4 devices,
 or a TPU slice such as `tpu7x:4x4x8`, 256 devices) with `--slices`; the config's own
 `compile_topology` and `compile_topology_num_slices` (as MaxText's AOT compile reads them); Tunix's
-`TRAINER_TPU_SLICE` (also set by `gate` from a JobSet's TPU topology selector).
-
-The compile topology names and their devices per slice are generated per release
-(`schemas/topologies/maxtext-<version>.json`) from `utils/accelerator_to_spec_map.py`, read with
-`ast` (never imported).
+`TRAINER_TPU_SLICE` (also set by `gate` from a JobSet's TPU topology selector). What a name or a
+slice is worth is MaxText's knowledge (flaglint/maxtext/tpu.py).
 """
 
 from __future__ import annotations
 
-import ast
-import json
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 
-from flaglint.core.data import data_dir
 from flaglint.core.findings import InputError
-
-# The names rules read: the device count MaxText's validators ask JAX for, and the mesh's view of it.
-NUM_DEVICES = "num_devices"
-# The slices JAX finds where num_slices is -1: the device count's, else 1 (MaxText's own answer when
-# it cannot count them), so a check without a device count judges one slice.
-LIVE_SLICES = "live_slices"
-MESH_DEVICES_PER_SLICE = "mesh_devices_per_slice"
-MESH_SLICES = "mesh_slices"
-DEVICES_PER_SLICE_ARG = 4  # SystemCharacteristics(platform, topology_name, chip_config_name, chips_per_host_bounds, devices_per_slice, wrap)
+from flaglint.maxtext.mesh import MESH_DEVICES_PER_SLICE, MESH_SLICES
+from flaglint.maxtext.tpu import LIVE_SLICES, NUM_DEVICES, load_topologies, named_devices, slice_devices
 
 
 @dataclass(frozen=True)
@@ -42,65 +27,6 @@ class DeviceCount:
     @property
     def per_slice(self) -> int:
         return self.devices // self.slices
-
-
-def topologies_path(version: str) -> Path:
-    return data_dir("schemas") / "topologies" / f"maxtext-{version}.json"
-
-
-@lru_cache(maxsize=None)
-def load_topologies(version: str) -> dict[str, int]:
-    """compile topology name -> devices per slice, at a release ({} when none is bundled)."""
-    path = topologies_path(version)
-    return json.loads(path.read_text(encoding="utf-8"))["devices_per_slice"] if path.is_file() else {}
-
-
-def build_topologies(package: str | Path) -> dict[str, int]:
-    from flaglint.importer.sources import open_package
-    from flaglint.importer.topologies import SPEC_MAP, topology_table
-
-    with open_package(package) as files:
-        table = topology_table(files)
-        if table is None:
-            raise InputError(f"{package}: no compile topology table ({SPEC_MAP})")
-        tree = ast.parse(files.read(SPEC_MAP))
-    found: dict[str, int] = {}
-    for node in tree.body:
-        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
-        if not (isinstance(target, ast.Name) and target.id == table.table and isinstance(node.value, ast.Dict)):
-            continue
-        for key, value in zip(node.value.keys, node.value.values):
-            count = _devices_argument(value)
-            if isinstance(key, ast.Constant) and count is not None:
-                found[key.value] = count
-    return found
-
-
-def _devices_argument(call: ast.expr) -> int | None:
-    if not isinstance(call, ast.Call):
-        return None
-    for keyword in call.keywords:
-        if keyword.arg == "devices_per_slice" and isinstance(keyword.value, ast.Constant):
-            return int(keyword.value.value)
-    if len(call.args) > DEVICES_PER_SLICE_ARG and isinstance(call.args[DEVICES_PER_SLICE_ARG], ast.Constant):
-        return int(call.args[DEVICES_PER_SLICE_ARG].value)
-    return None
-
-
-def slice_devices(name: str) -> int | None:
-    """Devices of a TPU slice written as `<generation>:AxBxC` (v7x has 2 devices per chip)."""
-    from flaglint.rules.expr import Unknown, _slice_devices
-
-    try:
-        return _slice_devices(name)
-    except Unknown:
-        return None
-
-
-def named_devices(name: str, version: str) -> int | None:
-    """Devices per slice of a compile topology name or a TPU slice, or None if unknown."""
-    table = load_topologies(version)
-    return table[name] if name in table else slice_devices(name)
 
 
 def from_option(name: str, slices: int, version: str) -> DeviceCount:
@@ -158,10 +84,3 @@ def not_judged_note(ruleset, config) -> str | None:
     return (f"no device count (give --topology NAME, or set compile_topology or TRAINER_TPU_SLICE): "
             f"{len(ids)} rules on devices and the mesh were not judged: {', '.join(ids)}")
 
-
-if __name__ == "__main__":  # python -m flaglint.resolve.topology WHEEL_OR_TREE OUT.json VERSION
-    import sys
-
-    table = build_topologies(sys.argv[1])
-    Path(sys.argv[2]).write_text(json.dumps({"version": sys.argv[3], "devices_per_slice": table}, indent=1) + "\n", encoding="utf-8")
-    print(f"{len(table)} compile topologies of maxtext {sys.argv[3]} into {sys.argv[2]}")

@@ -1,13 +1,14 @@
 """The condition language of rule files: Python expression syntax, parsed with `ast`, never eval.
 
 `parse` turns source text into a small tree of `Node`s; `evaluate` computes a node on concrete
-values. The Z3 translation lives with the solver (solve.py), so this module stays import-light.
+values. The Z3 translation lives with the solver (flaglint/solve/smt.py), so this module stays import-light.
 """
 
 from __future__ import annotations
 
 import ast
 import operator
+from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 
@@ -71,16 +72,17 @@ class Node:
     def names(self) -> list[str]:
         """The variables this expression reads, in order of first appearance."""
         found: list[str] = []
-        self._collect(found)
+        _collect_names(self, found)
         return found
 
-    def _collect(self, found: list[str]) -> None:
-        if self.op == "var":
-            if self.value not in found:
-                found.append(self.value)
-            return
-        for arg in self.args:
-            arg._collect(found)
+
+def _collect_names(node: Node, found: list[str]) -> None:
+    if node.op == "var":
+        if node.value not in found:
+            found.append(node.value)
+        return
+    for arg in node.args:
+        _collect_names(arg, found)
 
 
 def to_json(node: Node | None) -> Any:
@@ -112,20 +114,6 @@ CMP_FUNCS: dict[str, Callable[[Any, Any], bool]] = {
 }
 
 
-def _slice_devices(topology: Any) -> int:
-    """Devices in a TPU slice such as `tpu7x:4x4x8`: chips are the product, v7x has 2 devices per chip."""
-    if not isinstance(topology, str) or ":" not in topology:
-        raise Unknown(f"not a TPU slice: {topology!r}")
-    generation, shape = topology.split(":", 1)
-    try:
-        chips = 1
-        for dim in shape.split("x"):
-            chips *= int(dim)
-    except ValueError:
-        raise Unknown(f"not a TPU slice: {topology!r}") from None
-    return chips * (2 if generation in ("tpu7x", "v7x", "tpuv7x") else 1)
-
-
 def _strings(fn: Callable[..., Any]) -> Callable[..., Any]:
     def checked(*args: Any) -> Any:
         if not all(isinstance(a, str) for a in args):
@@ -153,8 +141,13 @@ FUNCTIONS: dict[str, tuple[int, int, Callable[..., Any]]] = {
     "lower": (1, 1, _strings(str.lower)),
     "startswith": (2, 2, _strings(str.startswith)),
     "endswith": (2, 2, _strings(str.endswith)),
-    "slice_devices": (1, 1, _slice_devices),
 }
+# Functions rules may call whose knowledge is not the language's, by (min args, max args): the
+# caller of `evaluate` hands their implementations in (flaglint/maxtext/tpu.py's RULE_FUNCTIONS).
+HANDED: dict[str, tuple[int, int]] = {
+    "slice_devices": (1, 1),  # the devices of a TPU slice such as tpu7x:4x4x8
+}
+NOTHING_HANDED: Mapping[str, Callable[..., Any]] = MappingProxyType({})
 
 
 def parse(text: str) -> Node:
@@ -195,9 +188,9 @@ def _build(node: ast.AST) -> Node:
         return Node("if", (_build(node.test), _build(node.body), _build(node.orelse)))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
         name = node.func.id
-        if name not in FUNCTIONS:
-            raise ExprError(f"unknown function {name!r}; known: {', '.join(sorted(FUNCTIONS))}", column)
-        low, high, _ = FUNCTIONS[name]
+        if name not in FUNCTIONS and name not in HANDED:
+            raise ExprError(f"unknown function {name!r}; known: {', '.join(sorted([*FUNCTIONS, *HANDED]))}", column)
+        low, high = FUNCTIONS[name][:2] if name in FUNCTIONS else HANDED[name]
         if not low <= len(node.args) <= high:
             raise ExprError(f"{name}() takes {low if low == high else f'{low} to {high}'} arguments", column)
         args = tuple(_build(a) for a in node.args)
@@ -237,27 +230,28 @@ def _number(value: Any) -> int | float:
     return int(value) if isinstance(value, bool) else value
 
 
-def evaluate(node: Node, lookup: Callable[[str], Any]) -> Any:
-    """The value of `node`, reading names through `lookup`; raises Unknown when undefined."""
+def evaluate(node: Node, lookup: Callable[[str], Any], handed: Mapping[str, Callable[..., Any]] = NOTHING_HANDED) -> Any:
+    """The value of `node`, reading names through `lookup` and calling the HANDED functions through
+    `handed` (name -> implementation); raises Unknown when undefined."""
     op = node.op
     if op == "const":
         return node.value
     if op == "var":
         return lookup(node.value)
     if op == "not":
-        return not evaluate(node.args[0], lookup)
+        return not evaluate(node.args[0], lookup, handed)
     if op == "and":
-        return all(evaluate(a, lookup) for a in node.args)
+        return all(evaluate(a, lookup, handed) for a in node.args)
     if op == "or":
-        return any(evaluate(a, lookup) for a in node.args)
+        return any(evaluate(a, lookup, handed) for a in node.args)
     if op == "implies":
-        return (not evaluate(node.args[0], lookup)) or bool(evaluate(node.args[1], lookup))
+        return (not evaluate(node.args[0], lookup, handed)) or bool(evaluate(node.args[1], lookup, handed))
     if op == "if":
-        return evaluate(node.args[1] if evaluate(node.args[0], lookup) else node.args[2], lookup)
+        return evaluate(node.args[1] if evaluate(node.args[0], lookup, handed) else node.args[2], lookup, handed)
     if op in ("isnone", "notnone"):
-        return (evaluate(node.args[0], lookup) is None) == (op == "isnone")
+        return (evaluate(node.args[0], lookup, handed) is None) == (op == "isnone")
     if op in ("in", "notin"):
-        item, container = (evaluate(a, lookup) for a in node.args)
+        item, container = (evaluate(a, lookup, handed) for a in node.args)
         if isinstance(container, str):
             if not isinstance(item, str):
                 raise Unknown("substring test on a non-string")
@@ -268,22 +262,26 @@ def evaluate(node: Node, lookup: Callable[[str], Any]) -> Any:
             raise Unknown(f"`in` needs a tuple or a string, got {container!r}")
         return found == (op == "in")
     if op == "cmp":
-        left, right = (evaluate(a, lookup) for a in node.args)
+        left, right = (evaluate(a, lookup, handed) for a in node.args)
         if node.value in ("==", "!="):
             return values_equal(left, right) == (node.value == "==")
         return CMP_FUNCS[node.value](_number(left), _number(right))
     if op == "neg":
-        return -_number(evaluate(node.args[0], lookup))
+        return -_number(evaluate(node.args[0], lookup, handed))
     if op == "arith":
-        left, right = (_number(evaluate(a, lookup)) for a in node.args)
+        left, right = (_number(evaluate(a, lookup, handed)) for a in node.args)
         try:
             return ARITH_FUNCS[node.value](left, right)
         except ZeroDivisionError:
             raise Unknown("division by zero") from None
     if op == "call":
-        args = [evaluate(a, lookup) for a in node.args]
-        return FUNCTIONS[node.value][2](*args)
+        return call(node.value, [evaluate(a, lookup, handed) for a in node.args], handed)
     raise AssertionError(f"unknown node {op}")
+
+
+def call(name: str, args: list[Any], handed: Mapping[str, Callable[..., Any]] = NOTHING_HANDED) -> Any:
+    """The function `name` of the language (or of `handed`) on `args`."""
+    return (FUNCTIONS[name][2] if name in FUNCTIONS else handed[name])(*args)
 
 
 ARITH_FUNCS: dict[str, Callable[[Any, Any], Any]] = {
@@ -293,7 +291,7 @@ ARITH_FUNCS: dict[str, Callable[[Any, Any], Any]] = {
 
 
 def values_equal(left: Any, right: Any) -> bool:
-    """Python's ==, except that a string never equals a number (YAML typed them apart already)."""
+    """The language's ==: Python's, except that a string never equals a number (YAML typed them apart already)."""
     if isinstance(left, str) != isinstance(right, str) and left is not None and right is not None:
         return False
     return left == right

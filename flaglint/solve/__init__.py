@@ -1,1 +1,1 @@
-"""Stage 4, solve: every cross-key rule on a resolved config, and the smallest fixes (Z3)."""
+"""Solving: every cross-key rule on a resolved config, and the smallest fixes (Z3)."""

@@ -1,4 +1,4 @@
-"""Stage 4, solve: every cross-key rule on the resolved config at once, and the smallest fixes.
+"""Every cross-key rule on the resolved config at once, and the smallest fixes.
 
 Checking a concrete config evaluates each rule directly (fast, no solver). Fixes are a MaxSMT
 problem over "each key keeps its value", solved with Z3's Optimize on the keys the broken rules
@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Iterable
 
 from flaglint.rules.expr import ExprError, Unknown, evaluate, parse
 from flaglint.core.findings import Finding
+from flaglint.maxtext.tpu import RULE_FUNCTIONS
+from flaglint.maxtext.values import format_value
 from flaglint.resolve.resolver import Config
 from flaglint.rules.ruleset import Rule, RuleSet
-from flaglint.tunix.variables import load_tunix
+from flaglint.solve.solutions import Solution
 
 
 def rule_names(rule: Rule) -> list[str]:
@@ -35,25 +35,15 @@ def applicable(ruleset: RuleSet, config: Config) -> list[Rule]:
 def holds(rule: Rule, lookup) -> bool:
     """False only when the rule is known to be broken; a rule that cannot be computed holds."""
     try:
-        if rule.when is not None and not evaluate(rule.when, lookup):
+        if rule.when is not None and not evaluate(rule.when, lookup, RULE_FUNCTIONS):
             return True
-        return bool(evaluate(rule.require, lookup))
+        return bool(evaluate(rule.require, lookup, RULE_FUNCTIONS))
     except Unknown:
         return True
 
 
 def violated(rules: Iterable[Rule], config: Config) -> list[Rule]:
     return [rule for rule in rules if not holds(rule, config.lookup)]
-
-
-def format_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "none"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
 
 
 def finding(rule: Rule, config: Config, derived: dict | None = None) -> Finding:
@@ -76,7 +66,7 @@ def _filled(message: str, config: Config, derived: Mapping) -> str:
         if config.knows(name):
             return config.lookup(name)
         if name in derived:
-            return evaluate(derived[name], config.lookup)
+            return evaluate(derived[name], config.lookup, RULE_FUNCTIONS)
         raise Unknown(name)
 
     def value(match: re.Match) -> str:
@@ -84,7 +74,7 @@ def _filled(message: str, config: Config, derived: Mapping) -> str:
         try:
             if _NAME.fullmatch(text):
                 return format_value(known(text))
-            return format_value(evaluate(parse(text), known))
+            return format_value(evaluate(parse(text), known, RULE_FUNCTIONS))
         except (Unknown, ExprError, ArithmeticError, TypeError, ValueError):
             return match[0]
 
@@ -95,37 +85,7 @@ _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 
 
-@dataclass(frozen=True)
-class Solution:
-    """The solver's answer: one minimal set of value changes under which the rules hold, which
-    fix/flags.py writes as a Fix."""
-
-    values: tuple[tuple[str, Any, Any], ...]  # (name, from, to)
-
-
-class Unsatisfiable(Exception):
-    def __init__(self, rules: list[str], fixed: dict[str, Any]):
-        super().__init__(rules)
-        self.rules = rules
-        self.fixed = fixed
-
-
 def minimal_changes(config: Config, rules: list[Rule], broken: list[Rule], max_fixes: int) -> list[Solution]:
-    from flaglint.solve.smt import FixProblem
+    from flaglint.solve.smt import FixProblem  # z3: only when a fix is searched for
 
     return FixProblem(config, rules, broken).solve(max_fixes)
-
-
-def fixed_names(config: Config) -> set[str]:
-    """What a fix never changes: facts of the hardware (the device count too), and the escape hatches of rules/fix_policy.yml."""
-    from flaglint.resolve.topology import LIVE_SLICES
-
-    return {name for name, var in load_tunix().variables.items() if var.fixed} | set(held_keys()) | set(config.devices) | {LIVE_SLICES}
-
-
-@lru_cache(maxsize=None)
-def held_keys() -> tuple[str, ...]:
-    from flaglint.core.data import data_dir
-    from flaglint.core.data_cache import yaml_file
-
-    return tuple(yaml_file(data_dir("rules") / "fix_policy.yml")["hold"])

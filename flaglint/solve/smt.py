@@ -1,4 +1,4 @@
-"""The Z3 side of solve.py: rules as constraints, and MaxSMT over "each key keeps its value".
+"""The Z3 side of solving (rules.py): rules as constraints, and MaxSMT over "each key keeps its value".
 
 Booleans, integers and reals are Z3 variables. Everything else (enums, strings, Tunix choices,
 values that are None now) ranges over a finite domain: its current value, its choices, and the
@@ -7,7 +7,6 @@ literals the rules compare it with; any function of it is then a case split over
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -15,17 +14,18 @@ from typing import Any
 
 import z3
 
-from flaglint.rules.expr import ARITH_FUNCS, CMP_FUNCS, FUNCTIONS, Node, Unknown, evaluate, values_equal
+from flaglint.rules.expr import ARITH_FUNCS, CMP_FUNCS, Node, Unknown, call, evaluate, values_equal
 from flaglint.resolve.resolver import Config
 from flaglint.rules.ruleset import Rule
-from flaglint.solve.rules import Solution, Unsatisfiable, fixed_names, rule_names
-from flaglint.tunix.variables import load_tunix
+from flaglint.maxtext.mesh import DCN, FILL, MESH_AXIS, NETWORKS, axis_exponent, effective_slices, fix_values
+from flaglint.maxtext.tpu import RULE_FUNCTIONS
+from flaglint.maxtext.values import ValueError_, coerce
+from flaglint.solve.solutions import Solution, Unsatisfiable, fixed_names
+from flaglint.tunix.variables import load_tunix, type_tunix
 
 UNDEFINED = object()
 # One fix search gives up after this long in all (a note says so) rather than stall a pre-commit hook.
 SOLVER_BUDGET_S = 1.5
-MAX_MESH_AXIS = 2**16  # more chips than any TPU slice or multislice job has
-MESH_AXIS = re.compile(r"(ici|dcn)_[a-z_]+_parallelism")
 
 
 class _OutOfTime(Exception):
@@ -52,6 +52,19 @@ class Finite:
             self._is[i] = self.index == i
         return self._is[i]
 
+    def mapped(self, values: list[Any]) -> Finite:
+        """A function of this key: `values[i]` where the key takes its i-th value (the terms are shared)."""
+        return Finite(self.index, values, self._is)
+
+    def number(self) -> Any:
+        """The value as one numeric term (every value a number)."""
+        if self._number is None:
+            result = _num(self.values[-1])
+            for i, v in reversed(list(enumerate(self.values[:-1]))):
+                result = z3.If(self.is_(i), _num(v), result)
+            self._number = result
+        return self._number
+
 
 class FixProblem:
     """Fixes for the broken rules of one config.
@@ -66,7 +79,7 @@ class FixProblem:
         self.rules = rules
         self.broken = {rule.id for rule in broken}
         self.fixed = fixed_names(config)
-        self.cone = {n for rule in broken for n in rule_names(rule)} - self.fixed
+        self.cone = {n for rule in broken for n in rule.names} - self.fixed
         self.literals: dict[str, set] = {}
         self.frozen: set[str] = set()
         self.names: list[str] = []
@@ -80,7 +93,7 @@ class FixProblem:
         return problem
 
     def _widen(self, names: set[str]) -> set[str]:
-        return names | {n for rule in self.rules if names & set(rule_names(rule)) for n in rule_names(rule)}
+        return names | {n for rule in self.rules if names & set(rule.names) for n in rule.names}
 
     # --- variables -------------------------------------------------------------------
     def _literals_of(self, name: str) -> set:
@@ -118,14 +131,7 @@ class FixProblem:
         candidates = [self._default(name), *self._domain_literals(name)] if kind in ("int", "float") else self._domain_literals(name)
         if kind in ("int", "float"):
             candidates += [v + step for v in self._domain_literals(name) if _numeric(v) and not isinstance(v, bool) for step in (-1, 1)]
-        if MESH_AXIS.fullmatch(name):
-            # Powers of two up to MAX_MESH_AXIS, so that _mesh_kept can say "same device count" as a
-            # sum of exponents. This also leaves out -1 ("fill"): it is resolved against the devices
-            # before MaxText's checks run, so a fix never proposes it.
-            candidates = [v for v in candidates if _exponent(v) is not None and v <= MAX_MESH_AXIS]
-        elif name.endswith("_parallelism"):
-            candidates = [v for v in candidates if v != -1]
-        literals = [v for v in candidates if self._accepts(name, v)]
+        literals = [v for v in fix_values(name, candidates) if self._accepts(name, v)]
         nullable = tunix is not None or (schema is not None and schema.nullable)
         values = [current]
         for value in [*choices, *literals, *([None] if nullable else [])]:
@@ -135,9 +141,6 @@ class FixProblem:
         return Finite(index, values), [index >= 0, index < len(values)]
 
     def _accepts(self, name: str, value: Any) -> bool:
-        from flaglint.tunix.variables import type_tunix
-        from flaglint.maxtext.values import ValueError_, coerce
-
         if value is None:
             return False
         tunix = load_tunix().variables.get(name)
@@ -169,7 +172,7 @@ class FixProblem:
             return node.value
         if not node.free & self.terms.keys():
             try:
-                return evaluate(node, self.config.lookup)
+                return evaluate(node, self.config.lookup, RULE_FUNCTIONS)
             except Unknown:
                 return UNDEFINED
         if op == "var":
@@ -235,7 +238,7 @@ class FixProblem:
         if len(symbolic) == 1 and finite:
             (var,) = finite
             values = [_apply(name, [v if a is var else a for a in args]) for v in var.values]
-            return Finite(var.index, values, var._is)
+            return var.mapped(values)
         if name in ("min", "max", "abs"):
             numbers = [self.number(a) for a in args]
             if name == "abs":
@@ -306,12 +309,7 @@ class FixProblem:
         if isinstance(term, Finite):
             if not all(_numeric(v) for v in term.values):
                 raise Unsupported("arithmetic on a non-numeric value")
-            if term._number is None:
-                result = _num(term.values[-1])
-                for i, v in reversed(list(enumerate(term.values[:-1]))):
-                    result = z3.If(term.is_(i), _num(v), result)
-                term._number = result
-            return term._number
+            return term.number()
         if isinstance(term, z3.BoolRef):
             return z3.If(term, 1, 0)
         if isinstance(term, z3.ArithRef):
@@ -350,12 +348,12 @@ class FixProblem:
             tracked: dict[str, Any] = {}
             failed: set[str] = set()
             for rule in self.rules:
-                if rule.id in self.broken or set(rule_names(rule)) & set(self.terms):
+                if rule.id in self.broken or set(rule.names) & set(self.terms):
                     try:
                         tracked[rule.id] = self.constraint(rule)
                     except (Unsupported, Unknown, z3.Z3Exception):
                         if rule.id in self.broken:
-                            failed |= set(rule_names(rule)) & set(self.terms)
+                            failed |= set(rule.names) & set(self.terms)
             if not failed:
                 return tracked, hard + self._mesh_kept()
             self.frozen |= failed
@@ -369,40 +367,26 @@ class FixProblem:
         so on one slice a dcn axis of 2 becomes 1 rather than moving to an axis MaxText's slice
         check does not count. With a known device count the mesh rules (rules/mesh.yml) say how
         many devices each network spans instead."""
-        from flaglint.resolve.topology import MESH_DEVICES_PER_SLICE, MESH_SLICES
-
         hard = []
-        for network, known in (("ici_", MESH_DEVICES_PER_SLICE), ("dcn_", MESH_SLICES)):
+        for network, known in NETWORKS:
             if known in self.config.devices:
                 continue
             exponents, total = [], 0
             for name, term in self.terms.items():
                 if not (name.startswith(network) and MESH_AXIS.fullmatch(name) and isinstance(term, Finite)):
                     continue
-                current = _exponent(term.values[0])
+                current = axis_exponent(term.values[0])
                 if current is None:
-                    if term.values[0] == -1:
+                    if term.values[0] == FILL:
                         hard.append(self._keep(name))
                     continue
                 total += current
-                exponents.append(z3.Sum(*[z3.If(term.is_(i), _exponent(v) or 0, 0) for i, v in enumerate(term.values)]))
-            if network == "dcn_" and (most := _exponent(self._slices())) is not None:
+                exponents.append(z3.Sum(*[z3.If(term.is_(i), axis_exponent(v) or 0, 0) for i, v in enumerate(term.values)]))
+            if network == DCN and (most := axis_exponent(effective_slices(self.config.lookup, self.config.knows))) is not None:
                 total = min(total, most)
             if exponents:
                 hard.append(z3.Sum(*exponents) == total)
         return hard
-
-    def _slices(self) -> Any:
-        """The slices of a run without a device count, as MaxText counts them (effective_num_slices):
-        num_slices, else compile_topology_num_slices, else those JAX finds (live_slices: one)."""
-        from flaglint.resolve.topology import LIVE_SLICES
-
-        lookup = self.config.lookup
-        if self.config.knows("num_slices") and lookup("num_slices") != -1:
-            return lookup("num_slices")
-        if self.config.knows("compile_topology_num_slices") and _numeric(lookup("compile_topology_num_slices")) and lookup("compile_topology_num_slices") > 0:
-            return lookup("compile_topology_num_slices")
-        return lookup(LIVE_SLICES)
 
     def _keep(self, name: str) -> Any:
         term = self.terms[name]
@@ -582,7 +566,7 @@ class FixProblem:
             solver.assert_and_track(constraint, z3.Bool(f"rule {rule_id}"))
         if solver.check() == z3.unsat:
             core = sorted(str(c).removeprefix("rule ") for c in solver.unsat_core())
-            named = {n for rule in self.rules if rule.id in core for n in rule_names(rule)}
+            named = {n for rule in self.rules if rule.id in core for n in rule.names}
             fixed = {n: self.config.lookup(n) for n in sorted(self.fixed & named) if self.config.lookup(n) is not None}
             raise Unsatisfiable(core, fixed)
 
@@ -622,13 +606,6 @@ def _finite_if(condition: Any, then: Any, other: Any) -> Finite:
         return z3.IntVal(position(term))
 
     return Finite(z3.If(condition, mapped(then), mapped(other)), values)
-
-
-def _exponent(value: Any) -> int | None:
-    """k for a mesh axis of 2**k devices; None for any other value."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1 or value & (value - 1):
-        return None
-    return value.bit_length() - 1
 
 
 def _numeric(value: Any) -> bool:
@@ -675,6 +652,6 @@ def _apply(name: str, args: list[Any]) -> Any:
     if any(a is UNDEFINED for a in args):
         return UNDEFINED
     try:
-        return FUNCTIONS[name][2](*args)
+        return call(name, args, RULE_FUNCTIONS)
     except (Unknown, TypeError, ValueError):
         return UNDEFINED

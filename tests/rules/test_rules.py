@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 from flaglint.frontends.checker import Checker
 from flaglint.read.flags import FlagSource
 from flaglint.rules.ruleset import load_ruleset
-from flaglint.solve.rules import applicable, fixed_names, holds, rule_names
-from flaglint.solve.smt import MESH_AXIS
+from flaglint.solve.solutions import fixed_names
+from flaglint.solve.rules import applicable, holds, rule_names
+from flaglint.maxtext.mesh import MESH_AXIS
 
 ROOT = Path(__file__).parents[2]
 RULES = load_ruleset("0.2.5").rules

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from flaglint.solve import smt as solver_z3
 from flaglint.frontends.checker import Checker
 from flaglint.read.flags import FlagSource
-from flaglint.solve.rules import Solution, applicable, violated
+from flaglint.solve.solutions import Solution
+from flaglint.solve.rules import applicable, violated
 from flaglint.solve.smt import FixProblem
 
 AXES = ("diloco", "data", "pipeline", "fsdp", "fsdp_transpose", "context", "context_usp_ulysses",

@@ -174,7 +174,7 @@ def maxtext_argv(flags: str, pin: PinSchema, env: Mapping[str, str] | None = Non
     """The arguments the trainer hands pyconfig: the model, the keys Tunix derives, then the flags."""
     from flaglint.read.flags import FlagSource
     from flaglint.resolve.resolver import resolve
-    from flaglint.solve.rules import format_value
+    from flaglint.maxtext.values import format_value
     from flaglint.tunix.variables import bindings, load_tunix
 
     config, _ = resolve(FlagSource(flags), pin, env or {}, model)
@@ -199,7 +199,7 @@ def confirm(python: str, pin: str, flags: str, env: Mapping[str, str] | None, mo
     """One line: the pinned MaxText's verdict on the flags, as its pyconfig gives it in `python`."""
     schema = load_pin(pin)
     label = f"MaxText {schema.version if len(schema.chain) == 1 else schema.pin}"
-    from flaglint.resolve.resolver import HF_TOKEN_VARIABLE
+    from flaglint.maxtext.pyconfig import HF_TOKEN_VARIABLE
 
     read_by_pyconfig = {k: v for k, v in (env or {}).items() if k == HF_TOKEN_VARIABLE}
     try:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flaglint.resolve.resolver import Config
-from flaglint.solve.rules import format_value
+from flaglint.maxtext.values import format_value
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,8 @@ from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.render.bash.compiler import Command
 from flaglint.render.bash.machine import Interp
 from flaglint.render.bash.types import ScriptError, Value
-from flaglint.resolve.topology import DeviceCount, slice_devices
+from flaglint.maxtext.tpu import slice_devices
+from flaglint.resolve.topology import DeviceCount
 from flaglint.schema.config_index import load_index
 
 FLAGS_VARIABLE = "MAXTEXT_EXTRA_FLAGS"

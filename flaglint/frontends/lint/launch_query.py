@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 import z3
 
+from flaglint.maxtext.tpu import RULE_FUNCTIONS
 from flaglint.rules.expr import Node, Unknown, evaluate
 from flaglint.frontends.lint.unverified import Unverified
 from flaglint.resolve.resolver import Config
@@ -121,7 +122,7 @@ def _combinations(classes: Mapping[str, Sequence[list]], deciding: list[str]) ->
 
 def _evaluated(node: Node, lookup) -> Any:
     try:
-        return evaluate(node, lookup)
+        return evaluate(node, lookup, RULE_FUNCTIONS)
     except Unknown:
         return UNDEFINED
 

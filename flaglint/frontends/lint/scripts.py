@@ -16,7 +16,7 @@ from flaglint.core.edits import Applicability, Edit
 from flaglint.core.findings import Finding, Fix, Result
 from flaglint.core.location import Location
 from flaglint.read.flags import FlagSource, decode
-from flaglint.resolve.resolver import HF_TOKEN_VARIABLE
+from flaglint.maxtext.pyconfig import HF_TOKEN_VARIABLE
 from flaglint.rules.ruleset import built_in
 from flaglint.frontends.lint.launch_parts import COMBINATION_CAP, Concrete, concrete_launches
 from flaglint.frontends.lint.unverified import Unverified
@@ -141,7 +141,7 @@ def _mistyped_inputs(path: ExploredPath) -> list[str]:
 
 
 def _flag_value(value: Any) -> str:
-    from flaglint.solve.rules import format_value
+    from flaglint.maxtext.values import format_value
 
     return format_value(value)
 

@@ -1,0 +1,66 @@
+"""TPU facts a launch is judged by: the devices of a TPU slice written as `<generation>:AxBxC`
+(its chips are the product of the shape; a v7x chip has two devices), the compile topology names a
+MaxText release knows with their devices per slice, and the names rules read for a device count.
+
+The compile topology tables are generated per release (`schemas/topologies/maxtext-<version>.json`)
+by flaglint/importer/topologies.py from MaxText's `utils/accelerator_to_spec_map.py`.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from flaglint.core.data import data_dir
+from flaglint.rules.expr import Unknown
+
+# The names rules read: the device count MaxText's validators ask JAX for.
+NUM_DEVICES = "num_devices"
+# The slices JAX finds where num_slices is -1: the device count's, else 1 (MaxText's own answer when
+# it cannot count them), so a check without a device count judges one slice.
+LIVE_SLICES = "live_slices"
+TWO_DEVICE_CHIPS = ("tpu7x", "v7x", "tpuv7x")  # the generations whose chips have two devices each
+
+
+def slice_devices(topology: Any) -> int | None:
+    """Devices of a TPU slice such as `tpu7x:4x4x8` (128 chips, 256 devices); None for anything else."""
+    if not isinstance(topology, str) or ":" not in topology:
+        return None
+    generation, shape = topology.split(":", 1)
+    try:
+        chips = 1
+        for dim in shape.split("x"):
+            chips *= int(dim)
+    except ValueError:
+        return None
+    return chips * (2 if generation in TWO_DEVICE_CHIPS else 1)
+
+
+def _known_slice_devices(topology: Any) -> int:
+    count = slice_devices(topology)
+    if count is None:
+        raise Unknown(f"not a TPU slice: {topology!r}")
+    return count
+
+
+# The functions rules call that the rule language leaves to its caller (rules/expr.py's HANDED).
+RULE_FUNCTIONS = {"slice_devices": _known_slice_devices}
+
+
+def topologies_path(version: str) -> Path:
+    return data_dir("schemas") / "topologies" / f"maxtext-{version}.json"
+
+
+@lru_cache(maxsize=None)
+def load_topologies(version: str) -> dict[str, int]:
+    """compile topology name -> devices per slice, at a release ({} when none is bundled)."""
+    path = topologies_path(version)
+    return json.loads(path.read_text(encoding="utf-8"))["devices_per_slice"] if path.is_file() else {}
+
+
+def named_devices(name: str, version: str) -> int | None:
+    """Devices per slice of a compile topology name or a TPU slice, or None if unknown."""
+    table = load_topologies(version)
+    return table[name] if name in table else slice_devices(name)
