@@ -27,7 +27,7 @@ from flaglint.pins.pins import DEFAULT_PIN
 from flaglint.tunix.variables import launcher, load_tunix
 from flaglint.fix.files import text_edits
 from flaglint.frontends.commands import check_command, config_path, not_checked
-from flaglint.maxtext.launch import MAXTEXT_LAUNCHES, recognise
+from flaglint.maxtext.launch import MAXTEXT_LAUNCHES, is_key_variable, recognise
 from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.render.bash.compiler import Command
 from flaglint.render.bash.machine import Interp
@@ -339,7 +339,7 @@ def _maxtext_command(checker: Checker, launch: ContainerProcess, label: str) -> 
     config, note = config_path(command, [], index)
     if note is not None:
         result.notes.append(f"{label}: {where}: {note}")
-    environment = {name: value.text for name, value in launch.env.items() if name.startswith("M_")}
+    environment = {name: value.text for name, value in launch.env.items() if is_key_variable(name)}
     texts = [a.text for a in argv]
     placer = _FlagPlacer(Scalar(argv_source(texts).text, tuple(quoted_origins([(a.text, a.positions) for a in argv]))), {}, label)
     result.findings = [placer.place(f, where) if f.location is None or f.location.file is None else f

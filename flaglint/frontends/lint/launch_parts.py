@@ -151,7 +151,7 @@ def _checked_group(path: ExploredPath, group: _Part, symbolic: Mapping, explored
             found.append((sub, {"names": frozenset(names), "excluded": frozenset(group.names - names)}))
     cubes = path.products()
     classes = _input_classes(path, group.inputs, symbolic, explored, cubes)
-    from flaglint.frontends.lint.launch_query import violations  # z3: only for a group over the path cap
+    from flaglint.frontends.lint.launch_query import violations  # noqa: PLC0415 z3: only for a group over the path cap
 
     for rule, fixed in violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(_narrowed(path, fixed).env), judge, few):
         found.append((_narrowed(path, fixed), {"names": frozenset(group.names), "rule": rule}))

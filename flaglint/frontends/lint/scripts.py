@@ -24,6 +24,7 @@ from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
 from flaglint.render.bash.types import Rendering, ScriptError, Value
 from flaglint.render.recipes import evaluate
 from flaglint.tunix.variables import launcher, load_tunix, type_tunix
+from flaglint.maxtext.values import format_value
 from flaglint.frontends.lint.script_commands import check_commands
 from flaglint.frontends.lint.suppress import apply_suppressions, read_suppressions
 from flaglint.frontends.lint.witnesses import FIX_TRIES, keys_read, script_location, witness
@@ -99,7 +100,7 @@ def _file_edits(value: Value, fix: Fix, check: ScriptCheck, anchor: int | None) 
         if edit.variable is not None:
             additions.append(Edit(None, "", f"export {change.key}={'' if change.to is None else change.to}"))
             continue
-        token_text = f"{change.key}={_flag_value(change.to)}"
+        token_text = f"{change.key}={format_value(change.to)}"
         if edit.start == edit.end == len(value.text):
             inserted = _override(value, edit.start, token_text, anchor, check)
             if inserted is None:
@@ -136,12 +137,6 @@ def _mistyped_inputs(path: ExploredPath) -> list[str]:
             except ValueError:
                 mistyped.append(name)
     return mistyped
-
-
-def _flag_value(value: Any) -> str:
-    from flaglint.maxtext.values import format_value
-
-    return format_value(value)
 
 
 def check_script(
