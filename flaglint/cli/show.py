@@ -7,6 +7,12 @@ import re
 import click
 
 from flaglint.core.findings import InputError
+from flaglint.frontends.check.inputs import config_source
+from flaglint.frontends.check.show import provenance, render_json, render_text
+from flaglint.read.argv import argv_source
+from flaglint.read.flags import FlagSource
+from flaglint.resolve.topology import from_config
+from flaglint.tunix.variables import launcher
 from flaglint.cli.options import Options, load_checker
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
@@ -26,11 +32,6 @@ _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 def show(words, flag_string, env_items, env_file, pin, requirements, model, topology, slices, output_format):
     """Print each KEY's effective value and where it came from (every key something set, when no KEY
     is named). The other words are MaxText's argv, as for `check`: CONFIG.yml and key=value words."""
-    from flaglint.frontends.check.inputs import config_source
-    from flaglint.read.flags import FlagSource
-    from flaglint.read.argv import argv_source
-    from flaglint.frontends.check.show import provenance, render_json, render_text
-
     keys = [w for w in words if _KEY.fullmatch(w) and not w.endswith(".yml")]
     argv = [w for w in words if w not in keys]
     if flag_string is not None and argv:
@@ -42,7 +43,7 @@ def show(words, flag_string, env_items, env_file, pin, requirements, model, topo
     checker = load_checker(settings, option)
     configs = checker.pin.configs
     if flag_string is not None:
-        source = FlagSource(flag_string, name="MAXTEXT_EXTRA_FLAGS")
+        source = FlagSource(flag_string, name=launcher().flags)
     elif argv and argv[0].endswith(".yml"):
         source = config_source(argv[0], argv[1:], configs)
     else:
@@ -51,8 +52,6 @@ def show(words, flag_string, env_items, env_file, pin, requirements, model, topo
     unknown = [k for k in keys if not config.knows(k)]
     if unknown:
         raise InputError(f"{', '.join(unknown)}: not a key MaxText {checker.pin.pin} defines")
-    from flaglint.resolve.topology import from_config
-
     count = option or from_config(config, checker.pin.version)
     rows = provenance(config, keys, count.source if count else None)
     click.echo(render_json(checker.pin.pin, rows) if output_format == "json" else render_text(rows))

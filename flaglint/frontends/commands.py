@@ -21,7 +21,7 @@ from flaglint.read.argv import argv_source, quoted_origins, shell_words
 from flaglint.render.bash.builtins import shell_operand
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
 from flaglint.render.bash.types import Launch, Rendering, Value
-from flaglint.maxtext.launch import MaxTextCommand, may_launch, recognise, xpk_command
+from flaglint.maxtext.launch import MaxTextCommand, is_key_variable, may_launch, recognise, xpk_command
 from flaglint.render.yaml_chain import Written, config_node, load_chain, pin_relpath, written_name
 from flaglint.rules.ruleset import built_in
 from flaglint.schema.config_index import ConfigIndex, load_index
@@ -117,7 +117,7 @@ def _found(launch: Launch, words: list[Value], env: dict[str, str], index: Confi
     command = recognise([w.text for w in words], index)
     if command is None:
         return []
-    prefix = {w.text.split("=", 1)[0]: w.text.split("=", 1)[1] for w in words[:command.start] if w.text.startswith("M_") and "=" in w.text}
+    prefix = {w.text.split("=", 1)[0]: w.text.split("=", 1)[1] for w in words[:command.start] if is_key_variable(w.text) and "=" in w.text}
     written = {name: Written(name, value.text, tuple(value.origins)) for name, value in launch.files.items()}
     return [CommandLine(launch.file, launch.line, words, {**env, **prefix}, command, written)]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator, Mapping
 
 from flaglint.core.findings import Finding
+from flaglint.maxtext.launch import KEY_VARIABLE_PREFIX, is_key_variable
 from flaglint.maxtext.tpu import RULE_FUNCTIONS
 from flaglint.maxtext.values import ValueError_, parse_cli_value
 from flaglint.rules.expr import Unknown, evaluate
@@ -21,8 +22,6 @@ HF_TOKEN_VARIABLE = "HF_TOKEN"  # read by MaxText's pyconfig itself, not by Tuni
 # pyconfig infers these when the merged config files and argv leave them empty (any false raw value:
 # unset, '', null), before it types anything: `base_output_directory=` is ./maxtext_output, not an error.
 INFERRED_WHEN_EMPTY = {"base_output_directory": "maxtext_output"}
-# pyconfig parses an M_<KEY> value by the type of the key's value before it (configs/pyconfig.py, step 6).
-M_PREFIX = "M_"
 _TRUE_WORDS = ("y", "yes", "t", "true", "1")
 _FALSE_WORDS = ("n", "no", "f", "false", "0")
 RAW_EXCLUSIVE = ("use_tokamax_splash", "use_jax_splash")  # pyconfig refuses both set, by their raw values
@@ -74,9 +73,9 @@ def m_variables(config, env: Mapping[str, str], last: dict[str, int], findings: 
     `findings`); the text is parsed by the type of the value it replaces (bool: y/yes/t/true/1 or
     n/no/f/false/0, any case), and only scalars can be replaced."""
     for variable, text in env.items():
-        if not variable.startswith(M_PREFIX) or variable != variable.upper():
+        if not is_key_variable(variable) or variable != variable.upper():
             continue
-        key = variable[len(M_PREFIX):].lower()
+        key = variable[len(KEY_VARIABLE_PREFIX):].lower()
         present, original = raw_before_env(config, key)
         if not present and key not in last:
             continue

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from flaglint.core.findings import InputError
 from flaglint.maxtext.mesh import MESH_DEVICES_PER_SLICE, MESH_SLICES
 from flaglint.maxtext.tpu import LIVE_SLICES, NUM_DEVICES, load_topologies, named_devices, slice_devices
+from flaglint.tunix.variables import launcher
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ def from_option(name: str, slices: int, version: str) -> DeviceCount:
 
 
 def from_config(config, version: str) -> DeviceCount | None:
-    """compile_topology (+ compile_topology_num_slices) as MaxText reads them, else TRAINER_TPU_SLICE."""
+    """compile_topology (+ compile_topology_num_slices) as MaxText reads them, else Tunix's slice variable."""
 
     def lookup(key: str):
         return config.lookup(key) if config.knows(key) else None
@@ -53,9 +54,9 @@ def from_config(config, version: str) -> DeviceCount | None:
         if per_slice is not None and isinstance(slices, int) and slices > 0:
             return DeviceCount(per_slice * slices, slices, f"compile_topology={name} compile_topology_num_slices={slices}")
         return None
-    tunix_slice = lookup("TRAINER_TPU_SLICE")
+    tunix_slice = lookup(launcher().slice)
     if isinstance(tunix_slice, str) and (count := slice_devices(tunix_slice)) is not None:
-        return DeviceCount(count, 1, f"TRAINER_TPU_SLICE={tunix_slice}")
+        return DeviceCount(count, 1, f"{launcher().slice}={tunix_slice}")
     return None
 
 
@@ -70,8 +71,11 @@ def device_names(config, count: DeviceCount) -> dict[str, int]:
 
 
 DEVICE_NAMES = (NUM_DEVICES, MESH_DEVICES_PER_SLICE, MESH_SLICES)
-# What from_config and device_names read: a rule over DEVICE_NAMES reads these too.
-DEVICE_KEYS = frozenset({"compile_topology", "compile_topology_num_slices", "TRAINER_TPU_SLICE", "mesh_axes", "custom_mesh_and_rule"})
+
+
+def device_keys() -> frozenset[str]:
+    """What from_config and device_names read: a rule over DEVICE_NAMES reads these too."""
+    return frozenset({"compile_topology", "compile_topology_num_slices", launcher().slice, "mesh_axes", "custom_mesh_and_rule"})
 
 
 def not_judged_note(ruleset, config) -> str | None:
@@ -81,6 +85,6 @@ def not_judged_note(ruleset, config) -> str | None:
            if not rule.builtin and rule.applies_to(config.pin.chain) and rule.name_set.intersection(DEVICE_NAMES)]
     if not ids:
         return None
-    return (f"no device count (give --topology NAME, or set compile_topology or TRAINER_TPU_SLICE): "
+    return (f"no device count (give --topology NAME, or set compile_topology or {launcher().slice}): "
             f"{len(ids)} rules on devices and the mesh were not judged: {', '.join(ids)}")
 

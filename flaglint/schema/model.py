@@ -83,9 +83,22 @@ class TunixVariable(BaseModel):
     source: str
 
 
+class TunixLauncherFile(BaseModel):
+    """The variables the Tunix launcher reads by role."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    flags: str = Field(description="the MaxText flag string, written after the bound keys (last wins)")
+    backend: str = Field(description="the trainer backend; the flags reach MaxText only with one of maxtext_backends")
+    maxtext_backends: list[str]
+    slice: str = Field(description="the trainer's TPU slice; a JobSet's TPU node selector gives it")
+    mesh_prefix: str = Field(description="the prefix of the trainer's mesh variables: a launch with one is the trainer's")
+
+
 class TunixSchemaFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    launcher: TunixLauncherFile
     variables: dict[str, TunixVariable]
 
     def by_flag(self, flag: str) -> Optional[str]:

@@ -13,9 +13,21 @@ from flaglint.schema.keys import TunixVar, var_from
 
 
 @dataclass(frozen=True)
+class TunixLauncher:
+    """The variables the Tunix launcher reads by role (schemas/tunix.yml `launcher`)."""
+
+    flags: str  # the MaxText flag string (MAXTEXT_EXTRA_FLAGS)
+    backend: str
+    maxtext_backends: tuple[str, ...]  # the backends that hand the flags to MaxText
+    slice: str
+    mesh_prefix: str
+
+
+@dataclass(frozen=True)
 class TunixSchema:
     """schemas/tunix.yml (its format is model.TunixSchemaFile)."""
 
+    launcher: TunixLauncher
     variables: dict[str, TunixVar]
 
     def by_flag(self, flag: str) -> str | None:
@@ -26,7 +38,13 @@ class TunixSchema:
 def load_tunix() -> TunixSchema:
     path = data_dir("schemas") / "tunix.yml"
     data = yaml_file(path)
-    return TunixSchema({name: var_from(entry, str(path)) for name, entry in data["variables"].items()})
+    launcher = data["launcher"]
+    return TunixSchema(TunixLauncher(**{**launcher, "maxtext_backends": tuple(launcher["maxtext_backends"])}),
+                       {name: var_from(entry, str(path)) for name, entry in data["variables"].items()})
+
+
+def launcher() -> TunixLauncher:
+    return load_tunix().launcher
 
 
 def type_tunix(name: str, var: TunixVar, raw: str) -> Any:

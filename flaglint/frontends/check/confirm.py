@@ -17,7 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from flaglint.maxtext.launch import is_key_variable
+from flaglint.maxtext.pyconfig import HF_TOKEN_VARIABLE
+from flaglint.maxtext.values import format_value
 from flaglint.pins.pins import PinSchema, load_pin
+from flaglint.read.flags import FlagSource
+from flaglint.resolve.resolver import resolve
+from flaglint.tunix.variables import bindings, load_tunix
 
 RUNNER = Path(__file__).with_name("pyconfig_runner.py")
 START_TIMEOUT = 120.0  # importing MaxText takes ~2.6 s cold; a cold jax on a slow disk, much more
@@ -44,7 +50,7 @@ class Verdict:
 def _runner_env(extra: Mapping[str, str]) -> dict[str, str]:
     env = {
         k: v for k, v in os.environ.items()
-        if not k.startswith("M_") and k.lower() not in ("http_proxy", "https_proxy", "all_proxy", "no_proxy") and k != "XLA_FLAGS"
+        if not is_key_variable(k) and k.lower() not in ("http_proxy", "https_proxy", "all_proxy", "no_proxy") and k != "XLA_FLAGS"
     }  # fmt: skip
     env.update({
         "HTTP_PROXY": _UNREACHABLE_PROXY, "HTTPS_PROXY": _UNREACHABLE_PROXY, "ALL_PROXY": _UNREACHABLE_PROXY,
@@ -172,11 +178,6 @@ def verdicts(python: str | os.PathLike[str], argvs: Sequence[Sequence[str] | Pyc
 
 def maxtext_argv(flags: str, pin: PinSchema, env: Mapping[str, str] | None = None, model: str | None = None) -> list[str]:
     """The arguments the trainer hands pyconfig: the model, the keys Tunix derives, then the flags."""
-    from flaglint.read.flags import FlagSource
-    from flaglint.resolve.resolver import resolve
-    from flaglint.maxtext.values import format_value
-    from flaglint.tunix.variables import bindings, load_tunix
-
     config, _ = resolve(FlagSource(flags), pin, env or {}, model)
     bound = [f"{key}={format_value(value)}" for key, (value, _var) in bindings(load_tunix(), config.tunix).items()]
     return ([f"model_name={model}"] if model else []) + bound + flags.split()
@@ -199,8 +200,6 @@ def confirm(python: str, pin: str, flags: str, env: Mapping[str, str] | None, mo
     """One line: the pinned MaxText's verdict on the flags, as its pyconfig gives it in `python`."""
     schema = load_pin(pin)
     label = f"MaxText {schema.version if len(schema.chain) == 1 else schema.pin}"
-    from flaglint.maxtext.pyconfig import HF_TOKEN_VARIABLE
-
     read_by_pyconfig = {k: v for k, v in (env or {}).items() if k == HF_TOKEN_VARIABLE}
     try:
         runner = PyconfigRunner(python, environment=read_by_pyconfig)

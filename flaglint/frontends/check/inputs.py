@@ -13,6 +13,7 @@ from pathlib import Path
 from flaglint.core.findings import InputError
 from flaglint.read.flags import FlagSource, read_flag_sources
 from flaglint.read.argv import argv_source
+from flaglint.schema.config_index import load_index
 
 CONFIG_SUFFIX = ".yml"  # pyconfig takes argv[1] as the config file only when it ends so
 
@@ -30,8 +31,7 @@ def check_sources(args: tuple[str, ...], version: str | Path) -> list[FlagSource
 
 def config_source(config: str, words: tuple[str, ...] | list[str], version: str | Path) -> FlagSource:
     """MaxText's argv with its config file: the file's chain under the argv words."""
-    from flaglint.render.yaml_chain import config_node, load_chain
-    from flaglint.schema.config_index import load_index
+    from flaglint.render.yaml_chain import config_node, load_chain  # noqa: PLC0415 yaml: only for a config file
 
     index = load_index(version)
     return replace(argv_source(words), chain=load_chain(config_node(config, index), index))

@@ -23,7 +23,7 @@ def first_line(text):
 
 
 def installed():
-    from importlib import metadata
+    from importlib import metadata  # noqa: PLC0415 this file runs alone in MaxText's interpreter; importlib.metadata only here
 
     dist = metadata.distribution("maxtext")
     commit = None
@@ -84,7 +84,7 @@ def main():
 
     try:
         hello = installed()
-        from maxtext.configs import pyconfig
+        from maxtext.configs import pyconfig  # noqa: PLC0415 MaxText: after the hello line, so its import error is reported
     except Exception as err:  # noqa: BLE001 - reported to the caller as one line
         out.write(json.dumps({"unavailable": "%s: %s" % (type(err).__name__, first_line(err))}) + "\n")
         return

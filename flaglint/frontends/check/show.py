@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flaglint.resolve.resolver import Config
+from flaglint.schema.config_index import load_index
 from flaglint.maxtext.values import format_value
 
 
@@ -38,8 +39,6 @@ def provenance(config: Config, keys: list[str], device_source: str | None) -> li
 
 
 def _origin(config: Config, key: str, device_source: str | None) -> Provenance:
-    from flaglint.schema.config_index import load_index
-
     value = config.lookup(key)
     if key in config.devices:
         return Provenance(key, value, "devices", device_source or "the device count")

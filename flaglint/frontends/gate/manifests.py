@@ -24,10 +24,10 @@ from flaglint.render.manifest import Container, Scalar, read_manifest
 from flaglint.report import Checked
 from flaglint.rules.ruleset import built_in
 from flaglint.pins.pins import DEFAULT_PIN
-from flaglint.tunix.variables import load_tunix
+from flaglint.tunix.variables import launcher, load_tunix
 from flaglint.fix.files import text_edits
 from flaglint.frontends.commands import check_command, config_path, not_checked
-from flaglint.maxtext.launch import MAXTEXT_LAUNCHES, recognise
+from flaglint.maxtext.launch import MAXTEXT_LAUNCHES, is_key_variable, recognise
 from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.render.bash.compiler import Command
 from flaglint.render.bash.machine import Interp
@@ -36,8 +36,6 @@ from flaglint.maxtext.tpu import slice_devices
 from flaglint.resolve.topology import DeviceCount
 from flaglint.schema.config_index import load_index
 
-FLAGS_VARIABLE = "MAXTEXT_EXTRA_FLAGS"
-SLICE_VARIABLE = "TRAINER_TPU_SLICE"
 _MANIFEST = "<manifest>"  # the Origin file of characters that come straight from the manifest
 _STEP_CAP = 50_000  # a bash -c command is a launcher, not a long program: stop a runaway loop early
 _WRAPPERS = ("exec", "nohup", "time", "env")
@@ -61,19 +59,19 @@ class ContainerProcess:
         values.update(_launcher_flags(self.args))
         # The node selector is the trainer's slice only where the trainer's flags are: a rollout's
         # or orchestrator's selector says nothing about the trainer mesh.
-        trainer = FLAGS_VARIABLE in self.env or any(name.startswith("TRAINER_MESH_") for name in values)
+        trainer = launcher().flags in self.env or any(name.startswith(launcher().mesh_prefix) for name in values)
         if trainer and self.container.tpu_slice is not None:
-            values[SLICE_VARIABLE] = self.container.tpu_slice
+            values[launcher().slice] = self.container.tpu_slice
         return values
 
     @property
     def sets_flags(self) -> bool:
-        return bool(self.prefixed & ({FLAGS_VARIABLE} | set(load_tunix().variables))) or bool(_launcher_flags(self.args))
+        return bool(self.prefixed & ({launcher().flags} | set(load_tunix().variables))) or bool(_launcher_flags(self.args))
 
     @property
     def carries_flags(self) -> bool:
-        names = set(self.tunix()) - {SLICE_VARIABLE}
-        return FLAGS_VARIABLE in self.env or bool(names) or self.runs_maxtext
+        names = set(self.tunix()) - {launcher().slice}
+        return launcher().flags in self.env or bool(names) or self.runs_maxtext
 
     @property
     def runs_maxtext(self) -> bool:
@@ -110,7 +108,7 @@ def find_launches(container: Container, file: str, allow_unverified: bool = Fals
     found = _Found()
     schema = load_tunix()
     for name, line in container.unknown_env.items():
-        if name == FLAGS_VARIABLE or name in schema.variables:
+        if name == launcher().flags or name in schema.variables:
             found.notes.append(f"{file}:{line}: {container.path}: {name} comes from valueFrom; it is not checked")
     argv = container.argv
     script = _bash_script(argv)
@@ -185,7 +183,7 @@ def _launch(container: Container, fields: list[Scalar], env: dict[str, Scalar], 
         return None
     program = os.path.basename(fields[0].text)
     launch = ContainerProcess(container, env, fields[1:], program, frozenset(prefixed))
-    if program.startswith("python") or FLAGS_VARIABLE in prefixed or _launcher_flags(launch.args):
+    if program.startswith("python") or launcher().flags in prefixed or _launcher_flags(launch.args):
         return launch
     return None
 
@@ -315,9 +313,9 @@ def check_launch(checker: Checker, launch: ContainerProcess, label: str, *, env:
     command = _maxtext_command(checker, launch, label)
     if command is not None:
         return command
-    flags = launch.env.get(FLAGS_VARIABLE, Scalar("", ()))
+    flags = launch.env.get(launcher().flags, Scalar("", ()))
     tunix = launch.tunix(env)
-    result = checker.check(FlagSource(flags.text, file=label, name=FLAGS_VARIABLE),
+    result = checker.check(FlagSource(flags.text, file=label, name=launcher().flags),
                            {name: value.text for name, value in tunix.items()}, fix=fix, max_fixes=max_fixes)
     placer = _FlagPlacer(flags, tunix, label)
     where = launch.container.path + (f" ({launch.program})" if launch.program else "")
@@ -344,7 +342,7 @@ def _maxtext_command(checker: Checker, launch: ContainerProcess, label: str) -> 
     config, note = config_path(command, [], index)
     if note is not None:
         result.notes.append(f"{label}: {where}: {note}")
-    environment = {name: value.text for name, value in launch.env.items() if name.startswith("M_")}
+    environment = {name: value.text for name, value in launch.env.items() if is_key_variable(name)}
     texts = [a.text for a in argv]
     placer = _FlagPlacer(Scalar(argv_source(texts).text, tuple(quoted_origins([(a.text, a.positions) for a in argv]))), {}, label)
     result.findings = [placer.place(f, where) if f.location is None or f.location.file is None else f

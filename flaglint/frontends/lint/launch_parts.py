@@ -30,7 +30,7 @@ from flaglint.read.argv import shell_words
 from flaglint.render.bash.explorer import ExploredPath
 from flaglint.render.bash.expansion import input_value
 from flaglint.render.bash.types import Choice, FromInput, Rendering, Sym, Value, choice_names, resolve
-from flaglint.resolve.topology import DEVICE_KEYS, DEVICE_NAMES
+from flaglint.resolve.topology import DEVICE_NAMES, device_keys
 
 # A group with more combinations than this is checked by the solver instead of on each of them.
 COMBINATION_CAP = 4096
@@ -151,7 +151,7 @@ def _checked_group(path: ExploredPath, group: _Part, symbolic: Mapping, explored
             found.append((sub, {"names": frozenset(names), "excluded": frozenset(group.names - names)}))
     cubes = path.products()
     classes = _input_classes(path, group.inputs, symbolic, explored, cubes)
-    from flaglint.frontends.lint.launch_query import violations  # z3: only for a group over the path cap
+    from flaglint.frontends.lint.launch_query import violations  # noqa: PLC0415 z3: only for a group over the path cap
 
     for rule, fixed in violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(_narrowed(path, fixed).env), judge, few):
         found.append((_narrowed(path, fixed), {"names": frozenset(group.names), "rule": rule}))
@@ -440,7 +440,7 @@ def _groups(parts: list[_Part], rule_names: Iterable[frozenset]) -> list[_Part]:
             union(indices[0], j)
     for names in rule_names:
         if not names.isdisjoint(DEVICE_NAMES):  # the device count is read from the launch's keys
-            names = names | DEVICE_KEYS
+            names = names | device_keys()
         hit = {i for name in names for i in by_name.get(name, ())}
         if len(hit) > 1:
             first = min(hit)

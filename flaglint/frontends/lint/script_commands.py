@@ -11,6 +11,7 @@ from pathlib import Path
 
 from flaglint.core.findings import Finding, Fix, InputError
 from flaglint.core.location import Location
+from flaglint.fix.command_lines import command_fix
 from flaglint.frontends.checker import Checker, refused_keys
 from flaglint.frontends.commands import CommandLine, argv_with_chain, check_command, command_lines, config_path, not_checked
 from flaglint.frontends.lint.launch_parts import COMBINATION_CAP, concrete_argvs
@@ -156,8 +157,6 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
 
 def _fix_line(line: CommandLine, script: Path, data: bytes, checker: Checker, index: ConfigIndex | None,
               max_fixes: int) -> Fix | None:
-    from flaglint.fix.command_lines import command_fix  # only when fixes are asked for
-
     argv = [line.words[i] for i in line.command.args]
     words = [w.text for w in argv]
     if any(OTHER in word for word in words):

@@ -23,14 +23,13 @@ from flaglint.frontends.lint.unverified import Unverified
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
 from flaglint.render.bash.types import Rendering, ScriptError, Value
 from flaglint.render.recipes import evaluate
-from flaglint.tunix.variables import load_tunix, type_tunix
+from flaglint.tunix.variables import launcher, load_tunix, type_tunix
+from flaglint.maxtext.values import format_value
 from flaglint.frontends.lint.script_commands import check_commands
 from flaglint.frontends.lint.suppress import apply_suppressions, read_suppressions
 from flaglint.frontends.lint.witnesses import FIX_TRIES, keys_read, script_location, witness
 from flaglint.frontends.checker import refused_keys
 
-FLAGS_VARIABLE = "MAXTEXT_EXTRA_FLAGS"
-BACKEND_VARIABLE = "TRAINER_BACKEND"  # the flags reach MaxText only with the maxtext backend (the default)
 
 
 @dataclass
@@ -47,7 +46,7 @@ def _trainer_rendering(rendering: Rendering) -> Rendering:
     """The rendering that launches the trainer: the last handoff (exec/bash) that sets the flags, else the script itself."""
     for handoff in reversed(rendering.handoffs):
         found = _trainer_rendering(handoff)
-        if FLAGS_VARIABLE in found.variables:
+        if launcher().flags in found.variables:
             return found
     return rendering
 
@@ -101,11 +100,11 @@ def _file_edits(value: Value, fix: Fix, check: ScriptCheck, anchor: int | None) 
         if edit.variable is not None:
             additions.append(Edit(None, "", f"export {change.key}={'' if change.to is None else change.to}", Applicability.BY_HAND))
             continue
-        token_text = f"{change.key}={_flag_value(change.to)}"
+        token_text = f"{change.key}={format_value(change.to)}"
         if edit.start == edit.end == len(value.text):
             inserted = _override(value, edit.start, token_text, anchor, check)
             if inserted is None:
-                additions.append(Edit(None, "", f'export {FLAGS_VARIABLE}="${{{FLAGS_VARIABLE}}}{edit.new}"', Applicability.BY_HAND))
+                additions.append(Edit(None, "", f'export {launcher().flags}="${{{launcher().flags}}}{edit.new}"', Applicability.BY_HAND))
             else:
                 edits.append(inserted)
             continue
@@ -138,12 +137,6 @@ def _mistyped_inputs(path: ExploredPath) -> list[str]:
             except ValueError:
                 mistyped.append(name)
     return mistyped
-
-
-def _flag_value(value: Any) -> str:
-    from flaglint.maxtext.values import format_value
-
-    return format_value(value)
 
 
 def check_script(
@@ -203,7 +196,7 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
     for outcome in exploration.outcomes:
         trainer = _trainer_rendering(outcome.rendering)
         lost = outcome.rendering.unfound + trainer.unfound
-        if lost and FLAGS_VARIABLE in trainer.variables:
+        if lost and launcher().flags in trainer.variables:
             for note in lost:
                 notes.add(f"{note.file}:{note.line}: {note.message}: the flags of the paths through it are not checked")
             unknown.extend(outcome.paths)
@@ -220,8 +213,8 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
             continue
         for path in outcome.paths:
             try:
-                found = concrete_launches(trainer, path, exploration.inputs, FLAGS_VARIABLE, tunix, rule_names,
-                                          bound, (BACKEND_VARIABLE,), cap, _TrainerJudge(checker))
+                found = concrete_launches(trainer, path, exploration.inputs, launcher().flags, tunix, rule_names,
+                                          bound, (launcher().backend,), cap, _TrainerJudge(checker))
             except Unverified as err:
                 where = err.origin
                 at = Location(where.file, where.line, where.column, end_column=where.column + 1) if where else Location(str(check.path), 1, 1, end_column=2)
@@ -230,9 +223,9 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
                 unknown.append(path)
                 continue
             for launch in found:
-                backend = launch.rendering.variables.get(BACKEND_VARIABLE)
-                if backend is not None and backend.text not in ("", "maxtext"):
-                    notes.add(f"with {BACKEND_VARIABLE}={backend.text} the trainer does not read MaxText flags: not checked")
+                backend = launch.rendering.variables.get(launcher().backend)
+                if backend is not None and backend.text not in launcher().maxtext_backends:
+                    notes.add(f"with {launcher().backend}={backend.text} the trainer does not read MaxText flags: not checked")
                     quiet.append(launch.path)
                 else:
                     launches.append(launch)
@@ -295,7 +288,7 @@ def _trainer_input(rendering: Rendering) -> tuple[Value, dict[str, str], frozens
     """What the trainer reads from a concrete launch: the flag string, the Tunix variables (and the
     Hugging Face token), and the names whose value is unknown (a rule that reads one is not judged)."""
     variables = load_tunix().variables
-    flags = rendering.variables.get(FLAGS_VARIABLE) or Value("", [])
+    flags = rendering.variables.get(launcher().flags) or Value("", [])
     env = {name: value.text for name, value in rendering.variables.items() if name in variables}
     if HF_TOKEN_VARIABLE in rendering.exported:  # pyconfig reads it from the trainer's environment
         env[HF_TOKEN_VARIABLE] = rendering.exported[HF_TOKEN_VARIABLE].text
