@@ -22,13 +22,19 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
-from flaglint.frontends.checker import Checker  # noqa: E402
-from flaglint.frontends.check.confirm import PyconfigRunner  # noqa: E402
-
 from maxtext_env import MAXTEXT_VERSION, RELEASES, oracle_python, unavailable  # noqa: E402
 from oracle.differential import (  # noqa: E402
-    DISAGREEMENTS, Case, classify, draw_configs, flaglint_verdict, load_disagreements, write_disagreements,
+    DISAGREEMENTS,
+    Case,
+    classify,
+    draw_configs,
+    flaglint_verdict,
+    load_disagreements,
+    write_disagreements,
 )
+
+from flaglint.frontends.check.confirm import PyconfigRunner  # noqa: E402
+from flaglint.frontends.checker import Checker  # noqa: E402
 
 
 def timed(fn, items):

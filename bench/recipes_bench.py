@@ -21,20 +21,25 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
-from flaglint.frontends.checker import Checker  # noqa: E402
-from flaglint.frontends.commands import check_command, command_lines, config_path, not_checked  # noqa: E402
-from flaglint.frontends.lint.script_commands import concrete_commands  # noqa: E402
-from flaglint.frontends.check.confirm import PyconfigInput, verdicts  # noqa: E402
-from flaglint.schema.config_index import load_index  # noqa: E402
-
 from maxtext_env import oracle_python, unavailable  # noqa: E402
+
+from flaglint.frontends.check.confirm import PyconfigInput, verdicts  # noqa: E402
+from flaglint.frontends.checker import Checker  # noqa: E402
+from flaglint.frontends.commands import (  # noqa: E402
+    check_command,
+    command_lines,
+    config_path,
+    not_checked,
+)
+from flaglint.frontends.lint.script_commands import concrete_commands  # noqa: E402
+from flaglint.schema.config_index import load_index  # noqa: E402
 
 
 def _lines(script: str) -> list[tuple[str, int, str, tuple[str, ...], tuple]]:
     """(script, line, config, argv words, M_ env) of each MaxText command line of each outcome: of
     each concrete command line where its words are symbolic (launch_parts.concrete_argvs)."""
-    from flaglint.render.bash.types import ScriptError
     from flaglint.render import evaluate
+    from flaglint.render.bash.types import ScriptError
 
     index = load_index("0.2.5")
     rule_names = [rule.name_set for rule in Checker("maxtext-0.2.5").ruleset.rules]

@@ -37,8 +37,8 @@ def _fresh_process_state() -> None:
     """What a new process starts without: the compiled-script cache, keyed on a path as given
     (relative to the working directory) and its mtime, which two tests' files can share; and Z3's
     global context, whose history changes which of several smallest fixes the solver finds first."""
-    from flaglint.solve import smt as solver_z3
     from flaglint.render.bash import compiler
+    from flaglint.solve import smt as solver_z3
 
     compiler._cache.clear()
     solver_z3._num.cache_clear()

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import click
 
-from flaglint.core.version import __version__
 from flaglint.cli.group import FlaglintGroup, end_of_process
+from flaglint.core.version import __version__
 
 # command name -> (module under flaglint.cli, the click command in it)
 COMMANDS = {

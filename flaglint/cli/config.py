@@ -6,12 +6,13 @@ import json
 
 import click
 
+from flaglint.settings.settings import SETTINGS, check_rule_ids, load_settings
+
 
 @click.command("config")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Read this flaglint.toml or pyproject.toml instead of the nearest one.")
 def show_config(config_file):
     """Print the effective settings and where each came from."""
-    from flaglint.settings.settings import SETTINGS, check_rule_ids, load_settings
 
     settings = load_settings(config_file=config_file)
     check_rule_ids(settings)

@@ -7,6 +7,8 @@ import json
 import click
 
 from flaglint.core.findings import InputError
+from flaglint.report.rule_docs import explain_rule, rule_json
+from flaglint.rules.ruleset import load_ruleset
 
 
 @click.command()
@@ -14,8 +16,6 @@ from flaglint.core.findings import InputError
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
 def explain(rule_id, output_format):
     """Show a rule's title, rationale, examples, fix and source."""
-    from flaglint.report.rule_docs import explain_rule, rule_json
-    from flaglint.rules.ruleset import load_ruleset
 
     rule = load_ruleset("0.2.5").by_id(rule_id.upper())
     if rule is None:

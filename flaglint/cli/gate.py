@@ -7,10 +7,16 @@ from pathlib import Path
 
 import click
 
-from flaglint.report import Checked
 from flaglint.cli.fixing import apply_fixes
 from flaglint.cli.options import Options, common_options, load_checker
 from flaglint.cli.output import apply_settings, emit
+from flaglint.frontends.gate.manifests import (
+    check_manifest,
+    check_manifest_text,
+    manifest_edits,
+)
+from flaglint.read.flags import decode
+from flaglint.report import Checked
 
 
 @click.command()
@@ -23,8 +29,6 @@ def gate(manifests, options: Options, allow_unverified):
     Exit 1 blocks the launch (a finding at or above --fail-on); exit 2 is unreadable input.
     --env/--env-file give Tunix variables assumed for every launch; the manifest's own values win.
     """
-    from flaglint.frontends.gate.manifests import check_manifest, check_manifest_text, manifest_edits
-    from flaglint.read.flags import decode
 
     settings = options.settings()
     env = options.env()

@@ -6,6 +6,7 @@ import gc
 import os
 import re
 import sys
+from importlib import import_module
 from typing import NoReturn
 
 import click
@@ -93,8 +94,6 @@ class FlaglintGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and cmd_name in self.lazy_commands:
-            from importlib import import_module
-
             module, attribute = self.lazy_commands[cmd_name]
             self.add_command(getattr(import_module(f"{__package__}.{module}"), attribute), cmd_name)
         return self.commands.get(cmd_name)

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import click
 
-from flaglint.core.findings import InputError
-from flaglint.read.flags import decode
-from flaglint.report import Checked
 from flaglint.cli.fixing import apply_fixes
 from flaglint.cli.options import Options, common_options, load_checker
 from flaglint.cli.output import apply_settings, emit
-
+from flaglint.core.findings import InputError
+from flaglint.frontends.lint.scripts import check_script
+from flaglint.read.flags import decode
+from flaglint.report import Checked
 
 # Recipe scripts are kilobytes; a script past this is not a recipe, and evaluating it statically
 # costs about 11 s a MiB (every character carries its origin), so a run stays in seconds.
@@ -38,7 +38,6 @@ def _vary(items: tuple[str, ...]) -> dict[str, list[str]]:
 @click.option("--allow-unverified", is_flag=True, help="A launch that cannot be verified is a warning, not an error.")
 def lint(scripts, options: Options, vary_items, path_cap, allow_unverified):
     """Check recipe SCRIPTS on every branch, statically (they are never run); `-` reads one from stdin."""
-    from flaglint.frontends.lint.scripts import check_script
 
     settings = options.settings()
     settings.override("path-cap", path_cap, "--path-cap")

@@ -8,8 +8,14 @@ from typing import Callable
 
 import click
 
+from flaglint.cli.group import end_of_startup
 from flaglint.core.findings import InputError
+from flaglint.frontends.checker import Checker
+from flaglint.pins.pins import load_pin, pin_from_requirements
+from flaglint.read.flags import read_env_assignments
 from flaglint.report import FORMATS
+from flaglint.resolve.topology import from_option
+from flaglint.settings.settings import check_rule_ids, load_settings
 
 
 @dataclass(frozen=True)
@@ -43,8 +49,6 @@ class Options:
 
     def settings(self):
         """The project configuration, overridden by these options."""
-        from flaglint.settings.settings import check_rule_ids, load_settings
-        from flaglint.pins.pins import pin_from_requirements
 
         if self.config_file and self.isolated:
             raise InputError("--config and --isolated exclude each other")
@@ -62,24 +66,18 @@ class Options:
         return settings
 
     def env(self) -> dict[str, str]:
-        from flaglint.read.flags import read_env_assignments
-
         return read_env_assignments(self.env_items, self.env_file)
 
     def devices(self, pin: str):
         """The device count --topology and --slices give, or None: then the config's own counts."""
         if not self.topology:
             return None
-        from flaglint.pins.pins import load_pin
-        from flaglint.resolve.topology import from_option
 
         return from_option(self.topology, self.slices, load_pin(pin).version)
 
 
 def load_checker(settings, devices=None):
     """The checker of the settings' pin, model and extra rules: the end of a command's start-up."""
-    from flaglint.frontends.checker import Checker
-    from flaglint.cli.group import end_of_startup
 
     checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]), devices)
     end_of_startup()

@@ -11,13 +11,13 @@ import click
 
 from flaglint.core.findings import InputError
 from flaglint.report import Checked, render, statistics
+from flaglint.settings.settings import rule_enabled
 
 
 def apply_settings(result, settings, file: str | None = None):
     """Drop the findings the configuration does not select (per-file-ignores by the file each finding
     is in: a shared fragment a script sources is judged by its own path), and give each its
     configured severity."""
-    from flaglint.settings.settings import rule_enabled
 
     result.findings = [f for f in result.findings if rule_enabled(settings, f.rule, _file_of(f, file))]
     for finding in result.findings:

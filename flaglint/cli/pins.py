@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from flaglint.pins.pindiff import diff_pins
+from flaglint.pins.pins import known_pins, load_pin
 from flaglint.settings.settings import load_settings
 
 
@@ -22,14 +24,14 @@ def schema_import(path, where, name, replace, output, rules_dir):
         _write_files(path, output, rules_dir)
         return
     load_settings()  # a bad [tool.flaglint] is exit 2 here too: the project store is one of its settings
-    from flaglint.pins.register import register
+    from flaglint.pins.register import register  # noqa: PLC0415 the importer: only for `schema import`
 
     for line in register(path, where, name=name, replace=replace).lines:
         click.echo(line)
 
 
 def _write_files(path: str, output: str | None, rules_dir: str | None) -> None:
-    from flaglint.importer.importer import import_schema, schema_summary, write_schema
+    from flaglint.importer.importer import import_schema, schema_summary, write_schema  # noqa: PLC0415 the importer: only for `schema import`
 
     imported = import_schema(path)
     click.echo(schema_summary(imported))
@@ -37,7 +39,7 @@ def _write_files(path: str, output: str | None, rules_dir: str | None) -> None:
         write_schema(imported, output)
         click.echo(f"wrote {output}")
     if rules_dir:
-        from flaglint.importer.validators import summary, write_rules
+        from flaglint.importer.validators import summary, write_rules  # noqa: PLC0415 the importer: only for `schema import`
 
         click.echo(summary(write_rules(path, rules_dir, schema=imported)))
         click.echo(f"wrote {rules_dir}")
@@ -50,7 +52,6 @@ def pins(ctx):
     load_settings()  # as for `schema import`: the project's pin store is one of its settings
     if ctx.invoked_subcommand is not None:
         return
-    from flaglint.pins.pins import known_pins, load_pin
 
     names = known_pins()
     width = max(map(len, names))
@@ -63,7 +64,6 @@ def pins(ctx):
 @click.argument("new")
 def pins_diff(old, new):
     """What changes from pin OLD to pin NEW: keys added, removed and retyped, defaults, validators."""
-    from flaglint.pins.pindiff import diff_pins
 
     for line in diff_pins(old, new):
         click.echo(line)

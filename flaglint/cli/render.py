@@ -8,6 +8,9 @@ from pathlib import Path
 import click
 
 from flaglint.core.findings import InputError
+from flaglint.read.flags import read_env_assignments
+from flaglint.render.bash.types import OTHER, ScriptError
+from flaglint.render.recipes import render as render_bash
 
 
 @click.command("render")
@@ -17,9 +20,6 @@ from flaglint.core.findings import InputError
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
 def render_script(script, env_items, env_file, output_format):
     """Print the variables SCRIPT exports for one environment, without running it."""
-    from flaglint.read.flags import read_env_assignments
-    from flaglint.render.recipes import render as render_bash
-    from flaglint.render.bash.types import OTHER, ScriptError
 
     env = read_env_assignments(env_items, env_file)
     try:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import click
 
+from flaglint.pins.pins import load_pin
+from flaglint.rules.ruleset import load_ruleset
+
 
 @click.command("rules")
 @click.option("--pin", help="Only the rules that apply at this pin.")
 def list_rules(pin):
     """List every rule: id, severity, title."""
-    from flaglint.rules.ruleset import load_ruleset
-    from flaglint.pins.pins import load_pin
 
     pin_schema = load_pin(pin) if pin else None
     ruleset = load_ruleset(pin_schema.rules if pin_schema else "0.2.5")

@@ -6,6 +6,7 @@ import re
 
 import click
 
+from flaglint.cli.options import Options, load_checker
 from flaglint.core.findings import InputError
 from flaglint.frontends.check.inputs import config_source
 from flaglint.frontends.check.show import provenance, render_json, render_text
@@ -13,7 +14,6 @@ from flaglint.read.argv import argv_source
 from flaglint.read.flags import FlagSource
 from flaglint.resolve.topology import from_config
 from flaglint.tunix.variables import launcher
-from flaglint.cli.options import Options, load_checker
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 

@@ -8,6 +8,9 @@ from pathlib import Path
 import click
 
 from flaglint.core.findings import InputError
+from flaglint.read.flags import read_env_assignments
+from flaglint.render.bash.types import ScriptError
+from flaglint.render.recipes import render as render_bash
 
 
 @click.command()
@@ -22,19 +25,15 @@ def smoke(flags, env_items, env_file, recipe):
     COMPUTE_LOGPS_CHUNK_SIZE, PACK_PAD_POSITION, PACK_PAD_ALIGN, ...); FLAGS are accepted for
     symmetry with `check` and do not change them.
     """
-    from flaglint.read.flags import read_env_assignments
 
     env = read_env_assignments(env_items, env_file)
     if recipe:
-        from flaglint.render.recipes import render as render_bash
-        from flaglint.render.bash.types import ScriptError
-
         try:
             env = {name: value.text for name, value in render_bash(Path(recipe), env).exported.items()}
         except ScriptError as err:
             raise InputError(str(err)) from None
     try:
-        from flaglint.trainer.smoke import run_smoke
+        from flaglint.trainer.smoke import run_smoke  # noqa: PLC0415 jax: the trainer core runs on it
     except ImportError as err:
         raise InputError(f"flaglint smoke needs the trainer extra (pip install 'flaglint[trainer]'): {err}") from None
     problems = run_smoke(env)

@@ -49,9 +49,9 @@ def _read_table(path: Path) -> dict[str, Any] | None:
 def _read_toml(path: Path) -> dict[str, Any]:
     # tomllib: only for a file the data cache does not hold
     if sys.version_info >= (3, 11):
-        import tomllib
+        import tomllib  # noqa: PLC0415 tomllib: only for a file the data cache does not hold
     else:  # pragma: no cover - exercised on 3.10 only
-        import tomli as tomllib
+        import tomli as tomllib  # noqa: PLC0415 tomllib: only for a file the data cache does not hold
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as err:

@@ -84,7 +84,7 @@ def yaml_file(path: Path) -> Any:
     the cache after that. Data JSON cannot hold unchanged (int keys, dates) is not cached."""
 
     def load() -> Any:
-        import yaml
+        import yaml  # noqa: PLC0415 yaml: only for a file the cache does not hold
 
         with path.open(encoding="utf-8") as handle:
             return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))

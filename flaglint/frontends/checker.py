@@ -10,16 +10,24 @@ from dataclasses import replace
 from typing import Mapping
 
 from flaglint.core.edits import Applicability
-from flaglint.maxtext.pyconfig import ep_rank_without_axes
 from flaglint.core.findings import Finding, Result
-from flaglint.read.flags import FlagSource
-from flaglint.resolve.resolver import Config, resolve
-from flaglint.rules.ruleset import built_in, load_ruleset
-from flaglint.pins.pins import DEFAULT_PIN, load_pin
-from flaglint.resolve.topology import DEVICE_NAMES, DeviceCount, device_names, from_config, not_judged_note
+from flaglint.fix.flags import apply_edits, is_safe, refused_edit, renamed, write_fix
+from flaglint.maxtext.pyconfig import ep_rank_without_axes
 from flaglint.maxtext.values import format_value
-from flaglint.solve.solutions import Solution, Unsatisfiable, held_keys
+from flaglint.pins.pins import DEFAULT_PIN, load_pin, pins_defining
+from flaglint.read.flags import FlagSource
+from flaglint.resolve.resolver import Config, close_keys, resolve
+from flaglint.resolve.topology import (
+    DEVICE_NAMES,
+    DeviceCount,
+    device_names,
+    from_config,
+    not_judged_note,
+)
+from flaglint.rules.ruleset import built_in, load_ruleset
 from flaglint.solve.rules import applicable, finding, minimal_changes, violated
+from flaglint.solve.solutions import Solution, Unsatisfiable, held_keys
+
 
 class Checker:
     def __init__(self, pin: str = DEFAULT_PIN, model: str | None = None, extra_rules: tuple[str, ...] = (),
@@ -69,7 +77,6 @@ class Checker:
 
     def _add_fixes(self, result: Result, config: Config, env: dict[str, str], rules, max_fixes: int, broken: list) -> None:
         """`broken`: the rules the config breaks, as check() judged them."""
-        from flaglint.fix.flags import is_safe, write_fix
 
         # Every fix drops the tokens MaxText refuses (undefined keys, bad values), so the solver
         # starts from the flags without them: an earlier token of a refused key is in force again.
@@ -105,9 +112,6 @@ class Checker:
     def _add_rename(self, result: Result, config: Config, env: dict[str, str]) -> None:
         """Beside the first fix, the same fix with misspelled keys renamed as "did you mean" says
         (a key another pin defines is not misspelled: it is left to be dropped)."""
-        from flaglint.fix.flags import renamed
-        from flaglint.resolve.resolver import close_keys
-        from flaglint.pins.pins import pins_defining
 
         candidate = renamed(config, result.fixes[0], lambda key: [] if pins_defining(key) else close_keys(key, self.pin.pin))
         if candidate is not None and self._clean(replace(config.source, text=candidate.flags), env) is not None:
@@ -117,7 +121,6 @@ class Checker:
         """The flags as every fix leaves them: tokens MaxText refuses dropped (or their case
         corrected). Dropping one can bring an earlier token of its key back into force; when MaxText
         refuses that one too, it joins config.rejected, so that every fix drops it as well."""
-        from flaglint.fix.flags import apply_edits, refused_edit
 
         text = config.source.text
         kept = config

@@ -13,20 +13,30 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from flaglint.core.findings import Finding, InputError
 from flaglint.frontends.checker import Checker
-from flaglint.core.findings import Finding, Fix, InputError
-from flaglint.core.location import Location
-from flaglint.read.flags import FlagSource, Token
-from flaglint.read.argv import argv_source, quoted_origins, shell_words
-from flaglint.render.bash.builtins import shell_operand
-from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
-from flaglint.render.bash.types import Launch, Rendering, Value
-from flaglint.maxtext.launch import MaxTextCommand, is_key_variable, may_launch, recognise, xpk_command
-from flaglint.render.yaml_chain import Written, config_node, load_chain, pin_relpath, written_name
-from flaglint.rules.ruleset import built_in
-from flaglint.schema.config_index import ConfigIndex, load_index
+from flaglint.maxtext.launch import (
+    MaxTextCommand,
+    is_key_variable,
+    may_launch,
+    recognise,
+    xpk_command,
+)
 from flaglint.maxtext.tpu import named_devices, slice_devices
+from flaglint.read.argv import argv_source, shell_words
+from flaglint.read.flags import FlagSource, Token
+from flaglint.render.bash.builtins import shell_operand
+from flaglint.render.bash.types import Launch, Value
+from flaglint.render.yaml_chain import (
+    Written,
+    config_node,
+    load_chain,
+    pin_relpath,
+    written_name,
+)
 from flaglint.resolve.topology import DeviceCount
+from flaglint.rules.ruleset import built_in
+from flaglint.schema.config_index import ConfigIndex
 
 SEPARATORS = {";", "&&", "||", "|", "|&", "&"}
 # A redirection word as bash reads it unquoted: an optional descriptor, the operator, and its

@@ -8,7 +8,6 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
-
 # gettempdir() depends on the machine the trainer runs on; the schema records this placeholder.
 TEMPDIR_PLACEHOLDER = "<tempdir>"
 

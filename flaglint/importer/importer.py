@@ -15,12 +15,18 @@ from typing import Any
 import yaml
 
 from flaglint.core.findings import InputError
-from flaglint.importer.fieldtypes import BOUNDS, FieldType, ModuleScope, NotUnderstood, tighter
-from flaglint.schema.model import KeySchema, MaxTextSchemaFile, ModelConfig
+from flaglint.importer.fieldtypes import (
+    BOUNDS,
+    FieldType,
+    ModuleScope,
+    NotUnderstood,
+    tighter,
+)
 from flaglint.importer.source_text import raise_message, raises_in, source_message
 from flaglint.importer.sources import PackageFiles, open_package
 from flaglint.importer.topologies import TOPOLOGY_KEY, topology_table
 from flaglint.maxtext.values import cli_loader
+from flaglint.schema.model import KeySchema, MaxTextSchemaFile, ModelConfig
 
 TYPES = "configs/types.py"
 PYCONFIG = "configs/pyconfig.py"

@@ -15,10 +15,19 @@ from typing import Any, Callable
 
 from flaglint.importer.importer import TYPES
 from flaglint.importer.source_text import exception_name, raise_message, raises_in
-from flaglint.importer.symbolic import Const, ScaleExp, Tup, Unexpressible, const_node, key_node, key_of, make_choice
+from flaglint.importer.symbolic import (
+    Const,
+    ScaleExp,
+    Tup,
+    Unexpressible,
+    const_node,
+    key_node,
+    key_of,
+    make_choice,
+)
 from flaglint.importer.topologies import LOOKUP, SPEC_MAP
-from flaglint.maxtext.tpu import LIVE_SLICES, NUM_DEVICES
 from flaglint.importer.walker_state import Frame, State
+from flaglint.maxtext.tpu import LIVE_SLICES, NUM_DEVICES
 
 POWERS_OF_TWO = tuple(2**k for k in range(31))
 SCALE_KINDS = ("emb_scale", "num_head_scale", "mlp_dim_scale", "layer_scale")  # get_individual_scales's, in order

@@ -19,17 +19,38 @@ import yaml
 
 from flaglint.core.findings import InputError
 from flaglint.importer.fieldtypes import ModuleScope
-from flaglint.importer.importer import COMMON_TYPES, PYCONFIG, ROOT_MODEL, TYPES, class_mro, import_schema
-from flaglint.schema.model import MaxTextSchemaFile
-from flaglint.importer.source_text import exception_name, raise_message, raises_in, source_message
+from flaglint.importer.importer import (
+    COMMON_TYPES,
+    PYCONFIG,
+    ROOT_MODEL,
+    TYPES,
+    class_mro,
+    import_schema,
+)
+from flaglint.importer.source_text import (
+    exception_name,
+    raise_message,
+    raises_in,
+    source_message,
+)
 from flaglint.importer.sources import PackageFiles
-from flaglint.importer.symbolic import ENUM_CHOICES, SELF, Const, Unexpressible, conj, disj, freeze, key_node
+from flaglint.importer.symbolic import (
+    ENUM_CHOICES,
+    SELF,
+    Const,
+    Unexpressible,
+    conj,
+    disj,
+    freeze,
+    key_node,
+)
 from flaglint.importer.topologies import topology_table
 from flaglint.importer.validator_models import HelperModels
 from flaglint.importer.walker_calls import CallWalker
 from flaglint.importer.walker_expressions import ExpressionWalker
 from flaglint.importer.walker_state import Frame, Site, State
 from flaglint.importer.walker_statements import StatementWalker
+from flaglint.schema.model import MaxTextSchemaFile
 
 CUSTOM_MESH_DIR = "configs/custom_mesh_and_rule"
 

@@ -33,13 +33,26 @@ from typing import Any
 import yaml
 
 from flaglint.importer.importer import PYCONFIG, TYPES
-from flaglint.schema.model import MaxTextSchemaFile
 from flaglint.importer.sources import open_package
-from flaglint.importer.symbolic import PY_COMPARE, Unexpressible, conj, disj, names_in, neg, shape_id
-from flaglint.importer.validator_models import LIVE_SLICES, NUM_DEVICES, SCALE_KINDS, scale_factors
+from flaglint.importer.symbolic import (
+    PY_COMPARE,
+    Unexpressible,
+    conj,
+    disj,
+    names_in,
+    neg,
+    shape_id,
+)
+from flaglint.importer.validator_models import (
+    LIVE_SLICES,
+    NUM_DEVICES,
+    SCALE_KINDS,
+    scale_factors,
+)
 from flaglint.importer.validator_walker import Walker
 from flaglint.importer.walker_state import Site
 from flaglint.rules.expr import ExprError, parse
+from flaglint.schema.model import MaxTextSchemaFile
 
 MAX_CONDITION_CHARS = 4000
 DERIVED_NOTE = f"""\

@@ -14,8 +14,23 @@ from typing import Any
 
 from flaglint.importer.importer import TYPES
 from flaglint.importer.symbolic import (
-    SELF, TRUE, Const, DictVal, Filtered, GuardedChoice, Ref, Text, Tup, Unexpressible, conj, disj, items_of,
-    key_node, key_of, make_choice, neg,
+    SELF,
+    TRUE,
+    Const,
+    DictVal,
+    Filtered,
+    GuardedChoice,
+    Ref,
+    Text,
+    Tup,
+    Unexpressible,
+    conj,
+    disj,
+    items_of,
+    key_node,
+    key_of,
+    make_choice,
+    neg,
 )
 from flaglint.importer.validator_models import MODELS
 from flaglint.importer.walker_state import Frame, State

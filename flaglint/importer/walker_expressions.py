@@ -15,8 +15,29 @@ from typing import Any, Callable
 
 from flaglint.importer.source_text import clean_source
 from flaglint.importer.symbolic import (
-    PY_COMPARE, SELF, TRUE, BoolVal, Const, DictVal, Filtered, GuardedChoice, Ref, ScaleExp, Text, Tup,
-    Unexpressible, conj, const_node, disj, exclusive_options, freeze, items_of, key_node, key_of, make_choice, neg,
+    PY_COMPARE,
+    SELF,
+    TRUE,
+    BoolVal,
+    Const,
+    DictVal,
+    Filtered,
+    GuardedChoice,
+    Ref,
+    ScaleExp,
+    Text,
+    Tup,
+    Unexpressible,
+    conj,
+    const_node,
+    disj,
+    exclusive_options,
+    freeze,
+    items_of,
+    key_node,
+    key_of,
+    make_choice,
+    neg,
     shape_id,
 )
 from flaglint.importer.walker_state import Frame, State

@@ -11,10 +11,30 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from flaglint.importer.source_text import clean_source, exception_name, raise_message, raises_in
+from flaglint.importer.source_text import (
+    clean_source,
+    exception_name,
+    raise_message,
+    raises_in,
+)
 from flaglint.importer.symbolic import (
-    TRUE, BoolVal, Const, DictVal, GuardedChoice, Ref, Tup, Unexpressible, conj, disj, exclusive_options, items_of,
-    key_node, make_choice, neg, same, shape_id,
+    TRUE,
+    BoolVal,
+    Const,
+    DictVal,
+    GuardedChoice,
+    Ref,
+    Tup,
+    Unexpressible,
+    conj,
+    disj,
+    exclusive_options,
+    items_of,
+    key_node,
+    make_choice,
+    neg,
+    same,
+    shape_id,
 )
 from flaglint.importer.walker_expressions import container_depth
 from flaglint.importer.walker_state import Frame, State

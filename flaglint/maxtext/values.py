@@ -22,7 +22,7 @@ def cli_loader() -> type:
     """PyYAML's safe loader without timestamps, and with floats written without a dot (1e-5, 2E3):
     how OmegaConf reads a command-line value. Made on first use (PyYAML's import is a tenth of a
     cold check)."""
-    import yaml
+    import yaml  # noqa: PLC0415 yaml: a tenth of a cold check, only for a value to type
 
     class CliLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
         pass
@@ -83,7 +83,7 @@ def parse_cli_value(raw: str | None) -> Any:
     value = _plain_value(raw)
     if value is not _NOT_PLAIN:
         return value
-    import yaml  # yaml: only for a value of a shape _plain_value does not read
+    import yaml  # noqa: PLC0415 yaml: only for a value of a shape _plain_value does not read
 
     try:
         return yaml.load(raw, Loader=cli_loader())  # noqa: S506 - a SafeLoader subclass
@@ -251,7 +251,7 @@ def _check_choice(schema, value: Any) -> Any:
 def _describe_choice(schema, value: Any) -> str:
     if len(schema.choices) <= 8:
         return f"{value!r} is not one of {', '.join(repr(c) for c in schema.choices)}"
-    import difflib
+    import difflib  # noqa: PLC0415 difflib: only for a did-you-mean
 
     close = difflib.get_close_matches(str(value), [str(c) for c in schema.choices], n=3)
     hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""

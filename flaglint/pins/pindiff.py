@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from dataclasses import fields
 
-from flaglint.schema.keys import Key
 from flaglint.pins.pins import PinSchema, load_pin
 from flaglint.rules.ruleset import load_ruleset
+from flaglint.schema.keys import Key
 
 # What makes a value valid for a key; the rest (line, group, source) moves with every edit.
 _TYPE_FIELDS = tuple(f.name for f in fields(Key) if f.name not in ("name", "default", "default_at_runtime",

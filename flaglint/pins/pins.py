@@ -77,7 +77,7 @@ def bundled_pins() -> tuple[str, ...]:
 
 def known_pins(skip_damaged: bool = False) -> list[str]:
     """Every pin: bundled releases and overlays, then the stores' imports."""
-    from flaglint.pins import store  # the pin store (shutil): only for a pin that is not bundled
+    from flaglint.pins import store  # noqa: PLC0415 the pin store (shutil): only for a pin that is not bundled
 
     bundled = bundled_pins()
     return [*bundled, *(e.name for e in store.entries(skip_damaged) if e.name not in bundled)]
@@ -96,7 +96,7 @@ def canonical_pin(pin: str) -> str:
     for candidate in (pin, f"maxtext-{pin}"):
         if candidate in bundled:
             return candidate
-    from flaglint.pins import store  # the pin store (shutil): only for a pin that is not bundled
+    from flaglint.pins import store  # noqa: PLC0415 the pin store (shutil): only for a pin that is not bundled
 
     for candidate in (pin, f"maxtext-{pin}"):
         if store.find(candidate) is not None:
@@ -118,7 +118,7 @@ def canonical_pin(pin: str) -> str:
 
 
 def store_name_of_installed() -> str:
-    from flaglint.pins.register import installed  # the importer: only for --pin installed
+    from flaglint.pins.register import installed  # noqa: PLC0415 the importer: only for --pin installed
 
     return installed().name
 
@@ -144,7 +144,7 @@ def load_pin(pin: str = DEFAULT_PIN) -> PinSchema:
         return _from_schema(name, _released(name), where, version, version, f"bundled ({where})")
     if name in bundled_pins():
         return _from_overlay(name)
-    from flaglint.pins import store  # the pin store (shutil): only for a pin that is not bundled
+    from flaglint.pins import store  # noqa: PLC0415 the pin store (shutil): only for a pin that is not bundled
 
     entry = store.find(name)
     assert entry is not None  # canonical_pin found it

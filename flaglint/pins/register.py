@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 
 from flaglint.core.data import data_dir
 from flaglint.core.findings import InputError
-from flaglint.pins import store
 from flaglint.importer.gitrefs import checkout_commit
 from flaglint.importer.sources import open_package
+from flaglint.pins import store
 
 if TYPE_CHECKING:
     from flaglint.schema.model import MaxTextSchemaFile
@@ -35,10 +35,10 @@ class Imported:
 def register(source: str | Path, where: str = "user", name: str | None = None, replace: bool = False,
              kind: str | None = None) -> Imported:
     # The importer and the walker (pydantic, the validator models) load only when importing.
-    from flaglint.importer.configs import build_index, write_index
-    from flaglint.importer.importer import import_schema, schema_summary, write_schema
-    from flaglint.importer.validators import summary as rules_summary
-    from flaglint.importer.validators import write_rules
+    from flaglint.importer.configs import build_index, write_index  # noqa: PLC0415 the importer: only when importing
+    from flaglint.importer.importer import import_schema, schema_summary, write_schema  # noqa: PLC0415 the importer: only when importing
+    from flaglint.importer.validators import summary as rules_summary  # noqa: PLC0415 the importer: only when importing
+    from flaglint.importer.validators import write_rules  # noqa: PLC0415 the importer: only when importing
 
     root = store.store_path(where)
     with open_package(source) as files:

@@ -18,10 +18,10 @@ from pathlib import Path
 import yaml
 
 from flaglint.core.findings import InputError
+from flaglint.maxtext.values import cli_loader
 from flaglint.read.config_chain import PIN_LABEL, Chain, Setting
 from flaglint.read.flags import decode
 from flaglint.schema.config_index import ConfigFile, ConfigIndex
-from flaglint.maxtext.values import cli_loader
 
 BASE_CONFIG = "base_config"
 # OmegaConf 2.4's limits on alias expansion (omegaconf/_yaml.py), which MaxText's loader inherits.

@@ -10,23 +10,36 @@ flaglint/maxtext/pyconfig.py's.
 from __future__ import annotations
 
 import copy
-from functools import lru_cache
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any, Mapping
 
 from flaglint.core.findings import Finding, InputError
 from flaglint.core.location import Location
+from flaglint.maxtext.pyconfig import (
+    HF_TOKEN_VARIABLE,
+    INFERRED_WHEN_EMPTY,
+    check_raw_splash,
+    hf_token,
+    m_variables,
+    raw_override,
+)
+from flaglint.maxtext.tpu import LIVE_SLICES
+from flaglint.maxtext.values import (
+    MERGED_RULE_LISTS,
+    ValueError_,
+    check_rule_list,
+    coerce,
+    normalise,
+    parse_cli_value,
+    type_value,
+)
+from flaglint.pins.pins import PinSchema, load_pin, loadable_pins, pins_defining
+from flaglint.read.argv import shell_words
 from flaglint.read.config_chain import BASE_YML, PIN_LABEL, Chain, Setting
 from flaglint.read.flags import FlagSource, Token, tokenize
-from flaglint.read.argv import shell_words
 from flaglint.rules.ruleset import built_in
-from flaglint.pins.pins import PinSchema, load_pin, loadable_pins, pins_defining
-from flaglint.maxtext.tpu import LIVE_SLICES
 from flaglint.tunix.variables import bindings, load_tunix, type_tunix
-from flaglint.maxtext.pyconfig import (
-    HF_TOKEN_VARIABLE, INFERRED_WHEN_EMPTY, check_raw_splash, hf_token, m_variables, raw_override,
-)
-from flaglint.maxtext.values import MERGED_RULE_LISTS, ValueError_, check_rule_list, coerce, normalise, parse_cli_value, type_value
 
 # Linux refuses one argument or environment string longer than this (MAX_ARG_STRLEN).
 MAX_ARG_BYTES = 131072
@@ -265,7 +278,7 @@ def _resolve_tunix(config: Config, env: Mapping[str, str], findings: list[Findin
 
 
 def _apply_model(config: Config, model: str, findings: list[Finding], keep_flags: bool = False) -> None:
-    import difflib
+    import difflib  # noqa: PLC0415 difflib: only for a did-you-mean
 
     if model not in config.pin.models:
         close = difflib.get_close_matches(model, config.pin.models, n=3)
@@ -309,7 +322,7 @@ def _check_model_conflicts(config: Config, model: str, overridden: bool, finding
 
 @lru_cache(maxsize=4096)
 def close_keys(key: str, pin: str) -> list[str]:
-    import difflib
+    import difflib  # noqa: PLC0415 difflib: only for a did-you-mean
 
     return difflib.get_close_matches(key, load_pin(pin).keys, n=3, cutoff=0.75)
 
@@ -317,7 +330,7 @@ def close_keys(key: str, pin: str) -> list[str]:
 @lru_cache(maxsize=4096)
 def _close_keys_elsewhere(key: str, pin: str) -> list[tuple[str, list[str]]]:
     """Near names that only other pins define, with those pins (a key the fork adds, misspelled)."""
-    import difflib
+    import difflib  # noqa: PLC0415 difflib: only for a did-you-mean
 
     here = load_pin(pin).keys
     others = {name for other in loadable_pins() if other.pin != pin for name in other.keys if name not in here}

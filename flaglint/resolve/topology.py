@@ -13,7 +13,13 @@ from dataclasses import dataclass
 
 from flaglint.core.findings import InputError
 from flaglint.maxtext.mesh import MESH_DEVICES_PER_SLICE, MESH_SLICES
-from flaglint.maxtext.tpu import LIVE_SLICES, NUM_DEVICES, load_topologies, named_devices, slice_devices
+from flaglint.maxtext.tpu import (
+    LIVE_SLICES,
+    NUM_DEVICES,
+    load_topologies,
+    named_devices,
+    slice_devices,
+)
 from flaglint.tunix.variables import launcher
 
 
@@ -33,7 +39,7 @@ class DeviceCount:
 def from_option(name: str, slices: int, version: str) -> DeviceCount:
     per_slice = named_devices(name, version)
     if per_slice is None:
-        import difflib
+        import difflib  # noqa: PLC0415 difflib: only for a did-you-mean
 
         close = difflib.get_close_matches(name, load_topologies(version), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else " (a compile topology name such as v5p-8, or a slice such as tpu7x:4x4x8)"

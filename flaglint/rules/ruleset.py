@@ -17,8 +17,8 @@ from typing import Any
 
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import cached
-from flaglint.rules.expr import ExprError, Node, from_json, parse, substitute, to_json
 from flaglint.core.findings import SEVERITIES, Finding, InputError
+from flaglint.rules.expr import ExprError, Node, from_json, parse, substitute, to_json
 
 _REQUIRED = ("id", "title", "severity", "message", "rationale", "source")
 _ALLOWED = {*_REQUIRED, "pins", "when", "require", "fix", "examples", "builtin", "fixable", "messages", "refused_value",
@@ -139,7 +139,7 @@ def fill(template: str, fields: dict[str, Any]) -> str:
 def _line_loader() -> type:
     """Safe loading (libyaml's when present) that remembers the line of each mapping, for messages.
     Made on first use: a check that finds its rules in the cache never imports a YAML parser."""
-    import yaml  # yaml: only when a rule file is parsed past the cache
+    import yaml  # noqa: PLC0415 yaml: only when a rule file is parsed past the cache
 
     class LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
         def construct_line_mapping(self, node: yaml.MappingNode) -> dict[str, Any]:
@@ -152,7 +152,7 @@ def _line_loader() -> type:
 
 
 def _load_yaml(path: Path) -> Any:
-    import yaml  # yaml: only when a rule file is parsed past the cache
+    import yaml  # noqa: PLC0415 yaml: only when a rule file is parsed past the cache
 
     try:
         with path.open(encoding="utf-8") as handle:

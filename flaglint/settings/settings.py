@@ -116,9 +116,9 @@ def _typed_table(path: Path) -> dict[str, Any] | None:
     if table is None:
         return None
     # pydantic: only for a file the data cache does not hold
-    from pydantic import ValidationError
+    from pydantic import ValidationError  # noqa: PLC0415 pydantic: only for a file the data cache does not hold
 
-    from flaglint.settings.model import typed_table
+    from flaglint.settings.model import typed_table  # noqa: PLC0415 pydantic: only for a file the data cache does not hold
 
     try:
         return typed_table(table, FIELDS, alias)

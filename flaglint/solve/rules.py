@@ -11,11 +11,11 @@ import re
 from collections.abc import Mapping
 from typing import Any, Iterable
 
-from flaglint.rules.expr import ExprError, Unknown, evaluate, parse
 from flaglint.core.findings import Finding
 from flaglint.maxtext.tpu import RULE_FUNCTIONS
 from flaglint.maxtext.values import format_value
 from flaglint.resolve.resolver import Config
+from flaglint.rules.expr import ExprError, Unknown, evaluate, parse
 from flaglint.rules.ruleset import Rule, RuleSet
 from flaglint.solve.solutions import Solution
 
@@ -86,6 +86,6 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 
 
 def minimal_changes(config: Config, rules: list[Rule], broken: list[Rule], max_fixes: int) -> list[Solution]:
-    from flaglint.solve.smt import FixProblem  # z3: only when a fix is searched for
+    from flaglint.solve.smt import FixProblem  # noqa: PLC0415 z3: only when a fix is searched for
 
     return FixProblem(config, rules, broken).solve(max_fixes)

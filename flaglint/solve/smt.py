@@ -14,12 +14,28 @@ from typing import Any
 
 import z3
 
-from flaglint.rules.expr import ARITH_FUNCS, CMP_FUNCS, Node, Unknown, call, evaluate, values_equal
-from flaglint.resolve.resolver import Config
-from flaglint.rules.ruleset import Rule
-from flaglint.maxtext.mesh import DCN, FILL, MESH_AXIS, NETWORKS, axis_exponent, effective_slices, fix_values
+from flaglint.maxtext.mesh import (
+    DCN,
+    FILL,
+    MESH_AXIS,
+    NETWORKS,
+    axis_exponent,
+    effective_slices,
+    fix_values,
+)
 from flaglint.maxtext.tpu import RULE_FUNCTIONS
 from flaglint.maxtext.values import ValueError_, coerce
+from flaglint.resolve.resolver import Config
+from flaglint.rules.expr import (
+    ARITH_FUNCS,
+    CMP_FUNCS,
+    Node,
+    Unknown,
+    call,
+    evaluate,
+    values_equal,
+)
+from flaglint.rules.ruleset import Rule
 from flaglint.solve.solutions import Solution, Unsatisfiable, fixed_names
 from flaglint.tunix.variables import load_tunix, type_tunix
 

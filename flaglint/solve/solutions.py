@@ -10,8 +10,8 @@ from typing import Any
 
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import yaml_file
-from flaglint.resolve.resolver import Config
 from flaglint.maxtext.tpu import LIVE_SLICES
+from flaglint.resolve.resolver import Config
 from flaglint.tunix.variables import load_tunix
 
 

@@ -14,7 +14,11 @@ from typing import Sequence
 
 import numpy as np
 
-from flaglint.trainer.settings import DEFAULT_PAD_ALIGN, DEFAULT_PAD_POSITION, check_pad_settings
+from flaglint.trainer.settings import (
+    DEFAULT_PAD_ALIGN,
+    DEFAULT_PAD_POSITION,
+    check_pad_settings,
+)
 
 # What a padding token holds in the routing array: no expert.
 NO_EXPERT = -1

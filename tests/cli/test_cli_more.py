@@ -3,10 +3,10 @@
 import json
 
 import pytest
-
 from commandline import run_flaglint
-from flaglint.frontends.checker import Checker
+
 from flaglint.core.findings import InputError
+from flaglint.frontends.checker import Checker
 
 
 def test_fix_prints_the_fixed_string():

@@ -7,7 +7,6 @@ import shutil
 import subprocess
 
 import pytest
-
 from commandline import EXAMPLES, REPO, run_flaglint, run_flaglint_process
 
 pytestmark = pytest.mark.process

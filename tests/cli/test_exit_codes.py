@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from commandline import run_flaglint as invoke, run_flaglint_process
+from commandline import run_flaglint as invoke
+from commandline import run_flaglint_process
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 import string
 from pathlib import Path
 
+from commandline import run_flaglint
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from commandline import run_flaglint
 
 REPO = Path(__file__).resolve().parents[2]
 FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])

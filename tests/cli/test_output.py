@@ -11,8 +11,8 @@ from pathlib import Path
 import click
 import jsonschema
 import pytest
-
 from commandline import run_flaglint as invoke
+
 from flaglint.cli import main
 
 REPO = Path(__file__).resolve().parents[2]

@@ -9,10 +9,10 @@ import re
 from pathlib import Path
 
 import pytest
-
 from commandline import run_flaglint as invoke
-from flaglint.settings.settings import known_rule_ids
+
 from flaglint.rules.ruleset import fill, load_ruleset
+from flaglint.settings.settings import known_rule_ids
 
 PACKAGE = Path(__file__).resolve().parents[2] / "flaglint"
 _CARRIED = {"rule.id", "finding.rule"}

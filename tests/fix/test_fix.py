@@ -9,14 +9,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from commandline import run_flaglint as invoke
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from commandline import run_flaglint as invoke
 from flaglint.frontends.checker import Checker
+from flaglint.maxtext.values import ValueError_, type_value
 from flaglint.read.flags import FlagSource
 from flaglint.resolve.resolver import close_keys
-from flaglint.maxtext.values import ValueError_, type_value
 
 REPO = Path(__file__).resolve().parents[2]
 PIN = "bbd0f6f10"

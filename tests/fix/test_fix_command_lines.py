@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 import os
 
+from commandline import run_flaglint as invoke
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from commandline import run_flaglint as invoke
 
 TRAIN = "python3 -m maxtext.trainers.pre_train.train src/maxtext/configs/base.yml"
 

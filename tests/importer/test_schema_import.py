@@ -14,14 +14,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from maxtext_env import REPO, maxtext_wheel, unavailable
+from oracle.field_kinds import describe_fields
 
 from flaglint.core.findings import InputError
 from flaglint.importer.fieldtypes import BOUNDS
 from flaglint.importer.importer import import_schema, schema_summary, write_schema
 from flaglint.schema.model import MaxTextSchemaFile
-
-from maxtext_env import REPO, maxtext_wheel, unavailable
-from oracle.field_kinds import describe_fields
 
 COMMITTED = REPO / "schemas" / "maxtext-0.2.5.json"
 COMPARED = ("kind", "nullable", "choices", "enum", "int_enum", "item", "members", *BOUNDS, "default")

@@ -14,9 +14,9 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flaglint.rules.expr import Unknown, evaluate, parse
 from flaglint.importer.importer import import_schema
 from flaglint.importer.validators import _implies, extract, write_rules
+from flaglint.rules.expr import Unknown, evaluate, parse
 from tests.maxtext_env import maxtext_wheel, unavailable
 
 RULES_DIR = Path(__file__).resolve().parents[2] / "rules" / "maxtext" / "0.2.5"

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flaglint.schema.model import KeySchema
 from flaglint.maxtext.values import ValueError_, type_value
+from flaglint.schema.model import KeySchema
 
 TABLE = Path(__file__).parent.parent / "data" / "maxtext-value-typing.md"
 
@@ -35,8 +35,8 @@ def _cells(line: str) -> list[str]:
 
 def _rows():
     text = TABLE.read_text(encoding="utf-8").splitlines()
-    header = _cells(next(l for l in text if l.startswith("| token")))
-    for line in (l for l in text if l.startswith("| `")):
+    header = _cells(next(row for row in text if row.startswith("| token")))
+    for line in (row for row in text if row.startswith("| `")):
         cells = _cells(line)
         token = cells[0].strip("`")
         if "=" not in token or " " in token:

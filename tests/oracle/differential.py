@@ -22,13 +22,13 @@ import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from flaglint.frontends.checker import Checker
-from flaglint.rules.expr import Node
 from flaglint.core.findings import Result
+from flaglint.frontends.checker import Checker
+from flaglint.pins.pins import PinSchema, load_pin
 from flaglint.read.flags import FlagSource
+from flaglint.rules.expr import Node
 from flaglint.rules.ruleset import load_ruleset
 from flaglint.schema.model import KeySchema
-from flaglint.pins.pins import PinSchema, load_pin
 from flaglint.solve.rules import rule_names
 
 PIN = "maxtext-0.2.5"

@@ -5,14 +5,13 @@ flaglint's verdict (any error) must be MaxText's on every one."""
 from __future__ import annotations
 
 import pytest
+from maxtext_env import oracle_python, unavailable
 
-from flaglint.frontends.checker import Checker
 from flaglint.frontends.check.confirm import PyconfigInput, verdicts
 from flaglint.frontends.check.inputs import config_source
+from flaglint.frontends.checker import Checker
 from flaglint.read.argv import argv_source
 from flaglint.schema.config_index import load_index
-
-from maxtext_env import oracle_python, unavailable
 
 pytestmark = pytest.mark.oracle
 
@@ -128,7 +127,12 @@ def test_command_lines_in_scripts_get_maxtexts_verdict():
     # A launch whose words are symbolic gives each concrete command line it stands for.
     from pathlib import Path
 
-    from flaglint.frontends.commands import check_command, command_lines, config_path, not_checked
+    from flaglint.frontends.commands import (
+        check_command,
+        command_lines,
+        config_path,
+        not_checked,
+    )
     from flaglint.frontends.lint.script_commands import concrete_commands
     from flaglint.render import evaluate
 

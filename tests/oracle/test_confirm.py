@@ -6,12 +6,16 @@ import sys
 
 import pytest
 from click.testing import CliRunner
+from maxtext_env import oracle_python, unavailable
 
 from flaglint.cli import main
-from flaglint.frontends.check.confirm import PyconfigRunner, confirm, maxtext_argv, pin_mismatch
+from flaglint.frontends.check.confirm import (
+    PyconfigRunner,
+    confirm,
+    maxtext_argv,
+    pin_mismatch,
+)
 from flaglint.pins.pins import load_pin
-
-from maxtext_env import oracle_python, unavailable
 
 
 @pytest.fixture(scope="module")

@@ -8,14 +8,23 @@ MaxText rejects must be accepted by MaxText.
 from __future__ import annotations
 
 import re
+
 import pytest
 import yaml
-
-from flaglint.frontends.checker import Checker
-from flaglint.frontends.check.confirm import verdicts
-
 from maxtext_env import oracle_python, unavailable
-from oracle.differential import DISAGREEMENTS, PIN, Case, classify, draw_configs, flaglint_verdict, load_disagreements, matches
+
+from flaglint.frontends.check.confirm import verdicts
+from flaglint.frontends.checker import Checker
+from oracle.differential import (
+    DISAGREEMENTS,
+    PIN,
+    Case,
+    classify,
+    draw_configs,
+    flaglint_verdict,
+    load_disagreements,
+    matches,
+)
 
 pytestmark = pytest.mark.oracle
 

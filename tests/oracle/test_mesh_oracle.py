@@ -8,12 +8,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from maxtext_env import oracle_python, run_in_oracle, unavailable
 
 from flaglint.frontends.checker import Checker
 from flaglint.read.flags import FlagSource
 from flaglint.resolve.topology import DeviceCount
-
-from maxtext_env import oracle_python, run_in_oracle, unavailable
 
 pytestmark = pytest.mark.oracle
 

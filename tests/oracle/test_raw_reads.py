@@ -7,12 +7,11 @@ The random draw of test_differential.py rarely meets these spellings; this file 
 from __future__ import annotations
 
 import pytest
-
-from flaglint.frontends.checker import Checker
-from flaglint.frontends.check.confirm import verdicts
-from flaglint.read.flags import FlagSource
-
 from maxtext_env import oracle_python, unavailable
+
+from flaglint.frontends.check.confirm import verdicts
+from flaglint.frontends.checker import Checker
+from flaglint.read.flags import FlagSource
 
 pytestmark = pytest.mark.oracle
 

@@ -11,12 +11,17 @@ from __future__ import annotations
 
 import pytest
 import yaml
-
-from flaglint.frontends.checker import Checker
-from flaglint.frontends.check.confirm import verdicts
-
 from maxtext_env import MAXTEXT_VERSION, RELEASES, oracle_python, unavailable
-from oracle.differential import Case, classify, draw_configs, flaglint_verdict, load_disagreements
+
+from flaglint.frontends.check.confirm import verdicts
+from flaglint.frontends.checker import Checker
+from oracle.differential import (
+    Case,
+    classify,
+    draw_configs,
+    flaglint_verdict,
+    load_disagreements,
+)
 
 pytestmark = pytest.mark.oracle
 

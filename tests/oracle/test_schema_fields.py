@@ -6,11 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from maxtext_env import REPO, oracle_python, run_in_oracle, unavailable
 
 from flaglint.importer.fieldtypes import BOUNDS
 from flaglint.schema.model import MaxTextSchemaFile
-
-from maxtext_env import REPO, oracle_python, run_in_oracle, unavailable
 
 pytestmark = pytest.mark.oracle
 

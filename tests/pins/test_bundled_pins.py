@@ -7,16 +7,15 @@ import json
 import shutil
 
 import pytest
+from maxtext_env import RELEASES, REPO, maxtext_wheel, unavailable
 
 from flaglint.frontends.checker import Checker
+from flaglint.importer.importer import import_schema, write_schema
+from flaglint.importer.validators import write_rules
+from flaglint.pins.pins import load_pin
 from flaglint.read.flags import FlagSource
 from flaglint.rules.ruleset import load_ruleset
-from flaglint.importer.importer import import_schema, write_schema
 from flaglint.schema.model import MaxTextSchemaFile
-from flaglint.pins.pins import load_pin
-from flaglint.importer.validators import write_rules
-
-from maxtext_env import RELEASES, REPO, maxtext_wheel, unavailable
 
 # Keys (top level) per release, as MaxTextConfig.model_fields counts them.
 KEYS = {"0.2.0": 638, "0.2.3": 734, "0.2.4": 774, "0.2.5": 865}

@@ -14,17 +14,15 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from maxtext_env import REPO
 
-from flaglint.frontends.checker import Checker
 from flaglint.cli import main
 from flaglint.core.findings import InputError
-from flaglint.read.flags import FlagSource
-from flaglint.pins import pins
-from flaglint.pins import store
-from flaglint.schema.config_index import load_index
+from flaglint.frontends.checker import Checker
 from flaglint.importer.gitrefs import checkout_commit
-
-from maxtext_env import REPO
+from flaglint.pins import pins, store
+from flaglint.read.flags import FlagSource
+from flaglint.schema.config_index import load_index
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 OTHER = "fedcba9876543210fedcba9876543210fedcba98"

@@ -11,7 +11,14 @@ from hypothesis import strategies as st
 
 from flaglint.core.findings import InputError
 from flaglint.core.location import Location
-from flaglint.render.manifest import ManifestText, Scalar, expand_references, load_documents, read_manifest, scalar
+from flaglint.render.manifest import (
+    ManifestText,
+    Scalar,
+    expand_references,
+    load_documents,
+    read_manifest,
+    scalar,
+)
 
 STYLES = [None, '"', "'", "|", ">"]
 

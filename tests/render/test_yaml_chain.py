@@ -9,12 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flaglint.frontends.checker import Checker
 from flaglint.core.findings import InputError
 from flaglint.frontends.check.inputs import config_source
-from flaglint.render.yaml_chain import load_chain, config_node
+from flaglint.frontends.checker import Checker
+from flaglint.render.yaml_chain import config_node, load_chain
 from flaglint.schema.config_index import load_index
-
 
 INDEX = load_index("0.2.5")
 

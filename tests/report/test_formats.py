@@ -13,10 +13,10 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flaglint.frontends.checker import Checker
 from flaglint.cli import main
 from flaglint.core.findings import Finding, Result
 from flaglint.core.location import Location
+from flaglint.frontends.checker import Checker
 from flaglint.read.flags import FlagSource, read_env_assignments
 from flaglint.report import Checked, render
 from flaglint.report.github_format import escape_data, escape_property

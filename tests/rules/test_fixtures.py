@@ -19,7 +19,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from commandline import REPO, run_flaglint
 
 FIXTURES = REPO / "tests" / "fixtures"

@@ -8,11 +8,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flaglint.frontends.checker import Checker
+from flaglint.maxtext.mesh import MESH_AXIS
 from flaglint.read.flags import FlagSource
 from flaglint.rules.ruleset import load_ruleset
-from flaglint.solve.solutions import fixed_names
 from flaglint.solve.rules import applicable, holds, rule_names
-from flaglint.maxtext.mesh import MESH_AXIS
+from flaglint.solve.solutions import fixed_names
 
 ROOT = Path(__file__).parents[2]
 RULES = load_ruleset("0.2.5").rules

@@ -7,9 +7,14 @@ import pytest
 import yaml
 
 from flaglint.frontends.checker import Checker
+from flaglint.pins.pins import (
+    canonical_pin,
+    known_pins,
+    load_pin,
+    pin_from_requirements,
+)
 from flaglint.read.flags import FlagSource
 from flaglint.schema.model import MaxTextSchemaFile, PinOverlayFile, TunixSchemaFile
-from flaglint.pins.pins import canonical_pin, known_pins, load_pin, pin_from_requirements
 
 SCHEMAS = Path(__file__).resolve().parent.parent.parent / "schemas"
 NINE = [

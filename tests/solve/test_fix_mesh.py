@@ -7,12 +7,12 @@ import z3
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
-from flaglint.solve import smt as solver_z3
 from flaglint.frontends.checker import Checker
 from flaglint.read.flags import FlagSource
-from flaglint.solve.solutions import Solution
+from flaglint.solve import smt as solver_z3
 from flaglint.solve.rules import applicable, violated
 from flaglint.solve.smt import FixProblem
+from flaglint.solve.solutions import Solution
 
 AXES = ("diloco", "data", "pipeline", "fsdp", "fsdp_transpose", "context", "context_usp_ulysses",
         "context_autoregressive", "tensor", "tensor_sequence", "expert", "autoregressive")

@@ -1,7 +1,6 @@
 """`flaglint smoke` on every example recipe: the good ones pass, the bad one fails with its reasons."""
 
 import pytest
-
 from commandline import EXAMPLES, run_flaglint
 
 pytest.importorskip("jax")

@@ -11,8 +11,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from flaglint.core.findings import InputError
-from flaglint.read.flags import FlagSource, read_flag_sources
 from flaglint.read.argv import argv_source
+from flaglint.read.flags import FlagSource, read_flag_sources
 from flaglint.schema.config_index import load_index
 
 CONFIG_SUFFIX = ".yml"  # pyconfig takes argv[1] as the config file only when it ends so

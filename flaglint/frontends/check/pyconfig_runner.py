@@ -45,7 +45,7 @@ def describe(err):
 
 
 def block_network():
-    import socket
+    import socket  # noqa: PLC0415 this file runs alone in MaxText's interpreter: socket only to block it
 
     def refuse(*args, **kwargs):
         raise OSError("no network while MaxText checks a config")
@@ -80,7 +80,6 @@ def main():
     logging.disable(logging.CRITICAL)
     block_network()
     # pyconfig exits the process on a bad config unless a test framework is loaded; with one it re-raises.
-    import unittest  # noqa: F401
 
     try:
         hello = installed()

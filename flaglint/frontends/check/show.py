@@ -11,9 +11,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from flaglint.maxtext.values import format_value
 from flaglint.resolve.resolver import Config
 from flaglint.schema.config_index import load_index
-from flaglint.maxtext.values import format_value
 
 
 @dataclass(frozen=True)

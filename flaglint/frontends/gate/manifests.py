@@ -10,31 +10,32 @@ finding is placed at the manifest line and column of the characters it is about.
 
 from __future__ import annotations
 
+import copy
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Union
 
-from flaglint.frontends.checker import Checker
 from flaglint.core.edits import Applicability, Edit
 from flaglint.core.findings import Finding, Fix, InputError, Result
 from flaglint.core.location import Location
-from flaglint.read.flags import FlagSource, decode
-from flaglint.render.manifest import Container, Scalar, read_manifest
-from flaglint.report import Checked
-from flaglint.rules.ruleset import built_in
-from flaglint.pins.pins import DEFAULT_PIN
-from flaglint.tunix.variables import launcher, load_tunix
 from flaglint.fix.files import text_edits
+from flaglint.frontends.checker import Checker
 from flaglint.frontends.commands import check_command, config_path, not_checked
 from flaglint.maxtext.launch import MAXTEXT_LAUNCHES, is_key_variable, recognise
+from flaglint.maxtext.tpu import slice_devices
+from flaglint.pins.pins import DEFAULT_PIN
 from flaglint.read.argv import argv_source, quoted_origins
+from flaglint.read.flags import FlagSource, decode
 from flaglint.render.bash.compiler import Command
 from flaglint.render.bash.machine import Interp
 from flaglint.render.bash.types import ScriptError, Value
-from flaglint.maxtext.tpu import slice_devices
+from flaglint.render.manifest import Container, Scalar, read_manifest
+from flaglint.report import Checked
 from flaglint.resolve.topology import DeviceCount
+from flaglint.rules.ruleset import built_in
 from flaglint.schema.config_index import load_index
+from flaglint.tunix.variables import launcher, load_tunix
 
 _MANIFEST = "<manifest>"  # the Origin file of characters that come straight from the manifest
 _STEP_CAP = 50_000  # a bash -c command is a launcher, not a long program: stop a runaway loop early
@@ -353,7 +354,6 @@ def _maxtext_command(checker: Checker, launch: ContainerProcess, label: str) -> 
 def _on_slice(checker: Checker, launch: ContainerProcess) -> Checker:
     """The checker with the device count of the container's TPU topology selector and its
     replicated job's slices, when the manifest gives both."""
-    import copy
 
     selected, slices = launch.container.tpu_slice, launch.container.slices
     count = slice_devices(selected.text) if selected is not None else None

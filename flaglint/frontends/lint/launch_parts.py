@@ -27,9 +27,17 @@ from dataclasses import dataclass, field
 from flaglint.core.findings import InputError
 from flaglint.frontends.lint.unverified import Unverified
 from flaglint.read.argv import shell_words
-from flaglint.render.bash.explorer import ExploredPath
 from flaglint.render.bash.expansion import input_value
-from flaglint.render.bash.types import Choice, FromInput, Rendering, Sym, Value, choice_names, resolve
+from flaglint.render.bash.explorer import ExploredPath
+from flaglint.render.bash.types import (
+    Choice,
+    FromInput,
+    Rendering,
+    Sym,
+    Value,
+    choice_names,
+    resolve,
+)
 from flaglint.resolve.topology import DEVICE_NAMES, device_keys
 
 # A group with more combinations than this is checked by the solver instead of on each of them.
@@ -298,7 +306,7 @@ def _flag_parts(flags, base: Mapping) -> list[_Part]:
     """One part per Choice among the flag string's pieces, with the keys of the tokens it writes
     into in any of its values; parts that write into one token are one part."""
     pieces = flags.pieces if type(flags) is Sym else (flags,)
-    indices = [i for i, p in enumerate(pieces) if not type(p) is Value]
+    indices = [i for i, p in enumerate(pieces) if type(p) is not Value]
     pick_base, read_base = _picker(base, {})
     base_texts = [resolve(p, pick_base, read_base) for p in pieces]
     parts = {i: _Part(_inputs(pieces[i]), set(), origin=_first_origin(pieces[i])) for i in indices}

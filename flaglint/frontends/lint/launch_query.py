@@ -25,14 +25,14 @@ from typing import Any, Protocol
 
 import z3
 
-from flaglint.maxtext.tpu import RULE_FUNCTIONS
-from flaglint.rules.expr import Node, Unknown, evaluate
 from flaglint.frontends.lint.unverified import Unverified
+from flaglint.maxtext.tpu import RULE_FUNCTIONS
 from flaglint.resolve.resolver import Config
+from flaglint.resolve.topology import DEVICE_NAMES
+from flaglint.rules.expr import Node, Unknown, evaluate
 from flaglint.rules.ruleset import Rule
 from flaglint.solve.rules import holds
 from flaglint.solve.smt import UNDEFINED, Finite, FixProblem, Unsupported
-from flaglint.resolve.topology import DEVICE_NAMES
 
 # One group's query gives up after this long (the launch is then not verified).
 QUERY_BUDGET_MS = 10_000

@@ -13,10 +13,22 @@ from flaglint.core.findings import Finding, Fix, InputError
 from flaglint.core.location import Location
 from flaglint.fix.command_lines import command_fix
 from flaglint.frontends.checker import Checker, refused_keys
-from flaglint.frontends.commands import CommandLine, argv_with_chain, check_command, command_lines, config_path, not_checked
+from flaglint.frontends.commands import (
+    CommandLine,
+    argv_with_chain,
+    check_command,
+    command_lines,
+    config_path,
+    not_checked,
+)
 from flaglint.frontends.lint.launch_parts import COMBINATION_CAP, concrete_argvs
 from flaglint.frontends.lint.unverified import Unverified
-from flaglint.frontends.lint.witnesses import FIX_TRIES, keys_read, script_location, witness
+from flaglint.frontends.lint.witnesses import (
+    FIX_TRIES,
+    keys_read,
+    script_location,
+    witness,
+)
 from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
 from flaglint.render.bash.path_conditions import PathConditions

@@ -9,27 +9,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
 
-from flaglint.frontends.checker import Checker
 from flaglint.core.edits import Applicability, Edit
 from flaglint.core.findings import Finding, Fix, Result
 from flaglint.core.location import Location
-from flaglint.read.flags import FlagSource, decode
-from flaglint.maxtext.pyconfig import HF_TOKEN_VARIABLE
-from flaglint.rules.ruleset import built_in
-from flaglint.frontends.lint.launch_parts import COMBINATION_CAP, Concrete, concrete_launches
-from flaglint.frontends.lint.unverified import Unverified
-from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
-from flaglint.render.bash.types import Rendering, ScriptError, Value
-from flaglint.render.recipes import evaluate
-from flaglint.tunix.variables import launcher, load_tunix, type_tunix
-from flaglint.maxtext.values import format_value
+from flaglint.frontends.checker import Checker, refused_keys
+from flaglint.frontends.lint.launch_parts import (
+    COMBINATION_CAP,
+    Concrete,
+    concrete_launches,
+)
 from flaglint.frontends.lint.script_commands import check_commands
 from flaglint.frontends.lint.suppress import apply_suppressions, read_suppressions
-from flaglint.frontends.lint.witnesses import FIX_TRIES, keys_read, script_location, witness
-from flaglint.frontends.checker import refused_keys
-
+from flaglint.frontends.lint.unverified import Unverified
+from flaglint.frontends.lint.witnesses import (
+    FIX_TRIES,
+    keys_read,
+    script_location,
+    witness,
+)
+from flaglint.maxtext.pyconfig import HF_TOKEN_VARIABLE
+from flaglint.maxtext.values import format_value
+from flaglint.read.flags import FlagSource, decode
+from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
+from flaglint.render.bash.path_conditions import PathConditions
+from flaglint.render.bash.types import Rendering, ScriptError, Value
+from flaglint.render.recipes import evaluate
+from flaglint.rules.ruleset import built_in
+from flaglint.tunix.variables import launcher, load_tunix, type_tunix
 
 
 @dataclass
@@ -273,8 +281,6 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
             path, matters = paths[0], {}  # on every launch: no input matters
         else:
             if conditions is None:
-                from flaglint.render.bash.path_conditions import PathConditions
-
                 explored = [c.path for c in launches] + quiet + unfollowed
                 excluded = [c.path for c in launches if id(c.path) in mistyped] + quiet + unfollowed
                 conditions = PathConditions(exploration.inputs, explored, excluded)

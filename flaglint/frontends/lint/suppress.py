@@ -29,8 +29,8 @@ class Suppression:
 
 
 def read_suppressions(path: Path, text: str) -> list[Suppression]:
-    from tree_sitter import Language, Parser  # noqa: PLC0415 tree-sitter: only for a script to read
     import tree_sitter_bash  # noqa: PLC0415 tree-sitter: only for a script to read
+    from tree_sitter import Language, Parser  # noqa: PLC0415 tree-sitter: only for a script to read
 
     tree = Parser(Language(tree_sitter_bash.language())).parse(text.encode("utf-8"))
     found: list[Suppression] = []

@@ -11,8 +11,18 @@ import re
 from dataclasses import dataclass, field
 
 from flaglint.render.bash.arithmetic import ArithError
+from flaglint.render.bash.lexer import (
+    ARITH_ASSIGN,
+    Lit,
+    Param,
+    Source,
+    Word,
+    WordSyntaxError,
+    lex_arith,
+    lex_heredoc,
+    lex_word,
+)
 from flaglint.render.bash.types import ScriptError
-from flaglint.render.bash.lexer import ARITH_ASSIGN, Lit, Param, Source, Word, WordSyntaxError, lex_arith, lex_heredoc, lex_word
 
 # ---- instructions -----------------------------------------------------------------------------
 
@@ -879,8 +889,8 @@ def _get_parser():
     global _parser
     if _parser is None:
         # tree-sitter-bash: only once a script is parsed (checking a YAML config imports this package too)
-        import tree_sitter_bash as tsb
-        from tree_sitter import Language, Parser
+        import tree_sitter_bash as tsb  # noqa: PLC0415 tree-sitter: only once a script is parsed
+        from tree_sitter import Language, Parser  # noqa: PLC0415 tree-sitter: only once a script is parsed
 
         _parser = Parser(Language(tsb.language()))
     return _parser

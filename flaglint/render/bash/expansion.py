@@ -6,9 +6,22 @@ from __future__ import annotations
 import os
 import re
 
-from flaglint.render.bash.arithmetic import ArithContext, ArithError, eval_arith, parse_arith_text
+from flaglint.render.bash.arithmetic import (
+    ArithContext,
+    ArithError,
+    eval_arith,
+    parse_arith_text,
+)
 from flaglint.render.bash.compiler import compile_span
-from flaglint.render.bash.lexer import Arith, CmdSub, Lit, Param, Word, compile_glob, concat_origins
+from flaglint.render.bash.lexer import (
+    Arith,
+    CmdSub,
+    Lit,
+    Param,
+    Word,
+    compile_glob,
+    concat_origins,
+)
 from flaglint.render.bash.state import State
 from flaglint.render.bash.types import OTHER, Choice, FromInput, Sym, Value
 

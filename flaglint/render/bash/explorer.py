@@ -26,10 +26,18 @@ from pathlib import Path
 
 from flaglint.render.bash.expansion import input_value
 from flaglint.render.bash.guards import holds_for, ordered, restrict
+from flaglint.render.bash.lexer import compile_glob, glob_sample
 from flaglint.render.bash.machine import Interp, NeedInput
 from flaglint.render.bash.state import State
-from flaglint.render.bash.types import OTHER, LaunchRecogniser, Note, Origin, Rendering, ScriptError, Value
-from flaglint.render.bash.lexer import compile_glob, glob_sample
+from flaglint.render.bash.types import (
+    OTHER,
+    LaunchRecogniser,
+    Note,
+    Origin,
+    Rendering,
+    ScriptError,
+    Value,
+)
 
 __all__ = [
     "Exploration", "ExploredPath", "Note", "Origin", "Outcome", "Rendering", "ScriptError", "Value", "explore", "render",

@@ -8,17 +8,54 @@ import os
 from flaglint.render.bash.arithmetic import parse_arith_text
 from flaglint.render.bash.builtins import BUILTINS, Builtins
 from flaglint.render.bash.compiler import (
-    ArithCmd, Assign, Branch, Case, Code, Command, ForInit, ForNext, FuncDef, Join, Jump, JumpIf, Negate,
-    NoteInstr, PipeEnd, PipeStage, SetStatus, Subshell, Test, Unset, WriteFile, compile_file, compile_text,
+    ArithCmd,
+    Assign,
+    Branch,
+    Case,
+    Code,
+    Command,
+    ForInit,
+    ForNext,
+    FuncDef,
+    Join,
+    Jump,
+    JumpIf,
+    Negate,
+    NoteInstr,
+    PipeEnd,
+    PipeStage,
+    SetStatus,
+    Subshell,
+    Test,
+    Unset,
+    WriteFile,
+    compile_file,
+    compile_text,
 )
 from flaglint.render.bash.conditions import Conditions
 from flaglint.render.bash.expansion import (
-    AbortCommand, ExitScript, Expansion, glob_pieces, input_value, is_symbolic, join_segments, segment,
+    AbortCommand,
+    ExitScript,
+    Expansion,
+    glob_pieces,
+    input_value,
+    is_symbolic,
+    join_segments,
+    segment,
 )
 from flaglint.render.bash.lexer import compile_glob
 from flaglint.render.bash.state import State
-from flaglint.render.bash.types import Choice, FromInput, Launch, LaunchRecogniser, Note, Rendering, Sym, Value, resolve
-
+from flaglint.render.bash.types import (
+    Choice,
+    FromInput,
+    Launch,
+    LaunchRecogniser,
+    Note,
+    Rendering,
+    Sym,
+    Value,
+    resolve,
+)
 
 UNSET = None  # a scope entry that is declared but unset
 STEP_LIMIT = 200_000

@@ -21,8 +21,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from flaglint.render.bash.explorer import Candidates, Exploration, ExploredPath, Explorer, Outcome
 from flaglint.render.bash.compiler import Join
+from flaglint.render.bash.explorer import (
+    Candidates,
+    Exploration,
+    ExploredPath,
+    Explorer,
+    Outcome,
+)
 from flaglint.render.bash.guards import Cube, cubes_of, guarded, settle, trimmed
 from flaglint.render.bash.machine import Interp
 from flaglint.render.bash.state import State

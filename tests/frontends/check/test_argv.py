@@ -10,9 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flaglint.frontends.checker import Checker
-from flaglint.read.flags import FlagSource
 from flaglint.read.argv import argv_source, shell_words
-
+from flaglint.read.flags import FlagSource
 
 _WORD = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12)
 

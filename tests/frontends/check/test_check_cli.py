@@ -3,7 +3,6 @@
 import json
 
 import pytest
-
 from commandline import EXAMPLES, run_flaglint
 
 

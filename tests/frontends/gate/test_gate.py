@@ -13,9 +13,9 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flaglint.frontends.checker import Checker
 from flaglint.cli import main
 from flaglint.core.findings import InputError
+from flaglint.frontends.checker import Checker
 from flaglint.frontends.gate.manifests import check_manifest
 
 ROOT = Path(__file__).parents[3]

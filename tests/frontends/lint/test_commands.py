@@ -11,8 +11,8 @@ import pytest
 
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.lint.scripts import check_script
-from flaglint.render.bash.builtins import shell_operand
 from flaglint.maxtext.launch import recognise, xpk_command
+from flaglint.render.bash.builtins import shell_operand
 from flaglint.schema.config_index import load_index
 
 SCRIPTS = Path(__file__).with_name("scripts")

@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from commandline import EXAMPLES, REPO
 
 pre_commit = shutil.which("pre-commit") or (Path(sys.executable).parent / "pre-commit")

@@ -4,7 +4,6 @@ import json
 import shutil
 
 import pytest
-
 from commandline import EXAMPLES, run_flaglint
 
 RECIPES = EXAMPLES / "recipes"
@@ -103,8 +102,8 @@ def test_fix_edits_the_script_in_place_and_is_idempotent(tmp_path):
     for name in changed:
         old, new = before[name].decode(), after[name].decode()
         # Only the spans of flag tokens change: every line that does not set MAXTEXT_EXTRA_FLAGS is kept.
-        assert [l for l in old.splitlines() if "MAXTEXT_EXTRA_FLAGS" not in l and "=" not in l] == [
-            l for l in new.splitlines() if "MAXTEXT_EXTRA_FLAGS" not in l and "=" not in l
+        assert [kept for kept in old.splitlines() if "MAXTEXT_EXTRA_FLAGS" not in kept and "=" not in kept] == [
+            kept for kept in new.splitlines() if "MAXTEXT_EXTRA_FLAGS" not in kept and "=" not in kept
         ]
     _, payload = _lint("--env", "TRAINER_TPU_SLICE=tpu7x:4x8x8", str(script))
     assert _errors(payload, "FL101") == []
