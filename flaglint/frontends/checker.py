@@ -153,7 +153,7 @@ class Checker:
     def _left_after_fix(self, finding: Finding, in_files: set[str]) -> bool:
         """Whether an error is left that an edit of the flags could have removed (the registry says
         which rules' findings no edit removes: the pin's own, the string's size). A value MaxText
-        refuses in a config file is removed from the file by the fix (fix_yaml), not from the flags."""
+        refuses in a config file is removed from the file by the fix (fix/config_files.py), not from the flags."""
         rule = self.ruleset.by_id(finding.rule)
         if finding.severity != "error" or rule is not None and not rule.fixable:
             return False

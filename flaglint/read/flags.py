@@ -1,4 +1,4 @@
-"""Stage 1, read input: flag strings as Tunix hands them to MaxText, with every token's span.
+"""Flag strings as Tunix hands them to MaxText, with every token's span.
 
 Tunix splits MAXTEXT_EXTRA_FLAGS with `str.split()` and refuses a token without `=`; MaxText
 splits each token at its first `=` and lets the last occurrence of a key win.

@@ -1,1 +1,1 @@
-"""Rules as data: the condition language, rule sets and their cache, and the documentation made from them."""
+"""Rules as data: the condition language, and the rule sets (hand-written and imported from MaxText) with their cache."""

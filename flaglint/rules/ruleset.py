@@ -49,7 +49,7 @@ class Rule:
     require_text: str | None = None
     fix: str | None = None
     examples: dict[str, str] = field(default_factory=dict)
-    builtin: bool = False  # checked in code (resolve.py); the entry carries its metadata and message
+    builtin: bool = False  # checked in code (resolve/resolver.py and the front ends); the entry carries its metadata and message
     fixable: bool = True  # False: no edit of the flags removes the finding, so a fix is judged without it
     # A built-in check that words its finding in more than one way: variant -> message.
     messages: dict[str, str] = field(default_factory=dict)

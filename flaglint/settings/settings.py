@@ -35,7 +35,7 @@ class SettingSpec(NamedTuple):
 
 
 # The settings a config file may hold (names written with dashes there), with their types; the file
-# is typed by the pydantic model config_model builds from this table, imported only when there is a
+# is typed by the pydantic model settings/model.py builds from this table, imported only when there is a
 # file: a run without one does not pay for importing pydantic.
 FIELDS: dict[str, SettingSpec] = {
     "pin": SettingSpec(str, "maxtext-0.2.5", "MaxText pin (a version such as maxtext-0.2.5, or a fork commit)"),

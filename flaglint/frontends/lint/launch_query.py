@@ -6,7 +6,7 @@ products of value sets) constrains them. Each name the group's parts set (a MaxT
 variable) is a term over the few inputs that decide it: its value on each of their combinations,
 read from that launch resolved for real (so typing, defaults and Tunix bindings are MaxText's and
 Tunix's), every other part at the path's own value. The rules that read these names are
-translated as a fix's are (solver_z3), and the solver is asked for an assignment under which one
+translated as a fix's are (solve/smt.py), and the solver is asked for an assignment under which one
 breaks. A model is minimised to the inputs the violation depends on (an input is dropped while the
 violation stays forced with it free), confirmed by the normal check of that one launch, and its
 rule is left out before asking again, so every rule the group can break is found.
