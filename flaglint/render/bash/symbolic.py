@@ -140,8 +140,14 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
     if any(set(sa) != set(sb) for sa, sb in zip(a.scopes[1:], b.scopes[1:])):
         return None
     names = a.domains.keys() | b.domains.keys()
-    if any(a.inputs.get(n, _MISSING) != b.inputs.get(n, _MISSING) for n in (a.inputs.keys() | b.inputs.keys()) - names):
-        return None  # an input one path read with its only value and the other never read
+    read_once = {}
+    for n in (a.inputs.keys() | b.inputs.keys()) - names:
+        va, vb = a.inputs.get(n, _MISSING), b.inputs.get(n, _MISSING)
+        if va == vb:
+            continue
+        if _MISSING not in (va, vb) or not _only_candidate(va if vb is _MISSING else vb, n, candidates):
+            return None  # read with different values, or the other path may yet read another
+        read_once[n] = va if vb is _MISSING else vb
     for other in (a, b):
         for n in names - other.domains.keys() - other.inputs.keys():
             if n not in other.exported and any(n in scope for scope in other.scopes):
@@ -162,6 +168,7 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
             return None
     cubes_a, cubes_b = _explicit(a, universe), _explicit(b, universe)
     m = a.copy()
+    m.inputs.update(read_once)
     for index, (sa, sb) in enumerate(zip(a.scopes, b.scopes)):
         scope = m.scopes[index]
         for var in sa.keys() | sb.keys():
@@ -184,6 +191,13 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
     m.branches = ()  # the arms taken differ; a witness's are found by rendering it (lint)
     m.steps = max(a.steps, b.steps)
     return m
+
+
+def _only_candidate(value, name: str, candidates) -> bool:
+    """Whether `value` is what a path that has not read the input would decide for it now: its one
+    candidate, so the path that read it is the other's continuation, not a narrower one."""
+    found = tuple(candidates(name)) if candidates else (None,)
+    return found == (None if value is None else value.text,)
 
 
 def _exported_on_both(a: State, b: State, name: str, values_a: tuple, values_b: tuple) -> bool | None:
