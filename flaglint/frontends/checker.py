@@ -38,6 +38,7 @@ class Checker:
         self.devices = devices
         self.ruleset = load_ruleset(self.pin.rules, tuple(extra_rules))
         self._rules: list | None = None  # the rules this pin can judge; the same for every flag string
+        self._not_judged: dict[tuple, str | None] = {}  # not_judged_note, by the pin chain it depends on
 
     def config(self, source: FlagSource, env: Mapping[str, str] | None = None) -> tuple[Config, list[Finding]]:
         config, findings = resolve(source, self.pin, env or {}, self.model)
@@ -60,12 +61,18 @@ class Checker:
         findings += [finding(rule, config, self.ruleset.derived) for rule in broken]
         findings += ep_rank_without_axes(judged, broken, config, lambda rule: finding(rule, config, self.ruleset.derived))
         result = Result(pin=self.pin.pin, findings=findings)
-        note = None if config.devices else not_judged_note(self.ruleset, config)
+        note = None if config.devices else self._not_judged_note(config)
         if note is not None:
             result.notes.append(note)
         if fix and (broken or config.rejected):
             self._add_fixes(result, config, env, rules, max_fixes, broken)
         return result
+
+    def _not_judged_note(self, config: Config) -> str | None:
+        chain = tuple(config.pin.chain)
+        if chain not in self._not_judged:
+            self._not_judged[chain] = not_judged_note(self.ruleset, config)
+        return self._not_judged[chain]
 
     def judgeable_rules(self, config: Config) -> list:
         """The rules this pin can judge (the same for every flag string), less those on a device

@@ -137,9 +137,9 @@ def _file_edits(value: Value, fix: Fix, check: ScriptCheck, anchor: int | None) 
 def _mistyped_inputs(path: ExploredPath) -> list[str]:
     """The inputs that are integer Tunix variables and take a value that is not one on this path."""
     mistyped = []
-    for name, value in path.env.items():
-        var = load_tunix().variables.get(name)
-        if var is not None and value is not None and var.kind == "int":
+    for name, var in load_tunix().variables.items():
+        value = path.env.get(name)
+        if value is not None and var.kind == "int":
             try:
                 type_tunix(name, var, value)
             except ValueError:

@@ -32,8 +32,12 @@ class PathConditions:
     def __init__(self, inputs: Mapping[str, Sequence[str | None]], paths: Sequence[ExploredPath],
                  excluded: Sequence[ExploredPath] = ()):
         self.values: dict[str, list[str | None]] = {name: list(dict.fromkeys(values)) for name, values in inputs.items()}
+        merged: dict[str, object] = {}  # of each input, the last list of values merged (narrowed paths share them)
         for path in paths:
             for name, values in path.domains.items():
+                if merged.get(name) is values:
+                    continue
+                merged[name] = values
                 known = self.values.setdefault(name, [])
                 known.extend(v for v in values if v not in known)
         self.variables = {name: z3.Int(name) for name in self.values}

@@ -18,7 +18,9 @@ their conditions.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import itertools
+import operator
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from flaglint.render.bash.compiler import Join
@@ -122,9 +124,10 @@ def _universe(st: State, name: str, candidates) -> tuple:
     return tuple(candidates(name)) if candidates else (None,)
 
 
-def _explicit(st: State, universe: dict) -> list[Cube]:
-    """The path's condition as cubes over the merged universe."""
-    own = {n: frozenset(_universe(st, n, None)) for n in universe if n in st.domains or n in st.inputs}
+def _explicit(st: State, universe: dict, spread: Iterable[str]) -> list[Cube]:
+    """The path's condition as cubes over the merged universe; `spread`: the inputs whose merged
+    universe may be wider than the path's own (every other one the path lets take all of it)."""
+    own = {n: frozenset(_universe(st, n, None)) for n in spread if n in st.domains or n in st.inputs}
     return [trimmed(frozenset({**own, **dict(cube)}.items()), universe) for cube in cubes_of(st)]
 
 
@@ -141,7 +144,7 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
         return None
     names = a.domains.keys() | b.domains.keys()
     read_once = {}
-    for n in (a.inputs.keys() | b.inputs.keys()) - names:
+    for n in _differing(a.inputs, b.inputs, (a.inputs.keys() | b.inputs.keys()) - names):
         va, vb = a.inputs.get(n, _MISSING), b.inputs.get(n, _MISSING)
         if va == vb:
             continue
@@ -152,12 +155,13 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
         for n in names - other.domains.keys() - other.inputs.keys():
             if n not in other.exported and any(n in scope for scope in other.scopes):
                 return None  # other assigned it unread: bash exports it there exactly when it was set
-    universe = {}
-    for n in sorted(names):
-        values_a, values_b = _universe(a, n, candidates), _universe(b, n, candidates)
-        universe[n] = tuple(dict.fromkeys(values_a + values_b))
+    # The inputs whose values the two paths do not share: most are shared, untouched since they forked.
+    spread = {n for n, _ in a.domains.items() ^ b.domains.items()}
+    spread.update(_differing(a.inputs, b.inputs, (a.inputs.keys() | b.inputs.keys()) & names))
+    merged = {n: tuple(dict.fromkeys(_universe(a, n, candidates) + _universe(b, n, candidates))) for n in spread}
+    universe = dict(sorted({**a.domains, **b.domains, **merged}.items()))
     # The inputs the two paths treat differently: their exports must agree but for these.
-    differ = {n for n in names if set(_universe(a, n, candidates)) != set(_universe(b, n, candidates))
+    differ = {n for n in spread if set(_universe(a, n, candidates)) != set(_universe(b, n, candidates))
               or a.inputs.get(n, _MISSING) != b.inputs.get(n, _MISSING)}
     if a.exported - differ != b.exported - differ:
         return None
@@ -166,7 +170,7 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
         exports[name] = _exported_on_both(a, b, name, _universe(a, name, candidates), _universe(b, name, candidates))
         if exports[name] is None:
             return None
-    cubes_a, cubes_b = _explicit(a, universe), _explicit(b, universe)
+    cubes_a, cubes_b = _explicit(a, universe, spread), _explicit(b, universe, spread)
     m = a.copy()
     m.inputs.update(read_once)
     for index, (sa, sb) in enumerate(zip(a.scopes, b.scopes)):
@@ -228,8 +232,8 @@ def _choice(cubes_a: list[Cube], va, cubes_b: list[Cube], vb, universe: dict):
     pa, pb = _pieces(va), _pieces(vb)
     if pa is None or pb is None:
         return guarded(cubes_a, va, cubes_b, vb, universe)
-    common = 0
-    while common < min(len(pa), len(pb)) and (pa[common] is pb[common] or pa[common] == pb[common]):
+    common = _shared_prefix(pa, pb)
+    while common < min(len(pa), len(pb)) and pa[common] == pb[common]:
         common += 1
     head = list(pa[:common])
     rest_a, rest_b = list(pa[common:]), list(pb[common:])
@@ -242,6 +246,18 @@ def _choice(cubes_a: list[Cube], va, cubes_b: list[Cube], vb, universe: dict):
         return Sym((guarded(cubes_a, va, cubes_b, vb, universe),))
     differing = guarded(cubes_a, _rejoined(rest_a), cubes_b, _rejoined(rest_b), universe)
     return Sym(tuple(head) + (differing,))
+
+
+def _shared_prefix(a: tuple, b: tuple) -> int:
+    """How many pieces the two start with, the same objects."""
+    return next(itertools.compress(itertools.count(), map(operator.is_not, a, b)), min(len(a), len(b)))
+
+
+def _differing(a: Mapping, b: Mapping, names: Iterable[str]) -> list[str]:
+    """The names whose values in `a` and `b` are not the same object (missing in one: differing)."""
+    names = list(names)
+    missing = itertools.repeat(_MISSING)
+    return list(itertools.compress(names, map(operator.is_not, map(a.get, names, missing), map(b.get, names, missing))))
 
 
 def _pieces(value) -> tuple | None:
@@ -263,7 +279,7 @@ def _token_cut(a: str, b: str) -> int:
 
 
 def _slice(v: Value, start: int, end: int | None) -> Value:
-    return Value(v.text[start:end], list(v.origins[start:end]), v.opaque)
+    return Value(v.text[start:end], v.origins[start:end], v.opaque)
 
 
 def _rejoined(pieces: list):
