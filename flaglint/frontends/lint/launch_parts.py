@@ -306,7 +306,7 @@ def _narrowed(path: ExploredPath, fixed: Mapping[str, list]) -> ExploredPath | N
             if not changes[name]:
                 return None
         env = {**path.env, **{name: found[0] for name, found in changes.items()}}
-        return ExploredPath(env, [], {**path.domains, **changes})
+        return ExploredPath(env, [], {**path.domains, **changes}, narrowed_from=path, changed=changes)
     cubes = []
     for cube in path.products():
         narrowed = {**cube, **{name: [v for v in cube.get(name, values) if v in values] for name, values in fixed.items()}}

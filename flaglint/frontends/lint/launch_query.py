@@ -190,7 +190,7 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
         model = solver.model()
         chosen = {name: model.eval(var, model_completion=True).as_long() for name, var in inputs.items()}
         rule_id = next(r for r in sorted(broken) if z3.is_true(model.eval(broken[r], model_completion=True)))
-        kept = _minimised(solver, broken[rule_id], inputs, chosen)
+        kept = _minimised(solver, broken[rule_id], inputs, chosen, len(cubes) <= 1)
         fixed = {name: list(classes[name][chosen[name]]) for name in kept}
         if rule_id in judge.broken(confirm_at(fixed)):
             found.append((rule_id, fixed))
@@ -257,12 +257,29 @@ class _Resolved:
         return list({frozenset(c.devices): c for c, _ in self.configs(deciding, "the device count")}.values())
 
 
-def _minimised(solver: z3.Solver, broken: Any, inputs: Mapping, chosen: Mapping[str, int]) -> list[str]:
+def _minimised(solver: z3.Solver, broken: Any, inputs: Mapping, chosen: Mapping[str, int], separate: bool) -> list[str]:
     """The inputs of the model the violation depends on: each other one is dropped in turn while
-    no allowed value of the dropped ones keeps the rule."""
-    kept = list(chosen)
+    no allowed value of the dropped ones keeps the rule. Where the path's condition allows each
+    input's values apart from the others' (`separate`: one product), an input the violation does
+    not read never matters."""
+    read = _constants(broken)
+    kept = [name for name in chosen if not separate or str(inputs[name]) in read]
     for name in list(kept):
         trial = [n for n in kept if n != name]
         if solver.check(z3.Not(broken), *[inputs[n] == chosen[n] for n in trial]) == z3.unsat:
             kept = trial
     return kept
+
+
+def _constants(term: Any) -> set[str]:
+    """The names of the uninterpreted constants a term reads, each shared subterm visited once."""
+    found, seen, stack = set(), set(), [term]
+    while stack:
+        node = stack.pop()
+        if node.get_id() in seen:
+            continue
+        seen.add(node.get_id())
+        if z3.is_const(node) and node.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            found.add(str(node))
+        stack.extend(node.children())
+    return found

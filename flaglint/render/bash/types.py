@@ -137,15 +137,17 @@ class _Written:
 def joined_origins(parts: Iterable[Sequence]):
     """The origins of values joined one after another: spans, where each part is spans or has no
     origin at all; else a list of Origins, as the parts were."""
-    parts = list(parts)
+    parts = [part for part in parts if len(part)]
+    if len(parts) == 1 and type(parts[0]) is Spans:
+        return parts[0]
     runs: list[tuple] = []
     for part in parts:
         if type(part) is Spans:
             runs.extend(part.runs)
-        elif any(origin is not None for origin in part):
-            return list(itertools.chain.from_iterable(parts))
-        else:
+        elif part.count(None) == len(part):
             runs.append((None, 0, len(part)))
+        else:
+            return list(itertools.chain.from_iterable(parts))
     return Spans(runs)
 
 
