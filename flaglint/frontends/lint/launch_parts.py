@@ -39,6 +39,7 @@ from flaglint.render.bash.types import (
     Sym,
     Value,
     choice_names,
+    joined_origins,
     parts_of,
     read_names,
     resolve,
@@ -47,6 +48,9 @@ from flaglint.resolve.topology import DEVICE_NAMES, device_keys
 
 # A group with more combinations than this is checked by the solver instead of on each of them.
 COMBINATION_CAP = 4096
+# The names the same parts of a group over the cap decide are checked on every combination of
+# their inputs up to this many; beyond, on the launches that show each token of theirs (KeyTokens).
+ENUMERATED = 64
 
 
 @dataclass(kw_only=True)
@@ -86,6 +90,27 @@ class _Part:
     names: set
     members: list = field(default_factory=list)  # a group's parts
     origin: object = None  # Origin | None: where the script writes the part (a group: its first part)
+    pieces: list = field(default_factory=list)  # of a part of the flag string: the indices of its pieces
+
+
+@dataclass
+class _FlagPieces:
+    """The flag string's pieces, and their tokens at the path's values (PieceTokens)."""
+
+    pieces: tuple
+    tokens: PieceTokens
+
+
+@dataclass
+class KeyTokens:
+    """The tokens of one key that several parts of a group write, in the order of the flag string.
+    `present[i]`: the combinations of its part's inputs (each input's class index) where token i is
+    written; `last[i]`: the values of the inputs to fix for a launch where token i is the last one
+    written (None: it never is); `none`: the same where none is written."""
+
+    present: list
+    last: list
+    none: dict | None
 
 
 def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mapping[str, Sequence],
@@ -115,8 +140,10 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
         return launches
     parts: list[_Part] = []
     flags = symbolic.get(flags_variable)
+    flag_pieces = None
     if flags is not None:
-        parts.extend(_flag_parts(flags, base, max(cap, COMBINATION_CAP)))
+        found, flag_pieces = _flag_parts(flags, base, max(cap, COMBINATION_CAP))
+        parts.extend(found)
     for name, value in symbolic.items():
         if name != flags_variable:
             parts.append(_Part(_inputs(value), {name, *bound.get(name, ())}, origin=_first_origin(value)))
@@ -126,7 +153,7 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
         def launch_at(env: Mapping, changed: frozenset = frozenset(group.inputs)) -> Rendering:
             return renderer.at(env, changed)
 
-        for sub, owned in _group_paths(path, group, splits, explored, cap, judge, launch_at):
+        for sub, owned in _group_paths(path, group, splits, explored, cap, judge, launch_at, flag_pieces):
             launches.append(Concrete(launch_at(sub.env), sub, **owned))
     return launches
 
@@ -214,21 +241,21 @@ class _Splits:
 
 
 def _group_paths(path: ExploredPath, group: _Part, splits: _Splits, explored: Mapping[str, Sequence], cap: int,
-                 judge, launch_at) -> list[tuple[ExploredPath, dict]]:
+                 judge, launch_at, flag_pieces: _FlagPieces | None = None) -> list[tuple[ExploredPath, dict]]:
     """The paths on which to check a group, each with what it owns (Owned's fields): every combination of its inputs' values; or, over `cap`, the combinations of the parts
     that set a name, for the names only they set (the other parts stay at the path's values there,
     so a rule that reads names of other parts too is the solver's), and each launch the solver
     finds a rule broken on, for that rule (the inputs it left free take one value each there).
     `launch_at(env)`: the launch with those inputs' values."""
     try:
-        return _checked_group(path, group, splits, explored, cap, judge, launch_at)
+        return _checked_group(path, group, splits, explored, cap, judge, launch_at, flag_pieces)
     except Unverified as err:
         err.origin = err.origin or group.origin
         raise
 
 
 def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: Mapping[str, Sequence], cap: int,
-                   judge, launch_at) -> list[tuple[ExploredPath, dict]]:
+                   judge, launch_at, flag_pieces: _FlagPieces | None) -> list[tuple[ExploredPath, dict]]:
     if _count(_input_classes(path, group.inputs, splits, explored)) <= cap:
         return [(sub, {"names": frozenset(group.names)}) for sub in _split(path, group.inputs, splits, explored, cap)]
     if judge is None:
@@ -242,20 +269,100 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
     for name, who in writers.items():
         decided.setdefault(who, set()).add(name)
     # What the same parts alone decide (a token of one key, one key set by two parts) is checked on
-    # those parts' combinations: a part reads an input or two, so they are few whatever the cap.
+    # those parts' combinations where they are few (a part reads an input or two); a key that many
+    # parts write, on the launches where each of its tokens is the last written, where one is
+    # written again after it, and where none is (KeyTokens): as many as its tokens.
     few = max(cap, COMBINATION_CAP)
     found = []
-    for names in decided.values():
+    sequences: dict[str, KeyTokens] = {}
+    for who, names in decided.items():
         inputs = depends[next(iter(names))]
-        for sub in _split(path, inputs, splits, explored, few, ", ".join(sorted(names))):
-            found.append((sub, {"names": frozenset(names), "excluded": frozenset(group.names - names)}))
+        owned = {"names": frozenset(names), "excluded": frozenset(group.names - names)}
+        if _count(_input_classes(path, inputs, splits, explored)) <= ENUMERATED:
+            found.extend((sub, owned) for sub in _split(path, inputs, splits, explored, few, ", ".join(sorted(names))))
+            continue
+        members = [group.members[i] for i in sorted(who)]
+        fixes: list[dict] = []
+        for name in sorted(names):
+            tokens = _key_tokens(path, members, name, flag_pieces, splits, explored, few, fixes)
+            if tokens is None:  # not one piece a part, or parts that share inputs: every combination
+                fixes = None
+                break
+            sequences[name] = tokens
+        if fixes is None:
+            found.extend((sub, owned) for sub in _split(path, inputs, splits, explored, few, ", ".join(sorted(names))))
+            continue
+        for fixed in {tuple(sorted((n, tuple(v)) for n, v in f.items())): f for f in fixes}.values():
+            sub = _narrowed(path, fixed)
+            if sub is not None:
+                found.append((sub, owned))
     cubes = path.products()
     classes = _input_classes(path, group.inputs, splits, explored, cubes)
     from flaglint.frontends.lint.launch_query import violations  # noqa: PLC0415 z3: only for a group over the path cap
 
-    for rule, fixed in violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(_narrowed(path, fixed).env), judge, few):
+    for rule, fixed in violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(_narrowed(path, fixed).env), judge, few,
+                                  sequences):
         found.append((_narrowed(path, fixed), {"names": frozenset(group.names), "rule": rule}))
     return found
+
+
+def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces: _FlagPieces | None, splits: _Splits,
+                explored: Mapping[str, Sequence], cap: int, fixes: list[dict]) -> KeyTokens | None:
+    """The tokens of `key` the parts write (each one piece of the flag string, no two reading an
+    input together, on a path of one product; else None), and, into `fixes`, the inputs' values
+    of the launches that show each: where it is the last written, where another is written after
+    it, where none is."""
+    if flag_pieces is None or path.cubes is not None or any(len(p.pieces) != 1 for p in members) \
+            or sum(len(p.inputs) for p in members) != len(set().union(*(p.inputs for p in members))):
+        return None
+    # per part, in the string's order: its piece, and each combination of its inputs' classes with
+    # the tokens of the key it writes there and the inputs' values that take it
+    parts: list[tuple[int, list]] = []
+    present: dict[tuple, list] = {}
+    for part in sorted(members, key=lambda p: p.pieces[0]):
+        (index,) = part.pieces
+        classes = _input_classes(path, part.inputs, splits, explored)
+        if _count(classes) > cap:
+            return None
+        names = list(classes)
+        combos = []
+        for combo in itertools.product(*(range(len(classes[n])) for n in names)):
+            env = {**path.env, **{n: classes[n][c][0] for n, c in zip(names, combo)}}
+            value = resolve(flag_pieces.pieces[index], *_picker(env, {}))
+            texts = [t for t, _ in flag_pieces.tokens.touching(index, "" if value is None else value.text) if t.split("=", 1)[0] == key]
+            written = [(index, place, text) for place, text in enumerate(texts)]
+            for token in written:
+                present.setdefault(token, []).append(dict(zip(names, combo)))
+            combos.append((written, {n: list(classes[n][c]) for n, c in zip(names, combo)}))
+        parts.append((index, combos))
+    quiet = {index: next((values for written, values in combos if not written), None) for index, combos in parts}
+
+    def quiet_after(index: int) -> dict | None:
+        """The values with which no part after piece `index` writes the key (None: one always does)."""
+        fixed: dict = {}
+        for later in (i for i, _ in parts if i > index):
+            if quiet[later] is None:
+                return None
+            fixed.update(quiet[later])
+        return fixed
+
+    tokens = sorted(present, key=lambda token: token[:2])
+    last = []
+    for token in tokens:
+        index = token[0]
+        combos = dict(parts)[index]
+        own = next((values for written, values in combos if written and written[-1] == token), None)
+        rest = quiet_after(index)
+        last.append(None if own is None or rest is None else {**own, **rest})
+        again = next((values for written, values in combos if token in written and written[-1] != token), None)
+        if again is None:
+            after = next((values for later, others in parts if later > index for written, values in others if written), None)
+            again = None if after is None else {**next(values for written, values in combos if token in written), **after}
+        fixes.extend(f for f in (last[-1], again) if f is not None)
+    none = quiet_after(-1)
+    if none is not None:
+        fixes.append(none)
+    return KeyTokens([present[t] for t in tokens], last, none)
 
 
 def _input_classes(path: ExploredPath, inputs: set, splits: _Splits, explored: Mapping[str, Sequence],
@@ -359,7 +466,7 @@ def _picker(base: Mapping, assignment: Mapping):
     return pick, lambda name: input_value(value_of(name))
 
 
-def _flag_parts(flags, base: Mapping, cap: int) -> list[_Part]:
+def _flag_parts(flags, base: Mapping, cap: int) -> tuple[list[_Part], _FlagPieces]:
     """One part per Choice among the flag string's pieces, with the keys of the tokens it writes
     into in any of its values (the other pieces at the path's values); parts that write into one
     token are one part. Each value of a part is tokenised in its neighbourhood only (PieceTokens),
@@ -394,31 +501,47 @@ def _flag_parts(flags, base: Mapping, cap: int) -> list[_Part]:
         into = merged.setdefault(root, _Part(set(), set(), origin=parts[i].origin))
         into.inputs |= parts[i].inputs
         into.names |= parts[i].names
-    return list(merged.values())
+        into.pieces.append(i)
+    return list(merged.values()), _FlagPieces(pieces, tokens)
 
 
 def _first_origin(value):
-    """Where the script writes the first character in which the value's alternatives differ."""
-    if type(value) is Sym:
-        return next((o for p in value.pieces if type(p) is not Value and (o := _first_origin(p)) is not None), None)
-    if type(value) is not Choice:
-        return None
-    alts = [_origins(alt) for _, alt in value.alts]
-    shared = 0
-    while all(shared < len(a) for a in alts) and all(a[shared] == alts[0][shared] for a in alts):
-        shared += 1
-    return next((o for a in alts for o in a[shared:] if o is not None), None)
+    """Where the script writes the first character in which the value's alternatives differ
+    (of a string, of its first part that has one). Without recursion: values nest as deep as joins go."""
+    memo: dict[int, Sequence] = {}
+    stack = [iter((value,))]
+    while stack:
+        part = next(stack[-1], None)
+        if part is None:
+            stack.pop()
+        elif type(part) is Sym:
+            stack.append(iter(part.pieces))
+        elif type(part) is Choice:
+            alts = [_origins(alt, memo) for _, alt in part.alts]
+            shared = 0
+            while all(shared < len(a) for a in alts) and all(a[shared] == alts[0][shared] for a in alts):
+                shared += 1
+            found = next((o for a in alts for o in a[shared:] if o is not None), None)
+            if found is not None:
+                return found
+    return None
 
 
-def _origins(value) -> list:
-    """The origins of the value's characters, each Choice at its first alternative that has any."""
-    if type(value) is Value:
-        return list(value.origins)
-    if type(value) is Sym:
-        return [o for p in value.pieces for o in _origins(p)]
-    if type(value) is Choice:
-        return next((found for _, alt in value.alts if (found := _origins(alt))), [])
-    return []
+def _origins(value, memo: dict[int, Sequence]) -> Sequence:
+    """The origins of the value's characters, each Choice at its first alternative that has any
+    (each part computed once, its parts first)."""
+    for part in (*parts_of(value), value):
+        if id(part) in memo:
+            continue
+        if type(part) is Value:
+            memo[id(part)] = part.origins
+        elif type(part) is Sym:
+            memo[id(part)] = joined_origins(_origins(p, memo) if type(p) is Value else memo.get(id(p), ()) for p in part.pieces)
+        elif type(part) is Choice:
+            memo[id(part)] = next((found for _, alt in part.alts if len(found := _origins(alt, memo) if type(alt) is Value else memo.get(id(alt), ()))), ())
+        else:
+            memo[id(part)] = ()
+    return memo[id(value)]
 
 
 def _own_assignments(piece, base: Mapping, cap: int) -> list[dict]:

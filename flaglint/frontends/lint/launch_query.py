@@ -45,11 +45,15 @@ CASES = 128
 
 @dataclass
 class _Table:
-    """A name's value on each combination (itertools.product order) of the inputs that decide it."""
+    """A name's value on each combination (itertools.product order) of the inputs that decide it;
+    or, where `index` is given, on each case that term over the inputs picks (a key many parts
+    write: the token written last)."""
 
     deciding: list[str]
     values: list[Any]
     judged: list[bool]  # where a rule that reads it is judged: no token of it refused, no value unknown
+    index: Any = None
+    configs: list = ()  # the launches' configs it was read from
 
 
 class _Translator(FixProblem):
@@ -92,9 +96,13 @@ class _Translator(FixProblem):
             position = position * len(self.classes[n]) + at[n]
         return table.values[position]
 
+    def few(self, names) -> bool:
+        """Whether few combinations of inputs decide the names (a key many parts write never is: its table is not by combination)."""
+        return all(self.tables[name].index is None for name in names) and _combinations(self.classes, self.deciding(names)) <= CASES
+
     def _translate(self, node: Node) -> Any:
         names = node.free & self.tables.keys()
-        if names and node.op not in ("var", "const") and _combinations(self.classes, self.deciding(names)) <= CASES:
+        if names and node.op not in ("var", "const") and self.few(names):
             return self.cases(names, lambda lookup: _evaluated(node, lookup))
         return super()._translate(node)
 
@@ -102,15 +110,18 @@ class _Translator(FixProblem):
         """Where the rule is judged and broken."""
         names = sorted(rule.name_set & self.tables.keys())
         judged = z3.And(*[self.judged(name) for name in names])
-        if _combinations(self.classes, self.deciding(names)) <= CASES:
+        if self.few(names):
             verdicts = self.cases(names, lambda lookup: not holds(rule, lookup))
             return z3.And(judged, self.boolean_term(verdicts))
         return z3.And(judged, z3.Not(self.constraint(rule)))
 
+    def term(self, table: _Table) -> Any:
+        """The table's case, as a Z3 term."""
+        return self.index(table.deciding) if table.index is None else table.index
+
     def judged(self, name: str) -> Any:
         table = self.tables[name]
-        found = Finite(self.index(table.deciding), table.judged)
-        return self.boolean_term(found)
+        return self.boolean_term(Finite(self.term(table), table.judged))
 
 
 def _combinations(classes: Mapping[str, Sequence[list]], deciding: list[str]) -> int:
@@ -143,13 +154,16 @@ class Judge(Protocol):
 
 def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[str, Sequence]],
                depends: Mapping[str, set[str]], base: Mapping[str, Any], launch_at: Callable[[Mapping], Any],
-               confirm_at: Callable[[Mapping[str, list]], Any], judge: Judge, cap: int) -> list[tuple[str, dict[str, list]]]:
+               confirm_at: Callable[[Mapping[str, list]], Any], judge: Judge, cap: int,
+               sequences: Mapping[str, Any] = {}) -> list[tuple[str, dict[str, list]]]:
     """Each rule that some allowed assignment breaks, with the inputs that matter to one such
     assignment, each with its values there. `classes`: each input's value classes (no Choice and
     no product of the path's condition tells the values of a class apart); `depends`: the inputs
     that decide each name the group sets; `base`: the path's own values; `launch_at(env)`: the
     launch with those inputs' values; `confirm_at(fixed)`: the launch of the path narrowed to them; `cap`: the most combinations of
-    the inputs that decide one name (each is a launch resolved)."""
+    the inputs that decide one name (each is a launch resolved); `sequences`: of a key many parts
+    write, its tokens (launch_parts.KeyTokens): its value is that of the token written last, one
+    launch each, not one per combination of the parts."""
     inputs = {name: z3.Int(f"input:{name}") for name in sorted(classes)}
     solver = z3.Solver()
     solver.set("timeout", QUERY_BUDGET_MS)
@@ -159,16 +173,17 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
     if base_config is None:
         return []
     resolved = _Resolved(classes, base, launch_at, judge, cap)
-    tables = {name: resolved.table(name, sorted(depends[name])) for name in sorted(depends)}
+    tables = {name: resolved.sequence_table(name, sorted(depends[name]), sequences[name], inputs, confirm_at) if name in sequences
+              else resolved.table(name, sorted(depends[name])) for name in sorted(depends)}
     # A name whose value moves the device count (compile_topology, a slice) makes the device
     # count's names vary with the inputs that decide it.
     moving = sorted({n for name in depends for n in depends[name]
-                     if any(c.devices != base_config.devices for c, _ in resolved.configs(sorted(depends[name])))})
+                     if any(c.devices != base_config.devices for c, _ in tables[name].configs)})
     if moving:
         tables.update({name: resolved.device_table(name, moving) for name in DEVICE_NAMES})
     translator = _Translator.over(base_config, {})
     translator.setup(tables, classes, inputs)
-    translator.terms.update({name: Finite(translator.index(t.deciding), t.values) for name, t in tables.items()})
+    translator.terms.update({name: Finite(translator.term(t), t.values) for name, t in tables.items()})
     rules = {rule.id: rule for config in [base_config, *resolved.device_configs(moving)] for rule in judge.rules(config)}
     broken: dict[str, Any] = {}
     for rule in rules.values():
@@ -242,7 +257,25 @@ class _Resolved:
     def table(self, name: str, deciding: list[str]) -> _Table:
         """The name's value on each combination of the inputs that decide it."""
         configs = self.configs(deciding, name)
-        return _Table(deciding, [c.lookup(name) for c, _ in configs], [name not in unjudged for _, unjudged in configs])
+        return _Table(deciding, [c.lookup(name) for c, _ in configs], [name not in unjudged for _, unjudged in configs], configs=configs)
+
+    def sequence_table(self, name: str, deciding: list[str], tokens, inputs: Mapping, launch_of: Callable[[Mapping], Any]) -> _Table:
+        """A key many parts write (`tokens`: launch_parts.KeyTokens): its value where none of its
+        tokens is written, then where each is the last written, read from one launch each
+        (`launch_of(fixed)`: the launch with those inputs' values); the case, a term over `inputs`."""
+        def written(token: int) -> Any:
+            return z3.Or(*[z3.And(*[inputs[n] == i for n, i in combo.items()]) for combo in tokens.present[token]])
+
+        configs = []
+        for fixed in (tokens.none, *tokens.last):
+            found = self.judge.config(self.launch_at(self.base) if fixed is None else launch_of(fixed))
+            if found[0] is None:
+                raise Unverified(f"whether MaxText runs at all depends on {', '.join(deciding)}")
+            configs.append(found)
+        index: Any = z3.IntVal(0)  # the last token written wins: each If asks first of the later ones
+        for token in range(len(tokens.present)):
+            index = z3.If(written(token), token + 1, index)
+        return _Table(deciding, [c.lookup(name) for c, _ in configs], [name not in unjudged for _, unjudged in configs], index, configs)
 
     def device_table(self, name: str, deciding: list[str]) -> _Table:
         """A name of the device count (topology.DEVICE_NAMES), judged where the launch gives one."""

@@ -34,7 +34,7 @@ from flaglint.maxtext.values import format_value
 from flaglint.read.flags import FlagSource, decode
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
 from flaglint.render.bash.path_conditions import PathConditions
-from flaglint.render.bash.types import Rendering, ScriptError, Value
+from flaglint.render.bash.types import Rendering, ScriptError, TooDeep, Value
 from flaglint.render.recipes import evaluate
 from flaglint.rules.ruleset import built_in
 from flaglint.tunix.variables import launcher, load_tunix, type_tunix
@@ -172,6 +172,10 @@ def check_script(
     check = ScriptCheck(path, text, result, given)
     try:
         exploration = evaluate(path, dict(fixed or {}), dict(vary or {}), given)
+    except TooDeep as err:  # fail closed: what it launches is not known
+        result.findings.append(built_in("FL011", (), Location(err.file, err.line, 1, end_column=2),
+                                        allow_unverified=allow_unverified, reason=err.message))
+        return check
     except ScriptError as err:
         result.findings.append(built_in("FL010", (), Location(err.file, err.line, 1, end_column=2), reason=err.message))
         return check

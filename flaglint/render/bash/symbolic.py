@@ -227,8 +227,10 @@ def _exported_on_both(a: State, b: State, name: str, values_a: tuple, values_b: 
 
 
 def _choice(cubes_a: list[Cube], va, cubes_b: list[Cube], vb, universe: dict):
-    """va where one of cubes_a holds, vb where one of cubes_b does; the prefix both strings share
-    stays outside the guarded value, cut where a token begins, so each Choice holds the tokens that differ."""
+    """va where one of cubes_a holds, vb where one of cubes_b does; the prefix and the suffix both
+    strings share stay outside the guarded value, cut where a token begins or ends, so each Choice
+    holds the tokens that differ (`X="${X} k=v"` and `X="k=v ${X}"` after n joins are n Choices
+    side by side, not n nested)."""
     pa, pb = _pieces(va), _pieces(vb)
     if pa is None or pb is None:
         return guarded(cubes_a, va, cubes_b, vb, universe)
@@ -242,10 +244,30 @@ def _choice(cubes_a: list[Cube], va, cubes_b: list[Cube], vb, universe: dict):
         if cut:
             head.append(_slice(rest_a[0], 0, cut))
             rest_a[0], rest_b[0] = _slice(rest_a[0], cut, None), _slice(rest_b[0], cut, None)
-    if not head:  # still a string: an assignment to it need not decide which one (machine.Interp.assign)
+    shared = _shared_prefix(rest_a[::-1], rest_b[::-1])
+    tail = rest_a[len(rest_a) - shared:]
+    rest_a, rest_b = rest_a[:len(rest_a) - shared], rest_b[:len(rest_b) - shared]
+    if rest_a and rest_b and type(rest_a[-1]) is Value and type(rest_b[-1]) is Value:
+        kept = _token_tail(rest_a[-1].text, rest_b[-1].text)
+        if kept:
+            last_a, last_b = rest_a[-1], rest_b[-1]
+            tail.insert(0, _slice(last_a, len(last_a.text) - kept, None))
+            rest_a[-1], rest_b[-1] = _slice(last_a, 0, len(last_a.text) - kept), _slice(last_b, 0, len(last_b.text) - kept)
+    if not head and not tail:  # still a string: an assignment to it need not decide which one (machine.Interp.assign)
         return Sym((guarded(cubes_a, va, cubes_b, vb, universe),))
     differing = guarded(cubes_a, _rejoined(rest_a), cubes_b, _rejoined(rest_b), universe)
-    return Sym(tuple(head) + (differing,))
+    return Sym((*head, differing, *tail))
+
+
+def _token_tail(a: str, b: str) -> int:
+    """The length of the suffix a and b share that begins a token in both (after a blank, or at the start)."""
+    shared = 0
+    while shared < min(len(a), len(b)) and a[-1 - shared] == b[-1 - shared]:
+        shared += 1
+    for kept in range(shared, 0, -1):
+        if all(len(s) == kept or s[-1 - kept].isspace() for s in (a, b)):
+            return kept
+    return 0
 
 
 def _shared_prefix(a: tuple, b: tuple) -> int:
@@ -261,11 +283,16 @@ def _differing(a: Mapping, b: Mapping, names: Iterable[str]) -> list[str]:
 
 
 def _pieces(value) -> tuple | None:
+    """The string's pieces, less empty ones (a quote's end leaves one)."""
     if type(value) is Sym:
-        return value.pieces
+        return tuple(p for p in value.pieces if not _empty(p))
     if type(value) is Value:
         return (value,)
     return None
+
+
+def _empty(piece) -> bool:
+    return type(piece) is Value and piece.text == "" and not piece.opaque
 
 
 def _token_cut(a: str, b: str) -> int:
@@ -283,7 +310,7 @@ def _slice(v: Value, start: int, end: int | None) -> Value:
 
 
 def _rejoined(pieces: list):
-    pieces = [p for p in pieces if not (type(p) is Value and p.text == "" and not p.opaque)]
+    pieces = [p for p in pieces if not _empty(p)]
     if not pieces:
         return Value("", [])
     return pieces[0] if len(pieces) == 1 else Sym(tuple(pieces))

@@ -372,6 +372,10 @@ class ScriptError(Exception):
         self.message = message
 
 
+class TooDeep(ScriptError):
+    """A script nested deeper than the evaluator follows: what it launches is not verified (FL011)."""
+
+
 class LaunchRecogniser(Protocol):
     """What the machine is told of the programs it never runs: which commands it keeps as launches
     (Rendering.launched), and which variables of their environment it keeps with them."""
