@@ -96,9 +96,10 @@ class _Translator(FixProblem):
             position = position * len(self.classes[n]) + at[n]
         return table.values[position]
 
-    def few(self, names) -> bool:
-        """Whether few combinations of inputs decide the names (a key many parts write never is: its table is not by combination)."""
-        return all(self.tables[name].index is None for name in names) and _combinations(self.classes, self.deciding(names)) <= CASES
+    def few(self, names, most: int = CASES) -> bool:
+        """Whether at most `most` combinations of inputs decide the names (a key many parts write
+        never does: its table is not by combination)."""
+        return all(self.tables[name].index is None for name in names) and _combinations(self.classes, self.deciding(names)) <= most
 
     def _translate(self, node: Node) -> Any:
         names = node.free & self.tables.keys()
@@ -106,14 +107,60 @@ class _Translator(FixProblem):
             return self.cases(names, lambda lookup: _evaluated(node, lookup))
         return super()._translate(node)
 
-    def violated(self, rule: Rule) -> Any:
-        """Where the rule is judged and broken."""
+    def violated(self, rule: Rule, most: int) -> Any:
+        """Where the rule is judged and broken: evaluated on each combination of the inputs that
+        decide it where they are few; else translated, or, where it cannot be and it reads a key
+        many parts write, evaluated on each case of its names' tables if they are at most `most`."""
         names = sorted(rule.name_set & self.tables.keys())
         judged = z3.And(*[self.judged(name) for name in names])
-        if self.few(names):
-            verdicts = self.cases(names, lambda lookup: not holds(rule, lookup))
-            return z3.And(judged, self.boolean_term(verdicts))
-        return z3.And(judged, z3.Not(self.constraint(rule)))
+        if not self.few(names):
+            if rule.when is not None and self._never_applies(rule):
+                return z3.BoolVal(False)
+            try:
+                return z3.And(judged, z3.Not(self.constraint(rule)))
+            except (Unsupported, Unknown, z3.Z3Exception):
+                # a key many parts write is read on its cases: they are as few as its tokens
+                if all(self.tables[n].index is None for n in names) or self._count(names) > most:
+                    raise
+                return z3.And(judged, self._where(names, lambda lookup: not holds(rule, lookup)))
+        verdicts = self.cases(names, lambda lookup: not holds(rule, lookup))
+        return z3.And(judged, self.boolean_term(verdicts))
+
+    def _count(self, names) -> int:
+        """The cases of the names' tables together: each combination of the inputs that decide the
+        ones read by combination, with each case of each of the others."""
+        count = _combinations(self.classes, self.deciding([n for n in names if self.tables[n].index is None]))
+        for name in names:
+            if self.tables[name].index is not None:
+                count *= len(self.tables[name].values)
+        return count
+
+    def _where(self, names, test: Callable[[Callable[[str], Any]], bool]) -> Any:
+        """Where `test(lookup)` holds, read on every case of the names' tables together (_count)."""
+        by_combination = [n for n in names if self.tables[n].index is None]
+        by_case = [n for n in names if self.tables[n].index is not None]
+        deciding = self.deciding(by_combination)
+        found = []
+        for combo in itertools.product(*(range(len(self.classes[n])) for n in deciding)):
+            at = dict(zip(deciding, combo))
+            for cases in itertools.product(*(range(len(self.tables[n].values)) for n in by_case)):
+                chosen = dict(zip(by_case, cases))
+
+                def lookup(name: str) -> Any:
+                    return self.tables[name].values[chosen[name]] if name in chosen else self._value(name, at)
+
+                if test(lookup):
+                    found.append(z3.And(*[self.inputs[n] == i for n, i in at.items()],
+                                        *[self.tables[n].index == i for n, i in chosen.items()]))
+        return z3.Or(*found) if found else z3.BoolVal(False)
+
+    def _never_applies(self, rule: Rule) -> bool:
+        """Whether the rule's condition holds on no combination (a value it compares is never set:
+        it is never judged, whatever its requirement reads)."""
+        try:
+            return z3.is_false(z3.simplify(self.boolean(rule.when)))
+        except (Unsupported, Unknown, z3.Z3Exception):
+            return False
 
     def term(self, table: _Table) -> Any:
         """The table's case, as a Z3 term."""
@@ -191,7 +238,7 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
         if not names or rule.name_set & base_unjudged - tables.keys():
             continue
         try:
-            broken[rule.id] = translator.violated(rule)
+            broken[rule.id] = translator.violated(rule, cap)
         except (Unsupported, Unknown, z3.Z3Exception) as err:
             raise Unverified(f"rule {rule.id} over {', '.join(sorted(names))} cannot be decided by the solver ({err})") from None
     found = []
