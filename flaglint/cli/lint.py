@@ -13,11 +13,8 @@ from flaglint.cli.output import apply_settings, emit
 from flaglint.core.findings import InputError
 from flaglint.frontends.lint.scripts import check_script
 from flaglint.read.flags import decode
+from flaglint.render.bash.compiler import MAX_SCRIPT_BYTES
 from flaglint.report import Checked
-
-# Recipe scripts are kilobytes; a script past this is not a recipe, and evaluating it statically
-# costs about 11 s a MiB (every character carries its origin), so a run stays in seconds.
-MAX_SCRIPT_BYTES = 512 * 2**10
 
 
 def _vary(items: tuple[str, ...]) -> dict[str, list[str]]:

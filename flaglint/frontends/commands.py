@@ -102,6 +102,19 @@ def command_lines(launch: Launch, index: ConfigIndex | None) -> list[CommandLine
     return _found(launch, words, env, index)
 
 
+def unknown_command_string(launch: Launch) -> str | None:
+    """Why the shell command a launch hands over as a string (XPK's `--command`, `bash -c`, `eval`)
+    is not known here, or None: it holds the output of a command never run here, or text the
+    script reads (`read` from a file), so the command lines in it cannot be checked."""
+    words = list(launch.words)
+    inner = _command_string(words)
+    if inner is None or not inner.opaque:
+        return None
+    texts = [w.text for w in words]
+    handed = "XPK's --command" if xpk_command(texts) is not None else "the eval" if posixpath.basename(texts[0]) == "eval" else "the bash -c"
+    return f"{handed} string is not known here (it holds the output of a command, or text read from a file)"
+
+
 def _command_string(words: list[Value]) -> Value | None:
     """The shell command a launch hands over as a string: XPK's `--command`, `bash -c` (or sh),
     `eval`'s words joined."""

@@ -20,7 +20,7 @@ from flaglint.frontends.lint.launch_parts import (
     Concrete,
     concrete_launches,
 )
-from flaglint.frontends.lint.script_commands import check_commands
+from flaglint.frontends.lint.script_commands import check_commands, renderings
 from flaglint.frontends.lint.suppress import apply_suppressions, read_suppressions
 from flaglint.frontends.lint.unverified import Unverified
 from flaglint.frontends.lint.witnesses import (
@@ -178,7 +178,7 @@ def check_script(
     check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
     commands = check_commands(path, exploration, checker, given, max_fixes, allow_unverified)
-    if commands.checked:  # the script runs MaxText itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
+    if commands.checked or commands.findings:  # the script runs MaxText itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
         rules = checker.ruleset
         result.findings = [f for f in result.findings if not (rule := rules.by_id(f.rule)) or not rule.flag_string_only] + commands.findings
         result.notes.extend(sorted(commands.notes))
@@ -203,10 +203,12 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
     unverified: dict[tuple, Finding] = {}
     for outcome in exploration.outcomes:
         trainer = _trainer_rendering(outcome.rendering)
-        lost = outcome.rendering.unfound + trainer.unfound
+        lost = [note for rendering in renderings(outcome.rendering) for note in rendering.unfound]
+        for note in lost:  # fail closed: what the script sets and launches past it is not known
+            unverified.setdefault((note.file, note.line, note.message), built_in(
+                "FL011", (), Location(note.file, note.line, 1, end_column=2), variant="unfollowed",
+                allow_unverified=allow_unverified, reason=note.message))
         if lost and launcher().flags in trainer.variables:
-            for note in lost:
-                notes.add(f"{note.file}:{note.line}: {note.message}: the flags of the paths through it are not checked")
             unknown.extend(outcome.paths)
             continue
         if outcome.rendering.status != 0 or trainer.status != 0:

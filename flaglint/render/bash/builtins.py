@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 from flaglint.render.bash.arithmetic import parse_arith_text
@@ -170,11 +171,13 @@ class Builtins:
             st.status = 2
             st.pc += 1
             return
-        resolved = self.resolve(st, args[0])
+        if args[0] == os.devnull:  # sources nothing
+            st.status = 0
+            st.pc += 1
+            return
+        resolved = self.script_file(st, ins.line, "sourced file", args[0])
         if resolved is None:
-            self.note(st, ins.line, f"cannot find sourced file {args[0]!r}; not evaluated")
-            st.unfound = st.unfound + (st.notes[-1],)
-            st.status = 1
+            st.status = 0  # what the file does is not known (FL011): the script is followed past it
             st.pc += 1
             return
         compiled = self.load(resolved)
@@ -186,32 +189,21 @@ class Builtins:
             st.positional = tuple(fields[2:])
 
     def b_exec(self, ins, st, fields, args) -> None:
-        if not args:
+        """`exec COMMAND`: the shell becomes the command (after exec's own -a NAME, -c, -l), so the
+        script (or subshell) ends with it; without a command (only redirections) it goes on."""
+        at = 1
+        while at < len(fields) and fields[at].text.startswith("-") and fields[at].text != "-":
+            option = fields[at].text
+            at += 1
+            if option == "--":
+                break
+            if option.endswith("a"):  # -a NAME: the name the command gets as its argv[0]
+                at += 1
+        if at >= len(fields):
             st.status = 0
             st.pc += 1
             return
-        target = fields[1:]
-        if args[0] in ("bash", "sh") or args[0].endswith("/bash") or args[0].endswith("/sh"):
-            script, command_string = shell_operand(args[1:])
-            if script is None or command_string:
-                self.exit(st, 0)
-                return
-            target = fields[script + 2:]
-        if target and target[0].text.endswith(".sh"):
-            self.child(ins, st, target[0].text, target[1:], True)
-            return
-        self.exit(st, 0)  # this process becomes another program: the script ends here
-
-    def b_bash(self, ins, st, fields, args) -> None:
-        script, command_string = shell_operand(args)
-        if script is None or command_string:
-            if command_string:
-                self.note(st, ins.line, "bash -c is not evaluated: only the MaxText command lines in its string are checked")
-                self.record_launch(ins, st)
-            st.status = 0
-            st.pc += 1
-            return
-        self.child(ins, st, args[script], fields[script + 2:], False)
+        self.run_program(ins, st, fields[at:], replace=True)
 
     def b_shift(self, ins, st, fields, args) -> None:
         if args and not _INTEGER.fullmatch(args[0]):
@@ -307,11 +299,12 @@ class Builtins:
         st.pc += 1
 
     def _read_herestring(self, ins, st, names: list, raw: bool, delim: str, strip: bool) -> None:
-        """read (or mapfile) from `<<< word`: the word and a newline, split as bash splits it."""
+        """read (or mapfile) from `<<< word` (the word and a newline) or a here-document (its text),
+        split as bash splits it."""
         value = self.value(ins.stdin, st)  # first: it may fork (NeedInput) before anything is assigned
         ifs = self.prefix(ins, st).get("IFS") or self.scalar(st, "IFS")
         ifs = " \t\n" if ifs is None else ifs.text
-        text, origins = value.text + "\n", list(value.origins) + [None]
+        text, origins = (value.text, list(value.origins)) if ins.heredoc else (value.text + "\n", list(value.origins) + [None])
         if isinstance(names[0], tuple) and names[0][0] == "array" and len(names) == 1 and ins.words[0].literal != "read":
             lines = _lines(text, origins, delim, strip)  # mapfile: one element per line
             self.assign(st, names[0][1], [Value(t, o, value.opaque) for t, o in lines])
@@ -341,7 +334,7 @@ class Builtins:
 
     def b_eval(self, ins, st, fields, args) -> None:
         self.note(st, ins.line, "eval is not evaluated: only the MaxText command lines in its words are checked")
-        self.record_launch(ins, st)
+        self.record_launch(ins, st, fields, self.prefix(ins, st), False)
         st.status = 0
         st.pc += 1
 
@@ -353,7 +346,7 @@ class Builtins:
 BUILTINS = {
     ":": Builtins.b_true, "true": Builtins.b_true, "false": Builtins.b_false, "exit": Builtins.b_exit,
     "return": Builtins.b_return, "source": Builtins.b_source, ".": Builtins.b_source, "exec": Builtins.b_exec,
-    "bash": Builtins.b_bash, "sh": Builtins.b_bash, "shift": Builtins.b_shift, "set": Builtins.b_set,
+    "shift": Builtins.b_shift, "set": Builtins.b_set,
     "test": Builtins.b_test, "[": Builtins.b_test, "let": Builtins.b_let, "read": Builtins.b_read,
     "mapfile": Builtins.b_read, "readarray": Builtins.b_read, "printf": Builtins.b_printf, "eval": Builtins.b_eval,
     "getopts": Builtins.b_getopts, "builtin": Builtins.b_builtin,
