@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from flaglint.core.edits import Applicability, Edit
 from flaglint.core.findings import Finding, Fix, Result
@@ -156,12 +156,14 @@ def check_script(
     max_fixes: int = 3,
     allow_unverified: bool = False,
     text: str | None = None,
+    args: Sequence[str] | None = None,
 ) -> ScriptCheck:
     """`path_cap`: the most combinations of one group of inputs that decide parts of a launch
     together (launch_parts) checked one by one; a group with more is asked of the solver. What
     neither can decide (a rule the solver cannot express, a loop the evaluator cannot get past) is
     FL011, an error (fail closed) unless `allow_unverified`.
-    `text`: the script, when `path` only names it (stdin); else it is read from `path`."""
+    `text`: the script, when `path` only names it (stdin); else it is read from `path`. `args`: the
+    script's arguments; None: not given, so they are inputs like its environment (`$1` unknown)."""
     given = None if text is None else text.encode("utf-8")
     try:
         text = decode(path.read_bytes(), str(path)) if given is None else text
@@ -171,7 +173,7 @@ def check_script(
     result = Result(pin=checker.pin.pin)
     check = ScriptCheck(path, text, result, given)
     try:
-        exploration = evaluate(path, dict(fixed or {}), dict(vary or {}), given)
+        exploration = evaluate(path, dict(fixed or {}), dict(vary or {}), given, args)
     except ScriptError as err:
         result.findings.append(built_in("FL010", (), Location(err.file, err.line, 1, end_column=2), reason=err.message))
         return check

@@ -106,6 +106,10 @@ def read_split(chars: list[tuple], ifs: str, count: int | None) -> list[tuple]:
     return out
 
 
+def _slice(value: Value, start: int, end: int) -> Value:
+    return Value(value.text[start:end], value.origins[start:end], value.opaque)
+
+
 def _joined(chars: list[tuple]) -> tuple:
     return "".join(c for c, _, _ in chars), [o for _, _, o in chars]
 
@@ -171,22 +175,27 @@ class Builtins:
             st.status = 2
             st.pc += 1
             return
-        if args[0] == os.devnull:  # sources nothing
+        self.source(ins, st, args[0], tuple(fields[2:]) if len(fields) > 2 else None)
+
+    def source(self, ins, st, name: str, arguments: tuple | None) -> None:
+        """Run the file `name` in this shell; `arguments`: its positional parameters while it runs
+        (None: the caller's, which it may shift)."""
+        if name == os.devnull:  # sources nothing
             st.status = 0
             st.pc += 1
             return
-        resolved = self.script_file(st, ins.line, "sourced file", args[0])
+        resolved = self.script_file(st, ins.line, "sourced file", name)
         if resolved is None:
             st.status = 0  # what the file does is not known (FL011): the script is followed past it
             st.pc += 1
             return
         compiled = self.load(resolved)
         prefix = self.prefix(ins, st)
-        self.push(st, compiled.code, "source", (st.positional if len(fields) > 2 else None, bool(prefix)))
+        self.push(st, compiled.code, "source", (st.positional if arguments is not None else None, bool(prefix)))
         if prefix:
             st.scopes.append(prefix)
-        if len(fields) > 2:
-            st.positional = tuple(fields[2:])
+        if arguments is not None:
+            st.positional = arguments
 
     def b_exec(self, ins, st, fields, args) -> None:
         """`exec COMMAND`: the shell becomes the command (after exec's own -a NAME, -c, -l), so the
@@ -211,9 +220,10 @@ class Builtins:
             st.pc += 1
             return
         n = int(args[0]) if args else 1
-        st.status = 0 if 0 <= n <= len(st.positional) else 1
+        arguments = self.positional(st)
+        st.status = 0 if 0 <= n <= len(arguments) else 1
         n = max(n, 0)
-        st.positional = st.positional[n:] if n <= len(st.positional) else st.positional
+        st.positional = arguments[n:] if n <= len(arguments) else arguments
         st.pc += 1
 
     def b_set(self, ins, st, fields, args) -> None:
@@ -339,7 +349,55 @@ class Builtins:
         st.pc += 1
 
     def b_getopts(self, ins, st, fields, args) -> None:
-        st.status = 1
+        """`getopts OPTSTRING NAME [ARG...]`: the next option of the arguments (the positional
+        parameters unless ARGs are given), as bash reads them. OPTIND is the index of the next
+        argument; the letters of a group (`-vn 5`) are read one at a time; an option's value is the
+        rest of its word or the next argument; `--`, a word that is no option, or the end ends the
+        options (status 1). An unknown letter or a missing value sets NAME to `?` (`:` for a
+        missing value when OPTSTRING starts with `:`, which also puts the letter in OPTARG)."""
+        if len(args) < 2:
+            st.status = 2
+            st.pc += 1
+            return
+        optstring, name = args[0], args[1]
+        words = fields[3:] if len(args) > 2 else self.positional_values(st)
+        silent = optstring.startswith(":")
+        index_value = self.scalar(st, "OPTIND")
+        index = int(index_value.text) if index_value is not None and _INTEGER.fullmatch(index_value.text) else 1
+        at, letter_at = st.iters.get(("getopts", len(st.stack)), (index, 1))
+        letter_at = letter_at if at == index else 1  # OPTIND set again: the next word from its start
+        word = words[index - 1] if 0 < index <= len(words) else None
+        text = "" if word is None else word.text
+        if word is None or letter_at == 1 and (text == "--" or not text.startswith("-") or text == "-"):
+            if text == "--":
+                index += 1
+            self._options_read(st, name, index, letter_at=1, status=1)
+            return
+        letter = text[letter_at]
+        after = letter_at + 1
+        position = optstring.find(letter, 1 if silent else 0) if letter != ":" else -1
+        takes_value = position >= 0 and optstring[position + 1:position + 2] == ":"
+        if position < 0:
+            self.assign(st, "OPTARG", _slice(word, letter_at, after) if silent else None)
+            letter = "?"
+        elif takes_value and after < len(text):
+            self.assign(st, "OPTARG", _slice(word, after, len(text)))
+            after = len(text)
+        elif takes_value and index < len(words):
+            self.assign(st, "OPTARG", words[index])
+            index, after = index + 1, len(text)
+        elif takes_value:
+            self.assign(st, "OPTARG", _slice(word, letter_at, after) if silent else None)
+            letter = ":" if silent else "?"
+        if after >= len(text):
+            index, after = index + 1, 1
+        self._options_read(st, name, index, after, 0, letter)
+
+    def _options_read(self, st, name: str, index: int, letter_at: int, status: int, letter: str = "?") -> None:
+        self.assign(st, name, Value(letter, [None]))
+        self.assign(st, "OPTIND", Value(str(index), [None] * len(str(index))))
+        st.iters[("getopts", len(st.stack))] = (index, letter_at)
+        st.status = status
         st.pc += 1
 
 

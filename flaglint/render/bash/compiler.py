@@ -23,6 +23,7 @@ from flaglint.render.bash.lexer import (
     lex_heredoc,
     lex_word,
 )
+from flaglint.render.bash.state import ARGUMENT_COUNT, argument_input
 from flaglint.render.bash.types import ScriptError
 
 # ---- instructions -----------------------------------------------------------------------------
@@ -197,6 +198,8 @@ class NoteInstr(Instr):
 
 # ---- what the explorer learns from a file -----------------------------------------------------
 
+ANY_ARGUMENT = "$@"  # the comparands that hold for each of the script's arguments (getopts' options)
+
 
 @dataclass
 class FileFacts:
@@ -204,6 +207,7 @@ class FileFacts:
 
     comparands: dict = field(default_factory=dict)  # name -> list of (kind, payload)
     aliases: list = field(default_factory=list)  # (assigned name, name read)
+    arguments: int = 0  # the most positional parameters a command reads (`$3`: 3; getopts with a value: 2)
 
 
 def sole_variable(word: Word) -> str | None:
@@ -211,9 +215,13 @@ def sole_variable(word: Word) -> str | None:
     params = [p for p in word.parts if not (isinstance(p, Lit) and p.text == "")]
     if len(params) == 1 and isinstance(params[0], Param):
         p = params[0]
-        if p.index is None and not p.length and not p.indirect and p.op in ("", ":-", "-", ":=", "=") \
-                and not p.name[0].isdigit() and p.name not in "@*#?$!-":
-            return p.name
+        if p.index is None and not p.length and not p.indirect and p.op in ("", ":-", "-", ":=", "="):
+            if p.name.isdigit() and p.name != "0":
+                return argument_input(int(p.name))
+            if p.name == "#":
+                return ARGUMENT_COUNT
+            if not p.name[0].isdigit() and p.name not in "@*?$!-":
+                return p.name
     return None
 
 
@@ -247,11 +255,22 @@ class Compiler:
     def word(self, node) -> Word:
         start, end = self.src.char_index(node.start_byte), self.src.char_index(node.end_byte)
         try:
-            return lex_word(self.src, start, end)
+            return self._counted(lex_word(self.src, start, end))
         except WordSyntaxError as e:
             raise ScriptError(self.src.path, self.src.line_of(e.position), e.message) from None
         except ArithError as e:
             raise ScriptError(self.src.path, self.line(node), f"arithmetic: {e}") from None
+
+    def _counted(self, word: Word) -> Word:
+        """The word, its positional parameters counted (FileFacts.arguments)."""
+        todo = [word]
+        while todo:
+            for part in todo.pop().parts:
+                if type(part) is Param:
+                    if part.name.isdigit() and part.name != "0":
+                        self.facts.arguments = max(self.facts.arguments, int(part.name))
+                    todo.extend(w for w in (part.arg, part.arg2, part.index) if isinstance(w, Word))
+        return word
 
     def text(self, node) -> str:
         return self.src.data[node.start_byte:node.end_byte].decode("utf-8")
@@ -400,6 +419,14 @@ class Compiler:
         head = words[0].literal
         if head in ("test", "["):
             self._posix_test_facts(words[1:])
+        elif head == "getopts" and len(words) > 1 and words[1].literal:
+            self._option_facts(words[1].literal)
+
+    def _option_facts(self, optstring: str) -> None:
+        """The options getopts reads are what the script's arguments are compared with."""
+        for letter in optstring.replace(":", ""):
+            self.compare(ANY_ARGUMENT, "eq", f"-{letter}")
+        self.facts.arguments = max(self.facts.arguments, 2 if ":" in optstring.lstrip(":") else 1)
 
     def reparse(self, start: int, end: int, code: Code) -> None:
         """Compile the statements in data[start:end], parsed on their own at their own offsets."""
@@ -488,7 +515,7 @@ class Compiler:
         begin = self.src.text.find("\n", self.src.char_index(start.end_byte)) + 1
         end = self.src.char_index(close.start_byte)
         try:
-            return lex_heredoc(self.src, begin, end, expand)
+            return self._counted(lex_heredoc(self.src, begin, end, expand))
         except WordSyntaxError:
             return None
 

@@ -22,7 +22,12 @@ from flaglint.render.bash.lexer import (
     compile_glob,
     concat_origins,
 )
-from flaglint.render.bash.state import State
+from flaglint.render.bash.state import (
+    ARGUMENT_COUNT,
+    UNKNOWN_ARGUMENTS,
+    State,
+    argument_input,
+)
 from flaglint.render.bash.types import OTHER, Choice, FromInput, Sym, Value
 
 _BREAK = ("", (), True, False)  # separates the fields of "$@"
@@ -311,15 +316,39 @@ class Expansion:
             self.note(st, line, f"arithmetic error: {e}")
             return 0
 
+    def positional(self, st: State) -> tuple:
+        """The positional parameters, each a Value or the FromInput of a script argument not read yet;
+        for a script whose arguments are not given, the path decides how many there are (`$#`)."""
+        if st.positional != UNKNOWN_ARGUMENTS:
+            return st.positional
+        count = int(self._input(st, ARGUMENT_COUNT).text)
+        return tuple(FromInput(argument_input(i)) for i in range(1, count + 1))
+
+    def positional_values(self, st: State) -> list:
+        return [self._input(st, v.name) if type(v) is FromInput else v for v in self.positional(st)]
+
+    def argument(self, st: State, index: int):
+        """`$index`: None when there is no such argument. Where the arguments are not given, the path
+        decides how many there are only when some of the counts it allows have it and some do not."""
+        if st.positional == UNKNOWN_ARGUMENTS:
+            counts = {int(text) for text in self._texts(ARGUMENT_COUNT, st, None)}
+            if min(counts) >= index:
+                return self._input(st, argument_input(index))
+            if max(counts) < index:
+                return None
+        arguments = self.positional(st)
+        value = arguments[index - 1] if index <= len(arguments) else None
+        return self._input(st, value.name) if type(value) is FromInput else value
+
     def _special(self, p: Param, st: State):
         name = p.name
         if name.isdigit():
             n = int(name)
             if n == 0:
                 return input_value(self.script)
-            return st.positional[n - 1] if n <= len(st.positional) else None
+            return self.argument(st, n)
         if name == "#":
-            return input_value(str(len(st.positional)))
+            return input_value(str(len(self.positional(st))))
         if name == "?":
             return input_value(str(st.status))
         if name == "-":
@@ -343,7 +372,7 @@ class Expansion:
                 idx = int(m.group(2)) if m.group(2).isdigit() else 0
                 val = val[idx] if idx < len(val) else None
         elif name in ("@", "*"):
-            val = list(st.positional)
+            val = self.positional_values(st)
             return self._array_segments(p, val, "@" if name == "@" else "*", st)
         elif not (name[0].isalpha() or name[0] == "_"):
             val = self._special(p, st)

@@ -4,6 +4,7 @@ Expansion, conditions and builtins are its parts (mixins), each in its own modul
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 from flaglint.render.bash.arithmetic import parse_arith_text
 from flaglint.render.bash.builtins import BUILTINS, Builtins, shell_operand
@@ -44,8 +45,8 @@ from flaglint.render.bash.expansion import (
     join_segments,
     segment,
 )
-from flaglint.render.bash.lexer import compile_glob
-from flaglint.render.bash.state import State
+from flaglint.render.bash.lexer import Lit, Param, compile_glob
+from flaglint.render.bash.state import UNKNOWN_ARGUMENTS, State, is_argument
 from flaglint.render.bash.types import (
     Choice,
     FromInput,
@@ -83,6 +84,15 @@ def _joined(old, new):
     return Sym(tuple(pieces))
 
 
+def _forwards_arguments(words: list) -> bool:
+    """Whether the words are `"$@"` alone: the positional parameters handed on as they are."""
+    if len(words) != 1:
+        return False
+    parts = [p for p in words[0].parts if not (type(p) is Lit and p.text == "")]
+    return (len(parts) == 1 and type(parts[0]) is Param and parts[0].name == "@" and parts[0].quoted
+            and not parts[0].op and parts[0].index is None and not parts[0].length)
+
+
 def _find_repo_root(path: str) -> str | None:
     d = os.path.dirname(os.path.abspath(path))
     while True:
@@ -117,13 +127,15 @@ class Interp(Expansion, Conditions, Builtins):
         self.files[path] = compiled
         return compiled
 
-    def start(self, env: dict[str, str]) -> State:
+    def start(self, env: dict[str, str], args: Sequence[str] | None = ()) -> State:
+        """The state before the script's first command: `env` its environment, `args` its
+        arguments (None: not given, so they are inputs like the environment's variables)."""
         compiled = self.load(self.script)
         st = State()
         st.scopes = [{k: input_value(v) for k, v in env.items()}]
         st.exported = set(env)
         st.functions = {}
-        st.positional = ()
+        st.positional = UNKNOWN_ARGUMENTS if args is None else tuple(input_value(a) for a in args)
         st.code = compiled.code
         st.pc = 0
         st.stack = []
@@ -197,7 +209,7 @@ class Interp(Expansion, Conditions, Builtins):
     def decide(self, st: State, name: str, text: str | None) -> Value | None:
         v = input_value(text)
         st.inputs[name] = v
-        if v is not None:
+        if v is not None and not is_argument(name):
             st.exported.add(name)
         return v
 
@@ -297,6 +309,10 @@ class Interp(Expansion, Conditions, Builtins):
             st.pc = ins.target  # more iterations give this state again: the loop can only be left, in it
             return
         st.pc = ins.target if (st.status == 0) == ins.on_success else st.pc + 1
+        if ins.loop and st.pc == ins.target:
+            # The loop is left: what its iterations were like is forgotten, so that paths that ran it
+            # a different number of times can merge after it.
+            st.iters.pop(("loop", id(ins), len(st.stack)), None)
 
     def _repeats(self, ins: JumpIf, st: State) -> bool:
         """Whether the path comes back to a loop's test in the state of its last visit there: a wait
@@ -359,7 +375,7 @@ class Interp(Expansion, Conditions, Builtins):
         st.pc = ins.end
 
     def i_forinit(self, ins: ForInit, st: State) -> None:
-        items = tuple(st.positional) if ins.words is None else tuple(self.fields(ins.words, st))
+        items = tuple(self.positional_values(st)) if ins.words is None else tuple(self.fields(ins.words, st))
         st.iters[(id(ins), len(st.stack))] = (items, 0)
         st.pc += 1
 
@@ -497,6 +513,16 @@ class Interp(Expansion, Conditions, Builtins):
                 # Another program, never run: its words stay symbolic where they may (launch_fields).
                 self.run_program(ins, st, self.launch_fields(ins.words, st))
                 return
+            # `main "$@"`, `source lib.sh "$@"`: the arguments are handed on as they are, so a script's
+            # arguments are decided where the code that reads them (and its comparisons) is loaded.
+            if head and head[0].text in st.functions and _forwards_arguments(ins.words[1:]):
+                self.call(st, st.functions[head[0].text], st.positional, self.prefix(ins, st))
+                return
+            if head and head[0].text in ("source", ".") and len(ins.words) == 3 and _forwards_arguments(ins.words[2:]):
+                named = self.fields(ins.words[1:2], st)
+                if named:
+                    self.source(ins, st, named[0].text, st.positional)
+                    return
         fields = self.fields(ins.words, st)
         if not fields:
             for a in ins.prefix:
@@ -707,7 +733,7 @@ class Interp(Expansion, Conditions, Builtins):
         env = dict(extra) if cleared else self.child_env(st, extra)
         exported = {n for n, v in env.items() if v is not None}
         if not cleared:
-            exported |= {n for n, v in st.inputs.items() if v is not None and n not in env}
+            exported |= {n for n, v in st.inputs.items() if v is not None and n not in env and not is_argument(n)}
         if replace:
             while st.stack and st.stack[-1][2] not in ("subshell", "proc"):
                 st.stack.pop()
@@ -724,11 +750,11 @@ class Interp(Expansion, Conditions, Builtins):
     def rendering(self, st: State, witnesses: dict | None = None) -> Rendering:
         variables: dict[str, Value] = {}
         for name, v in st.inputs.items():
-            if v is not None:
+            if v is not None and not is_argument(name):
                 variables[name] = v
         if witnesses:
             for name, text in witnesses.items():
-                if text is not None and name not in st.inputs:
+                if text is not None and name not in st.inputs and not is_argument(name):
                     variables[name] = input_value(text)
         for scope in st.scopes[:1]:
             for name, v in scope.items():
@@ -738,7 +764,8 @@ class Interp(Expansion, Conditions, Builtins):
                     variables.pop(name, None)
                 else:
                     variables[name] = v
-        exported_names = st.exported | {n for n, text in (witnesses or {}).items() if text is not None}
+        exported_names = {n for n in st.exported if not is_argument(n)} | {
+            n for n, text in (witnesses or {}).items() if text is not None and not is_argument(n)}
         exported = {n: v for n, v in variables.items() if n in exported_names
                     and not isinstance(st.scopes[0].get(n), list)}
         for name in st.scopes[0].keys() - exported_names - st.inputs.keys():

@@ -74,10 +74,10 @@ def test_flags_whose_launcher_cannot_be_found_are_not_verified(checker, tmp_path
     (family / "launcher.sh").unlink()
     recipe = family / "recipe_256.sh"
     recipe.write_text(recipe.read_text().replace("use_ring_of_experts=true", "use_ring_of_experts=true no_such_key=1"))
-    (finding,) = check_script(recipe, checker).result.findings
+    (finding,) = check_script(recipe, checker, args=()).result.findings  # run as `recipe_256.sh`: it starts the launcher
     assert (finding.rule, finding.severity, finding.location.file) == ("FL011", "error", str(family / "base.sh"))
     assert f"the script '{family / 'launcher.sh'}' is not found" in finding.message
-    allowed = check_script(recipe, checker, allow_unverified=True).result.findings
+    allowed = check_script(recipe, checker, allow_unverified=True, args=()).result.findings
     assert [(f.rule, f.severity) for f in allowed] == [("FL011", "warning")]
 
 
