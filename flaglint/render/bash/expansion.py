@@ -373,6 +373,8 @@ class Expansion:
                 val = val[idx] if idx < len(val) else None
         elif name in ("@", "*"):
             val = self.positional_values(st)
+            if p.op == ":":  # ${@:offset:length} counts $0 as the parameter at offset 0
+                val = self._elements(p, [input_value(self.script), *val], st)
             return self._array_segments(p, val, "@" if name == "@" else "*", st)
         elif not (name[0].isalpha() or name[0] == "_"):
             val = self._special(p, st)
@@ -383,6 +385,8 @@ class Expansion:
                 val = [Value(st.code.src.path, [None] * len(st.code.src.path))]
             if p.index in ("@", "*"):
                 elems = val if isinstance(val, list) else ([val] if val is not None else [])
+                if p.op == ":":
+                    elems = self._elements(p, elems, st)
                 return self._array_segments(p, elems, p.index, st)
             if name == "BASH_SOURCE":
                 val = Value(st.code.src.path, [None] * len(st.code.src.path))
@@ -395,10 +399,20 @@ class Expansion:
             val = val[0] if val else None
         return self._apply(p, val, st)
 
+    def _elements(self, p: Param, elems: list, st: State) -> list:
+        """`${@:offset:length}`, `${a[@]:offset:length}`: the elements from offset (from the end when
+        negative), `length` of them (a negative length is an error in bash: none)."""
+        offset = self.arith(parse_arith_text(self.value(p.arg, st).text or "0"), st, p.line)
+        offset = max(0, len(elems) + offset) if offset < 0 else offset
+        if p.arg2 is None:
+            return elems[offset:]
+        length = self.arith(parse_arith_text(self.value(p.arg2, st).text or "0"), st, p.line)
+        return elems[offset:offset + length] if length >= 0 else []
+
     def _array_segments(self, p: Param, elems: list, kind: str, st: State) -> list:
         if p.length:
             return [_computed(str(len(elems)), p.quoted)]
-        if p.op:
+        if p.op and p.op != ":":
             joined = join_segments(self._interleave(elems, " ", False)) if elems else None
             return self._apply(p, joined, st)
         if p.quoted and kind == "@":

@@ -705,7 +705,7 @@ class Interp(Expansion, Conditions, Builtins):
             glob = any(c in name for c in "*?[")
             reason = f"the {what} {name!r} is {'a glob: the files it names are not known here' if glob else 'not found'}"
         elif (size := os.path.getsize(resolved)) > MAX_SCRIPT_BYTES:
-            reason = f"the {what} {name!r} is {size / 2**10:.0f} KiB; flaglint reads scripts of up to {MAX_SCRIPT_BYTES // 2**10} KiB"
+            reason = f"the {what} {name!r} is {size:,} bytes, over the {MAX_SCRIPT_BYTES // 2**10} KiB flaglint reads of a script"
         elif self._running(st, resolved) >= NESTING_LIMIT:
             reason = f"the {what} {name!r} runs inside itself {NESTING_LIMIT} levels deep (it sources or runs itself, directly or through other files)"
         else:
