@@ -364,37 +364,35 @@ class Builtins:
         silent = optstring.startswith(":")
         index_value = self.scalar(st, "OPTIND")
         index = int(index_value.text) if index_value is not None and _INTEGER.fullmatch(index_value.text) else 1
+        index = min(max(index, 1), len(words) + 1)  # as bash reads an OPTIND out of range
         at, letter_at = st.iters.get(("getopts", len(st.stack)), (index, 1))
         letter_at = letter_at if at == index else 1  # OPTIND set again: the next word from its start
         word = words[index - 1] if 0 < index <= len(words) else None
         text = "" if word is None else word.text
         if word is None or letter_at == 1 and (text == "--" or not text.startswith("-") or text == "-"):
-            if text == "--":
-                index += 1
-            self._options_read(st, name, index, letter_at=1, status=1)
+            self._options_read(st, name, index + (text == "--"), 1, 1, "?", None)
             return
-        letter = text[letter_at]
+        letter, optarg = text[letter_at], None
         after = letter_at + 1
         position = optstring.find(letter, 1 if silent else 0) if letter != ":" else -1
         takes_value = position >= 0 and optstring[position + 1:position + 2] == ":"
         if position < 0:
-            self.assign(st, "OPTARG", _slice(word, letter_at, after) if silent else None)
+            optarg = _slice(word, letter_at, after) if silent else None
             letter = "?"
         elif takes_value and after < len(text):
-            self.assign(st, "OPTARG", _slice(word, after, len(text)))
-            after = len(text)
+            optarg, after = _slice(word, after, len(text)), len(text)
         elif takes_value and index < len(words):
-            self.assign(st, "OPTARG", words[index])
-            index, after = index + 1, len(text)
+            optarg, index, after = words[index], index + 1, len(text)
         elif takes_value:
-            self.assign(st, "OPTARG", _slice(word, letter_at, after) if silent else None)
+            optarg = _slice(word, letter_at, after) if silent else None
             letter = ":" if silent else "?"
         if after >= len(text):
             index, after = index + 1, 1
-        self._options_read(st, name, index, after, 0, letter)
+        self._options_read(st, name, index, after, 0, letter, optarg)
 
-    def _options_read(self, st, name: str, index: int, letter_at: int, status: int, letter: str = "?") -> None:
+    def _options_read(self, st, name: str, index: int, letter_at: int, status: int, letter: str, optarg) -> None:
         self.assign(st, name, Value(letter, [None]))
+        self.assign(st, "OPTARG", optarg)
         self.assign(st, "OPTIND", Value(str(index), [None] * len(str(index))))
         st.iters[("getopts", len(st.stack))] = (index, letter_at)
         st.status = status

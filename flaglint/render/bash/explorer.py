@@ -97,12 +97,13 @@ class Exploration:
 
 def run_inputs(env: Mapping[str, str | None]) -> tuple[dict[str, str | None], list[str]]:
     """A witness's inputs as a run takes them: the environment's variables, and the script's
-    arguments (`$#` of them, else as many as it names)."""
+    arguments (`$#` of them, else as many as it names; one it does not name has a value the
+    scripts do not compare it with)."""
     variables = {name: value for name, value in env.items() if not is_argument(name)}
     named = {int(name[1:]): value for name, value in env.items() if is_argument(name) and name != ARGUMENT_COUNT}
     count = env.get(ARGUMENT_COUNT)
     count = int(count) if count is not None else max(named, default=0)
-    return variables, [named.get(index) or "" for index in range(1, count + 1)]
+    return variables, [named.get(index, OTHER) for index in range(1, count + 1)]
 
 
 class Candidates:
