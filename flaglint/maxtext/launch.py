@@ -4,7 +4,8 @@ the wrappers a command line runs its program through (`nice -n 5`, `timeout 1h`,
 
 Recognised: `python3 -m maxtext.<module>` (also `MaxText.<module>`, the older package name, and
 `src.maxtext.<module>`), a script path ending in `maxtext/<module path>.py` or `MaxText/<module>.py`,
-after the wrappers of WRAPPERS and inside launchers such as `docker run` or `srun`. The entry
+after the wrappers of WRAPPERS (`uv run -m <module>` is python's `-m`) and inside launchers such
+as `docker run` or `srun`. The entry
 points are the modules of the pin that hand their argv to pyconfig (schema/config_index.py); an
 older short name (`MaxText.decode`, `MaxText/train.py`) is the pin's module that ends with it
 (maxtext.inference.decode, maxtext.trainers.pre_train.train). argv[1] is the config only when it
@@ -201,6 +202,22 @@ def recognise(words: list[str], index: ConfigIndex | None) -> MaxTextCommand | N
     for at, word in enumerate(words):
         if _PYTHON.fullmatch(posixpath.basename(word)):
             return _after_python(words, at + 1, index)
+    module_at = _uv_module(words)
+    if module_at is not None:  # `uv run -m MODULE` is `python -m MODULE`
+        return _after_python([*words[:module_at], "-m", *words[module_at + 1:]], module_at, index)
+    return None
+
+
+def _uv_module(words: list[str]) -> int | None:
+    """Where `-m` (or `--module`) is among the options of `uv run`, if it is."""
+    if len(words) < 3 or posixpath.basename(words[0]) != "uv" or words[1] != "run":
+        return None
+    spec, at = WRAPPERS["uv"], 2
+    while at < len(words) and words[at].startswith("-"):
+        if words[at] in ("-m", "--module"):
+            return at
+        takes_value = words[at] in spec.long_values or (len(words[at]) == 2 and words[at][1] in spec.short_values)
+        at += 2 if takes_value else 1
     return None
 
 

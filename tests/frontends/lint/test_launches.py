@@ -156,6 +156,14 @@ def test_a_wrapper_that_runs_no_command_is_not_unwrapped(words):
     assert unwrap(words.split()) is None
 
 
+@pytest.mark.parametrize(("words", "module"), [
+    ("uv run -m maxtext.trainers.pre_train.train a.yml", TRAIN), ("uv run --with x --module MaxText.train a.yml", TRAIN),
+    ("uv run --frozen train.py -m maxtext.train", None), ("uv run --project -m maxtext.train", None)])
+def test_uv_run_with_a_module_is_python_with_that_module(words, module):
+    found = recognise(words.split(), load_index("0.2.5"))
+    assert (found.module if found else None) == module
+
+
 def test_lint_takes_the_scripts_arguments_in_order():
     proc = run_flaglint("lint", "--arg", "-n", "--arg", "run-4", "--arg", "-p", str(SCRIPTS / "getopts.sh"))
     assert proc.returncode == 1 and PAIR in proc.stdout and "when:" not in proc.stdout, proc.stdout

@@ -9,6 +9,7 @@ numactl --cpunodebind=0 --membind 0 $TRAIN num_moe_token_chunks=2 use_ring_of_ex
 taskset -c 0-31 $TRAIN num_moe_token_chunks=2 use_ring_of_experts=false
 env -u PYTHONPATH JAX_PLATFORMS=tpu $TRAIN num_moe_token_chunks=2 use_ring_of_experts=false
 uv run --no-sync --with pyyaml $TRAIN num_moe_token_chunks=2 use_ring_of_experts=false
+uv run --frozen -m maxtext.trainers.pre_train.train src/maxtext/configs/base.yml run_name=uv num_moe_token_chunks=2 use_ring_of_experts=false
 /usr/bin/env python3 -m maxtext.trainers.pre_train.train src/maxtext/configs/base.yml run_name=env num_moe_token_chunks=2 use_ring_of_experts=false
 /usr/bin/env bash -c "$TRAIN num_moe_token_chunks=2 use_ring_of_experts=false"
 bash -o pipefail -c "$TRAIN num_moe_token_chunks=2 use_ring_of_experts=false | tee train.log"
