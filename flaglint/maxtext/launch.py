@@ -3,14 +3,14 @@ argument, the key=value words pyconfig reads, and the M_<KEY> variables of its e
 the wrappers a command line runs its program through (`nice -n 5`, `timeout 1h`, `env K=V`, …).
 
 Recognised: `python3 -m maxtext.<module>` (also `MaxText.<module>`, the older package name, and
-`src.maxtext.<module>`), a script path ending in `maxtext/<module path>.py` or `MaxText/<module>.py`,
-after the wrappers of WRAPPERS (`uv run -m <module>` is python's `-m`) and inside launchers such
-as `docker run` or `srun`. The entry
-points are the modules of the pin that hand their argv to pyconfig (schema/config_index.py); an
-older short name (`MaxText.decode`, `MaxText/train.py`) is the pin's module that ends with it
-(maxtext.inference.decode, maxtext.trainers.pre_train.train). argv[1] is the config only when it
-ends in `.yml`, otherwise the module's own default config (rl.yml, sft.yml, …) is used. An XPK
-`--command "…"` string holds such a command line: its text is split into shell words again.
+`src.maxtext.<module>`), a script path ending in `maxtext/<module path>.py` or
+`MaxText/<module>.py`, after the wrappers of WRAPPERS (`uv run -m <module>` is python's `-m`) and
+inside launchers such as `docker run` or `srun`. The entry points are the modules of the pin that
+hand their argv to pyconfig (schema/config_index.py); an older short name (`MaxText.decode`,
+`MaxText/train.py`) is the pin's module that ends with it (maxtext.inference.decode,
+maxtext.trainers.pre_train.train). argv[1] is the config only when it ends in `.yml`, otherwise
+the module's own default config (rl.yml, sft.yml, …) is used. An XPK `--command "…"` string holds
+such a command line: its text is split into shell words again.
 """
 
 from __future__ import annotations
