@@ -201,7 +201,9 @@ def recognise(words: list[str], index: ConfigIndex | None) -> MaxTextCommand | N
     """The MaxText entry point these words run, or None (another program: ignored)."""
     for at, word in enumerate(words):
         if _PYTHON.fullmatch(posixpath.basename(word)):
-            return _after_python(words, at + 1, index)
+            found = _after_python(words, at + 1, index)
+            if found is not None:  # else a script python runs may run the rest (`python3 meter.py python3 -m …`)
+                return found
     module_at = _uv_module(words)
     if module_at is not None:  # `uv run -m MODULE` is `python -m MODULE`
         return _after_python([*words[:module_at], "-m", *words[module_at + 1:]], module_at, index)

@@ -157,9 +157,12 @@ def test_a_wrapper_that_runs_no_command_is_not_unwrapped(words):
 
 
 @pytest.mark.parametrize(("words", "module"), [
+    ("python3 /tmp/meter.py python3 -m src.maxtext.trainers.pre_train.train_compile a.yml", "maxtext.trainers.pre_train.train_compile"),
+    ("python3 -m src.MaxText.rl.train_rl a.yml", "maxtext.trainers.post_train.rl.train_rl"),
+    ("python3 -c pass", None), ("python3 -m pip install maxtext", None),
     ("uv run -m maxtext.trainers.pre_train.train a.yml", TRAIN), ("uv run --with x --module MaxText.train a.yml", TRAIN),
     ("uv run --frozen train.py -m maxtext.train", None), ("uv run --project -m maxtext.train", None)])
-def test_uv_run_with_a_module_is_python_with_that_module(words, module):
+def test_a_module_is_found_after_what_runs_it(words, module):
     found = recognise(words.split(), load_index("0.2.5"))
     assert (found.module if found else None) == module
 
