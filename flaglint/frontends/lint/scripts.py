@@ -160,8 +160,9 @@ def check_script(
 ) -> ScriptCheck:
     """`path_cap`: the most combinations of one group of inputs that decide parts of a launch
     together (launch_parts) checked one by one; a group with more is asked of the solver. What
-    neither can decide (a rule the solver cannot express, a loop the evaluator cannot get past) is
-    FL011, an error (fail closed) unless `allow_unverified`.
+    neither can decide (a rule the solver cannot express, a loop the evaluator cannot get past, a
+    file sourced or run that cannot be followed) is FL011, an error (fail closed) unless
+    `allow_unverified`.
     `text`: the script, when `path` only names it (stdin); else it is read from `path`. `args`: the
     script's arguments; None: not given, so they are inputs like its environment (`$1` unknown)."""
     given = None if text is None else text.encode("utf-8")

@@ -27,6 +27,7 @@ from flaglint.render.bash.state import (
     UNKNOWN_ARGUMENTS,
     State,
     argument_input,
+    settled_positional,
 )
 from flaglint.render.bash.types import OTHER, Choice, FromInput, Sym, Value
 
@@ -319,10 +320,9 @@ class Expansion:
     def positional(self, st: State) -> tuple:
         """The positional parameters, each a Value or the FromInput of a script argument not read yet;
         for a script whose arguments are not given, the path decides how many there are (`$#`)."""
-        if st.positional != UNKNOWN_ARGUMENTS:
-            return st.positional
-        count = int(self._input(st, ARGUMENT_COUNT).text)
-        return tuple(FromInput(argument_input(i)) for i in range(1, count + 1))
+        if st.positional == UNKNOWN_ARGUMENTS:
+            self._input(st, ARGUMENT_COUNT)  # decided here (it may fork)
+        return settled_positional(st)
 
     def positional_values(self, st: State) -> list:
         return [self._input(st, v.name) if type(v) is FromInput else v for v in self.positional(st)]

@@ -698,8 +698,9 @@ class Interp(Expansion, Conditions, Builtins):
     def script_file(self, st: State, line: int, what: str, name: str) -> str | None:
         """The file of a script the path sources or runs, or None when it cannot be followed: then
         the reason is kept (st.unfound), since what the file sets and launches is not known."""
-        resolved = None if name.startswith(("<(", ">(")) else self.resolve(st, name)
-        if name.startswith(("<(", ">(")):
+        substituted = name.startswith(("<(", ">("))
+        resolved = None if substituted else self.resolve(st, name)
+        if substituted:
             reason = f"the {what} is a process substitution ({name[:2]}…)), whose output is not known here"
         elif resolved is None:
             glob = any(c in name for c in "*?[")
