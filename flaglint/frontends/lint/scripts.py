@@ -56,7 +56,21 @@ def _trainer_rendering(rendering: Rendering) -> Rendering:
         found = _trainer_rendering(handoff)
         if launcher().flags in found.variables:
             return found
-    return rendering
+    return _given_on_its_command_line(rendering)
+
+
+def _given_on_its_command_line(rendering: Rendering) -> Rendering:
+    """The rendering with the Tunix variables and flags the last command that sets the flags on its
+    own command line (`MAXTEXT_EXTRA_FLAGS=… python3 -m …`, `env MAXTEXT_EXTRA_FLAGS=… nice …`)
+    gives the program it launches: that program is the trainer."""
+    launch = next((found for found in reversed(rendering.launched) if launcher().flags in found.assigned), None)
+    if launch is None:
+        return rendering
+    names = {launcher().flags, *load_tunix().variables}
+    given = {name: value for name, value in launch.assigned.items() if name in names}
+    variables = {name: value for name, value in {**rendering.variables, **given}.items() if value is not None}
+    exported = {name: value for name, value in {**rendering.exported, **given}.items() if value is not None}
+    return replace(rendering, variables=variables, exported=exported)
 
 
 def _span(text: str, location: Location) -> tuple[int, int]:

@@ -471,7 +471,7 @@ class Interp(Expansion, Conditions, Builtins):
         # a joined value (a variable set on some branches) is decided here: it may fork
         env = {n: extra[n] if n in extra else self.scalar(st, n) for n in exported}
         env = {n: v for n, v in env.items() if isinstance(v, Value)}
-        st.launched = st.launched + (Launch(st.code.src.path, ins.line, tuple(words), env, st.files),)
+        st.launched = st.launched + (Launch(st.code.src.path, ins.line, tuple(words), env, st.files, dict(extra)),)
 
     def i_writefile(self, ins: WriteFile, st: State) -> None:
         target = self.value(ins.target, st)

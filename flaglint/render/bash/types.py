@@ -135,6 +135,7 @@ class Launch:
     words: tuple  # tuple[Value, ...]
     env: dict  # dict[str, Value]
     files: dict = field(default_factory=dict)  # dict[str, Value]: the files the script wrote before it (cat <<EOF > FILE)
+    assigned: dict = field(default_factory=dict)  # dict[str, Value | None]: what its own command line sets (`K=V cmd`, `env K=V cmd`; None: `env -u K`)
 
 
 @dataclass

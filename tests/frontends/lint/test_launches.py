@@ -39,6 +39,12 @@ def test_a_trainer_script_run_behind_wrappers_is_followed():
     assert _errors("trainer/wrapped_child.sh") == [(PAIR, "start_trainer.sh", 2)]
 
 
+def test_flags_a_trainer_launch_is_given_on_its_command_line_are_its_flags():
+    finding = _finding("trainer/command_line_flags.sh", PAIR)
+    assert (finding.location.line, finding.witness["env"]) == (6, {"NO_RING": "1"})
+    assert _errors("trainer/command_line_flags.sh") == [(PAIR, "command_line_flags.sh", 6)]  # not the exported flags
+
+
 def test_exec_launches_and_nothing_after_it_runs():
     assert _errors("exec.sh") == [("FL005", "exec.sh", 9), (PAIR, "exec.sh", 7)]  # line 10 is never reached
     assert _finding("exec.sh", PAIR).witness["env"] == {"DEBUG_ONE_STEP": "1"}
