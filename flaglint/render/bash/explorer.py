@@ -15,6 +15,11 @@ values were actually evaluated) and the paths partition the inputs' values. Each
 condition as the values of each input that take it (path_conditions turns these into Z3 formulas);
 paths whose exports agree merge into one outcome that keeps every path. A sourced file's
 comparisons join the domains once some path has loaded that file.
+
+The script's arguments, when not given, are inputs too: `$#` ranges over none up to the most any
+command reads (and the counts its tests of `$#` tell apart), and each argument `$N` over the values
+the scripts compare any argument with (getopts' options among them) and one that matches none of
+them; an argument that exists is never unset.
 """
 
 from __future__ import annotations
