@@ -51,6 +51,12 @@ COMBINATION_CAP = 4096
 # The names the same parts of a group over the cap decide are checked on every combination of
 # their inputs up to this many; beyond, on the launches that show each token of theirs (KeyTokens).
 ENUMERATED = 64
+# What MaxText decides of a flag token alone, whatever the others (resolve/resolver.py): no '=',
+# an empty key, a key the pin does not define, a dpo key.
+TOKEN_RULES = frozenset({"FL001", "FL002", "FL004", "FL013"})
+# What MaxText decides of a token another of its key follows: set again (FL003), and its value read
+# as YAML only (FL005).
+REPEATED_RULES = frozenset({"FL003", "FL005"})
 
 
 @dataclass(kw_only=True)
@@ -62,10 +68,17 @@ class Owned:
     names: frozenset | None = None
     excluded: frozenset = frozenset()
     rule: str | None = None
+    only: frozenset | None = None  # the rules it owns (None: any)
+    at: object = None  # Origin | None: of a launch that shows one token, the place the findings it owns are at (None: any)
 
     def owns(self, read: set, rule: str) -> bool:
         return ((self.names is None or not self.names.isdisjoint(read)) and self.excluded.isdisjoint(read)
-                and self.rule in (None, rule))
+                and self.rule in (None, rule) and (self.only is None or rule in self.only))
+
+    def owns_at(self, location) -> bool:
+        """Whether a finding at `location` (a place in a script) is its own."""
+        return self.at is None or location is not None and (location.file, location.line, location.column) == (
+            self.at.file, self.at.line, self.at.column)
 
 
 @dataclass
@@ -282,7 +295,7 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
             found.extend((sub, owned) for sub in _split(path, inputs, splits, explored, few, ", ".join(sorted(names))))
             continue
         members = [group.members[i] for i in sorted(who)]
-        fixes: list[dict] = []
+        fixes: list[tuple[dict, dict]] = []
         for name in sorted(names):
             tokens = _key_tokens(path, members, name, flag_pieces, splits, explored, few, fixes)
             if tokens is None:  # not one piece a part, or parts that share inputs: every combination
@@ -292,10 +305,10 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
         if fixes is None:
             found.extend((sub, owned) for sub in _split(path, inputs, splits, explored, few, ", ".join(sorted(names))))
             continue
-        for fixed in {tuple(sorted((n, tuple(v)) for n, v in f.items())): f for f in fixes}.values():
+        for fixed, own in fixes:
             sub = _narrowed(path, fixed)
             if sub is not None:
-                found.append((sub, owned))
+                found.append((sub, {**owned, **own}))
     cubes = path.products()
     classes = _input_classes(path, group.inputs, splits, explored, cubes)
     from flaglint.frontends.lint.launch_query import violations  # noqa: PLC0415 z3: only for a group over the path cap
@@ -307,18 +320,23 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
 
 
 def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces: _FlagPieces | None, splits: _Splits,
-                explored: Mapping[str, Sequence], cap: int, fixes: list[dict]) -> KeyTokens | None:
+                explored: Mapping[str, Sequence], cap: int, fixes: list[tuple[dict, dict]]) -> KeyTokens | None:
     """The tokens of `key` the parts write (each one piece of the flag string, no two reading an
-    input together, on a path of one product; else None), and, into `fixes`, the inputs' values
-    of the launches that show each: where it is the last written, where another is written after
-    it, where none is."""
+    input together, on a path of one product; else None), and, into `fixes`, the launches that
+    show each (the values of the parts' inputs, and what of theirs they own: Owned's fields):
+    where none is written, every part's inputs fixed (the others at the path's own values); where
+    it is written at all, what a token alone decides (TOKEN_RULES); where another follows it, its
+    being written again (REPEATED_RULES); where it is the last written, all else; each with only
+    the inputs of the parts that decide that fixed, owning only the findings at the token (the
+    parts left free change nothing there)."""
     if flag_pieces is None or path.cubes is not None or any(len(p.pieces) != 1 for p in members) \
             or sum(len(p.inputs) for p in members) != len(set().union(*(p.inputs for p in members))):
         return None
-    # per part, in the string's order: its piece, and each combination of its inputs' classes with
-    # the tokens of the key it writes there and the inputs' values that take it
-    parts: list[tuple[int, list]] = []
+    # per part, in the string's order: its piece, each combination of its inputs' classes with the
+    # tokens of the key it writes there and the inputs' values that take it, and its own values'
+    parts: list[tuple[int, list, dict]] = []
     present: dict[tuple, list] = {}
+    origins: dict[tuple, object] = {}  # token -> where the script writes its first character, when in its piece
     for part in sorted(members, key=lambda p: p.pieces[0]):
         (index,) = part.pieces
         classes = _input_classes(path, part.inputs, splits, explored)
@@ -329,18 +347,23 @@ def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces:
         for combo in itertools.product(*(range(len(classes[n])) for n in names)):
             env = {**path.env, **{n: classes[n][c][0] for n, c in zip(names, combo)}}
             value = resolve(flag_pieces.pieces[index], *_picker(env, {}))
-            texts = [t for t, _ in flag_pieces.tokens.touching(index, "" if value is None else value.text) if t.split("=", 1)[0] == key]
-            written = [(index, place, text) for place, text in enumerate(texts)]
-            for token in written:
+            text = "" if value is None else value.text
+            texts = [t for t, _ in flag_pieces.tokens.touching(index, text) if t.split("=", 1)[0] == key]
+            written = [(index, place, token) for place, token in enumerate(texts)]
+            for token, start in zip(written, _starts(text, texts)):
                 present.setdefault(token, []).append(dict(zip(names, combo)))
+                if start is not None and token not in origins:
+                    origins[token] = value.origins[start]
             combos.append((written, {n: list(classes[n][c]) for n, c in zip(names, combo)}))
-        parts.append((index, combos))
-    quiet = {index: next((values for written, values in combos if not written), None) for index, combos in parts}
+        own = {n: next(found for found in classes[n] if path.env.get(n) in found) for n in names}
+        parts.append((index, combos, own))
+    base = {n: v for _, _, own in parts for n, v in own.items()}
+    quiet = {index: next((values for written, values in combos if not written), None) for index, combos, _ in parts}
 
     def quiet_after(index: int) -> dict | None:
-        """The values with which no part after piece `index` writes the key (None: one always does)."""
-        fixed: dict = {}
-        for later in (i for i, _ in parts if i > index):
+        """Every part's values, those after piece `index` writing no token of the key (None: one always does)."""
+        fixed = dict(base)
+        for later in (i for i, _, _ in parts if i > index):
             if quiet[later] is None:
                 return None
             fixed.update(quiet[later])
@@ -350,19 +373,44 @@ def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces:
     last = []
     for token in tokens:
         index = token[0]
-        combos = dict(parts)[index]
+        combos = next(combos for i, combos, _ in parts if i == index)
+        with_token = next(values for written, values in combos if token in written)
         own = next((values for written, values in combos if written and written[-1] == token), None)
         rest = quiet_after(index)
-        last.append(None if own is None or rest is None else {**own, **rest})
+        last.append(None if own is None or rest is None else {**rest, **own})
         again = next((values for written, values in combos if token in written and written[-1] != token), None)
         if again is None:
-            after = next((values for later, others in parts if later > index for written, values in others if written), None)
-            again = None if after is None else {**next(values for written, values in combos if token in written), **after}
-        fixes.extend(f for f in (last[-1], again) if f is not None)
+            after = next((values for later, others, _ in parts if later > index for written, values in others if written), None)
+            again = None if after is None else {**with_token, **after}
+        at = origins.get(token)
+        if at is None:  # a token begun in another piece: its launches are whole
+            fixes.extend(({**base, **fixed}, {}) for fixed in (last[-1], again) if fixed is not None)
+            continue
+        fixes.append((with_token, {"only": TOKEN_RULES, "at": at}))
+        if last[-1] is not None:  # what the token written last decides: the parts before it do not matter
+            fixes.append(({n: v for n, v in last[-1].items() if n not in base or n in own or n in _after(parts, index)}, {"at": at}))
+        if again is not None:
+            fixes.append((again, {"only": REPEATED_RULES, "at": at}))
     none = quiet_after(-1)
     if none is not None:
-        fixes.append(none)
+        fixes.append((none, {}))
     return KeyTokens([present[t] for t in tokens], last, none)
+
+
+def _starts(text: str, tokens: list[str]) -> list[int | None]:
+    """Where each of `tokens` (the ones touching a piece whose text is `text`, in order) begins in
+    it; None for one begun or ended in a neighbouring piece."""
+    inside = [(m.start(), m.group()) for m in _TOKEN.finditer(text)]
+    inside = [(start, token) for start, token in inside if token in tokens]
+    for before in range(len(tokens) - len(inside) + 1):  # tokens glued to the piece's neighbours come first or last
+        if [token for _, token in inside] == tokens[before:before + len(inside)]:
+            return [None] * before + [start for start, _ in inside] + [None] * (len(tokens) - before - len(inside))
+    return [None] * len(tokens)
+
+
+def _after(parts: list[tuple[int, list, dict]], index: int) -> set:
+    """The inputs of the parts after piece `index`."""
+    return {n for later, _, own in parts if later > index for n in own}
 
 
 def _input_classes(path: ExploredPath, inputs: set, splits: _Splits, explored: Mapping[str, Sequence],

@@ -220,11 +220,12 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
     if base_config is None:
         return []
     resolved = _Resolved(classes, base, launch_at, judge, cap)
+    # (a name the pin does not know, a key MaxText refuses, is no rule's: FL004 is the part's own check)
     tables = {name: resolved.sequence_table(name, sorted(depends[name]), sequences[name], inputs, confirm_at) if name in sequences
-              else resolved.table(name, sorted(depends[name])) for name in sorted(depends)}
+              else resolved.table(name, sorted(depends[name])) for name in sorted(depends) if base_config.knows(name)}
     # A name whose value moves the device count (compile_topology, a slice) makes the device
     # count's names vary with the inputs that decide it.
-    moving = sorted({n for name in depends for n in depends[name]
+    moving = sorted({n for name in tables for n in depends[name]
                      if any(c.devices != base_config.devices for c, _ in tables[name].configs)})
     if moving:
         tables.update({name: resolved.device_table(name, moving) for name in DEVICE_NAMES})

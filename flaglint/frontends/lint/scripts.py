@@ -201,12 +201,24 @@ def check_script(
     commands = check_commands(path, exploration, checker, given, max_fixes, allow_unverified)
     if commands.checked or commands.findings:  # the script runs MaxText itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
         rules = checker.ruleset
-        result.findings = [f for f in result.findings if not (rule := rules.by_id(f.rule)) or not rule.flag_string_only] + commands.findings
+        result.findings = _once([f for f in result.findings if not (rule := rules.by_id(f.rule)) or not rule.flag_string_only] + commands.findings)
         result.notes.extend(sorted(commands.notes))
         if commands.fix is not None and not result.fixes:  # one fix per run, as for the flags (see _add_fix)
             result.fixes.append(commands.fix)
     result.findings = apply_suppressions(path, result.findings, read_suppressions(path, text))
     return check
+
+
+def _once(findings: list[Finding]) -> list[Finding]:
+    """The findings, one per rule, place and witness: the flags a script hands a MaxText command
+    line are its argv as well as the trainer's flags, and both checks find what they break."""
+    kept: dict[tuple, Finding] = {}
+    for finding in findings:
+        witness = finding.witness or {}
+        key = (finding.rule, finding.location, finding.keys if finding.location is None else (),
+               tuple(sorted(witness.get("env", {}).items(), key=str)), tuple(witness.get("branches", ())))
+        kept.setdefault(key, finding)
+    return list(kept.values())
 
 
 def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, cap: int,
@@ -355,6 +367,8 @@ def _record(seen: dict, findings: list[Finding], launch: Concrete, flags: Value,
         if OTHER in found.message or not launch.owns(keys_read(found, checker), found.rule):
             continue
         finding = replace(found, location=_locate(found, flags, launch.rendering))
+        if not launch.owns_at(finding.location):
+            continue
         finding.related = tuple(
             loc for related in found.related if (loc := script_location(flags, *_span(flags.text, related))) is not None
         )

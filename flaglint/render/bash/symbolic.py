@@ -250,7 +250,7 @@ def _choice(cubes_a: list[Cube], va, cubes_b: list[Cube], vb, universe: dict):
     tail = rest_a[len(rest_a) - shared:]
     rest_a, rest_b = rest_a[:len(rest_a) - shared], rest_b[:len(rest_b) - shared]
     if rest_a and rest_b and type(rest_a[-1]) is Value and type(rest_b[-1]) is Value:
-        kept = _token_tail(rest_a[-1].text, rest_b[-1].text)
+        kept = _token_tail(rest_a[-1], rest_b[-1])
         if kept:
             last_a, last_b = rest_a[-1], rest_b[-1]
             tail.insert(0, _slice(last_a, len(last_a.text) - kept, None))
@@ -261,13 +261,15 @@ def _choice(cubes_a: list[Cube], va, cubes_b: list[Cube], vb, universe: dict):
     return Sym((*head, differing, *tail))
 
 
-def _token_tail(a: str, b: str) -> int:
-    """The length of the suffix a and b share that begins a token in both (after a blank, or at the start)."""
+def _token_tail(a: Value, b: Value) -> int:
+    """The length of the suffix a and b share, written in the same place, that begins a token in
+    both (after a blank, or at the start)."""
     shared = 0
-    while shared < min(len(a), len(b)) and a[-1 - shared] == b[-1 - shared]:
+    while shared < min(len(a.text), len(b.text)) and a.text[-1 - shared] == b.text[-1 - shared]:
         shared += 1
     for kept in range(shared, 0, -1):
-        if all(len(s) == kept or s[-1 - kept].isspace() for s in (a, b)):
+        if all(len(s.text) == kept or s.text[-1 - kept].isspace() for s in (a, b)) \
+                and a.origins[len(a.text) - kept:] == b.origins[len(b.text) - kept:]:
             return kept
     return 0
 
