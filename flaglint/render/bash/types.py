@@ -196,7 +196,7 @@ class _Interned:
     costs their number, not the number of ways down to them. Made ones are found by their parts'
     ids: the table entry goes when the value does, before any of its parts can."""
 
-    __slots__ = ("chosen", "read", "__weakref__")  # chosen, read: _names(), once computed
+    __slots__ = ("chosen", "read", "__weakref__")  # chosen, read: _names(), once asked
     _table: weakref.WeakValueDictionary
 
     def __init_subclass__(cls, **kwargs):
@@ -285,26 +285,17 @@ def parts_of(value) -> list:
 
 
 def _names(value) -> tuple[frozenset, frozenset]:
-    """The inputs whose Choices a value holds, and those it reads whole (FromInput): remembered on
-    each part, each part computed once."""
+    """The inputs whose Choices a value holds, and those it reads whole (FromInput): one walk over
+    its distinct parts, remembered on the value asked about (a part's own sets would cost the
+    square of a deep value's size)."""
     if type(value) is FromInput:
         return frozenset(), frozenset((value.name,))
     if type(value) not in (Choice, Sym):
         return frozenset(), frozenset()
     if value.chosen is None:
-        for part in parts_of(value):
-            if type(part) is FromInput or part.chosen is not None:
-                continue
-            children = part.pieces if type(part) is Sym else [alt for _, alt in part.alts]
-            chosen = {part.name} if type(part) is Choice else set()
-            read: set = set()
-            for child in children:
-                if type(child) is FromInput:
-                    read.add(child.name)
-                elif type(child) in (Choice, Sym):
-                    chosen.update(child.chosen)
-                    read.update(child.read)
-            part.chosen, part.read = frozenset(chosen), frozenset(read)
+        found = parts_of(value)
+        value.chosen = frozenset(part.name for part in found if type(part) is Choice)
+        value.read = frozenset(part.name for part in found if type(part) is FromInput)
     return value.chosen, value.read
 
 
