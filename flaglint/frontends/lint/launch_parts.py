@@ -9,13 +9,16 @@ the checks grow with the sum over groups, not with the product. Only the combina
 condition allows are checked: where a guard over several inputs merged paths, or refused some of
 their combinations with a non-zero exit, the others launch nothing. A finding of a group's check
 whose keys are that group's belongs to the inputs' values of that check; a finding of the base
-check that touches no part belongs to the whole outcome.
+check that touches no part belongs to the whole outcome. A launch resolves again only the pieces
+its inputs change (_Renderer), and a part's tokens are read in its neighbourhood (PieceTokens).
 
-A group with more combinations than the cap is not enumerated: what the same parts alone decide
+A group with more combinations than the cap is not enumerated. What the same parts alone decide
 (a token MaxText refuses, a value of the wrong type, a key two parts set) is checked on those
-parts' combinations, few since a part reads an input or two, and the solver is asked which rules
-some allowed combination of them all breaks (launch_query), each answer one launch checked like
-any other.
+parts' combinations where they are few (ENUMERATED); a key many parts write is checked token by
+token (KeyTokens): where each token is written, where another follows it, where it is the last
+written, and where none is, as many launches as tokens. The solver is asked which rules some
+allowed combination of them all breaks (launch_query), a key many parts write being there the
+value of its token written last; each answer is one launch checked like any other.
 """
 
 from __future__ import annotations
@@ -534,8 +537,8 @@ def _flag_parts(flags, base: Mapping, cap: int) -> tuple[list[_Part], _FlagPiece
     own = {i: [resolve(pieces[i], *_picker(base, assignment)) for assignment in _own_assignments(pieces[i], base, cap)] for i in indices}
     tokens = PieceTokens(base_texts, {i: _joins(own[i]) for i in indices})
     for i in indices:
-        for value in own[i]:
-            for token, touched in tokens.touching(i, "" if value is None else value.text):
+        for text in dict.fromkeys("" if value is None else value.text for value in own[i]):
+            for token, touched in tokens.touching(i, text):
                 parts[i].names.add(token.split("=", 1)[0])
                 for j in touched:
                     if j in owner and find(j) != find(i):

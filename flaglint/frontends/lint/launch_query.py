@@ -63,6 +63,7 @@ class _Translator(FixProblem):
     def setup(self, tables: Mapping[str, _Table], classes: Mapping[str, Sequence[list]], inputs: Mapping) -> None:
         self.tables, self.classes, self.inputs = tables, classes, inputs
         self._indices: dict[tuple, Any] = {}
+        self._judged: dict[str, Any] = {}
 
     def deciding(self, names) -> list[str]:
         return sorted({n for name in names for n in self.tables[name].deciding})
@@ -167,8 +168,11 @@ class _Translator(FixProblem):
         return self.index(table.deciding) if table.index is None else table.index
 
     def judged(self, name: str) -> Any:
-        table = self.tables[name]
-        return self.boolean_term(Finite(self.term(table), table.judged))
+        """Where a rule that reads the name is judged (the same term for every rule)."""
+        if name not in self._judged:
+            table = self.tables[name]
+            self._judged[name] = z3.BoolVal(True) if all(table.judged) else self.boolean_term(Finite(self.term(table), table.judged))
+        return self._judged[name]
 
 
 def _combinations(classes: Mapping[str, Sequence[list]], deciding: list[str]) -> int:
