@@ -49,8 +49,12 @@ from flaglint.render.bash.types import (
 )
 from flaglint.resolve.topology import DEVICE_NAMES, device_keys
 
-# A group with more combinations than this is checked by the solver instead of on each of them.
-COMBINATION_CAP = 4096
+# A group with more combinations than this is checked by the solver instead of on each of them
+# (`--path-cap`): enumerating costs a launch each, so only where they are few.
+COMBINATION_CAP = 64
+# The most combinations of a part's own inputs, or of the inputs that decide one name, read one by
+# one (a part reads an input or two: past this, FL011 says so).
+PART_COMBINATIONS = 4096
 # The names the same parts of a group over the cap decide are checked on every combination of
 # their inputs up to this many; beyond, on the launches that show each token of theirs (KeyTokens).
 ENUMERATED = 64
@@ -158,7 +162,7 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
     flags = symbolic.get(flags_variable)
     flag_pieces = None
     if flags is not None:
-        found, flag_pieces = _flag_parts(flags, base, max(cap, COMBINATION_CAP))
+        found, flag_pieces = _flag_parts(flags, base, max(cap, PART_COMBINATIONS))
         parts.extend(found)
     for name, value in symbolic.items():
         if name != flags_variable:
@@ -288,7 +292,7 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
     # those parts' combinations where they are few (a part reads an input or two); a key that many
     # parts write, on the launches where each of its tokens is the last written, where one is
     # written again after it, and where none is (KeyTokens): as many as its tokens.
-    few = max(cap, COMBINATION_CAP)
+    few = max(cap, PART_COMBINATIONS)
     found = []
     sequences: dict[str, KeyTokens] = {}
     for who, names in decided.items():
@@ -764,7 +768,7 @@ def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, S
     parts = []
     for word in symbolic.values():
         keys = set()
-        for assignment in _own_assignments(word, base, max(cap, COMBINATION_CAP)):
+        for assignment in _own_assignments(word, base, max(cap, PART_COMBINATIONS)):
             pick, read_input = _picker(base, assignment)
             value = resolve(word, pick, read_input)
             keys |= _word_keys("" if value is None else value.text)
