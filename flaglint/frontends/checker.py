@@ -96,7 +96,7 @@ class Checker:
             return
         if broken and not solutions:
             solutions = [_back_to_defaults(kept, broken)]
-            result.notes.append("the solver found no smallest fix in time; the fix offered resets the keys of the broken rules to their defaults")
+            result.notes.append("the solver found no smallest fix within its limit; the fix offered resets the keys of the broken rules to their defaults")
         for solution in solutions:
             candidate, tunix_changes = write_fix(config, solution)
             after = self._clean(replace(config.source, text=candidate.flags), {**env, **tunix_changes})
