@@ -55,14 +55,19 @@ class SolverWork:
     in the process: in a test, in a batch, as a command."""
 
     def __init__(self, ctx: z3.Context, limit: int):
-        self.ctx, self.limit = ctx, limit
+        self.limit = limit
+        # Any solver's statistics give the context's count; this one is kept for reading it.
+        self._meter = z3.Solver(ctx=ctx)
         self.start = self._count()
 
     def _count(self) -> int:
-        return z3.Solver(ctx=self.ctx).statistics().get_key_value("rlimit count")
+        return self._meter.statistics().get_key_value("rlimit count")
+
+    def spent(self) -> int:
+        return self._count() - self.start
 
     def left(self) -> int:
-        return self.limit - (self._count() - self.start)
+        return self.limit - self.spent()
 
     def check(self, solver: z3.Solver | z3.Optimize, *assumptions: Any) -> z3.CheckSatResult:
         """The solver's check within what is left: unknown once the limit is spent."""
