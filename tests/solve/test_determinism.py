@@ -8,8 +8,13 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import pytest
+import z3
 from commandline import REPO, run_flaglint, run_flaglint_process
-from test_fix_mesh import TWELVE_AXES
+from test_fix_mesh import CHECKER, TWELVE_AXES
+
+from flaglint.read.flags import FlagSource
+from flaglint.solve.rules import applicable, violated
+from flaglint.solve.smt import FixProblem
 
 pytestmark = pytest.mark.process
 
@@ -60,3 +65,21 @@ def test_fixing_checks_give_the_same_bytes_idle_and_busy_in_process_and_as_comma
         fresh = [command.result() for command in commands]
     assert busy == reference
     assert fresh == reference
+
+
+def _search(flags: str) -> tuple[list, int]:
+    """The fixes of a flag string, and the solver work they took."""
+    config, _ = CHECKER.config(FlagSource(flags))
+    rules = applicable(CHECKER.ruleset, config)
+    problem = FixProblem(config, rules, violated(rules, config))
+    return problem.solve(3), problem.work.spent()
+
+
+def test_a_search_does_the_same_work_whatever_ran_before_it_in_the_process():
+    first = _search(TWELVE_AXES)
+    _search("compile_topology=v5p-8 compile_topology_num_slices=1 ici_tensor_parallelism=8 ici_expert_parallelism=2")
+    solver = z3.Solver()  # Z3's default context, which others in the process use
+    solver.add(z3.Int("x") * z3.Int("y") == 12, z3.Int("x") > 1)
+    assert solver.check() == z3.sat
+    assert _search(TWELVE_AXES) == first
+    assert first[1] > 0
