@@ -20,6 +20,7 @@ from flaglint.frontends.commands import (
     command_lines,
     config_path,
     not_checked,
+    unknown_command_string,
 )
 from flaglint.frontends.lint.launch_parts import COMBINATION_CAP, concrete_argvs
 from flaglint.frontends.lint.unverified import Unverified
@@ -37,8 +38,9 @@ from flaglint.rules.ruleset import built_in
 from flaglint.schema.config_index import ConfigIndex, load_index
 
 
-def _renderings(rendering: Rendering) -> list[Rendering]:
-    return [rendering, *(r for handoff in rendering.handoffs for r in _renderings(handoff))]
+def renderings(rendering: Rendering) -> list[Rendering]:
+    """The rendering and those of the scripts it hands off to (`bash other.sh`), in order."""
+    return [rendering, *(r for handoff in rendering.handoffs for r in renderings(handoff))]
 
 
 def concrete_commands(exploration: Exploration, rule_names: list[frozenset], judge_for=None, unverified=None):
@@ -47,7 +49,7 @@ def concrete_commands(exploration: Exploration, rule_names: list[frozenset], jud
     `judge_for(launch)`: how the solver's answers for its words are judged (a CommandJudge);
     `unverified(launch, reason)`: told of a launch whose words cannot be decided (else it raises)."""
     for outcome in exploration.outcomes:
-        for rendering in _renderings(outcome.rendering):
+        for rendering in renderings(outcome.rendering):
             for launch in rendering.launched:
                 judge = judge_for(launch) if judge_for is not None else None
                 for path in outcome.paths:
@@ -138,6 +140,10 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
 
     rule_names = [rule.name_set for rule in checker.ruleset.rules]
     for launch, argv in concrete_commands(exploration, rule_names, lambda launch: CommandJudge(launch, script, checker, index), not_verified):
+        unknown = unknown_command_string(launch)
+        if unknown is not None:
+            not_verified(launch, unknown)
+            continue
         for line in command_lines(launch, index):
             findings = _check_line(line, script, checker, index, notes, results)
             if findings is None:
