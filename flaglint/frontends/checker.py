@@ -13,8 +13,15 @@ from flaglint.core.edits import Applicability
 from flaglint.core.findings import Finding, Result
 from flaglint.fix.flags import apply_edits, is_safe, refused_edit, renamed, write_fix
 from flaglint.maxtext.pyconfig import ep_rank_without_axes
+from flaglint.maxtext.tpu import RULE_FUNCTIONS
 from flaglint.maxtext.values import format_value
-from flaglint.pins.pins import DEFAULT_PIN, load_pin, pins_defining
+from flaglint.pins.pins import (
+    DEFAULT_PIN,
+    NotJudged,
+    load_pin,
+    not_judged,
+    pins_defining,
+)
 from flaglint.read.flags import FlagSource
 from flaglint.resolve.resolver import Config, close_keys, resolve
 from flaglint.resolve.topology import (
@@ -24,6 +31,7 @@ from flaglint.resolve.topology import (
     from_config,
     not_judged_note,
 )
+from flaglint.rules.expr import Unknown, evaluate, substitute
 from flaglint.rules.ruleset import built_in, load_ruleset
 from flaglint.solve.rules import applicable, finding, minimal_changes, violated
 from flaglint.solve.solutions import Solution, Unsatisfiable, held_keys
@@ -31,11 +39,14 @@ from flaglint.solve.solutions import Solution, Unsatisfiable, held_keys
 
 class Checker:
     def __init__(self, pin: str = DEFAULT_PIN, model: str | None = None, extra_rules: tuple[str, ...] = (),
-                 devices: DeviceCount | None = None):
-        """`devices`: the device count given by the caller (--topology); else the config's own."""
+                 devices: DeviceCount | None = None, fail_closed: bool = False):
+        """`devices`: the device count given by the caller (--topology); else the config's own.
+        `fail_closed`: a check of MaxText's that flaglint cannot judge is an error (the gate's
+        default), not a warning."""
         self.pin = load_pin(pin)
         self.model = model
         self.devices = devices
+        self.fail_closed = fail_closed
         self.ruleset = load_ruleset(self.pin.rules, tuple(extra_rules))
         self._rules: list | None = None  # the rules this pin can judge; the same for every flag string
 
@@ -59,6 +70,7 @@ class Checker:
         broken = violated(judged, config)
         findings += [finding(rule, config, self.ruleset.derived) for rule in broken]
         findings += ep_rank_without_axes(judged, broken, config, lambda rule: finding(rule, config, self.ruleset.derived))
+        findings += self._not_judged(config, refused)
         result = Result(pin=self.pin.pin, findings=findings)
         note = None if config.devices else not_judged_note(self.ruleset, config)
         if note is not None:
@@ -66,6 +78,39 @@ class Checker:
         if fix and (broken or config.rejected):
             self._add_fixes(result, config, env, rules, max_fixes, broken)
         return result
+
+    def _not_judged(self, config: Config, refused: set[str]) -> list[Finding]:
+        """MaxText's checks that no rule states (neither imported nor by hand), each where the config
+        sets a key it reads (MaxText stops before it at a refused value) and what flaglint can state
+        of the way to it may hold."""
+        given = _given(config) - refused
+        stated = tuple(m for rule in self.ruleset.rules if rule.applies_to(self.pin.chain) for m in rule.states)
+        found = []
+        for check in not_judged(self.pin.rules):
+            if check.message.startswith(stated):
+                continue
+            keys = tuple(k for k in check.keys if k in given)
+            if not keys or not self._may_hold(check, config):
+                continue
+            at = next((where for k in keys if (where := config.location(k)) is not None), None)
+            found.append(built_in("FL016", keys, at, fail_closed=self.fail_closed, version=self.pin.version, validator=check.id,
+                                  site=check.site, set_keys=", ".join(keys), reason=check.reason, message=check.message))
+        return found
+
+    def _may_hold(self, check: NotJudged, config: Config) -> bool:
+        if check.when is None:
+            return True
+        condition = substitute(check.when, self.ruleset.derived)
+
+        def lookup(name: str):
+            if not config.knows(name):
+                raise Unknown(name)
+            return config.lookup(name)
+
+        try:
+            return bool(evaluate(condition, lookup, RULE_FUNCTIONS))
+        except Unknown:
+            return True
 
     def judgeable_rules(self, config: Config) -> list:
         """The rules this pin can judge (the same for every flag string), less those on a device
@@ -180,10 +225,15 @@ def _back_to_defaults(config: Config, broken: list) -> Solution:
                           if config.explicit[n].value != config.pin.default(n)))
 
 
+def _given(config: Config) -> set[str]:
+    """The keys and names someone set: the flags, files, the model, Tunix, the device count."""
+    return set(config.explicit) | set(config.devices) | {name for name, value in config.tunix.items() if value is not None}
+
+
 def _judged(rules: list, config: Config) -> list:
     """The rules that read a value someone set. A rule that reads only defaults holds: each pin's
     defaults satisfy its rules (tests/test_rules.py checks that at every pin)."""
-    given = config.explicit.keys() | config.devices.keys() | {name for name, value in config.tunix.items() if value is not None}
+    given = _given(config)
     return [r for r in rules if not r.name_set.isdisjoint(given)]
 
 

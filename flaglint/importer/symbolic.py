@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 MAX_OPTIONS = 64
@@ -27,9 +27,11 @@ class Const:
 
 @dataclass(frozen=True)
 class Unexpressible:
-    """A value the rule language cannot state, with the reason."""
+    """A value the rule language cannot state, with the reason. At a raise site, `given` is what
+    the rules can state of the path to it (the conditions taken that are expressible)."""
 
     reason: str
+    given: Any = field(default=None, compare=False)
 
 
 @dataclass

@@ -33,9 +33,11 @@ from typing import Any
 import yaml
 
 from flaglint.importer.importer import PYCONFIG, TYPES
+from flaglint.importer.key_reads import KeyReads
 from flaglint.importer.sources import open_package
 from flaglint.importer.symbolic import (
     PY_COMPARE,
+    TRUE,
     Unexpressible,
     conj,
     disj,
@@ -49,7 +51,7 @@ from flaglint.importer.validator_models import (
     SCALE_KINDS,
     scale_factors,
 )
-from flaglint.importer.validator_walker import Walker
+from flaglint.importer.validator_walker import CHECKED_ELSEWHERE, Walker
 from flaglint.importer.walker_state import Site
 from flaglint.rules.expr import ExprError, parse
 from flaglint.schema.model import MaxTextSchemaFile
@@ -110,6 +112,7 @@ def extract(source: str | Path, pin: str | None = None, schema: MaxTextSchemaFil
     walker.run()
     names = _derived_names(walker)
     namer = _Namer(names)
+    reads = KeyReads(walker.trees, walker.keys)
     rules: list[dict] = []
     unexpressible: list[dict] = []
     safe_divisions: list[str] = []
@@ -122,7 +125,10 @@ def extract(source: str | Path, pin: str | None = None, schema: MaxTextSchemaFil
         if site.kind == "crash":
             message = f"{site.exception}: {site.message}"
         if bad:
-            unexpressible.append(_unexpressible(rule_id, site, message, bad[0].reason))
+            entry = _unexpressible(rule_id, site, message, bad[0].reason)
+            if bad[0].reason not in CHECKED_ELSEWHERE:
+                entry |= _not_judged_when(site, reads, namer, set(walker.keys))
+            unexpressible.append(entry)
             continue
         cond = _simplify(site.conditions)
         if site.kind == "crash" and isinstance(cond, ast.Constant) and not cond.value:
@@ -283,6 +289,24 @@ def _implies(a: ast.expr, b: ast.expr) -> bool:
 
 def _unexpressible(rule_id: str, site: Site, message: str, reason: str) -> dict:
     return {"id": rule_id, "site": site.source, "message": message, "reason": reason}
+
+
+def _not_judged_when(site: Site, reads: KeyReads, namer: _Namer, keys: set[str]) -> dict:
+    """When a check reports SITE as not judged: `keys`, the keys it reads, of which the config
+    sets one, and `when`, what the rule language can state of the way to it (every way's
+    expressible part; a way with none makes it hold always)."""
+    given = _simplify([_expressible_part(c) for c in site.conditions])
+    entry: dict[str, Any] = {"keys": sorted(reads.at(site.file, site.line) | (names_in(given) & keys))}
+    when = ast.unparse(namer.visit(copy.deepcopy(given)))
+    if not (isinstance(given, ast.Constant) and given.value) and len(when) <= MAX_CONDITION_CHARS:
+        entry["when"] = when
+    return entry
+
+
+def _expressible_part(condition: Any) -> ast.expr:
+    if not isinstance(condition, Unexpressible):
+        return condition
+    return TRUE if condition.given is None else condition.given
 
 
 def _title(site: Site, message: str) -> str:

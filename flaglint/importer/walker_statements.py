@@ -127,12 +127,13 @@ class StatementWalker:
         self.record(stmt, frame, "raise", exception_name(stmt), message, self.path_and(st, TRUE), raise_message(stmt))
 
     def path_and(self, st: State, cond: Any) -> Any:
-        if isinstance(cond, Unexpressible):
-            return cond
-        bad = [p for p in st.path if isinstance(p, Unexpressible)]
-        if bad:
-            return bad[0]
-        return conj(list(st.path) + list(self.crash_guards) + [cond])
+        """The condition of reaching a site at ST where COND holds; where part of it is not
+        expressible, that part's reason, with the rest as what is `given`."""
+        parts = list(st.path) + list(self.crash_guards) + [cond]
+        bad = next((p for p in parts if isinstance(p, Unexpressible)), None)
+        if bad is None:
+            return conj(parts)
+        return Unexpressible(bad.reason, given=conj([p for p in parts if not isinstance(p, Unexpressible)]))
 
     def exec_if(self, test: Any, body: list, orelse: list, st: State, frame: Frame) -> State:
         if isinstance(test, ast.Constant):
