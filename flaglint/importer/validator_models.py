@@ -13,8 +13,8 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable
 
-from flaglint.importer.importer import TYPES
 from flaglint.importer.source_text import exception_name, raise_message, raises_in
+from flaglint.importer.sources import SPEC_MAP, TYPES
 from flaglint.importer.symbolic import (
     Const,
     ScaleExp,
@@ -25,7 +25,7 @@ from flaglint.importer.symbolic import (
     key_of,
     make_choice,
 )
-from flaglint.importer.topologies import LOOKUP, SPEC_MAP
+from flaglint.importer.topologies import LOOKUP
 from flaglint.importer.walker_state import Frame, State
 from flaglint.maxtext.tpu import LIVE_SLICES, NUM_DEVICES
 

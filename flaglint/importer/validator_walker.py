@@ -19,21 +19,14 @@ import yaml
 
 from flaglint.core.findings import InputError
 from flaglint.importer.fieldtypes import ModuleScope
-from flaglint.importer.importer import (
-    COMMON_TYPES,
-    PYCONFIG,
-    ROOT_MODEL,
-    TYPES,
-    class_mro,
-    import_schema,
-)
+from flaglint.importer.importer import ROOT_MODEL, class_mro, import_schema
 from flaglint.importer.source_text import (
     exception_name,
     raise_message,
     raises_in,
     source_message,
 )
-from flaglint.importer.sources import PackageFiles
+from flaglint.importer.sources import COMMON_TYPES, PYCONFIG, TYPES, PackageFiles
 from flaglint.importer.symbolic import (
     ENUM_CHOICES,
     SELF,

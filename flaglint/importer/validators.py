@@ -32,9 +32,8 @@ from typing import Any
 
 import yaml
 
-from flaglint.importer.importer import PYCONFIG, TYPES
 from flaglint.importer.key_reads import KeyReads
-from flaglint.importer.sources import open_package
+from flaglint.importer.sources import PYCONFIG, TYPES, open_package
 from flaglint.importer.symbolic import (
     PY_COMPARE,
     TRUE,

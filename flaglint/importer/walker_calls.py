@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from flaglint.importer.importer import TYPES
+from flaglint.importer.sources import TYPES
 from flaglint.importer.symbolic import (
     SELF,
     TRUE,

@@ -4,8 +4,9 @@ argument, the key=value words pyconfig reads, and the M_<KEY> variables of its e
 Recognised: `python3 -m maxtext.<module>` (also `MaxText.<module>`, the older package name), a
 script path ending in `maxtext/<module path>.py` or `MaxText/train.py`, after wrappers such as
 `env K=V`, `uv run`, `timeout 1h` or `numactl …`. The entry points are the modules of the pin
-that hand their argv to pyconfig (schema/config_index.py); argv[1] is the config only when it ends
-in `.yml`, otherwise the module's own default config (rl.yml, sft.yml, …) is used. An XPK
+that hand their argv to pyconfig (schema/config_index.py); argv[1] is the config as the pin's
+pyconfig finds it (when it ends in `.yml`; at 0.2.0 whatever its name), otherwise the module's own
+default config (rl.yml, sft.yml, …) is used. An XPK
 `--command "…"` string holds such a command line: its text is split into shell words again.
 """
 
@@ -15,7 +16,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 
-from flaglint.schema.config_index import ConfigIndex, EntryPoint
+from flaglint.schema.config_index import CONFIG_SUFFIX, ConfigIndex, EntryPoint
 
 _PYTHON = re.compile(r"python(?:[0-9](?:\.[0-9]+)?)?")
 _PACKAGES = ("maxtext", "MaxText")
@@ -57,7 +58,7 @@ class MaxTextCommand:
     module: str  # as the pin names it
     start: int  # index of the first argv word after the module (argv[1])
     entry: EntryPoint | None  # None: the pin has no such entry point
-    config: str | None  # argv[1] when it ends in .yml
+    config: str | None  # argv[1] when the pin's pyconfig takes it as the config file
     args: tuple[int, ...]  # indices of the words pyconfig reads as key=value
 
     @property
@@ -92,7 +93,9 @@ def _after_python(words: list[str], at: int, index: ConfigIndex | None) -> MaxTe
     entry = entries.get(module)
     if entry is None and entries:
         return None  # a module of MaxText that does not read a config from argv
-    config = words[start] if start < len(words) and words[start].endswith(".yml") else None
+    first = words[start] if start < len(words) else ""
+    takes_config = index.is_config_argument(first) if index is not None else first.endswith(CONFIG_SUFFIX)
+    config = first if first and takes_config else None
     first = start + (1 if config is not None else 0)
     return MaxTextCommand(module, start, entry, config, tuple(range(first, len(words))))
 
