@@ -87,6 +87,13 @@ class Ref:
 
 
 @dataclass(frozen=True)
+class MeshFile:
+    """The path of the package's custom_mesh_and_rule/<name>.yml (`name`: a key's value or a constant)."""
+
+    name: Any
+
+
+@dataclass(frozen=True)
 class ScaleExp:
     """One exponent that `get_individual_scales` derives from global_parameter_scale."""
 

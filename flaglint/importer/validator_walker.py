@@ -38,14 +38,14 @@ from flaglint.importer.symbolic import (
     key_node,
 )
 from flaglint.importer.topologies import topology_table
-from flaglint.importer.validator_models import HelperModels
+from flaglint.importer.validator_models import MESH_DIR_NAME, MESH_SUFFIX, HelperModels
 from flaglint.importer.walker_calls import CallWalker
 from flaglint.importer.walker_expressions import ExpressionWalker
 from flaglint.importer.walker_state import Frame, Site, State
 from flaglint.importer.walker_statements import StatementWalker
 from flaglint.schema.model import MaxTextSchemaFile
 
-CUSTOM_MESH_DIR = "configs/custom_mesh_and_rule"
+CUSTOM_MESH_DIR = f"configs/{MESH_DIR_NAME}"
 # Why pyconfig's checks of model files, unknown keys, value types and M_<KEY> variables are not
 # rules: another step of flaglint checks them (FL004-FL006, FL040-FL042), so none is reported as
 # not judged.
@@ -221,7 +221,7 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
 
     def _custom_mesh_files(self) -> dict[str, Any]:
         out = {}
-        for relpath in self.files.glob(CUSTOM_MESH_DIR, ".yml"):
+        for relpath in self.files.glob(CUSTOM_MESH_DIR, MESH_SUFFIX):
             try:
                 out[Path(relpath).stem] = freeze(yaml.safe_load(self.files.read(relpath)) or {})
             except yaml.YAMLError:

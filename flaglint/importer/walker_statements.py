@@ -115,6 +115,10 @@ class StatementWalker:
         if isinstance(stmt, (ast.Pass, ast.Continue, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal)):
             return st
         if isinstance(stmt, ast.With):
+            for item in stmt.items:
+                value = self.ev(item.context_expr, st, frame)
+                if item.optional_vars is not None:
+                    self.assign(item.optional_vars, value, st, frame, name_it=False)
             return self.exec_block(stmt.body, st, frame)
         for raise_node in raises_in([stmt]):
             self.site_at(raise_node, frame, "raise").conditions.append(Unexpressible(f"statement {type(stmt).__name__}"))
