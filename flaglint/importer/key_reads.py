@@ -24,7 +24,7 @@ class KeyReads:
         self.trees = trees
         self.keys = frozenset(keys)
         self.parents: dict[ast.AST, ast.AST] = {}
-        self.field_values: dict[str, list[ast.expr]] = {}  # field -> the values assigned to it
+        self.field_values: dict[str, list[ast.AST]] = {}  # key or attribute of self -> the values assigned to it
         for tree in trees.values():
             for parent in ast.walk(tree):
                 for child in ast.iter_child_nodes(parent):
@@ -32,9 +32,9 @@ class KeyReads:
         for tree in trees.values():
             for node in ast.walk(tree):
                 for target, value in _assignments(node):
-                    field = self._field(target)
-                    if field is not None:
-                        self.field_values.setdefault(field, []).append(value)
+                    attribute = _self_attribute(target)
+                    if attribute is not None:
+                        self.field_values.setdefault(attribute, []).append(value)
 
     def at(self, file: str, line: int) -> frozenset[str]:
         """The keys the raise, assert or division at FILE:LINE depends on (empty where none is there)."""
@@ -78,8 +78,8 @@ class KeyReads:
                 field = self._field(node)
                 if field is not None:
                     found.add(field)
-                    for value in self.field_values.get(field, ()):
-                        self._read(value, found, seen)
+                for value in self.field_values.get(field or _self_attribute(node) or "", ()):
+                    self._read(value, found, seen)
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 for value in self._local_values(node):
                     self._read(value, found, seen)
@@ -89,13 +89,8 @@ class KeyReads:
 
     def _field(self, node: ast.expr) -> str | None:
         """The key `self.a.b` (or `config.a.b`) reads: the longest chain that is a key."""
-        parts = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if not (isinstance(node, ast.Name) and node.id in _SELF_NAMES):
-            return None
-        parts.reverse()
+        chain = _self_attribute(node)
+        parts = chain.split(".") if chain else []
         for end in range(len(parts), 0, -1):
             name = ".".join(parts[:end])
             if name in self.keys:
@@ -129,6 +124,17 @@ class KeyReads:
         while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)):
             parent = self.parents.get(parent)
         return parent
+
+
+def _self_attribute(node: ast.expr) -> str | None:
+    """`a.b` for `self.a.b` (or `config.a.b`): a key or an attribute the validators set."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not (parts and isinstance(node, ast.Name) and node.id in _SELF_NAMES):
+        return None
+    return ".".join(reversed(parts))
 
 
 def _assignments(node: ast.AST) -> Iterator[tuple[ast.expr, ast.AST]]:
