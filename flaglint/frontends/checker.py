@@ -48,6 +48,8 @@ class Checker:
         self.devices = devices
         self.fail_closed = fail_closed
         self.ruleset = load_ruleset(self.pin.rules, tuple(extra_rules))
+        # MaxText's messages of the checks hand-written rules state
+        self._stated = tuple(m for rule in self.ruleset.rules if rule.applies_to(self.pin.chain) for m in rule.states)
         self._rules: list | None = None  # the rules this pin can judge; the same for every flag string
 
     def config(self, source: FlagSource, env: Mapping[str, str] | None = None) -> tuple[Config, list[Finding]]:
@@ -84,10 +86,9 @@ class Checker:
         sets a key it reads (MaxText stops before it at a refused value) and what flaglint can state
         of the way to it may hold."""
         given = _given(config) - refused
-        stated = tuple(m for rule in self.ruleset.rules if rule.applies_to(self.pin.chain) for m in rule.states)
         found = []
         for check in not_judged(self.pin.rules):
-            if check.message.startswith(stated):
+            if check.message.startswith(self._stated):
                 continue
             keys = tuple(k for k in check.keys if k in given)
             if not keys or not self._may_hold(check, config):
@@ -114,9 +115,11 @@ class Checker:
 
     def judgeable_rules(self, config: Config) -> list:
         """The rules this pin can judge (the same for every flag string), less those on a device
-        count this config does not give."""
+        count this config does not give. A MaxText check a hand-written rule states (`states`) is
+        judged by that rule alone, not also by its import."""
         if self._rules is None:
-            self._rules = applicable(self.ruleset, replace(config, devices=dict.fromkeys(DEVICE_NAMES, 1)))
+            rules = applicable(self.ruleset, replace(config, devices=dict.fromkeys(DEVICE_NAMES, 1)))
+            self._rules = [r for r in rules if r.states or not r.message.startswith(self._stated)]
         missing = set(DEVICE_NAMES) - config.devices.keys()
         return [r for r in self._rules if missing.isdisjoint(r.name_set)]
 

@@ -70,7 +70,10 @@ class StatementWalker:
             self.assign(stmt.target, value, st, frame)
             return st
         if isinstance(stmt, ast.If):
-            return self.exec_if(self.cond(stmt.test, st, frame), stmt.body, stmt.orelse, st, frame)
+            test = self.cond(stmt.test, st, frame)
+            if isinstance(test, Unexpressible) and isinstance(stmt.test, ast.BoolOp):
+                return self.exec_split_if(stmt, st, frame)
+            return self.exec_if(test, stmt.body, stmt.orelse, st, frame)
         if isinstance(stmt, ast.Raise):
             self.exec_raise(stmt, st, frame)
             st.dead = "raise"
@@ -139,6 +142,16 @@ class StatementWalker:
             return conj(parts)
         return Unexpressible(bad.reason, given=conj([p for p in parts if not isinstance(p, Unexpressible)]))
 
+    def exec_split_if(self, stmt: ast.If, st: State, frame: Frame) -> State:
+        """`if a or b: X else: Y` as `if a: X elif b: X else: Y` (`and`: `if a: (if b: X else: Y)
+        else: Y`), as Python evaluates it: where only b cannot be stated, the way through a is still
+        a condition the rules can state."""
+        first, *rest = stmt.test.values
+        second = rest[0] if len(rest) == 1 else ast.BoolOp(stmt.test.op, rest)
+        if isinstance(stmt.test.op, ast.Or):
+            return self.exec_if(self.cond(first, st, frame), stmt.body, [ast.If(second, stmt.body, stmt.orelse)], st, frame)
+        return self.exec_if(self.cond(first, st, frame), [ast.If(second, stmt.body, stmt.orelse)], stmt.orelse, st, frame)
+
     def exec_if(self, test: Any, body: list, orelse: list, st: State, frame: Frame) -> State:
         if isinstance(test, ast.Constant):
             return self.exec_block(body if test.value else orelse, st, frame)
@@ -168,8 +181,9 @@ class StatementWalker:
         extra = []
         e1, e2 = s1.path[depth:], s2.path[depth:]
         if e1 or e2:
-            if isinstance(test, Unexpressible):
-                extra = [test]
+            unknown = next((p for p in [test, *e1, *e2] if isinstance(p, Unexpressible)), None)
+            if unknown is not None:
+                extra = [unknown]
             else:
                 extra = [disj([conj([test] + e1), conj([neg(test)] + e2)])]
         guard = test if not isinstance(test, Unexpressible) else test

@@ -54,6 +54,8 @@ class MaxTextConfig(BaseModel):
     if self.dump:
       if os.environ.get("XLA_FLAGS") and self.dump_flags:
         raise ValueError("XLA_FLAGS and dump_flags both set")
+      if self.hardware != "gpu" or not os.path.exists("/dev/nvidia0"):
+        raise ValueError("host without a GPU")
     for value in self.ratios:
       if value != 0 and value < 4:
         raise ValueError(f"ratio {value} below 4")
@@ -72,7 +74,7 @@ def found(tmp_path_factory: pytest.TempPathFactory):
     (root / "configs" / "custom_mesh_and_rule").mkdir(parents=True)
     (root / "version.py").write_text('__version__ = "9.9.9"\n')
     (root / "configs" / "types.py").write_text(TYPES)
-    (root / "configs" / "base.yml").write_text("dump: false\nratios: []\naxis: a\n")
+    (root / "configs" / "base.yml").write_text("dump: false\nratios: []\naxis: a\nhardware: tpu\n")
     (root / "configs" / "custom_mesh_and_rule" / "wide.yml").write_text("context_sharding: c\n")
     return extract(root.parent)
 
@@ -84,7 +86,15 @@ def _entry(found, start: str) -> dict:
 def test_a_check_on_the_environment_lists_its_keys_and_the_way_to_it(found):
     entry = _entry(found, "XLA_FLAGS and dump_flags")
     assert entry["reason"] == "environment variable: os.environ.get"
-    assert (entry["keys"], entry["when"]) == (["dump", "dump_flags"], "dump")
+    # `a and b` where only a cannot be stated: the way to the raise still takes b
+    assert (entry["keys"], entry["when"]) == (["dump", "dump_flags"], "dump and dump_flags != ''")
+
+
+def test_where_some_ways_to_a_raise_can_be_stated_it_is_a_rule_by_those_and_not_judged_by_the_others(found):
+    rule = next(r for r in found.rules if r["message"].startswith("host"))
+    assert (rule["when"], rule["require"]) == ("dump", "hardware == 'gpu'")
+    entry = _entry(found, "host")
+    assert (entry["id"], entry["reason"], entry["when"]) == (rule["id"], "file system: os.path.exists", "dump and hardware == 'gpu'")
 
 
 def test_a_loop_over_a_list_value_lists_the_list(found):
