@@ -22,6 +22,7 @@ from flaglint.pins.pins import (
     not_judged,
     pins_defining,
 )
+from flaglint.read.config_chain import PIN_LABEL
 from flaglint.read.flags import FlagSource
 from flaglint.resolve.resolver import Config, close_keys, resolve
 from flaglint.resolve.topology import (
@@ -85,7 +86,7 @@ class Checker:
         """MaxText's checks that no rule states (neither imported nor by hand), each where the config
         sets a key it reads (MaxText stops before it at a refused value) and what flaglint can state
         of the way to it may hold."""
-        given = _given(config) - refused
+        given = {key for key in _given(config) - refused if not _from_maxtext(config, key)}
         found = []
         for check in not_judged(self.pin.rules):
             if check.message.startswith(self._stated):
@@ -231,6 +232,13 @@ def _back_to_defaults(config: Config, broken: list) -> Solution:
 def _given(config: Config) -> set[str]:
     """The keys and names someone set: the flags, files, the model, Tunix, the device count."""
     return set(config.explicit) | set(config.devices) | {name for name, value in config.tunix.items() if value is not None}
+
+
+def _from_maxtext(config: Config, key: str) -> bool:
+    """Whether KEY's value comes from MaxText's own files (the model file, a config it ships), whose
+    values its checks are written to accept: only the user's settings make a check worth naming."""
+    assignment = config.explicit.get(key)
+    return assignment is not None and assignment.origin.startswith(("model:", f"yaml:{PIN_LABEL}/"))
 
 
 def _judged(rules: list, config: Config) -> list:

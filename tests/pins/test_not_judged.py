@@ -67,6 +67,13 @@ def test_no_finding_where_no_key_is_set_or_the_stated_part_of_the_way_fails(flag
     assert not [f for f in Checker("maxtext-0.2.5").check(FlagSource(flags), fix=False).findings if f.rule == "FL016"]
 
 
+def test_values_from_maxtext_own_files_do_not_make_a_check_worth_naming():
+    # deepseek4-284b's model file sets compress_ratios (0, 4, 128): MaxText's checks accept its own values
+    assert not [f for f in Checker("maxtext-0.2.5").check(FlagSource("model_name=deepseek4-284b"), fix=False).findings if f.rule == "FL016"]
+    set_again = Checker("maxtext-0.2.5").check(FlagSource("model_name=deepseek4-284b override_model_config=true compress_ratios=[2]"), fix=False)
+    assert [f.keys for f in set_again.findings if f.rule == "FL016"] == [("compress_ratios",)]
+
+
 def test_a_check_a_hand_written_rule_states_is_judged():
     result = Checker("maxtext-0.2.5").check(FlagSource("model_name=deepseek-custom tokenizer_path=x"), fix=False)
     assert "FL119" in {f.rule for f in result.findings} and "FL016" not in {f.rule for f in result.findings}
