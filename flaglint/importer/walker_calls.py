@@ -153,8 +153,8 @@ class CallWalker:
             _ACTIVE.discard(fnode.name)
 
     def builtin(self, name: str, args: list, node: ast.Call, st: State, frame: Frame) -> Any:
-        if name in ("sum", "prod", "any", "all", "len") and len(args) == 1 and isinstance(args[0], GuardedChoice) \
-                and items_of(args[0]) is None:
+        if name in ("sum", "prod", "any", "all", "len") and len(args) == 1 and isinstance(args[0], GuardedChoice):
+            # one value per list the argument may be (a custom mesh file's, the user's)
             return self.map_choice(args[0], lambda value: self.builtin(name, [value], node, st, frame))
         if name in ("tuple", "list", "set", "frozenset", "sorted") and len(args) == 1:
             return args[0]

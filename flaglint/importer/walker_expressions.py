@@ -390,6 +390,7 @@ class ExpressionWalker:
         return Filtered(out)
 
     ev_GeneratorExp = ev_ListComp
+    ev_SetComp = ev_ListComp
 
     def members(self, elt: ast.expr, target: ast.expr, iterable: Any, st: State, frame: Frame) -> list | None:
         """`[table[x] for x in L]` over a list L whose value is read when the config is (a key):
@@ -406,7 +407,6 @@ class ExpressionWalker:
         else:
             return None
         return [(ast.Compare(const_node(name), [ast.In()], [iterable]), Const(name)) for name in dict.fromkeys(names)]
-    ev_SetComp = ev_ListComp
 
     def ev_NamedExpr(self, node: ast.NamedExpr, st: State, frame: Frame) -> Any:
         value = self.ev(node.value, st, frame)
