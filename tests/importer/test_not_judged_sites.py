@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from flaglint.importer.key_reads import KeyReads
 from flaglint.importer.validators import extract
+from flaglint.rules.expr import evaluate, parse
 
 TYPES = '''
 import os
@@ -156,3 +157,65 @@ def test_the_keys_of_a_raise_are_those_its_enclosing_tests_read(nest):
 def test_a_field_the_validators_assign_is_read_through_its_values(tmp_path: Path):
     tree = ast.parse("def a(self):\n  self.total = self.k1 + self.k2\n\ndef b(self):\n  if self.total > 4:\n    raise ValueError('t')\n")
     assert KeyReads({"t.py": tree}, ["k1", "k2", "total"]).at("t.py", 6) == {"total", "k1", "k2"}
+
+
+# ---- a list read element by element, against Python running the same validator -----------------
+
+ELEMENTWISE_CHECK = '''
+  @model_validator(mode="after")
+  def check_slices(self):
+    table = {"a": self.p_a, "b": self.p_b, "c": self.p_c}
+    sizes = [table[axis] for axis in self.axes]
+    product = prod(v for v in sizes if v != -1)
+    if product <= 0 or self.slices % product != 0:
+      raise ValueError("slices must be a multiple of the product of the sizes")
+    return self
+'''
+ELEMENTWISE_TYPES = f'''
+from math import prod
+from pydantic import BaseModel, Field
+from pydantic.functional_validators import model_validator
+
+
+class MaxTextConfig(BaseModel):
+  axes: list[str] = Field(default_factory=list)
+  p_a: int = Field(1)
+  p_b: int = Field(1)
+  p_c: int = Field(1)
+  slices: int = Field(1)
+{ELEMENTWISE_CHECK}'''
+
+
+@pytest.fixture(scope="module")
+def elementwise(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("elementwise") / "maxtext"
+    (root / "configs").mkdir(parents=True)
+    (root / "version.py").write_text('__version__ = "9.9.9"\n')
+    (root / "configs" / "types.py").write_text(ELEMENTWISE_TYPES)
+    (root / "configs" / "base.yml").write_text("axes: [a, b]\np_a: 1\np_b: 1\np_c: 1\nslices: 1\n")
+    found = extract(root.parent)
+    assert not found.unexpressible and len(found.rules) == 1
+    return found
+
+
+@given(axes=st.permutations(["a", "b", "c"]).flatmap(lambda order: st.integers(0, 3).map(lambda n: order[:n])),
+       sizes=st.lists(st.sampled_from([-1, 0, 1, 2, 3]), min_size=3, max_size=3), slices=st.integers(1, 12))
+def test_a_list_read_element_by_element_judges_as_python_runs_it(elementwise, axes, sizes, slices):
+    from types import SimpleNamespace
+
+    values = {"axes": list(axes), "p_a": sizes[0], "p_b": sizes[1], "p_c": sizes[2], "slices": slices}
+    scope: dict = {"model_validator": lambda **_: (lambda f: f)}
+    exec("from math import prod\nclass C:" + ELEMENTWISE_CHECK, scope)  # noqa: S102 - the test's own validator text
+    try:
+        scope["C"].check_slices(SimpleNamespace(**values))
+        raises = False
+    except ValueError:
+        raises = True
+    (rule,) = elementwise.rules
+    derived = {name: parse(text) for name, text in elementwise.derived.items()}
+
+    def lookup(name: str):
+        return evaluate(derived[name], lookup) if name in derived else values[name]
+
+    broken = (evaluate(parse(rule["when"]), lookup) if "when" in rule else True) and not evaluate(parse(rule["require"]), lookup)
+    assert broken == raises, (values, rule)
