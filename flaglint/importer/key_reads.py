@@ -14,6 +14,7 @@ import ast
 from collections.abc import Iterable, Iterator
 
 _SELF_NAMES = ("self", "config")
+_DIVISIONS = (ast.Div, ast.FloorDiv, ast.Mod)
 _Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.Module
 
 
@@ -42,8 +43,8 @@ class KeyReads:
         if tree is None:
             return frozenset()
         site = next((n for n in ast.walk(tree) if isinstance(n, (ast.Raise, ast.Assert)) and n.lineno == line), None)
-        if site is None:
-            site = next((n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and n.lineno == line), None)
+        if site is None:  # a division by a key
+            site = next((n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, _DIVISIONS) and n.lineno == line), None)
         if site is None:
             return frozenset()
         found: set[str] = set()
