@@ -32,10 +32,12 @@ from flaglint.resolve.topology import DEVICE_NAMES
 from flaglint.rules.expr import Node, Unknown, evaluate
 from flaglint.rules.ruleset import Rule
 from flaglint.solve.rules import holds
-from flaglint.solve.smt import UNDEFINED, Finite, FixProblem, Unsupported
+from flaglint.solve.smt import UNDEFINED, Finite, FixProblem, SolverWork, Unsupported
 
-# One group's query gives up after this long (the launch is then not verified).
-QUERY_BUDGET_MS = 10_000
+# The work one group's query may do, in Z3's resource units (solve/smt.py FIX_WORK_LIMIT): past it
+# the launch is not verified, the same on every machine. The hardest query of the tests (fourteen
+# mesh inputs, one of which picks the slice) takes 2.1 million; this is ten times that.
+QUERY_WORK_LIMIT = 20_000_000
 # Models that the concrete check of their launch does not confirm, before the group is given up.
 MISMATCHES = 8
 # A rule, or a part of one, that fewer combinations of inputs decide is evaluated on each of them
@@ -72,7 +74,7 @@ class _Translator(FixProblem):
         """The combination's position in itertools.product order, as a Z3 term."""
         key = tuple(deciding)
         if key not in self._indices:
-            index, stride = z3.IntVal(0), 1
+            index, stride = z3.IntVal(0, self.ctx), 1
             for name in reversed(deciding):
                 index = index + self.inputs[name] * stride
                 stride *= len(self.classes[name])
@@ -113,10 +115,10 @@ class _Translator(FixProblem):
         decide it where they are few; else translated, or, where it cannot be and it reads a key
         many parts write, evaluated on each case of its names' tables if they are at most `most`."""
         names = sorted(rule.name_set & self.tables.keys())
-        judged = z3.And(*[self.judged(name) for name in names])
+        judged = z3.And(*[self.judged(name) for name in names], self.ctx)
         if not self.few(names):
             if rule.when is not None and self._never_applies(rule):
-                return z3.BoolVal(False)
+                return z3.BoolVal(False, self.ctx)
             try:
                 return z3.And(judged, z3.Not(self.constraint(rule)))
             except (Unsupported, Unknown, z3.Z3Exception):
@@ -152,8 +154,8 @@ class _Translator(FixProblem):
 
                 if test(lookup):
                     found.append(z3.And(*[self.inputs[n] == i for n, i in at.items()],
-                                        *[self.tables[n].index == i for n, i in chosen.items()]))
-        return z3.Or(*found) if found else z3.BoolVal(False)
+                                        *[self.tables[n].index == i for n, i in chosen.items()], self.ctx))
+        return z3.Or(*found, self.ctx)
 
     def _never_applies(self, rule: Rule) -> bool:
         """Whether the rule's condition holds on no combination (a value it compares is never set:
@@ -171,7 +173,7 @@ class _Translator(FixProblem):
         """Where a rule that reads the name is judged (the same term for every rule)."""
         if name not in self._judged:
             table = self.tables[name]
-            self._judged[name] = z3.BoolVal(True) if all(table.judged) else self.boolean_term(Finite(self.term(table), table.judged))
+            self._judged[name] = z3.BoolVal(True, self.ctx) if all(table.judged) else self.boolean_term(Finite(self.term(table), table.judged))
         return self._judged[name]
 
 
@@ -215,17 +217,18 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
     the inputs that decide one name (each is a launch resolved); `sequences`: of a key many parts
     write, its tokens (launch_parts.KeyTokens): its value is that of the token written last, one
     launch each, not one per combination of the parts."""
-    inputs = {name: z3.Int(f"input:{name}") for name in sorted(classes)}
-    solver = z3.Solver()
-    solver.set("timeout", QUERY_BUDGET_MS)
+    ctx = z3.Context()  # the query's own, as a fix search's (solve/smt.py SolverWork)
+    work = SolverWork(ctx, QUERY_WORK_LIMIT)
+    inputs = {name: z3.Int(f"input:{name}", ctx) for name in sorted(classes)}
+    solver = z3.Solver(ctx=ctx)
     solver.add([z3.And(0 <= var, var < len(classes[name])) for name, var in inputs.items()])
-    solver.add(_condition(classes, cubes, inputs))
+    solver.add(_condition(classes, cubes, inputs, ctx))
     base_config, base_unjudged = judge.config(launch_at(base))
     if base_config is None:
         return []
     resolved = _Resolved(classes, base, launch_at, judge, cap)
     # (a name the pin does not know, a key MaxText refuses, is no rule's: FL004 is the part's own check)
-    tables = {name: resolved.sequence_table(name, sorted(depends[name]), sequences[name], inputs, confirm_at) if name in sequences
+    tables = {name: resolved.sequence_table(name, sorted(depends[name]), sequences[name], inputs, confirm_at, ctx) if name in sequences
               else resolved.table(name, sorted(depends[name])) for name in sorted(depends) if base_config.knows(name)}
     # A name whose value moves the device count (compile_topology, a slice) makes the device
     # count's names vary with the inputs that decide it.
@@ -233,7 +236,7 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
                      if any(c.devices != base_config.devices for c, _ in tables[name].configs)})
     if moving:
         tables.update({name: resolved.device_table(name, moving) for name in DEVICE_NAMES})
-    translator = _Translator.over(base_config, {})
+    translator = _Translator.over(base_config, {}, ctx)
     translator.setup(tables, classes, inputs)
     translator.terms.update({name: Finite(translator.term(t), t.values) for name, t in tables.items()})
     rules = {rule.id: rule for config in [base_config, *resolved.device_configs(moving)] for rule in judge.rules(config)}
@@ -249,15 +252,16 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
     found = []
     mismatches = 0
     while broken:
-        verdict = solver.check(z3.Or(*broken.values()))
+        verdict = work.check(solver, z3.Or(*broken.values()))
         if verdict == z3.unsat:
             break
         if verdict != z3.sat:
-            raise Unverified(f"the solver gave no answer on {', '.join(inputs)} ({solver.reason_unknown()})")
+            reason = "its work limit was reached" if work.left() <= 0 else solver.reason_unknown()
+            raise Unverified(f"the solver gave no answer on {', '.join(inputs)} ({reason})")
         model = solver.model()
         chosen = {name: model.eval(var, model_completion=True).as_long() for name, var in inputs.items()}
         rule_id = next(r for r in sorted(broken) if z3.is_true(model.eval(broken[r], model_completion=True)))
-        kept = _minimised(solver, broken[rule_id], inputs, chosen, len(cubes) <= 1)
+        kept = _minimised(solver, work, broken[rule_id], inputs, chosen, len(cubes) <= 1)
         fixed = {name: list(classes[name][chosen[name]]) for name in kept}
         if rule_id in judge.broken(confirm_at(fixed)):
             found.append((rule_id, fixed))
@@ -266,11 +270,11 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
         mismatches += 1
         if mismatches > MISMATCHES:
             raise Unverified(f"the solver's reading of rule {rule_id} disagrees with its check on {', '.join(inputs)}")
-        solver.add(z3.Not(z3.And(*[inputs[name] == index for name, index in chosen.items()])))
+        solver.add(z3.Not(z3.And(*[inputs[name] == index for name, index in chosen.items()], ctx)))
     return found
 
 
-def _condition(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[str, Sequence]], inputs: Mapping) -> Any:
+def _condition(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[str, Sequence]], inputs: Mapping, ctx: z3.Context) -> Any:
     """The path's condition on the group's inputs: some product allows each input's class."""
     products = []
     for cube in cubes:
@@ -278,9 +282,9 @@ def _condition(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
         for name, var in inputs.items():
             if name in cube:
                 allowed = set(cube[name])
-                members.append(z3.Or(*[var == i for i, values in enumerate(classes[name]) if allowed.intersection(values)] or [z3.BoolVal(False)]))
-        products.append(z3.And(*members))
-    return z3.Or(*products)
+                members.append(z3.Or(*[var == i for i, values in enumerate(classes[name]) if allowed.intersection(values)] or [z3.BoolVal(False, ctx)]))
+        products.append(z3.And(*members, ctx))
+    return z3.Or(*products, ctx)
 
 
 class _Resolved:
@@ -311,12 +315,13 @@ class _Resolved:
         configs = self.configs(deciding, name)
         return _Table(deciding, [c.lookup(name) for c, _ in configs], [name not in unjudged for _, unjudged in configs], configs=configs)
 
-    def sequence_table(self, name: str, deciding: list[str], tokens, inputs: Mapping, launch_of: Callable[[Mapping], Any]) -> _Table:
+    def sequence_table(self, name: str, deciding: list[str], tokens, inputs: Mapping, launch_of: Callable[[Mapping], Any],
+                       ctx: z3.Context) -> _Table:
         """A key many parts write (`tokens`: launch_parts.KeyTokens): its value where none of its
         tokens is written, then where each is the last written, read from one launch each
         (`launch_of(fixed)`: the launch with those inputs' values); the case, a term over `inputs`."""
         def written(token: int) -> Any:
-            return z3.Or(*[z3.And(*[inputs[n] == i for n, i in combo.items()]) for combo in tokens.present[token]])
+            return z3.Or(*[z3.And(*[inputs[n] == i for n, i in combo.items()], ctx) for combo in tokens.present[token]], ctx)
 
         configs = []
         for fixed in (tokens.none, *tokens.last):
@@ -324,7 +329,7 @@ class _Resolved:
             if found[0] is None:
                 raise Unverified(f"whether MaxText runs at all depends on {', '.join(deciding)}")
             configs.append(found)
-        index: Any = z3.IntVal(0)  # the last token written wins: each If asks first of the later ones
+        index: Any = z3.IntVal(0, ctx)  # the last token written wins: each If asks first of the later ones
         for token in range(len(tokens.present)):
             index = z3.If(written(token), token + 1, index)
         return _Table(deciding, [c.lookup(name) for c, _ in configs], [name not in unjudged for _, unjudged in configs], index, configs)
@@ -342,7 +347,8 @@ class _Resolved:
         return list({frozenset(c.devices): c for c, _ in self.configs(deciding, "the device count")}.values())
 
 
-def _minimised(solver: z3.Solver, broken: Any, inputs: Mapping, chosen: Mapping[str, int], separate: bool) -> list[str]:
+def _minimised(solver: z3.Solver, work: SolverWork, broken: Any, inputs: Mapping, chosen: Mapping[str, int],
+               separate: bool) -> list[str]:
     """The inputs of the model the violation depends on: each other one is dropped in turn while
     no allowed value of the dropped ones keeps the rule. Where the path's condition allows each
     input's values apart from the others' (`separate`: one product), an input the violation does
@@ -351,7 +357,7 @@ def _minimised(solver: z3.Solver, broken: Any, inputs: Mapping, chosen: Mapping[
     kept = [name for name in chosen if not separate or str(inputs[name]) in read]
     for name in list(kept):
         trial = [n for n in kept if n != name]
-        if solver.check(z3.Not(broken), *[inputs[n] == chosen[n] for n in trial]) == z3.unsat:
+        if work.check(solver, z3.Not(broken), *[inputs[n] == chosen[n] for n in trial]) == z3.unsat:
             kept = trial
     return kept
 
