@@ -169,3 +169,19 @@ def test_spans_read_as_the_list_of_origins_they_stand_for(found, more, cut):
     assert list(joined) == plain + _plain(more)
     assert list(Spans(parts=[spans, [None, None], Spans(more)], length=len(plain) + 2 + len(_plain(more)))) == plain + [None, None] + _plain(more)
     assert (Spans(found) == Spans(more)) == (plain == _plain(more) and [type(o) for o in plain] == [type(o) for o in _plain(more)])
+
+
+def test_a_value_each_join_repeats_in_both_arms_launches_without_walking_its_paths(tmp_path):
+    """X grows at its end on one arm and at its start on the other: every join's Choice holds the
+    value before it twice, 2**40 ways down; the launch that reads it asks whether any way holds a
+    blank once per part."""
+    lines = ['X="steps=1"']
+    for i in range(40):
+        lines.append(f'if [[ "${{S{i}:-}}" == on ]]; then X="${{X}}{i}"; else X="{i}${{X}}"; fi')
+    lines.append('python3 -m maxtext.train maxtext/configs/base.yml ${X}')
+    path = tmp_path / "gen.sh"
+    path.write_text("\n".join(lines) + "\n")
+    merged = evaluate(path)
+    assert merged.paths_explored == 1
+    ((launch,),) = [[launch for outcome in merged.outcomes for launch in outcome.rendering.launched]]
+    assert type(launch.words[-1]) in (Sym, Choice) and len(choice_names(launch.words[-1])) == 40

@@ -122,6 +122,35 @@ def glob_pieces(segs: list) -> list[tuple[str, bool]]:
     return [(s[0], s[2]) for s in segs if s is not _BREAK]
 
 
+def _every_alternative(value, leaf, any_piece: bool) -> bool:
+    """Whether `leaf(part, within)` holds of every alternative of a symbolic value: of each Choice's
+    every alternative, of a string's every piece (`any_piece`: of one of them). `within`: the input
+    and value set of the Choice a part is in (a FromInput there takes those values). Each part is
+    read once per Choice around it, without recursion: a value joined n times is a graph of shared
+    parts, never walked as the tree of its 2**n ways down."""
+    found: dict[tuple, bool] = {}
+    stack = [(value, None, False)]
+    while stack:
+        part, within, ready = stack.pop()
+        key = (id(part), within)
+        if key in found:
+            continue
+        if type(part) is Choice:
+            below = [(alt, (part.name, values)) for values, alt in part.alts]
+        elif type(part) is Sym:
+            below = [(piece, within) for piece in part.pieces]
+        else:
+            found[key] = leaf(part, within)
+            continue
+        if not ready:
+            stack.append((part, within, True))
+            stack.extend((child, inside, False) for child, inside in below)
+            continue
+        results = [found[(id(child), inside)] for child, inside in below]
+        found[key] = any(results) if type(part) is Sym and any_piece else all(results)
+    return found[(id(value), None)]
+
+
 class _Arith(ArithContext):
     def __init__(self, interp: Expansion, st: State):
         self.interp, self.st = interp, st
@@ -235,29 +264,27 @@ class Expansion:
             domain = self.candidates(name) if self.candidates else (None,)
         return tuple(domain)
 
-    def _blank_free(self, value, st: State, within=None) -> bool:
+    def _blank_free(self, value, st: State) -> bool:
         """Whether no alternative of a symbolic value holds a blank (bash would split it)."""
-        if type(value) is Value:
-            return not any(ch in _IFS for ch in value.text)
-        if type(value) is Choice:
-            return all(self._blank_free(alt, st, (value.name, values)) for values, alt in value.alts)
-        if type(value) is Sym:
-            return all(self._blank_free(piece, st, within) for piece in value.pieces)
-        if type(value) is FromInput:
-            return not any(ch in _IFS for text in self._texts(value.name, st, within) if text for ch in text)
-        return value is None
+        def leaf(part, within) -> bool:
+            if type(part) is Value:
+                return not any(ch in _IFS for ch in part.text)
+            if type(part) is FromInput:
+                return not any(ch in _IFS for text in self._texts(part.name, st, within) if text for ch in text)
+            return part is None
 
-    def _never_empty(self, value, st: State, within=None) -> bool:
+        return _every_alternative(value, leaf, any_piece=False)
+
+    def _never_empty(self, value, st: State) -> bool:
         """Whether every alternative of a symbolic value is set and not empty."""
-        if type(value) is Value:
-            return value.text != ""
-        if type(value) is Choice:
-            return all(self._never_empty(alt, st, (value.name, values)) for values, alt in value.alts)
-        if type(value) is Sym:
-            return any(self._never_empty(piece, st, within) for piece in value.pieces)
-        if type(value) is FromInput:
-            return all(text for text in self._texts(value.name, st, within))
-        return False
+        def leaf(part, within) -> bool:
+            if type(part) is Value:
+                return part.text != ""
+            if type(part) is FromInput:
+                return all(text for text in self._texts(part.name, st, within))
+            return False
+
+        return _every_alternative(value, leaf, any_piece=True)
 
     def fields(self, words: list, st: State) -> list[Value]:
         out: list[Value] = []

@@ -235,8 +235,8 @@ class Choice(_Interned):
 
         return cls._made((name, values, tuple(map(id, taken))), fill)
 
-    def __repr__(self) -> str:
-        return f"Choice({self.name!r}, {self.alts!r})"
+    def __repr__(self) -> str:  # one level: the value below may be a graph of 2**n ways down
+        return f"Choice({self.name!r}, {[(sorted(values, key=str), _shallow(alt)) for values, alt in self.alts]!r})"
 
 
 class Sym(_Interned):
@@ -253,8 +253,17 @@ class Sym(_Interned):
 
         return cls._made(tuple(map(id, pieces)), fill)
 
-    def __repr__(self) -> str:
-        return f"Sym({self.pieces!r})"
+    def __repr__(self) -> str:  # one level, as Choice's
+        return f"Sym({[_shallow(piece) for piece in self.pieces]!r})"
+
+
+def _shallow(part) -> object:
+    """A part as repr shows it: a Value's text, a symbolic part's kind."""
+    if type(part) is Value:
+        return part.text
+    if type(part) in (Choice, Sym):
+        return f"<{type(part).__name__}>"
+    return part
 
 
 @dataclass(frozen=True)
