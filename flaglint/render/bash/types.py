@@ -107,6 +107,8 @@ def _merged(runs: Iterable[tuple]) -> tuple:
     for source, start, length in runs:
         if length <= 0:
             continue
+        if source is None:
+            start = 0  # characters no script wrote: where they start says nothing
         if merged:
             last_source, last_start, last_length = merged[-1]
             if last_source is source and (source is None or last_start + last_length == start):
