@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from flaglint.core.findings import InputError
+from flaglint.core.omegaconf_yaml import cli_loader
 from flaglint.importer.fieldtypes import (
     BOUNDS,
     FieldType,
@@ -25,7 +26,6 @@ from flaglint.importer.fieldtypes import (
 from flaglint.importer.source_text import raise_message, raises_in, source_message
 from flaglint.importer.sources import PackageFiles, open_package
 from flaglint.importer.topologies import TOPOLOGY_KEY, topology_table
-from flaglint.maxtext.values import cli_loader
 from flaglint.schema.model import KeySchema, MaxTextSchemaFile, ModelConfig
 
 TYPES = "configs/types.py"
