@@ -12,15 +12,12 @@ in `.yml`, otherwise the module's own default config (rl.yml, sft.yml, …) is u
 from __future__ import annotations
 
 import posixpath
-import re
 from dataclasses import dataclass
 
+from flaglint.core.python_command import is_python, python_target
 from flaglint.schema.config_index import ConfigIndex, EntryPoint
 
-_PYTHON = re.compile(r"python(?:[0-9](?:\.[0-9]+)?)?")
 _PACKAGES = ("maxtext", "MaxText")
-# python options that take a value (the next word), as python's own parser reads them
-_OPTIONS_WITH_VALUE = {"-X", "-W", "-Q"}
 TRAIN = "maxtext.trainers.pre_train.train"  # what the older `MaxText.train` / MaxText/train.py became
 # Programs whose command line may start MaxText: python itself, XPK, and wrappers that run a command.
 _LAUNCHERS = {"xpk", "xpk.py", "env", "uv", "timeout", "nohup", "numactl", "sudo", "time", "taskset", "srun", "mpirun",
@@ -30,7 +27,7 @@ KEY_VARIABLE_PREFIX = "M_"  # pyconfig reads M_<KEY> of its environment as the k
 
 def may_launch(program: str) -> bool:
     name = posixpath.basename(program)
-    return name in _LAUNCHERS or _PYTHON.fullmatch(name) is not None
+    return name in _LAUNCHERS or is_python(name)
 
 
 def is_key_variable(name: str) -> bool:
@@ -67,25 +64,11 @@ class MaxTextCommand:
 
 def recognise(words: list[str], index: ConfigIndex | None) -> MaxTextCommand | None:
     """The MaxText entry point these words run, or None (another program: ignored)."""
-    for at, word in enumerate(words):
-        if _PYTHON.fullmatch(posixpath.basename(word)):
-            return _after_python(words, at + 1, index)
-    return None
-
-
-def _after_python(words: list[str], at: int, index: ConfigIndex | None) -> MaxTextCommand | None:
-    while at < len(words) and words[at].startswith("-") and words[at] != "-m":
-        at += 2 if words[at] in _OPTIONS_WITH_VALUE else 1
-    if at >= len(words):
+    target = python_target(words)
+    if target is None:
         return None
-    if words[at] == "-m":
-        if at + 1 >= len(words):
-            return None
-        module = _module_name(words[at + 1])
-        start = at + 2
-    else:
-        module = _module_of_path(words[at])
-        start = at + 1
+    kind, name, start = target
+    module = _module_name(name) if kind == "module" else _module_of_path(name)
     if module is None:
         return None
     entries = index.entry_points if index is not None else {}

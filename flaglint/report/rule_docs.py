@@ -35,6 +35,8 @@ def _example(example) -> str:
     if isinstance(example, str):
         return f"`{example}`" if example else "(empty)"
     parts = []
+    if example.get("tunix"):
+        parts.append(f"Tunix command line `{example['tunix']}`")
     if example.get("flags"):
         parts.append(f"flags `{example['flags']}`")
     if example.get("env"):

@@ -22,7 +22,7 @@ from flaglint.rules.expr import ExprError, Node, from_json, parse, substitute, t
 
 _REQUIRED = ("id", "title", "severity", "message", "rationale", "source")
 _ALLOWED = {*_REQUIRED, "pins", "when", "require", "fix", "examples", "builtin", "fixable", "messages", "refused_value",
-            "unverified_severity", "flag_string_only"}
+            "unverified_severity", "flag_string_only", "stage"}
 # A built-in rule's message names the fields its check fills in: {name}, or {name!r} for the value's
 # repr; a part in [brackets] is said only when its fields have a value.
 _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(!r)?\}")
@@ -61,6 +61,8 @@ class Rule:
     # The finding is about MAXTEXT_EXTRA_FLAGS as the way flags reach MaxText: a script that runs
     # MaxText's command line itself does not get it.
     flag_string_only: bool = False
+    # A Tunix check: when Tunix makes it (start-up, after downloads) or that it never does.
+    stage: str | None = None
 
     @property
     def when(self) -> Node | None:
@@ -221,6 +223,7 @@ def load_rule_file(path: Path) -> list[Rule]:
                 refused_value=bool(entry.get("refused_value", False)),
                 unverified_severity=entry.get("unverified_severity"),
                 flag_string_only=bool(entry.get("flag_string_only", False)),
+                stage=entry.get("stage"),
             )
         )
     return rules
@@ -259,7 +262,7 @@ def load_ruleset(version: str | Path | None = None, extra: tuple[str, ...] = ())
     sources = [*rule_files(version), *(Path(p) for p in extra), root / "derived.yml"]
     if version:
         sources.append(imported_dir(version) / "derived.yml")
-    return cached("rules", sources, lambda: _parse_ruleset(version, extra), _encode, _decode, layout=2)
+    return cached("rules", sources, lambda: _parse_ruleset(version, extra), _encode, _decode, layout=3)
 
 
 def _parse_ruleset(version: str | Path | None, extra: tuple[str, ...]) -> RuleSet:

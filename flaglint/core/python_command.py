@@ -1,0 +1,34 @@
+"""A python command line's shape: where python is, the options before what it runs, and whether it
+runs a module (`-m pkg.mod`) or a script path. Shared by MaxText's and Tunix's launch recognition."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+PYTHON = re.compile(r"python(?:[0-9](?:\.[0-9]+)?)?")
+# python options that take a value (the next word), as python's own parser reads them
+_OPTIONS_WITH_VALUE = {"-X", "-W", "-Q"}
+
+
+def is_python(program: str) -> bool:
+    return PYTHON.fullmatch(posixpath.basename(program)) is not None
+
+
+def python_target(words: list[str]) -> tuple[str, str, int] | None:
+    """What the first python in WORDS runs: ("module", dotted name, index of argv[1]) or
+    ("script", path, index of argv[1]); None when there is no python, or it runs nothing."""
+    for at, word in enumerate(words):
+        if is_python(word):
+            return _after_python(words, at + 1)
+    return None
+
+
+def _after_python(words: list[str], at: int) -> tuple[str, str, int] | None:
+    while at < len(words) and words[at].startswith("-") and words[at] != "-m":
+        at += 2 if words[at] in _OPTIONS_WITH_VALUE else 1
+    if at >= len(words):
+        return None
+    if words[at] == "-m":
+        return ("module", words[at + 1], at + 2) if at + 1 < len(words) else None
+    return "script", words[at], at + 1

@@ -1,0 +1,78 @@
+"""Tunix command lines (`python -m tunix.cli.<entry> BASE.yaml key=value …`) checked at the Tunix
+pin, for `check` (an argv), `lint` (a launch in a script) and `gate` (a container's command): the
+entry point, absl's flags, then HyperParameters' merge and what Tunix checks of it
+(flaglint/tunix/checks.py). Locations in the argv are columns of argv_source(words).text, as for
+MaxText's command lines, so the callers place them the same way.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from flaglint.core.findings import Finding
+from flaglint.core.location import Location
+from flaglint.rules.ruleset import built_in
+from flaglint.tunix.checks import TunixCheck, check_tunix
+from flaglint.tunix.launch import (
+    TunixCommand,
+    absl_parse,
+    recognise_tunix,
+    suggested_override,
+)
+from flaglint.tunix.merge import STARTUP, TunixArgv, staged
+from flaglint.tunix.pins import TunixPin
+
+TUNIX_BASE_SUFFIX = ".yaml"  # `flaglint check BASE.yaml k=v …` is a Tunix argv (MaxText's configs end in .yml)
+
+
+@dataclass
+class TunixChecked:
+    findings: list[Finding]
+    check: TunixCheck | None
+    notes: list[str] = field(default_factory=list)
+
+
+def word_locations(words: list[str]) -> list[Location]:
+    """Each word's span in argv_source(words).text (the words shell-quoted, one blank apart)."""
+    locations, column = [], 1
+    for word in words:
+        width = len(shlex.quote(word))
+        locations.append(Location(None, 1, column, end_column=column + width))
+        column += width + 1
+    return locations
+
+
+def check_tunix_words(pin: TunixPin, command: TunixCommand | None, args: list[str], env: dict[str, str],
+                      search: tuple[Path, ...], unknown_words: frozenset[int] = frozenset()) -> TunixChecked:
+    """The findings on a Tunix argv: `args` are the words after the module (before absl reads
+    them); `command` None: a bare argv (BASE.yaml k=v …), its program not known."""
+    locations = word_locations(args)
+    findings: list[Finding] = []
+    notes: list[str] = []
+    entry = command.entry if command is not None else None
+    if command is None:
+        notes.append("the entry point is not given: checked as tunix.cli.grpo_main (give `python -m tunix.cli.peft_main …` "
+                     "to check another)")
+    elif entry not in pin.entries:
+        findings.append(staged(built_in("FL213", (), None, module=f"tunix.cli.{entry}", version=pin.version,
+                                        entries=", ".join(sorted(pin.entries))), STARTUP))
+        return TunixChecked(findings, None, notes)
+    kept, refused = absl_parse(args, pin.flags.get(entry or "", {}))
+    for word in refused:
+        findings.append(staged(built_in("FL201", (), locations[word.at], word=args[word.at], flag=word.flag,
+                                        override=suggested_override(args[word.at]) or ""), STARTUP))
+    if refused:
+        return TunixChecked(findings, None, notes)
+    argv = TunixArgv(command.program if command is not None else None, tuple(args[i] for i in kept),
+                     tuple(locations[i] for i in kept), dict(env), search,
+                     frozenset(kept.index(i) for i in unknown_words if i in kept))
+    checked = check_tunix(pin, argv, entry)
+    return TunixChecked(findings + checked.findings, checked, notes + checked.merged.notes)
+
+
+def is_tunix_argv(args: tuple[str, ...]) -> bool:
+    """Whether `flaglint check ARGS` names a Tunix command line: a program that runs tunix.cli, or
+    a base YAML first (`BASE.yaml k=v …`)."""
+    return bool(args) and (recognise_tunix(list(args)) is not None or args[0].endswith(TUNIX_BASE_SUFFIX))

@@ -1,0 +1,129 @@
+"""Tunix pins: which Tunix (`tunix.cli`) a recipe runs, and what flaglint knows of its configuration.
+
+A bundled release (`tunix-0.1.7` or `0.1.7`) is generated from its git tag into
+`schemas/tunix-<version>.json` (the base YAMLs' keys, the merge, the entry points' builders, the
+mesh parser) and `rules/tunix/<version>/rules.yml` (its validators as rules, each with its stage);
+`python -m flaglint.importer.tunix_releases` regenerates them. A pin is chosen with `--tunix-pin`,
+`tunix-pin` in `[tool.flaglint]`, or a requirements file's `google-tunix==X.Y.Z`; the newest
+bundled release otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from flaglint.core.data import data_dir
+from flaglint.core.findings import InputError
+from flaglint.rules.ruleset import Rule, load_rule_file
+
+PREFIX = "tunix-"
+REQUIREMENT = re.compile(r"^\s*google-tunix\s*==\s*([0-9][\w.]*)", re.M | re.I)
+
+
+@dataclass(frozen=True)
+class BaseKey:
+    """A key of a base YAML: its type (`int`, `dict`, `null`, …), default (not for a mapping) and line."""
+
+    name: str
+    type: str
+    line: int
+    default: Any = None
+
+
+@dataclass(frozen=True)
+class Builder:
+    """A class an entry point builds from a section (`GRPOConfig(**config["grpo_config"])`)."""
+
+    section: str
+    cls: str
+    module: str
+    via: str  # "config": the section as merged; "training": through obtain_training_config_dict
+    fields: dict  # name -> {"type", "line", "default"?, "required"?}
+    added: dict  # keys the entry point sets itself (actor_optimizer) -> the section key that must be set for it, or None
+    line: int
+    options: dict  # (via training) key -> {"class", "fields"}: the options classes built from sub-sections
+    dropped_containing: tuple[str, ...]  # (via training) keys holding these are left out
+
+    def passed(self, key: str) -> bool:
+        return not any(part in key for part in self.dropped_containing)
+
+
+@dataclass(frozen=True)
+class TunixPin:
+    name: str
+    version: str
+    source: str
+    commit: str | None
+    bases: dict[str, dict[str, BaseKey]]  # file name -> dotted key -> BaseKey
+    merge: dict[str, Any]  # the facts of HyperParameters' merge (importer/tunix.py `_merge_facts`)
+    entries: dict[str, tuple[Builder, ...]]  # grpo_main -> its builders
+    flags: dict[str, dict[str, bool]]  # grpo_main -> its own absl flags (name -> takes a value)
+    mesh: dict[str, Any]
+    rules: tuple[Rule, ...]
+    origin: str
+
+    def base(self, name: str) -> dict[str, BaseKey] | None:
+        return self.bases.get(name)
+
+
+def _release_order(name: str) -> tuple:
+    return tuple(int(part) if part.isdigit() else -1 for part in re.split(r"[.-]", name.removeprefix(PREFIX)))
+
+
+@lru_cache(maxsize=None)
+def bundled_tunix_pins() -> tuple[str, ...]:
+    return tuple(sorted((p.stem for p in data_dir("schemas").glob(f"{PREFIX}*.json")), key=_release_order))
+
+
+def default_tunix_pin() -> str:
+    return bundled_tunix_pins()[-1]
+
+
+def canonical_tunix_pin(pin: str) -> str:
+    for candidate in (pin, f"{PREFIX}{pin}"):
+        if candidate in bundled_tunix_pins():
+            return candidate
+    raise InputError(f"unknown Tunix pin {pin!r}; known: {', '.join(bundled_tunix_pins())} (releases before 0.1.0 have no "
+                     "tunix.cli; `flaglint schema import PATH -o FILE.json --rules DIR` reads another source tree)")
+
+
+@lru_cache(maxsize=None)
+def load_tunix_pin(pin: str | None = None) -> TunixPin:
+    name = canonical_tunix_pin(pin or default_tunix_pin())
+    where = data_dir("schemas") / f"{name}.json"
+    data = json.loads(where.read_text(encoding="utf-8"))
+    version = data["version"]
+    return pin_from_data(name, data, data_dir("rules") / "tunix" / version / "rules.yml", f"bundled (schemas/{name}.json)")
+
+
+def pin_from_data(name: str, data: dict[str, Any], rules: Path, origin: str) -> TunixPin:
+    bases = {file: {key: BaseKey(key, entry["type"], entry["line"], entry.get("default")) for key, entry in keys.items()}
+             for file, keys in data["bases"].items()}
+    entries = {entry: tuple(_builder(b) for b in facts["builders"]) for entry, facts in data["entries"].items()}
+    flags = {entry: dict(facts.get("flags", {})) for entry, facts in data["entries"].items()}
+    return TunixPin(name, data["version"], data["source"], data.get("commit"), bases, data["merge"], entries, flags,
+                    data.get("mesh", {}), tuple(load_rule_file(rules)) if rules.is_file() else (), origin)
+
+
+def _builder(data: dict[str, Any]) -> Builder:
+    return Builder(data["section"], data["class"], data["module"], data["via"], data["fields"], {a["key"]: a["when_set"] for a in data.get("added", ())},
+                   data["line"], data.get("options", {}), tuple(data.get("dropped_containing", ())))
+
+
+def tunix_pin_from_requirements(text: str, path: str) -> str | None:
+    """The Tunix pin a requirements file names (`google-tunix==X.Y.Z`), None when it names none; a
+    release that is not bundled is an error."""
+    for number, line in enumerate(text.splitlines(), 1):
+        match = REQUIREMENT.match(line.split("#", 1)[0])
+        if match:
+            try:
+                return canonical_tunix_pin(match.group(1))
+            except InputError:
+                raise InputError(f"{path}:{number}: google-tunix=={match.group(1)} is not a bundled Tunix pin "
+                                 f"({', '.join(bundled_tunix_pins())})") from None
+    return None
