@@ -125,6 +125,7 @@ def import_tunix(path: str | Path, commit: str | None = None) -> TunixImport:
         "merge": _merge_facts(config),
         "entries": entries,
         "mesh": _mesh_facts(config),
+        "read_keys": _read_keys(files),
     }
     sites = _startup_sites(config) + _builder_sites(tree, entries)
     rules, unexpressible = _rules(sites, version)
@@ -366,6 +367,20 @@ def _mesh_facts(config: Module) -> dict[str, Any]:
     return {"parser": None}
 
 
+def _read_keys(files: TreeFiles) -> list[str]:
+    """The keys tunix/cli's code reads by name (`cfg.get("same_mesh_as")`, `config["data_config"]`):
+    a nested key among them is read even where the base file does not define it."""
+    found = set()
+    for relpath in files.glob(CLI, "**/*.py"):
+        for node in ast.walk(files.parse(relpath)):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("get", "pop")
+                    and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                found.add(node.args[0].value)
+            elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+                found.add(node.slice.value)
+    return sorted(found)
+
+
 # ---- the entry points and their builders ----
 
 
@@ -386,7 +401,10 @@ def _entry(tree: SourceTree, relpath: str) -> dict[str, Any]:
             builder = _builder(tree, target[0], target[1], section, via, added)
             if builder is not None:
                 builders[section] = builder
-    return {"builders": list(builders.values()), "flags": _absl_flags(module)}
+    owners_only = any(isinstance(s, ast.FunctionDef) and s.name == "_resolve_mesh_owners"
+                      for cls in module.classes.values() for s in cls.body)
+    return {"builders": list(builders.values()), "flags": _absl_flags(module),
+            "meshes": "roles with a mesh" if owners_only else "every role"}
 
 
 def _absl_flags(module: Module) -> dict[str, bool]:

@@ -54,7 +54,7 @@ def check_tunix(pin: TunixPin, argv: TunixArgv, entry: str | None) -> TunixCheck
     if merged.stopped:
         return TunixCheck(merged, findings, entry)
     builders = pin.entries.get(entry, ())
-    findings += _nested(merged, builders)
+    findings += _nested(merged, builders, pin.read_keys)
     lookup = _lookup(merged, argv, builders)
     findings += _rules(pin, merged, lookup, builders)
     findings += _builders(merged, builders)
@@ -75,9 +75,10 @@ def _unique(findings: list[Finding]) -> list[Finding]:
 # ---- never checked: nested keys and values ----
 
 
-def _nested(merged: Merged, builders: tuple[Builder, ...]) -> list[Finding]:
-    """Nested keys the base does not define, in a section no builder of the entry reads field by
-    field (those are the builders' own findings), and nested values of another type."""
+def _nested(merged: Merged, builders: tuple[Builder, ...], read_keys: frozenset[str]) -> list[Finding]:
+    """Nested keys the base does not define and tunix/cli's code does not read by name, in a section
+    no builder of the entry reads field by field (those are the builders' own findings), and nested
+    values of another type."""
     base = merged.base or {}
     read = {b.section for b in builders}
     out = []
@@ -89,7 +90,7 @@ def _nested(merged: Merged, builders: tuple[Builder, ...]) -> list[Finding]:
         if key not in base:
             parent_key = base.get(parent)
             free = parent_key is None or parent_key.type != "dict" or not any(k.startswith(f"{parent}.") for k in base)
-            if not free and section not in read and _known_parent(parent, merged):
+            if not free and section not in read and key.rsplit(".", 1)[1] not in read_keys and _known_parent(parent, merged):
                 out.append(staged(built_in('FL208', (key,), origin.location, key=key, close=_close_sibling(key, base), section=parent), NEVER_CHECKED))
             continue
         expected = base[key].type
@@ -236,12 +237,15 @@ def _meshes(pin: TunixPin, merged: Merged, entry: str) -> list[Finding]:
     if not pin.mesh.get("parser"):
         return []
     out = []
-    for section in MESH_SECTIONS.get(entry, ()):
+    sections = MESH_SECTIONS.get(entry, ())
+    for section in sections:
         config = merged.config.get(section)
         if not isinstance(config, dict) or _under_unknown(f"{section}.mesh", merged):
             continue
         mesh = config.get("mesh")
         origin = merged.origin(f"{section}.mesh")
+        if pin.meshes.get(entry) == "roles with a mesh" and section != sections[0] and not mesh:
+            continue  # shares another role's mesh
         if not isinstance(mesh, dict) or not mesh:
             out.append(staged(built_in('FL212', (f'{section}.mesh',), _at(origin), variant='missing', section=section), AFTER_DOWNLOADS))
             continue

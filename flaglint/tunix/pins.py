@@ -63,6 +63,8 @@ class TunixPin:
     merge: dict[str, Any]  # the facts of HyperParameters' merge (importer/tunix.py `_merge_facts`)
     entries: dict[str, tuple[Builder, ...]]  # grpo_main -> its builders
     flags: dict[str, dict[str, bool]]  # grpo_main -> its own absl flags (name -> takes a value)
+    meshes: dict[str, str]  # grpo_main -> which roles' meshes it builds: "every role" or "roles with a mesh"
+    read_keys: frozenset[str]  # keys tunix/cli reads by name
     mesh: dict[str, Any]
     rules: tuple[Rule, ...]
     origin: str
@@ -106,8 +108,10 @@ def pin_from_data(name: str, data: dict[str, Any], rules: Path, origin: str) -> 
              for file, keys in data["bases"].items()}
     entries = {entry: tuple(_builder(b) for b in facts["builders"]) for entry, facts in data["entries"].items()}
     flags = {entry: dict(facts.get("flags", {})) for entry, facts in data["entries"].items()}
+    meshes = {entry: facts.get("meshes", "every role") for entry, facts in data["entries"].items()}
     return TunixPin(name, data["version"], data["source"], data.get("commit"), bases, data["merge"], entries, flags,
-                    data.get("mesh", {}), tuple(load_rule_file(rules)) if rules.is_file() else (), origin)
+                    meshes, frozenset(data.get("read_keys", ())), data.get("mesh", {}),
+                    tuple(load_rule_file(rules)) if rules.is_file() else (), origin)
 
 
 def _builder(data: dict[str, Any]) -> Builder:

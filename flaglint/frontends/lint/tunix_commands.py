@@ -1,0 +1,83 @@
+"""The Tunix command lines of a recipe script, on every branch: each launch's words made concrete for
+every path (launch_parts, as MaxText's command lines are), the `python -m tunix.cli.<entry>` lines
+in them (also inside an XPK `--command`, `bash -c` or `eval` string) checked at the Tunix pin
+(frontends/tunix_commands.py), each finding at the word of the script that wrote it, or at the
+override file's or base YAML's line, with the smallest witness.
+
+The program's environment is the launch's: the `T_<KEY>` variables and HF_TOKEN the script
+exports, and those written before the command (`T_BATCH_SIZE=8 python -m …`). Paths (the base
+YAML, the override file) are looked for in the working directory, then beside the script.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from flaglint.core.findings import Finding
+from flaglint.core.location import Location
+from flaglint.frontends.commands import launched_segments
+from flaglint.frontends.lint.script_commands import (
+    concrete_commands,
+    placed,
+    with_witnesses,
+)
+from flaglint.frontends.tunix_commands import check_tunix_words
+from flaglint.read.argv import argv_source, quoted_origins
+from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
+from flaglint.render.bash.types import Launch, Value
+from flaglint.rules.ruleset import built_in
+from flaglint.tunix.launch import TunixLaunches, recognise_tunix
+from flaglint.tunix.pins import TunixPin
+
+_READS = TunixLaunches()
+
+
+@dataclass
+class TunixLinesChecked:
+    findings: list[Finding]
+    notes: set[str]
+    checked: int  # Tunix command lines checked (each path's once)
+
+
+def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, text: bytes | None = None,
+                         allow_unverified: bool = False) -> TunixLinesChecked:
+    notes: set[str] = set()
+    seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
+    unverified: dict[tuple, Finding] = {}
+    results: dict[tuple, tuple[list[Finding], list[str]]] = {}
+    checked = 0
+
+    def not_verified(launch: Launch, reason: str) -> None:
+        unverified.setdefault((launch.file, launch.line, reason), built_in(
+            "FL011", (), Location(launch.file, launch.line, 1, end_column=2), allow_unverified=allow_unverified, reason=reason))
+
+    rule_names = [rule.name_set for rule in pin.rules]
+    search = (Path.cwd(), script.parent)
+    for launch, argv in concrete_commands(exploration, rule_names, None, not_verified):
+        for words, _ in launched_segments(launch):
+            command = recognise_tunix([w.text for w in words])
+            if command is None:
+                continue
+            checked += 1
+            args = words[command.start:]
+            texts = [w.text for w in args]
+            env = {name: value.text for name, value in launch.env.items() if _READS.reads_variable(name)}
+            env.update(w.text.split("=", 1) for w in words[:command.start] if "=" in w.text and _READS.reads_variable(w.text.split("=", 1)[0]))
+            key = (tuple(texts), tuple(sorted(env.items())))
+            if key not in results:
+                unknown = frozenset(i for i, t in enumerate(texts) if OTHER in t)
+                done = check_tunix_words(pin, command, texts, env, search, unknown)
+                results[key] = (done.findings, done.notes)
+            findings, line_notes = results[key]
+            notes.update(f"{launch.file}:{launch.line}: {note}" for note in line_notes)
+            origins = Value(argv_source(texts).text, quoted_origins([(w.text, w.origins) for w in args]))
+            for finding in findings:
+                if OTHER in finding.message or not argv.owns(set(finding.keys), finding.rule):
+                    continue
+                located = placed(finding.location, origins) or Location(launch.file, launch.line, 1, end_column=2)
+                related = tuple(found for where in finding.related if (found := placed(where, origins)) is not None)
+                finding = replace(finding, location=located, related=related)
+                key_seen = (finding.rule, finding.location, finding.message)
+                seen.setdefault(key_seen, (finding, []))[1].append(argv.path)
+    return TunixLinesChecked(list(unverified.values()) + with_witnesses(seen, exploration, script, text), notes, checked)
