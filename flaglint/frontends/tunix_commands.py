@@ -45,7 +45,8 @@ def word_locations(words: list[str]) -> list[Location]:
 
 
 def check_tunix_words(pin: TunixPin, command: TunixCommand | None, args: list[str], env: dict[str, str],
-                      search: tuple[Path, ...], unknown_words: frozenset[int] = frozenset()) -> TunixChecked:
+                      search: tuple[Path, ...], unknown_words: frozenset[int] = frozenset(),
+                      allow_unverified: bool = False) -> TunixChecked:
     """The findings on a Tunix argv: `args` are the words after the module (before absl reads
     them); `command` None: a bare argv (BASE.yaml k=v …), its program not known."""
     locations = word_locations(args)
@@ -68,7 +69,7 @@ def check_tunix_words(pin: TunixPin, command: TunixCommand | None, args: list[st
     argv = TunixArgv(command.program if command is not None else None, tuple(args[i] for i in kept),
                      tuple(locations[i] for i in kept), dict(env), search,
                      frozenset(kept.index(i) for i in unknown_words if i in kept))
-    checked = check_tunix(pin, argv, entry)
+    checked = check_tunix(pin, argv, entry, allow_unverified)
     return TunixChecked(findings + checked.findings, checked, notes + checked.merged.notes)
 
 

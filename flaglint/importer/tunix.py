@@ -598,8 +598,11 @@ def _rules(sites: list[tuple[Site, str]], version: str) -> tuple[list[dict], lis
         rule_id = f"TX{number:04d}"
         where = f"{site.file}:{site.line} {site.function}"
         if site.reason is not None or not site.condition:
-            unexpressible.append({"id": rule_id, "site": where, "stage": stage,
-                                  "reason": site.reason or "raised on every path (not a check of a value)"})
+            entry = {"id": rule_id, "site": where, "stage": stage, "reason": site.reason or "raised on every path (not a check of a value)"}
+            reached = ast.unparse(conj(site.condition)) if site.condition else None
+            if reached is not None and _parses(reached):
+                entry["when"] = reached  # what the known part of its path needs: where it may be reached
+            unexpressible.append(entry)
             continue
         when = conj(site.condition[:-1]) if len(site.condition) > 1 else None
         require = neg(site.condition[-1])
@@ -627,6 +630,14 @@ def _rules(sites: list[tuple[Site, str]], version: str) -> tuple[list[dict], lis
         rule["source"] = f"tunix/{site.file.removeprefix('tunix/')}:{site.line} {site.function}"
         rules.append(rule)
     return rules, unexpressible
+
+
+def _parses(text: str) -> bool:
+    try:
+        parse(text)
+    except ExprError:
+        return False
+    return True
 
 
 def _shortened(text: str, width: int = 100) -> str:

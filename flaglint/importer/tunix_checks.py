@@ -25,11 +25,13 @@ MAX_DEPTH = 8  # functions inlined inside one another
 
 
 class Opaque(Exception):
-    """A value the rule language cannot state."""
+    """A value the rule language cannot state; as a condition, `known` holds the parts of it that
+    can be stated and must hold with it (the other operands of an `and`)."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: str, known: tuple = ()):
         super().__init__(reason)
         self.reason = reason
+        self.known = known
 
 
 @dataclass(frozen=True)
@@ -299,8 +301,8 @@ class Walker:
         opaque = next((c for c in path if isinstance(c, Opaque)), None)
         where = (module.relpath, stmt.lineno)
         exception = exception_name(stmt) if isinstance(stmt, ast.Raise) else "AssertionError"
-        site = Site(module.relpath, stmt.lineno, label, exception, [c for c in path if not isinstance(c, Opaque)],
-                    opaque.reason if opaque else None)
+        known = [c for c in path if not isinstance(c, Opaque)] + [k for c in path if isinstance(c, Opaque) for k in c.known]
+        site = Site(module.relpath, stmt.lineno, label, exception, known, opaque.reason if opaque else None)
         known = self.sites.get(where)
         if known is None:
             self.sites[where] = site
@@ -361,6 +363,10 @@ class Walker:
         try:
             return _as_expr(self._value(node, env, module, instance))
         except Opaque as err:
+            if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+                parts = [self._condition(v, env, module, instance) for v in node.values]
+                known = tuple(p for p in parts if not isinstance(p, Opaque))
+                return Opaque(err.reason, known + tuple(k for p in parts if isinstance(p, Opaque) for k in p.known))
             return err
 
     def _negated(self, node: ast.expr, env: dict, module: Module, instance: Instance | None) -> Any:
@@ -541,7 +547,7 @@ def _as_expr(value: Any) -> ast.expr:
 
 
 def _not(condition: Any) -> Any:
-    return condition if isinstance(condition, Opaque) else neg(condition)
+    return Opaque(condition.reason) if isinstance(condition, Opaque) else neg(condition)
 
 
 def _constant(value: Any) -> Any:

@@ -45,9 +45,10 @@ class TunixCheck:
     entry: str
 
 
-def check_tunix(pin: TunixPin, argv: TunixArgv, entry: str | None) -> TunixCheck:
+def check_tunix(pin: TunixPin, argv: TunixArgv, entry: str | None, allow_unverified: bool = False) -> TunixCheck:
     """Every finding on the command line. `entry`: the module's last part (grpo_main); None: not
-    known, checked as grpo_main."""
+    known, checked as grpo_main. A raise of the release that may be reached and that flaglint
+    cannot state as a rule is FL011 (a warning with `allow_unverified`)."""
     entry = entry or DEFAULT_ENTRY
     merged = merge(pin, argv)
     findings = list(merged.findings)
@@ -57,6 +58,7 @@ def check_tunix(pin: TunixPin, argv: TunixArgv, entry: str | None) -> TunixCheck
     findings += _nested(merged, builders, pin.read_keys)
     lookup = _lookup(merged, argv, builders)
     findings += _rules(pin, merged, lookup, builders)
+    findings += _unverified(pin, merged, lookup, builders, allow_unverified)
     findings += _builders(merged, builders)
     findings += _meshes(pin, merged, entry)
     return TunixCheck(merged, _unique(findings), entry)
@@ -173,6 +175,30 @@ def _rules(pin: TunixPin, merged: Merged, lookup: Callable[[str], Any], builders
         except (Unknown, TypeError, ValueError, AttributeError):
             continue  # a value of another type than the rule compares: Tunix's own error differs; the typing checks say it
         out.append(_rule_finding(rule, merged, lookup))
+    return out
+
+
+def _unverified(pin: TunixPin, merged: Merged, lookup: Callable[[str], Any], builders: tuple[Builder, ...],
+                allow_unverified: bool) -> list[Finding]:
+    """FL011 for each raise flaglint cannot state whose known conditions hold (or cannot be told)."""
+    built = {b.section for b in builders}
+    out = []
+    for site in pin.unexpressible:
+        names = site.when.names() if site.when is not None else []
+        if site.stage == AFTER_DOWNLOADS and not {n.split(".")[0] for n in names} <= built:
+            continue
+        try:
+            if site.when is not None and not evaluate(site.when, lookup):
+                continue
+        except (TypeError, ValueError, AttributeError):
+            continue
+        except Unknown:
+            pass
+        origin = next((o for n in names if (o := merged.origin(n)) is not None and o.location), None)
+        out.append(built_in("FL011", tuple(n for n in names if n != PROGRAM), origin.location if origin else None,
+                            allow_unverified=allow_unverified,
+                            reason=f"Tunix {pin.version} may stop here {site.stage} in a way flaglint cannot follow "
+                                   f"({site.site}: {site.reason})"))
     return out
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from flaglint.core.data import data_dir
 from flaglint.core.findings import InputError
+from flaglint.rules.expr import Node, parse
 from flaglint.rules.ruleset import Rule, load_rule_file
 
 PREFIX = "tunix-"
@@ -54,6 +55,18 @@ class Builder:
 
 
 @dataclass(frozen=True)
+class Unexpressible:
+    """A raise of the release the importer could not state as a rule: where, at which stage, why,
+    and the known part of its path (None: reached whatever the values)."""
+
+    id: str
+    site: str
+    stage: str
+    reason: str
+    when: Node | None
+
+
+@dataclass(frozen=True)
 class TunixPin:
     name: str
     version: str
@@ -67,6 +80,7 @@ class TunixPin:
     read_keys: frozenset[str]  # keys tunix/cli reads by name
     mesh: dict[str, Any]
     rules: tuple[Rule, ...]
+    unexpressible: tuple[Unexpressible, ...]
     origin: str
 
     def base(self, name: str) -> dict[str, BaseKey] | None:
@@ -100,10 +114,12 @@ def load_tunix_pin(pin: str | None = None) -> TunixPin:
     where = data_dir("schemas") / f"{name}.json"
     data = json.loads(where.read_text(encoding="utf-8"))
     version = data["version"]
-    return pin_from_data(name, data, data_dir("rules") / "tunix" / version / "rules.yml", f"bundled (schemas/{name}.json)")
+    return pin_from_data(name, data, data_dir("rules") / "tunix" / version, f"bundled (schemas/{name}.json)")
 
 
-def pin_from_data(name: str, data: dict[str, Any], rules: Path, origin: str) -> TunixPin:
+def pin_from_data(name: str, data: dict[str, Any], rules_dir: Path, origin: str) -> TunixPin:
+    """The pin of an import's data and its rules folder (rules.yml, unexpressible.yml)."""
+    rules = rules_dir / "rules.yml"
     bases = {file: {key: BaseKey(key, entry["type"], entry["line"], entry.get("default")) for key, entry in keys.items()}
              for file, keys in data["bases"].items()}
     entries = {entry: tuple(_builder(b) for b in facts["builders"]) for entry, facts in data["entries"].items()}
@@ -111,7 +127,18 @@ def pin_from_data(name: str, data: dict[str, Any], rules: Path, origin: str) -> 
     meshes = {entry: facts.get("meshes", "every role") for entry, facts in data["entries"].items()}
     return TunixPin(name, data["version"], data["source"], data.get("commit"), bases, data["merge"], entries, flags,
                     meshes, frozenset(data.get("read_keys", ())), data.get("mesh", {}),
-                    tuple(load_rule_file(rules)) if rules.is_file() else (), origin)
+                    tuple(load_rule_file(rules)) if rules.is_file() else (), _unexpressible(rules_dir / "unexpressible.yml"),
+                    origin)
+
+
+def _unexpressible(path: Path) -> tuple[Unexpressible, ...]:
+    if not path.is_file():
+        return ()
+    import yaml  # noqa: PLC0415 yaml: only when a Tunix pin is loaded
+
+    entries = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("unexpressible") or []
+    return tuple(Unexpressible(e["id"], e["site"], e["stage"], e["reason"], parse(e["when"]) if e.get("when") else None)
+                 for e in entries)
 
 
 def _builder(data: dict[str, Any]) -> Builder:

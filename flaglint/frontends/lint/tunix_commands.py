@@ -67,7 +67,7 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
             key = (tuple(texts), tuple(sorted(env.items())))
             if key not in results:
                 unknown = frozenset(i for i, t in enumerate(texts) if OTHER in t)
-                done = check_tunix_words(pin, command, texts, env, search, unknown)
+                done = check_tunix_words(pin, command, texts, env, search, unknown, allow_unverified)
                 results[key] = (done.findings, done.notes)
             findings, line_notes = results[key]
             notes.update(f"{launch.file}:{launch.line}: {note}" for note in line_notes)
