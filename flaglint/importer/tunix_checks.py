@@ -328,18 +328,19 @@ class Walker:
         args: dict[str, Any] = {}
         defaults = target.node.args.defaults
         for name, default in zip(params[len(params) - len(defaults):], defaults):
-            args[name] = self._safe(default, {}, target.module, bound_self)
+            args[name] = self.value_or_opaque(default, {}, target.module, bound_self)
         for name, arg in zip(params, call.args):
-            args[name] = self._safe(arg, env, module, instance)
+            args[name] = self.value_or_opaque(arg, env, module, instance)
         for keyword in call.keywords:
             if keyword.arg is not None:
-                args[keyword.arg] = self._safe(keyword.value, env, module, instance)
+                args[keyword.arg] = self.value_or_opaque(keyword.value, env, module, instance)
         inner = {n: v for n, v in env.items() if isinstance(v, Function)} | args
         callee_label = target.node.name if bound_self is None else f"{bound_self.cls}.{target.node.name}"
         self._body(target.node.body, inner, path, target.module, bound_self, label if target.node.name == "<lambda>" else
                    f"{label} -> {callee_label}" if depth else callee_label, depth + 1)
 
-    def _safe(self, node: ast.expr, env: dict, module: Module, instance: Instance | None) -> Any:
+    def value_or_opaque(self, node: ast.expr, env: dict, module: Module, instance: Instance | None) -> Any:
+        """The value of an expression, or the Opaque that says why it has none."""
         try:
             return self._value(node, env, module, instance)
         except Opaque as err:

@@ -18,11 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from flaglint.core.data import data_dir
+from flaglint.core.data_cache import cache_root
 from flaglint.core.findings import InputError
 from flaglint.rules.expr import Node, parse
 from flaglint.rules.ruleset import Rule, load_rule_file
 
 PREFIX = "tunix-"
+SCHEMA_FILE = "schema.json"
+RULES_DIR = "rules"
 REQUIREMENT = re.compile(r"^\s*google-tunix\s*==\s*([0-9][\w.]*)", re.M | re.I)
 
 
@@ -96,25 +99,43 @@ def bundled_tunix_pins() -> tuple[str, ...]:
     return tuple(sorted((p.stem for p in data_dir("schemas").glob(f"{PREFIX}*.json")), key=_release_order))
 
 
+def tunix_store() -> Path:
+    """Where `flaglint schema import` registers a Tunix source tree: <store>/<name>/schema.json and rules/."""
+    return cache_root() / "tunix-pins"
+
+
+def known_tunix_pins() -> list[str]:
+    """The bundled releases, then the imports in the store."""
+    bundled = bundled_tunix_pins()
+    imported = sorted(p.parent.name for p in tunix_store().glob(f"*/{SCHEMA_FILE}")) if tunix_store().is_dir() else []
+    return [*bundled, *(name for name in imported if name not in bundled)]
+
+
 def default_tunix_pin() -> str:
     return bundled_tunix_pins()[-1]
 
 
 def canonical_tunix_pin(pin: str) -> str:
+    known = known_tunix_pins()
     for candidate in (pin, f"{PREFIX}{pin}"):
-        if candidate in bundled_tunix_pins():
+        if candidate in known:
             return candidate
-    raise InputError(f"unknown Tunix pin {pin!r}; known: {', '.join(bundled_tunix_pins())} (releases before 0.1.0 have no "
-                     "tunix.cli; `flaglint schema import PATH -o FILE.json --rules DIR` reads another source tree)")
+    raise InputError(f"unknown Tunix pin {pin!r}; known: {', '.join(known)} (releases before 0.1.0 have no tunix.cli; "
+                     "`flaglint schema import PATH` adds a Tunix source tree)")
 
 
 @lru_cache(maxsize=None)
 def load_tunix_pin(pin: str | None = None) -> TunixPin:
     name = canonical_tunix_pin(pin or default_tunix_pin())
-    where = data_dir("schemas") / f"{name}.json"
-    data = json.loads(where.read_text(encoding="utf-8"))
-    version = data["version"]
-    return pin_from_data(name, data, data_dir("rules") / "tunix" / version, f"bundled (schemas/{name}.json)")
+    if name in bundled_tunix_pins():
+        data = json.loads((data_dir("schemas") / f"{name}.json").read_text(encoding="utf-8"))
+        return pin_from_data(name, data, data_dir("rules") / "tunix" / data["version"], f"bundled (schemas/{name}.json)")
+    entry = tunix_store() / name
+    try:
+        data = json.loads((entry / SCHEMA_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise InputError(f"{entry / SCHEMA_FILE}: damaged Tunix pin ({err}); import it again") from None
+    return pin_from_data(name, data, entry / RULES_DIR, f"user store ({entry}): {data['source']}")
 
 
 def pin_from_data(name: str, data: dict[str, Any], rules_dir: Path, origin: str) -> TunixPin:
