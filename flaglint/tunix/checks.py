@@ -203,7 +203,9 @@ def _unverified(pin: TunixPin, merged: Merged, lookup: Callable[[str], Any], bui
 
 
 def _rule_finding(rule: Rule, merged: Merged, lookup: Callable[[str], Any]) -> Finding:
-    names = [n for n in rule.names if n != PROGRAM]
+    """At the word (or line) that set the value the rule refuses: its `require` names first."""
+    required = rule.require.names() if rule.require is not None else []
+    names = [n for n in dict.fromkeys([*required, *rule.names]) if n != PROGRAM]
     origins = [(n, merged.origin(n)) for n in names]
     given = [o for _, o in origins if o is not None and o.kind in ("word", "override", "env", "inherited") and o.location]
     placed = given or [o for _, o in origins if o is not None and o.location]

@@ -27,7 +27,7 @@ from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
 from flaglint.render.bash.types import Launch, Value
 from flaglint.rules.ruleset import built_in
-from flaglint.tunix.launch import TunixLaunches, recognise_tunix
+from flaglint.tunix.launch import HF_TOKEN, TunixLaunches, recognise_tunix
 from flaglint.tunix.pins import TunixPin
 
 _READS = TunixLaunches()
@@ -80,4 +80,8 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
                 finding = replace(finding, location=located, related=related)
                 key_seen = (finding.rule, finding.location, finding.message)
                 seen.setdefault(key_seen, (finding, []))[1].append(argv.path)
-    return TunixLinesChecked(list(unverified.values()) + with_witnesses(seen, exploration, script, text), notes, checked)
+    found = with_witnesses(seen, exploration, script, text)
+    for finding in found:
+        if HF_TOKEN in finding.keys and finding.witness is not None:
+            finding.witness["env"].setdefault(HF_TOKEN, None)  # the script does not set it: the environment it runs in decides
+    return TunixLinesChecked(list(unverified.values()) + found, notes, checked)
