@@ -224,14 +224,14 @@ def _check_line(line: CommandLine, script: Path, checker: Checker, index: Config
     key = (origins.text, config, content, tuple(sorted(line.env.items())), judge.devices)
     if key not in results:
         results[key] = check_command(judge, words, config, line.env, _unknown_keys(words), index, line.written)
-    placed = []
+    in_script = []
     for finding in results[key]:
         if OTHER in finding.message:
             continue
         related = tuple(found for where in finding.related if (found := placed(where, origins)) is not None)
         located = placed(finding.location, origins) or Location(line.file, line.line, 1, end_column=2)
-        placed.append(replace(finding, location=located, related=related))
-    return placed
+        in_script.append(replace(finding, location=located, related=related))
+    return in_script
 
 
 def placed(where: Location | None, origins: Value) -> Location | None:
