@@ -7,6 +7,7 @@ MaxText's command lines, so the callers place them the same way.
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,7 +74,21 @@ def check_tunix_words(pin: TunixPin, command: TunixCommand | None, args: list[st
     return TunixChecked(findings + checked.findings, checked, notes + checked.merged.notes)
 
 
-def is_tunix_argv(args: tuple[str, ...]) -> bool:
+def is_tunix_argv(args: tuple[str, ...], base_names: frozenset[str]) -> bool:
     """Whether `flaglint check ARGS` names a Tunix command line: a program that runs tunix.cli, or
-    a base YAML first (`BASE.yaml k=v …`)."""
-    return bool(args) and (recognise_tunix(list(args)) is not None or args[0].endswith(TUNIX_BASE_SUFFIX))
+    a Tunix base YAML first (`BASE.yaml k=v …`): one of the pin's base files by name, or a file
+    with a top-level `model_config:` section. Another `.yaml` is left to MaxText's argv, which
+    says that MaxText reads only a `.yml`."""
+    if not args:
+        return False
+    if recognise_tunix(list(args)) is not None:
+        return True
+    first = Path(args[0])
+    if not args[0].endswith(TUNIX_BASE_SUFFIX):
+        return False
+    if first.name in base_names:
+        return True
+    try:
+        return first.is_file() and re.search(r"^model_config:", first.read_text(encoding="utf-8", errors="replace"), re.M) is not None
+    except OSError:
+        return False

@@ -167,6 +167,11 @@ def _builder(data: dict[str, Any]) -> Builder:
                    data["line"], data.get("options", {}), tuple(data.get("dropped_containing", ())))
 
 
+def tunix_base_names(pin: str | None) -> frozenset[str]:
+    """The names of the pin's base YAMLs (base_config.yaml, …)."""
+    return frozenset(load_tunix_pin(pin).bases)
+
+
 def tunix_pin_from_requirements(text: str, path: str) -> str | None:
     """The Tunix pin a requirements file names (`google-tunix==X.Y.Z`), None when it names none; a
     release that is not bundled is an error."""
