@@ -264,7 +264,7 @@ class _FlagPlacer:
 
     def place(self, finding: Finding, prefix: str) -> Finding:
         location = self.move(finding.location) if finding.location else None
-        related = tuple(moved for loc in finding.related if (moved := self.move(loc) if loc.file is None else loc) is not None)
+        related = tuple(moved for loc in finding.related if (moved := self.move(loc)) is not None)
         if location is None:
             keyed = [self.tunix[key] for key in finding.keys if key in self.tunix]
             spans = [loc for value in keyed if (loc := _located(value, 0, len(value.text), self.label))]
@@ -377,8 +377,14 @@ def _tunix_command(launch: ContainerProcess, label: str, tunix_pin: str | None, 
     checked = check_tunix_words(pin, command, texts, environment, (Path.cwd(),), allow_unverified=allow_unverified)
     placer = _FlagPlacer(Scalar(argv_source(texts).text, tuple(quoted_origins([(a.text, a.positions) for a in args]))), {}, label)
     where = f"{launch.container.path} (tunix.cli.{command.entry})"
-    findings = [placer.place(f, where) if f.location is None or f.location.file is None else replace(f, message=f"{where}: {f.message}")
-                for f in checked.findings]
+    findings = []
+    for finding in checked.findings:
+        in_files = tuple(loc for loc in finding.related if loc.file is not None)  # a line of the base or override file
+        if finding.location is None or finding.location.file is None:
+            placed = placer.place(replace(finding, related=tuple(loc for loc in finding.related if loc.file is None)), where)
+            findings.append(replace(placed, related=placed.related + in_files))
+        else:
+            findings.append(replace(finding, message=f"{where}: {finding.message}"))
     return Result(pin=pin.name, findings=findings, notes=[f"{label}: {where}: {note}" for note in checked.notes])
 
 
