@@ -56,6 +56,8 @@ def _sections(rule: Rule, code: str = "{}") -> list[tuple[str, str]]:
         sections.append(("Require", code.format(rule.require_text)))
     if rule.pins:
         sections.append(("Pins", f"{', '.join(rule.pins)} and the pins that extend them"))
+    if rule.stage:
+        sections.append(("Stage", rule.stage))
     sections.append(("Message", code.format(rule.message)))
     sections += [(f"Message ({variant})", code.format(text)) for variant, text in rule.messages.items()]
     sections += [(kind.capitalize(), _example(rule.examples[kind])) for kind in ("bad", "good") if kind in rule.examples]
