@@ -559,6 +559,8 @@ def _inherit(facts: dict, merged: Merged, base_values: dict) -> None:
             continue
         for key, value in current.items():
             if key not in section or section[key] == base_source.get(key):
+                if key in section and section[key] == value:
+                    continue  # the same value: it keeps its own origin
                 section[key] = copy.deepcopy(value)
                 _origins_of(merged, f"{role}.{key}", value, lambda name, role=role: _inherited(merged, source + name[len(role):]))
 

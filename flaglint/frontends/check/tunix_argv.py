@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flaglint.core.findings import Result
+from flaglint.core.findings import InputError, Result
+from flaglint.frontends.check.show import Provenance
 from flaglint.frontends.tunix_commands import check_tunix_words
 from flaglint.read.argv import argv_source
 from flaglint.tunix.launch import recognise_tunix
@@ -20,3 +21,35 @@ def check_tunix_argv(args: tuple[str, ...], tunix_pin: str | None, env: dict[str
     words = list(args[command.start:]) if command is not None else list(args)
     checked = check_tunix_words(pin, command, words, env, (Path.cwd(),))
     return argv_source(words).text, Result(pin=pin.name, findings=checked.findings, notes=checked.notes)
+
+
+def tunix_provenance(args: tuple[str, ...], tunix_pin: str | None, env: dict[str, str], keys: list[str]) -> tuple[str, list[Provenance]]:
+    """Each Tunix key asked for (every key the command line, the override file or a T_ variable
+    set, when none is), with its merged value and where it was set."""
+    pin = load_tunix_pin(tunix_pin)
+    command = recognise_tunix(list(args))
+    words = list(args[command.start:]) if command is not None else list(args)
+    checked = check_tunix_words(pin, command, words, env, (Path.cwd(),))
+    if checked.check is None or checked.check.merged.stopped:
+        first = next((f.message for f in checked.findings), "Tunix stops before it merges its config")
+        raise InputError(f"the values cannot be shown: {first}")
+    merged = checked.check.merged
+    chosen = keys or [k for k, o in merged.origins.items() if o.kind != "base" and not isinstance(_value(merged, k), dict)]
+    rows = []
+    for key in chosen:
+        try:
+            value = merged.value(key)
+        except KeyError:
+            raise InputError(f"{key}: not a key of the merged Tunix {pin.version} config") from None
+        origin = merged.origin(key)
+        where = origin.location if origin is not None else None
+        rows.append(Provenance(key, value, origin.kind if origin else "base", origin.label if origin else "", where.file if where else None,
+                               where.line if where else None, where.column if where and where.file else None))
+    return pin.name, rows
+
+
+def _value(merged, key: str):
+    try:
+        return merged.value(key)
+    except KeyError:
+        return None

@@ -62,3 +62,17 @@ def test_a_tunix_rule_can_be_selected_and_ignored():
             "tokenizer_config.tokenizer_type=sentencepiece")
     assert {f["rule"] for f in check("--select", "TX0004", *argv)[1]["findings"]} == {"TX0004"}
     assert "TX0004" not in {f["rule"] for f in check("--ignore", "TX", *argv)[1]["findings"]}
+
+
+def test_show_gives_each_tunix_keys_value_and_where_it_was_set(tmp_path):
+    (tmp_path / "run.yaml").write_text("model_config:\n  model_source: kaggle\n")
+    done = run_flaglint("show", "--format", "json", "--env", "T_NUM_BATCHES=7", "batch_size", "num_batches",
+                        "model_config.model_source", "actor_model_config.model_source", "tfds_download",
+                        "base_config.yaml", "override_config_file=run.yaml", "batch_size=1.5", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    values = json.loads(done.stdout)["values"]
+    assert values["batch_size"] == {"value": 1, "origin": "word", "where": "argv word 3", "line": 1}
+    assert values["num_batches"]["value"] == 7 and values["num_batches"]["where"] == "T_NUM_BATCHES"
+    assert values["model_config.model_source"]["where"] == "run.yaml:2"
+    assert values["actor_model_config.model_source"]["origin"] == "inherited"  # the role takes model_config's
+    assert values["tfds_download"]["origin"] == "base" and values["tfds_download"]["value"] is True
