@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 from maxtext_env import CACHE, find_python312, last_line, locked, run_command
 
-from flaglint.tunix.pins import bundled_tunix_pins, load_tunix_pin
+from flaglint.tunix.pins import bundled_tunix_pins, load_tunix_pin, nested_defaults
 
 RELEASES = tuple(pin.removeprefix("tunix-") for pin in bundled_tunix_pins())
 BASE_DIR = CACHE / "tunix-oracle-base"
@@ -90,14 +90,7 @@ def tunix_python(version: str) -> Path | None:
 
 def _write_bases(version: str, folder: Path) -> None:
     for name, keys in load_tunix_pin(f"tunix-{version}").bases.items():
-        root: dict[str, Any] = {}
-        for dotted, key in keys.items():
-            *parents, last = dotted.split(".")
-            node = root
-            for part in parents:
-                node = node[part]
-            node[last] = {} if key.type == "dict" else key.default
-        (folder / name).write_text(yaml.safe_dump(root, sort_keys=False), encoding="utf-8")
+        (folder / name).write_text(yaml.safe_dump(nested_defaults(keys), sort_keys=False), encoding="utf-8")
 
 
 def _base_site_packages() -> Path | None:

@@ -41,6 +41,7 @@ from flaglint.importer.tunix_checks import (
     Walker,
 )
 from flaglint.rules.expr import ExprError, parse
+from flaglint.tunix.pins import value_kind
 
 CONFIG = "tunix/cli/config.py"
 CLI = "tunix/cli"
@@ -191,7 +192,7 @@ def _base_keys(files: TreeFiles, relpath: str) -> dict[str, dict[str, Any]]:
             key = str(key_node.value)
             value = values[key_node.value] if key_node.value in values else values.get(key)
             name = prefix + key
-            entry: dict[str, Any] = {"type": kind_of(value), "line": key_node.start_mark.line + 1}
+            entry: dict[str, Any] = {"type": value_kind(value), "line": key_node.start_mark.line + 1}
             if not isinstance(value, dict):
                 entry["default"] = value
             keys[name] = entry
@@ -221,17 +222,6 @@ def _flattened(mapping: Any) -> list:
             seen.add(key.value)
             out.append((key, value))
     return out + own
-
-
-def kind_of(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "bool"
-    for types, name in ((int, "int"), (float, "float"), (str, "str"), (list, "list"), (dict, "dict")):
-        if isinstance(value, types):
-            return name
-    return type(value).__name__
 
 
 def _version(files: TreeFiles) -> str:

@@ -19,8 +19,8 @@ from typing import Any
 
 from flaglint.importer.source_text import exception_name
 from flaglint.importer.symbolic import conj, disj, key_node, neg
+from flaglint.tunix.pins import PROGRAM
 
-PROGRAM = "argv0"  # the rule name of the program's path (sys.argv[0]): `python -m` makes it the module's file
 MAX_DEPTH = 8  # functions inlined inside one another
 
 

@@ -29,9 +29,8 @@ from flaglint.tunix.merge import (
     merge,
     staged,
 )
-from flaglint.tunix.pins import Builder, TunixPin
+from flaglint.tunix.pins import PROGRAM, Builder, TunixPin, value_kind
 
-PROGRAM = "argv0"  # the rule name of argv[0] (importer/tunix_checks.py)
 DEFAULT_ENTRY = "grpo_main"
 # The model sections each entry point builds a mesh for (grpo: every role; peft: the one model).
 MESH_SECTIONS = {"grpo_main": ("actor_model_config", "reference_model_config", "rollout_model_config"),
@@ -100,7 +99,7 @@ def _nested(merged: Merged, builders: tuple[Builder, ...], read_keys: frozenset[
             value = merged.value(key)
         except KeyError:
             continue
-        actual = _kind(value)
+        actual = value_kind(value)
         if expected not in ("null", "dict") and value is not None and actual != expected and not (expected == "float" and actual == "int"):
             out.append(staged(built_in('FL209', (key,), origin.location, key=key, value=value, kind=expected, actual=actual), NEVER_CHECKED))
     return out
@@ -124,17 +123,6 @@ def _close_sibling(key: str, base: dict) -> str:
     parent, _, name = key.rpartition(".")
     siblings = [k.rsplit(".", 1)[1] for k in base if k.startswith(f"{parent}.") and k.count(".") == key.count(".")]
     return ", ".join(f"{parent}.{n}" for n in difflib.get_close_matches(name, siblings, n=3, cutoff=0.6))
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "bool"
-    for types, name in ((int, "int"), (float, "float"), (str, "str"), (list, "list"), (dict, "dict")):
-        if isinstance(value, types):
-            return name
-    return type(value).__name__
 
 
 # ---- the pin's rules ----

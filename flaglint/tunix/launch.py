@@ -10,7 +10,6 @@ environment and HF_TOKEN.
 
 from __future__ import annotations
 
-import posixpath
 from dataclasses import dataclass
 
 from flaglint.core.python_command import python_target
@@ -102,10 +101,3 @@ class TunixLaunches:
     def reads_variable(self, name: str) -> bool:
         return name.startswith(ENV_PREFIX) or name == HF_TOKEN
 
-
-def entry_module(entry: str) -> str:
-    return f"{PACKAGE}{entry}"
-
-
-def program_name(program: str) -> str:
-    return posixpath.basename(program)

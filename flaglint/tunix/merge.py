@@ -29,7 +29,7 @@ from flaglint.core.findings import Finding, InputError
 from flaglint.core.location import Location
 from flaglint.core.omegaconf_yaml import cli_loader, load_document
 from flaglint.rules.ruleset import built_in
-from flaglint.tunix.pins import BaseKey, TunixPin
+from flaglint.tunix.pins import BaseKey, TunixPin, nested_defaults, value_kind
 
 STARTUP = "start-up"
 AFTER_DOWNLOADS = "after downloads"
@@ -232,22 +232,11 @@ def _base(pin: TunixPin, bundled: str | None, text: str | None, label: str) -> t
     """The base values (nested) and keys (dotted, with lines)."""
     if bundled is not None:
         keys = pin.bases[bundled]
-        return _nest(keys), keys
+        return nested_defaults(keys), keys
     node, data = load_document(text or "", label, "Tunix")
     if not isinstance(data, dict):
         raise InputError(f"{label}: a Tunix base config must be a mapping of keys, not {type(data).__name__}")
     return data, _keys_with_lines(node, data)
-
-
-def _nest(keys: dict[str, BaseKey]) -> dict[str, Any]:
-    root: dict[str, Any] = {}
-    for name, key in keys.items():
-        *parents, last = name.split(".")
-        node = root
-        for part in parents:
-            node = node[part]
-        node[last] = {} if key.type == "dict" else copy.deepcopy(key.default)
-    return root
 
 
 def _keys_with_lines(node: Any, data: dict[str, Any]) -> dict[str, BaseKey]:
@@ -268,23 +257,12 @@ def _keys_with_lines(node: Any, data: dict[str, Any]) -> dict[str, BaseKey]:
         for name, (key_node, value_node) in pairs.items():
             value = values.get(name)
             dotted = prefix + str(name)
-            keys[dotted] = BaseKey(dotted, _kind(value), key_node.start_mark.line + 1, None if isinstance(value, dict) else value)
+            keys[dotted] = BaseKey(dotted, value_kind(value), key_node.start_mark.line + 1, None if isinstance(value, dict) else value)
             if isinstance(value, dict) and value_node.id == "mapping":
                 walk(value_node, value, f"{dotted}.")
 
     walk(node, data, "")
     return keys
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "bool"
-    for types, name in ((int, "int"), (float, "float"), (str, "str"), (list, "list"), (dict, "dict")):
-        if isinstance(value, types):
-            return name
-    return type(value).__name__
 
 
 def _base_origin(keys: dict[str, BaseKey], name: str, file: str, pin: TunixPin) -> Origin:
@@ -347,17 +325,12 @@ def _override_words(pin: TunixPin, path: str, argv: TunixArgv, at: int, report) 
             if isinstance(value, dict) and value:
                 flatten(value, name)
                 continue
-            text = "{}" if isinstance(value, dict) else null if value is None else _python_str(value)
+            text = "{}" if isinstance(value, dict) else null if value is None else str(value)
             line = lines[name].line if name in lines else 1
             out.append((f"{name}={text}", Origin("override", f"{path}:{line}", Location(shown, line, 1, end_column=2)), False))
 
     flatten(data, "")
     return out
-
-
-def _python_str(value: Any) -> str:
-    """str() of a value as OmegaConf holds it (lists print as Python lists)."""
-    return str(value)
 
 
 # ---- the dotlist ----
@@ -460,14 +433,14 @@ def _typed(facts: dict, key: str, base: Any, proposal: Any, origin: Origin, repo
     as the base value is, or _REFUSED (reported) where Tunix raises."""
     parsed = facts["parsed_types"]
     where = origin.location
-    kind = _kind(base)
+    kind = value_kind(base)
     if facts.get("null_string_kept_empty") and proposal is None and kind == "str":
         proposal = ""
     if kind == "null":
         accepts = facts.get("nullable_accepts")
-        if proposal is None or (accepts is not None and _kind(proposal) in accepts):
+        if proposal is None or (accepts is not None and value_kind(proposal) in accepts):
             return proposal
-        report(staged(built_in('FL206', (key,), where, variant='nullable', key=key, value=proposal, kind=_kind(proposal)), STARTUP))
+        report(staged(built_in('FL206', (key,), where, variant='nullable', key=key, value=proposal, kind=value_kind(proposal)), STARTUP))
         return _REFUSED
     if kind not in parsed:
         if _same_type(proposal, base):

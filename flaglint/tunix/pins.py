@@ -10,6 +10,7 @@ bundled release otherwise.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from dataclasses import dataclass
@@ -29,6 +30,21 @@ RULES_DIR = "rules"
 REQUIREMENT = re.compile(r"^\s*google-tunix\s*==\s*([0-9][\w.]*)", re.M | re.I)
 
 
+PROGRAM = "argv0"  # the rule name of argv[0], the program's path (`python -m` makes it the module's file)
+
+
+def value_kind(value: Any) -> str:
+    """A value's type as a Tunix pin names it: null, bool, int, float, str, list, dict."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    for types, name in ((int, "int"), (float, "float"), (str, "str"), (list, "list"), (dict, "dict")):
+        if isinstance(value, types):
+            return name
+    return type(value).__name__
+
+
 @dataclass(frozen=True)
 class BaseKey:
     """A key of a base YAML: its type (`int`, `dict`, `null`, …), default (not for a mapping) and line."""
@@ -37,6 +53,18 @@ class BaseKey:
     type: str
     line: int
     default: Any = None
+
+
+def nested_defaults(keys: dict[str, BaseKey]) -> dict[str, Any]:
+    """A base file's values as the YAML holds them, nested (from its dotted keys, in file order)."""
+    root: dict[str, Any] = {}
+    for name, key in keys.items():
+        *parents, last = name.split(".")
+        node = root
+        for part in parents:
+            node = node[part]
+        node[last] = {} if key.type == "dict" else copy.deepcopy(key.default)
+    return root
 
 
 @dataclass(frozen=True)
