@@ -12,12 +12,14 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flaglint.core.findings import Finding
+from flaglint.core.findings import Finding, InputError
 from flaglint.core.location import Location
+from flaglint.read.flags import read_env_assignments
 from flaglint.rules.ruleset import built_in
 from flaglint.tunix.checks import TunixCheck, check_tunix
 from flaglint.tunix.launch import (
     TunixCommand,
+    TunixLaunches,
     absl_parse,
     recognise_tunix,
     suggested_override,
@@ -25,7 +27,8 @@ from flaglint.tunix.launch import (
 from flaglint.tunix.merge import STARTUP, TunixArgv, staged
 from flaglint.tunix.pins import TunixPin
 
-TUNIX_BASE_SUFFIX = ".yaml"  # `flaglint check BASE.yaml k=v …` is a Tunix argv (MaxText's configs end in .yml)
+TUNIX_BASE_SUFFIX = ".yaml"
+DOTENV = ".env"  # `flaglint check BASE.yaml k=v …` is a Tunix argv (MaxText's configs end in .yml)
 
 
 @dataclass
@@ -61,6 +64,7 @@ def check_tunix_words(pin: TunixPin, command: TunixCommand | None, args: list[st
         findings.append(staged(built_in("FL213", (), None, module=f"tunix.cli.{entry}", version=pin.version,
                                         entries=", ".join(sorted(pin.entries))), STARTUP))
         return TunixChecked(findings, None, notes)
+    env = _with_dotenv(env, search, notes)
     kept, refused = absl_parse(args, pin.flags.get(entry or "", {}))
     for word in refused:
         findings.append(staged(built_in("FL201", (), locations[word.at], word=args[word.at], flag=word.flag,
@@ -72,6 +76,20 @@ def check_tunix_words(pin: TunixPin, command: TunixCommand | None, args: list[st
                      frozenset(kept.index(i) for i in unknown_words if i in kept))
     checked = check_tunix(pin, argv, entry, allow_unverified)
     return TunixChecked(findings + checked.findings, checked, notes + checked.merged.notes)
+
+
+def _with_dotenv(env: dict[str, str], search: tuple[Path, ...], notes: list[str]) -> dict[str, str]:
+    """The environment with the `.env` of the working directory loaded under it, as Tunix's
+    load_dotenv() finds it from a checkout (a variable already set wins)."""
+    dotenv = search[0] / DOTENV if search else None
+    if dotenv is None or not dotenv.is_file():
+        return env
+    try:
+        loaded = read_env_assignments((), str(dotenv))
+    except InputError as err:
+        notes.append(f"{err}: the .env is not read")
+        return env
+    return {**{k: v for k, v in loaded.items() if TunixLaunches().reads_variable(k)}, **env}
 
 
 def is_tunix_argv(args: tuple[str, ...], base_names: frozenset[str]) -> bool:

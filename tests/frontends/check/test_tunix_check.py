@@ -76,3 +76,14 @@ def test_show_gives_each_tunix_keys_value_and_where_it_was_set(tmp_path):
     assert values["model_config.model_source"]["where"] == "run.yaml:2"
     assert values["actor_model_config.model_source"]["origin"] == "inherited"  # the role takes model_config's
     assert values["tfds_download"]["origin"] == "base" and values["tfds_download"]["value"] is True
+
+
+def test_a_dotenv_in_the_working_directory_is_read_under_the_environment(tmp_path):
+    (tmp_path / ".env").write_text("export T_BATCH_SIZE=4\nHF_TOKEN='hf_x'\nOTHER=1\n")
+    hub = ("base_config.yaml", "tokenizer_config.tokenizer_type=huggingface", "tokenizer_config.tokenizer_path=org/model")
+    _, result = check(*hub, "batch_size=2", cwd=tmp_path)
+    rules = {f["rule"] for f in result["findings"]}
+    assert "FL205" in rules  # T_BATCH_SIZE from .env meets batch_size=2
+    assert not any("HF_TOKEN" in f["keys"] for f in result["findings"])  # the token comes from .env
+    _, result = check("--env", "T_BATCH_SIZE=", *hub, cwd=tmp_path)  # a variable already set wins over .env
+    assert "FL205" not in {f["rule"] for f in result["findings"]}
