@@ -15,6 +15,7 @@ from pathlib import Path
 from flaglint.core.findings import Finding, InputError
 from flaglint.core.location import Location
 from flaglint.read.flags import read_env_assignments
+from flaglint.resolve.topology import DeviceCount
 from flaglint.rules.ruleset import built_in
 from flaglint.tunix.checks import TunixCheck, check_tunix
 from flaglint.tunix.launch import (
@@ -50,9 +51,10 @@ def word_locations(words: list[str]) -> list[Location]:
 
 def check_tunix_words(pin: TunixPin, command: TunixCommand | None, args: list[str], env: dict[str, str],
                       search: tuple[Path, ...], unknown_words: frozenset[int] = frozenset(),
-                      allow_unverified: bool = False) -> TunixChecked:
+                      allow_unverified: bool = False, devices: DeviceCount | None = None) -> TunixChecked:
     """The findings on a Tunix argv: `args` are the words after the module (before absl reads
-    them); `command` None: a bare argv (BASE.yaml k=v …), its program not known."""
+    them); `command` None: a bare argv (BASE.yaml k=v …), its program not known; `devices`: what
+    it runs on, when that is known."""
     locations = word_locations(args)
     findings: list[Finding] = []
     notes: list[str] = []
@@ -73,7 +75,8 @@ def check_tunix_words(pin: TunixPin, command: TunixCommand | None, args: list[st
         return TunixChecked(findings, None, notes)
     argv = TunixArgv(command.program if command is not None else None, tuple(args[i] for i in kept),
                      tuple(locations[i] for i in kept), dict(env), search,
-                     frozenset(kept.index(i) for i in unknown_words if i in kept))
+                     frozenset(kept.index(i) for i in unknown_words if i in kept),
+                     (devices.devices, devices.source) if devices is not None else None)
     checked = check_tunix(pin, argv, entry, allow_unverified)
     return TunixChecked(findings + checked.findings, checked, notes + checked.merged.notes)
 

@@ -12,6 +12,7 @@ merged config and when.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -59,7 +60,7 @@ def check_tunix(pin: TunixPin, argv: TunixArgv, entry: str | None, allow_unverif
     findings += _rules(pin, merged, lookup, builders)
     findings += _unverified(pin, merged, lookup, builders, allow_unverified)
     findings += _builders(merged, builders)
-    findings += _meshes(pin, merged, entry)
+    findings += _meshes(pin, merged, entry, argv.devices)
     return TunixCheck(merged, _unique(findings), entry)
 
 
@@ -247,12 +248,15 @@ def _field_list(fields: dict) -> str:
 # ---- after downloads: the meshes ----
 
 
-def _meshes(pin: TunixPin, merged: Merged, entry: str) -> list[Finding]:
+def _meshes(pin: TunixPin, merged: Merged, entry: str, devices: tuple[int, str] | None) -> list[Finding]:
     """Each model role's mesh as the release parses it (mesh.shape and mesh.axis_names are Python
-    literals: a tuple of ints and a tuple of strings of one length)."""
+    literals: a tuple of ints and a tuple of strings of one length), and against the devices, when
+    they are known: before 0.1.7 each mesh must fit in them; 0.1.7 carves the roles' own meshes
+    out of them, so together they must fit."""
     if not pin.mesh.get("parser"):
         return []
     out = []
+    sizes: list[tuple[str, int, Location | None]] = []
     sections = MESH_SECTIONS.get(entry, ())
     for section in sections:
         config = merged.config.get(section)
@@ -287,7 +291,28 @@ def _meshes(pin: TunixPin, merged: Merged, entry: str) -> list[Finding]:
             parsed[part] = (value, where)
         if len(parsed) == 2 and len(parsed["shape"][0]) != len(parsed["axis_names"][0]):
             out.append(staged(built_in('FL212', (f'{section}.mesh.shape', f'{section}.mesh.axis_names'), parsed['shape'][1], (parsed['axis_names'][1],) if parsed['axis_names'][1] else (), variant='lengths', section=section, shape=mesh.get('shape'), names=mesh.get('axis_names')), AFTER_DOWNLOADS))
-    return out
+        elif len(parsed) == 2:
+            sizes.append((section, math.prod(parsed["shape"][0]), parsed["shape"][1]))
+    return out + _on_devices(pin, entry, sizes, devices)
+
+
+def _on_devices(pin: TunixPin, entry: str, sizes: list[tuple[str, int, Location | None]],
+                devices: tuple[int, str] | None) -> list[Finding]:
+    if devices is None or not sizes:
+        return []
+    count, source = devices
+    if pin.meshes.get(entry) == "roles with a mesh":
+        total = sum(size for _, size, _ in sizes)
+        if total <= count:
+            return []
+        where = [at for _, _, at in sizes if at is not None]
+        return [staged(built_in("FL214", tuple(f"{s}.mesh.shape" for s, _, _ in sizes), where[0] if where else None, tuple(where[1:]),
+                                variant="together", meshes=", ".join(f"{s} {n}" for s, n, _ in sizes), total=total, devices=count,
+                                source=source), AFTER_DOWNLOADS)]
+    if not pin.mesh.get("checks_device_count"):
+        return []
+    return [staged(built_in("FL214", (f"{section}.mesh.shape",), at, section=section, size=size, devices=count, source=source),
+                   AFTER_DOWNLOADS) for section, size, at in sizes if size > count]
 
 
 def _at(origin: Origin | None) -> Location | None:

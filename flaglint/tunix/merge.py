@@ -90,6 +90,7 @@ class TunixArgv:
     env: dict[str, str]
     search: tuple[Path, ...] = ()  # folders a relative path is looked for in (the working directory first)
     unknown_words: frozenset[int] = frozenset()  # indices of words whose text is not known (an input's "anything else")
+    devices: tuple[int, str] | None = None  # the devices it runs on and where that count came from (None: not known)
 
 
 def staged(finding: Finding, stage: str) -> Finding:

@@ -12,6 +12,7 @@ from flaglint.frontends.check.tunix_argv import check_tunix_argv
 from flaglint.frontends.checker import Checker
 from flaglint.maxtext.mesh import MESH_AXIS
 from flaglint.read.flags import FlagSource
+from flaglint.resolve.topology import from_option
 from flaglint.rules.ruleset import load_ruleset
 from flaglint.solve.rules import applicable, holds, rule_names
 from flaglint.solve.solutions import fixed_names
@@ -34,7 +35,8 @@ def _tunix_rules(example) -> set[str] | None:
     if not isinstance(example, dict) or "tunix" not in example:
         return None
     env = {k: str(v) for k, v in (example.get("env") or {}).items() if k != "__line__"}
-    _, result = check_tunix_argv(tuple(shlex.split(example["tunix"])), example.get("tunix_pin"), env)
+    devices = from_option(example["topology"], 1, "0.2.5") if example.get("topology") else None
+    _, result = check_tunix_argv(tuple(shlex.split(example["tunix"])), example.get("tunix_pin"), env, devices)
     return {f.rule for f in result.findings}
 
 

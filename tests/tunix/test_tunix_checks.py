@@ -183,3 +183,21 @@ def test_word_locations_are_spans_of_the_quoted_argv():
     words = ["base.yaml", "prompt=I love", "k='v'"]
     text = argv_source(words).text
     assert [text[loc.column - 1:loc.end_column - 1] for loc in word_locations(words)] == [shlex.quote(w) for w in words]
+
+
+def test_meshes_are_judged_against_the_devices_when_they_are_known():
+    v5p_8 = (4, "--topology v5p-8")
+    args = [*shlex.split(HUB), "actor_model_config.mesh.shape=(2,2)", "rollout_model_config.mesh.shape=(2,1)"]
+
+    def on(pin: str, entry: str, words: list[str], devices):
+        command = recognise_tunix(["python", "-m", f"tunix.cli.{entry}"])
+        found = check_tunix_words(load_tunix_pin(pin), command, ["base_config.yaml", *words], {}, (Path.cwd(),),
+                                  devices=None if devices is None else type("Count", (), {"devices": devices[0], "source": devices[1]}))
+        return [f for f in found.findings if f.rule == "FL214"]
+
+    together = on("tunix-0.1.7", "grpo_main", args, v5p_8)  # 0.1.7 carves each owned mesh out of the devices
+    assert len(together) == 1 and "need 10 devices together" in together[0].message and together[0].stage == AFTER_DOWNLOADS
+    assert not on("tunix-0.1.7", "grpo_main", args, (16, "--topology v5p-32"))
+    assert not on("tunix-0.1.7", "grpo_main", args, None)  # no device count: not judged
+    each = on("tunix-0.1.6", "peft_main", [*shlex.split(HUB), "model_config.mesh.shape=(4,2)"], v5p_8)
+    assert len(each) == 1 and "needs 8 devices" in each[0].message

@@ -374,7 +374,11 @@ def _tunix_command(launch: ContainerProcess, label: str, tunix_pin: str | None, 
     args = launch.args[command.start - 1:]
     texts = [a.text for a in args]
     environment = {name: value.text for name, value in launch.env.items() if TUNIX_READS.reads_variable(name)}
-    checked = check_tunix_words(pin, command, texts, environment, (Path.cwd(),), allow_unverified=allow_unverified)
+    selected, slices = launch.container.tpu_slice, launch.container.slices or 1
+    per_slice = slice_devices(selected.text) if selected is not None else None
+    devices = DeviceCount(per_slice * slices, slices, f"the TPU topology selector ({selected.text})") if per_slice else None
+    checked = check_tunix_words(pin, command, texts, environment, (Path.cwd(),), allow_unverified=allow_unverified,
+                                devices=devices)
     placer = _FlagPlacer(Scalar(argv_source(texts).text, tuple(quoted_origins([(a.text, a.positions) for a in args]))), {}, label)
     where = f"{launch.container.path} (tunix.cli.{command.entry})"
     findings = []

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from flaglint.core.findings import Finding
 from flaglint.core.location import Location
-from flaglint.frontends.commands import launched_segments
+from flaglint.frontends.commands import launched_segments, xpk_devices
 from flaglint.frontends.lint.script_commands import (
     concrete_commands,
     placed,
@@ -26,6 +26,7 @@ from flaglint.frontends.tunix_commands import check_tunix_words
 from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
 from flaglint.render.bash.types import Launch, Value
+from flaglint.resolve.topology import DeviceCount
 from flaglint.rules.ruleset import built_in
 from flaglint.tunix.launch import HF_TOKEN, TunixLaunches, recognise_tunix
 from flaglint.tunix.pins import TunixPin
@@ -41,7 +42,10 @@ class TunixLinesChecked:
 
 
 def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, text: bytes | None = None,
-                         allow_unverified: bool = False) -> TunixLinesChecked:
+                         allow_unverified: bool = False, devices: DeviceCount | None = None,
+                         maxtext_version: str = "") -> TunixLinesChecked:
+    """`devices`: what the launches run on (--topology); else an XPK workload's --tpu-type and
+    --num-slices, named as MaxText `maxtext_version` names TPU topologies."""
     notes: set[str] = set()
     seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
     unverified: dict[tuple, Finding] = {}
@@ -55,7 +59,7 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
     rule_names = [rule.name_set for rule in pin.rules]
     search = (Path.cwd(), script.parent)
     for launch, argv in concrete_commands(exploration, rule_names, None, not_verified):
-        for words, _ in launched_segments(launch):
+        for words, workload in launched_segments(launch):
             command = recognise_tunix([w.text for w in words])
             if command is None:
                 continue
@@ -64,10 +68,11 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
             texts = [w.text for w in args]
             env = {name: value.text for name, value in launch.env.items() if _READS.reads_variable(name)}
             env.update(w.text.split("=", 1) for w in words[:command.start] if "=" in w.text and _READS.reads_variable(w.text.split("=", 1)[0]))
-            key = (tuple(texts), tuple(sorted(env.items())))
+            on = devices or (xpk_devices(workload, maxtext_version) if workload else None)
+            key = (tuple(texts), tuple(sorted(env.items())), on)
             if key not in results:
                 unknown = frozenset(i for i, t in enumerate(texts) if OTHER in t)
-                done = check_tunix_words(pin, command, texts, env, search, unknown, allow_unverified)
+                done = check_tunix_words(pin, command, texts, env, search, unknown, allow_unverified, on)
                 results[key] = (done.findings, done.notes)
             findings, line_notes = results[key]
             notes.update(f"{launch.file}:{launch.line}: {note}" for note in line_notes)
