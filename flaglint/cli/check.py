@@ -38,7 +38,7 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
     (BASE.yaml key=value …, or `-- python -m tunix.cli.grpo_main BASE.yaml …`)."""
     settings = options.settings()
     env = options.env()
-    if flags and not (batch or flag_file or as_files) and is_tunix_argv(tuple(flags), tunix_base_names(settings["tunix-pin"])):
+    if flags and not (batch or flag_file or as_files) and is_tunix_argv(tuple(flags), lambda: tunix_base_names(settings["tunix-pin"])):
         _check_tunix(tuple(flags), options, settings, env)
         return
     checker = load_checker(settings, options.devices(settings["pin"]))

@@ -44,7 +44,7 @@ def show(words, flag_string, env_items, env_file, pin, tunix_pin, requirements, 
     given = Options(env_items=env_items, env_file=env_file, pin=pin, tunix_pin=tunix_pin, requirements=requirements, model=model,
                     topology=topology, slices=slices)
     settings = given.settings()
-    if argv and flag_string is None and is_tunix_argv(tuple(argv), tunix_base_names(settings["tunix-pin"])):
+    if argv and flag_string is None and is_tunix_argv(tuple(argv), lambda: tunix_base_names(settings["tunix-pin"])):
         pin_name, rows = tunix_provenance(tuple(argv), settings["tunix-pin"], given.env(), keys)
         click.echo(render_json(pin_name, rows) if output_format == "json" else render_text(rows))
         return

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,11 +96,12 @@ def _with_dotenv(env: dict[str, str], search: tuple[Path, ...], notes: list[str]
     return {**{k: v for k, v in loaded.items() if TunixLaunches().reads_variable(k)}, **env}
 
 
-def is_tunix_argv(args: tuple[str, ...], base_names: frozenset[str]) -> bool:
+def is_tunix_argv(args: tuple[str, ...], base_names: Callable[[], frozenset[str]]) -> bool:
     """Whether `flaglint check ARGS` names a Tunix command line: a program that runs tunix.cli, or
     a Tunix base YAML first (`BASE.yaml k=v …`): one of the pin's base files by name, or a file
     with a top-level `model_config:` section. Another `.yaml` is left to MaxText's argv, which
-    says that MaxText reads only a `.yml`."""
+    says that MaxText reads only a `.yml`. `base_names` is called only for a `.yaml` first (it
+    loads the Tunix pin)."""
     if not args:
         return False
     if recognise_tunix(list(args)) is not None:
@@ -107,7 +109,7 @@ def is_tunix_argv(args: tuple[str, ...], base_names: frozenset[str]) -> bool:
     first = Path(args[0])
     if not args[0].endswith(TUNIX_BASE_SUFFIX):
         return False
-    if first.name in base_names:
+    if first.name in base_names():
         return True
     try:
         return first.is_file() and re.search(r"^model_config:", first.read_text(encoding="utf-8", errors="replace"), re.M) is not None

@@ -37,8 +37,9 @@ from flaglint.rules.ruleset import built_in
 from flaglint.schema.config_index import ConfigIndex, load_index
 
 
-def _renderings(rendering: Rendering) -> list[Rendering]:
-    return [rendering, *(r for handoff in rendering.handoffs for r in _renderings(handoff))]
+def renderings(rendering: Rendering) -> list[Rendering]:
+    """A rendering and those of the scripts it hands off to, at every depth."""
+    return [rendering, *(r for handoff in rendering.handoffs for r in renderings(handoff))]
 
 
 def concrete_commands(exploration: Exploration, rule_names: list[frozenset], judge_for=None, unverified=None):
@@ -47,7 +48,7 @@ def concrete_commands(exploration: Exploration, rule_names: list[frozenset], jud
     `judge_for(launch)`: how the solver's answers for its words are judged (a CommandJudge);
     `unverified(launch, reason)`: told of a launch whose words cannot be decided (else it raises)."""
     for outcome in exploration.outcomes:
-        for rendering in _renderings(outcome.rendering):
+        for rendering in renderings(outcome.rendering):
             for launch in rendering.launched:
                 judge = judge_for(launch) if judge_for is not None else None
                 for path in outcome.paths:

@@ -22,7 +22,11 @@ from flaglint.frontends.lint.launch_parts import (
 )
 from flaglint.frontends.lint.script_commands import check_commands
 from flaglint.frontends.lint.suppress import apply_suppressions, read_suppressions
-from flaglint.frontends.lint.tunix_commands import check_tunix_commands
+from flaglint.frontends.lint.tunix_commands import (
+    TunixLinesChecked,
+    check_tunix_commands,
+    runs_tunix,
+)
 from flaglint.frontends.lint.unverified import Unverified
 from flaglint.frontends.lint.witnesses import (
     FIX_TRIES,
@@ -182,8 +186,8 @@ def check_script(
     check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
     commands = check_commands(path, exploration, checker, given, max_fixes, allow_unverified)
-    tunix = check_tunix_commands(path, exploration, load_tunix_pin(tunix_pin), given, allow_unverified, checker.devices,
-                                 checker.pin.version)
+    tunix = (check_tunix_commands(path, exploration, load_tunix_pin(tunix_pin), given, allow_unverified, checker.devices,
+                                  checker.pin.version) if runs_tunix(exploration) else TunixLinesChecked([], set(), 0))
     if commands.checked or tunix.checked:  # the script runs MaxText or Tunix itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
         rules = checker.ruleset
         result.findings = [f for f in result.findings if not (rule := rules.by_id(f.rule)) or not rule.flag_string_only]

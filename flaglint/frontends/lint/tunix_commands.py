@@ -20,6 +20,7 @@ from flaglint.frontends.commands import launched_segments, xpk_devices
 from flaglint.frontends.lint.script_commands import (
     concrete_commands,
     placed,
+    renderings,
     with_witnesses,
 )
 from flaglint.frontends.tunix_commands import check_tunix_words
@@ -39,6 +40,13 @@ class TunixLinesChecked:
     findings: list[Finding]
     notes: set[str]
     checked: int  # Tunix command lines checked (each path's once)
+
+
+def runs_tunix(exploration: Exploration) -> bool:
+    """Whether a launch of the script may run tunix.cli (its words name it): only then is the Tunix
+    pin loaded."""
+    return any("tunix" in word.text for outcome in exploration.outcomes for rendering in renderings(outcome.rendering)
+               for launch in rendering.launched for word in launch.words)
 
 
 def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, text: bytes | None = None,
