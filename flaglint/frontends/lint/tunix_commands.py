@@ -26,7 +26,7 @@ from flaglint.frontends.lint.script_commands import (
 from flaglint.frontends.tunix_commands import check_tunix_words
 from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
-from flaglint.render.bash.types import Launch, Value
+from flaglint.render.bash.types import Choice, Launch, Sym, Value
 from flaglint.resolve.topology import DeviceCount
 from flaglint.rules.ruleset import built_in
 from flaglint.tunix.launch import HF_TOKEN, TunixLaunches, recognise_tunix
@@ -45,8 +45,19 @@ class TunixLinesChecked:
 def runs_tunix(exploration: Exploration) -> bool:
     """Whether a launch of the script may run tunix.cli (its words name it): only then is the Tunix
     pin loaded."""
-    return any("tunix" in word.text for outcome in exploration.outcomes for rendering in renderings(outcome.rendering)
+    return any(_may_name_tunix(word) for outcome in exploration.outcomes for rendering in renderings(outcome.rendering)
                for launch in rendering.launched for word in launch.words)
+
+
+def _may_name_tunix(value) -> bool:
+    """Whether a word, on some path, may hold `tunix` (an input's value may hold anything)."""
+    if type(value) is Value:
+        return "tunix" in value.text
+    if type(value) is Sym:
+        return any(_may_name_tunix(piece) for piece in value.pieces)
+    if type(value) is Choice:
+        return any(_may_name_tunix(alt) for _, alt in value.alts)
+    return value is not None
 
 
 def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, text: bytes | None = None,
