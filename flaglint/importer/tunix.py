@@ -395,8 +395,40 @@ def _entry(tree: SourceTree, relpath: str) -> dict[str, Any]:
                 builders[section] = builder
     owners_only = any(isinstance(s, ast.FunctionDef) and s.name == "_resolve_mesh_owners"
                       for cls in module.classes.values() for s in cls.body)
+    filtered = {section: fields for function, _ in _functions(module) for section, fields in _filtered(module, function).items()}
     return {"builders": list(builders.values()), "flags": _absl_flags(module),
-            "meshes": "roles with a mesh" if owners_only else "every role"}
+            "meshes": "roles with a mesh" if owners_only else "every role", "filtered": filtered}
+
+
+def _filtered(module: Module, function: ast.FunctionDef) -> dict[str, list[str]]:
+    """Sections handed to a class through a filter of its fields (`{k: v for k, v in
+    cfg.items() if k in valid_fields}`, valid_fields the dataclass's field names): a key that is
+    not a field is dropped without a word. Section -> the fields."""
+    sections, classes = {}, {}
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)):
+            continue
+        value = node.value
+        if (isinstance(value, ast.Call) and ast.unparse(value.func) in ("self._config_mapping", "self.config.get")
+                and value.args and isinstance(value.args[0], ast.Constant)):
+            sections[node.targets[0].id] = value.args[0].value
+        elif isinstance(value, ast.SetComp) and "dataclasses.fields" in ast.unparse(value):
+            call = next(c for c in ast.walk(value) if isinstance(c, ast.Call) and ast.unparse(c.func) == "dataclasses.fields")
+            target = module.base_class(call.args[0]) if call.args else None
+            fields = _dataclass_fields(*target) if target is not None else None
+            if fields is not None:
+                classes[node.targets[0].id] = sorted(fields)
+    found = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.DictComp) and node.generators:
+            generator = node.generators[0]
+            source = generator.iter.func.value if isinstance(generator.iter, ast.Call) and isinstance(generator.iter.func, ast.Attribute) else None
+            tests = [t for t in generator.ifs if isinstance(t, ast.Compare) and isinstance(t.ops[0], ast.In)]
+            if isinstance(source, ast.Name) and source.id in sections and tests and isinstance(tests[0].comparators[0], ast.Name):
+                fields = classes.get(tests[0].comparators[0].id)
+                if fields is not None:
+                    found[sections[source.id]] = fields
+    return found
 
 
 def _absl_flags(module: Module) -> dict[str, bool]:

@@ -55,7 +55,7 @@ def check_tunix(pin: TunixPin, argv: TunixArgv, entry: str | None, allow_unverif
     if merged.stopped:
         return TunixCheck(merged, findings, entry)
     builders = pin.entries.get(entry, ())
-    findings += _nested(merged, builders, pin.read_keys)
+    findings += _nested(merged, builders, pin.read_keys, pin.filtered.get(entry, {}))
     lookup = _lookup(merged, argv, builders)
     findings += _rules(pin, merged, lookup, builders)
     findings += _unverified(pin, merged, lookup, builders, allow_unverified)
@@ -77,10 +77,12 @@ def _unique(findings: list[Finding]) -> list[Finding]:
 # ---- never checked: nested keys and values ----
 
 
-def _nested(merged: Merged, builders: tuple[Builder, ...], read_keys: frozenset[str]) -> list[Finding]:
+def _nested(merged: Merged, builders: tuple[Builder, ...], read_keys: frozenset[str],
+            filtered: dict[str, frozenset[str]]) -> list[Finding]:
     """Nested keys the base does not define and tunix/cli's code does not read by name, in a section
-    no builder of the entry reads field by field (those are the builders' own findings), and nested
-    values of another type."""
+    no builder of the entry reads field by field (those are the builders' own findings); in a
+    section the entry filters by a class's fields, the keys that are no field (dropped without a
+    word); and nested values of another type."""
     base = merged.base or {}
     read = {b.section for b in builders}
     out = []
@@ -89,6 +91,11 @@ def _nested(merged: Merged, builders: tuple[Builder, ...], read_keys: frozenset[
             continue
         parent = key.rsplit(".", 1)[0]
         section = key.split(".")[0]
+        if section in filtered and parent == section:
+            if key.rsplit(".", 1)[1] not in filtered[section] and key not in base:
+                out.append(staged(built_in("FL208", (key,), origin.location, key=key, close=_close_sibling(key, base), section=parent),
+                                  NEVER_CHECKED))
+            continue
         if key not in base:
             parent_key = base.get(parent)
             free = parent_key is None or parent_key.type != "dict" or not any(k.startswith(f"{parent}.") for k in base)

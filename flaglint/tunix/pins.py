@@ -108,6 +108,7 @@ class TunixPin:
     entries: dict[str, tuple[Builder, ...]]  # grpo_main -> its builders
     flags: dict[str, dict[str, bool]]  # grpo_main -> its own absl flags (name -> takes a value)
     meshes: dict[str, str]  # grpo_main -> which roles' meshes it builds: "every role" or "roles with a mesh"
+    filtered: dict[str, dict[str, frozenset[str]]]  # grpo_main -> a section it filters by a class's fields -> the fields
     read_keys: frozenset[str]  # keys tunix/cli reads by name
     mesh: dict[str, Any]
     rules: tuple[Rule, ...]
@@ -174,8 +175,10 @@ def pin_from_data(name: str, data: dict[str, Any], rules_dir: Path, origin: str)
     entries = {entry: tuple(_builder(b) for b in facts["builders"]) for entry, facts in data["entries"].items()}
     flags = {entry: dict(facts.get("flags", {})) for entry, facts in data["entries"].items()}
     meshes = {entry: facts.get("meshes", "every role") for entry, facts in data["entries"].items()}
+    filtered = {entry: {section: frozenset(fields) for section, fields in facts.get("filtered", {}).items()}
+                for entry, facts in data["entries"].items()}
     return TunixPin(name, data["version"], data["source"], data.get("commit"), bases, data["merge"], entries, flags,
-                    meshes, frozenset(data.get("read_keys", ())), data.get("mesh", {}),
+                    meshes, filtered, frozenset(data.get("read_keys", ())), data.get("mesh", {}),
                     tuple(load_rule_file(rules)) if rules.is_file() else (), _unexpressible(rules_dir / "unexpressible.yml"),
                     origin)
 

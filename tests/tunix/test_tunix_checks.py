@@ -201,3 +201,9 @@ def test_meshes_are_judged_against_the_devices_when_they_are_known():
     assert not on("tunix-0.1.7", "grpo_main", args, None)  # no device count: not judged
     each = on("tunix-0.1.6", "peft_main", [*shlex.split(HUB), "model_config.mesh.shape=(4,2)"], v5p_8)
     assert len(each) == 1 and "needs 8 devices" in each[0].message
+
+
+def test_a_section_filtered_by_a_class_keeps_its_fields_and_drops_the_rest_silently():
+    """0.1.7's grpo_main hands rollout_config to RolloutConfig through a filter of its fields."""
+    found = check(f"{GRPO} {HUB} rollout_config.return_logprobs=true rollout_config.return_logprob=true").findings
+    assert [f.keys for f in found if f.rule == "FL208"] == [("rollout_config.return_logprob",)]
