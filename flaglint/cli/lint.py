@@ -13,11 +13,8 @@ from flaglint.cli.output import apply_settings, emit
 from flaglint.core.findings import InputError
 from flaglint.frontends.lint.scripts import check_script
 from flaglint.read.flags import decode
+from flaglint.render.bash.compiler import MAX_SCRIPT_BYTES
 from flaglint.report import Checked
-
-# Recipe scripts are kilobytes; a script past this is not a recipe, and evaluating it statically
-# costs about 11 s a MiB (every character carries its origin), so a run stays in seconds.
-MAX_SCRIPT_BYTES = 512 * 2**10
 
 
 def _vary(items: tuple[str, ...]) -> dict[str, list[str]]:
@@ -36,7 +33,9 @@ def _vary(items: tuple[str, ...]) -> dict[str, list[str]]:
 @click.option("--vary", "vary_items", multiple=True, metavar="K=v1,v2", help="Widen an input's values (repeatable).")
 @click.option("--path-cap", type=click.IntRange(1), help="Most combinations of inputs that decide flags together checked one by one (default 4096); more are checked by the solver.")
 @click.option("--allow-unverified", is_flag=True, help="A launch that cannot be verified is a warning, not an error.")
-def lint(scripts, options: Options, vary_items, path_cap, allow_unverified):
+@click.option("--arg", "script_args", multiple=True, metavar="VALUE",
+              help="An argument of the scripts, in order (repeatable); without any, $1, $@ … are unknown inputs.")
+def lint(scripts, options: Options, vary_items, path_cap, allow_unverified, script_args):
     """Check recipe SCRIPTS on every branch, statically (they are never run); `-` reads one from stdin."""
 
     settings = options.settings()
@@ -62,7 +61,7 @@ def lint(scripts, options: Options, vary_items, path_cap, allow_unverified):
         for script in scripts:
             given = (_fixed or {}).get(script, stdin) if stdin is not None and script == label else None
             found = check_script(Path(script), checker, env, _vary(vary_items), settings["path-cap"], options.max_fixes,
-                                 allow_unverified, text=given, tunix_pin=settings["tunix-pin"])
+                                 allow_unverified, text=given, args=script_args or None, tunix_pin=settings["tunix-pin"])
             apply_settings(found.result, settings, script)
             # the configuration can drop every finding, and with them the fix
             fix = found.result.fixes[0] if found.result.fixes else None

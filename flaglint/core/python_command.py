@@ -1,5 +1,5 @@
 """A python command line's shape: where python is, the options before what it runs, and whether it
-runs a module (`-m pkg.mod`) or a script path. Shared by MaxText's and Tunix's launch recognition."""
+runs a module (`-m pkg.mod`) or a script path (Tunix's launch recognition reads it)."""
 
 from __future__ import annotations
 
@@ -15,13 +15,17 @@ def is_python(program: str) -> bool:
     return PYTHON.fullmatch(posixpath.basename(program)) is not None
 
 
-def python_target(words: list[str]) -> tuple[str, str, int] | None:
-    """What the first python in WORDS runs: ("module", dotted name, index of argv[1]) or
-    ("script", path, index of argv[1]); None when there is no python, or it runs nothing."""
+def python_targets(words: list[str]) -> list[tuple[str, str, int]]:
+    """What each python in WORDS runs, in order: ("module", dotted name, index of argv[1]) or
+    ("script", path, index of argv[1]). A python that runs a script may run the next
+    (`python3 meter.py python3 -m …`)."""
+    found = []
     for at, word in enumerate(words):
         if is_python(word):
-            return _after_python(words, at + 1)
-    return None
+            target = _after_python(words, at + 1)
+            if target is not None:
+                found.append(target)
+    return found
 
 
 def _after_python(words: list[str], at: int) -> tuple[str, str, int] | None:

@@ -26,6 +26,7 @@ from flaglint.maxtext.tpu import named_devices, slice_devices
 from flaglint.read.argv import argv_source, shell_words
 from flaglint.read.flags import FlagSource, Token
 from flaglint.render.bash.builtins import shell_operand
+from flaglint.render.bash.machine import SHELLS
 from flaglint.render.bash.types import Launch, Value
 from flaglint.render.yaml_chain import (
     Written,
@@ -108,6 +109,19 @@ def command_lines(launch: Launch, index: ConfigIndex | None) -> list[CommandLine
             for segment, workload in launched_segments(launch) for line in _found(launch, segment, env, index)]
 
 
+def unknown_command_string(launch: Launch) -> str | None:
+    """Why the shell command a launch hands over as a string (XPK's `--command`, `bash -c`, `eval`)
+    is not known here, or None: it holds the output of a command never run here, or text the
+    script reads (`read` from a file), so the command lines in it cannot be checked."""
+    words = list(launch.words)
+    inner = _command_string(words)
+    if inner is None or not inner.opaque:
+        return None
+    texts = [w.text for w in words]
+    handed = "XPK's --command" if xpk_command(texts) is not None else "the eval" if posixpath.basename(texts[0]) == "eval" else "the bash -c"
+    return f"{handed} string is not known here (it holds the output of a command, or text read from a file)"
+
+
 def _command_string(words: list[Value]) -> Value | None:
     """The shell command a launch hands over as a string: XPK's `--command`, `bash -c` (or sh),
     `eval`'s words joined."""
@@ -117,7 +131,7 @@ def _command_string(words: list[Value]) -> Value | None:
         return words[at + 1] if texts[at] == "--command" else _tail(words[at], len("--command="))
     program = posixpath.basename(texts[0]) if texts else ""
     # bash itself, or the shell a wrapper runs: `docker run … IMAGE /bin/bash -c "…"`
-    shell = next((i for i, t in enumerate(texts) if posixpath.basename(t) in ("bash", "sh")), None)
+    shell = next((i for i, t in enumerate(texts) if posixpath.basename(t) in SHELLS), None)
     if shell is not None and (shell == 0 or may_launch(program)):
         at, command_string = shell_operand(texts[shell + 1:])
         return words[shell + 1 + at] if command_string and at is not None else None

@@ -1,33 +1,164 @@
 """MaxText command lines: which words of a command run one of MaxText's entry points, its config
-argument, the key=value words pyconfig reads, and the M_<KEY> variables of its environment.
+argument, the key=value words pyconfig reads, and the M_<KEY> variables of its environment; and
+the wrappers a command line runs its program through (`nice -n 5`, `timeout 1h`, `env K=V`, …).
 
-Recognised: `python3 -m maxtext.<module>` (also `MaxText.<module>`, the older package name), a
-script path ending in `maxtext/<module path>.py` or `MaxText/train.py`, after wrappers such as
-`env K=V`, `uv run`, `timeout 1h` or `numactl …`. The entry points are the modules of the pin
-that hand their argv to pyconfig (schema/config_index.py); argv[1] is the config only when it ends
-in `.yml`, otherwise the module's own default config (rl.yml, sft.yml, …) is used. An XPK
-`--command "…"` string holds such a command line: its text is split into shell words again.
+Recognised: `python3 -m maxtext.<module>` (also `MaxText.<module>`, the older package name, and
+`src.maxtext.<module>`), a script path ending in `maxtext/<module path>.py` or
+`MaxText/<module>.py`, after the wrappers of WRAPPERS (`uv run -m <module>` is python's `-m`) and
+inside launchers such as `docker run` or `srun`. The entry points are the modules of the pin that
+hand their argv to pyconfig (schema/config_index.py); an older short name (`MaxText.decode`,
+`MaxText/train.py`) is the pin's module that ends with it (maxtext.inference.decode,
+maxtext.trainers.pre_train.train). argv[1] is the config only when it ends in `.yml`, otherwise
+the module's own default config (rl.yml, sft.yml, …) is used. An XPK `--command "…"` string holds
+such a command line: its text is split into shell words again.
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from flaglint.core.python_command import is_python, python_target
 from flaglint.schema.config_index import ConfigIndex, EntryPoint
 
+_PYTHON = re.compile(r"python(?:[0-9](?:\.[0-9]+)?)?")
 _PACKAGES = ("maxtext", "MaxText")
+_SOURCE_ROOT = "src"  # a checkout's source folder: `-m src.maxtext.<module>` run from its root
+# python options that take a value (the next word), as python's own parser reads them
+_OPTIONS_WITH_VALUE = {"-X", "-W", "-Q"}
 TRAIN = "maxtext.trainers.pre_train.train"  # what the older `MaxText.train` / MaxText/train.py became
-# Programs whose command line may start MaxText: python itself, XPK, and wrappers that run a command.
-_LAUNCHERS = {"xpk", "xpk.py", "env", "uv", "timeout", "nohup", "numactl", "sudo", "time", "taskset", "srun", "mpirun",
-              "docker", "podman"}
 KEY_VARIABLE_PREFIX = "M_"  # pyconfig reads M_<KEY> of its environment as the key's value
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """A program that runs the command after its own options and operands, as its option parser
+    reads them (GNU getopt: `-n 5` and `-n5`, `--opt value` and `--opt=value`, `--` ends them)."""
+
+    short_values: str = ""  # the short options that take a value
+    long_values: frozenset[str] = frozenset()  # the long options that take a value
+    operands: int = 0  # words between the options and the command (timeout's duration, taskset's mask)
+    subcommand: str = ""  # the word the command line must start with (`uv run`)
+    numeric_option: bool = False  # `-N` is an option (nice's old `-10`)
+    environment: bool = False  # env: NAME=VALUE words before the command, -u NAME, -i
+    refused: frozenset[str] = frozenset()  # options that make the command something else (env -S splits a string)
+
+
+# The wrappers a launch is written behind, each with the options its parser reads.
+WRAPPERS: dict[str, Wrapper] = {
+    "nice": Wrapper("n", frozenset({"--adjustment"}), numeric_option=True),
+    "nohup": Wrapper(),
+    "stdbuf": Wrapper("ioe", frozenset({"--input", "--output", "--error"})),
+    "timeout": Wrapper("sk", frozenset({"--signal", "--kill-after"}), operands=1),
+    "time": Wrapper("fo", frozenset({"--format", "--output"})),
+    "numactl": Wrapper("ipPwcNCmSfoLM", frozenset({
+        "--interleave", "--preferred", "--preferred-many", "--weighted-interleave", "--cpubind", "--cpunodebind",
+        "--physcpubind", "--membind", "--shm", "--file", "--offset", "--length", "--shmmode", "--shmid"})),
+    "taskset": Wrapper(operands=1, refused=frozenset({"-p", "--pid"})),
+    "env": Wrapper("uCS", frozenset({"--unset", "--chdir", "--split-string"}), environment=True,
+                   refused=frozenset({"-S", "--split-string"})),
+    "uv": Wrapper("p", frozenset({
+        "--with", "--with-editable", "--with-requirements", "--python", "--project", "--directory", "--package",
+        "--extra", "--group", "--only-group", "--no-group", "--env-file", "--index", "--default-index",
+        "--index-url", "--extra-index-url", "--find-links", "--config-file", "--cache-dir", "--python-platform"}),
+        subcommand="run", refused=frozenset({"-m", "--module", "-s", "--script", "--gui-script"})),
+}
+# Programs whose command line may hold a MaxText launch somewhere in its words: python itself,
+# the wrappers, XPK, and launchers whose own syntax is not followed (the python in their words is).
+_LAUNCHERS = {"xpk", "xpk.py", "sudo", "srun", "mpirun", "docker", "podman"} | set(WRAPPERS)
+
+
+@dataclass(frozen=True)
+class Unwrapped:
+    """What a wrapper at the start of a command line does: the index of the word its command
+    starts at, and how it changes the command's environment."""
+
+    start: int
+    assigned: tuple[int, ...] = ()  # the indices of the NAME=VALUE words it sets (env)
+    unset: tuple[str, ...] = ()  # the names it removes (env -u)
+    cleared: bool = False  # it starts the command with an empty environment (env -i)
+
+
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def unwrap(words: Sequence[str | None]) -> Unwrapped | None:
+    """The command a wrapper at words[0] runs; None when words[0] is no wrapper, when a word it
+    must read is not known (None: an option, a name it sets or unsets), or when it runs no command
+    (an option that makes it something else, nothing after its options)."""
+    spec = WRAPPERS.get(posixpath.basename(words[0] or "")) if words else None
+    if spec is None:
+        return None
+    at = 1
+    if spec.subcommand:
+        if at >= len(words) or words[at] != spec.subcommand:
+            return None
+        at += 1
+    assigned: list[int] = []
+    unset: list[str] = []
+    cleared = False
+    while at < len(words):
+        word = words[at]
+        if word is None:
+            return None
+        if word == "--":
+            at += 1
+            break
+        if spec.environment and word == "-":
+            cleared, assigned, at = True, [], at + 1
+            continue
+        if not word.startswith("-") or word == "-":
+            break
+        name, equals, inline = word.partition("=")
+        if name in spec.refused or word in spec.refused:
+            return None
+        if word.startswith("--"):
+            taken = name in spec.long_values and not equals
+            if spec.environment and name == "--ignore-environment":
+                cleared, assigned = True, []
+            if taken and at + 1 >= len(words):
+                return None
+            if spec.environment and name == "--unset":
+                value = inline if equals else words[at + 1]
+                if value is None:
+                    return None
+                unset.append(value)
+            at += 2 if taken else 1
+            continue
+        if spec.numeric_option and word[1:].isdigit():
+            at += 1
+            continue
+        letters, taken = word[1:], False
+        for index, letter in enumerate(letters):
+            if f"-{letter}" in spec.refused:
+                return None
+            if spec.environment and letter == "i":
+                cleared, assigned = True, []
+            if letter in spec.short_values:
+                rest = letters[index + 1:]
+                taken = not rest
+                if taken and at + 1 >= len(words):
+                    return None
+                value = rest or words[at + 1]
+                if spec.environment and letter == "u":
+                    if value is None:
+                        return None
+                    unset.append(value)
+                break
+        at += 2 if taken else 1
+    while spec.environment and at < len(words) and words[at] is not None and _ASSIGNMENT.match(words[at]):
+        assigned.append(at)
+        at += 1
+    at += spec.operands
+    if at >= len(words):
+        return None
+    return Unwrapped(at, tuple(assigned), tuple(unset), cleared)
 
 
 def may_launch(program: str) -> bool:
     name = posixpath.basename(program)
-    return name in _LAUNCHERS or is_python(name)
+    return name in _LAUNCHERS or _PYTHON.fullmatch(name) is not None
 
 
 def is_key_variable(name: str) -> bool:
@@ -37,13 +168,17 @@ def is_key_variable(name: str) -> bool:
 
 class MaxTextLaunches:
     """MaxText's launches as the bash evaluator is told of them (render.bash.types.LaunchRecogniser):
-    python or a launcher may start MaxText, which reads the M_<KEY> variables of its environment."""
+    python or a launcher may start MaxText, which reads the M_<KEY> variables of its environment;
+    a wrapper runs the command after its options."""
 
     def may_launch(self, program: str) -> bool:
         return may_launch(program)
 
     def reads_variable(self, name: str) -> bool:
         return is_key_variable(name)
+
+    def unwrap(self, words: Sequence[str | None]) -> Unwrapped | None:
+        return unwrap(words)
 
 
 MAXTEXT_LAUNCHES = MaxTextLaunches()
@@ -64,27 +199,74 @@ class MaxTextCommand:
 
 def recognise(words: list[str], index: ConfigIndex | None) -> MaxTextCommand | None:
     """The MaxText entry point these words run, or None (another program: ignored)."""
-    target = python_target(words)
-    if target is None:
+    for at, word in enumerate(words):
+        if _PYTHON.fullmatch(posixpath.basename(word)):
+            found = _after_python(words, at + 1, index)
+            if found is not None:  # else a script python runs may run the rest (`python3 meter.py python3 -m …`)
+                return found
+    module_at = _uv_module(words)
+    if module_at is not None:  # `uv run -m MODULE` is `python -m MODULE`
+        return _after_python([*words[:module_at], "-m", *words[module_at + 1:]], module_at, index)
+    return None
+
+
+def _uv_module(words: list[str]) -> int | None:
+    """Where `-m` (or `--module`) is among the options of `uv run`, if it is."""
+    if len(words) < 3 or posixpath.basename(words[0]) != "uv" or words[1] != "run":
         return None
-    kind, name, start = target
-    module = _module_name(name) if kind == "module" else _module_of_path(name)
-    if module is None:
+    spec, at = WRAPPERS["uv"], 2
+    while at < len(words) and words[at].startswith("-"):
+        if words[at] in ("-m", "--module"):
+            return at
+        takes_value = words[at] in spec.long_values or (len(words[at]) == 2 and words[at][1] in spec.short_values)
+        at += 2 if takes_value else 1
+    return None
+
+
+def _after_python(words: list[str], at: int, index: ConfigIndex | None) -> MaxTextCommand | None:
+    while at < len(words) and words[at].startswith("-") and words[at] != "-m":
+        at += 2 if words[at] in _OPTIONS_WITH_VALUE else 1
+    if at >= len(words):
+        return None
+    if words[at] == "-m":
+        if at + 1 >= len(words):
+            return None
+        written = _module_name(words[at + 1])
+        start = at + 2
+    else:
+        written = _module_of_path(words[at])
+        start = at + 1
+    if written is None:
         return None
     entries = index.entry_points if index is not None else {}
-    entry = entries.get(module)
-    if entry is None and entries:
+    module = entry_module(written, entries)
+    if module is None:
         return None  # a module of MaxText that does not read a config from argv
     config = words[start] if start < len(words) and words[start].endswith(".yml") else None
     first = start + (1 if config is not None else 0)
-    return MaxTextCommand(module, start, entry, config, tuple(range(first, len(words))))
+    return MaxTextCommand(module, start, entries.get(module), config, tuple(range(first, len(words))))
+
+
+def entry_module(written: str, entries: dict[str, EntryPoint]) -> str | None:
+    """The pin's entry point a module name as written (`maxtext.decode`) runs: itself, else the one
+    entry point that ends with it (maxtext.inference.decode; the shortest of several). Without an
+    index every module is taken as written, `maxtext.train` as TRAIN."""
+    if not entries:
+        return TRAIN if written == "maxtext.train" else written
+    if written in entries:
+        return written
+    tail = "." + written.removeprefix("maxtext.")
+    ending = sorted((name for name in entries if name.endswith(tail)), key=lambda name: (name.count("."), name))
+    return ending[0] if ending else None
 
 
 def _module_name(name: str) -> str | None:
-    package, _, rest = name.partition(".")
-    if package not in _PACKAGES or not rest:
+    parts = name.split(".")
+    if parts[0] == _SOURCE_ROOT:
+        parts = parts[1:]
+    if len(parts) < 2 or parts[0] not in _PACKAGES:
         return None
-    return TRAIN if rest == "train" else f"maxtext.{rest}"
+    return ".".join(["maxtext", *parts[1:]])
 
 
 def _module_of_path(path: str) -> str | None:

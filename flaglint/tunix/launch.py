@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flaglint.core.python_command import python_target
+from flaglint.core.python_command import python_targets
 
 PACKAGE = "tunix.cli."
 ENV_PREFIX = "T_"  # every release's (schemas/tunix-<version>.json merge.env_prefix)
@@ -37,18 +37,13 @@ class TunixCommand:
 
 def recognise_tunix(words: list[str]) -> TunixCommand | None:
     """The tunix.cli entry point these words run, or None."""
-    target = python_target(words)
-    if target is None:
-        return None
-    kind, name, start = target
-    if kind == "module":
-        if not name.startswith(PACKAGE) or "." in name[len(PACKAGE):]:
-            return None
-        entry = name[len(PACKAGE):]
-        return TunixCommand(entry, f"tunix/cli/{entry}.py", start)
-    parts = name.removesuffix(".py").split("/")
-    if name.endswith(".py") and len(parts) >= 3 and parts[-3:-1] == ["tunix", "cli"]:
-        return TunixCommand(parts[-1], name, start)
+    for kind, name, start in python_targets(words):
+        if kind == "module" and name.startswith(PACKAGE) and "." not in name[len(PACKAGE):]:
+            entry = name[len(PACKAGE):]
+            return TunixCommand(entry, f"tunix/cli/{entry}.py", start)
+        parts = name.removesuffix(".py").split("/")
+        if kind == "script" and name.endswith(".py") and len(parts) >= 3 and parts[-3:-1] == ["tunix", "cli"]:
+            return TunixCommand(parts[-1], name, start)
     return None
 
 

@@ -1,8 +1,9 @@
 """`set -e` and `set -o pipefail` as bash runs them: a failing simple command, test, function,
-subshell or pipeline stops the script, except in an if/while condition, left of && / ||, after
-`!`, and inside a function or subshell run in such a place; a pipeline's status is its last
-stage's, or with pipefail its last failing stage's. bash only runs the scripts generated here,
-in a temporary directory, with an empty environment except PATH."""
+subshell or pipeline stops the script (the parts of a `for ((…))` header never do), except in an
+if/while condition, left of && / ||, after `!`, and inside a function or subshell run in such a
+place; a pipeline's status is its last stage's, or with pipefail its last failing stage's. bash
+only runs the scripts generated here, in a temporary directory, with an empty environment except
+PATH."""
 
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ ATOMS = [
     "set +o pipefail", "x=1 false", "fails || true", "succeeds && fails", "( fails ) || true", "fails | true",
     "{ fails; } && true", "until true; do :; done", "case x in x) false ;; esac", "case x in y) false ;; esac",
     "nested() { fails; }; nested", "if true; then returns2; fi",
+    "for ((i = 0; i < 2; i++)); do :; done", "for ((i = 2; i > 0; i--)); do export DOWN=$i; done",
+    "for ((;;)); do break; done", "for ((i = 0; i < 1; i++)); do false; done", "for ((i = 0; i < 3; i += 2)); do (( i )); done",
 ]
 OPTIONS = ["", "set -e", "set -eo pipefail", "set -o pipefail", "set -euo pipefail"]
 
@@ -58,6 +61,7 @@ def errexit_scripts(draw) -> str:
 @example(script=FUNCTIONS + "set -eo pipefail\ntrue | false\nexport M0=1\n")
 @example(script=FUNCTIONS + "set -e\ntrue | false\nexport M0=1\nreturns2 | true\nexport M1=1\n")
 @example(script=FUNCTIONS + "set -e\n! fails\nexport M0=1\nlast_fails\nexport M1=1\n")
+@example(script=FUNCTIONS + "set -e\nfor ((i = 0; i < 2; i++)); do :; done\nexport M0=1\n")
 def test_errexit_and_pipefail_stop_where_bash_stops(tmp_path_factory, script):
     directory = tmp_path_factory.mktemp("errexit")
     (directory / "gen.sh").write_text(script)

@@ -23,13 +23,14 @@ from flaglint.fix.files import text_edits
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.commands import check_command, config_path, not_checked
 from flaglint.frontends.tunix_commands import check_tunix_words
-from flaglint.maxtext.launch import MAXTEXT_LAUNCHES, is_key_variable, recognise
+from flaglint.maxtext.launch import MAXTEXT_LAUNCHES, is_key_variable, recognise, unwrap
 from flaglint.maxtext.tpu import slice_devices
 from flaglint.pins.pins import DEFAULT_PIN
 from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.read.flags import FlagSource, decode
+from flaglint.render.bash.builtins import shell_operand
 from flaglint.render.bash.compiler import Command
-from flaglint.render.bash.machine import Interp
+from flaglint.render.bash.machine import SHELLS, Interp
 from flaglint.render.bash.types import ScriptError, Value
 from flaglint.render.manifest import Container, Scalar, read_manifest
 from flaglint.report import Checked
@@ -43,7 +44,6 @@ from flaglint.tunix.variables import launcher, load_tunix
 TUNIX_READS = TunixLaunches()
 _MANIFEST = "<manifest>"  # the Origin file of characters that come straight from the manifest
 _STEP_CAP = 50_000  # a bash -c command is a launcher, not a long program: stop a runaway loop early
-_WRAPPERS = ("exec", "nohup", "time", "env")
 
 
 @dataclass
@@ -138,14 +138,16 @@ def find_launches(container: Container, file: str, allow_unverified: bool = Fals
 
 
 def _bash_script(argv: list[Scalar]) -> Scalar | None:
-    if not argv or os.path.basename(argv[0].text) not in ("bash", "sh"):
+    """The script of `bash -c SCRIPT` (also `sh -e -c`, `bash -o pipefail -c`, behind a wrapper
+    such as `/usr/bin/env bash -c`)."""
+    texts = [word.text for word in argv]
+    at = 0
+    while (unwrapped := unwrap(texts[at:])) is not None:
+        at += unwrapped.start
+    if at >= len(argv) or os.path.basename(texts[at]) not in SHELLS:
         return None
-    for index, word in enumerate(argv[1:], 1):
-        if not word.text.startswith("-") or word.text.startswith("--"):
-            return None
-        if "c" in word.text[1:]:
-            return argv[index + 1] if index + 1 < len(argv) else None
-    return None
+    operand, command_string = shell_operand(texts[at + 1:])
+    return argv[at + 1 + operand] if command_string and operand is not None else None
 
 
 def _script_launches(container: Container, script: Scalar, found: _Found, file: str, allow_unverified: bool) -> None:
@@ -182,13 +184,24 @@ def _script_launches(container: Container, script: Scalar, found: _Found, file: 
 
 
 def _launch(container: Container, fields: list[Scalar], env: dict[str, Scalar], prefixed: set[str]) -> ContainerProcess | None:
-    while fields and fields[0].text in _WRAPPERS:
-        wrapper, fields = fields[0].text, fields[1:]
-        while wrapper == "env" and fields and "=" in fields[0].text and not fields[0].text.startswith("-"):
-            name, _, _ = fields[0].text.partition("=")
-            env[name] = Scalar(fields[0].text[len(name) + 1:], fields[0].positions[len(name) + 1:])
-            prefixed.add(name)
+    """The process a command of the script starts, past `exec` and the wrappers it is written
+    behind (`nice`, `timeout 1h`, `env K=V`, …), with the environment they give it."""
+    while fields:
+        if fields[0].text == "exec":
             fields = fields[1:]
+            continue
+        unwrapped = unwrap([field.text for field in fields])
+        if unwrapped is None:
+            break
+        if unwrapped.cleared:
+            env = {}
+        for name in unwrapped.unset:
+            env.pop(name, None)
+        for index in unwrapped.assigned:
+            name, _, _ = fields[index].text.partition("=")
+            env[name] = Scalar(fields[index].text[len(name) + 1:], fields[index].positions[len(name) + 1:])
+            prefixed.add(name)
+        fields = fields[unwrapped.start:]
     if not fields:
         return None
     program = os.path.basename(fields[0].text)

@@ -20,6 +20,7 @@ from flaglint.frontends.commands import (
     command_lines,
     config_path,
     not_checked,
+    unknown_command_string,
 )
 from flaglint.frontends.lint.launch_parts import COMBINATION_CAP, concrete_argvs
 from flaglint.frontends.lint.unverified import Unverified
@@ -38,7 +39,7 @@ from flaglint.schema.config_index import ConfigIndex, load_index
 
 
 def renderings(rendering: Rendering) -> list[Rendering]:
-    """A rendering and those of the scripts it hands off to, at every depth."""
+    """The rendering and those of the scripts it hands off to (`bash other.sh`), in order."""
     return [rendering, *(r for handoff in rendering.handoffs for r in renderings(handoff))]
 
 
@@ -139,6 +140,10 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
 
     rule_names = [rule.name_set for rule in checker.ruleset.rules]
     for launch, argv in concrete_commands(exploration, rule_names, lambda launch: CommandJudge(launch, script, checker, index), not_verified):
+        unknown = unknown_command_string(launch)
+        if unknown is not None:
+            not_verified(launch, unknown)
+            continue
         for line in command_lines(launch, index):
             findings = _check_line(line, script, checker, index, notes, results)
             if findings is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from flaglint.core.edits import Applicability, Edit
 from flaglint.core.findings import Finding, Fix, Result
@@ -20,7 +20,7 @@ from flaglint.frontends.lint.launch_parts import (
     Concrete,
     concrete_launches,
 )
-from flaglint.frontends.lint.script_commands import check_commands
+from flaglint.frontends.lint.script_commands import check_commands, renderings
 from flaglint.frontends.lint.suppress import apply_suppressions, read_suppressions
 from flaglint.frontends.lint.tunix_commands import (
     TunixLinesChecked,
@@ -62,7 +62,21 @@ def _trainer_rendering(rendering: Rendering) -> Rendering:
         found = _trainer_rendering(handoff)
         if launcher().flags in found.variables:
             return found
-    return rendering
+    return _given_on_its_command_line(rendering)
+
+
+def _given_on_its_command_line(rendering: Rendering) -> Rendering:
+    """The rendering with the Tunix variables and flags the last command that sets the flags on its
+    own command line (`MAXTEXT_EXTRA_FLAGS=… python3 -m …`, `env MAXTEXT_EXTRA_FLAGS=… nice …`)
+    gives the program it launches: that program is the trainer."""
+    launch = next((found for found in reversed(rendering.launched) if launcher().flags in found.assigned), None)
+    if launch is None:
+        return rendering
+    names = {launcher().flags, *load_tunix().variables}
+    given = {name: value for name, value in launch.assigned.items() if name in names}
+    variables = {name: value for name, value in {**rendering.variables, **given}.items() if value is not None}
+    exported = {name: value for name, value in {**rendering.exported, **given}.items() if value is not None}
+    return replace(rendering, variables=variables, exported=exported)
 
 
 def _span(text: str, location: Location) -> tuple[int, int]:
@@ -162,13 +176,16 @@ def check_script(
     max_fixes: int = 3,
     allow_unverified: bool = False,
     text: str | None = None,
+    args: Sequence[str] | None = None,
     tunix_pin: str | None = None,
 ) -> ScriptCheck:
     """`path_cap`: the most combinations of one group of inputs that decide parts of a launch
     together (launch_parts) checked one by one; a group with more is asked of the solver. What
-    neither can decide (a rule the solver cannot express, a loop the evaluator cannot get past) is
-    FL011, an error (fail closed) unless `allow_unverified`.
-    `text`: the script, when `path` only names it (stdin); else it is read from `path`.
+    neither can decide (a rule the solver cannot express, a loop the evaluator cannot get past, a
+    file sourced or run that cannot be followed) is FL011, an error (fail closed) unless
+    `allow_unverified`.
+    `text`: the script, when `path` only names it (stdin); else it is read from `path`. `args`: the
+    script's arguments; None: not given, so they are inputs like its environment (`$1` unknown).
     `tunix_pin`: the Tunix its `python -m tunix.cli.…` command lines run (None: the newest bundled)."""
     given = None if text is None else text.encode("utf-8")
     try:
@@ -179,7 +196,7 @@ def check_script(
     result = Result(pin=checker.pin.pin)
     check = ScriptCheck(path, text, result, given)
     try:
-        exploration = evaluate(path, dict(fixed or {}), dict(vary or {}), given)
+        exploration = evaluate(path, dict(fixed or {}), dict(vary or {}), given, args)
     except ScriptError as err:
         result.findings.append(built_in("FL010", (), Location(err.file, err.line, 1, end_column=2), reason=err.message))
         return check
@@ -188,7 +205,8 @@ def check_script(
     commands = check_commands(path, exploration, checker, given, max_fixes, allow_unverified)
     tunix = (check_tunix_commands(path, exploration, load_tunix_pin(tunix_pin), given, allow_unverified, checker.devices,
                                   checker.pin.version) if runs_tunix(exploration) else TunixLinesChecked([], set(), 0))
-    if commands.checked or tunix.checked:  # the script runs MaxText or Tunix itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
+    # the script runs MaxText or Tunix itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
+    if commands.checked or commands.findings or tunix.checked:
         rules = checker.ruleset
         result.findings = [f for f in result.findings if not (rule := rules.by_id(f.rule)) or not rule.flag_string_only]
         result.findings += commands.findings + [f for f in tunix.findings if f not in commands.findings]
@@ -214,10 +232,12 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
     unverified: dict[tuple, Finding] = {}
     for outcome in exploration.outcomes:
         trainer = _trainer_rendering(outcome.rendering)
-        lost = outcome.rendering.unfound + trainer.unfound
+        lost = [note for rendering in renderings(outcome.rendering) for note in rendering.unfound]
+        for note in lost:  # fail closed: what the script sets and launches past it is not known
+            unverified.setdefault((note.file, note.line, note.message), built_in(
+                "FL011", (), Location(note.file, note.line, 1, end_column=2), variant="unfollowed",
+                allow_unverified=allow_unverified, reason=note.message))
         if lost and launcher().flags in trainer.variables:
-            for note in lost:
-                notes.add(f"{note.file}:{note.line}: {note.message}: the flags of the paths through it are not checked")
             unknown.extend(outcome.paths)
             continue
         if outcome.rendering.status != 0 or trainer.status != 0:

@@ -10,7 +10,7 @@ from typing import Any
 from flaglint.core.findings import Finding
 from flaglint.core.location import Location
 from flaglint.frontends.checker import Checker
-from flaglint.render.bash.explorer import OTHER, ExploredPath
+from flaglint.render.bash.explorer import OTHER, ExploredPath, run_inputs
 from flaglint.render.bash.types import Value
 from flaglint.render.recipes import render
 
@@ -44,8 +44,9 @@ def _witness_value(values: list) -> str | None:
 def witness(script: Path, path: ExploredPath, matters: Mapping[str, list], text: bytes | None) -> dict[str, Any]:
     """The inputs that matter, and the arms a run with them (the path's other inputs as they are) takes."""
     chosen = {name: _witness_choice(values) for name, values in matters.items()}
-    env = {name: value for name, value in {**path.env, **chosen}.items() if value is not None}
-    branches = render(script, env, text).branches
+    variables, args = run_inputs({**path.env, **chosen})
+    env = {name: value for name, value in variables.items() if value is not None}
+    branches = render(script, env, text, args).branches
     return {
         "env": {name: _witness_value(values) for name, values in matters.items()},
         "branches": [line if Path(file) == script else f"{file}:{line}" for file, line in branches],

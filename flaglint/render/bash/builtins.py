@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 from flaglint.render.bash.arithmetic import parse_arith_text
@@ -105,6 +106,10 @@ def read_split(chars: list[tuple], ifs: str, count: int | None) -> list[tuple]:
     return out
 
 
+def _slice(value: Value, start: int, end: int) -> Value:
+    return Value(value.text[start:end], value.origins[start:end], value.opaque)
+
+
 def _joined(chars: list[tuple]) -> tuple:
     return "".join(c for c, _, _ in chars), [o for _, _, o in chars]
 
@@ -170,48 +175,44 @@ class Builtins:
             st.status = 2
             st.pc += 1
             return
-        resolved = self.resolve(st, args[0])
+        self.source(ins, st, args[0], tuple(fields[2:]) if len(fields) > 2 else None)
+
+    def source(self, ins, st, name: str, arguments: tuple | None) -> None:
+        """Run the file `name` in this shell; `arguments`: its positional parameters while it runs
+        (None: the caller's, which it may shift)."""
+        if name == os.devnull:  # sources nothing
+            st.status = 0
+            st.pc += 1
+            return
+        resolved = self.script_file(st, ins.line, "sourced file", name)
         if resolved is None:
-            self.note(st, ins.line, f"cannot find sourced file {args[0]!r}; not evaluated")
-            st.unfound = st.unfound + (st.notes[-1],)
-            st.status = 1
+            st.status = 0  # what the file does is not known (FL011): the script is followed past it
             st.pc += 1
             return
         compiled = self.load(resolved)
         prefix = self.prefix(ins, st)
-        self.push(st, compiled.code, "source", (st.positional if len(fields) > 2 else None, bool(prefix)))
+        self.push(st, compiled.code, "source", (st.positional if arguments is not None else None, bool(prefix)))
         if prefix:
             st.scopes.append(prefix)
-        if len(fields) > 2:
-            st.positional = tuple(fields[2:])
+        if arguments is not None:
+            st.positional = arguments
 
     def b_exec(self, ins, st, fields, args) -> None:
-        if not args:
+        """`exec COMMAND`: the shell becomes the command (after exec's own -a NAME, -c, -l), so the
+        script (or subshell) ends with it; without a command (only redirections) it goes on."""
+        at = 1
+        while at < len(fields) and fields[at].text.startswith("-") and fields[at].text != "-":
+            option = fields[at].text
+            at += 1
+            if option == "--":
+                break
+            if option.endswith("a"):  # -a NAME: the name the command gets as its argv[0]
+                at += 1
+        if at >= len(fields):
             st.status = 0
             st.pc += 1
             return
-        target = fields[1:]
-        if args[0] in ("bash", "sh") or args[0].endswith("/bash") or args[0].endswith("/sh"):
-            script, command_string = shell_operand(args[1:])
-            if script is None or command_string:
-                self.exit(st, 0)
-                return
-            target = fields[script + 2:]
-        if target and target[0].text.endswith(".sh"):
-            self.child(ins, st, target[0].text, target[1:], True)
-            return
-        self.exit(st, 0)  # this process becomes another program: the script ends here
-
-    def b_bash(self, ins, st, fields, args) -> None:
-        script, command_string = shell_operand(args)
-        if script is None or command_string:
-            if command_string:
-                self.note(st, ins.line, "bash -c is not evaluated: only the MaxText command lines in its string are checked")
-                self.record_launch(ins, st)
-            st.status = 0
-            st.pc += 1
-            return
-        self.child(ins, st, args[script], fields[script + 2:], False)
+        self.run_program(ins, st, fields[at:], replace=True)
 
     def b_shift(self, ins, st, fields, args) -> None:
         if args and not _INTEGER.fullmatch(args[0]):
@@ -219,9 +220,10 @@ class Builtins:
             st.pc += 1
             return
         n = int(args[0]) if args else 1
-        st.status = 0 if 0 <= n <= len(st.positional) else 1
+        arguments = self.positional(st)
+        st.status = 0 if 0 <= n <= len(arguments) else 1
         n = max(n, 0)
-        st.positional = st.positional[n:] if n <= len(st.positional) else st.positional
+        st.positional = arguments[n:] if n <= len(arguments) else arguments
         st.pc += 1
 
     def b_set(self, ins, st, fields, args) -> None:
@@ -307,11 +309,12 @@ class Builtins:
         st.pc += 1
 
     def _read_herestring(self, ins, st, names: list, raw: bool, delim: str, strip: bool) -> None:
-        """read (or mapfile) from `<<< word`: the word and a newline, split as bash splits it."""
+        """read (or mapfile) from `<<< word` (the word and a newline) or a here-document (its text),
+        split as bash splits it."""
         value = self.value(ins.stdin, st)  # first: it may fork (NeedInput) before anything is assigned
         ifs = self.prefix(ins, st).get("IFS") or self.scalar(st, "IFS")
         ifs = " \t\n" if ifs is None else ifs.text
-        text, origins = value.text + "\n", list(value.origins) + [None]
+        text, origins = (value.text, list(value.origins)) if ins.heredoc else (value.text + "\n", list(value.origins) + [None])
         if isinstance(names[0], tuple) and names[0][0] == "array" and len(names) == 1 and ins.words[0].literal != "read":
             lines = _lines(text, origins, delim, strip)  # mapfile: one element per line
             self.assign(st, names[0][1], [Value(t, o, value.opaque) for t, o in lines])
@@ -341,19 +344,65 @@ class Builtins:
 
     def b_eval(self, ins, st, fields, args) -> None:
         self.note(st, ins.line, "eval is not evaluated: only the MaxText command lines in its words are checked")
-        self.record_launch(ins, st)
+        self.record_launch(ins, st, fields, self.prefix(ins, st), False)
         st.status = 0
         st.pc += 1
 
     def b_getopts(self, ins, st, fields, args) -> None:
-        st.status = 1
+        """`getopts OPTSTRING NAME [ARG...]`: the next option of the arguments (the positional
+        parameters unless ARGs are given), as bash reads them. OPTIND is the index of the next
+        argument; the letters of a group (`-vn 5`) are read one at a time; an option's value is the
+        rest of its word or the next argument; `--`, a word that is no option, or the end ends the
+        options (status 1). An unknown letter or a missing value sets NAME to `?` (`:` for a
+        missing value when OPTSTRING starts with `:`, which also puts the letter in OPTARG)."""
+        if len(args) < 2:
+            st.status = 2
+            st.pc += 1
+            return
+        optstring, name = args[0], args[1]
+        words = fields[3:] if len(args) > 2 else self.positional_values(st)
+        silent = optstring.startswith(":")
+        index_value = self.scalar(st, "OPTIND")
+        index = int(index_value.text) if index_value is not None and _INTEGER.fullmatch(index_value.text) else 1
+        index = min(max(index, 1), len(words) + 1)  # as bash reads an OPTIND out of range
+        at, letter_at = st.iters.get(("getopts", len(st.stack)), (index, 1))
+        letter_at = letter_at if at == index else 1  # OPTIND set again: the next word from its start
+        word = words[index - 1] if 0 < index <= len(words) else None
+        text = "" if word is None else word.text
+        if word is None or letter_at == 1 and (text == "--" or not text.startswith("-") or text == "-"):
+            self._options_read(st, name, index + (text == "--"), 1, 1, "?", None)
+            return
+        letter, optarg = text[letter_at], None
+        after = letter_at + 1
+        position = optstring.find(letter, 1 if silent else 0) if letter != ":" else -1
+        takes_value = position >= 0 and optstring[position + 1:position + 2] == ":"
+        if position < 0:
+            optarg = _slice(word, letter_at, after) if silent else None
+            letter = "?"
+        elif takes_value and after < len(text):
+            optarg, after = _slice(word, after, len(text)), len(text)
+        elif takes_value and index < len(words):
+            optarg, index, after = words[index], index + 1, len(text)
+        elif takes_value:
+            optarg = _slice(word, letter_at, after) if silent else None
+            letter = ":" if silent else "?"
+        if after >= len(text):
+            index, after = index + 1, 1
+        self._options_read(st, name, index, after, 0, letter, optarg)
+
+    def _options_read(self, st, name: str, index: int, letter_at: int, status: int, letter: str, optarg) -> None:
+        self.assign(st, name, Value(letter, [None]))
+        self.assign(st, "OPTARG", optarg)
+        self.assign(st, "OPTIND", Value(str(index), [None] * len(str(index))))
+        st.iters[("getopts", len(st.stack))] = (index, letter_at)
+        st.status = status
         st.pc += 1
 
 
 BUILTINS = {
     ":": Builtins.b_true, "true": Builtins.b_true, "false": Builtins.b_false, "exit": Builtins.b_exit,
     "return": Builtins.b_return, "source": Builtins.b_source, ".": Builtins.b_source, "exec": Builtins.b_exec,
-    "bash": Builtins.b_bash, "sh": Builtins.b_bash, "shift": Builtins.b_shift, "set": Builtins.b_set,
+    "shift": Builtins.b_shift, "set": Builtins.b_set,
     "test": Builtins.b_test, "[": Builtins.b_test, "let": Builtins.b_let, "read": Builtins.b_read,
     "mapfile": Builtins.b_read, "readarray": Builtins.b_read, "printf": Builtins.b_printf, "eval": Builtins.b_eval,
     "getopts": Builtins.b_getopts, "builtin": Builtins.b_builtin,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from flaglint.render.bash.arithmetic import ArithError
@@ -22,6 +23,7 @@ from flaglint.render.bash.lexer import (
     lex_heredoc,
     lex_word,
 )
+from flaglint.render.bash.state import ARGUMENT_COUNT, argument_input
 from flaglint.render.bash.types import ScriptError
 
 # ---- instructions -----------------------------------------------------------------------------
@@ -67,6 +69,7 @@ class Command(Instr):
     mutates: bool = False
     silent: bool = False  # standard output goes to stderr or /dev/null
     stdin: Word | None = None  # a herestring (`<<< word`): the command reads the word and a newline
+    heredoc: bool = False  # stdin is a here-document: the command reads its text as it is
 
 
 @dataclass(eq=False)
@@ -195,6 +198,8 @@ class NoteInstr(Instr):
 
 # ---- what the explorer learns from a file -----------------------------------------------------
 
+ANY_ARGUMENT = "$@"  # the comparands that hold for each of the script's arguments (getopts' options)
+
 
 @dataclass
 class FileFacts:
@@ -202,6 +207,7 @@ class FileFacts:
 
     comparands: dict = field(default_factory=dict)  # name -> list of (kind, payload)
     aliases: list = field(default_factory=list)  # (assigned name, name read)
+    arguments: int = 0  # the most positional parameters a command reads (`$3`: 3; getopts with a value: 2)
 
 
 def sole_variable(word: Word) -> str | None:
@@ -209,15 +215,21 @@ def sole_variable(word: Word) -> str | None:
     params = [p for p in word.parts if not (isinstance(p, Lit) and p.text == "")]
     if len(params) == 1 and isinstance(params[0], Param):
         p = params[0]
-        if p.index is None and not p.length and not p.indirect and p.op in ("", ":-", "-", ":=", "=") \
-                and not p.name[0].isdigit() and p.name not in "@*#?$!-":
-            return p.name
+        if p.index is None and not p.length and not p.indirect and p.op in ("", ":-", "-", ":=", "="):
+            if p.name.isdigit() and p.name != "0":
+                return argument_input(int(p.name))
+            if p.name == "#":
+                return ARGUMENT_COUNT
+            if not p.name[0].isdigit() and p.name not in "@*?$!-":
+                return p.name
     return None
 
 
 # ---- compiler ---------------------------------------------------------------------------------
 
 _CHECKED = (Test, ArithCmd, Command, Subshell, PipeEnd)  # what `set -e` looks at the status of
+
+_READERS = ("read", "mapfile", "readarray", "cat")  # the commands whose standard input the machine reads
 
 _RESERVED = {"then", "else", "elif", "fi", "do", "done", "esac", "}", ";;", "in"}
 
@@ -243,11 +255,22 @@ class Compiler:
     def word(self, node) -> Word:
         start, end = self.src.char_index(node.start_byte), self.src.char_index(node.end_byte)
         try:
-            return lex_word(self.src, start, end)
+            return self._counted(lex_word(self.src, start, end))
         except WordSyntaxError as e:
             raise ScriptError(self.src.path, self.src.line_of(e.position), e.message) from None
         except ArithError as e:
             raise ScriptError(self.src.path, self.line(node), f"arithmetic: {e}") from None
+
+    def _counted(self, word: Word) -> Word:
+        """The word, its positional parameters counted (FileFacts.arguments)."""
+        todo = [word]
+        while todo:
+            for part in todo.pop().parts:
+                if type(part) is Param:
+                    if part.name.isdigit() and part.name != "0":
+                        self.facts.arguments = max(self.facts.arguments, int(part.name))
+                    todo.extend(w for w in (part.arg, part.arg2, part.index) if isinstance(w, Word))
+        return word
 
     def text(self, node) -> str:
         return self.src.data[node.start_byte:node.end_byte].decode("utf-8")
@@ -396,6 +419,14 @@ class Compiler:
         head = words[0].literal
         if head in ("test", "["):
             self._posix_test_facts(words[1:])
+        elif head == "getopts" and len(words) > 1 and words[1].literal:
+            self._option_facts(words[1].literal)
+
+    def _option_facts(self, optstring: str) -> None:
+        """The options getopts reads are what the script's arguments are compared with."""
+        for letter in optstring.replace(":", ""):
+            self.compare(ANY_ARGUMENT, "eq", f"-{letter}")
+        self.facts.arguments = max(self.facts.arguments, 2 if ":" in optstring.lstrip(":") else 1)
 
     def reparse(self, start: int, end: int, code: Code) -> None:
         """Compile the statements in data[start:end], parsed on their own at their own offsets."""
@@ -417,17 +448,39 @@ class Compiler:
 
     def s_redirected_statement(self, node, code: Code) -> None:
         body = node.child_by_field_name("body")
-        if body is not None:
-            before = len(code.instrs)
-            self.statement(body, code)
-            written = self._written_file(node, body)
-            if written is not None:
-                code.instrs.append(written)
-            redirects = [re.sub(r"\s", "", self.text(c)) for c in node.children if c.type == "file_redirect"]
-            if any(r in (">&2", "1>&2", ">/dev/null", "1>/dev/null", "&>/dev/null") for r in redirects):
-                for instr in code.instrs[before:]:
-                    if isinstance(instr, Command):
-                        instr.silent = True  # its output is not captured by $(...)
+        if body is None:
+            return
+        command = _Deferred(node.start_point, lambda out: self._redirected(node, body, out))
+        # tree-sitter-bash puts what follows a here-document's `<<EOF` on its line (`&& next`,
+        # `|| true`, `| grep x`) inside the redirect: it belongs to the list or pipeline around it.
+        heredoc = next((c for c in node.children if c.type == "heredoc_redirect"), None)
+        operator = heredoc.child_by_field_name("operator") if heredoc is not None else None
+        piped = next((c for c in heredoc.named_children if c.type == "pipeline"), None) if heredoc is not None else None
+        if operator is not None:
+            self._and_or([command, operator, *_chain(heredoc.child_by_field_name("right"))], code)
+        elif piped is not None:
+            self._pipeline([command, *(c for c in piped.named_children if c.type not in _SKIP)], False, self.line(node), code)
+        else:
+            command.compile(code)
+
+    def s_deferred(self, node: _Deferred, code: Code) -> None:
+        node.compile(code)
+
+    def _redirected(self, node, body, code: Code) -> None:
+        """The command of a redirected statement, with what its redirections tell: the file it
+        writes, the here-document it reads, that its output is not captured."""
+        before = len(code.instrs)
+        self.statement(body, code)
+        written = self._written_file(node, body)
+        if written is not None:
+            code.instrs.append(written)
+        else:
+            self._read_heredoc(node, code.instrs[before:])
+        redirects = [re.sub(r"\s", "", self.text(c)) for c in node.children if c.type == "file_redirect"]
+        if any(r in (">&2", "1>&2", ">/dev/null", "1>/dev/null", "&>/dev/null") for r in redirects):
+            for instr in code.instrs[before:]:
+                if isinstance(instr, Command):
+                    instr.silent = True  # its output is not captured by $(...)
 
     def _written_file(self, node, body) -> WriteFile | None:
         """The file `cat <<EOF > FILE` or `echo … > FILE` writes, when the statement is one of those."""
@@ -444,26 +497,45 @@ class Compiler:
         target = self.word(outputs[0].named_children[-1])
         append = outputs[0].children[0].type == ">>"
         if name == "cat" and len(heredocs) == 1 and len(words) == 1:
-            parts = {c.type: c for c in heredocs[0].children}
-            start, close = parts.get("heredoc_start"), parts.get("heredoc_end")
-            if start is None or close is None or "<<-" in parts:
-                return None  # `<<-` strips the lines' tabs: such a file is not followed
-            expand = not any(q in self.text(start) for q in "'\"\\")
-            # The body is the lines after the one the redirection is on, up to the delimiter's line
-            # (tree-sitter's body node leaves out the first line's indentation).
-            begin = self.src.text.find("\n", self.src.char_index(start.end_byte)) + 1
-            end = self.src.char_index(close.start_byte)
-            try:
-                content = lex_heredoc(self.src, begin, end, expand)
-            except WordSyntaxError:
-                return None
-            return WriteFile(self.line(node), target, content, [], append)
+            content = self._heredoc_text(heredocs[0])
+            return None if content is None else WriteFile(self.line(node), target, content, [], append)
         if name == "echo" and not heredocs:
             return WriteFile(self.line(node), target, None, [self.word(w) for w in words[1:]], append)
         return None
 
+    def _heredoc_text(self, heredoc) -> Word | None:
+        """A here-document's text, or None when it is not followed (`<<-` strips the lines' tabs)."""
+        parts = {c.type: c for c in heredoc.children}
+        start, close = parts.get("heredoc_start"), parts.get("heredoc_end")
+        if start is None or close is None or "<<-" in parts:
+            return None
+        expand = not any(q in self.text(start) for q in "'\"\\")
+        # The body is the lines after the one the redirection is on, up to the delimiter's line
+        # (tree-sitter's body node leaves out the first line's indentation).
+        begin = self.src.text.find("\n", self.src.char_index(start.end_byte)) + 1
+        end = self.src.char_index(close.start_byte)
+        try:
+            return self._counted(lex_heredoc(self.src, begin, end, expand))
+        except WordSyntaxError:
+            return None
+
+    def _read_heredoc(self, node, compiled: list) -> None:
+        """`read` (or mapfile) from a here-document (`read -r -d '' CMD <<EOF`): the command that
+        reads its standard input gets the document's text."""
+        heredocs = [c for c in node.children if c.type == "heredoc_redirect"]
+        if len(heredocs) != 1 or len(compiled) != 1 or type(compiled[0]) is not Command \
+                or compiled[0].words[0].literal not in _READERS:
+            return
+        content = self._heredoc_text(heredocs[0])
+        if content is not None and compiled[0].stdin is None:
+            compiled[0].stdin, compiled[0].heredoc = content, True
+            compiled[0].mutates = compiled[0].mutates or content.mutates()
+
     def s_list(self, node, code: Code) -> None:
-        kids = [c for c in node.children if c.type not in _SKIP]
+        self._and_or([c for c in node.children if c.type not in _SKIP], code)
+
+    def _and_or(self, kids: list, code: Code) -> None:
+        """`a && b || c`: kids are the statements with the operators between them."""
         self.condition([kids[0]], code)
         i = 1
         while i + 1 < len(kids):
@@ -492,7 +564,10 @@ class Compiler:
         if stages and stages[0].type == "negated_command":  # tree-sitter-bash reads `! a | b` as `(! a) | b`
             negated = True
             stages[0] = stages[0].named_children[0]
-        end = PipeEnd(self.line(node), negated)
+        self._pipeline(stages, negated, self.line(node), code)
+
+    def _pipeline(self, stages: list, negated: bool, line: int, code: Code) -> None:
+        end = PipeEnd(line, negated)
         for i, stage in enumerate(stages):
             inner = Code(self.src)
             saved, self.loops = self.loops, []
@@ -739,13 +814,16 @@ class Compiler:
         bounds = [opener.end_byte, separators[0].start_byte, separators[0].end_byte, separators[1].start_byte,
                   separators[1].end_byte, closer.start_byte]
         init, cond, update = (self._arith_span(node, bounds[i], bounds[i + 1]) for i in (0, 2, 4))
+        # The header's three parts are no commands: their values (`i = 0` is 0) stop nothing under `set -e`.
         if init is not None:
             out.append(ArithCmd(self.line(node), init, True))
+            self.unchecked.add(id(out[-1]))
         enter = Jump()
         out.append(enter)
         head = len(out)
         if update is not None:
             out.append(ArithCmd(self.line(node), update, True))
+            self.unchecked.add(id(out[-1]))
         enter.target = len(out)
         exit_jump = None
         if cond is not None:
@@ -790,6 +868,24 @@ class Compiler:
 
     def s_ERROR(self, node, code: Code) -> None:
         raise self.fail(node, "syntax error")
+
+
+@dataclass(eq=False)
+class _Deferred:
+    """A statement compiled by a closure where the compiler expects a node (the command a
+    here-document is redirected into, inside the list or pipeline tree-sitter-bash hides)."""
+
+    start_point: tuple
+    compile: Callable[[Code], None]
+    type: str = "deferred"
+
+
+def _chain(node) -> list:
+    """A list's statements and operators in order (`a && b || c`), however tree-sitter nests it."""
+    if node.type != "list":
+        return [node]
+    kids = [c for c in node.children if c.type not in _SKIP]
+    return _chain(kids[0]) + kids[1:]
 
 
 def _line_break(data: bytes, start: int, end: int) -> bool:
@@ -901,6 +997,11 @@ class CompiledFile:
     code: Code
     facts: FileFacts
 
+
+# Recipe scripts are kilobytes; a script past this is not a recipe, and evaluating it statically
+# costs about 11 s a MiB (every character carries its origin), so a run stays in seconds. A
+# script, and every file it sources or runs, is read up to this size.
+MAX_SCRIPT_BYTES = 512 * 2**10
 
 _cache: dict[tuple, CompiledFile] = {}
 

@@ -22,7 +22,13 @@ from flaglint.render.bash.lexer import (
     compile_glob,
     concat_origins,
 )
-from flaglint.render.bash.state import State
+from flaglint.render.bash.state import (
+    ARGUMENT_COUNT,
+    UNKNOWN_ARGUMENTS,
+    State,
+    argument_input,
+    settled_positional,
+)
 from flaglint.render.bash.types import OTHER, Choice, FromInput, Sym, Value
 
 _BREAK = ("", (), True, False)  # separates the fields of "$@"
@@ -311,15 +317,38 @@ class Expansion:
             self.note(st, line, f"arithmetic error: {e}")
             return 0
 
+    def positional(self, st: State) -> tuple:
+        """The positional parameters, each a Value or the FromInput of a script argument not read yet;
+        for a script whose arguments are not given, the path decides how many there are (`$#`)."""
+        if st.positional == UNKNOWN_ARGUMENTS:
+            self._input(st, ARGUMENT_COUNT)  # decided here (it may fork)
+        return settled_positional(st)
+
+    def positional_values(self, st: State) -> list:
+        return [self._input(st, v.name) if type(v) is FromInput else v for v in self.positional(st)]
+
+    def argument(self, st: State, index: int):
+        """`$index`: None when there is no such argument. Where the arguments are not given, the path
+        decides how many there are only when some of the counts it allows have it and some do not."""
+        if st.positional == UNKNOWN_ARGUMENTS:
+            counts = {int(text) for text in self._texts(ARGUMENT_COUNT, st, None)}
+            if min(counts) >= index:
+                return self._input(st, argument_input(index))
+            if max(counts) < index:
+                return None
+        arguments = self.positional(st)
+        value = arguments[index - 1] if index <= len(arguments) else None
+        return self._input(st, value.name) if type(value) is FromInput else value
+
     def _special(self, p: Param, st: State):
         name = p.name
         if name.isdigit():
             n = int(name)
             if n == 0:
                 return input_value(self.script)
-            return st.positional[n - 1] if n <= len(st.positional) else None
+            return self.argument(st, n)
         if name == "#":
-            return input_value(str(len(st.positional)))
+            return input_value(str(len(self.positional(st))))
         if name == "?":
             return input_value(str(st.status))
         if name == "-":
@@ -343,7 +372,9 @@ class Expansion:
                 idx = int(m.group(2)) if m.group(2).isdigit() else 0
                 val = val[idx] if idx < len(val) else None
         elif name in ("@", "*"):
-            val = list(st.positional)
+            val = self.positional_values(st)
+            if p.op == ":":  # ${@:offset:length} counts $0 as the parameter at offset 0
+                val = self._elements(p, [input_value(self.script), *val], st)
             return self._array_segments(p, val, "@" if name == "@" else "*", st)
         elif not (name[0].isalpha() or name[0] == "_"):
             val = self._special(p, st)
@@ -354,6 +385,8 @@ class Expansion:
                 val = [Value(st.code.src.path, [None] * len(st.code.src.path))]
             if p.index in ("@", "*"):
                 elems = val if isinstance(val, list) else ([val] if val is not None else [])
+                if p.op == ":":
+                    elems = self._elements(p, elems, st)
                 return self._array_segments(p, elems, p.index, st)
             if name == "BASH_SOURCE":
                 val = Value(st.code.src.path, [None] * len(st.code.src.path))
@@ -366,10 +399,20 @@ class Expansion:
             val = val[0] if val else None
         return self._apply(p, val, st)
 
+    def _elements(self, p: Param, elems: list, st: State) -> list:
+        """`${@:offset:length}`, `${a[@]:offset:length}`: the elements from offset (from the end when
+        negative), `length` of them (a negative length is an error in bash: none)."""
+        offset = self.arith(parse_arith_text(self.value(p.arg, st).text or "0"), st, p.line)
+        offset = max(0, len(elems) + offset) if offset < 0 else offset
+        if p.arg2 is None:
+            return elems[offset:]
+        length = self.arith(parse_arith_text(self.value(p.arg2, st).text or "0"), st, p.line)
+        return elems[offset:offset + length] if length >= 0 else []
+
     def _array_segments(self, p: Param, elems: list, kind: str, st: State) -> list:
         if p.length:
             return [_computed(str(len(elems)), p.quoted)]
-        if p.op:
+        if p.op and p.op != ":":
             joined = join_segments(self._interleave(elems, " ", False)) if elems else None
             return self._apply(p, joined, st)
         if p.quoted and kind == "@":

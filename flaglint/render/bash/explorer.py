@@ -15,12 +15,17 @@ values were actually evaluated) and the paths partition the inputs' values. Each
 condition as the values of each input that take it (path_conditions turns these into Z3 formulas);
 paths whose exports agree merge into one outcome that keeps every path. A sourced file's
 comparisons join the domains once some path has loaded that file.
+
+The script's arguments, when not given, are inputs too: `$#` ranges over none up to the most any
+command reads (and the counts its tests of `$#` tell apart), and each argument `$N` over the values
+the scripts compare any argument with (getopts' options among them) and one that matches none of
+them; an argument that exists is never unset.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,7 +33,7 @@ from flaglint.render.bash.expansion import input_value
 from flaglint.render.bash.guards import holds_for, ordered, restrict
 from flaglint.render.bash.lexer import compile_glob, glob_sample
 from flaglint.render.bash.machine import Interp, NeedInput
-from flaglint.render.bash.state import State
+from flaglint.render.bash.state import ARGUMENT_COUNT, State, is_argument
 from flaglint.render.bash.types import (
     OTHER,
     LaunchRecogniser,
@@ -41,16 +46,18 @@ from flaglint.render.bash.types import (
 
 __all__ = [
     "Exploration", "ExploredPath", "Note", "Origin", "Outcome", "Rendering", "ScriptError", "Value", "explore", "render",
+    "run_inputs",
 ]
 
 
 
-def render(script: Path, launches: LaunchRecogniser, env: Mapping[str, str], text: bytes | None = None) -> Rendering:
+def render(script: Path, launches: LaunchRecogniser, env: Mapping[str, str], text: bytes | None = None,
+           args: Sequence[str] = ()) -> Rendering:
     """The script's final variables (and the launches `launches` picks out) when it runs with
-    exactly `env` (every other variable unset). `text`: the script's bytes, when `script` names no
-    file (stdin)."""
+    exactly `env` (every other variable unset) and the arguments `args`. `text`: the script's bytes,
+    when `script` names no file (stdin)."""
     interp = Interp(str(script), launches, text=text)
-    st = interp.start(dict(env))
+    st = interp.start(dict(env), args)
     interp.run(st)
     result = interp.rendering(st)
     result.handoffs = list(st.handoffs)
@@ -93,6 +100,17 @@ class Exploration:
     capped: bool  # the path cap stopped exploration; outcomes cover the paths explored
 
 
+def run_inputs(env: Mapping[str, str | None]) -> tuple[dict[str, str | None], list[str]]:
+    """A witness's inputs as a run takes them: the environment's variables, and the script's
+    arguments (`$#` of them, else as many as it names; one it does not name has a value the
+    scripts do not compare it with)."""
+    variables = {name: value for name, value in env.items() if not is_argument(name)}
+    named = {int(name[1:]): value for name, value in env.items() if is_argument(name) and name != ARGUMENT_COUNT}
+    count = env.get(ARGUMENT_COUNT)
+    count = int(count) if count is not None else max(named, default=0)
+    return variables, [named.get(index, OTHER) for index in range(1, count + 1)]
+
+
 class Candidates:
     """The candidate values of an input, from the comparisons in every file loaded so far."""
 
@@ -112,8 +130,12 @@ class Candidates:
         return found
 
     def _comparands(self, name: str) -> list:
-        names, todo = {name}, [name]
         facts = [f.facts for f in self.interp.files.values()]
+        seeds = {name}
+        if is_argument(name) and name != ARGUMENT_COUNT:  # shifts move an argument through $1, $2, …: what any of them is compared with
+            seeds = {key for fact in facts for key in [*fact.comparands, *(read for _, read in fact.aliases)] if is_argument(key)}
+            seeds.discard(ARGUMENT_COUNT)
+        names, todo = set(seeds), list(seeds)
         while todo:
             current = todo.pop()
             for fact in facts:
@@ -124,8 +146,10 @@ class Candidates:
         return [c for n in names for fact in facts for c in fact.comparands.get(n, ())]
 
     def _compute(self, name: str) -> tuple:
+        if name == ARGUMENT_COUNT:
+            return self._counts()
         comparands = self._comparands(name)
-        values: list[str | None] = [None]
+        values: list[str | None] = [] if is_argument(name) else [None]  # an argument that exists is set
         matchers = []
         for kind, payload in comparands:
             if kind == "eq":
@@ -152,7 +176,7 @@ class Candidates:
                     continue
                 values.extend(s for s in ("0", "1", "2", "true", "false") if rx.search(s))
         matchers = [m for m in matchers if not all(m(s) for s in ("", OTHER, "zz"))]  # `*` matches all
-        if comparands:
+        if comparands or is_argument(name):
             other = OTHER
             while any(m(other) for m in matchers) and len(other) < len(OTHER) + 8:
                 other += "x"
@@ -161,6 +185,16 @@ class Candidates:
         values.extend(self.vary.get(name, ()))
         return tuple(dict.fromkeys(values))
 
+    def _counts(self) -> tuple:
+        """How many arguments the script may be given: none up to the most any command reads (one,
+        where none reads a given one: `"$@"`), and the counts its tests of `$#` tell apart."""
+        most = max([1, *(f.facts.arguments for f in self.interp.files.values())])
+        counts = set(range(most + 1))
+        for kind, payload in self._comparands(ARGUMENT_COUNT):
+            if kind == "int" and payload.isdigit():
+                counts.update(n for n in (int(payload) - 1, int(payload), int(payload) + 1) if n >= 0)
+        return tuple(str(n) for n in sorted(counts))
+
 
 def explore(
     script: Path,
@@ -168,11 +202,13 @@ def explore(
     fixed: Mapping[str, str] = {},
     vary: Mapping[str, list[str]] = {},
     path_cap: int = 4096,
+    args: Sequence[str] | None = None,
 ) -> Exploration:
-    """Evaluate the script on every feasible combination of branch outcomes."""
+    """Evaluate the script on every feasible combination of branch outcomes (`args`: its arguments;
+    None: not given, so they are inputs too)."""
     interp = Interp(str(script), launches)
     interp.candidates = Candidates(interp, {k: v for k, v in vary.items() if k not in fixed})
-    root = interp.start(dict(fixed))
+    root = interp.start(dict(fixed), args)
     explorer = Explorer(interp)
     work = [root]
     outcomes: dict[tuple, Outcome] = {}

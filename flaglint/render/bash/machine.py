@@ -4,10 +4,12 @@ Expansion, conditions and builtins are its parts (mixins), each in its own modul
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 from flaglint.render.bash.arithmetic import parse_arith_text
-from flaglint.render.bash.builtins import BUILTINS, Builtins
+from flaglint.render.bash.builtins import BUILTINS, Builtins, shell_operand
 from flaglint.render.bash.compiler import (
+    MAX_SCRIPT_BYTES,
     ArithCmd,
     Assign,
     Branch,
@@ -43,8 +45,8 @@ from flaglint.render.bash.expansion import (
     join_segments,
     segment,
 )
-from flaglint.render.bash.lexer import compile_glob
-from flaglint.render.bash.state import State
+from flaglint.render.bash.lexer import Lit, Param, compile_glob
+from flaglint.render.bash.state import UNKNOWN_ARGUMENTS, State, is_argument
 from flaglint.render.bash.types import (
     Choice,
     FromInput,
@@ -59,6 +61,8 @@ from flaglint.render.bash.types import (
 
 UNSET = None  # a scope entry that is declared but unset
 STEP_LIMIT = 200_000
+SHELLS = ("bash", "sh")
+NESTING_LIMIT = 8  # how deep one file may run inside itself (a sourced file that sources itself, guarded)
 
 
 class NeedInput(Exception):
@@ -78,6 +82,15 @@ def _joined(old, new):
     for v in (old, new):
         pieces.extend(v.pieces if type(v) is Sym else (v,))
     return Sym(tuple(pieces))
+
+
+def _forwards_arguments(words: list) -> bool:
+    """Whether the words are `"$@"` alone: the positional parameters handed on as they are."""
+    if len(words) != 1:
+        return False
+    parts = [p for p in words[0].parts if not (type(p) is Lit and p.text == "")]
+    return (len(parts) == 1 and type(parts[0]) is Param and parts[0].name == "@" and parts[0].quoted
+            and not parts[0].op and parts[0].index is None and not parts[0].length)
 
 
 def _find_repo_root(path: str) -> str | None:
@@ -108,17 +121,21 @@ class Interp(Expansion, Conditions, Builtins):
 
     # ---- setup ----
     def load(self, path: str):
+        if path == os.path.abspath(self.script):
+            path = self.script  # the script sourcing itself: its words keep the origins the script's have
         compiled = compile_text(path, self.text) if path == self.script and self.text is not None else compile_file(path)
         self.files[path] = compiled
         return compiled
 
-    def start(self, env: dict[str, str]) -> State:
+    def start(self, env: dict[str, str], args: Sequence[str] | None = ()) -> State:
+        """The state before the script's first command: `env` its environment, `args` its
+        arguments (None: not given, so they are inputs like the environment's variables)."""
         compiled = self.load(self.script)
         st = State()
         st.scopes = [{k: input_value(v) for k, v in env.items()}]
         st.exported = set(env)
         st.functions = {}
-        st.positional = ()
+        st.positional = UNKNOWN_ARGUMENTS if args is None else tuple(input_value(a) for a in args)
         st.code = compiled.code
         st.pc = 0
         st.stack = []
@@ -192,7 +209,7 @@ class Interp(Expansion, Conditions, Builtins):
     def decide(self, st: State, name: str, text: str | None) -> Value | None:
         v = input_value(text)
         st.inputs[name] = v
-        if v is not None:
+        if v is not None and not is_argument(name):
             st.exported.add(name)
         return v
 
@@ -292,6 +309,10 @@ class Interp(Expansion, Conditions, Builtins):
             st.pc = ins.target  # more iterations give this state again: the loop can only be left, in it
             return
         st.pc = ins.target if (st.status == 0) == ins.on_success else st.pc + 1
+        if ins.loop and st.pc == ins.target:
+            # The loop is left: what its iterations were like is forgotten, so that paths that ran it
+            # a different number of times can merge after it.
+            st.iters.pop(("loop", id(ins), len(st.stack)), None)
 
     def _repeats(self, ins: JumpIf, st: State) -> bool:
         """Whether the path comes back to a loop's test in the state of its last visit there: a wait
@@ -354,7 +375,7 @@ class Interp(Expansion, Conditions, Builtins):
         st.pc = ins.end
 
     def i_forinit(self, ins: ForInit, st: State) -> None:
-        items = tuple(st.positional) if ins.words is None else tuple(self.fields(ins.words, st))
+        items = tuple(self.positional_values(st)) if ins.words is None else tuple(self.fields(ins.words, st))
         st.iters[(id(ins), len(st.stack))] = (items, 0)
         st.pc += 1
 
@@ -440,17 +461,17 @@ class Interp(Expansion, Conditions, Builtins):
         st.status = 0
         st.pc += 1
 
-    def record_launch(self, ins: Command, st: State) -> None:
-        """Keep the command's words (and the variables it gets that the launched program reads) for
-        the command lines of that program in them."""
-        prefix = self.prefix(ins, st)
+    def record_launch(self, ins: Command, st: State, words: list, extra: dict, cleared: bool) -> None:
+        """Keep a launched program's words (and the variables it gets that it reads) for the command
+        lines of that program in them. `extra`: what the command line itself assigns (None: unsets);
+        `cleared`: the program starts with `extra` alone (env -i)."""
         reads = self.launches.reads_variable
-        exported = [n for n, v in self.child_env(st, prefix, reads).items()
-                    if reads(n) and v is not None and not isinstance(v, list)]
+        given = extra if cleared else self.child_env(st, extra, reads)
+        exported = [n for n, v in given.items() if reads(n) and v is not None and not isinstance(v, list)]
         # a joined value (a variable set on some branches) is decided here: it may fork
-        env = {n: prefix[n] if n in prefix else self.scalar(st, n) for n in exported}
+        env = {n: extra[n] if n in extra else self.scalar(st, n) for n in exported}
         env = {n: v for n, v in env.items() if isinstance(v, Value)}
-        st.launched = st.launched + (Launch(st.code.src.path, ins.line, tuple(self.launch_fields(ins.words, st)), env, st.files),)
+        st.launched = st.launched + (Launch(st.code.src.path, ins.line, tuple(words), env, st.files, dict(extra)),)
 
     def i_writefile(self, ins: WriteFile, st: State) -> None:
         target = self.value(ins.target, st)
@@ -479,20 +500,29 @@ class Interp(Expansion, Conditions, Builtins):
                 self.b_echo(ins, st)
                 return
         if st.output is not None and ins.words[0].literal == "cat" and len(ins.words) == 1 and ins.stdin is not None:
-            if not ins.silent:  # `cat <<< word` inside a captured function writes the word and a newline
+            if not ins.silent:  # `cat <<< word` inside a captured function writes the word and a newline (a here-document: its text)
                 value = self.value(ins.stdin, st)
-                st.output.append((value.text + "\n", tuple(value.origins) + (None,)))
+                end = ("", ()) if ins.heredoc else ("\n", (None,))
+                st.output.append((value.text + end[0], tuple(value.origins) + end[1]))
             st.status = 0
             st.pc += 1
             return
         if not ins.mutates:
             head = self.fields(ins.words[:1], st)
-            if head and self._ignored(head[0].text, st):
-                if self.launches.may_launch(head[0].text):  # the launched program's argv may be in its words: kept
-                    self.record_launch(ins, st)
-                st.status = 0  # another program: never run, its arguments change nothing here
-                st.pc += 1
+            if head and not self._runs_here(head[0].text, st):
+                # Another program, never run: its words stay symbolic where they may (launch_fields).
+                self.run_program(ins, st, self.launch_fields(ins.words, st))
                 return
+            # `main "$@"`, `source lib.sh "$@"`: the arguments are handed on as they are, so a script's
+            # arguments are decided where the code that reads them (and its comparisons) is loaded.
+            if head and head[0].text in st.functions and _forwards_arguments(ins.words[1:]):
+                self.call(st, st.functions[head[0].text], st.positional, self.prefix(ins, st))
+                return
+            if head and head[0].text in ("source", ".") and len(ins.words) == 3 and _forwards_arguments(ins.words[2:]):
+                named = self.fields(ins.words[1:2], st)
+                if named:
+                    self.source(ins, st, named[0].text, st.positional)
+                    return
         fields = self.fields(ins.words, st)
         if not fields:
             for a in ins.prefix:
@@ -507,16 +537,63 @@ class Interp(Expansion, Conditions, Builtins):
             self.call(st, st.functions[name], fields[1:], self.prefix(ins, st))
         elif handler is not None:
             handler(self, ins, st, fields, args)
-        elif name.endswith(("/bash", "/sh")):
-            self.b_bash(ins, st, fields, args)
-        elif name.endswith(".sh"):
-            self.child(ins, st, name, fields[1:], False)
+        else:
+            self.run_program(ins, st, fields)
+
+    def _runs_here(self, name: str, st: State) -> bool:
+        """Whether the command is a function or builtin, which run in this shell."""
+        return name in st.functions or name in BUILTINS
+
+    def run_program(self, ins: Command, st: State, words: list, replace: bool = False) -> None:
+        """Run a program this evaluator never runs. `words`: its fields, symbolic where
+        launch_fields keeps them (one field each). A wrapper's command runs in its place with the
+        environment it gives (`env K=V bash x.sh`, `timeout 1h python3 …`); a shell or a script is
+        followed; a program that may launch is kept (record_launch). `replace`: run by exec, so the
+        script (or the subshell) ends with it."""
+        extra, cleared, at = self.prefix(ins, st), False, 0
+        while (unwrapped := self.launches.unwrap([w.text if type(w) is Value else None for w in words[at:]])) is not None:
+            if unwrapped.cleared:
+                extra, cleared = {}, True
+            for name in unwrapped.unset:
+                extra[name] = UNSET
+            for index in unwrapped.assigned:
+                word = words[at + index]
+                start = word.text.index("=") + 1
+                extra[word.text[:start - 1]] = Value(word.text[start:], word.origins[start:], word.opaque)
+            at += unwrapped.start
+        program = words[at].text if at < len(words) and type(words[at]) is Value else ""
+        if os.path.basename(program) in SHELLS or program.endswith(".sh"):
+            if any(type(w) is not Value for w in words):
+                words = self.fields(ins.words, st)  # the same fields, concrete (only a command that mutates nothing has symbolic ones)
+            self._run_script(ins, st, words[at:], extra, cleared, replace)
+            return
+        if self.launches.may_launch(program):
+            self.record_launch(ins, st, words[at:], extra, cleared)
+        if replace:
+            self.exit(st, 0)  # this process became the program: the script ends here
+        else:
+            st.status = 0  # another program: never run, its arguments change nothing here
+            st.pc += 1
+
+    def _run_script(self, ins: Command, st: State, words: list, extra: dict, cleared: bool, replace: bool) -> None:
+        """`bash [options] script args`, `bash -c STRING`, `./script.sh args`: the script is followed
+        as its own process; a command string is kept as a launch (the MaxText command lines in it are
+        checked)."""
+        if words[0].text.endswith(".sh"):
+            self.child(ins, st, words[0].text, words[1:], replace, extra, cleared)
+            return
+        script, command_string = shell_operand([w.text for w in words[1:]])
+        if command_string:
+            self.note(st, ins.line, "bash -c is not evaluated: only the MaxText command lines in its string are checked")
+            self.record_launch(ins, st, words, extra, cleared)
+        elif script is not None:
+            self.child(ins, st, words[script + 1].text, words[script + 2:], replace, extra, cleared)
+            return
+        if replace:
+            self.exit(st, 0)
         else:
             st.status = 0
             st.pc += 1
-
-    def _ignored(self, name: str, st: State) -> bool:
-        return not (name in st.functions or name in BUILTINS or name.endswith((".sh", "/bash", "/sh")))
 
     def prefix(self, ins: Command, st: State) -> dict:
         return {a.name: self.value(a.value, st) for a in ins.prefix}
@@ -618,22 +695,46 @@ class Interp(Expansion, Conditions, Builtins):
                 return candidate
         return None
 
-    def child(self, ins: Command, st: State, path: str, args: list, replace: bool) -> None:
-        """Run another script as a new process (`bash other.sh`), or in place of this one (exec)."""
-        resolved = self.resolve(st, path)
+    def script_file(self, st: State, line: int, what: str, name: str) -> str | None:
+        """The file of a script the path sources or runs, or None when it cannot be followed: then
+        the reason is kept (st.unfound), since what the file sets and launches is not known."""
+        substituted = name.startswith(("<(", ">("))
+        resolved = None if substituted else self.resolve(st, name)
+        if substituted:
+            reason = f"the {what} is a process substitution ({name[:2]}…)), whose output is not known here"
+        elif resolved is None:
+            glob = any(c in name for c in "*?[")
+            reason = f"the {what} {name!r} is {'a glob: the files it names are not known here' if glob else 'not found'}"
+        elif (size := os.path.getsize(resolved)) > MAX_SCRIPT_BYTES:
+            reason = f"the {what} {name!r} is {size:,} bytes, over the {MAX_SCRIPT_BYTES // 2**10} KiB flaglint reads of a script"
+        elif self._running(st, resolved) >= NESTING_LIMIT:
+            reason = f"the {what} {name!r} runs inside itself {NESTING_LIMIT} levels deep (it sources or runs itself, directly or through other files)"
+        else:
+            return resolved
+        st.unfound = st.unfound + (Note(st.code.src.path, line, reason),)
+        return None
+
+    def _running(self, st: State, path: str) -> int:
+        """How many of the path's frames (and the code it is in) run code of the file `path`."""
+        codes = [frame[0] for frame in st.stack] + [st.code]
+        return sum(os.path.abspath(code.src.path) == path for code in codes)
+
+    def child(self, ins: Command, st: State, path: str, args: list, replace: bool, extra: dict, cleared: bool) -> None:
+        """Run another script as a new process (`bash other.sh`), or in place of this one (exec),
+        with the environment the command line gives it (`extra`; `cleared`: that alone)."""
+        resolved = self.script_file(st, ins.line, "script", path)
         if resolved is None:
-            self.note(st, ins.line, f"cannot find script {path!r}; not evaluated")
-            st.unfound = st.unfound + (st.notes[-1],)
-            st.status = 127 if not replace else st.status
             if replace:
-                self.exit(st, 127)
+                self.exit(st, 0)
             else:
+                st.status = 0
                 st.pc += 1
             return
         compiled = self.load(resolved)
-        env = self.child_env(st, self.prefix(ins, st))
+        env = dict(extra) if cleared else self.child_env(st, extra)
         exported = {n for n, v in env.items() if v is not None}
-        exported |= {n for n, v in st.inputs.items() if v is not None and n not in env}
+        if not cleared:
+            exported |= {n for n, v in st.inputs.items() if v is not None and n not in env and not is_argument(n)}
         if replace:
             while st.stack and st.stack[-1][2] not in ("subshell", "proc"):
                 st.stack.pop()
@@ -650,11 +751,11 @@ class Interp(Expansion, Conditions, Builtins):
     def rendering(self, st: State, witnesses: dict | None = None) -> Rendering:
         variables: dict[str, Value] = {}
         for name, v in st.inputs.items():
-            if v is not None:
+            if v is not None and not is_argument(name):
                 variables[name] = v
         if witnesses:
             for name, text in witnesses.items():
-                if text is not None and name not in st.inputs:
+                if text is not None and name not in st.inputs and not is_argument(name):
                     variables[name] = input_value(text)
         for scope in st.scopes[:1]:
             for name, v in scope.items():
@@ -664,7 +765,8 @@ class Interp(Expansion, Conditions, Builtins):
                     variables.pop(name, None)
                 else:
                     variables[name] = v
-        exported_names = st.exported | {n for n, text in (witnesses or {}).items() if text is not None}
+        exported_names = {n for n in st.exported if not is_argument(n)} | {
+            n for n, text in (witnesses or {}).items() if text is not None and not is_argument(n)}
         exported = {n: v for n, v in variables.items() if n in exported_names
                     and not isinstance(st.scopes[0].get(n), list)}
         for name in st.scopes[0].keys() - exported_names - st.inputs.keys():

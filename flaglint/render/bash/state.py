@@ -2,6 +2,41 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from flaglint.render.bash.types import FromInput
+
+ARGUMENT_COUNT = "$#"  # the input that is how many arguments the script is given
+
+
+def argument_input(index: int) -> str:
+    """The input that is the script's argument `index` (`$1`)."""
+    return f"${index}"
+
+
+def is_argument(name: str) -> bool:
+    """Whether an input is the script's argument count or one of its arguments (never a variable)."""
+    return name.startswith("$")
+
+
+@dataclass(frozen=True)
+class UnknownArguments:
+    """The positional parameters of a script whose arguments are not given: inputs, like its
+    environment. Their count is the input `$#` and each one the input `$N`; a path decides them
+    when it reads them (Expansion.positional)."""
+
+
+UNKNOWN_ARGUMENTS = (UnknownArguments(),)
+
+
+def settled_positional(st: State) -> tuple:
+    """The positional parameters, the script's arguments as inputs once the path has decided how
+    many there are: two paths that agree on them then look alike (symbolic merges them)."""
+    if st.positional == UNKNOWN_ARGUMENTS and ARGUMENT_COUNT in st.inputs:
+        count = int(st.inputs[ARGUMENT_COUNT].text)
+        return tuple(FromInput(argument_input(index)) for index in range(1, count + 1))
+    return st.positional
+
 
 class State:
     __slots__ = ("scopes", "exported", "functions", "positional", "code", "pc", "stack", "status",

@@ -18,7 +18,7 @@ their conditions.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from flaglint.render.bash.compiler import Join
@@ -31,18 +31,19 @@ from flaglint.render.bash.explorer import (
 )
 from flaglint.render.bash.guards import Cube, cubes_of, guarded, settle, trimmed
 from flaglint.render.bash.machine import Interp
-from flaglint.render.bash.state import State
+from flaglint.render.bash.state import State, settled_positional
 from flaglint.render.bash.types import FromInput, LaunchRecogniser, Sym, Value
 
 
 def evaluate(script: Path, launches: LaunchRecogniser, fixed: Mapping[str, str] = {}, vary: Mapping[str, list[str]] = {},
-             text: bytes | None = None) -> Exploration:
+             text: bytes | None = None, args: Sequence[str] | None = None) -> Exploration:
     """Every feasible outcome of the script, with joined paths merged (values may be symbolic).
-    `text`: the script's bytes, when `script` names no file (stdin)."""
+    `text`: the script's bytes, when `script` names no file (stdin); `args`: its arguments (None:
+    not given, so they are inputs too)."""
     interp = Interp(str(script), launches, text=text)
     interp.candidates = Candidates(interp, {k: v for k, v in vary.items() if k not in fixed})
     explorer = Explorer(interp)
-    work = [interp.start(dict(fixed))]
+    work = [interp.start(dict(fixed), args)]
     waiting: dict[tuple, list[State]] = {}
     outcomes: list[Outcome] = []
     paths = 0
@@ -86,7 +87,7 @@ def merge(states: list[State], candidates) -> list[State]:
 
 
 def _where(st: State) -> tuple:
-    return (id(st.code), st.pc, st.status, st.exit_code, len(st.scopes), len(st.positional),
+    return (id(st.code), st.pc, st.status, st.exit_code, len(st.scopes), len(settled_positional(st)),
             tuple((id(code), pc, kind) for code, pc, kind, _ in st.stack))
 
 
@@ -131,7 +132,7 @@ def _explicit(st: State, universe: dict) -> list[Cube]:
 def _merge_two(a: State, b: State, candidates) -> State | None:
     if (a.code is not b.code or a.pc != b.pc or a.status != b.status or a.exit_code != b.exit_code
             or len(a.scopes) != len(b.scopes) or a.functions is not b.functions and a.functions != b.functions
-            or a.positional != b.positional or a.iters != b.iters or a.stack != b.stack
+            or settled_positional(a) != settled_positional(b) or a.iters != b.iters or a.stack != b.stack
             or a.options != b.options or a.errexit_ignored != b.errexit_ignored
             or a.handoffs is not b.handoffs and a.handoffs != b.handoffs
             or a.unfound != b.unfound or a.unbounded != b.unbounded or a.launched != b.launched
@@ -162,6 +163,7 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
             return None
     cubes_a, cubes_b = _explicit(a, universe), _explicit(b, universe)
     m = a.copy()
+    m.positional = settled_positional(a)
     for index, (sa, sb) in enumerate(zip(a.scopes, b.scopes)):
         scope = m.scopes[index]
         for var in sa.keys() | sb.keys():

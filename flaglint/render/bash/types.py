@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -108,6 +109,20 @@ class LaunchRecogniser(Protocol):
     def reads_variable(self, name: str) -> bool:
         """Whether the launched program reads this variable of its environment."""
 
+    def unwrap(self, words: Sequence[str | None]) -> Unwrapped | None:
+        """When words[0] is a wrapper (`nice -n 5`, `timeout 1h`, `env K=V`): where the command it
+        runs starts, and how it changes that command's environment; None otherwise (None in
+        words: a word whose text is not known)."""
+
+
+class Unwrapped(Protocol):
+    """What a wrapper does to the command it runs (LaunchRecogniser.unwrap)."""
+
+    start: int  # the index of the word the command starts at
+    assigned: tuple[int, ...]  # the indices of the NAME=VALUE words it sets in the command's environment
+    unset: tuple[str, ...]  # the names it removes from that environment
+    cleared: bool  # the command starts with an empty environment
+
 
 @dataclass(frozen=True)
 class Launch:
@@ -120,6 +135,7 @@ class Launch:
     words: tuple  # tuple[Value, ...]
     env: dict  # dict[str, Value]
     files: dict = field(default_factory=dict)  # dict[str, Value]: the files the script wrote before it (cat <<EOF > FILE)
+    assigned: dict = field(default_factory=dict)  # dict[str, Value | None]: what its own command line sets (`K=V cmd`, `env K=V cmd`; None: `env -u K`)
 
 
 @dataclass

@@ -67,14 +67,18 @@ def test_the_launchers_off_values_are_valid_and_a_bad_value_is_not(checker):
     assert [f.keys for f in _errors(check, "FL008")] == [("COMPUTE_LOGPS_CHUNK_SIZE",)]
 
 
-def test_flags_whose_launcher_cannot_be_found_are_a_note_not_a_finding(checker, tmp_path):
+def test_flags_whose_launcher_cannot_be_found_are_not_verified(checker, tmp_path):
+    """What the missing launcher would launch is not known: FL011 at the line that runs it (fail
+    closed), and the flags of the paths through it are not judged."""
     family = _family(tmp_path)
     (family / "launcher.sh").unlink()
     recipe = family / "recipe_256.sh"
     recipe.write_text(recipe.read_text().replace("use_ring_of_experts=true", "use_ring_of_experts=true no_such_key=1"))
-    check = check_script(recipe, checker)
-    assert check.result.findings == []
-    assert any("launcher.sh" in note and "not checked" in note for note in check.result.notes)
+    (finding,) = check_script(recipe, checker, args=()).result.findings  # run as `recipe_256.sh`: it starts the launcher
+    assert (finding.rule, finding.severity, finding.location.file) == ("FL011", "error", str(family / "base.sh"))
+    assert f"the script '{family / 'launcher.sh'}' is not found" in finding.message
+    allowed = check_script(recipe, checker, allow_unverified=True, args=()).result.findings
+    assert [(f.rule, f.severity) for f in allowed] == [("FL011", "warning")]
 
 
 def test_with_the_tunix_backend_the_maxtext_flags_are_not_checked(checker, tmp_path):

@@ -1,0 +1,116 @@
+"""A script's positional parameters as bash gives them: `$1`, `$#`, `"$@"`, `${@:2}`, shift,
+getopts, an options loop with case and shift, and the arguments handed on to a function or a
+sourced file. With arguments given (render), the evaluator agrees with bash; without (explore),
+the count and each argument are inputs whose paths partition every assignment, and each path's
+outcome is what bash gives with those arguments. bash only runs the scripts generated here, in a
+temporary directory, with an empty environment except PATH."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from test_bash_property import BASH_OWN
+
+from flaglint.render import explore, render
+from flaglint.render.bash.explorer import run_inputs
+
+pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+
+ARGUMENTS = ["-a", "-b", "-ab", "-bx", "-c", "x", "", "a b", "--name", "--name=v", "--", "-"]
+
+STATEMENTS = [
+    'export FIRST="$1"', 'export SECOND="${2:-none}"', "export COUNT=$#", 'export ALL="$*"', 'export REST="${@:2}"',
+    'export LAST="${@: -1}"', "shift", "shift 2", "shift || export SHIFT_FAILED=1",
+    'if [ -z "$1" ]; then export EMPTY=1; fi', 'if [ $# -gt 1 ]; then export MANY=1; fi',
+    'for word in "$@"; do SEEN="$SEEN[$word]"; done; export SEEN', "for word; do export LOOPED=$word; done",
+    'case "$1" in -a) export CASE=a ;; --name=*) export CASE="${1#*=}" ;; *) export CASE=other ;; esac',
+    'first() { export IN_FUNCTION="$1:$#"; }; first "$@"',
+    'while [ $# -gt 0 ]; do case "$1" in --name) export NAME="${2:-}"; shift 2 || shift ;; -a) export A=1; shift ;; '
+    '*) export STOP="$1"; break ;; esac; done',
+    'while getopts "ab:c" opt; do OPTS="$OPTS $opt:${OPTARG-unset}"; done; export OPTS OPTIND',
+    'while getopts ":ab:" opt; do QUIET="$QUIET $opt:${OPTARG-unset}"; done; export QUIET opt',
+    'set -- one "two words"; export RESET="$2"',
+]
+
+scripts = st.lists(st.sampled_from(STATEMENTS), min_size=1, max_size=5).map(lambda xs: "\n".join(xs) + "\n")
+argument_lists = st.lists(st.sampled_from(ARGUMENTS), max_size=4)
+
+
+def _bash(directory: Path, args: list[str]) -> dict[str, str]:
+    """What the script exports, run by bash with `args` as its arguments."""
+    out = subprocess.run(["env", "-i", "PATH=/usr/bin:/bin", "bash", "-c", 'trap "env -0" EXIT; source ./gen.sh',
+                          str(directory / "gen.sh"), *args],
+                         cwd=directory, capture_output=True, timeout=20)
+    pairs = [item.split("=", 1) for item in out.stdout.decode().split("\0") if "=" in item]
+    return {k: v for k, v in pairs if k not in BASH_OWN}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(script=scripts, args=argument_lists)
+@example(script=STATEMENTS[15] + "\n", args=["-a", "--name", "v", "x"])
+@example(script=STATEMENTS[16] + "\n", args=["-ab", "v", "-c", "--", "-a"])
+@example(script=STATEMENTS[17] + "\n", args=["-b"])
+def test_given_arguments_are_what_bash_gives(script, args):
+    with tempfile.TemporaryDirectory() as d:
+        (Path(d) / "gen.sh").write_text(script)
+        expected = _bash(Path(d), args)
+        rendering = render(Path(d) / "gen.sh", {}, args=args)
+        assert {k: v.text for k, v in rendering.exported.items()} == expected, (script, args)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(script=scripts, choice=st.randoms(use_true_random=False))
+@example(script='if [ -z "$1" ]; then exit 1; fi\nexport RUN="$1"\n', choice=None)
+def test_unknown_arguments_are_inputs_whose_paths_partition_them(script, choice):
+    """In Z3, every assignment of the count and the arguments' explored values satisfies exactly one
+    path's condition, and bash given those arguments exports what that path's outcome does."""
+    import random
+
+    import z3
+
+    from flaglint.render.bash.path_conditions import PathConditions
+
+    choice = choice or random.Random(0)
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "gen.sh"
+        path.write_text(script)
+        result = explore(path)
+        assert not result.capped
+        paths = [(p, o) for o in result.outcomes for p in o.paths]
+        conditions = PathConditions(result.inputs, [p for p, _ in paths])
+        solver = z3.Solver()
+        solver.add(conditions.bounds, z3.Not(z3.PbEq([(conditions.any_of([p]), 1) for p, _ in paths], 1)))
+        assert solver.check() == z3.unsat, script
+        for _ in range(4):
+            drawn = {name: choice.choice(values) for name, values in conditions.values.items()}
+            ((taken, outcome),) = [(p, o) for p, o in paths if all(drawn.get(n) in vs for n, vs in p.domains.items())]
+            # The inputs the path read: each grouped one at the value drawn, the others at the one it took.
+            _, args = run_inputs({**taken.env, **{name: drawn[name] for name in taken.domains}})
+            expected = _bash(Path(d), args)
+            if outcome.rendering.status == 0:
+                assert {k: v.text for k, v in outcome.rendering.exported.items()} == expected, (script, args)
+
+
+def test_a_launch_behind_an_argument_check_is_reachable(tmp_path):
+    script = tmp_path / "run.sh"
+    script.write_text('if [ $# -lt 1 ]; then echo "usage: $0 NAME" >&2; exit 1; fi\nexport NAME="$1"\n')
+    result = explore(script)
+    launched = [o for o in result.outcomes if o.rendering.status == 0]
+    assert [o.env["$#"] for o in launched] == ["1"] and launched[0].rendering.exported["NAME"].text
+    assert {o.env["$#"] for o in result.outcomes if o.rendering.status == 1} == {"0"}
+
+
+def test_arguments_handed_on_are_decided_where_they_are_compared(tmp_path):
+    # `source lib.sh "$@"` before lib.sh is loaded: its comparisons still give the arguments' values.
+    (tmp_path / "lib.sh").write_text('case "$1" in --fast) export FAST=1 ;; esac\n')
+    script = tmp_path / "run.sh"
+    script.write_text('DIR="$(dirname "$0")"\nsource "$DIR/lib.sh" "$@"\n')
+    result = explore(script)
+    assert {o.rendering.exported.get("FAST") is not None for o in result.outcomes} == {True, False}
+    assert "--fast" in result.inputs["$1"]
