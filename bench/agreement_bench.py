@@ -105,6 +105,10 @@ def main() -> int:
     specificity = sum(c.flaglint.rejects is False for c in accepted_by_maxtext) / max(1, len(accepted_by_maxtext))
     print(f"recall {recall:.2%} (of {len(rejected_by_maxtext)} MaxText rejects), "
           f"specificity {specificity:.2%} (of {len(accepted_by_maxtext)} MaxText accepts)")
+    not_judged = [c for c in cases if c.flaglint.not_judged]
+    print(f"not judged (FL016, a warning; counted apart): {len(not_judged)} configs, of which MaxText rejects "
+          f"{sum(not c.maxtext.ok for c in not_judged)} ({sum(not c.maxtext.ok and not c.flaglint.rejects for c in not_judged)} "
+          "that flaglint passes with FL016 only)")
     kinds = Counter(
         ("flaglint crashes" if case.flaglint.rejects is None else "only MaxText rejects" if case.flaglint.rejects is False
          else "only flaglint rejects") for case in cases if not case.agrees

@@ -2,9 +2,10 @@
 
 Prints: the median wall time of 10 cold `flaglint check` runs on the 128-chip tuned string, beside
 a bare `python -c pass`; the same with the 256-chip conflict added (so a fix is solved), with the
-solver's time per fix; the fixing check again in a project whose pyproject.toml has a
-[tool.flaglint] table (as a team's repository does; the table is typed on the first run and read
-from the cache after); and the warm `--batch` throughput. Targets: <= 150 ms cold, >= 500 strings/s.
+solver's time per fix, and its work in Z3's units (rlimit, the same on every machine) beside the
+limit on it; the fixing check again in a project whose pyproject.toml has a [tool.flaglint] table
+(as a team's repository does; the table is typed on the first run and read from the cache after);
+and the warm `--batch` throughput. Targets: <= 150 ms cold, >= 500 strings/s.
 """
 
 from __future__ import annotations
@@ -67,6 +68,25 @@ def _solver_time_per_fix(runs: int) -> float:
     return (time.perf_counter() - start) / runs
 
 
+def _solver_work(pin: str, flags: str, env_file: Path | None = None) -> tuple[int, int]:
+    """The Z3 work of a fix search (3 fixes), and the most it may take: FIX_WORK_LIMIT's units,
+    the same on every machine, unlike its time."""
+    sys.path.insert(0, str(REPO))
+    from flaglint.frontends.checker import Checker
+    from flaglint.read.flags import FlagSource, read_env_assignments
+    from flaglint.resolve.resolver import resolve
+    from flaglint.solve.rules import applicable, violated
+    from flaglint.solve.smt import FixProblem
+
+    checker = Checker(pin)
+    env = read_env_assignments((), str(env_file)) if env_file else {}
+    config, _ = resolve(FlagSource(flags), checker.pin, env)
+    rules = applicable(checker.ruleset, config)
+    problem = FixProblem(config, rules, violated(rules, config))
+    problem.solve(3)
+    return problem.work.spent(), problem.work.limit
+
+
 def _batch_lines(count: int) -> bytes:
     base = (FLAGS / "tuned-128.flags").read_text().split()
     mutations = ["num_moe_token_chunks=4", "moe_chunk_pipeline=false", "log_period=1.5", "context=offload query_proj=device", "moe_chunk_pipline=true", ""]
@@ -93,6 +113,8 @@ def main() -> None:
         configured = _median_wall(in_project, args.runs, cwd=Path(project))
     mesh = _median_wall([python, "-m", "flaglint", "check", "--pin", "maxtext-0.2.5", MESH_CONFLICT], args.runs)
     per_fix = _solver_time_per_fix(20)
+    conflict_work, limit = _solver_work("bbd0f6f10", (FLAGS / "tuned-256-64x1x8-before.flags").read_text(), FLAGS / "tuned-256-64x1x8.env")
+    mesh_work, _ = _solver_work("maxtext-0.2.5", MESH_CONFLICT)
     lines = _batch_lines(args.batch)
     start = time.perf_counter()
     subprocess.run(flaglint + ["--batch", "-"], input=lines, capture_output=True, check=False, cwd=REPO, env=ENV)
@@ -104,6 +126,7 @@ def main() -> None:
     print(f"the same, with [tool.flaglint] settings  {configured[0] * 1000:7.1f} / {configured[1] * 1000:6.1f} ms   (target <= 150 ms)")
     print(f"flaglint check, 12-axis mesh conflict + fix {mesh[0] * 1000:4.0f} / {mesh[1] * 1000:6.1f} ms   (target well under 500 ms cpu)")
     print(f"solver time per fix (warm, in process)                 {per_fix * 1000:7.1f} ms")
+    print(f"solver work (Z3 rlimit units): 256-chip conflict {conflict_work:,}, 12-axis mesh {mesh_work:,} (limit {limit:,})")
     print(f"--batch: {args.batch} strings in {batch_seconds:.2f} s = {args.batch / batch_seconds:7.0f} strings/s (target >= 500/s, process start included)")
 
 

@@ -35,14 +35,11 @@ def _working_directory(path: Path):
 
 def _fresh_process_state() -> None:
     """What a new process starts without: the compiled-script cache, keyed on a path as given
-    (relative to the working directory) and its mtime, which two tests' files can share; and Z3's
-    global context, whose history changes which of several smallest fixes the solver finds first."""
+    (relative to the working directory) and its mtime, which two tests' files can share. (Each
+    solver search has a Z3 context of its own, so what the solver did before needs no reset.)"""
     from flaglint.render.bash import compiler
-    from flaglint.solve import smt as solver_z3
 
     compiler._cache.clear()
-    solver_z3._num.cache_clear()
-    solver_z3.z3.z3._main_ctx = None
 
 
 def run_flaglint(*args: str, stdin: bytes | None = None, env: dict | None = None, cwd: Path | None = None) -> Completed:

@@ -45,6 +45,9 @@ EXTRA_DEPS = {
         "xprof==2.24.2",
     ],
 }  # fmt: skip
+# 0.2.2 imports what 0.2.3 does and tensorflow besides (its data loaders load at import)
+EXTRA_DEPS["0.2.2"] = [*EXTRA_DEPS["0.2.3"], "tensorflow-cpu==2.21.0", "wrapt==2.5.2", "gast==0.7.0", "astunparse==1.6.3",
+                       "flatbuffers==25.12.19"]
 
 _reasons: dict[str, str] = {}
 

@@ -22,7 +22,8 @@ from flaglint.report import Checked
 @click.command()
 @click.argument("manifests", nargs=-1, required=True)
 @common_options
-@click.option("--allow-unverified", is_flag=True, help="A launch that cannot be verified is a warning, not an error.")
+@click.option("--allow-unverified", is_flag=True,
+              help="A launch that cannot be verified, or a MaxText check flaglint cannot judge, is a warning, not an error.")
 def gate(manifests, options: Options, allow_unverified):
     """Check every JobSet in MANIFESTS (YAML files, `-` for stdin) before `kubectl apply`.
 
@@ -32,7 +33,7 @@ def gate(manifests, options: Options, allow_unverified):
 
     settings = options.settings()
     env = options.env()
-    checker = load_checker(settings)
+    checker = load_checker(settings, fail_closed=not allow_unverified)
     fix, max_fixes = options.max_fixes > 0, options.max_fixes
     stdin = decode(sys.stdin.buffer.read(), "<stdin>") if "-" in manifests else None
 

@@ -82,10 +82,10 @@ class Options:
         return from_option(self.topology, self.slices, load_pin(pin).version)
 
 
-def load_checker(settings, devices=None):
+def load_checker(settings, devices=None, fail_closed=False):
     """The checker of the settings' pin, model and extra rules: the end of a command's start-up."""
 
-    checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]), devices)
+    checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]), devices, fail_closed)
     end_of_startup()
     return checker
 

@@ -13,8 +13,16 @@ from flaglint.core.edits import Applicability
 from flaglint.core.findings import Finding, Result
 from flaglint.fix.flags import apply_edits, is_safe, refused_edit, renamed, write_fix
 from flaglint.maxtext.pyconfig import ep_rank_without_axes
+from flaglint.maxtext.tpu import RULE_FUNCTIONS
 from flaglint.maxtext.values import format_value
-from flaglint.pins.pins import DEFAULT_PIN, load_pin, pins_defining
+from flaglint.pins.pins import (
+    DEFAULT_PIN,
+    NotJudged,
+    load_pin,
+    not_judged,
+    pins_defining,
+)
+from flaglint.read.config_chain import PIN_LABEL
 from flaglint.read.flags import FlagSource
 from flaglint.resolve.resolver import Config, close_keys, resolve
 from flaglint.resolve.topology import (
@@ -24,6 +32,7 @@ from flaglint.resolve.topology import (
     from_config,
     not_judged_note,
 )
+from flaglint.rules.expr import Unknown, evaluate, substitute
 from flaglint.rules.ruleset import built_in, load_ruleset
 from flaglint.solve.rules import applicable, finding, minimal_changes, violated
 from flaglint.solve.solutions import Solution, Unsatisfiable, held_keys
@@ -31,12 +40,17 @@ from flaglint.solve.solutions import Solution, Unsatisfiable, held_keys
 
 class Checker:
     def __init__(self, pin: str = DEFAULT_PIN, model: str | None = None, extra_rules: tuple[str, ...] = (),
-                 devices: DeviceCount | None = None):
-        """`devices`: the device count given by the caller (--topology); else the config's own."""
+                 devices: DeviceCount | None = None, fail_closed: bool = False):
+        """`devices`: the device count given by the caller (--topology); else the config's own.
+        `fail_closed`: a check of MaxText's that flaglint cannot judge is an error (the gate's
+        default), not a warning."""
         self.pin = load_pin(pin)
         self.model = model
         self.devices = devices
+        self.fail_closed = fail_closed
         self.ruleset = load_ruleset(self.pin.rules, tuple(extra_rules))
+        # MaxText's messages of the checks hand-written rules state
+        self._stated = tuple(m for rule in self.ruleset.rules if rule.applies_to(self.pin.chain) for m in rule.states)
         self._rules: list | None = None  # the rules this pin can judge; the same for every flag string
 
     def config(self, source: FlagSource, env: Mapping[str, str] | None = None) -> tuple[Config, list[Finding]]:
@@ -59,6 +73,7 @@ class Checker:
         broken = violated(judged, config)
         findings += [finding(rule, config, self.ruleset.derived) for rule in broken]
         findings += ep_rank_without_axes(judged, broken, config, lambda rule: finding(rule, config, self.ruleset.derived))
+        findings += self._not_judged(config, refused)
         result = Result(pin=self.pin.pin, findings=findings)
         note = None if config.devices else not_judged_note(self.ruleset, config)
         if note is not None:
@@ -67,11 +82,45 @@ class Checker:
             self._add_fixes(result, config, env, rules, max_fixes, broken)
         return result
 
+    def _not_judged(self, config: Config, refused: set[str]) -> list[Finding]:
+        """MaxText's checks that no rule states (neither imported nor by hand), each where the config
+        sets a key it reads (MaxText stops before it at a refused value) and what flaglint can state
+        of the way to it may hold."""
+        given = {key for key in _given(config) - refused if not _from_maxtext(config, key)}
+        found = []
+        for check in not_judged(self.pin.rules):
+            if check.message.startswith(self._stated):
+                continue
+            keys = tuple(k for k in check.keys if k in given)
+            if not keys or not self._may_hold(check, config):
+                continue
+            at = next((where for k in keys if (where := config.location(k)) is not None), None)
+            found.append(built_in("FL016", keys, at, fail_closed=self.fail_closed, version=self.pin.version, validator=check.id,
+                                  site=check.site, set_keys=", ".join(keys), reason=check.reason, message=check.message))
+        return found
+
+    def _may_hold(self, check: NotJudged, config: Config) -> bool:
+        if check.when is None:
+            return True
+        condition = substitute(check.when, self.ruleset.derived)
+
+        def lookup(name: str):
+            if not config.knows(name):
+                raise Unknown(name)
+            return config.lookup(name)
+
+        try:
+            return bool(evaluate(condition, lookup, RULE_FUNCTIONS))
+        except Unknown:
+            return True
+
     def judgeable_rules(self, config: Config) -> list:
         """The rules this pin can judge (the same for every flag string), less those on a device
-        count this config does not give."""
+        count this config does not give. A MaxText check a hand-written rule states (`states`) is
+        judged by that rule alone, not also by its import."""
         if self._rules is None:
-            self._rules = applicable(self.ruleset, replace(config, devices=dict.fromkeys(DEVICE_NAMES, 1)))
+            rules = applicable(self.ruleset, replace(config, devices=dict.fromkeys(DEVICE_NAMES, 1)))
+            self._rules = [r for r in rules if r.states or not r.message.startswith(self._stated)]
         missing = set(DEVICE_NAMES) - config.devices.keys()
         return [r for r in self._rules if missing.isdisjoint(r.name_set)]
 
@@ -96,7 +145,7 @@ class Checker:
             return
         if broken and not solutions:
             solutions = [_back_to_defaults(kept, broken)]
-            result.notes.append("the solver found no smallest fix in time; the fix offered resets the keys of the broken rules to their defaults")
+            result.notes.append("the solver found no smallest fix within its limit; the fix offered resets the keys of the broken rules to their defaults")
         for solution in solutions:
             candidate, tunix_changes = write_fix(config, solution)
             after = self._clean(replace(config.source, text=candidate.flags), {**env, **tunix_changes})
@@ -180,10 +229,22 @@ def _back_to_defaults(config: Config, broken: list) -> Solution:
                           if config.explicit[n].value != config.pin.default(n)))
 
 
+def _given(config: Config) -> set[str]:
+    """The keys and names someone set: the flags, files, the model, Tunix, the device count."""
+    return set(config.explicit) | set(config.devices) | {name for name, value in config.tunix.items() if value is not None}
+
+
+def _from_maxtext(config: Config, key: str) -> bool:
+    """Whether KEY's value comes from MaxText's own files (the model file, a config it ships), whose
+    values its checks are written to accept: only the user's settings make a check worth naming."""
+    assignment = config.explicit.get(key)
+    return assignment is not None and assignment.origin.startswith(("model:", f"yaml:{PIN_LABEL}/"))
+
+
 def _judged(rules: list, config: Config) -> list:
     """The rules that read a value someone set. A rule that reads only defaults holds: each pin's
     defaults satisfy its rules (tests/test_rules.py checks that at every pin)."""
-    given = config.explicit.keys() | config.devices.keys() | {name for name, value in config.tunix.items() if value is not None}
+    given = _given(config)
     return [r for r in rules if not r.name_set.isdisjoint(given)]
 
 

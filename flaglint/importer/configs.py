@@ -9,10 +9,10 @@ import json
 from pathlib import Path
 
 from flaglint.core.findings import InputError
-from flaglint.importer.importer import PYCONFIG, package_version
-from flaglint.importer.sources import PackageFiles, open_package
+from flaglint.importer.importer import package_version
+from flaglint.importer.sources import PYCONFIG, PackageFiles, open_package
 from flaglint.render.yaml_chain import parse_config
-from flaglint.schema.config_index import ConfigIndex, EntryPoint
+from flaglint.schema.config_index import CONFIG_SUFFIX, ConfigIndex, EntryPoint
 
 CONFIGS = "configs"
 INDEX_VERSION = 1
@@ -24,7 +24,19 @@ def build_index(files: PackageFiles, version: str) -> ConfigIndex:
     for relpath in files.files_under(CONFIGS, ".yml"):
         name = relpath[len(CONFIGS) + 1:]
         indexed[name] = parse_config(files.read(relpath), name)
-    return ConfigIndex(version, indexed, entry_points(files))
+    return ConfigIndex(version, indexed, entry_points(files), config_suffix(files))
+
+
+def config_suffix(files: PackageFiles) -> str | None:
+    """The name ending pyconfig wants of argv[1] to read it as the config file
+    (`argv[1].endswith(".yml")`, 0.2.3 and later); None where it reads argv[1] whatever its name (0.2.0)."""
+    if not files.exists(PYCONFIG):
+        return CONFIG_SUFFIX
+    for node in ast.walk(files.parse(PYCONFIG)):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "endswith"
+                and ast.unparse(node.func.value) == "argv[1]" and node.args and isinstance(node.args[0], ast.Constant)):
+            return str(node.args[0].value)
+    return None
 
 
 MAPPING = "_CONFIG_FILE_MAPPING"  # pyconfig's module -> default config (0.2.3 and later)
@@ -70,7 +82,7 @@ def entry_points(files: PackageFiles) -> dict[str, EntryPoint]:
 
 
 def write_index(index: ConfigIndex, out: str | Path) -> None:
-    payload = {"version": index.version, "format": INDEX_VERSION,
+    payload = {"version": index.version, "format": INDEX_VERSION, "config_suffix": index.config_suffix,
                "entry_points": {module: {"config": e.config, "config_class": e.config_class} for module, e in index.entry_points.items()},
                "files": {name: entry.to_json() for name, entry in sorted(index.files.items())}}
     Path(out).write_text(json.dumps(payload, indent=1, sort_keys=False, allow_nan=True) + "\n", encoding="utf-8")

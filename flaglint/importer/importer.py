@@ -24,13 +24,16 @@ from flaglint.importer.fieldtypes import (
     tighter,
 )
 from flaglint.importer.source_text import raise_message, raises_in, source_message
-from flaglint.importer.sources import PackageFiles, open_package
+from flaglint.importer.sources import (
+    COMMON_TYPES,
+    PYCONFIG,
+    TYPES,
+    PackageFiles,
+    open_package,
+)
 from flaglint.importer.topologies import TOPOLOGY_KEY, topology_table
 from flaglint.schema.model import KeySchema, MaxTextSchemaFile, ModelConfig
 
-TYPES = "configs/types.py"
-PYCONFIG = "configs/pyconfig.py"
-COMMON_TYPES = "common/common_types.py"
 ROOT_MODEL = "MaxTextConfig"
 
 

@@ -11,7 +11,13 @@ from pathlib import Path, PurePosixPath
 
 from flaglint.core.findings import InputError
 
-MARKER = "configs/types.py"
+TYPES = "configs/types.py"
+MARKER = TYPES
+PYCONFIG = "configs/pyconfig.py"
+COMMON_TYPES = "common/common_types.py"
+SPEC_MAP = "utils/accelerator_to_spec_map.py"
+# The code an import reads the keys and checks from (besides configs/**/*.yml).
+CONFIG_CODE = (TYPES, PYCONFIG, COMMON_TYPES, SPEC_MAP)
 OLD_MARKER = "pyconfig.py"  # MaxText before 0.2.0: MaxText/pyconfig.py and base.yml
 _BEFORE_020 = ("{origin}: MaxText before 0.2.0 (the MaxText/ package: MaxText/pyconfig.py, no maxtext/configs/types.py) "
                "is not supported; import 0.2.0 or later")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 MAX_OPTIONS = 64
@@ -27,9 +27,11 @@ class Const:
 
 @dataclass(frozen=True)
 class Unexpressible:
-    """A value the rule language cannot state, with the reason."""
+    """A value the rule language cannot state, with the reason. At a raise site, `given` is what
+    the rules can state of the path to it (the conditions taken that are expressible)."""
 
     reason: str
+    given: Any = field(default=None, compare=False)
 
 
 @dataclass
@@ -82,6 +84,13 @@ class Ref:
     kind: str  # self | module | enum | builtin | method | func
     name: str
     target: Any = None
+
+
+@dataclass(frozen=True)
+class MeshFile:
+    """The path of the package's custom_mesh_and_rule/<name>.yml (`name`: a key's value or a constant)."""
+
+    name: Any
 
 
 @dataclass(frozen=True)

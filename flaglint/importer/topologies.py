@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flaglint.core.findings import InputError
-from flaglint.importer.sources import PackageFiles, open_package
+from flaglint.importer.sources import SPEC_MAP, PackageFiles, open_package
 
-SPEC_MAP = "utils/accelerator_to_spec_map.py"
 LOOKUP = "get_system_characteristics"
 TOPOLOGY_KEY = "compile_topology"  # the key the config pass looks up (types.py, get_num_target_devices)
 DEVICES_PER_SLICE_ARG = 4  # SystemCharacteristics(platform, topology_name, chip_config_name, chips_per_host_bounds, devices_per_slice, wrap)

@@ -13,23 +13,28 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable
 
-from flaglint.importer.importer import TYPES
 from flaglint.importer.source_text import exception_name, raise_message, raises_in
+from flaglint.importer.sources import SPEC_MAP, TYPES
 from flaglint.importer.symbolic import (
     Const,
+    MeshFile,
     ScaleExp,
+    Text,
     Tup,
     Unexpressible,
     const_node,
     key_node,
     key_of,
     make_choice,
+    neg,
 )
-from flaglint.importer.topologies import LOOKUP, SPEC_MAP
+from flaglint.importer.topologies import LOOKUP
 from flaglint.importer.walker_state import Frame, State
 from flaglint.maxtext.tpu import LIVE_SLICES, NUM_DEVICES
 
 POWERS_OF_TWO = tuple(2**k for k in range(31))
+MESH_DIR_NAME = "custom_mesh_and_rule"  # the folder of the custom mesh files, beside types.py
+MESH_SUFFIX = ".yml"
 SCALE_KINDS = ("emb_scale", "num_head_scale", "mlp_dim_scale", "layer_scale")  # get_individual_scales's, in order
 
 
@@ -81,17 +86,26 @@ class HelperModels:
     def model_mesh_yaml(self, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
         """_load_mesh_config_from_yaml(value): the package's custom_mesh_and_rule/<value>.yml."""
         value = args[0] if args else Unexpressible("no argument")
-        key = key_of(value)
-        choices = self.keys[key].choices if key in self.keys and self.keys[key].choices else []
-        missing = tuple(c for c in choices if c not in self.mesh_files)
         if fnode is not None:
             for raise_node in raises_in([fnode]):
                 site = self.site_at(raise_node, Frame(f"MaxTextConfig.{fnode.name}", TYPES), "raise",
                                     exception_name(raise_node), self.render(raise_message(raise_node), st, frame))
-                if key is None:
-                    site.conditions.append(Unexpressible("file existence"))
-                else:
-                    site.conditions.append(self.path_and(st, ast.Compare(value, [ast.In()], [const_node(missing)])))
+                missing = self.mesh_file_missing(value)
+                site.conditions.append(missing if isinstance(missing, Unexpressible) else self.path_and(st, missing))
+        return self.mesh_file_data(value)
+
+    def mesh_file_missing(self, value: Any) -> Any:
+        """The condition that the package has no custom_mesh_and_rule/<value>.yml: VALUE is one of
+        its key's choices that names no file."""
+        key = key_of(value)
+        if key is None:
+            return Unexpressible("file existence")
+        choices = self.keys[key].choices if key in self.keys and self.keys[key].choices else []
+        missing = tuple(c for c in choices if c not in self.mesh_files)
+        return ast.Compare(value, [ast.In()], [const_node(missing)])
+
+    def mesh_file_data(self, value: Any) -> Any:
+        """What yaml.safe_load makes of custom_mesh_and_rule/<value>.yml, by the value ({} for none)."""
         if isinstance(value, Const):
             return Const(self.mesh_files.get(value.value, {}))
         expr = self.expr(value)
@@ -99,6 +113,32 @@ class HelperModels:
             return expr
         options = [(ast.Compare(expr, [ast.Eq()], [ast.Constant(name)]), Const(data)) for name, data in sorted(self.mesh_files.items())]
         return make_choice(options + [(None, Const({}))])
+
+    # The primitives of the inline read (0.2.2, 0.2.3: set_derived_and_validate_values opens the
+    # file itself): os.path.join(<package dir>, "custom_mesh_and_rule", f"{value}.yml") is the
+    # file's path, os.path.exists, open and yaml.safe_load of it are modelled as the helper is.
+
+    def model_path_join(self, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
+        names = [a.value if isinstance(a, Const) else None for a in args]
+        if MESH_DIR_NAME in names and names.index(MESH_DIR_NAME) == len(args) - 2:
+            stem = _yml_stem(args[-1])
+            if stem is not None:
+                return MeshFile(stem)
+        return Unexpressible("file system: os.path.join")
+
+    def model_path_exists(self, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
+        if args and isinstance(args[0], MeshFile):
+            missing = self.mesh_file_missing(args[0].name)
+            return missing if isinstance(missing, Unexpressible) else neg(missing)
+        return Unexpressible("file system: os.path.exists")
+
+    def model_open(self, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
+        return args[0] if args and isinstance(args[0], MeshFile) else Unexpressible("file system: open")
+
+    def model_yaml_load(self, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
+        if args and isinstance(args[0], MeshFile):
+            return self.mesh_file_data(args[0].name)
+        return Unexpressible("a YAML file read at run time (yaml.safe_load)")
 
     def model_system_characteristics(self, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
         """accelerator_to_spec_map.get_system_characteristics(name): raises unless `name` is one of
@@ -127,8 +167,21 @@ MODELS: dict[str, Callable[..., Any]] = {
     "max_utils.get_num_slices": HelperModels.model_num_slices,
     "get_individual_scales": HelperModels.model_individual_scales,
     "_load_mesh_config_from_yaml": HelperModels.model_mesh_yaml,
+    "os.path.join": HelperModels.model_path_join,
+    "os.path.exists": HelperModels.model_path_exists,
+    "open": HelperModels.model_open,
+    "yaml.safe_load": HelperModels.model_yaml_load,
     f"accelerator_to_spec_map.{LOOKUP}": HelperModels.model_system_characteristics,
 }
+
+
+def _yml_stem(name: Any) -> Any:
+    """The value before `.yml` in f"{value}.yml" (or "name.yml"), else None."""
+    if isinstance(name, Const) and isinstance(name.value, str) and name.value.endswith(MESH_SUFFIX):
+        return Const(name.value[: -len(MESH_SUFFIX)])
+    if isinstance(name, Text) and len(name.parts) == 2 and name.parts[1] == MESH_SUFFIX and not isinstance(name.parts[0], str):
+        return name.parts[0][0]
+    return None
 
 
 def scale_factors(kind: str) -> str:

@@ -19,21 +19,14 @@ import yaml
 
 from flaglint.core.findings import InputError
 from flaglint.importer.fieldtypes import ModuleScope
-from flaglint.importer.importer import (
-    COMMON_TYPES,
-    PYCONFIG,
-    ROOT_MODEL,
-    TYPES,
-    class_mro,
-    import_schema,
-)
+from flaglint.importer.importer import ROOT_MODEL, class_mro, import_schema
 from flaglint.importer.source_text import (
     exception_name,
     raise_message,
     raises_in,
     source_message,
 )
-from flaglint.importer.sources import PackageFiles
+from flaglint.importer.sources import COMMON_TYPES, PYCONFIG, TYPES, PackageFiles
 from flaglint.importer.symbolic import (
     ENUM_CHOICES,
     SELF,
@@ -45,14 +38,22 @@ from flaglint.importer.symbolic import (
     key_node,
 )
 from flaglint.importer.topologies import topology_table
-from flaglint.importer.validator_models import HelperModels
+from flaglint.importer.validator_models import MESH_DIR_NAME, MESH_SUFFIX, HelperModels
 from flaglint.importer.walker_calls import CallWalker
 from flaglint.importer.walker_expressions import ExpressionWalker
 from flaglint.importer.walker_state import Frame, Site, State
 from flaglint.importer.walker_statements import StatementWalker
 from flaglint.schema.model import MaxTextSchemaFile
 
-CUSTOM_MESH_DIR = "configs/custom_mesh_and_rule"
+CUSTOM_MESH_DIR = f"configs/{MESH_DIR_NAME}"
+# Why pyconfig's checks of model files, unknown keys, value types and M_<KEY> variables are not
+# rules: another step of flaglint checks them (FL004-FL006, FL040-FL042), so none is reported as
+# not judged.
+MODEL_CONFLICT = "model config conflict (checked by the --model step)"
+UNKNOWN_KEY = "unknown key (checked against the schema)"
+VALUE_TYPING = "value typing (checked when each value is typed)"
+M_VARIABLE = "environment variable (M_<KEY> override, checked when the M_ variables are read)"
+CHECKED_ELSEWHERE = frozenset({MODEL_CONFLICT, UNKNOWN_KEY, VALUE_TYPING, M_VARIABLE})
 
 
 class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
@@ -134,17 +135,14 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
         """pyconfig checks the raw key dict before pydantic: the two-splash check is a rule; the
         others concern model files, unknown keys and M_<KEY> variables, which other steps own."""
         funcs = {n.name: n for n in self.trees[PYCONFIG].body if isinstance(n, ast.FunctionDef)}
-        fixed = {
-            "validate_no_keys_overridden_twice": "model config conflict (checked by the --model step)",
-            "_prepare_for_pydantic": "unknown key (checked against the schema)",
-        }
+        fixed = {"validate_no_keys_overridden_twice": MODEL_CONFLICT, "_prepare_for_pydantic": UNKNOWN_KEY}
         for fname, reason in fixed.items():
             if fname in funcs:
                 for raise_node in raises_in([funcs[fname]]):
                     site = self._pyconfig_site(raise_node, fname)
                     if fname == "_prepare_for_pydantic" and " not in " not in site.message:
                         # 0.2.0 types muon_consistent_rms here, as the value step types a float
-                        site.conditions.append(Unexpressible("value typing (checked when each value is typed)"))
+                        site.conditions.append(Unexpressible(VALUE_TYPING))
                     else:
                         site.conditions.append(Unexpressible(reason))
         # the raw-dict checks: `_initialize_pydantic` since 0.2.3, `initialize_pydantic` in 0.2.0
@@ -162,7 +160,7 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
             if isinstance(stmt, ast.Raise) and stmt.exc is not None:
                 sources = [ast.unparse(t) for t in tests]
                 if any("environ" in text or "env_key" in text for text in sources):
-                    cond: Any = Unexpressible("environment variable (M_<KEY> override)")
+                    cond: Any = Unexpressible(M_VARIABLE)
                 elif not tests:
                     cond = Unexpressible("re-raised exception")
                 else:
@@ -197,7 +195,7 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
             return self.truth(key_node(test.args[0].value))
         source = ast.unparse(test)
         if "environ" in source or "env_key" in source:
-            return Unexpressible("environment variable (M_<KEY> override)")
+            return Unexpressible(M_VARIABLE)
         return Unexpressible(f"raw config dict: {source}")
 
     # ---- sites -------------------------------------------------------------------------
@@ -223,7 +221,7 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
 
     def _custom_mesh_files(self) -> dict[str, Any]:
         out = {}
-        for relpath in self.files.glob(CUSTOM_MESH_DIR, ".yml"):
+        for relpath in self.files.glob(CUSTOM_MESH_DIR, MESH_SUFFIX):
             try:
                 out[Path(relpath).stem] = freeze(yaml.safe_load(self.files.read(relpath)) or {})
             except yaml.YAMLError:

@@ -32,10 +32,11 @@ from typing import Any
 
 import yaml
 
-from flaglint.importer.importer import PYCONFIG, TYPES
-from flaglint.importer.sources import open_package
+from flaglint.importer.key_reads import KeyReads
+from flaglint.importer.sources import PYCONFIG, TYPES, open_package
 from flaglint.importer.symbolic import (
     PY_COMPARE,
+    TRUE,
     Unexpressible,
     conj,
     disj,
@@ -49,7 +50,7 @@ from flaglint.importer.validator_models import (
     SCALE_KINDS,
     scale_factors,
 )
-from flaglint.importer.validator_walker import Walker
+from flaglint.importer.validator_walker import CHECKED_ELSEWHERE, Walker
 from flaglint.importer.walker_state import Site
 from flaglint.rules.expr import ExprError, parse
 from flaglint.schema.model import MaxTextSchemaFile
@@ -94,6 +95,7 @@ class Extraction:
     safe_divisions: list  # divisions by a key whose path already rules out zero
     checks: int  # raise/assert sites (divisions by a key not counted)
     version: str
+    sites: int  # the sites but the safe divisions: each a rule, listed as not expressible, or both (by the ways to it)
 
 
 def extract_rules(source: str | Path) -> tuple[list[dict], dict[str, str], list[dict]]:
@@ -110,6 +112,7 @@ def extract(source: str | Path, pin: str | None = None, schema: MaxTextSchemaFil
     walker.run()
     names = _derived_names(walker)
     namer = _Namer(names)
+    reads = KeyReads(walker.trees, walker.keys)
     rules: list[dict] = []
     unexpressible: list[dict] = []
     safe_divisions: list[str] = []
@@ -117,30 +120,38 @@ def extract(source: str | Path, pin: str | None = None, schema: MaxTextSchemaFil
     ordered = sorted(walker.sites.values(), key=lambda s: (order.get(s.file, 2), s.line, s.kind == "crash"))
     for number, site in enumerate(ordered, start=1):
         rule_id = f"MX{number:04d}"
-        bad = [c for c in site.conditions if isinstance(c, Unexpressible)]
         message = site.text() or site.exception
         if site.kind == "crash":
             message = f"{site.exception}: {site.message}"
-        if bad:
-            unexpressible.append(_unexpressible(rule_id, site, message, bad[0].reason))
-            continue
-        cond = _simplify(site.conditions)
-        if site.kind == "crash" and isinstance(cond, ast.Constant) and not cond.value:
-            safe_divisions.append(site.source)
-            continue
+        # A site is a rule where its condition can be stated (the ways to it that can), and is
+        # listed as not expressible for the ways that cannot: both, when some ways can.
+        unknown = [c for c in site.conditions if isinstance(c, Unexpressible)]
+        known = [c for c in site.conditions if not isinstance(c, Unexpressible)]
+        cond = _simplify(known) if known else None
         if isinstance(cond, ast.Constant):
-            reason = "unreachable: its condition never holds" if not cond.value else "always raises"
-            unexpressible.append(_unexpressible(rule_id, site, message, reason))
-            continue
-        rule = _rule(rule_id, site, message, namer.visit(copy.deepcopy(cond)), walker.version, pin)
-        if len(rule.get("when", "")) + len(rule["require"]) > MAX_CONDITION_CHARS:
-            unexpressible.append(_unexpressible(rule_id, site, message, "too large: the condition over custom mesh rules "
-                                                f"exceeds {MAX_CONDITION_CHARS} characters"))
-            continue
-        rules.append(rule)
+            if unknown:
+                pass  # the ways that can be stated never raise: only the others are listed
+            elif site.kind == "crash" and not cond.value:
+                safe_divisions.append(site.source)
+            else:
+                reason = "unreachable: its condition never holds" if not cond.value else "always raises"
+                unexpressible.append(_unexpressible(rule_id, site, message, reason))
+            cond = None
+        if cond is not None:
+            rule = _rule(rule_id, site, message, namer.visit(copy.deepcopy(cond)), walker.version, pin)
+            if len(rule.get("when", "")) + len(rule["require"]) <= MAX_CONDITION_CHARS:
+                rules.append(rule)
+            else:
+                unknown.insert(0, Unexpressible(f"too large: the condition over custom mesh rules exceeds {MAX_CONDITION_CHARS} characters",
+                                                given=cond))
+        if unknown:
+            entry = _unexpressible(rule_id, site, message, unknown[0].reason)
+            if unknown[0].reason not in CHECKED_ELSEWHERE:
+                entry |= _not_judged_when(site, unknown, reads, namer, set(walker.keys))
+            unexpressible.append(entry)
     derived = _derived_values(walker, names, namer)
     checks = sum(1 for site in walker.sites.values() if site.kind != "crash")
-    return Extraction(rules, derived, unexpressible, safe_divisions, checks, walker.version)
+    return Extraction(rules, derived, unexpressible, safe_divisions, checks, walker.version, len(ordered) - len(safe_divisions))
 
 
 def _derived_names(walker: Walker) -> dict[int, str]:
@@ -285,6 +296,18 @@ def _unexpressible(rule_id: str, site: Site, message: str, reason: str) -> dict:
     return {"id": rule_id, "site": site.source, "message": message, "reason": reason}
 
 
+def _not_judged_when(site: Site, ways: list[Unexpressible], reads: KeyReads, namer: _Namer, keys: set[str]) -> dict:
+    """When a check reports SITE as not judged: `keys`, the keys it reads, of which the config
+    sets one, and `when`, what the rule language can state of the WAYS to it that it cannot (each
+    one's `given`; a way without one makes it hold always)."""
+    given = _simplify([TRUE if way.given is None else way.given for way in ways])
+    entry: dict[str, Any] = {"keys": sorted(reads.at(site.file, site.line) | (names_in(given) & keys))}
+    when = ast.unparse(namer.visit(copy.deepcopy(given)))
+    if not (isinstance(given, ast.Constant) and given.value) and len(when) <= MAX_CONDITION_CHARS:
+        entry["when"] = when
+    return entry
+
+
 def _title(site: Site, message: str) -> str:
     text = " ".join(message.split())
     first = text.split(". ")[0].rstrip(".")
@@ -311,7 +334,7 @@ def write_rules(source: str | Path, out_dir: str | Path, pin: str | None = None,
     _dump_yaml(out / "unexpressible.yml", header, {"rules": [], "unexpressible": unexpressible})
     counts = Counter(reason_category(u["reason"]) for u in unexpressible)
     crash_rules = sum(1 for r in rules if "crashes" in r["rationale"])
-    return {"sites": len(rules) + len(unexpressible), "checks": found.checks, "rules": len(rules),
+    return {"sites": found.sites, "checks": found.checks, "rules": len(rules),
             "check_rules": len(rules) - crash_rules, "crash_rules": crash_rules,
             "safe_divisions": len(found.safe_divisions), "unexpressible": len(unexpressible),
             "device_rules": sum(1 for r in rules if _mentions(r, NUM_DEVICES, derived)),

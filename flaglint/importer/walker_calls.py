@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from flaglint.importer.importer import TYPES
+from flaglint.importer.sources import TYPES
 from flaglint.importer.symbolic import (
     SELF,
     TRUE,
@@ -153,6 +153,9 @@ class CallWalker:
             _ACTIVE.discard(fnode.name)
 
     def builtin(self, name: str, args: list, node: ast.Call, st: State, frame: Frame) -> Any:
+        if name in ("sum", "prod", "any", "all", "len") and len(args) == 1 and isinstance(args[0], GuardedChoice):
+            # one value per list the argument may be (a custom mesh file's, the user's)
+            return self.map_choice(args[0], lambda value: self.builtin(name, [value], node, st, frame))
         if name in ("tuple", "list", "set", "frozenset", "sorted") and len(args) == 1:
             return args[0]
         if name in ("str", "float", "repr") and len(args) == 1:

@@ -360,7 +360,15 @@ class ExpressionWalker:
             return Unexpressible("nested comprehension")
         gen = node.generators[0]
         iterable = self.ev(gen.iter, st, frame)
+        if isinstance(iterable, GuardedChoice) and not _expressible_choice(iterable):
+            # one list per value the iterable may hold (a custom mesh file's mesh_axes, the user's)
+            return self.map_choice(iterable, lambda value: self.comprehension(node, gen, value, st, frame))
+        return self.comprehension(node, gen, iterable, st, frame)
+
+    def comprehension(self, node: ast.ListComp, gen: ast.comprehension, iterable: Any, st: State, frame: Frame) -> Any:
         items = items_of(iterable)
+        if items is None:
+            items = self.members(node.elt, gen.target, iterable, st, frame)
         if items is None:
             return iterable if isinstance(iterable, Unexpressible) else Unexpressible(f"list value: comprehension over {clean_source(gen.iter)}")
         out = []
@@ -383,6 +391,22 @@ class ExpressionWalker:
 
     ev_GeneratorExp = ev_ListComp
     ev_SetComp = ev_ListComp
+
+    def members(self, elt: ast.expr, target: ast.expr, iterable: Any, st: State, frame: Frame) -> list | None:
+        """`[table[x] for x in L]` over a list L whose value is read when the config is (a key):
+        L read element by element, as the keys of `table` it holds (`'k' in L`). Exact for a list
+        without repeats; an element `table` has no key for is not seen (MaxText raises KeyError)."""
+        if not (isinstance(iterable, ast.expr) and isinstance(target, ast.Name) and isinstance(elt, ast.Subscript)
+                and isinstance(elt.slice, ast.Name) and elt.slice.id == target.id):
+            return None
+        table = self.ev(elt.value, st, frame)
+        if isinstance(table, DictVal):
+            names = [k for k, _, _ in table.entries]
+        elif isinstance(table, Const) and isinstance(table.value, dict):
+            names = list(table.value)
+        else:
+            return None
+        return [(ast.Compare(const_node(name), [ast.In()], [iterable]), Const(name)) for name in dict.fromkeys(names)]
 
     def ev_NamedExpr(self, node: ast.NamedExpr, st: State, frame: Frame) -> Any:
         value = self.ev(node.value, st, frame)

@@ -70,7 +70,10 @@ class StatementWalker:
             self.assign(stmt.target, value, st, frame)
             return st
         if isinstance(stmt, ast.If):
-            return self.exec_if(self.cond(stmt.test, st, frame), stmt.body, stmt.orelse, st, frame)
+            test = self.cond(stmt.test, st, frame)
+            if isinstance(test, Unexpressible) and isinstance(stmt.test, ast.BoolOp):
+                return self.exec_split_if(stmt, st, frame)
+            return self.exec_if(test, stmt.body, stmt.orelse, st, frame)
         if isinstance(stmt, ast.Raise):
             self.exec_raise(stmt, st, frame)
             st.dead = "raise"
@@ -115,6 +118,10 @@ class StatementWalker:
         if isinstance(stmt, (ast.Pass, ast.Continue, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal)):
             return st
         if isinstance(stmt, ast.With):
+            for item in stmt.items:
+                value = self.ev(item.context_expr, st, frame)
+                if item.optional_vars is not None:
+                    self.assign(item.optional_vars, value, st, frame, name_it=False)
             return self.exec_block(stmt.body, st, frame)
         for raise_node in raises_in([stmt]):
             self.site_at(raise_node, frame, "raise").conditions.append(Unexpressible(f"statement {type(stmt).__name__}"))
@@ -127,12 +134,23 @@ class StatementWalker:
         self.record(stmt, frame, "raise", exception_name(stmt), message, self.path_and(st, TRUE), raise_message(stmt))
 
     def path_and(self, st: State, cond: Any) -> Any:
-        if isinstance(cond, Unexpressible):
-            return cond
-        bad = [p for p in st.path if isinstance(p, Unexpressible)]
-        if bad:
-            return bad[0]
-        return conj(list(st.path) + list(self.crash_guards) + [cond])
+        """The condition of reaching a site at ST where COND holds; where part of it is not
+        expressible, that part's reason, with the rest as what is `given`."""
+        parts = list(st.path) + list(self.crash_guards) + [cond]
+        bad = next((p for p in parts if isinstance(p, Unexpressible)), None)
+        if bad is None:
+            return conj(parts)
+        return Unexpressible(bad.reason, given=conj([p for p in parts if not isinstance(p, Unexpressible)]))
+
+    def exec_split_if(self, stmt: ast.If, st: State, frame: Frame) -> State:
+        """`if a or b: X else: Y` as `if a: X elif b: X else: Y` (`and`: `if a: (if b: X else: Y)
+        else: Y`), as Python evaluates it: where only b cannot be stated, the way through a is still
+        a condition the rules can state."""
+        first, *rest = stmt.test.values
+        second = rest[0] if len(rest) == 1 else ast.BoolOp(stmt.test.op, rest)
+        if isinstance(stmt.test.op, ast.Or):
+            return self.exec_if(self.cond(first, st, frame), stmt.body, [ast.If(second, stmt.body, stmt.orelse)], st, frame)
+        return self.exec_if(self.cond(first, st, frame), [ast.If(second, stmt.body, stmt.orelse)], stmt.orelse, st, frame)
 
     def exec_if(self, test: Any, body: list, orelse: list, st: State, frame: Frame) -> State:
         if isinstance(test, ast.Constant):
@@ -163,8 +181,9 @@ class StatementWalker:
         extra = []
         e1, e2 = s1.path[depth:], s2.path[depth:]
         if e1 or e2:
-            if isinstance(test, Unexpressible):
-                extra = [test]
+            unknown = next((p for p in [test, *e1, *e2] if isinstance(p, Unexpressible)), None)
+            if unknown is not None:
+                extra = [unknown]
             else:
                 extra = [disj([conj([test] + e1), conj([neg(test)] + e2)])]
         guard = test if not isinstance(test, Unexpressible) else test

@@ -8,9 +8,10 @@ Recognised: `python3 -m maxtext.<module>` (also `MaxText.<module>`, the older pa
 inside launchers such as `docker run` or `srun`. The entry points are the modules of the pin that
 hand their argv to pyconfig (schema/config_index.py); an older short name (`MaxText.decode`,
 `MaxText/train.py`) is the pin's module that ends with it (maxtext.inference.decode,
-maxtext.trainers.pre_train.train). argv[1] is the config only when it ends in `.yml`, otherwise
-the module's own default config (rl.yml, sft.yml, …) is used. An XPK `--command "…"` string holds
-such a command line: its text is split into shell words again.
+maxtext.trainers.pre_train.train). argv[1] is the config as the pin's pyconfig finds it (when it
+ends in `.yml`; at 0.2.0 whatever its name), otherwise the module's own default config (rl.yml,
+sft.yml, …) is used. An XPK `--command "…"` string holds such a command line: its text is split
+into shell words again.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from flaglint.schema.config_index import ConfigIndex, EntryPoint
+from flaglint.schema.config_index import CONFIG_SUFFIX, ConfigIndex, EntryPoint
 
 _PYTHON = re.compile(r"python(?:[0-9](?:\.[0-9]+)?)?")
 _PACKAGES = ("maxtext", "MaxText")
@@ -189,7 +190,7 @@ class MaxTextCommand:
     module: str  # as the pin names it
     start: int  # index of the first argv word after the module (argv[1])
     entry: EntryPoint | None  # None: the pin has no such entry point
-    config: str | None  # argv[1] when it ends in .yml
+    config: str | None  # argv[1] when the pin's pyconfig takes it as the config file
     args: tuple[int, ...]  # indices of the words pyconfig reads as key=value
 
     @property
@@ -242,7 +243,9 @@ def _after_python(words: list[str], at: int, index: ConfigIndex | None) -> MaxTe
     module = entry_module(written, entries)
     if module is None:
         return None  # a module of MaxText that does not read a config from argv
-    config = words[start] if start < len(words) and words[start].endswith(".yml") else None
+    first = words[start] if start < len(words) else ""
+    takes_config = index.is_config_argument(first) if index is not None else first.endswith(CONFIG_SUFFIX)
+    config = first if first and takes_config else None
     first = start + (1 if config is not None else 0)
     return MaxTextCommand(module, start, entries.get(module), config, tuple(range(first, len(words))))
 

@@ -22,6 +22,8 @@ from flaglint.core.data_cache import yaml_file
 from flaglint.core.findings import InputError
 from flaglint.maxtext.values import ValueError_, coerce, normalise
 from flaglint.read.flags import read_text_file
+from flaglint.rules.expr import ExprError, Node, parse
+from flaglint.rules.ruleset import imported_dir
 from flaglint.schema.keys import Key, KeyTable, key_from
 
 DEFAULT_PIN = "maxtext-0.2.5"
@@ -61,6 +63,40 @@ class PinSchema:
             return coerce(schema, value)
         except ValueError_:
             return value
+
+
+@dataclass(frozen=True)
+class NotJudged:
+    """A check of the pin's MaxText that no rule states (rules/maxtext/<version>/unexpressible.yml,
+    with the reason): a config that sets one of its `keys`, where `when` (what flaglint can state of
+    the way to it; None: always) may hold, is told that it is not judged."""
+
+    id: str
+    site: str
+    message: str
+    reason: str
+    keys: tuple[str, ...]
+    when: Node | None
+
+
+@lru_cache(maxsize=None)
+def not_judged(rules: str | Path) -> tuple[NotJudged, ...]:
+    """The checks of the imported rules RULES (a bundled version, or a store entry's folder) that
+    are not judged; those another step of flaglint checks carry no keys and are left out."""
+    path = imported_dir(rules) / "unexpressible.yml"
+    if not path.is_file():
+        return ()
+    found = []
+    for entry in (yaml_file(path) or {}).get("unexpressible") or []:
+        if not entry.get("keys"):
+            continue
+        try:
+            when = parse(entry["when"]) if "when" in entry else None
+        except ExprError as err:
+            raise InputError(f"{path}: {entry['id']}: when: {err}") from None
+        found.append(NotJudged(str(entry["id"]), str(entry["site"]), str(entry["message"]), str(entry["reason"]),
+                               tuple(entry["keys"]), when))
+    return tuple(found)
 
 
 def _schemas() -> Path:

@@ -1,9 +1,11 @@
 """`flaglint schema import PATH` into a pin store, and `--pin installed`.
 
-An import is named by its git commit (a checkout) or `maxtext-X.Y.Z` (a wheel, an installed
-package, a tree without .git), or by the name the user gives. An import whose schema and rules equal
-a bundled release's is that release: nothing is stored under the release's own name, and another
-name (`installed-…`) is stored as an alias of it. Two different imports never share a name.
+An import is named by its git commit (a checkout), `maxtext-X.Y.Z` (a wheel), its version and a
+hash of what it defines (`maxtext-X.Y.Z-<hash>`: a folder without .git, whose version file may
+well name a release it is not), or by the name the user gives. An import whose schema and rules
+equal a bundled release's is that release: nothing is stored under the release's own name, and
+another name (`installed-…`, a folder's) is stored as an alias of it. Two different imports never
+share a name.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import TYPE_CHECKING
 from flaglint.core.data import data_dir
 from flaglint.core.findings import InputError
 from flaglint.importer.gitrefs import checkout_commit
-from flaglint.importer.sources import open_package
+from flaglint.importer.sources import CONFIG_CODE, open_package
 from flaglint.pins import store
 
 if TYPE_CHECKING:
@@ -46,12 +48,15 @@ def register(source: str | Path, where: str = "user", name: str | None = None, r
     commit = checkout_commit(directory) if directory is not None else None
     schema = import_schema(source)
     release = f"maxtext-{schema.version}"
+    kind = kind or ("wheel" if Path(source).is_file() else "tree")
+    lines = [schema_summary(schema)]
+    if name is None and commit is None and kind == "tree":
+        name = f"{release}-{_content_hash(source)}"
+        lines.append(f"{source}: no git commit; named {name} (its version and a hash of its config code and files)")
     name = name or commit or (release if schema.version != "unknown" else None)
     if name is None:
         raise InputError(f"{source}: no version file and no git commit to name this import by; give --name")
     _check_name(name)
-    kind = kind or ("wheel" if Path(source).is_file() else "tree")
-    lines = [schema_summary(schema)]
     with tempfile.TemporaryDirectory() as scratch:
         rules_dir = Path(scratch) / "rules"
         lines.append(rules_summary(write_rules(source, rules_dir, pin=name, schema=schema)))
@@ -79,6 +84,18 @@ def register(source: str | Path, where: str = "user", name: str | None = None, r
     lines.append(f"registered {name} in the {where} store ({folder})"
                  + (f"; use --pin {name} or --pin {commit[:9]}" if commit else f"; use --pin {name}"))
     return Imported(name, lines)
+
+
+def _content_hash(source: str | Path) -> str:
+    """12 hex digits of what an import reads: the config code (types.py, pyconfig.py, the common
+    types, the topology table) and every configs/**/*.yml. Two folders share it only when all are equal."""
+    digest = hashlib.sha256()
+    with open_package(source) as files:
+        read = [*CONFIG_CODE, *files.files_under("configs", ".yml")]
+        for relpath in read:
+            if files.exists(relpath):
+                digest.update(f"{relpath}\0".encode() + files.read(relpath).encode() + b"\0")
+    return digest.hexdigest()[:12]
 
 
 def installed() -> store.Entry:

@@ -59,6 +59,7 @@ def _sections(rule: Rule, code: str = "{}") -> list[tuple[str, str]]:
     if rule.stage:
         sections.append(("Stage", rule.stage))
     sections.append(("Message", code.format(rule.message)))
+    sections += [("States", f"MaxText's check {code.format(text)}…, which its import cannot state") for text in rule.states]
     sections += [(f"Message ({variant})", code.format(text)) for variant, text in rule.messages.items()]
     sections += [(kind.capitalize(), _example(rule.examples[kind])) for kind in ("bad", "good") if kind in rule.examples]
     if rule.fix:
@@ -68,7 +69,9 @@ def _sections(rule: Rule, code: str = "{}") -> list[tuple[str, str]]:
 
 
 def _severity(rule: Rule) -> str:
-    return rule.severity + (f"; {rule.unverified_severity} with --allow-unverified" if rule.unverified_severity else "")
+    graded = [f"{rule.unverified_severity} with --allow-unverified"] if rule.unverified_severity else []
+    graded += [f"{rule.fail_closed_severity} in gate unless --allow-unverified"] if rule.fail_closed_severity else []
+    return "; ".join([rule.severity, *graded])
 
 
 def explain_rule(rule: Rule) -> str:
@@ -87,7 +90,8 @@ def rule_json(rule: Rule) -> dict:
         "pins": list(rule.pins) if rule.pins else None, "when": rule.when_text, "require": rule.require_text,
         "examples": rule.examples, "builtin": rule.builtin, "fixable": rule.fixable, "messages": rule.messages,
         "refused_value": rule.refused_value, "unverified_severity": rule.unverified_severity,
-        "flag_string_only": rule.flag_string_only,
+        "fail_closed_severity": rule.fail_closed_severity,
+        "flag_string_only": rule.flag_string_only, "states": list(rule.states),
     }
 
 

@@ -68,9 +68,11 @@ def from_config(config, version: str) -> DeviceCount | None:
 
 def device_names(config, count: DeviceCount) -> dict[str, int]:
     """The values rules read for a device count. The mesh rules describe the mesh of base.yml's
-    mesh_axes, so they are judged only when the config keeps those axes (and no custom mesh file)."""
+    mesh_axes, so they are judged only when the config keeps those axes (and no custom mesh file,
+    where the pin defines custom_mesh_and_rule: 0.2.0 does not)."""
     names = {NUM_DEVICES: count.devices, LIVE_SLICES: count.slices}
-    standard = config.lookup("mesh_axes") == config.pin.default("mesh_axes") and not config.lookup("custom_mesh_and_rule")
+    custom_mesh = config.knows("custom_mesh_and_rule") and config.lookup("custom_mesh_and_rule")
+    standard = config.knows("mesh_axes") and config.lookup("mesh_axes") == config.pin.default("mesh_axes") and not custom_mesh
     if standard:
         names |= {MESH_DEVICES_PER_SLICE: count.per_slice, MESH_SLICES: count.slices}
     return names

@@ -22,7 +22,7 @@ from flaglint.rules.expr import ExprError, Node, from_json, parse, substitute, t
 
 _REQUIRED = ("id", "title", "severity", "message", "rationale", "source")
 _ALLOWED = {*_REQUIRED, "pins", "when", "require", "fix", "examples", "builtin", "fixable", "messages", "refused_value",
-            "unverified_severity", "flag_string_only", "stage"}
+            "unverified_severity", "fail_closed_severity", "flag_string_only", "states", "stage"}
 # A built-in rule's message names the fields its check fills in: {name}, or {name!r} for the value's
 # repr; a part in [brackets] is said only when its fields have a value.
 _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(!r)?\}")
@@ -58,9 +58,15 @@ class Rule:
     refused_value: bool = False
     # The finding is a launch flaglint could not follow: --allow-unverified gives it this severity.
     unverified_severity: str | None = None
+    # The finding is something flaglint could not judge: where the front end fails closed (gate,
+    # unless --allow-unverified) it has this severity.
+    fail_closed_severity: str | None = None
     # The finding is about MAXTEXT_EXTRA_FLAGS as the way flags reach MaxText: a script that runs
     # MaxText's command line itself does not get it.
     flag_string_only: bool = False
+    # MaxText's messages (their start) of checks the import of its validators cannot state and
+    # this rule states by hand: they are judged, so no finding says otherwise.
+    states: tuple[str, ...] = ()
     # A Tunix check: when Tunix makes it (start-up, after downloads) or that it never does.
     stage: str | None = None
 
@@ -109,13 +115,15 @@ class RuleSet:
 
 
 def built_in(rule_id: str, keys: tuple[str, ...] = (), location: Any = None, related: tuple = (), *,
-             variant: str | None = None, allow_unverified: bool = False, **fields: Any) -> Finding:
+             variant: str | None = None, allow_unverified: bool = False, fail_closed: bool = False, **fields: Any) -> Finding:
     """A finding of a check written in code, worded and graded by its registry entry (rules/*.yml)
     as every rule's finding is: the entry's message (or its `variant`) with `fields` filled in, and
-    its severity (its `unverified_severity` under --allow-unverified). The configuration's
-    `severity` and `ignore` then apply to it alike."""
+    its severity (its `unverified_severity` under --allow-unverified, its `fail_closed_severity`
+    where the front end fails closed). The configuration's `severity` and `ignore` then apply to it alike."""
     rule = load_ruleset().by_id(rule_id)
     severity = rule.unverified_severity if allow_unverified and rule.unverified_severity else rule.severity
+    if fail_closed and rule.fail_closed_severity:
+        severity = rule.fail_closed_severity
     return Finding(rule_id, severity, fill(rule.messages[variant] if variant else rule.message, fields), keys, location, related)
 
 
@@ -197,8 +205,9 @@ def load_rule_file(path: Path) -> list[Rule]:
         messages = {k: str(v) for k, v in (entry.get("messages") or {}).items() if k != "__line__"}
         if messages and not builtin:
             raise InputError(f"{path}:{line}: rule {entry['id']}: only a built-in rule words its finding in several ways (messages)")
-        if entry.get("unverified_severity", "error") not in SEVERITIES:
-            raise InputError(f"{path}:{line}: unverified_severity must be one of {', '.join(SEVERITIES)}")
+        for graded in ("unverified_severity", "fail_closed_severity"):
+            if entry.get(graded, "error") not in SEVERITIES:
+                raise InputError(f"{path}:{line}: {graded} must be one of {', '.join(SEVERITIES)}")
         examples = {k: v for k, v in (entry.get("examples") or {}).items() if k != "__line__"}
         rules.append(
             Rule(
@@ -222,7 +231,9 @@ def load_rule_file(path: Path) -> list[Rule]:
                 messages=messages,
                 refused_value=bool(entry.get("refused_value", False)),
                 unverified_severity=entry.get("unverified_severity"),
+                fail_closed_severity=entry.get("fail_closed_severity"),
                 flag_string_only=bool(entry.get("flag_string_only", False)),
+                states=tuple(str(m) for m in entry.get("states") or ()),
                 stage=entry.get("stage"),
             )
         )
@@ -262,7 +273,7 @@ def load_ruleset(version: str | Path | None = None, extra: tuple[str, ...] = ())
     sources = [*rule_files(version), *(Path(p) for p in extra), root / "derived.yml"]
     if version:
         sources.append(imported_dir(version) / "derived.yml")
-    return cached("rules", sources, lambda: _parse_ruleset(version, extra), _encode, _decode, layout=3)
+    return cached("rules", sources, lambda: _parse_ruleset(version, extra), _encode, _decode, layout=4)
 
 
 def _parse_ruleset(version: str | Path | None, extra: tuple[str, ...]) -> RuleSet:
@@ -302,6 +313,7 @@ def _decode(data: dict[str, Any]) -> RuleSet:
     for entry in data["rules"]:
         names = entry.pop("names")
         entry["pins"] = tuple(entry["pins"]) if entry["pins"] is not None else None
+        entry["states"] = tuple(entry["states"])
         rule = Rule(**entry)
         rule.__dict__["names"] = names
         rules.append(rule)

@@ -41,14 +41,24 @@ class EntryPoint:
     config_class: str = "MaxTextConfig"
 
 
+CONFIG_SUFFIX = ".yml"  # 0.2.3 and later take argv[1] as the config file only when its name ends so
+
+
 @dataclass(frozen=True)
 class ConfigIndex:
     version: str
     files: dict[str, ConfigFile]  # relative path under configs/ -> file
     entry_points: dict[str, EntryPoint] = field(default_factory=dict)  # module -> entry point
+    # How pyconfig finds the config file: argv[1] when its name ends in this; None: argv[1]
+    # whatever its name (0.2.0).
+    config_suffix: str | None = CONFIG_SUFFIX
 
     def get(self, relpath: str) -> ConfigFile | None:
         return self.files.get(relpath.removeprefix("./"))
+
+    def is_config_argument(self, word: str) -> bool:
+        """Whether pyconfig takes WORD, its argv[1], as the config file (else as a key=value)."""
+        return word.endswith(self.config_suffix) if self.config_suffix is not None else "=" not in word
 
 
 def index_path(version: str | Path) -> Path:
@@ -65,4 +75,5 @@ def load_index(version: str | Path) -> ConfigIndex | None:
     data = json.loads(path.read_text(encoding="utf-8"))
     return ConfigIndex(data["version"], {
         name: ConfigFile(name, entry["values"], entry["lines"], entry["base_config"]) for name, entry in data["files"].items()
-    }, {module: EntryPoint(**entry) for module, entry in data.get("entry_points", {}).items()})
+    }, {module: EntryPoint(**entry) for module, entry in data.get("entry_points", {}).items()},
+        data.get("config_suffix", CONFIG_SUFFIX))

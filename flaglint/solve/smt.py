@@ -7,9 +7,8 @@ literals the rules compare it with; any function of it is then a case split over
 
 from __future__ import annotations
 
-import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import z3
@@ -40,12 +39,47 @@ from flaglint.solve.solutions import Solution, Unsatisfiable, fixed_names
 from flaglint.tunix.variables import load_tunix, type_tunix
 
 UNDEFINED = object()
-# One fix search gives up after this long in all (a note says so) rather than stall a pre-commit hook.
-SOLVER_BUDGET_S = 1.5
+# The work one fix search may do, in Z3's resource units (its `rlimit`), counted the same on every
+# machine however busy, so that the same input gets the same fixes: past it the search stops (a
+# note says so) rather than stall a pre-commit hook. The hardest searches measured (z3-solver
+# 5.4.1, its "rlimit count" statistic) take 12.3 million units (a two-slice mesh of three axes),
+# 10 million (test_rules' minimality keys), 4 million (linting examples/recipes/base.sh) and
+# 1 million (a twelve-axis mesh), about 3.5 million a second of CPU; this is five times the hardest.
+FIX_WORK_LIMIT = 60_000_000
 
 
-class _OutOfTime(Exception):
-    """The fix search ran past SOLVER_BUDGET_S."""
+class SolverWork:
+    """What a search in a context of its own may still spend of its work limit. The context counts
+    the work of every check made in it, so the limit bounds the search as a whole; and as no other
+    search builds terms in it, the work (and which model Z3 finds) is the same whatever ran before
+    in the process: in a test, in a batch, as a command."""
+
+    def __init__(self, ctx: z3.Context, limit: int):
+        self.limit = limit
+        # Any solver's statistics give the context's count; this one is kept for reading it.
+        self._meter = z3.Solver(ctx=ctx)
+        self.start = self._count()
+
+    def _count(self) -> int:
+        return self._meter.statistics().get_key_value("rlimit count")
+
+    def spent(self) -> int:
+        return self._count() - self.start
+
+    def left(self) -> int:
+        return self.limit - self.spent()
+
+    def check(self, solver: z3.Solver | z3.Optimize, *assumptions: Any) -> z3.CheckSatResult:
+        """The solver's check within what is left: unknown once the limit is spent."""
+        left = self.left()
+        if left <= 0:
+            return z3.unknown
+        solver.set("rlimit", left)
+        return solver.check(*assumptions)
+
+
+class _OutOfWork(Exception):
+    """The fix search spent its work limit, or Z3 gave no answer."""
 
 
 class Unsupported(Exception):
@@ -72,12 +106,12 @@ class Finite:
         """A function of this key: `values[i]` where the key takes its i-th value (the terms are shared)."""
         return Finite(self.index, values, self._is)
 
-    def number(self) -> Any:
-        """The value as one numeric term (every value a number)."""
+    def number(self, num: Callable[[Any], Any]) -> Any:
+        """The value as one numeric term (every value a number), each made by `num`."""
         if self._number is None:
-            result = _num(self.values[-1])
+            result = num(self.values[-1])
             for i, v in reversed(list(enumerate(self.values[:-1]))):
-                result = z3.If(self.is_(i), _num(v), result)
+                result = z3.If(self.is_(i), num(v), result)
             self._number = result
         return self._number
 
@@ -90,7 +124,12 @@ class FixProblem:
     stays small even with hundreds of imported rules.
     """
 
-    def __init__(self, config: Config, rules: list[Rule], broken: list[Rule]):
+    work_limit = FIX_WORK_LIMIT
+
+    def __init__(self, config: Config, rules: list[Rule], broken: list[Rule], ctx: z3.Context | None = None):
+        """`ctx`: the Z3 context of the terms; by default one of the problem's own (SolverWork)."""
+        self.ctx = ctx or z3.Context()
+        self._numbers: dict[tuple[type, Any], Any] = {}
         self.config = config
         self.rules = rules
         self.broken = {rule.id for rule in broken}
@@ -101,10 +140,10 @@ class FixProblem:
         self.names: list[str] = []
 
     @classmethod
-    def over(cls, config: Config, terms: dict[str, Any]) -> "FixProblem":
-        """A translator of rules whose `terms` (name -> Z3 term or Finite) vary, every other name
-        at its value in `config` (launch_query asks it whether a rule can break)."""
-        problem = cls(config, [], [])
+    def over(cls, config: Config, terms: dict[str, Any], ctx: z3.Context) -> "FixProblem":
+        """A translator of rules whose `terms` (name -> Z3 term or Finite, made in `ctx`) vary, every
+        other name at its value in `config` (launch_query asks it whether a rule can break)."""
+        problem = cls(config, [], [], ctx)
         problem.terms, problem._translated = terms, {}
         return problem
 
@@ -129,15 +168,15 @@ class FixProblem:
         kind = tunix.kind if tunix else schema.kind
         bounds = {"ge": tunix.ge} if tunix else {b: getattr(schema, b) for b in ("ge", "gt", "le", "lt")}
         if kind == "bool" and isinstance(current, bool):
-            return z3.Bool(name), []
+            return z3.Bool(name, self.ctx), []
         if kind in ("int", "float") and current is not None and not isinstance(current, bool) and tunix is not None:
             # A Tunix mesh size or batch: any value the arithmetic of the rules asks for.
-            var = z3.Int(name) if kind == "int" else z3.Real(name)
+            var = z3.Int(name, self.ctx) if kind == "int" else z3.Real(name, self.ctx)
             known = [v for v in (current, *self._literals_of(name)) if _numeric(v)]
-            limits = [var >= _num(min(known))]
+            limits = [var >= self.num(min(known))]
             for bound, value in bounds.items():
                 if value is not None:
-                    limits.append(CMP_FUNCS[{"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}[bound]](var, _num(value)))
+                    limits.append(CMP_FUNCS[{"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}[bound]](var, self.num(value)))
             return var, limits
         choices = list((tunix.choices if tunix else schema.choices) or [])
         if kind == "bool":
@@ -153,7 +192,7 @@ class FixProblem:
         for value in [*choices, *literals, *([None] if nullable else [])]:
             if not any(_same(value, seen) for seen in values):
                 values.append(value)
-        index = z3.Int(f"{name}#")
+        index = z3.Int(f"{name}#", self.ctx)
         return Finite(index, values), [index >= 0, index < len(values)]
 
     def _accepts(self, name: str, value: Any) -> bool:
@@ -194,7 +233,7 @@ class FixProblem:
         if op == "var":
             return self._term(node.value)
         if op == "not":
-            return _not(self.boolean(node.args[0]))
+            return z3.Not(self.boolean(node.args[0]))
         if op in ("and", "or"):
             parts = [self.boolean(a) for a in node.args]
             return z3.And(*parts) if op == "and" else z3.Or(*parts)
@@ -204,7 +243,7 @@ class FixProblem:
             condition = self.boolean(node.args[0])
             then, other = (self.translate(a) for a in node.args[1:])
             if all(isinstance(t, (bool, z3.BoolRef)) for t in (then, other)):
-                return z3.If(condition, _bool(then), _bool(other))
+                return z3.If(condition, self.boolean_term(then), self.boolean_term(other))
             try:
                 return z3.If(condition, self.number(then), self.number(other))
             except Unsupported:
@@ -212,20 +251,20 @@ class FixProblem:
         if op in ("isnone", "notnone"):
             term = self.translate(node.args[0])
             result = self._case(term, lambda v: v is None)
-            return result if op == "isnone" else _not(result)
+            return result if op == "isnone" else z3.Not(result)
         if op in ("in", "notin"):
             item, container = (self.translate(a) for a in node.args)
             if isinstance(container, Finite) and not isinstance(item, (Finite, z3.ExprRef)):
                 # 'tpu' in hardware: a case split over the container's values.
                 result = self._case(container, lambda v: isinstance(v, (tuple, list, str)) and _contains(v, item))
-                return result if op == "in" else _not(result)
+                return result if op == "in" else z3.Not(result)
             if not isinstance(container, (tuple, list, str)):
                 raise Unsupported("`in` over a variable")
             if isinstance(item, Finite) or not isinstance(item, z3.ExprRef):
                 result = self._case(item, lambda v: _contains(container, v))
             else:
-                result = z3.Or(*[item == _num(c) for c in container if _numeric(c)] or [z3.BoolVal(False)])
-            return result if op == "in" else _not(result)
+                result = z3.Or(*[item == self.num(c) for c in container if _numeric(c)] or [z3.BoolVal(False, self.ctx)])
+            return result if op == "in" else z3.Not(result)
         if op == "cmp":
             left, right = (self.translate(a) for a in node.args)
             return self.compare(node.value, left, right)
@@ -282,32 +321,32 @@ class FixProblem:
                 return _any(left, [concrete(a, b) for a, b in zip(left.values, right.values)])
             return z3.Or(
                 *[z3.And(left.is_(i), right.is_(j)) for i, a in enumerate(left.values) for j, b in enumerate(right.values) if concrete(a, b)]
-                or [z3.BoolVal(False)]
+                or [z3.BoolVal(False, self.ctx)]
             )
         if isinstance(left, Finite):
             if isinstance(right, z3.ExprRef):
-                return z3.Or(*[z3.And(left.is_(i), self.compare(op, v, right)) for i, v in enumerate(left.values)] or [z3.BoolVal(False)])
+                return z3.Or(*[z3.And(left.is_(i), self.compare(op, v, right)) for i, v in enumerate(left.values)] or [z3.BoolVal(False, self.ctx)])
             return _any(left, [concrete(v, right) for v in left.values])
         if isinstance(right, Finite):
             flipped = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(op, op)
             return self.compare(flipped, right, left)
         symbolic = isinstance(left, z3.ExprRef) or isinstance(right, z3.ExprRef)
         if not symbolic:
-            return z3.BoolVal(concrete(left, right))
+            return z3.BoolVal(concrete(left, right), self.ctx)
         for side in (left, right):
             if not isinstance(side, z3.ExprRef) and not _numeric(side):
-                return z3.BoolVal(op == "!=")
+                return z3.BoolVal(op == "!=", self.ctx)
         if z3.is_bool(left) and z3.is_bool(right) or (z3.is_bool(left) and isinstance(right, bool)) or (isinstance(left, bool) and z3.is_bool(right)):
             if op in ("==", "!="):
-                return fn(_bool(left), _bool(right))
+                return fn(self.boolean_term(left), self.boolean_term(right))
         return fn(self.number(left), self.number(right))
 
     def _case(self, term: Any, test) -> Any:
         if isinstance(term, Finite):
             return _any(term, [v is not UNDEFINED and bool(test(v)) for v in term.values])
         if isinstance(term, z3.ExprRef):
-            return z3.BoolVal(bool(test(_SYMBOLIC_NUMBER)))
-        return z3.BoolVal(bool(test(term)))
+            return z3.BoolVal(bool(test(_SYMBOLIC_NUMBER)), self.ctx)
+        return z3.BoolVal(bool(test(term)), self.ctx)
 
     def boolean(self, node: Node) -> Any:
         return self.boolean_term(self.translate(node))
@@ -319,20 +358,27 @@ class FixProblem:
             return term
         if isinstance(term, z3.ArithRef):
             return term != 0
-        return z3.BoolVal(bool(term))
+        return z3.BoolVal(bool(term), self.ctx)
 
     def number(self, term: Any) -> Any:
         if isinstance(term, Finite):
             if not all(_numeric(v) for v in term.values):
                 raise Unsupported("arithmetic on a non-numeric value")
-            return term.number()
+            return term.number(self.num)
         if isinstance(term, z3.BoolRef):
             return z3.If(term, 1, 0)
         if isinstance(term, z3.ArithRef):
             return term
         if not _numeric(term):
             raise Unsupported(f"arithmetic on {term!r}")
-        return _num(term)
+        return self.num(term)
+
+    def num(self, value: Any) -> Any:
+        """A Python number as a Z3 one, made once per problem (a rule set names the same few often)."""
+        key = (type(value), value)
+        if key not in self._numbers:
+            self._numbers[key] = _num(value, self.ctx)
+        return self._numbers[key]
 
     def constraint(self, rule: Rule) -> Any:
         require = self.boolean(rule.require)
@@ -409,7 +455,7 @@ class FixProblem:
         if isinstance(term, Finite):
             return term.is_(0)
         current = self.config.lookup(name)
-        return term == (z3.BoolVal(current) if isinstance(current, bool) else _num(current))
+        return term == (z3.BoolVal(current, self.ctx) if isinstance(current, bool) else self.num(current))
 
     def _prefer_default(self, name: str) -> Any | None:
         term = self.terms[name]
@@ -419,7 +465,7 @@ class FixProblem:
             return term.is_(matches[0]) if matches else None
         if default is None or (isinstance(term, z3.ArithRef) and not _numeric(default)):
             return None
-        return term == (z3.BoolVal(default) if isinstance(default, bool) else _num(default))
+        return term == (z3.BoolVal(default, self.ctx) if isinstance(default, bool) else self.num(default))
 
     def _default(self, name: str) -> Any:
         tunix = load_tunix().variables.get(name)
@@ -439,29 +485,26 @@ class FixProblem:
         fraction = result.as_fraction()
         return float(fraction.numerator) / float(fraction.denominator)
 
-    def _remaining_ms(self) -> int:
-        return max(1, int((self.deadline - time.monotonic()) * 1000))
-
     def solve(self, max_fixes: int) -> list[Solution]:
-        self.deadline = time.monotonic() + SOLVER_BUDGET_S
+        self.work = SolverWork(self.ctx, self.work_limit)
         self.names = sorted(self.cone)
         solutions = self._solve_names(max_fixes)
-        if (not solutions or len(solutions[0].values) > 1) and time.monotonic() < self.deadline:
+        if (not solutions or len(solutions[0].values) > 1) and self.work.left() > 0:
             self.names = sorted(self._widen(self.cone) - self.fixed)
             # Only a fix of fewer keys would be taken, and saying so up front prunes the search.
             wider = self._solve_names(max_fixes, fewer_than=len(solutions[0].values) if solutions else None)
             if wider and (not solutions or len(wider[0].values) < len(solutions[0].values)):
                 solutions = wider
-        if not solutions and time.monotonic() < self.deadline:
+        if not solutions and self.work.left() > 0:
             self._explain_unsat(*self._encode())
         return solutions
 
     def _solve_names(self, max_fixes: int, fewer_than: int | None = None) -> list[Solution]:
         """Up to `max_fixes` fixes of the fewest keys over self.names, each the best (_best) of
-        those not found yet; what was found stands when the budget runs out."""
+        those not found yet; what was found stands when the work limit is spent."""
         tracked, hard = self._encode()
         names = list(self.terms)
-        solver = z3.Solver()
+        solver = z3.Solver(ctx=self.ctx)
         solver.add(*hard, *tracked.values())
         if fewer_than is not None and names:
             # Only a fix of fewer keys would be taken, and saying so up front prunes the search.
@@ -475,7 +518,7 @@ class FixProblem:
                 model = self._nearest(model, changed, hard, tracked)
                 solutions.append(Solution(tuple((n, self.config.lookup(n), self._value(model, n)) for n in changed)))
                 solver.add(z3.Or(*[self._keep(n) for n in changed]))
-        except _OutOfTime:
+        except _OutOfWork:
             pass
         return sorted(solutions, key=lambda p: [(n, str(v)) for n, _, v in p.values])
 
@@ -509,15 +552,12 @@ class FixProblem:
 
     def _model(self, solver: z3.Solver, *extra: Any) -> z3.ModelRef | None:
         """A model of the solver's constraints and `extra`, None when there is none."""
-        if time.monotonic() >= self.deadline:
-            raise _OutOfTime
-        solver.set("timeout", self._remaining_ms())
         solver.push()
         try:
             solver.add(*extra)
-            result = solver.check()
+            result = self.work.check(solver)
             if result == z3.unknown:
-                raise _OutOfTime
+                raise _OutOfWork
             return solver.model() if result == z3.sat else None
         finally:
             solver.pop()
@@ -553,8 +593,7 @@ class FixProblem:
                 (isinstance(self.terms[n], Finite) or _numeric(self.config.lookup(n)) and isinstance(self.terms[n], z3.ArithRef))]
         if not free:
             return model
-        refine = z3.Optimize()
-        refine.set("timeout", self._remaining_ms())
+        refine = z3.Optimize(ctx=self.ctx)
         refine.add(*hard, *tracked.values())
         for name, term in self.terms.items():
             if name not in changed:
@@ -569,18 +608,17 @@ class FixProblem:
             if isinstance(term, Finite):
                 refine.minimize(term.index)
                 continue
-            current = _num(self.config.lookup(name))
+            current = self.num(self.config.lookup(name))
             refine.minimize(z3.If(term >= current, term - current, current - term))
             refine.minimize(term)
-        return refine.model() if refine.check() == z3.sat else model
+        return refine.model() if self.work.check(refine) == z3.sat else model
 
     def _explain_unsat(self, tracked: dict[str, Any], hard: list[Any]) -> None:
-        solver = z3.Solver()
-        solver.set("timeout", self._remaining_ms())
+        solver = z3.Solver(ctx=self.ctx)
         solver.add(*hard)
         for rule_id, constraint in tracked.items():
-            solver.assert_and_track(constraint, z3.Bool(f"rule {rule_id}"))
-        if solver.check() == z3.unsat:
+            solver.assert_and_track(constraint, z3.Bool(f"rule {rule_id}", self.ctx))
+        if self.work.check(solver) == z3.unsat:
             core = sorted(str(c).removeprefix("rule ") for c in solver.unsat_core())
             named = {n for rule in self.rules if rule.id in core for n in rule.names}
             fixed = {n: self.config.lookup(n) for n in sorted(self.fixed & named) if self.config.lookup(n) is not None}
@@ -613,13 +651,13 @@ def _finite_if(condition: Any, then: Any, other: Any) -> Finite:
     def mapped(term: Any) -> Any:
         if isinstance(term, Finite):
             positions = [position(v) for v in term.values]
-            result = z3.IntVal(positions[-1])
+            result = z3.IntVal(positions[-1], condition.ctx)
             for i in reversed(range(len(positions) - 1)):
                 result = z3.If(term.is_(i), positions[i], result)
             return result
         if isinstance(term, z3.ExprRef):
             raise Unsupported("a conditional between a value and a solver term")
-        return z3.IntVal(position(term))
+        return z3.IntVal(position(term), condition.ctx)
 
     return Finite(z3.If(condition, mapped(then), mapped(other)), values)
 
@@ -628,30 +666,21 @@ def _numeric(value: Any) -> bool:
     return isinstance(value, (int, float)) and value is not UNDEFINED
 
 
-@lru_cache(maxsize=4096, typed=True)
-def _num(value: Any) -> Any:
+def _num(value: Any, ctx: z3.Context) -> Any:
     if isinstance(value, bool):
-        return z3.IntVal(int(value))
+        return z3.IntVal(int(value), ctx)
     if isinstance(value, int):
-        return z3.IntVal(value)
-    return z3.RealVal(repr(float(value)) if abs(value) < 1e15 else int(value))
+        return z3.IntVal(value, ctx)
+    return z3.RealVal(repr(float(value)) if abs(value) < 1e15 else int(value), ctx)
 
 
 def _is_int(term: Any) -> bool:
     return isinstance(term, z3.ArithRef) and term.is_int()
 
 
-def _bool(term: Any) -> Any:
-    return term if isinstance(term, z3.BoolRef) else z3.BoolVal(bool(term))
-
-
-def _not(term: Any) -> Any:
-    return z3.Not(_bool(term))
-
-
 def _any(term: Finite, truths: list[bool]) -> Any:
     hits = [term.is_(i) for i, truth in enumerate(truths) if truth]
-    return z3.Or(*hits) if hits else z3.BoolVal(False)
+    return z3.Or(*hits) if hits else z3.BoolVal(False, term.index.ctx)
 
 
 def _same(a: Any, b: Any) -> bool:

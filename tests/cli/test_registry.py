@@ -79,7 +79,7 @@ def test_whether_an_edit_of_the_flags_can_remove_a_finding_is_registry_data():
 
 
 _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?:!r)?\}")
-_OPTIONS = {"variant", "allow_unverified"}
+_OPTIONS = {"variant", "allow_unverified", "fail_closed"}
 
 
 def _built_in_calls():
@@ -122,6 +122,7 @@ def test_no_check_in_code_tests_a_rule_id_or_writes_a_severity():
 def test_the_rule_nature_properties_are_registry_data_and_explained():
     assert {r.id for r in REGISTRY.values() if r.refused_value} == {"FL005"}
     assert {r.id: r.unverified_severity for r in REGISTRY.values() if r.unverified_severity} == {"FL011": "warning"}
+    assert {r.id: r.fail_closed_severity for r in REGISTRY.values() if r.fail_closed_severity} == {"FL016": "error"}
     assert {r.id for r in REGISTRY.values() if r.flag_string_only} == {"FL012"}
     payload = json.loads(invoke("explain", "--format", "json", "FL011").stdout)
     assert payload["unverified_severity"] == "warning" and "step_cap" in payload["messages"]

@@ -222,12 +222,13 @@ class FlaglintVerdict:
     rejects: bool | None  # None: flaglint crashed
     description: str
     fixes: tuple[str, ...] = ()
+    not_judged: bool = False  # a MaxText check flaglint cannot judge reads a key the flags set (FL016, a warning)
 
     @classmethod
     def of(cls, result: Result) -> FlaglintVerdict:
         errors = [f for f in result.findings if f.severity == "error"]
         description = "rejects: " + "; ".join(f"{f.rule} {f.message}" for f in errors) if errors else "accepts"
-        return cls(bool(errors), description, tuple(fix.flags for fix in result.fixes))
+        return cls(bool(errors), description, tuple(fix.flags for fix in result.fixes), any(f.rule == "FL016" for f in result.findings))
 
 
 def flaglint_verdict(checker: Checker, flags: str, *, fix: bool = True) -> FlaglintVerdict:

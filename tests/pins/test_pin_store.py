@@ -124,6 +124,19 @@ def test_a_wheel_is_a_pin_by_its_version(tmp_path):
     assert pins.load_pin("maxtext-9.1.0").version == "9.1.0"
 
 
+def test_a_tree_without_git_is_named_by_its_version_and_a_hash_of_what_it_defines(tmp_path):
+    first = flaglint("schema", "import", str(make_tree(tmp_path / "a", commit=None)))
+    again = flaglint("schema", "import", str(make_tree(tmp_path / "b", commit=None)))
+    other = flaglint("schema", "import", str(make_tree(tmp_path / "c", commit=None, extra="  extra_key: int = 0\n")))
+    names = [re.search(r"registered (\S+) in the user store", done.output)[1] for done in (first, again, other)]
+    assert all(re.fullmatch(r"maxtext-9\.1\.0-[0-9a-f]{12}", name) for name in names), names
+    assert names[0] == names[1] != names[2]  # equal trees share a pin; a different one never takes its name
+    assert f"no git commit; named {names[2]}" in other.output
+    assert "extra_key" in pins.load_pin(names[2]).keys and "extra_key" not in pins.load_pin(names[0]).keys
+    with pytest.raises(InputError, match="unknown pin"):
+        pins.canonical_pin("maxtext-9.1.0")
+
+
 def test_a_bundled_release_imported_again_is_that_release(tmp_path):
     wheel = REPO / ".cache" / "maxtext" / "maxtext-0.2.5-py3-none-any.whl"
     if not wheel.is_file():

@@ -56,16 +56,6 @@ def reported(rule: str, text: str) -> bool:
     return re.search(rf"\b(error|warning|info) {rule}\b", text) is not None
 
 
-@pytest.fixture(autouse=True)
-def unhurried_solver(monkeypatch):
-    """The fixer stops at a wall-clock budget (SOLVER_BUDGET_S, 1.5 s), so on a loaded machine it can
-    find fewer fixes; the snapshots hold what it finds with time to spare (what a fresh process finds
-    on an idle machine), whatever the load. FL113's case runs to the deadline, so more costs more."""
-    from flaglint.solve import smt as solver_z3
-
-    monkeypatch.setattr(solver_z3, "SOLVER_BUDGET_S", 5.0)
-
-
 @pytest.mark.parametrize("case", cases(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_output_matches_the_snapshot(case, request):
     expected_file = case.with_name(case.name + ".out")

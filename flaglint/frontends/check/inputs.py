@@ -13,17 +13,24 @@ from pathlib import Path
 from flaglint.core.findings import InputError
 from flaglint.read.argv import argv_source
 from flaglint.read.flags import FlagSource, read_flag_sources
-from flaglint.schema.config_index import load_index
-
-CONFIG_SUFFIX = ".yml"  # pyconfig takes argv[1] as the config file only when it ends so
+from flaglint.schema.config_index import CONFIG_SUFFIX, load_index
 
 
 def check_sources(args: tuple[str, ...], version: str | Path) -> list[FlagSource]:
-    if args and args[0].endswith(".yaml") and Path(args[0]).is_file():
-        raise InputError(f"{args[0]}: MaxText takes its first argument as the config file only when the name ends in "
-                         f"{CONFIG_SUFFIX} (it would read this one as an undefined key); rename it")
-    if args and args[0].endswith(CONFIG_SUFFIX):
-        return [config_source(args[0], args[1:], version)]
+    """VERSION: the pin's config index, which says how its pyconfig finds the config file: from
+    0.2.3 argv[1] when its name ends in .yml; 0.2.0 takes argv[1] whatever its name (here: a
+    first word without `=` that ends in .yml or .yaml or names a file)."""
+    index = load_index(version)
+    suffix = index.config_suffix if index is not None else CONFIG_SUFFIX
+    first = args[0] if args else ""
+    if suffix is None and first and "=" not in first and (first.endswith((CONFIG_SUFFIX, ".yaml")) or Path(first).is_file()):
+        return [config_source(first, args[1:], version)]
+    if suffix is not None and first.endswith(".yaml") and Path(first).is_file():
+        release = f"MaxText {index.version}" if index is not None else "MaxText"
+        raise InputError(f"{first}: {release} takes its first argument as the config file only when the name ends in "
+                         f"{suffix} (it would read this one as an undefined key); rename it")
+    if suffix is not None and first.endswith(suffix):
+        return [config_source(first, args[1:], version)]
     if len(args) > 1:
         return [argv_source(args)]
     return read_flag_sources(args)

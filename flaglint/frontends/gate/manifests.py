@@ -457,14 +457,15 @@ def check_manifest(
     known) go with the first. Broken YAML raises InputError with file:line."""
     text, default_label = _manifest_text(path_or_text)
     return check_manifest_text(text, label or default_label, env=env, fix=fix, max_fixes=max_fixes,
-                               checker=checker or Checker(pin, model, tuple(extra_rules)), allow_unverified=allow_unverified,
-                               tunix_pin=tunix_pin)
+                               checker=checker or Checker(pin, model, tuple(extra_rules), fail_closed=not allow_unverified),
+                               allow_unverified=allow_unverified, tunix_pin=tunix_pin)
 
 
 def check_manifest_text(text: str, label: str, *, checker: Checker, env: Mapping[str, str] | None = None,
                         fix: bool = True, max_fixes: int = 3, allow_unverified: bool = False,
                         tunix_pin: str | None = None) -> list[Checked]:
-    """`check_manifest` of YAML text read elsewhere (stdin): never taken for a path, whatever it holds."""
+    """`check_manifest` of YAML text read elsewhere (stdin): never taken for a path, whatever it holds.
+    Whether a MaxText check flaglint cannot judge is an error is the checker's (`fail_closed`)."""
     manifest = read_manifest(text, label)
     checked: list[Checked] = []
     notes = list(manifest.notes)

@@ -32,10 +32,12 @@ from flaglint.resolve.topology import DEVICE_NAMES
 from flaglint.rules.expr import Node, Unknown, evaluate
 from flaglint.rules.ruleset import Rule
 from flaglint.solve.rules import holds
-from flaglint.solve.smt import UNDEFINED, Finite, FixProblem, Unsupported
+from flaglint.solve.smt import UNDEFINED, Finite, FixProblem, SolverWork, Unsupported
 
-# One group's query gives up after this long (the launch is then not verified).
-QUERY_BUDGET_MS = 10_000
+# The work one group's query may do, in Z3's resource units (solve/smt.py FIX_WORK_LIMIT): past it
+# the launch is not verified, the same on every machine. The hardest query of the tests (fourteen
+# mesh inputs, one of which picks the slice) takes 2.1 million; this is ten times that.
+QUERY_WORK_LIMIT = 20_000_000
 # Models that the concrete check of their launch does not confirm, before the group is given up.
 MISMATCHES = 8
 # A rule, or a part of one, that fewer combinations of inputs decide is evaluated on each of them
@@ -67,7 +69,7 @@ class _Translator(FixProblem):
         """The combination's position in itertools.product order, as a Z3 term."""
         key = tuple(deciding)
         if key not in self._indices:
-            index, stride = z3.IntVal(0), 1
+            index, stride = z3.IntVal(0, self.ctx), 1
             for name in reversed(deciding):
                 index = index + self.inputs[name] * stride
                 stride *= len(self.classes[name])
@@ -150,11 +152,12 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
     that decide each name the group sets; `base`: the path's own values; `launch_at(env)`: the
     launch with those inputs' values; `confirm_at(fixed)`: the launch of the path narrowed to them; `cap`: the most combinations of
     the inputs that decide one name (each is a launch resolved)."""
-    inputs = {name: z3.Int(f"input:{name}") for name in sorted(classes)}
-    solver = z3.Solver()
-    solver.set("timeout", QUERY_BUDGET_MS)
+    ctx = z3.Context()  # the query's own, as a fix search's (solve/smt.py SolverWork)
+    work = SolverWork(ctx, QUERY_WORK_LIMIT)
+    inputs = {name: z3.Int(f"input:{name}", ctx) for name in sorted(classes)}
+    solver = z3.Solver(ctx=ctx)
     solver.add([z3.And(0 <= var, var < len(classes[name])) for name, var in inputs.items()])
-    solver.add(_condition(classes, cubes, inputs))
+    solver.add(_condition(classes, cubes, inputs, ctx))
     base_config, base_unjudged = judge.config(launch_at(base))
     if base_config is None:
         return []
@@ -166,7 +169,7 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
                      if any(c.devices != base_config.devices for c, _ in resolved.configs(sorted(depends[name])))})
     if moving:
         tables.update({name: resolved.device_table(name, moving) for name in DEVICE_NAMES})
-    translator = _Translator.over(base_config, {})
+    translator = _Translator.over(base_config, {}, ctx)
     translator.setup(tables, classes, inputs)
     translator.terms.update({name: Finite(translator.index(t.deciding), t.values) for name, t in tables.items()})
     rules = {rule.id: rule for config in [base_config, *resolved.device_configs(moving)] for rule in judge.rules(config)}
@@ -182,15 +185,16 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
     found = []
     mismatches = 0
     while broken:
-        verdict = solver.check(z3.Or(*broken.values()))
+        verdict = work.check(solver, z3.Or(*broken.values()))
         if verdict == z3.unsat:
             break
         if verdict != z3.sat:
-            raise Unverified(f"the solver gave no answer on {', '.join(inputs)} ({solver.reason_unknown()})")
+            reason = "its work limit was reached" if work.left() <= 0 else solver.reason_unknown()
+            raise Unverified(f"the solver gave no answer on {', '.join(inputs)} ({reason})")
         model = solver.model()
         chosen = {name: model.eval(var, model_completion=True).as_long() for name, var in inputs.items()}
         rule_id = next(r for r in sorted(broken) if z3.is_true(model.eval(broken[r], model_completion=True)))
-        kept = _minimised(solver, broken[rule_id], inputs, chosen)
+        kept = _minimised(solver, work, broken[rule_id], inputs, chosen)
         fixed = {name: list(classes[name][chosen[name]]) for name in kept}
         if rule_id in judge.broken(confirm_at(fixed)):
             found.append((rule_id, fixed))
@@ -199,11 +203,11 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
         mismatches += 1
         if mismatches > MISMATCHES:
             raise Unverified(f"the solver's reading of rule {rule_id} disagrees with its check on {', '.join(inputs)}")
-        solver.add(z3.Not(z3.And(*[inputs[name] == index for name, index in chosen.items()])))
+        solver.add(z3.Not(z3.And(*[inputs[name] == index for name, index in chosen.items()], ctx)))
     return found
 
 
-def _condition(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[str, Sequence]], inputs: Mapping) -> Any:
+def _condition(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[str, Sequence]], inputs: Mapping, ctx: z3.Context) -> Any:
     """The path's condition on the group's inputs: some product allows each input's class."""
     products = []
     for cube in cubes:
@@ -211,9 +215,9 @@ def _condition(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
         for name, var in inputs.items():
             if name in cube:
                 allowed = set(cube[name])
-                members.append(z3.Or(*[var == i for i, values in enumerate(classes[name]) if allowed.intersection(values)] or [z3.BoolVal(False)]))
-        products.append(z3.And(*members))
-    return z3.Or(*products)
+                members.append(z3.Or(*[var == i for i, values in enumerate(classes[name]) if allowed.intersection(values)] or [z3.BoolVal(False, ctx)]))
+        products.append(z3.And(*members, ctx))
+    return z3.Or(*products, ctx)
 
 
 class _Resolved:
@@ -257,12 +261,12 @@ class _Resolved:
         return list({frozenset(c.devices): c for c, _ in self.configs(deciding, "the device count")}.values())
 
 
-def _minimised(solver: z3.Solver, broken: Any, inputs: Mapping, chosen: Mapping[str, int]) -> list[str]:
+def _minimised(solver: z3.Solver, work: SolverWork, broken: Any, inputs: Mapping, chosen: Mapping[str, int]) -> list[str]:
     """The inputs of the model the violation depends on: each other one is dropped in turn while
     no allowed value of the dropped ones keeps the rule."""
     kept = list(chosen)
     for name in list(kept):
         trial = [n for n in kept if n != name]
-        if solver.check(z3.Not(broken), *[inputs[n] == chosen[n] for n in trial]) == z3.unsat:
+        if work.check(solver, z3.Not(broken), *[inputs[n] == chosen[n] for n in trial]) == z3.unsat:
             kept = trial
     return kept

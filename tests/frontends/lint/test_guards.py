@@ -211,7 +211,7 @@ def test_an_input_that_picks_the_slice_joins_the_mesh_group_and_its_witness(tmp_
 def test_a_solver_that_gives_no_answer_leaves_the_launch_unverified(monkeypatch):
     from flaglint.frontends.lint import launch_query
 
-    monkeypatch.setattr(launch_query, "QUERY_BUDGET_MS", 1)
+    monkeypatch.setattr(launch_query, "QUERY_WORK_LIMIT", 1)
     (finding,) = check_script(GUARDS / "fourteen_mesh_inputs.sh", Checker()).result.findings
     assert (finding.rule, finding.severity, finding.location.line) == ("FL011", "error", 11)
     assert "the solver gave no answer" in finding.message
