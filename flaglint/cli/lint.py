@@ -31,7 +31,7 @@ def _vary(items: tuple[str, ...]) -> dict[str, list[str]]:
 @click.argument("scripts", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, readable=True, allow_dash=True))
 @common_options
 @click.option("--vary", "vary_items", multiple=True, metavar="K=v1,v2", help="Widen an input's values (repeatable).")
-@click.option("--path-cap", type=click.IntRange(1), help="Most combinations of inputs that decide flags together checked one by one (default 4096); more are checked by the solver.")
+@click.option("--path-cap", type=click.IntRange(1), help="Most combinations of inputs that decide flags together checked one by one (default 64); more are checked by the solver.")
 @click.option("--allow-unverified", is_flag=True, help="A launch that cannot be verified is a warning, not an error.")
 @click.option("--arg", "script_args", multiple=True, metavar="VALUE",
               help="An argument of the scripts, in order (repeatable); without any, $1, $@ … are unknown inputs.")

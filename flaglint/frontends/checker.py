@@ -52,6 +52,7 @@ class Checker:
         # MaxText's messages of the checks hand-written rules state
         self._stated = tuple(m for rule in self.ruleset.rules if rule.applies_to(self.pin.chain) for m in rule.states)
         self._rules: list | None = None  # the rules this pin can judge; the same for every flag string
+        self._notes: dict[tuple, str | None] = {}  # not_judged_note, by the pin chain it depends on
 
     def config(self, source: FlagSource, env: Mapping[str, str] | None = None) -> tuple[Config, list[Finding]]:
         config, findings = resolve(source, self.pin, env or {}, self.model)
@@ -75,12 +76,18 @@ class Checker:
         findings += ep_rank_without_axes(judged, broken, config, lambda rule: finding(rule, config, self.ruleset.derived))
         findings += self._not_judged(config, refused)
         result = Result(pin=self.pin.pin, findings=findings)
-        note = None if config.devices else not_judged_note(self.ruleset, config)
+        note = None if config.devices else self._not_judged_note(config)
         if note is not None:
             result.notes.append(note)
         if fix and (broken or config.rejected):
             self._add_fixes(result, config, env, rules, max_fixes, broken)
         return result
+
+    def _not_judged_note(self, config: Config) -> str | None:
+        chain = tuple(config.pin.chain)
+        if chain not in self._notes:
+            self._notes[chain] = not_judged_note(self.ruleset, config)
+        return self._notes[chain]
 
     def _not_judged(self, config: Config, refused: set[str]) -> list[Finding]:
         """MaxText's checks that no rule states (neither imported nor by hand), each where the config

@@ -54,7 +54,7 @@ FIELDS: dict[str, SettingSpec] = {
     "severity": SettingSpec(dict[str, Severity], {}, "rule id -> error|warning|info"),
     "per_file_ignores": SettingSpec(dict[str, RuleIds], {}, "glob (relative to the config file) -> rule ids ignored in matching files"),
     "extra_rules": SettingSpec(list[str], [], "more rule files, relative to the config file"),
-    "path_cap": SettingSpec(int, 4096, "most input combinations of a recipe script checked one by one for one launch (more are checked by the solver)", minimum=1),
+    "path_cap": SettingSpec(int, 64, "most input combinations of a recipe script checked one by one for one launch (more are checked by the solver)", minimum=1),
     "fail_on": SettingSpec(Severity, "error", "lowest severity that fails the run"),
     "pin_store": SettingSpec(str | None, None, "folder of the project's pin store (`flaglint schema import --store project`)"),
     "docs_url": SettingSpec(str | None, None, "absolute URL of docs/rules.md where the team publishes it, for the rules' links in"

@@ -16,7 +16,7 @@ def test_project_configuration(tmp_path):
     assert [(f["rule"], f["severity"]) for f in payload["findings"]] == [("FL105", "error")]
     assert proc.returncode == 1
     shown = run_flaglint("config", cwd=tmp_path).stdout
-    assert f'ignore = ["FL003"]    # {tmp_path / "flaglint.toml"}' in shown and "path-cap = 4096    # default" in shown
+    assert f'ignore = ["FL003"]    # {tmp_path / "flaglint.toml"}' in shown and "path-cap = 64    # default" in shown
     override = run_flaglint("check", "--pin", "maxtext-0.2.5", "--format", "json", "log_period=1", cwd=tmp_path)
     assert json.loads(override.stdout)["pin"] == "maxtext-0.2.5"
 

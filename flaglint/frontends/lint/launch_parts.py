@@ -9,18 +9,23 @@ the checks grow with the sum over groups, not with the product. Only the combina
 condition allows are checked: where a guard over several inputs merged paths, or refused some of
 their combinations with a non-zero exit, the others launch nothing. A finding of a group's check
 whose keys are that group's belongs to the inputs' values of that check; a finding of the base
-check that touches no part belongs to the whole outcome.
+check that touches no part belongs to the whole outcome. A launch resolves again only the pieces
+its inputs change (_Renderer), and a part's tokens are read in its neighbourhood (PieceTokens).
 
-A group with more combinations than the cap is not enumerated: what the same parts alone decide
+A group with more combinations than the cap is not enumerated. What the same parts alone decide
 (a token MaxText refuses, a value of the wrong type, a key two parts set) is checked on those
-parts' combinations, few since a part reads an input or two, and the solver is asked which rules
-some allowed combination of them all breaks (launch_query), each answer one launch checked like
-any other.
+parts' combinations where they are few (ENUMERATED); a key many parts write is checked token by
+token (KeyTokens): where each token is written, where another follows it, where it is the last
+written, and where none is, as many launches as tokens. The solver is asked which rules some
+allowed combination of them all breaks (launch_query), a key many parts write being there the
+value of its token written last; each answer is one launch checked like any other.
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -33,15 +38,32 @@ from flaglint.render.bash.types import (
     Choice,
     FromInput,
     Rendering,
+    Spans,
     Sym,
     Value,
     choice_names,
+    joined_origins,
+    parts_of,
+    read_names,
     resolve,
 )
 from flaglint.resolve.topology import DEVICE_NAMES, device_keys
 
-# A group with more combinations than this is checked by the solver instead of on each of them.
-COMBINATION_CAP = 4096
+# A group with more combinations than this is checked by the solver instead of on each of them
+# (`--path-cap`): enumerating costs a launch each, so only where they are few.
+COMBINATION_CAP = 64
+# The most combinations of a part's own inputs, or of the inputs that decide one name, read one by
+# one (a part reads an input or two: past this, FL011 says so).
+PART_COMBINATIONS = 4096
+# The names the same parts of a group over the cap decide are checked on every combination of
+# their inputs up to this many; beyond, on the launches that show each token of theirs (KeyTokens).
+ENUMERATED = 64
+# What MaxText decides of a flag token alone, whatever the others (resolve/resolver.py): no '=',
+# an empty key, a key the pin does not define, a dpo key.
+TOKEN_RULES = frozenset({"FL001", "FL002", "FL004", "FL013"})
+# What MaxText decides of a token another of its key follows: set again (FL003), and its value read
+# as YAML only (FL005).
+REPEATED_RULES = frozenset({"FL003", "FL005"})
 
 
 @dataclass(kw_only=True)
@@ -53,10 +75,17 @@ class Owned:
     names: frozenset | None = None
     excluded: frozenset = frozenset()
     rule: str | None = None
+    only: frozenset | None = None  # the rules it owns (None: any)
+    at: object = None  # Origin | None: of a launch that shows one token, the place the findings it owns are at (None: any)
 
     def owns(self, read: set, rule: str) -> bool:
         return ((self.names is None or not self.names.isdisjoint(read)) and self.excluded.isdisjoint(read)
-                and self.rule in (None, rule))
+                and self.rule in (None, rule) and (self.only is None or rule in self.only))
+
+    def owns_at(self, location) -> bool:
+        """Whether a finding at `location` (a place in a script) is its own."""
+        return self.at is None or location is not None and (location.file, location.line, location.column) == (
+            self.at.file, self.at.line, self.at.column)
 
 
 @dataclass
@@ -81,6 +110,27 @@ class _Part:
     names: set
     members: list = field(default_factory=list)  # a group's parts
     origin: object = None  # Origin | None: where the script writes the part (a group: its first part)
+    pieces: list = field(default_factory=list)  # of a part of the flag string: the indices of its pieces
+
+
+@dataclass
+class _FlagPieces:
+    """The flag string's pieces, and their tokens at the path's values (PieceTokens)."""
+
+    pieces: tuple
+    tokens: PieceTokens
+
+
+@dataclass
+class KeyTokens:
+    """The tokens of one key that several parts of a group write, in the order of the flag string.
+    `present[i]`: the combinations of its part's inputs (each input's class index) where token i is
+    written; `last[i]`: the values of the inputs to fix for a launch where token i is the last one
+    written (None: it never is); `none`: the same where none is written."""
+
+    present: list
+    last: list
+    none: dict | None
 
 
 def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mapping[str, Sequence],
@@ -94,12 +144,14 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
     base = dict(path.env)
     symbolic = {name: v for name, v in rendering.variables.items()
                 if (name == flags_variable or name in variables) and _is_symbolic(v)}
+    renderer = _Renderer(rendering, base)
     if not symbolic:
-        return [Concrete(_resolved(rendering, base, {}), path)]
+        return [Concrete(renderer.base, path)]
+    splits = _Splits(symbolic.values())
     deciding = [name for name in selectors if name in symbolic]
     if deciding:  # split the path on the selectors' inputs first: each part then has one selector value
         launches = []
-        for sub in _split(path, set().union(*(_inputs(symbolic[n]) for n in deciding)), symbolic, explored, cap, "the trainer backend"):
+        for sub in _split(path, set().union(*(_inputs(symbolic[n]) for n in deciding)), splits, explored, cap, "the trainer backend"):
             pick, read_input = _picker(sub.env, {})
             fixed = {n: resolve(symbolic[n], pick, read_input) for n in deciding}
             narrowed = Rendering(rendering.exported, {**rendering.variables, **fixed}, rendering.notes, rendering.script,
@@ -108,37 +160,124 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
         return launches
     parts: list[_Part] = []
     flags = symbolic.get(flags_variable)
+    flag_pieces = None
     if flags is not None:
-        parts.extend(_flag_parts(flags, base))
+        found, flag_pieces = _flag_parts(flags, base, max(cap, PART_COMBINATIONS))
+        parts.extend(found)
     for name, value in symbolic.items():
         if name != flags_variable:
             parts.append(_Part(_inputs(value), {name, *bound.get(name, ())}, origin=_first_origin(value)))
     groups = _groups(parts, rule_names)
-    launches = [Concrete(_resolved(rendering, base, {}), path, excluded=frozenset().union(*(g.names for g in groups)))]
+    launches = [Concrete(renderer.base, path, excluded=frozenset().union(*(g.names for g in groups)))]
     for group in groups:
-        for sub, owned in _group_paths(path, group, symbolic, explored, cap, judge, lambda env: _resolved(rendering, env, {})):
-            launches.append(Concrete(_resolved(rendering, sub.env, {}), sub, **owned))
+        def launch_at(env: Mapping, changed: frozenset = frozenset(group.inputs)) -> Rendering:
+            return renderer.at(env, changed)
+
+        for sub, owned in _group_paths(path, group, splits, explored, cap, judge, launch_at, flag_pieces):
+            launches.append(Concrete(launch_at(sub.env), sub, **owned))
     return launches
 
 
-def _group_paths(path: ExploredPath, group: _Part, symbolic: Mapping, explored: Mapping[str, Sequence], cap: int,
-                 judge, launch_at) -> list[tuple[ExploredPath, dict]]:
+class _Renderer:
+    """The rendering made concrete at the path's own values (`base`), and at other values of a
+    few inputs: only the values (and, of a string joined from pieces, only the pieces) that read
+    one of those inputs are resolved again, so a launch costs what its inputs change."""
+
+    def __init__(self, rendering: Rendering, base: Mapping):
+        self.rendering = rendering
+        pick, read_input = _picker(base, {})
+        self._at_base: dict[int, object] = {}
+        self._pieces: dict[int, list] = {}  # a Sym's pieces at the path's values
+        self._readers: dict[int, dict[str, list[int]]] = {}  # a Sym's pieces that read each input
+        for value in (*rendering.exported.values(), *rendering.variables.values()):
+            if id(value) not in self._at_base:
+                self._at_base[id(value)] = _concrete(value, pick, read_input)
+                if type(value) is Sym:
+                    self._pieces[id(value)] = [_concrete(piece, pick, read_input) for piece in value.pieces]
+                    readers = self._readers[id(value)] = {}
+                    for index, piece in enumerate(value.pieces):
+                        for name in _inputs(piece):
+                            readers.setdefault(name, []).append(index)
+        self.base = self._rendering(lambda value: self._at_base[id(value)])
+
+    def at(self, env: Mapping, changed: frozenset) -> Rendering:
+        """The rendering where the inputs `changed` take their values in `env` (the others, the path's)."""
+        pick, read_input = _picker(env, {})
+        done: dict[int, object] = {}
+
+        def concrete(value):
+            if id(value) not in done:
+                if not _is_symbolic(value) and type(value) is not FromInput or (choice_names(value) | read_names(value)).isdisjoint(changed):
+                    done[id(value)] = self._at_base[id(value)]
+                elif type(value) is Sym:
+                    pieces = list(self._pieces[id(value)])
+                    readers = self._readers[id(value)]
+                    for index in {i for name in changed for i in readers.get(name, ())}:
+                        pieces[index] = _concrete(value.pieces[index], pick, read_input)
+                    done[id(value)] = _joined([p for p in pieces if p is not None])
+                else:
+                    done[id(value)] = _concrete(value, pick, read_input)
+            return done[id(value)]
+
+        return self._rendering(concrete)
+
+    def _rendering(self, concrete) -> Rendering:
+        def values(found: dict) -> dict:
+            out = {}
+            for name, value in found.items():
+                v = concrete(value)
+                if isinstance(v, list):
+                    v = v[0] if v and v[0] is not None else None
+                if v is not None:
+                    out[name] = v
+            return out
+
+        r = self.rendering
+        return Rendering(values(r.exported), values(r.variables), r.notes, r.script, r.handoffs, r.status, r.branches)
+
+def _concrete(value, pick, read_input):
+    return resolve(value, pick, read_input) if _is_symbolic(value) or type(value) is FromInput else value
+
+
+def _joined(values: list) -> Value:
+    """Concrete values joined, as resolve() joins a string's pieces (a Sym piece is a Value here);
+    their origins are joined when read (a launch's are read only where it has a finding)."""
+    text = "".join([v.text for v in values])
+    return Value(text, Spans(parts=[v.origins for v in values], length=len(text)), any([v.opaque for v in values]))
+
+
+class _Splits:
+    """The value sets the Choices of some symbolic values tell apart, of each input, and the
+    inputs those values read whole (each value walked once)."""
+
+    def __init__(self, values: Iterable):
+        self.by_input: dict[str, set] = {}
+        self.read_whole: set = set()
+        for value in values:
+            for part in parts_of(value):
+                if type(part) is Choice:
+                    self.by_input.setdefault(part.name, set()).update(found for found, _ in part.alts)
+            self.read_whole |= read_names(value)
+
+
+def _group_paths(path: ExploredPath, group: _Part, splits: _Splits, explored: Mapping[str, Sequence], cap: int,
+                 judge, launch_at, flag_pieces: _FlagPieces | None = None) -> list[tuple[ExploredPath, dict]]:
     """The paths on which to check a group, each with what it owns (Owned's fields): every combination of its inputs' values; or, over `cap`, the combinations of the parts
     that set a name, for the names only they set (the other parts stay at the path's values there,
     so a rule that reads names of other parts too is the solver's), and each launch the solver
     finds a rule broken on, for that rule (the inputs it left free take one value each there).
     `launch_at(env)`: the launch with those inputs' values."""
     try:
-        return _checked_group(path, group, symbolic, explored, cap, judge, launch_at)
+        return _checked_group(path, group, splits, explored, cap, judge, launch_at, flag_pieces)
     except Unverified as err:
         err.origin = err.origin or group.origin
         raise
 
 
-def _checked_group(path: ExploredPath, group: _Part, symbolic: Mapping, explored: Mapping[str, Sequence], cap: int,
-                   judge, launch_at) -> list[tuple[ExploredPath, dict]]:
-    if _count(_input_classes(path, group.inputs, symbolic, explored)) <= cap:
-        return [(sub, {"names": frozenset(group.names)}) for sub in _split(path, group.inputs, symbolic, explored, cap)]
+def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: Mapping[str, Sequence], cap: int,
+                   judge, launch_at, flag_pieces: _FlagPieces | None) -> list[tuple[ExploredPath, dict]]:
+    if _count(_input_classes(path, group.inputs, splits, explored)) <= cap:
+        return [(sub, {"names": frozenset(group.names)}) for sub in _split(path, group.inputs, splits, explored, cap)]
     if judge is None:
         raise Unverified(f"{', '.join(sorted(group.inputs))} decide the launch together in more than {cap} combinations")
     writers: dict[str, frozenset] = {}
@@ -150,35 +289,148 @@ def _checked_group(path: ExploredPath, group: _Part, symbolic: Mapping, explored
     for name, who in writers.items():
         decided.setdefault(who, set()).add(name)
     # What the same parts alone decide (a token of one key, one key set by two parts) is checked on
-    # those parts' combinations: a part reads an input or two, so they are few whatever the cap.
-    few = max(cap, COMBINATION_CAP)
+    # those parts' combinations where they are few (a part reads an input or two); a key that many
+    # parts write, on the launches where each of its tokens is the last written, where one is
+    # written again after it, and where none is (KeyTokens): as many as its tokens.
+    few = max(cap, PART_COMBINATIONS)
     found = []
-    for names in decided.values():
+    sequences: dict[str, KeyTokens] = {}
+    for who, names in decided.items():
         inputs = depends[next(iter(names))]
-        for sub in _split(path, inputs, symbolic, explored, few, ", ".join(sorted(names))):
-            found.append((sub, {"names": frozenset(names), "excluded": frozenset(group.names - names)}))
+        owned = {"names": frozenset(names), "excluded": frozenset(group.names - names)}
+        if _count(_input_classes(path, inputs, splits, explored)) <= ENUMERATED:
+            found.extend((sub, owned) for sub in _split(path, inputs, splits, explored, few, ", ".join(sorted(names))))
+            continue
+        members = [group.members[i] for i in sorted(who)]
+        fixes: list[tuple[dict, dict]] = []
+        for name in sorted(names):
+            tokens = _key_tokens(path, members, name, flag_pieces, splits, explored, few, fixes)
+            if tokens is None:  # not one piece a part, or parts that share inputs: every combination
+                fixes = None
+                break
+            sequences[name] = tokens
+        if fixes is None:
+            found.extend((sub, owned) for sub in _split(path, inputs, splits, explored, few, ", ".join(sorted(names))))
+            continue
+        for fixed, own in fixes:
+            sub = _narrowed(path, fixed)
+            if sub is not None:
+                found.append((sub, {**owned, **own}))
     cubes = path.products()
-    classes = _input_classes(path, group.inputs, symbolic, explored, cubes)
+    classes = _input_classes(path, group.inputs, splits, explored, cubes)
     from flaglint.frontends.lint.launch_query import violations  # noqa: PLC0415 z3: only for a group over the path cap
 
-    for rule, fixed in violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(_narrowed(path, fixed).env), judge, few):
+    for rule, fixed in violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(_narrowed(path, fixed).env), judge, few,
+                                  sequences):
         found.append((_narrowed(path, fixed), {"names": frozenset(group.names), "rule": rule}))
     return found
 
 
-def _input_classes(path: ExploredPath, inputs: set, symbolic: Mapping, explored: Mapping[str, Sequence],
+def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces: _FlagPieces | None, splits: _Splits,
+                explored: Mapping[str, Sequence], cap: int, fixes: list[tuple[dict, dict]]) -> KeyTokens | None:
+    """The tokens of `key` the parts write (each one piece of the flag string, no two reading an
+    input together, on a path of one product; else None), and, into `fixes`, the launches that
+    show each (the values of the parts' inputs, and what of theirs they own: Owned's fields):
+    where none is written, every part's inputs fixed (the others at the path's own values); where
+    it is written at all, what a token alone decides (TOKEN_RULES); where another follows it, its
+    being written again (REPEATED_RULES); where it is the last written, all else; each with only
+    the inputs of the parts that decide that fixed, owning only the findings at the token (the
+    parts left free change nothing there)."""
+    if flag_pieces is None or path.cubes is not None or any(len(p.pieces) != 1 for p in members) \
+            or sum(len(p.inputs) for p in members) != len(set().union(*(p.inputs for p in members))):
+        return None
+    # per part, in the string's order: its piece, each combination of its inputs' classes with the
+    # tokens of the key it writes there and the inputs' values that take it, and its own values'
+    parts: list[tuple[int, list, dict]] = []
+    present: dict[tuple, list] = {}
+    origins: dict[tuple, object] = {}  # token -> where the script writes its first character, when in its piece
+    for part in sorted(members, key=lambda p: p.pieces[0]):
+        (index,) = part.pieces
+        classes = _input_classes(path, part.inputs, splits, explored)
+        if _count(classes) > cap:
+            return None
+        names = list(classes)
+        combos = []
+        for combo in itertools.product(*(range(len(classes[n])) for n in names)):
+            env = {**path.env, **{n: classes[n][c][0] for n, c in zip(names, combo)}}
+            value = resolve(flag_pieces.pieces[index], *_picker(env, {}))
+            text = "" if value is None else value.text
+            texts = [t for t, _ in flag_pieces.tokens.touching(index, text) if t.split("=", 1)[0] == key]
+            written = [(index, place, token) for place, token in enumerate(texts)]
+            for token, start in zip(written, _starts(text, texts)):
+                present.setdefault(token, []).append(dict(zip(names, combo)))
+                if start is not None and token not in origins:
+                    origins[token] = value.origins[start]
+            combos.append((written, {n: list(classes[n][c]) for n, c in zip(names, combo)}))
+        own = {n: next(found for found in classes[n] if path.env.get(n) in found) for n in names}
+        parts.append((index, combos, own))
+    base = {n: v for _, _, own in parts for n, v in own.items()}
+    quiet = {index: next((values for written, values in combos if not written), None) for index, combos, _ in parts}
+
+    def quiet_after(index: int) -> dict | None:
+        """Every part's values, those after piece `index` writing no token of the key (None: one always does)."""
+        fixed = dict(base)
+        for later in (i for i, _, _ in parts if i > index):
+            if quiet[later] is None:
+                return None
+            fixed.update(quiet[later])
+        return fixed
+
+    tokens = sorted(present, key=lambda token: token[:2])
+    last = []
+    for token in tokens:
+        index = token[0]
+        combos = next(combos for i, combos, _ in parts if i == index)
+        with_token = next(values for written, values in combos if token in written)
+        own = next((values for written, values in combos if written and written[-1] == token), None)
+        rest = quiet_after(index)
+        last.append(None if own is None or rest is None else {**rest, **own})
+        again = next((values for written, values in combos if token in written and written[-1] != token), None)
+        if again is None:
+            after = next((values for later, others, _ in parts if later > index for written, values in others if written), None)
+            again = None if after is None else {**with_token, **after}
+        at = origins.get(token)
+        if at is None:  # a token begun in another piece: its launches are whole
+            fixes.extend(({**base, **fixed}, {}) for fixed in (last[-1], again) if fixed is not None)
+            continue
+        fixes.append((with_token, {"only": TOKEN_RULES, "at": at}))
+        if last[-1] is not None:  # what the token written last decides: the parts before it do not matter
+            fixes.append(({n: v for n, v in last[-1].items() if n not in base or n in own or n in _after(parts, index)}, {"at": at}))
+        if again is not None:
+            fixes.append((again, {"only": REPEATED_RULES, "at": at}))
+    none = quiet_after(-1)
+    if none is not None:
+        fixes.append((none, {}))
+    return KeyTokens([present[t] for t in tokens], last, none)
+
+
+def _starts(text: str, tokens: list[str]) -> list[int | None]:
+    """Where each of `tokens` (the ones touching a piece whose text is `text`, in order) begins in
+    it; None for one begun or ended in a neighbouring piece."""
+    inside = [(m.start(), m.group()) for m in _TOKEN.finditer(text)]
+    inside = [(start, token) for start, token in inside if token in tokens]
+    for before in range(len(tokens) - len(inside) + 1):  # tokens glued to the piece's neighbours come first or last
+        if [token for _, token in inside] == tokens[before:before + len(inside)]:
+            return [None] * before + [start for start, _ in inside] + [None] * (len(tokens) - before - len(inside))
+    return [None] * len(tokens)
+
+
+def _after(parts: list[tuple[int, list, dict]], index: int) -> set:
+    """The inputs of the parts after piece `index`."""
+    return {n for later, _, own in parts if later > index for n in own}
+
+
+def _input_classes(path: ExploredPath, inputs: set, splits: _Splits, explored: Mapping[str, Sequence],
                    cubes: Sequence[Mapping] = ()) -> dict[str, list[list]]:
-    """Each input's values, in the classes that the symbolic values (and `cubes`, products of
-    the path's condition) tell apart."""
-    splits: dict[str, set] = {}
-    read_whole: set = set()
-    for value in symbolic.values():
-        _splits(value, splits)
-        _from_inputs(value, read_whole)
-    for cube in cubes:
-        for name, values in cube.items():
-            splits.setdefault(name, set()).add(frozenset(values))
-    return {name: _classes(_domain(name, path, explored), None if name in read_whole else splits.get(name))
+    """Each input's values, in the classes that the symbolic values (`splits`) and `cubes`
+    (products of the path's condition) tell apart."""
+    by_input = splits.by_input
+    if cubes:
+        by_input = {name: set(found) for name, found in by_input.items()}
+        for cube in cubes:
+            for name, values in cube.items():
+                by_input.setdefault(name, set()).add(frozenset(values))
+    return {name: _classes(_domain(name, path, explored), None if name in splits.read_whole else by_input.get(name))
             for name in sorted(inputs)}
 
 
@@ -189,11 +441,11 @@ def _count(classes: Mapping[str, list]) -> int:
     return count
 
 
-def _split(path: ExploredPath, inputs: set, symbolic: Mapping, explored: Mapping[str, Sequence], cap: int,
+def _split(path: ExploredPath, inputs: set, splits: _Splits, explored: Mapping[str, Sequence], cap: int,
            deciding: str = "") -> list[ExploredPath]:
     """The path, once for each combination of the inputs' values that the symbolic values tell
     apart; more than `cap` of them for what the inputs decide (`deciding`) is Unverified."""
-    by_input = _input_classes(path, inputs, symbolic, explored)
+    by_input = _input_classes(path, inputs, splits, explored)
     count = _count(by_input)
     if count > cap:
         raise Unverified(f"{deciding or 'a part of the launch'} is decided by {count} combinations of {', '.join(by_input)} (more than {cap})")
@@ -209,6 +461,14 @@ def _split(path: ExploredPath, inputs: set, symbolic: Mapping, explored: Mapping
 def _narrowed(path: ExploredPath, fixed: Mapping[str, list]) -> ExploredPath | None:
     """The part of the path where each input in `fixed` takes one of its values; None where the
     path's condition rules that out (a guard over several inputs, or one that exits, took it)."""
+    if path.cubes is None:  # one product: only the inputs in `fixed` change (their values shared, never changed)
+        changes = {}
+        for name, values in fixed.items():
+            changes[name] = [v for v in path.domains.get(name, values) if v in values]
+            if not changes[name]:
+                return None
+        env = {**path.env, **{name: found[0] for name, found in changes.items()}}
+        return ExploredPath(env, [], {**path.domains, **changes}, narrowed_from=path, changed=changes)
     cubes = []
     for cube in path.products():
         narrowed = {**cube, **{name: [v for v in cube.get(name, values) if v in values] for name, values in fixed.items()}}
@@ -222,17 +482,6 @@ def _narrowed(path: ExploredPath, fixed: Mapping[str, list]) -> ExploredPath | N
         if name in fixed or env.get(name) not in values:
             env[name] = values[0]
     return ExploredPath(env, [], domains, cubes if len(cubes) > 1 else None)
-
-
-def _splits(value, into: dict[str, set]) -> None:
-    """The value sets each input's Choices tell apart."""
-    if type(value) is Choice:
-        for values, alt in value.alts:
-            into.setdefault(value.name, set()).add(values)
-            _splits(alt, into)
-    elif type(value) is Sym:
-        for piece in value.pieces:
-            _splits(piece, into)
 
 
 def _classes(domain: list, splits: set | None) -> list[list]:
@@ -251,20 +500,7 @@ def _is_symbolic(value) -> bool:
 
 
 def _inputs(value) -> set:
-    names = choice_names(value)
-    _from_inputs(value, names)
-    return names
-
-
-def _from_inputs(value, into: set) -> None:
-    if type(value) is FromInput:
-        into.add(value.name)
-    elif type(value) is Choice:
-        for _, alt in value.alts:
-            _from_inputs(alt, into)
-    elif type(value) is Sym:
-        for piece in value.pieces:
-            _from_inputs(piece, into)
+    return set(choice_names(value) | read_names(value))
 
 
 def _domain(name: str, path: ExploredPath, explored: Mapping[str, Sequence]) -> list:
@@ -285,30 +521,15 @@ def _picker(base: Mapping, assignment: Mapping):
     return pick, lambda name: input_value(value_of(name))
 
 
-def _resolved(rendering: Rendering, base: Mapping, assignment: Mapping) -> Rendering:
-    pick, read_input = _picker(base, assignment)
-
-    def concrete(values: dict) -> dict:
-        out = {}
-        for name, v in values.items():
-            v = resolve(v, pick, read_input) if _is_symbolic(v) or type(v) is FromInput else v
-            if isinstance(v, list):
-                v = v[0] if v and v[0] is not None else None
-            if v is not None:
-                out[name] = v
-        return out
-
-    return Rendering(concrete(rendering.exported), concrete(rendering.variables), rendering.notes,
-                     rendering.script, rendering.handoffs, rendering.status, rendering.branches)
-
-
-def _flag_parts(flags, base: Mapping) -> list[_Part]:
+def _flag_parts(flags, base: Mapping, cap: int) -> tuple[list[_Part], _FlagPieces]:
     """One part per Choice among the flag string's pieces, with the keys of the tokens it writes
-    into in any of its values; parts that write into one token are one part."""
+    into in any of its values (the other pieces at the path's values); parts that write into one
+    token are one part. Each value of a part is tokenised in its neighbourhood only (PieceTokens),
+    so a part costs its own tokens, not the whole string's."""
     pieces = flags.pieces if type(flags) is Sym else (flags,)
     indices = [i for i, p in enumerate(pieces) if type(p) is not Value]
     pick_base, read_base = _picker(base, {})
-    base_texts = [resolve(p, pick_base, read_base) for p in pieces]
+    base_texts = ["" if v is None else v.text for v in (resolve(p, pick_base, read_base) for p in pieces)]
     parts = {i: _Part(_inputs(pieces[i]), set(), origin=_first_origin(pieces[i])) for i in indices}
     owner = {i: i for i in indices}
 
@@ -317,75 +538,90 @@ def _flag_parts(flags, base: Mapping) -> list[_Part]:
             i = owner[i]
         return i
 
-    own = {i: [resolve(pieces[i], *_picker(base, assignment)) for assignment in _own_assignments(pieces[i], base)] for i in indices}
-    joins = {i: _joins(own[i]) for i in indices}
+    own = {i: [resolve(pieces[i], *_picker(base, assignment)) for assignment in _own_assignments(pieces[i], base, cap)] for i in indices}
+    tokens = PieceTokens(base_texts, {i: _joins(own[i]) for i in indices})
     for i in indices:
-        for value in own[i]:
-            texts = list(base_texts)
-            texts[i] = value
-            for token, touched in _tokens(texts, joins):
-                if i in touched:
-                    parts[i].names.add(token.split("=", 1)[0])
-                    for j in touched:
-                        if j in owner and find(j) != find(i):
-                            owner[find(j)] = find(i)
-        # the base value's tokens too: a part that is empty elsewhere still removes them
-        for token, touched in _tokens(base_texts, joins):
-            if i in touched:
+        for text in dict.fromkeys("" if value is None else value.text for value in own[i]):
+            for token, touched in tokens.touching(i, text):
                 parts[i].names.add(token.split("=", 1)[0])
+                for j in touched:
+                    if j in owner and find(j) != find(i):
+                        owner[find(j)] = find(i)
+        # the base value's tokens too: a part that is empty elsewhere still removes them
+        for token, _ in tokens.touching(i, base_texts[i]):
+            parts[i].names.add(token.split("=", 1)[0])
     merged: dict[int, _Part] = {}
     for i in indices:
         root = find(i)
         into = merged.setdefault(root, _Part(set(), set(), origin=parts[i].origin))
         into.inputs |= parts[i].inputs
         into.names |= parts[i].names
-    return list(merged.values())
+        into.pieces.append(i)
+    return list(merged.values()), _FlagPieces(pieces, tokens)
 
 
 def _first_origin(value):
-    """Where the script writes the first character in which the value's alternatives differ."""
-    if type(value) is Sym:
-        return next((o for p in value.pieces if type(p) is not Value and (o := _first_origin(p)) is not None), None)
-    if type(value) is not Choice:
-        return None
-    alts = [_origins(alt) for _, alt in value.alts]
-    shared = 0
-    while all(shared < len(a) for a in alts) and all(a[shared] == alts[0][shared] for a in alts):
-        shared += 1
-    return next((o for a in alts for o in a[shared:] if o is not None), None)
+    """Where the script writes the first character in which the value's alternatives differ
+    (of a string, of its first part that has one). Without recursion: values nest as deep as joins go."""
+    memo: dict[int, Sequence] = {}
+    stack = [iter((value,))]
+    while stack:
+        part = next(stack[-1], None)
+        if part is None:
+            stack.pop()
+        elif type(part) is Sym:
+            stack.append(iter(part.pieces))
+        elif type(part) is Choice:
+            alts = [_origins(alt, memo) for _, alt in part.alts]
+            shared = 0
+            while all(shared < len(a) for a in alts) and all(a[shared] == alts[0][shared] for a in alts):
+                shared += 1
+            found = next((o for a in alts for o in a[shared:] if o is not None), None)
+            if found is not None:
+                return found
+    return None
 
 
-def _origins(value) -> list:
-    """The origins of the value's characters, each Choice at its first alternative that has any."""
-    if type(value) is Value:
-        return list(value.origins)
-    if type(value) is Sym:
-        return [o for p in value.pieces for o in _origins(p)]
-    if type(value) is Choice:
-        return next((found for _, alt in value.alts if (found := _origins(alt))), [])
-    return []
+def _origins(value, memo: dict[int, Sequence]) -> Sequence:
+    """The origins of the value's characters, each Choice at its first alternative that has any
+    (each part computed once, its parts first)."""
+    for part in (*parts_of(value), value):
+        if id(part) in memo:
+            continue
+        if type(part) is Value:
+            memo[id(part)] = part.origins
+        elif type(part) is Sym:
+            memo[id(part)] = joined_origins(_origins(p, memo) if type(p) is Value else memo.get(id(p), ()) for p in part.pieces)
+        elif type(part) is Choice:
+            memo[id(part)] = next((found for _, alt in part.alts if len(found := _origins(alt, memo) if type(alt) is Value else memo.get(id(alt), ()))), ())
+        else:
+            memo[id(part)] = ()
+    return memo[id(value)]
 
 
-def _own_assignments(piece, base: Mapping) -> list[dict]:
+def _own_assignments(piece, base: Mapping, cap: int) -> list[dict]:
+    """The assignments of the piece's inputs that its Choices tell apart (and the path's own):
+    more than `cap` of them is Unverified, naming where the script writes the piece."""
     names = sorted(_inputs(piece))
     values = []
     for name in names:
         found = {base.get(name)}
         _choice_values(piece, name, found)
         values.append(sorted(found, key=lambda v: (v is None, str(v))))
+    count = 1
+    for found in values:
+        count *= len(found)
+    if count > cap:
+        raise Unverified(f"a part of the flags is decided by {count} combinations of {', '.join(names)} (more than {cap})",
+                         _first_origin(piece))
     return [dict(zip(names, combo)) for combo in itertools.product(*values)]
 
 
 def _choice_values(value, name: str, into: set) -> None:
     """One value of `name` from each alternative set of the Choices on it."""
-    if type(value) is Choice:
-        for values, alt in value.alts:
-            if value.name == name:
-                into.add(next(iter(sorted(values, key=lambda v: (v is None, str(v))))))
-            _choice_values(alt, name, into)
-    elif type(value) is Sym:
-        for piece in value.pieces:
-            _choice_values(piece, name, into)
+    for part in parts_of(value):
+        if type(part) is Choice and part.name == name:
+            into.update(next(iter(sorted(values, key=lambda v: (v is None, str(v))))) for values, _ in part.alts)
 
 
 def _joins(values: list) -> tuple[bool, bool]:
@@ -394,35 +630,92 @@ def _joins(values: list) -> tuple[bool, bool]:
     return any(not t[0].isspace() for t in texts), any(not t[-1].isspace() for t in texts)
 
 
-def _tokens(texts: list, joins: Mapping[int, tuple[bool, bool]] | None = None) -> list[tuple[str, set]]:
-    """The whitespace-separated tokens of the joined pieces, each with the pieces it touches (an
-    empty piece touches the token it would split, or join with another of its values: `joins`,
-    else with any)."""
-    owners: list[int] = []
-    chars: list[str] = []
-    empty_at: dict[int, list[int]] = {}
-    for index, value in enumerate(texts):
-        text = "" if value is None else value.text
+_TOKEN = re.compile(r"\S+")
+
+
+class PieceTokens:
+    """The whitespace-separated tokens of a string joined from pieces (`texts`), each with the
+    pieces it touches: those that write one of its characters, and an empty piece where it would
+    split the token, or join it (`joins[i]`: whether some value of piece i would join the token
+    before it, and the token after it; (True, True) for a piece not in `joins`). touching(i, text)
+    gives the tokens that touch piece i when its text is `text` and every other piece keeps its
+    own, reading only the tokens around piece i: the empty pieces that share a position are found
+    by position, never scanned."""
+
+    def __init__(self, texts: Sequence[str], joins: Mapping[int, tuple[bool, bool]]):
+        self.texts = list(texts)
+        self.starts = list(itertools.accumulate((len(t) for t in self.texts[:-1]), initial=0)) if self.texts else []
+        text = "".join(self.texts)
+        self.bounds = [m.span() for m in _TOKEN.finditer(text)]
+        self.token_starts = [start for start, _ in self.bounds]
+        self.filled = [j for j, t in enumerate(self.texts) if t]
+        self.filled_ends = [self.starts[j] + len(self.texts[j]) for j in self.filled]
+        self.joins = joins
+        # the empty pieces at each position, in order: all, those that join left, those that join right
+        self.empty: dict[int, tuple[list, list, list]] = {}
+        for j, t in enumerate(self.texts):
+            if not t:
+                left, right = joins.get(j, (True, True))
+                found = self.empty.setdefault(self.starts[j], ([], [], []))
+                found[0].append(j)
+                if left:
+                    found[1].append(j)
+                if right:
+                    found[2].append(j)
+        self.empty_positions = sorted(self.empty)
+
+    def _around(self, position: int, default: int, side: int) -> int:
+        """The start (side 0) or end (side 1) of the token that holds `position` or ends or starts there."""
+        k = bisect.bisect_right(self.token_starts, position) - 1
+        if k >= 0 and self.bounds[k][1] >= position:
+            return self.bounds[k][side]
+        return default
+
+    def touching(self, i: int, text: str) -> list[tuple[str, set]]:
+        start, end = self.starts[i], self.starts[i] + len(self.texts[i])
+        low, high = self._around(start, start, 0), self._around(end, end, 1)
+        # the written pieces in [low, high], cut to it, with piece i's text in its place
+        segments: list[tuple[int, str]] = []
+        for k in range(bisect.bisect_right(self.filled_ends, low), len(self.filled)):
+            j = self.filled[k]
+            if self.starts[j] >= high:
+                break
+            if j != i:
+                segments.append((j, self.texts[j][max(low - self.starts[j], 0):high - self.starts[j]]))
+        at = next((n for n, (j, _) in enumerate(segments) if j > i), len(segments))
+        segments.insert(at, (i, text))
+        joined = "".join(t for _, t in segments)
+        owners = [j for j, t in segments for _ in t]
+        # the empty pieces in [low, high], at their positions in `joined`: where piece i starts,
+        # those before it stay, those after it move past its text
+        here, past = start - low, start - low + len(text)
+        everyone = (0, len(self.texts))
+        groups: list[tuple[int, tuple, tuple]] = []  # (position, (all, left, right), pieces from, to)
+        for position in range(bisect.bisect_left(self.empty_positions, low), len(self.empty_positions)):
+            q = self.empty_positions[position]
+            if q > high:
+                break
+            if q < start:
+                groups.append((q - low, self.empty[q], everyone))
+            elif q > end:
+                groups.append((q - low + len(text) - (end - start), self.empty[q], everyone))
+            else:
+                groups.append((here, self.empty[q], (0, i)))
+                groups.append((past, self.empty[q], (i + 1, len(self.texts))))
         if not text:
-            empty_at.setdefault(len(chars), []).append(index)
-        chars.extend(text)
-        owners.extend([index] * len(text))
-    found = []
-    start = None
-    for position in range(len(chars) + 1):
-        blank = position == len(chars) or chars[position].isspace()
-        if not blank and start is None:
-            start = position
-        if blank and start is not None:
-            touched = set(owners[start:position])
-            for at in range(start, position + 1):
-                for index in empty_at.get(at, ()):
-                    left, right = (True, True) if joins is None or index not in joins else joins[index]
-                    if start < at < position or at == position and left or at == start and right:
-                        touched.add(index)
-            found.append(("".join(chars[start:position]), touched))
-            start = None
-    return found
+            left, right = self.joins.get(i, (True, True))
+            groups.append((here, ([i], [i] if left else [], [i] if right else []), everyone))
+        result = []
+        for match in _TOKEN.finditer(joined):
+            s, e = match.span()
+            touched = set(owners[s:e])
+            for q, (every, left, right), (first, last) in groups:
+                found = every if s < q < e else left if q == e else right if q == s else ()
+                if found:
+                    touched.update(found[bisect.bisect_left(found, first):bisect.bisect_left(found, last)])
+            if i in touched:
+                result.append((match.group(), touched))
+        return result
 
 
 def _groups(parts: list[_Part], rule_names: Iterable[frozenset]) -> list[_Part]:
@@ -475,15 +768,16 @@ def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, S
     parts = []
     for word in symbolic.values():
         keys = set()
-        for assignment in _own_assignments(word, base):
+        for assignment in _own_assignments(word, base, max(cap, PART_COMBINATIONS)):
             pick, read_input = _picker(base, assignment)
             value = resolve(word, pick, read_input)
             keys |= _word_keys("" if value is None else value.text)
         parts.append(_Part(_inputs(word), keys, origin=_first_origin(word)))
     groups = _groups(parts, rule_names)
+    splits = _Splits(symbolic.values())
     argvs = [ConcreteArgv(_resolved_words(words, base), path, excluded=frozenset().union(*(g.names for g in groups)))]
     for group in groups:
-        for sub, owned in _group_paths(path, group, symbolic, explored, cap, judge, lambda env: _resolved_words(words, env)):
+        for sub, owned in _group_paths(path, group, splits, explored, cap, judge, lambda env: _resolved_words(words, env)):
             argvs.append(ConcreteArgv(_resolved_words(words, sub.env), sub, **owned))
     return argvs
 

@@ -47,11 +47,15 @@ CASES = 128
 
 @dataclass
 class _Table:
-    """A name's value on each combination (itertools.product order) of the inputs that decide it."""
+    """A name's value on each combination (itertools.product order) of the inputs that decide it;
+    or, where `index` is given, on each case that term over the inputs picks (a key many parts
+    write: the token written last)."""
 
     deciding: list[str]
     values: list[Any]
     judged: list[bool]  # where a rule that reads it is judged: no token of it refused, no value unknown
+    index: Any = None
+    configs: list = ()  # the launches' configs it was read from
 
 
 class _Translator(FixProblem):
@@ -61,6 +65,7 @@ class _Translator(FixProblem):
     def setup(self, tables: Mapping[str, _Table], classes: Mapping[str, Sequence[list]], inputs: Mapping) -> None:
         self.tables, self.classes, self.inputs = tables, classes, inputs
         self._indices: dict[tuple, Any] = {}
+        self._judged: dict[str, Any] = {}
 
     def deciding(self, names) -> list[str]:
         return sorted({n for name in names for n in self.tables[name].deciding})
@@ -94,25 +99,82 @@ class _Translator(FixProblem):
             position = position * len(self.classes[n]) + at[n]
         return table.values[position]
 
+    def few(self, names, most: int = CASES) -> bool:
+        """Whether at most `most` combinations of inputs decide the names (a key many parts write
+        never does: its table is not by combination)."""
+        return all(self.tables[name].index is None for name in names) and _combinations(self.classes, self.deciding(names)) <= most
+
     def _translate(self, node: Node) -> Any:
         names = node.free & self.tables.keys()
-        if names and node.op not in ("var", "const") and _combinations(self.classes, self.deciding(names)) <= CASES:
+        if names and node.op not in ("var", "const") and self.few(names):
             return self.cases(names, lambda lookup: _evaluated(node, lookup))
         return super()._translate(node)
 
-    def violated(self, rule: Rule) -> Any:
-        """Where the rule is judged and broken."""
+    def violated(self, rule: Rule, most: int) -> Any:
+        """Where the rule is judged and broken: evaluated on each combination of the inputs that
+        decide it where they are few; else translated, or, where it cannot be and it reads a key
+        many parts write, evaluated on each case of its names' tables if they are at most `most`."""
         names = sorted(rule.name_set & self.tables.keys())
-        judged = z3.And(*[self.judged(name) for name in names])
-        if _combinations(self.classes, self.deciding(names)) <= CASES:
-            verdicts = self.cases(names, lambda lookup: not holds(rule, lookup))
-            return z3.And(judged, self.boolean_term(verdicts))
-        return z3.And(judged, z3.Not(self.constraint(rule)))
+        judged = z3.And(*[self.judged(name) for name in names], self.ctx)
+        if not self.few(names):
+            if rule.when is not None and self._never_applies(rule):
+                return z3.BoolVal(False, self.ctx)
+            try:
+                return z3.And(judged, z3.Not(self.constraint(rule)))
+            except (Unsupported, Unknown, z3.Z3Exception):
+                # a key many parts write is read on its cases: they are as few as its tokens
+                if all(self.tables[n].index is None for n in names) or self._count(names) > most:
+                    raise
+                return z3.And(judged, self._where(names, lambda lookup: not holds(rule, lookup)))
+        verdicts = self.cases(names, lambda lookup: not holds(rule, lookup))
+        return z3.And(judged, self.boolean_term(verdicts))
+
+    def _count(self, names) -> int:
+        """The cases of the names' tables together: each combination of the inputs that decide the
+        ones read by combination, with each case of each of the others."""
+        count = _combinations(self.classes, self.deciding([n for n in names if self.tables[n].index is None]))
+        for name in names:
+            if self.tables[name].index is not None:
+                count *= len(self.tables[name].values)
+        return count
+
+    def _where(self, names, test: Callable[[Callable[[str], Any]], bool]) -> Any:
+        """Where `test(lookup)` holds, read on every case of the names' tables together (_count)."""
+        by_combination = [n for n in names if self.tables[n].index is None]
+        by_case = [n for n in names if self.tables[n].index is not None]
+        deciding = self.deciding(by_combination)
+        found = []
+        for combo in itertools.product(*(range(len(self.classes[n])) for n in deciding)):
+            at = dict(zip(deciding, combo))
+            for cases in itertools.product(*(range(len(self.tables[n].values)) for n in by_case)):
+                chosen = dict(zip(by_case, cases))
+
+                def lookup(name: str) -> Any:
+                    return self.tables[name].values[chosen[name]] if name in chosen else self._value(name, at)
+
+                if test(lookup):
+                    found.append(z3.And(*[self.inputs[n] == i for n, i in at.items()],
+                                        *[self.tables[n].index == i for n, i in chosen.items()], self.ctx))
+        return z3.Or(*found, self.ctx)
+
+    def _never_applies(self, rule: Rule) -> bool:
+        """Whether the rule's condition holds on no combination (a value it compares is never set:
+        it is never judged, whatever its requirement reads)."""
+        try:
+            return z3.is_false(z3.simplify(self.boolean(rule.when)))
+        except (Unsupported, Unknown, z3.Z3Exception):
+            return False
+
+    def term(self, table: _Table) -> Any:
+        """The table's case, as a Z3 term."""
+        return self.index(table.deciding) if table.index is None else table.index
 
     def judged(self, name: str) -> Any:
-        table = self.tables[name]
-        found = Finite(self.index(table.deciding), table.judged)
-        return self.boolean_term(found)
+        """Where a rule that reads the name is judged (the same term for every rule)."""
+        if name not in self._judged:
+            table = self.tables[name]
+            self._judged[name] = z3.BoolVal(True, self.ctx) if all(table.judged) else self.boolean_term(Finite(self.term(table), table.judged))
+        return self._judged[name]
 
 
 def _combinations(classes: Mapping[str, Sequence[list]], deciding: list[str]) -> int:
@@ -145,13 +207,16 @@ class Judge(Protocol):
 
 def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[str, Sequence]],
                depends: Mapping[str, set[str]], base: Mapping[str, Any], launch_at: Callable[[Mapping], Any],
-               confirm_at: Callable[[Mapping[str, list]], Any], judge: Judge, cap: int) -> list[tuple[str, dict[str, list]]]:
+               confirm_at: Callable[[Mapping[str, list]], Any], judge: Judge, cap: int,
+               sequences: Mapping[str, Any] = {}) -> list[tuple[str, dict[str, list]]]:
     """Each rule that some allowed assignment breaks, with the inputs that matter to one such
     assignment, each with its values there. `classes`: each input's value classes (no Choice and
     no product of the path's condition tells the values of a class apart); `depends`: the inputs
     that decide each name the group sets; `base`: the path's own values; `launch_at(env)`: the
     launch with those inputs' values; `confirm_at(fixed)`: the launch of the path narrowed to them; `cap`: the most combinations of
-    the inputs that decide one name (each is a launch resolved)."""
+    the inputs that decide one name (each is a launch resolved); `sequences`: of a key many parts
+    write, its tokens (launch_parts.KeyTokens): its value is that of the token written last, one
+    launch each, not one per combination of the parts."""
     ctx = z3.Context()  # the query's own, as a fix search's (solve/smt.py SolverWork)
     work = SolverWork(ctx, QUERY_WORK_LIMIT)
     inputs = {name: z3.Int(f"input:{name}", ctx) for name in sorted(classes)}
@@ -162,16 +227,18 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
     if base_config is None:
         return []
     resolved = _Resolved(classes, base, launch_at, judge, cap)
-    tables = {name: resolved.table(name, sorted(depends[name])) for name in sorted(depends)}
+    # (a name the pin does not know, a key MaxText refuses, is no rule's: FL004 is the part's own check)
+    tables = {name: resolved.sequence_table(name, sorted(depends[name]), sequences[name], inputs, confirm_at, ctx) if name in sequences
+              else resolved.table(name, sorted(depends[name])) for name in sorted(depends) if base_config.knows(name)}
     # A name whose value moves the device count (compile_topology, a slice) makes the device
     # count's names vary with the inputs that decide it.
-    moving = sorted({n for name in depends for n in depends[name]
-                     if any(c.devices != base_config.devices for c, _ in resolved.configs(sorted(depends[name])))})
+    moving = sorted({n for name in tables for n in depends[name]
+                     if any(c.devices != base_config.devices for c, _ in tables[name].configs)})
     if moving:
         tables.update({name: resolved.device_table(name, moving) for name in DEVICE_NAMES})
     translator = _Translator.over(base_config, {}, ctx)
     translator.setup(tables, classes, inputs)
-    translator.terms.update({name: Finite(translator.index(t.deciding), t.values) for name, t in tables.items()})
+    translator.terms.update({name: Finite(translator.term(t), t.values) for name, t in tables.items()})
     rules = {rule.id: rule for config in [base_config, *resolved.device_configs(moving)] for rule in judge.rules(config)}
     broken: dict[str, Any] = {}
     for rule in rules.values():
@@ -179,7 +246,7 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
         if not names or rule.name_set & base_unjudged - tables.keys():
             continue
         try:
-            broken[rule.id] = translator.violated(rule)
+            broken[rule.id] = translator.violated(rule, cap)
         except (Unsupported, Unknown, z3.Z3Exception) as err:
             raise Unverified(f"rule {rule.id} over {', '.join(sorted(names))} cannot be decided by the solver ({err})") from None
     found = []
@@ -194,7 +261,7 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
         model = solver.model()
         chosen = {name: model.eval(var, model_completion=True).as_long() for name, var in inputs.items()}
         rule_id = next(r for r in sorted(broken) if z3.is_true(model.eval(broken[r], model_completion=True)))
-        kept = _minimised(solver, work, broken[rule_id], inputs, chosen)
+        kept = _minimised(solver, work, broken[rule_id], inputs, chosen, len(cubes) <= 1)
         fixed = {name: list(classes[name][chosen[name]]) for name in kept}
         if rule_id in judge.broken(confirm_at(fixed)):
             found.append((rule_id, fixed))
@@ -246,7 +313,26 @@ class _Resolved:
     def table(self, name: str, deciding: list[str]) -> _Table:
         """The name's value on each combination of the inputs that decide it."""
         configs = self.configs(deciding, name)
-        return _Table(deciding, [c.lookup(name) for c, _ in configs], [name not in unjudged for _, unjudged in configs])
+        return _Table(deciding, [c.lookup(name) for c, _ in configs], [name not in unjudged for _, unjudged in configs], configs=configs)
+
+    def sequence_table(self, name: str, deciding: list[str], tokens, inputs: Mapping, launch_of: Callable[[Mapping], Any],
+                       ctx: z3.Context) -> _Table:
+        """A key many parts write (`tokens`: launch_parts.KeyTokens): its value where none of its
+        tokens is written, then where each is the last written, read from one launch each
+        (`launch_of(fixed)`: the launch with those inputs' values); the case, a term over `inputs`."""
+        def written(token: int) -> Any:
+            return z3.Or(*[z3.And(*[inputs[n] == i for n, i in combo.items()], ctx) for combo in tokens.present[token]], ctx)
+
+        configs = []
+        for fixed in (tokens.none, *tokens.last):
+            found = self.judge.config(self.launch_at(self.base) if fixed is None else launch_of(fixed))
+            if found[0] is None:
+                raise Unverified(f"whether MaxText runs at all depends on {', '.join(deciding)}")
+            configs.append(found)
+        index: Any = z3.IntVal(0, ctx)  # the last token written wins: each If asks first of the later ones
+        for token in range(len(tokens.present)):
+            index = z3.If(written(token), token + 1, index)
+        return _Table(deciding, [c.lookup(name) for c, _ in configs], [name not in unjudged for _, unjudged in configs], index, configs)
 
     def device_table(self, name: str, deciding: list[str]) -> _Table:
         """A name of the device count (topology.DEVICE_NAMES), judged where the launch gives one."""
@@ -261,12 +347,30 @@ class _Resolved:
         return list({frozenset(c.devices): c for c, _ in self.configs(deciding, "the device count")}.values())
 
 
-def _minimised(solver: z3.Solver, work: SolverWork, broken: Any, inputs: Mapping, chosen: Mapping[str, int]) -> list[str]:
+def _minimised(solver: z3.Solver, work: SolverWork, broken: Any, inputs: Mapping, chosen: Mapping[str, int],
+               separate: bool) -> list[str]:
     """The inputs of the model the violation depends on: each other one is dropped in turn while
-    no allowed value of the dropped ones keeps the rule."""
-    kept = list(chosen)
+    no allowed value of the dropped ones keeps the rule. Where the path's condition allows each
+    input's values apart from the others' (`separate`: one product), an input the violation does
+    not read never matters."""
+    read = _constants(broken)
+    kept = [name for name in chosen if not separate or str(inputs[name]) in read]
     for name in list(kept):
         trial = [n for n in kept if n != name]
         if work.check(solver, z3.Not(broken), *[inputs[n] == chosen[n] for n in trial]) == z3.unsat:
             kept = trial
     return kept
+
+
+def _constants(term: Any) -> set[str]:
+    """The names of the uninterpreted constants a term reads, each shared subterm visited once."""
+    found, seen, stack = set(), set(), [term]
+    while stack:
+        node = stack.pop()
+        if node.get_id() in seen:
+            continue
+        seen.add(node.get_id())
+        if z3.is_const(node) and node.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            found.add(str(node))
+        stack.extend(node.children())
+    return found

@@ -39,7 +39,7 @@ from flaglint.maxtext.values import format_value
 from flaglint.read.flags import FlagSource, decode
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
 from flaglint.render.bash.path_conditions import PathConditions
-from flaglint.render.bash.types import Rendering, ScriptError, Value
+from flaglint.render.bash.types import Rendering, ScriptError, TooDeep, Value
 from flaglint.render.recipes import evaluate
 from flaglint.rules.ruleset import built_in
 from flaglint.tunix.pins import load_tunix_pin
@@ -157,9 +157,9 @@ def _file_edits(value: Value, fix: Fix, check: ScriptCheck, anchor: int | None) 
 def _mistyped_inputs(path: ExploredPath) -> list[str]:
     """The inputs that are integer Tunix variables and take a value that is not one on this path."""
     mistyped = []
-    for name, value in path.env.items():
-        var = load_tunix().variables.get(name)
-        if var is not None and value is not None and var.kind == "int":
+    for name, var in load_tunix().variables.items():
+        value = path.env.get(name)
+        if value is not None and var.kind == "int":
             try:
                 type_tunix(name, var, value)
             except ValueError:
@@ -197,6 +197,10 @@ def check_script(
     check = ScriptCheck(path, text, result, given)
     try:
         exploration = evaluate(path, dict(fixed or {}), dict(vary or {}), given, args)
+    except TooDeep as err:  # fail closed: what it launches is not known
+        result.findings.append(built_in("FL011", (), Location(err.file, err.line, 1, end_column=2),
+                                        allow_unverified=allow_unverified, reason=err.message))
+        return check
     except ScriptError as err:
         result.findings.append(built_in("FL010", (), Location(err.file, err.line, 1, end_column=2), reason=err.message))
         return check
@@ -208,13 +212,25 @@ def check_script(
     # the script runs MaxText or Tunix itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
     if commands.checked or commands.findings or tunix.checked:
         rules = checker.ruleset
-        result.findings = [f for f in result.findings if not (rule := rules.by_id(f.rule)) or not rule.flag_string_only]
-        result.findings += commands.findings + [f for f in tunix.findings if f not in commands.findings]
+        result.findings = _once([f for f in result.findings if not (rule := rules.by_id(f.rule)) or not rule.flag_string_only]
+                                + commands.findings + [f for f in tunix.findings if f not in commands.findings])
         result.notes.extend(sorted(commands.notes | tunix.notes))
         if commands.fix is not None and not result.fixes:  # one fix per run, as for the flags (see _add_fix)
             result.fixes.append(commands.fix)
     result.findings = apply_suppressions(path, result.findings, read_suppressions(path, text))
     return check
+
+
+def _once(findings: list[Finding]) -> list[Finding]:
+    """The findings, one per rule, place and witness: the flags a script hands a MaxText command
+    line are its argv as well as the trainer's flags, and both checks find what they break."""
+    kept: dict[tuple, Finding] = {}
+    for finding in findings:
+        witness = finding.witness or {}
+        key = (finding.rule, finding.location, finding.keys if finding.location is None else (),
+               tuple(sorted(witness.get("env", {}).items(), key=str)), tuple(witness.get("branches", ())))
+        kept.setdefault(key, finding)
+    return list(kept.values())
 
 
 def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, cap: int,
@@ -363,6 +379,8 @@ def _record(seen: dict, findings: list[Finding], launch: Concrete, flags: Value,
         if OTHER in found.message or not launch.owns(keys_read(found, checker), found.rule):
             continue
         finding = replace(found, location=_locate(found, flags, launch.rendering))
+        if not launch.owns_at(finding.location):
+            continue
         finding.related = tuple(
             loc for related in found.related if (loc := script_location(flags, *_span(flags.text, related))) is not None
         )

@@ -15,6 +15,17 @@ class ArithError(Exception):
     pass
 
 
+class ArithTooDeep(ArithError):
+    """An expression nested deeper than the parser and evaluator follow (they recurse on it)."""
+
+
+# Parentheses, unary operators and right-nested ?:, = and ** an expression may nest: each costs the
+# parser a frame per precedence level.
+ARITH_NESTING = 16
+# The depth of the parsed expression (a long chain of + nests to the left): the evaluator recurses on it.
+ARITH_DEPTH = 64
+
+
 def parse_arith(text: str, start: int, end: int, expansion: Callable[[int], tuple[Any, int]] | None = None) -> tuple:
     """Parse text[start:end]. `expansion(at)`: the word part of the `$` or backquote expansion at
     `at` (None: that `$` expands nothing) and the index after it; without it `$` is an error."""
@@ -68,6 +79,7 @@ class _Parser:
                 self.tokens.append(("op", m.group(3)))
             pos = m.end()
         self.i = 0
+        self.nesting = 0
 
     def parse(self) -> tuple:
         if not self.tokens:
@@ -75,7 +87,19 @@ class _Parser:
         node = self._binary(0)
         if self.i != len(self.tokens):
             raise ArithError("unexpected token in arithmetic")
+        if _depth(node) > ARITH_DEPTH:
+            raise ArithTooDeep(f"arithmetic nested more than {ARITH_DEPTH} operations deep")
         return node
+
+    def _nested(self, parse: Callable[[], tuple]) -> tuple:
+        """parse() one level deeper in the expression."""
+        self.nesting += 1
+        if self.nesting > ARITH_NESTING:
+            raise ArithTooDeep(f"arithmetic nested more than {ARITH_NESTING} levels deep")
+        try:
+            return parse()
+        finally:
+            self.nesting -= 1
 
     def _peek_op(self) -> str | None:
         if self.i < len(self.tokens) and self.tokens[self.i][0] == "op":
@@ -90,11 +114,11 @@ class _Parser:
             cond = self._binary(level + 1)
             if self._peek_op() == "?":
                 self.i += 1
-                a = self._binary(0)
+                a = self._nested(lambda: self._binary(0))
                 if self._peek_op() != ":":
                     raise ArithError("expected : in arithmetic")
                 self.i += 1
-                b = self._binary(level)
+                b = self._nested(lambda: self._binary(level))
                 return ("cond", cond, a, b)
             return cond
         if "=" in ops:  # right-associative assignment
@@ -104,13 +128,13 @@ class _Parser:
                 if left[0] != "var":
                     raise ArithError("assignment to a non-variable")
                 self.i += 1
-                return ("assign", op, left[1], self._binary(level))
+                return ("assign", op, left[1], self._nested(lambda: self._binary(level)))
             return left
         if ops == ("**",):
             left = self._binary(level + 1)
             if self._peek_op() == "**":
                 self.i += 1
-                return ("bin", "**", left, self._binary(level))
+                return ("bin", "**", left, self._nested(lambda: self._binary(level)))
             return left
         left = self._binary(level + 1)
         while self._peek_op() in ops:
@@ -123,10 +147,10 @@ class _Parser:
         op = self._peek_op()
         if op in ("-", "+", "!", "~"):
             self.i += 1
-            return ("un", op, self._unary())
+            return ("un", op, self._nested(self._unary))
         if op in ("++", "--"):
             self.i += 1
-            target = self._unary()
+            target = self._nested(self._unary)
             if target[0] != "var":
                 raise ArithError("increment of a non-variable")
             return ("inc", target[1], 1 if op == "++" else -1, True)
@@ -144,13 +168,23 @@ class _Parser:
         self.i += 1
         if kind == "op":
             if val == "(":
-                node = self._binary(0)
+                node = self._nested(lambda: self._binary(0))
                 if self._peek_op() != ")":
                     raise ArithError("missing ) in arithmetic")
                 self.i += 1
                 return node
             raise ArithError(f"unexpected {val!r} in arithmetic")
         return (kind, val)
+
+
+def _depth(node: tuple) -> int:
+    """How deep a parsed expression nests, read without recursion."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in node[1:] if isinstance(child, tuple))
+    return deepest
 
 
 def _bracket_end(text: str, start: int, end: int) -> int:

@@ -11,7 +11,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from flaglint.render.bash.arithmetic import ArithError
+from flaglint.render.bash.arithmetic import ArithError, ArithTooDeep
+from flaglint.render.bash.depth import check_depth
 from flaglint.render.bash.lexer import (
     ARITH_ASSIGN,
     Lit,
@@ -24,7 +25,7 @@ from flaglint.render.bash.lexer import (
     lex_word,
 )
 from flaglint.render.bash.state import ARGUMENT_COUNT, argument_input
-from flaglint.render.bash.types import ScriptError
+from flaglint.render.bash.types import ScriptError, TooDeep
 
 # ---- instructions -----------------------------------------------------------------------------
 
@@ -252,12 +253,17 @@ class Compiler:
     def fail(self, node, message: str) -> ScriptError:
         return ScriptError(self.src.path, self.line(node), message)
 
+    def too_deep(self, node, error: ArithTooDeep) -> TooDeep:
+        return TooDeep(self.src.path, self.line(node), f"the arithmetic at line {self.line(node)}: {error}")
+
     def word(self, node) -> Word:
         start, end = self.src.char_index(node.start_byte), self.src.char_index(node.end_byte)
         try:
             return self._counted(lex_word(self.src, start, end))
         except WordSyntaxError as e:
             raise ScriptError(self.src.path, self.src.line_of(e.position), e.message) from None
+        except ArithTooDeep as e:
+            raise self.too_deep(node, e) from None
         except ArithError as e:
             raise ScriptError(self.src.path, self.line(node), f"arithmetic: {e}") from None
 
@@ -596,6 +602,8 @@ class Compiler:
         end = self.src.char_index(node.children[-1].start_byte)
         try:
             expr = lex_arith(self.src, start, end)
+        except ArithTooDeep as e:
+            raise self.too_deep(node, e) from None
         except (ArithError, WordSyntaxError) as e:
             raise self.fail(node, f"arithmetic: {e}") from None
         code.instrs.append(ArithCmd(self.line(node), expr, _arith_mutates(self.src.text[start:end])))
@@ -842,6 +850,8 @@ class Compiler:
             return None
         try:
             return lex_arith(self.src, self.src.char_index(start), self.src.char_index(end))
+        except ArithTooDeep as e:
+            raise self.too_deep(node, e) from None
         except (ArithError, WordSyntaxError) as e:
             raise self.fail(node, f"arithmetic: {e}") from None
 
@@ -1071,6 +1081,7 @@ def compile_text(path: str, data: bytes) -> CompiledFile:
     if patched != readable:
         tree = parser.parse(patched)
     _check_errors(src, tree.root_node)
+    check_depth(src, tree.root_node)
     facts = FileFacts()
     compiler = Compiler(src, facts)
     code = Code(src)

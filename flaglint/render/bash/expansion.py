@@ -20,7 +20,6 @@ from flaglint.render.bash.lexer import (
     Param,
     Word,
     compile_glob,
-    concat_origins,
 )
 from flaglint.render.bash.state import (
     ARGUMENT_COUNT,
@@ -29,7 +28,15 @@ from flaglint.render.bash.state import (
     argument_input,
     settled_positional,
 )
-from flaglint.render.bash.types import OTHER, Choice, FromInput, Sym, Value
+from flaglint.render.bash.types import (
+    OTHER,
+    Choice,
+    FromInput,
+    Spans,
+    Sym,
+    Value,
+    joined_origins,
+)
 
 _BREAK = ("", (), True, False)  # separates the fields of "$@"
 _IFS = " \t\n"
@@ -45,7 +52,7 @@ class AbortCommand(Exception):
 
 
 def input_value(text: str | None) -> Value | None:
-    return None if text is None else Value(text, [None] * len(text))
+    return None if text is None else Value(text, Spans.unwritten(len(text)))
 
 
 def segment(v: Value, quoted: bool) -> tuple:
@@ -66,7 +73,7 @@ def join_segments(segs: list) -> Value:
         text.append(s[0])
         runs.append(s[1])
         opaque = opaque or s[3]
-    return Value("".join(text), concat_origins(runs), opaque)
+    return Value("".join(text), joined_origins(runs), opaque)
 
 
 def split_fields(segs: list) -> list[Value]:

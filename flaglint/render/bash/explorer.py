@@ -72,6 +72,10 @@ class ExploredPath:
     # When the values of several inputs go together (a merged guard over them): the condition as
     # products, each giving every input in domains the values it takes there. None: domains alone.
     cubes: list | None = None
+    # A path narrowed from another on a few inputs: that path, and the inputs whose values differ
+    # (every other input's values are that path's own lists): what is new in it is read from these.
+    narrowed_from: ExploredPath | None = None
+    changed: dict = field(default_factory=dict)
 
     def products(self) -> list[dict]:
         """The path's condition as products of value sets: each input in domains, its values."""

@@ -12,11 +12,10 @@ import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import chain
 from typing import Union
 
 from flaglint.render.bash.arithmetic import parse_arith
-from flaglint.render.bash.types import Origin
+from flaglint.render.bash.types import Origin, Spans
 
 
 class WordSyntaxError(Exception):
@@ -65,47 +64,15 @@ class Source:
         return found
 
 
-class Positions(Sequence):
-    """The origins of characters of one script, each made when it is read: an Origin per character
-    of a large script costs more than lexing it, and most are never read (a finding reads a few)."""
-
-    __slots__ = ("src", "indices")
-
-    def __init__(self, src: Source, indices: tuple):
-        self.src = src
-        self.indices = indices  # character indices in src.text
-
-    def __len__(self) -> int:
-        return len(self.indices)
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return Positions(self.src, self.indices[i])
-        return self.src.origin(self.indices[i])
-
-    def __iter__(self):
-        return map(self.src.origin, self.indices)
-
-    def __eq__(self, other) -> bool:
-        if type(other) is Positions and other.src is self.src:
-            return self.indices == other.indices
-        if not isinstance(other, Sequence) or isinstance(other, str):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return f"Positions({list(self)!r})"
-
-
-def concat_origins(runs: list):
-    """The origins of runs of characters, one after another: still lazy when every run is."""
-    kept = [r for r in runs if len(r)]
-    if kept and all(type(r) is Positions and r.src is kept[0].src for r in kept):
-        return kept[0] if len(kept) == 1 else Positions(kept[0].src, tuple(chain.from_iterable(r.indices for r in kept)))
-    return list(chain.from_iterable(runs))
+def spans(src: Source, indices: Sequence[int]) -> Spans:
+    """The origins of the characters of `src` at `indices`, as spans of consecutive ones."""
+    runs: list[tuple] = []
+    for index in indices:
+        if runs and runs[-1][1] + runs[-1][2] == index:
+            runs[-1] = (src, runs[-1][1], runs[-1][2] + 1)
+        else:
+            runs.append((src, index, 1))
+    return Spans(runs)
 
 
 # ---- word parts -------------------------------------------------------------------------------
@@ -215,7 +182,7 @@ class Lexer:
     # -- buffer of literal characters --
     def _flush(self, parts: list, buf: list, quoted: bool) -> None:
         if buf:
-            parts.append(Lit("".join([self.text[i] for i in buf]), Positions(self.src, tuple(buf)), quoted))
+            parts.append(Lit("".join([self.text[i] for i in buf]), spans(self.src, buf), quoted))
             buf.clear()
 
     def word(self) -> Word:
@@ -535,7 +502,7 @@ def lex_heredoc(src: Source, start: int, end: int, expand: bool) -> Word:
     """A here-document's body: as written when its delimiter is quoted, else with its expansions
     (as inside double quotes, where a `"` is a plain character)."""
     if not expand:
-        return Word((Lit(src.text[start:end], Positions(src, tuple(range(start, end))), True),))
+        return Word((Lit(src.text[start:end], Spans(((src, start, end - start),)), True),))
     return Lexer(src, start, end).heredoc()
 
 

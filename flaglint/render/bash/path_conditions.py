@@ -32,58 +32,99 @@ class PathConditions:
     def __init__(self, inputs: Mapping[str, Sequence[str | None]], paths: Sequence[ExploredPath],
                  excluded: Sequence[ExploredPath] = ()):
         self.values: dict[str, list[str | None]] = {name: list(dict.fromkeys(values)) for name, values in inputs.items()}
+        read: set[int] = set()
         for path in paths:
-            for name, values in path.domains.items():
-                known = self.values.setdefault(name, [])
-                known.extend(v for v in values if v not in known)
-        self.variables = {name: z3.Int(name) for name in self.values}
+            while path is not None and id(path) not in read:  # a narrowed path adds only its changed inputs
+                read.add(id(path))
+                for name, values in (path.changed if path.narrowed_from is not None else path.domains).items():
+                    known = self.values.setdefault(name, [])
+                    known.extend(v for v in values if v not in known)
+                path = path.narrowed_from
+        self.variables: dict[str, z3.ArithRef] = {}
         self._members: dict[tuple, z3.BoolRef] = {}
-        self.bounds = z3.And([z3.And(0 <= var, var < len(self.values[name])) for name, var in self.variables.items()])
-        self.space = z3.And(self.bounds, z3.Not(self.any_of(excluded))) if excluded else self.bounds
+        self._constrains: dict[tuple, bool] = {}  # (input, id of a path's values): whether they leave some out
+        self._excluded = self._cubes(excluded)
+
+    def variable(self, name: str) -> z3.ArithRef:
+        if name not in self.variables:
+            self.variables[name] = z3.Int(name)
+        return self.variables[name]
+
+    @property
+    def bounds(self) -> z3.BoolRef:
+        """Every input within the indices of its values."""
+        return self._bounded(self.values)
+
+    def _bounded(self, names: Iterable[str]) -> z3.BoolRef:
+        return z3.And([z3.And(0 <= self.variable(name), self.variable(name) < len(self.values[name])) for name in sorted(names)])
+
+    def _space(self, names: set[str]) -> list[z3.BoolRef]:
+        """The assignments a witness may take, over `names` and the inputs the excluded paths read
+        (every other input is free: no formula here reads it)."""
+        names = names | {name for cube in self._excluded for name, _ in cube}
+        return [self._bounded(names), z3.Not(self._formula(self._excluded))] if self._excluded else [self._bounded(names)]
 
     def member(self, name: str, values: Iterable[str | None]) -> z3.BoolRef:
         key = (name, frozenset(values))
         found = self._members.get(key)
         if found is None:
-            var = self.variables[name]
+            var = self.variable(name)
             found = self._members[key] = z3.Or([var == self.values[name].index(v) for v in key[1]])
         return found
 
     def any_of(self, paths: Iterable[ExploredPath]) -> z3.BoolRef:
-        return z3.Or([z3.And([self.member(name, values) for name, values in cube]) for cube in self._cubes(paths)])
+        return self._formula(self._cubes(paths))
+
+    def _formula(self, cubes: Iterable[frozenset]) -> z3.BoolRef:
+        return z3.Or([z3.And([self.member(name, values) for name, values in cube]) for cube in cubes])
 
     def _cubes(self, paths: Iterable[ExploredPath]) -> set[frozenset]:
         """The paths' conditions as few products of value sets, before Z3 sees them (building
         thousands of path conditions as Z3 terms costs seconds)."""
         return simplified((self._cube(c) for p in paths for c in p.products()), self.values)
 
-    def _cube(self, domains: Mapping[str, Iterable[str | None]]) -> frozenset:
-        return frozenset((name, frozenset(values)) for name, values in domains.items())
+    def _cube(self, domains: Mapping[str, Sequence[str | None]]) -> frozenset:
+        """The product as (input, values) for the inputs it constrains."""
+        return frozenset((name, frozenset(values)) for name, values in domains.items() if self._leaves_out(name, values))
+
+    def _leaves_out(self, name: str, values: Sequence[str | None]) -> bool:
+        """Whether the values leave some of the input's out (remembered per list: narrowed paths share their path's)."""
+        key = (name, id(values))
+        found = self._constrains.get(key)
+        if found is None:
+            found = self._constrains[key] = set(values) != set(self.values[name])
+        return found
 
     def witness(self, paths: Sequence[ExploredPath]) -> tuple[ExploredPath, dict[str, list]]:
         """A path among `paths`, and the fewest of its inputs whose values imply the disjunction of the
         paths' conditions whatever the other inputs are; each input with every value that does."""
-        refuter = z3.Solver()
-        refuter.add(self.space, z3.Not(self.any_of(paths)))
+        cubes = self._cubes(paths)
         starts = sorted(((p, c) for p in paths for c in p.products()), key=lambda start: len(start[1]))[:WITNESS_STARTS]
-        path, kept = min(((p, self._sufficient(refuter, c)) for p, c in starts), key=lambda found: len(found[1]))
-        return path, self._widened(refuter, kept)
+        constrained = [(p, self._constrained(c)) for p, c in starts]
+        names = {name for cube in cubes for name, _ in cube} | {name for _, c in constrained for name in c}
+        refuter = z3.Solver()
+        refuter.add(*self._space(names), z3.Not(self._formula(cubes)))
+        path, kept = min(((p, self._sufficient(refuter, c)) for p, c in constrained), key=lambda found: len(found[1]))
+        return path, self._widened(refuter, kept, names)
 
-    def _sufficient(self, refuter: z3.Solver, cube: Mapping[str, Sequence]) -> dict[str, list]:
-        """Drop the inputs of one product of a path's condition one by one while the rest still refute `refuter`."""
-        # An input the path lets take any of its values constrains nothing: it never matters.
-        kept = {name: list(values) for name, values in cube.items() if set(values) != set(self.values[name])}
+    def _constrained(self, cube: Mapping[str, Sequence]) -> dict[str, list]:
+        """The inputs of one product of a path's condition that it constrains: an input the path
+        lets take any of its values never matters."""
+        return {name: list(values) for name, values in cube.items() if self._leaves_out(name, values)}
+
+    def _sufficient(self, refuter: z3.Solver, kept: dict[str, list]) -> dict[str, list]:
+        """Drop the constrained inputs of one product of a path's condition one by one while the rest still refute `refuter`."""
         for name in list(kept):
             trial = {n: v for n, v in kept.items() if n != name}
             if not self._satisfiable(refuter, trial):
                 kept = trial
         return kept
 
-    def _widened(self, refuter: z3.Solver, kept: dict[str, list]) -> dict[str, list]:
+    def _widened(self, refuter: z3.Solver, kept: dict[str, list], names: set[str]) -> dict[str, list]:
         """Each kept input with every explored value that, with the others' values, still implies the
         paths (merged paths of one outcome spread its values over several paths) and occurs at all."""
         reachable = z3.Solver()
-        reachable.add(self.space)
+        reachable.add(*self._space(names))
         widened = {}
         for name, values in kept.items():
             others = {n: v for n, v in kept.items() if n != name}

@@ -18,7 +18,9 @@ their conditions.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import itertools
+import operator
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from flaglint.render.bash.compiler import Join
@@ -123,9 +125,10 @@ def _universe(st: State, name: str, candidates) -> tuple:
     return tuple(candidates(name)) if candidates else (None,)
 
 
-def _explicit(st: State, universe: dict) -> list[Cube]:
-    """The path's condition as cubes over the merged universe."""
-    own = {n: frozenset(_universe(st, n, None)) for n in universe if n in st.domains or n in st.inputs}
+def _explicit(st: State, universe: dict, spread: Iterable[str]) -> list[Cube]:
+    """The path's condition as cubes over the merged universe; `spread`: the inputs whose merged
+    universe may be wider than the path's own (every other one the path lets take all of it)."""
+    own = {n: frozenset(_universe(st, n, None)) for n in spread if n in st.domains or n in st.inputs}
     return [trimmed(frozenset({**own, **dict(cube)}.items()), universe) for cube in cubes_of(st)]
 
 
@@ -141,18 +144,25 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
     if any(set(sa) != set(sb) for sa, sb in zip(a.scopes[1:], b.scopes[1:])):
         return None
     names = a.domains.keys() | b.domains.keys()
-    if any(a.inputs.get(n, _MISSING) != b.inputs.get(n, _MISSING) for n in (a.inputs.keys() | b.inputs.keys()) - names):
-        return None  # an input one path read with its only value and the other never read
+    read_once = {}
+    for n in _differing(a.inputs, b.inputs, (a.inputs.keys() | b.inputs.keys()) - names):
+        va, vb = a.inputs.get(n, _MISSING), b.inputs.get(n, _MISSING)
+        if va == vb:
+            continue
+        if _MISSING not in (va, vb) or not _only_candidate(va if vb is _MISSING else vb, n, candidates):
+            return None  # read with different values, or the other path may yet read another
+        read_once[n] = va if vb is _MISSING else vb
     for other in (a, b):
         for n in names - other.domains.keys() - other.inputs.keys():
             if n not in other.exported and any(n in scope for scope in other.scopes):
                 return None  # other assigned it unread: bash exports it there exactly when it was set
-    universe = {}
-    for n in sorted(names):
-        values_a, values_b = _universe(a, n, candidates), _universe(b, n, candidates)
-        universe[n] = tuple(dict.fromkeys(values_a + values_b))
+    # The inputs whose values the two paths do not share: most are shared, untouched since they forked.
+    spread = {n for n, _ in a.domains.items() ^ b.domains.items()}
+    spread.update(_differing(a.inputs, b.inputs, (a.inputs.keys() | b.inputs.keys()) & names))
+    merged = {n: tuple(dict.fromkeys(_universe(a, n, candidates) + _universe(b, n, candidates))) for n in spread}
+    universe = dict(sorted({**a.domains, **b.domains, **merged}.items()))
     # The inputs the two paths treat differently: their exports must agree but for these.
-    differ = {n for n in names if set(_universe(a, n, candidates)) != set(_universe(b, n, candidates))
+    differ = {n for n in spread if set(_universe(a, n, candidates)) != set(_universe(b, n, candidates))
               or a.inputs.get(n, _MISSING) != b.inputs.get(n, _MISSING)}
     if a.exported - differ != b.exported - differ:
         return None
@@ -161,8 +171,9 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
         exports[name] = _exported_on_both(a, b, name, _universe(a, name, candidates), _universe(b, name, candidates))
         if exports[name] is None:
             return None
-    cubes_a, cubes_b = _explicit(a, universe), _explicit(b, universe)
+    cubes_a, cubes_b = _explicit(a, universe, spread), _explicit(b, universe, spread)
     m = a.copy()
+    m.inputs.update(read_once)
     m.positional = settled_positional(a)
     for index, (sa, sb) in enumerate(zip(a.scopes, b.scopes)):
         scope = m.scopes[index]
@@ -188,6 +199,13 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
     return m
 
 
+def _only_candidate(value, name: str, candidates) -> bool:
+    """Whether `value` is what a path that has not read the input would decide for it now: its one
+    candidate, so the path that read it is the other's continuation, not a narrower one."""
+    found = tuple(candidates(name)) if candidates else (None,)
+    return found == (None if value is None else value.text,)
+
+
 def _exported_on_both(a: State, b: State, name: str, values_a: tuple, values_b: tuple) -> bool | None:
     """How the merged path exports the input: True, on every value; False, where the environment
     sets it (the rule for an input whose values stay grouped: machine.Interp.rendering, assign);
@@ -211,13 +229,15 @@ def _exported_on_both(a: State, b: State, name: str, values_a: tuple, values_b: 
 
 
 def _choice(cubes_a: list[Cube], va, cubes_b: list[Cube], vb, universe: dict):
-    """va where one of cubes_a holds, vb where one of cubes_b does; the prefix both strings share
-    stays outside the guarded value, cut where a token begins, so each Choice holds the tokens that differ."""
+    """va where one of cubes_a holds, vb where one of cubes_b does; the prefix and the suffix both
+    strings share stay outside the guarded value, cut where a token begins or ends, so each Choice
+    holds the tokens that differ (`X="${X} k=v"` and `X="k=v ${X}"` after n joins are n Choices
+    side by side, not n nested)."""
     pa, pb = _pieces(va), _pieces(vb)
     if pa is None or pb is None:
         return guarded(cubes_a, va, cubes_b, vb, universe)
-    common = 0
-    while common < min(len(pa), len(pb)) and (pa[common] is pb[common] or pa[common] == pb[common]):
+    common = _shared_prefix(pa, pb)
+    while common < min(len(pa), len(pb)) and pa[common] == pb[common]:
         common += 1
     head = list(pa[:common])
     rest_a, rest_b = list(pa[common:]), list(pb[common:])
@@ -226,18 +246,57 @@ def _choice(cubes_a: list[Cube], va, cubes_b: list[Cube], vb, universe: dict):
         if cut:
             head.append(_slice(rest_a[0], 0, cut))
             rest_a[0], rest_b[0] = _slice(rest_a[0], cut, None), _slice(rest_b[0], cut, None)
-    if not head:  # still a string: an assignment to it need not decide which one (machine.Interp.assign)
+    shared = _shared_prefix(rest_a[::-1], rest_b[::-1])
+    tail = rest_a[len(rest_a) - shared:]
+    rest_a, rest_b = rest_a[:len(rest_a) - shared], rest_b[:len(rest_b) - shared]
+    if rest_a and rest_b and type(rest_a[-1]) is Value and type(rest_b[-1]) is Value:
+        kept = _token_tail(rest_a[-1], rest_b[-1])
+        if kept:
+            last_a, last_b = rest_a[-1], rest_b[-1]
+            tail.insert(0, _slice(last_a, len(last_a.text) - kept, None))
+            rest_a[-1], rest_b[-1] = _slice(last_a, 0, len(last_a.text) - kept), _slice(last_b, 0, len(last_b.text) - kept)
+    if not head and not tail:  # still a string: an assignment to it need not decide which one (machine.Interp.assign)
         return Sym((guarded(cubes_a, va, cubes_b, vb, universe),))
     differing = guarded(cubes_a, _rejoined(rest_a), cubes_b, _rejoined(rest_b), universe)
-    return Sym(tuple(head) + (differing,))
+    return Sym((*head, differing, *tail))
+
+
+def _token_tail(a: Value, b: Value) -> int:
+    """The length of the suffix a and b share, written in the same place, that begins a token in
+    both (after a blank, or at the start)."""
+    shared = 0
+    while shared < min(len(a.text), len(b.text)) and a.text[-1 - shared] == b.text[-1 - shared]:
+        shared += 1
+    for kept in range(shared, 0, -1):
+        if all(len(s.text) == kept or s.text[-1 - kept].isspace() for s in (a, b)) \
+                and a.origins[len(a.text) - kept:] == b.origins[len(b.text) - kept:]:
+            return kept
+    return 0
+
+
+def _shared_prefix(a: tuple, b: tuple) -> int:
+    """How many pieces the two start with, the same objects."""
+    return next(itertools.compress(itertools.count(), map(operator.is_not, a, b)), min(len(a), len(b)))
+
+
+def _differing(a: Mapping, b: Mapping, names: Iterable[str]) -> list[str]:
+    """The names whose values in `a` and `b` are not the same object (missing in one: differing)."""
+    names = list(names)
+    missing = itertools.repeat(_MISSING)
+    return list(itertools.compress(names, map(operator.is_not, map(a.get, names, missing), map(b.get, names, missing))))
 
 
 def _pieces(value) -> tuple | None:
+    """The string's pieces, less empty ones (a quote's end leaves one)."""
     if type(value) is Sym:
-        return value.pieces
+        return tuple(p for p in value.pieces if not _empty(p))
     if type(value) is Value:
         return (value,)
     return None
+
+
+def _empty(piece) -> bool:
+    return type(piece) is Value and piece.text == "" and not piece.opaque
 
 
 def _token_cut(a: str, b: str) -> int:
@@ -251,11 +310,11 @@ def _token_cut(a: str, b: str) -> int:
 
 
 def _slice(v: Value, start: int, end: int | None) -> Value:
-    return Value(v.text[start:end], list(v.origins[start:end]), v.opaque)
+    return Value(v.text[start:end], v.origins[start:end], v.opaque)
 
 
 def _rejoined(pieces: list):
-    pieces = [p for p in pieces if not (type(p) is Value and p.text == "" and not p.opaque)]
+    pieces = [p for p in pieces if not _empty(p)]
     if not pieces:
         return Value("", [])
     return pieces[0] if len(pieces) == 1 else Sym(tuple(pieces))

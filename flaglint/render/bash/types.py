@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import bisect
+import itertools
+import weakref
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -15,28 +18,243 @@ OTHER = "flaglint-other"
 Origin = Location  # where a character of a rendered value was written: file, line, column, byte offset
 
 
+class Spans(Sequence):
+    """The origins of a value's characters, one Origin or None per character, kept as spans: a
+    run (source, start, length) for characters one script wrote one after another (source None:
+    characters no script wrote). An Origin is made only for a character that is read, so
+    joining and slicing values costs their number of spans, not of characters. `source` is
+    anything with .origin(index) (lexer.Source)."""
+
+    __slots__ = ("_runs", "length", "_ends", "_parts")
+
+    def __init__(self, runs: Iterable[tuple] = (), parts: list[Sequence] | None = None, length: int = 0):
+        """`runs`; or `parts` (each a Spans or a sequence of Origins and None) of `length`
+        characters in all, spanned only when first read."""
+        self._parts = parts
+        self._runs = None if parts is not None else _merged(runs)
+        self.length = length if parts is not None else sum(run[2] for run in self._runs)
+        self._ends: list[int] | None = None
+
+    @classmethod
+    def unwritten(cls, length: int) -> Spans:
+        """`length` characters no script wrote."""
+        return cls(((None, 0, length),))
+
+    @property
+    def runs(self) -> tuple:
+        if self._runs is None:
+            self._runs = _merged(run for part in self._parts for run in _runs_of(part))
+            self._parts = None
+        return self._runs
+
+    def __len__(self) -> int:
+        return self.length
+
+    def _run_at(self, index: int) -> int:
+        if self._ends is None:
+            self._ends = list(itertools.accumulate(run[2] for run in self.runs))
+        return bisect.bisect_right(self._ends, index)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self.length)
+            if step != 1:
+                return list(self)[index]
+            return Spans(self._between(start, stop))
+        if index < 0:
+            index += self.length
+        if not 0 <= index < self.length:
+            raise IndexError("origin index out of range")
+        position = self._run_at(index)
+        source, start, length = self.runs[position]
+        offset = index - (self._ends[position] - length)
+        return None if source is None else source.origin(start + offset)
+
+    def _between(self, start: int, stop: int) -> Iterator[tuple]:
+        at = 0
+        for source, first, length in self.runs:
+            low, high = max(start - at, 0), min(stop - at, length)
+            if low < high:
+                yield (source, first + low if source is not None else 0, high - low)
+            at += length
+            if at >= stop:
+                break
+
+    def __iter__(self):
+        for source, start, length in self.runs:
+            if source is None:
+                yield from itertools.repeat(None, length)
+            else:
+                yield from map(source.origin, range(start, start + length))
+
+    def __eq__(self, other) -> bool:
+        if type(other) is Spans:
+            return self.runs == other.runs
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    def __hash__(self) -> int:
+        return hash(self.runs)
+
+    def __repr__(self) -> str:
+        return f"Spans({self.runs!r})"
+
+
+def _merged(runs: Iterable[tuple]) -> tuple:
+    """The runs with empty ones dropped and each one that continues the one before joined to it."""
+    merged: list[tuple] = []
+    for source, start, length in runs:
+        if length <= 0:
+            continue
+        if merged:
+            last_source, last_start, last_length = merged[-1]
+            if last_source is source and (source is None or last_start + last_length == start):
+                merged[-1] = (source, last_start, last_length + length)
+                continue
+        merged.append((source, start, length))
+    return tuple(merged)
+
+
+def _runs_of(origins: Sequence) -> Iterable[tuple]:
+    if type(origins) is Spans:
+        return origins.runs
+    return [(None, 0, 1) if origin is None else (_Written(origin), 0, 1) for origin in origins]
+
+
+class _Written:
+    """The source of one character whose Origin is made already."""
+
+    __slots__ = ("made",)
+
+    def __init__(self, made: Origin):
+        self.made = made
+
+    def origin(self, index: int) -> Origin:
+        return self.made
+
+
+def joined_origins(parts: Iterable[Sequence]):
+    """The origins of values joined one after another: spans, where each part is spans or has no
+    origin at all; else a list of Origins, as the parts were."""
+    parts = [part for part in parts if len(part)]
+    if len(parts) == 1 and type(parts[0]) is Spans:
+        return parts[0]
+    runs: list[tuple] = []
+    for part in parts:
+        if type(part) is Spans:
+            runs.extend(part.runs)
+        elif part.count(None) == len(part):
+            runs.append((None, 0, len(part)))
+        else:
+            return list(itertools.chain.from_iterable(parts))
+    return Spans(runs)
+
+
 @dataclass
 class Value:
     text: str
-    origins: list  # list[Origin | None], one per character; None: not a literal of a script
+    origins: Sequence  # Spans, or a list of Origin | None: one per character; None: not a literal of a script
     opaque: bool = False  # some part comes from something the evaluator cannot know
 
 
-@dataclass(frozen=True, eq=False)
-class Choice:
+# The Values that are parts of symbolic values, one per content (text, opacity, spans), and the ids
+# of those alive: a part already in a symbolic value is found by its id, without reading it.
+_VALUES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_CANONICAL: set[int] = set()
+
+
+def _canonical(parts: tuple) -> tuple:
+    """The parts, each Value with spans replaced by the one Value of its content."""
+    ids = tuple(map(id, parts))
+    fresh = set(ids) - _CANONICAL
+    if not fresh:
+        return parts
+    by_id = dict(zip(ids, parts))
+    swapped = {}
+    for found in fresh:
+        value = by_id[found]
+        if type(value) is not Value or type(value.origins) is not Spans:
+            continue
+        key = (value.text, value.opaque, value.origins)
+        same = _VALUES.get(key)
+        if same is None:
+            _VALUES[key] = same = value
+            _CANONICAL.add(found)
+            weakref.finalize(value, _CANONICAL.discard, found)
+        if same is not value:
+            swapped[found] = same
+    if not swapped:
+        return parts
+    return tuple(swapped.get(i, part) for i, part in zip(ids, parts))
+
+
+class _Interned:
+    """A symbolic value made once per content: building an equal one gives the same object (its
+    parts are: a Value with spans one per content, every other part by construction), so a value
+    that n joins grow is a graph of shared parts, and a walk that remembers the parts it has seen
+    costs their number, not the number of ways down to them. Made ones are found by their parts'
+    ids: the table entry goes when the value does, before any of its parts can."""
+
+    __slots__ = ("chosen", "read", "__weakref__")  # chosen, read: _names(), once asked
+    _table: weakref.WeakValueDictionary
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._table = weakref.WeakValueDictionary()
+
+    @classmethod
+    def _made(cls, key: tuple, fill) -> _Interned:
+        found = cls._table.get(key)
+        if found is None:
+            found = object.__new__(cls)
+            fill(found)
+            found.chosen = found.read = None
+            cls._table[key] = found
+            _CANONICAL.add(id(found))
+            weakref.finalize(found, _CANONICAL.discard, id(found))
+        return found
+
+
+class Choice(_Interned):
     """A value that depends on one input: the alternative whose value set holds the input's value
     (None in a set: unset). Made where two paths join that this input tells apart; an alternative
     may be a Choice on another input, where a guard over several inputs told them apart (guards.py)."""
 
+    __slots__ = ("name", "alts")
     name: str
     alts: tuple  # ((frozenset of str | None, Value | Sym | Choice | list | None | FromInput), ...)
 
+    def __new__(cls, name: str, alts: tuple):
+        values, taken = zip(*alts) if alts else ((), ())
+        taken = _canonical(taken)
+        alts = tuple(zip(values, taken))
 
-@dataclass(frozen=True, eq=False)
-class Sym:
+        def fill(made):
+            made.name, made.alts = name, alts
+
+        return cls._made((name, values, tuple(map(id, taken))), fill)
+
+    def __repr__(self) -> str:
+        return f"Choice({self.name!r}, {self.alts!r})"
+
+
+class Sym(_Interned):
     """A string joined from pieces, each a Value or a Choice (`X="${X} k=v"` after a join)."""
 
+    __slots__ = ("pieces",)
     pieces: tuple
+
+    def __new__(cls, pieces: tuple):
+        pieces = _canonical(tuple(pieces))
+
+        def fill(made):
+            made.pieces = pieces
+
+        return cls._made(tuple(map(id, pieces)), fill)
+
+    def __repr__(self) -> str:
+        return f"Sym({self.pieces!r})"
 
 
 @dataclass(frozen=True)
@@ -46,40 +264,86 @@ class FromInput:
     name: str
 
 
-def choice_names(value, into: set | None = None) -> set:
-    """The inputs a (possibly symbolic) value depends on."""
-    into = set() if into is None else into
-    if type(value) is Choice:
-        into.add(value.name)
-        for _, alt in value.alts:
-            choice_names(alt, into)
-    elif type(value) is Sym:
-        for piece in value.pieces:
-            choice_names(piece, into)
-    return into
+def parts_of(value) -> list:
+    """The symbolic parts of a value, each once (children before the parts that hold them), found
+    without recursion however deep the value nests."""
+    found: list = []
+    seen: set[int] = set()
+    stack = [(value, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            found.append(node)
+            continue
+        if type(node) not in (Choice, Sym, FromInput) or id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        children = node.pieces if type(node) is Sym else [alt for _, alt in node.alts] if type(node) is Choice else ()
+        stack.extend((child, False) for child in reversed(children))
+    return found
+
+
+def _names(value) -> tuple[frozenset, frozenset]:
+    """The inputs whose Choices a value holds, and those it reads whole (FromInput): one walk over
+    its distinct parts, remembered on the value asked about (a part's own sets would cost the
+    square of a deep value's size)."""
+    if type(value) is FromInput:
+        return frozenset(), frozenset((value.name,))
+    if type(value) not in (Choice, Sym):
+        return frozenset(), frozenset()
+    if value.chosen is None:
+        found = parts_of(value)
+        value.chosen = frozenset(part.name for part in found if type(part) is Choice)
+        value.read = frozenset(part.name for part in found if type(part) is FromInput)
+    return value.chosen, value.read
+
+
+def choice_names(value) -> frozenset:
+    """The inputs whose Choices a (possibly symbolic) value depends on."""
+    return _names(value)[0]
+
+
+def read_names(value) -> frozenset:
+    """The inputs a (possibly symbolic) value reads whole (FromInput) on some alternative."""
+    return _names(value)[1]
 
 
 def resolve(value, pick, read_input):
     """The concrete value: `pick(choice)` gives the alternative taken at each Choice, and
-    `read_input(name)` the value of an input a path left unassigned."""
-    while True:
-        if type(value) is Choice:
-            value = pick(value)
-        elif type(value) is FromInput:
-            value = read_input(value.name)
-        else:
-            break
-    if type(value) is Sym:
-        text, origins, opaque = [], [], False
-        for piece in value.pieces:
-            part = resolve(piece, pick, read_input)
-            if part is None:
-                continue
-            text.append(part.text)
-            origins.extend(part.origins)
-            opaque = opaque or part.opaque
-        return Value("".join(text), origins, opaque)
-    return value
+    `read_input(name)` the value of an input a path left unassigned. Without recursion: a value
+    nested however deep resolves."""
+
+    def decided(value):
+        while True:
+            if type(value) is Choice:
+                value = pick(value)
+            elif type(value) is FromInput:
+                value = read_input(value.name)
+            else:
+                return value
+
+    value = decided(value)
+    if type(value) is not Sym:
+        return value
+    texts, origins, opaque = [], [], False
+    stack = [iter(value.pieces)]
+    while stack:
+        piece = next(stack[-1], _END)
+        if piece is _END:
+            stack.pop()
+            continue
+        piece = decided(piece)
+        if type(piece) is Sym:
+            stack.append(iter(piece.pieces))
+        elif piece is not None:
+            texts.append(piece.text)
+            origins.append(piece.origins)
+            opaque = opaque or piece.opaque
+    return Value("".join(texts), joined_origins(origins), opaque)
+
+
+_END = object()
 
 
 @dataclass(frozen=True)
@@ -97,6 +361,10 @@ class ScriptError(Exception):
         self.file = file
         self.line = line
         self.message = message
+
+
+class TooDeep(ScriptError):
+    """A script nested deeper than the evaluator follows: what it launches is not verified (FL011)."""
 
 
 class LaunchRecogniser(Protocol):

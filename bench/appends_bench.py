@@ -1,0 +1,146 @@
+"""Recipes that grow MAXTEXT_EXTRA_FLAGS by conditional appends, each on its own switch, with a
+value that is itself an input (`export MAXTEXT_EXTRA_FLAGS="${MAXTEXT_EXTRA_FLAGS} key=${Vi:-d}"`),
+linted as a command, cold (a fresh interpreter, with the bytecode an installed package has).
+
+Prints, for N = 8, 64, 256 and 1,024 appends in three shapes (flat ifs; ifs nested two deep, four
+appends under each outer switch; `case` arms on a mode input), the time of `flaglint lint`, wall
+and CPU (user and system: what a busy machine does not inflate), and the growth ratio
+time(256) / time(64); the same for one pair of switches that breaks a MaxText validator
+(moe_roe_packed_routing_gather=true needs moe_chunk_pipeline=true); then the switch
+benches (bench/paths_bench.py) and the recipe family (tests/fixtures/recipes/family), unless
+--appends-only. Targets: 64 appends <= 1 s, 256 <= 3 s, time(256)/time(64) <= 4, a family file <= 1 s.
+
+    python bench/appends_bench.py [--sizes 8 64 256 1024] [--pin bbd0f6f10] [--appends-only]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SHAPES = ("flat", "nested", "case")
+FLAGS = "MAXTEXT_EXTRA_FLAGS"
+# Under each outer switch of the nested shape.
+NESTED_GROUP = 4
+# Keys that MaxText refuses set to their default, whatever the pin (a value the validator checks).
+_VALIDATOR_PAIR = ("moe_roe_packed_routing_gather=true", "moe_chunk_pipeline=false")
+
+
+def append_keys(pin: str, count: int) -> list[tuple[str, str]]:
+    """`count` (key, value) pairs of the pin: int and bool keys at their defaults, in name order,
+    those that rules read among them; cycled when the pin has fewer."""
+    from flaglint.maxtext.values import format_value
+    from flaglint.pins.pins import load_pin
+
+    keys = load_pin(pin).keys
+    found = [(name, format_value(key.default)) for name, key in sorted(keys.items())
+             if key.kind in ("int", "bool") and key.default is not None and not key.nullable
+             and name not in ("moe_roe_packed_routing_gather", "moe_chunk_pipeline")]
+    return [found[i % len(found)] for i in range(count)]
+
+
+def _append(text: str) -> str:
+    return f'export {FLAGS}="${{{FLAGS}}} {text}"'
+
+
+def appends_script(pairs: list[tuple[str, str]], shape: str, validator_pair: bool = True) -> str:
+    """A recipe of one conditional append per pair, in `shape`, then (with `validator_pair`) the two
+    switches TUNED and BIG whose appends together break a MaxText validator, then the launch."""
+    lines = ["#!/bin/bash", f'export {FLAGS}="${{{FLAGS}:-}} steps=10"']
+    for i, (key, default) in enumerate(pairs):
+        token = f"{key}=${{V{i}:-{default}}}"
+        if shape == "flat":
+            lines += [f'if [[ "${{SW{i}:-false}}" == "true" ]]; then', f"  {_append(token)}", "fi"]
+        elif shape == "nested":
+            if i % NESTED_GROUP == 0:
+                lines.append(f'if [[ "${{GROUP{i // NESTED_GROUP}:-false}}" == "true" ]]; then')
+            lines += [f'  if [[ "${{SW{i}:-false}}" == "true" ]]; then', f"    {_append(token)}", "  fi"]
+            if i % NESTED_GROUP == NESTED_GROUP - 1 or i == len(pairs) - 1:
+                lines.append("fi")
+        elif shape == "case":
+            lines += [f'case "${{MODE{i}:-off}}" in', f"  on) {_append(token)} ;;",
+                      f"  low) {_append(f'{key}={default}')} ;;", "  *) ;;", "esac"]
+        else:
+            raise ValueError(shape)
+    if validator_pair:
+        tuned, big = _VALIDATOR_PAIR
+        lines += [f'if [[ "${{TUNED:-false}}" == "true" ]]; then {_append(tuned)}; fi',
+                  f'if [[ "${{BIG:-false}}" == "true" ]]; then {_append(big)}; fi']
+    lines.append("python3 -m tunix.launcher")
+    return "\n".join(lines) + "\n"
+
+
+# A fresh process each run, with the bytecode an installed package has (compiled once, kept here).
+PYCACHE = Path(tempfile.gettempdir()) / "flaglint-bench-pycache"
+
+
+def lint_command(*args: str) -> tuple[subprocess.CompletedProcess, float, float]:
+    """The command's result, its wall time and its CPU time (user and system: what a busy machine
+    does not inflate)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONPYCACHEPREFIX": str(PYCACHE)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "flaglint", "lint", "--format", "json", *args],
+                          capture_output=True, text=True, env=env, cwd=ROOT)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return proc, wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def _summary(proc: subprocess.CompletedProcess) -> str:
+    if "Traceback" in proc.stderr or proc.returncode not in (0, 1):
+        return f"exit {proc.returncode}: {proc.stderr.strip().splitlines()[-1:] or proc.stdout[-200:]}"
+    try:
+        findings = json.loads(proc.stdout)["findings"]
+    except (ValueError, KeyError):
+        return f"exit {proc.returncode}, output not JSON"
+    rules = sorted({f["rule"] for f in findings})
+    return f"exit {proc.returncode}, {len(findings)} findings {rules}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[8, 64, 256, 1024])
+    parser.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=SHAPES)
+    parser.add_argument("--pin", default="bbd0f6f10")
+    parser.add_argument("--appends-only", action="store_true", help="skip the switch benches and the family")
+    args = parser.parse_args()
+    pairs = append_keys(args.pin, max(args.sizes))
+    with tempfile.TemporaryDirectory() as d:
+        warm = Path(d) / "warm.sh"
+        warm.write_text(appends_script(pairs[:1], "flat"))
+        lint_command("--pin", args.pin, str(warm))  # writes the bytecode once
+        pair = Path(d) / "validator_pair.sh"
+        pair.write_text(appends_script([], "flat"))
+        proc, seconds, cpu = lint_command("--pin", args.pin, str(pair))
+        print(f"one pair of switches breaking a MaxText validator: {seconds:.3f} s ({cpu:.3f} s CPU), {_summary(proc)}")
+        for shape in args.shapes:
+            times = {}
+            for n in args.sizes:
+                script = Path(d) / f"appends_{shape}_{n}.sh"
+                script.write_text(appends_script(pairs[:n], shape))
+                proc, seconds, cpu = lint_command("--pin", args.pin, str(script))
+                times[n] = (seconds, cpu)
+                size = script.stat().st_size
+                print(f"{shape:6} {n:5} appends ({size / 1024:.0f} KB): {seconds:.3f} s ({cpu:.3f} s CPU), {_summary(proc)}")
+            if 64 in times and 256 in times:
+                print(f"{shape:6} growth time(256)/time(64) = {times[256][0] / times[64][0]:.2f}"
+                      f" (CPU {times[256][1] / times[64][1]:.2f})  targets: 64 <= 1 s, 256 <= 3 s, ratio <= 4")
+    if args.appends_only:
+        return
+    subprocess.run([sys.executable, str(ROOT / "bench" / "paths_bench.py")], check=True)
+
+
+if __name__ == "__main__":
+    main()
