@@ -74,13 +74,12 @@ def _solver_work(pin: str, flags: str, env_file: Path | None = None) -> tuple[in
     sys.path.insert(0, str(REPO))
     from flaglint.frontends.checker import Checker
     from flaglint.read.flags import FlagSource, read_env_assignments
-    from flaglint.resolve.resolver import resolve
     from flaglint.solve.rules import applicable, violated
     from flaglint.solve.smt import FixProblem
 
     checker = Checker(pin)
     env = read_env_assignments((), str(env_file)) if env_file else {}
-    config, _ = resolve(FlagSource(flags), checker.pin, env)
+    config, _ = checker.config(FlagSource(flags), env)
     rules = applicable(checker.ruleset, config)
     problem = FixProblem(config, rules, violated(rules, config))
     problem.solve(3)

@@ -76,7 +76,7 @@ def maxtext_wheel(version: str = MAXTEXT_VERSION) -> Path | None:
     wheel = WHEEL_DIR / f"maxtext-{version}-py3-none-any.whl"
     if wheel.is_file():
         return wheel
-    with _locked("maxtext"):
+    with locked("maxtext"):
         if wheel.is_file():
             return wheel
         with tempfile.TemporaryDirectory(dir=_cache_dir()) as tmp:
@@ -84,10 +84,10 @@ def maxtext_wheel(version: str = MAXTEXT_VERSION) -> Path | None:
                 sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
                 "--python-version", "3.12", f"maxtext=={version}", "-d", tmp,
             ]  # fmt: skip
-            done = _run(command, timeout=600)
+            done = run_command(command, timeout=600)
             downloaded = Path(tmp) / wheel.name
             if done is None or done.returncode != 0 or not downloaded.is_file():
-                _reasons[f"wheel {version}"] = f"cannot download maxtext=={version}: {_tail(done)}"
+                _reasons[f"wheel {version}"] = f"cannot download maxtext=={version}: {last_line(done)}"
                 return None
             WHEEL_DIR.mkdir(parents=True, exist_ok=True)
             downloaded.replace(wheel)
@@ -105,16 +105,16 @@ def oracle_python(version: str = MAXTEXT_VERSION) -> Path | None:
     if wheel is None or base is None:
         _reasons[f"oracle {version}"] = unavailable("wheel", version) if wheel is None else _reasons["base"]
         return None
-    with _locked(f"oracle-{version}"):
+    with locked(f"oracle-{version}"):
         if marker.is_file():
             return python
         shutil.rmtree(target, ignore_errors=True)
-        if not _build([[str(find_python312()), "-m", "venv", str(target)]], f"oracle {version}", target):
+        if not build_steps([[str(find_python312()), "-m", "venv", str(target)]], f"oracle {version}", target):
             return None
         own = next(target.glob("lib/python3.12/site-packages"))
         (own / "oracle-base.pth").write_text(f"{base.resolve()}\n")  # the base's packages, after the venv's own
         install = [[str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel), *EXTRA_DEPS.get(version, [])]]
-        if not _build(install, f"oracle {version}", target):
+        if not build_steps(install, f"oracle {version}", target):
             return None
         marker.write_text(f"maxtext=={version} over {BASE_DIR.name}\n")
     return python
@@ -129,23 +129,23 @@ def _base_site_packages() -> Path | None:
     if interpreter is None:
         _reasons["base"] = "no Python 3.12 interpreter found (python3.12, pyenv versions)"
         return None
-    with _locked("oracle-base"):
+    with locked("oracle-base"):
         if (BASE_DIR / ".complete").is_file():
             return site
         shutil.rmtree(BASE_DIR, ignore_errors=True)
         steps = [[str(interpreter), "-m", "venv", str(BASE_DIR)],
                  [str(BASE_DIR / "bin" / "python"), "-m", "pip", "install", "-q", *ORACLE_DEPS]]
-        if not _build(steps, "base", BASE_DIR):
+        if not build_steps(steps, "base", BASE_DIR):
             return None
         (BASE_DIR / ".complete").write_text(" ".join(ORACLE_DEPS) + "\n")
     return site
 
 
-def _build(steps: list[list[str]], what: str, target: Path) -> bool:
+def build_steps(steps: list[list[str]], what: str, target: Path) -> bool:
     for step in steps:
-        done = _run(step, timeout=1800)
+        done = run_command(step, timeout=1800)
         if done is None or done.returncode != 0:
-            _reasons[what] = f"building {target} failed at {' '.join(step[1:4])}: {_tail(done)}"
+            _reasons[what] = f"building {target} failed at {' '.join(step[1:4])}: {last_line(done)}"
             return False
     return True
 
@@ -156,7 +156,7 @@ def find_python312() -> Path | None:
     pyenv_roots = {Path.home() / ".pyenv", Path("/root/.pyenv")}
     if os.environ.get("PYENV_ROOT"):
         pyenv_roots.add(Path(os.environ["PYENV_ROOT"]))
-    done = _run(["pyenv", "root"], timeout=30)
+    done = run_command(["pyenv", "root"], timeout=30)
     if done is not None and done.returncode == 0:
         pyenv_roots.add(Path(done.stdout.strip()))
     for root in sorted(pyenv_roots):
@@ -164,7 +164,7 @@ def find_python312() -> Path | None:
     for candidate in candidates:
         if candidate is None:
             continue
-        version = _run([candidate, "--version"], timeout=30)
+        version = run_command([candidate, "--version"], timeout=30)
         if version is not None and version.returncode == 0 and version.stdout.startswith("Python 3.12"):
             return Path(candidate)
     return None
@@ -197,7 +197,7 @@ def _cache_dir() -> Path:
 
 
 @contextmanager
-def _locked(name: str) -> Iterator[None]:
+def locked(name: str) -> Iterator[None]:
     """Serialise building one cache entry across concurrent test processes."""
     with open(_cache_dir() / f".{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -207,14 +207,14 @@ def _locked(name: str) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def _run(command: list[str], timeout: float) -> subprocess.CompletedProcess[str] | None:
+def run_command(command: list[str], timeout: float) -> subprocess.CompletedProcess[str] | None:
     try:
         return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except (OSError, subprocess.TimeoutExpired):
         return None
 
 
-def _tail(done: subprocess.CompletedProcess[str] | None) -> str:
+def last_line(done: subprocess.CompletedProcess[str] | None) -> str:
     if done is None:
         return "the command could not run or timed out"
     lines = (done.stderr or done.stdout).strip().splitlines()

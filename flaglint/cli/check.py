@@ -10,14 +10,18 @@ from pathlib import Path
 import click
 
 from flaglint.cli.fixing import apply_fixes, choose
+from flaglint.cli.group import end_of_startup
 from flaglint.cli.options import Options, common_options, load_checker
 from flaglint.cli.output import apply_settings, emit
 from flaglint.core.findings import InputError
 from flaglint.fix.config_files import config_fix
 from flaglint.fix.files import text_edits
 from flaglint.frontends.check.inputs import check_sources
+from flaglint.frontends.check.tunix_argv import check_tunix_argv
+from flaglint.frontends.tunix_commands import is_tunix_argv
 from flaglint.read.flags import FlagSource, bom_length, decode, read_text_file
 from flaglint.report import Checked
+from flaglint.tunix.pins import tunix_base_names
 
 
 @click.command()
@@ -29,10 +33,14 @@ from flaglint.report import Checked
 @click.option("--confirm-with", metavar="PYTHON", type=click.Path(dir_okay=False),
               help="Also run the pinned MaxText's pyconfig with this Python interpreter (one that has that MaxText installed).")
 def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
-    """Check FLAGS: a MAXTEXT_EXTRA_FLAGS string, `-` for stdin, the NAME of a set variable, or
-    MaxText's own argv (CONFIG.yml key=value …, each word whole)."""
+    """Check FLAGS: a MAXTEXT_EXTRA_FLAGS string, `-` for stdin, the NAME of a set variable,
+    MaxText's own argv (CONFIG.yml key=value …, each word whole), or a Tunix command line
+    (BASE.yaml key=value …, or `-- python -m tunix.cli.grpo_main BASE.yaml …`)."""
     settings = options.settings()
     env = options.env()
+    if flags and not (batch or flag_file or as_files) and is_tunix_argv(tuple(flags), lambda: tunix_base_names(settings["tunix-pin"])):
+        _check_tunix(tuple(flags), options, settings, env)
+        return
     checker = load_checker(settings, options.devices(settings["pin"]))
     if batch:
         _check_batch(checker, batch, env, options.max_fixes if options.fix else 0, settings)
@@ -87,6 +95,12 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
         if options.diff:
             sys.exit(1 if changed else 0)
     emit(options, checked, settings, fixed)
+
+
+def _check_tunix(args: tuple[str, ...], options: Options, settings, env: dict[str, str]) -> None:
+    end_of_startup()
+    text, result = check_tunix_argv(args, settings["tunix-pin"], env, options.devices(settings["pin"]))
+    emit(options, [Checked(None, text, apply_settings(result, settings))], settings, {})
 
 
 def _check_batch(checker, batch: str, env, max_fixes: int, settings) -> None:

@@ -44,10 +44,10 @@ def gate(manifests, options: Options, allow_unverified):
                 label = options.stdin_filename or "<stdin>"
                 text = (fixed or {}).get(label, stdin)
                 items = check_manifest_text(text, label, env=env, checker=checker, fix=fix, max_fixes=max_fixes,
-                                            allow_unverified=allow_unverified)
+                                            allow_unverified=allow_unverified, tunix_pin=settings["tunix-pin"])
             else:
                 items = check_manifest(Path(manifest), env=env, checker=checker, fix=fix, max_fixes=max_fixes,
-                                       allow_unverified=allow_unverified)
+                                       allow_unverified=allow_unverified, tunix_pin=settings["tunix-pin"])
             for item in items:
                 apply_settings(item.result, settings, item.label)
                 item.in_file = manifest != "-"

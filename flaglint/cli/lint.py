@@ -61,7 +61,7 @@ def lint(scripts, options: Options, vary_items, path_cap, allow_unverified, scri
         for script in scripts:
             given = (_fixed or {}).get(script, stdin) if stdin is not None and script == label else None
             found = check_script(Path(script), checker, env, _vary(vary_items), settings["path-cap"], options.max_fixes,
-                                 allow_unverified, text=given, args=script_args or None)
+                                 allow_unverified, text=given, args=script_args or None, tunix_pin=settings["tunix-pin"])
             apply_settings(found.result, settings, script)
             # the configuration can drop every finding, and with them the fix
             fix = found.result.fixes[0] if found.result.fixes else None

@@ -11,11 +11,12 @@ import click
 from flaglint.cli.group import end_of_startup
 from flaglint.core.findings import InputError
 from flaglint.frontends.checker import Checker
-from flaglint.pins.pins import load_pin, pin_from_requirements
-from flaglint.read.flags import read_env_assignments
+from flaglint.pins.pins import load_pin, names_maxtext, pin_from_requirements
+from flaglint.read.flags import read_env_assignments, read_text_file
 from flaglint.report import FORMATS
 from flaglint.resolve.topology import from_option
 from flaglint.settings.settings import check_rule_ids, load_settings
+from flaglint.tunix.pins import tunix_pin_from_requirements
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,7 @@ class Options:
     env_items: tuple[str, ...] = ()
     env_file: str | None = None
     pin: str | None = None
+    tunix_pin: str | None = None
     requirements: str | None = None
     model: str | None = None
     output_format: str = "text"
@@ -55,8 +57,12 @@ class Options:
         settings = load_settings(config_file=self.config_file, isolated=self.isolated)
         settings.override("requirements", self.requirements, "--requirements")
         if self.requirements:
-            settings.override("pin", pin_from_requirements(self.requirements), f"--requirements {self.requirements}")
+            tunix = tunix_pin_from_requirements(read_text_file(self.requirements), self.requirements)
+            settings.override("tunix-pin", tunix, f"--requirements {self.requirements}")
+            if tunix is None or names_maxtext(self.requirements):
+                settings.override("pin", pin_from_requirements(self.requirements), f"--requirements {self.requirements}")
         settings.override("pin", self.pin, "--pin")
+        settings.override("tunix-pin", self.tunix_pin, "--tunix-pin")
         settings.override("model", self.model, "--model")
         settings.override("fail-on", self.fail_on, "--fail-on")
         settings.override("select", _ids(self.select), "--select")
@@ -93,7 +99,8 @@ _OPTIONS = [
     click.option("--env", "env_items", multiple=True, metavar="K=V", help="A Tunix variable (repeatable)."),
     click.option("--env-file", type=click.Path(dir_okay=False), help="KEY=VALUE lines of Tunix variables."),
     click.option("--pin", help="MaxText pin: a release (maxtext-0.2.0 ... maxtext-0.2.5), a fork or imported commit (7+ characters), or installed; `flaglint pins` lists them."),
-    click.option("--requirements", type=click.Path(dir_okay=False), help="Take the pin from this requirements file."),
+    click.option("--tunix-pin", help="Tunix pin for tunix.cli command lines: a release (tunix-0.1.0 ... tunix-0.1.7); `flaglint pins` lists them."),
+    click.option("--requirements", type=click.Path(dir_okay=False), help="Take the pin (and the Tunix pin, from google-tunix==X.Y.Z) from this requirements file."),
     click.option("--model", help="Apply this MaxText model config (configs/models/NAME.yml) first."),
     click.option("--format", "--output-format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format."),
     click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), help="Lowest severity that fails (default: error)."),

@@ -1,12 +1,19 @@
-"""`flaglint schema import`, `flaglint pins` and `flaglint pins diff`: MaxText versions as pins."""
+"""`flaglint schema import`, `flaglint pins` and `flaglint pins diff`: MaxText and Tunix versions as pins."""
 
 from __future__ import annotations
 
 import click
 
+from flaglint.core.findings import InputError
 from flaglint.pins.pindiff import diff_pins
 from flaglint.pins.pins import known_pins, load_pin
 from flaglint.settings.settings import load_settings
+from flaglint.tunix.pins import (
+    bundled_tunix_pins,
+    known_tunix_pins,
+    load_tunix_pin,
+    tunix_store,
+)
 
 
 @click.command("import")
@@ -19,7 +26,13 @@ from flaglint.settings.settings import load_settings
 @click.option("--rules", "rules_dir", type=click.Path(file_okay=False),
               help="Only write MaxText's validators as rules into this folder (rules/maxtext/<version>; no store).")
 def schema_import(path, where, name, replace, output, rules_dir):
-    """Read a MaxText source tree, wheel or installed package (never importing it) and register it as a pin."""
+    """Read a MaxText source tree, wheel or installed package, or a Tunix source tree (never
+    importing it), and register it as a pin."""
+    from flaglint.importer.tunix import is_tunix_tree  # noqa: PLC0415 the importer: only for `schema import`
+
+    if is_tunix_tree(path):
+        _import_tunix(path, name, replace, output, rules_dir)
+        return
     if output or rules_dir:
         _write_files(path, output, rules_dir)
         return
@@ -45,6 +58,29 @@ def _write_files(path: str, output: str | None, rules_dir: str | None) -> None:
         click.echo(f"wrote {rules_dir}")
 
 
+def _import_tunix(path: str, name: str | None, replace: bool, output: str | None, rules_dir: str | None) -> None:
+    """A Tunix source tree: its files (-o, --rules), else an entry of the Tunix pin store."""
+    import shutil  # noqa: PLC0415 shutil: only to replace a store entry
+
+    from flaglint.importer.tunix import import_tunix, tunix_summary, write_tunix  # noqa: PLC0415 the importer: only for `schema import`
+
+    imported = import_tunix(path)
+    click.echo(tunix_summary(imported))
+    if output or rules_dir:
+        write_tunix(imported, output, rules_dir)
+        click.echo(f"wrote {', '.join(p for p in (output, rules_dir) if p)}")
+        return
+    pin = name or f"tunix-{imported.version}"
+    if pin in bundled_tunix_pins():
+        raise InputError(f"{pin} is bundled; register this tree under another name (--name)")
+    entry = tunix_store() / pin
+    if entry.exists() and not replace:
+        raise InputError(f"{entry} exists; --replace replaces it")
+    shutil.rmtree(entry, ignore_errors=True)
+    write_tunix(imported, entry / "schema.json", entry / "rules")
+    click.echo(f"registered Tunix pin {pin} ({entry}); use it with --tunix-pin {pin}")
+
+
 @click.group(invoke_without_command=True)
 @click.pass_context
 def pins(ctx):
@@ -54,9 +90,12 @@ def pins(ctx):
         return
 
     names = known_pins()
-    width = max(map(len, names))
+    tunix = known_tunix_pins()
+    width = max(map(len, [*names, *tunix]))
     for name in names:
         click.echo(f"{name:{width}}  {load_pin(name).origin}")
+    for name in tunix:
+        click.echo(f"{name:{width}}  {load_tunix_pin(name).origin}")
 
 
 @pins.command("diff")

@@ -30,6 +30,7 @@ class Finding:
     related: tuple[Location, ...] = ()
     witness: dict[str, Any] | None = None
     reached_from: tuple[str, ...] = ()  # a finding in a file several linted scripts source: those scripts
+    stage: str | None = None  # a Tunix finding: when Tunix stops on it (start-up, after downloads) or that it never does
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -45,6 +46,8 @@ class Finding:
             out["witness"] = self.witness
         if self.reached_from:
             out["reached_from"] = list(self.reached_from)
+        if self.stage is not None:
+            out["stage"] = self.stage
         return out
 
 

@@ -91,16 +91,22 @@ def xpk_devices(words: Sequence[str], version: str) -> DeviceCount | None:
     return DeviceCount(per_slice * int(slices), int(slices), f"the XPK workload ({flags})")
 
 
+def launched_segments(launch: Launch) -> list[tuple[list[Value], tuple[str, ...]]]:
+    """The words of each command line a launched program runs: its own words, or each command of
+    the string it hands over (XPK's --command, `bash -c`, `eval`), with the XPK workload's words."""
+    words = list(launch.words)
+    inner = _command_string(words)
+    if inner is None:
+        return [(words, ())]
+    workload = tuple(w.text for w in words) if xpk_command([w.text for w in words]) is not None else ()
+    return [(segment, workload) for segment in _segments(_words_of(inner))]
+
+
 def command_lines(launch: Launch, index: ConfigIndex | None) -> list[CommandLine]:
     """The MaxText command lines of one launched program: itself, or those in its XPK --command."""
-    words = list(launch.words)
     env = {name: value.text for name, value in launch.env.items()}
-    inner = _command_string(words)
-    if inner is not None:
-        workload = tuple(w.text for w in words) if xpk_command([w.text for w in words]) is not None else ()
-        return [replace(line, workload=workload)
-                for segment in _segments(_words_of(inner)) for line in _found(launch, segment, env, index)]
-    return _found(launch, words, env, index)
+    return [replace(line, workload=workload)
+            for segment, workload in launched_segments(launch) for line in _found(launch, segment, env, index)]
 
 
 def unknown_command_string(launch: Launch) -> str | None:

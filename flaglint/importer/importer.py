@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from flaglint.core.findings import InputError
+from flaglint.core.omegaconf_yaml import cli_loader
 from flaglint.importer.fieldtypes import (
     BOUNDS,
     FieldType,
@@ -31,7 +32,6 @@ from flaglint.importer.sources import (
     open_package,
 )
 from flaglint.importer.topologies import TOPOLOGY_KEY, topology_table
-from flaglint.maxtext.values import cli_loader
 from flaglint.schema.model import KeySchema, MaxTextSchemaFile, ModelConfig
 
 ROOT_MODEL = "MaxTextConfig"

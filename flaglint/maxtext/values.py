@@ -9,42 +9,13 @@ validation for the field's type (`'T'` is True, `1.0` is 1, `1.5` is refused).
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any
+
+from flaglint.core.omegaconf_yaml import cli_loader
 
 
 class ValueError_(Exception):
     """A value MaxText would refuse; the message is one line."""
-
-
-@lru_cache(maxsize=None)
-def cli_loader() -> type:
-    """PyYAML's safe loader without timestamps, and with floats written without a dot (1e-5, 2E3):
-    how OmegaConf reads a command-line value. Made on first use (PyYAML's import is a tenth of a
-    cold check)."""
-    import yaml  # noqa: PLC0415 yaml: a tenth of a cold check, only for a value to type
-
-    class CliLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-        pass
-
-    CliLoader.yaml_implicit_resolvers = {
-        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()  # the same on the C loader
-    }
-    CliLoader.add_implicit_resolver(
-        "tag:yaml.org,2002:float",
-        re.compile(
-            r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
-            |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
-            |\.[0-9_]+(?:[eE][-+][0-9]+)?
-            |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
-            |[-+]?\.(?:inf|Inf|INF)
-            |\.(?:nan|NaN|NAN))$""",
-            re.X,
-        ),
-        list("-+0123456789."),
-    )
-    return CliLoader
 
 
 # The common shapes of a value, read without the YAML parser: a word that starts with a letter is

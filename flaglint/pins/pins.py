@@ -260,6 +260,12 @@ _GIT_PIN = re.compile(r"maxtext.*@([0-9a-fA-F]{7,40})\b")
 _VERSION_PIN = re.compile(r"^\s*maxtext\s*==\s*([0-9][\w.]*)", re.M | re.I)
 
 
+def names_maxtext(path: str) -> bool:
+    """Whether a requirements file has a MaxText line (a git URL of maxtext, or maxtext==X.Y.Z)."""
+    return any(_GIT_PIN.search(code) or _VERSION_PIN.match(code)
+               for code in (line.split("#", 1)[0] for line in read_text_file(path).splitlines()))
+
+
 def pin_from_requirements(path: str) -> str:
     """The pin a requirements file names: a git URL ending in `@<commit>` (a store's import of
     that commit, else an overlay), or `maxtext==X.Y.Z`. One that names nothing known is an error

@@ -18,35 +18,17 @@ from pathlib import Path
 import yaml
 
 from flaglint.core.findings import InputError
-from flaglint.maxtext.values import cli_loader
+from flaglint.core.omegaconf_yaml import load_document
 from flaglint.read.config_chain import PIN_LABEL, Chain, Setting
 from flaglint.read.flags import decode
 from flaglint.schema.config_index import ConfigFile, ConfigIndex
 
 BASE_CONFIG = "base_config"
-# OmegaConf 2.4's limits on alias expansion (omegaconf/_yaml.py), which MaxText's loader inherits.
-MAX_EXPANDED_NODES = 10_000
-MAX_EXPANSION_RATIO = 100
-MIN_RATIO_NODES = 1_000
 
 
 def parse_config(text: str, name: str) -> ConfigFile:
     """One config file's values and the line of each top-level key; InputError on what MaxText refuses."""
-    try:
-        loader = cli_loader()(text)
-        try:
-            node = loader.get_single_node()
-            if node is not None:
-                _check_aliases(node, name)
-                _check_duplicates(node, name)
-            data = loader.construct_document(node) if node is not None else None
-        finally:
-            loader.dispose()
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
-        where = f"{name}:{mark.line + 1}" if mark is not None else name
-        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-        raise InputError(f"{where}: not valid YAML ({problem})") from None
+    node, data = load_document(text, name, "MaxText")
     if data is None:
         return ConfigFile(name, {}, {}, None)
     if not isinstance(data, dict):
@@ -57,50 +39,6 @@ def parse_config(text: str, name: str) -> ConfigFile:
     if parent is not None and not isinstance(parent, str):
         raise InputError(f"{name}:{lines.get(BASE_CONFIG, 1)}: base_config must be a file name, not {parent!r}")
     return ConfigFile(name, values, lines, parent)
-
-
-def _check_aliases(node: yaml.Node, name: str) -> None:
-    """Refuse recursive aliases and alias bombs as OmegaConf does, before anything is built."""
-    expanded: dict[int, int] = {}
-    visiting: set[int] = set()
-
-    def count(n: yaml.Node) -> int:
-        if id(n) in expanded:
-            return expanded[id(n)]
-        if id(n) in visiting:
-            raise InputError(f"{name}:{n.start_mark.line + 1}: a YAML alias refers to itself; MaxText cannot load it")
-        visiting.add(id(n))
-        total = 1
-        children = n.value if isinstance(n, yaml.SequenceNode) else [c for pair in n.value for c in pair] if isinstance(n, yaml.MappingNode) else []
-        for child in children:
-            total += count(child)
-            if total > MAX_EXPANDED_NODES:
-                break
-        visiting.discard(id(n))
-        expanded[id(n)] = total
-        return total
-
-    total = count(node)
-    unique = len(expanded)
-    if total > MAX_EXPANDED_NODES or (total > MIN_RATIO_NODES and total > unique * MAX_EXPANSION_RATIO):
-        raise InputError(f"{name}:{node.start_mark.line + 1}: YAML aliases expand this file past {MAX_EXPANDED_NODES} nodes"
-                         f" ({unique} written); MaxText's loader (OmegaConf) refuses it")
-
-
-def _check_duplicates(node: yaml.Node, name: str) -> None:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, yaml.MappingNode):
-            seen: set[str] = set()
-            for key, value in current.value:
-                if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
-                    if key.value in seen:
-                        raise InputError(f"{name}:{key.start_mark.line + 1}: duplicate key {key.value}; MaxText's loader (OmegaConf) refuses it")
-                    seen.add(key.value)
-                stack.append(value)
-        elif isinstance(current, yaml.SequenceNode):
-            stack.extend(current.value)
 
 
 @dataclass(frozen=True)

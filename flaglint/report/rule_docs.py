@@ -35,6 +35,8 @@ def _example(example) -> str:
     if isinstance(example, str):
         return f"`{example}`" if example else "(empty)"
     parts = []
+    if example.get("tunix"):
+        parts.append(f"Tunix command line `{example['tunix']}`")
     if example.get("flags"):
         parts.append(f"flags `{example['flags']}`")
     if example.get("env"):
@@ -54,6 +56,8 @@ def _sections(rule: Rule, code: str = "{}") -> list[tuple[str, str]]:
         sections.append(("Require", code.format(rule.require_text)))
     if rule.pins:
         sections.append(("Pins", f"{', '.join(rule.pins)} and the pins that extend them"))
+    if rule.stage:
+        sections.append(("Stage", rule.stage))
     sections.append(("Message", code.format(rule.message)))
     sections += [("States", f"MaxText's check {code.format(text)}…, which its import cannot state") for text in rule.states]
     sections += [(f"Message ({variant})", code.format(text)) for variant, text in rule.messages.items()]

@@ -130,6 +130,16 @@ def _sized(value: Any) -> int:
     return len(value)
 
 
+_KINDS = ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"), (type(None), "none"), ((list, tuple), "list"),
+          (dict, "dict"))
+
+
+def _kind(value: Any) -> str:
+    """The kind of a value, for a condition on its type (`kind(x) in ('int', 'bool')` is Python's
+    isinstance(x, int), which a bool passes)."""
+    return next(name for types, name in _KINDS if isinstance(value, types))
+
+
 FUNCTIONS: dict[str, tuple[int, int, Callable[..., Any]]] = {
     # name: (min args, max args, implementation)
     "implies": (2, 2, lambda a, b: (not a) or bool(b)),
@@ -141,6 +151,7 @@ FUNCTIONS: dict[str, tuple[int, int, Callable[..., Any]]] = {
     "lower": (1, 1, _strings(str.lower)),
     "startswith": (2, 2, _strings(str.startswith)),
     "endswith": (2, 2, _strings(str.endswith)),
+    "kind": (1, 1, _kind),
 }
 # Functions rules may call whose knowledge is not the language's, by (min args, max args): the
 # caller of `evaluate` hands their implementations in (flaglint/maxtext/tpu.py's RULE_FUNCTIONS).
@@ -166,8 +177,8 @@ def _build(node: ast.AST) -> Node:
         return const(node.value)
     if isinstance(node, ast.Name):
         return Node("var", value=node.id)
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        return Node("var", value=f"{node.value.id}.{node.attr}")
+    if isinstance(node, ast.Attribute) and (name := _dotted(node)) is not None:
+        return Node("var", value=name)
     if isinstance(node, (ast.Tuple, ast.List)):
         return const(tuple(_literal(elt) for elt in node.elts))
     if isinstance(node, ast.BoolOp):
@@ -196,6 +207,16 @@ def _build(node: ast.AST) -> Node:
         args = tuple(_build(a) for a in node.args)
         return Node("implies", args) if name == "implies" else Node("call", args, name)
     raise ExprError(f"unsupported expression: {ast.dump(node)[:60]}", column)
+
+
+def _dotted(node: ast.Attribute) -> str | None:
+    """`a.b.c`: a nested key's name (a Tunix section's key), or None for any other attribute."""
+    parts = []
+    current: ast.expr = node
+    while isinstance(current, ast.Attribute):
+        parts.append(current.attr)
+        current = current.value
+    return ".".join([current.id, *reversed(parts)]) if isinstance(current, ast.Name) else None
 
 
 def _literal(node: ast.AST) -> Any:

@@ -22,7 +22,7 @@ from flaglint.rules.expr import ExprError, Node, from_json, parse, substitute, t
 
 _REQUIRED = ("id", "title", "severity", "message", "rationale", "source")
 _ALLOWED = {*_REQUIRED, "pins", "when", "require", "fix", "examples", "builtin", "fixable", "messages", "refused_value",
-            "unverified_severity", "fail_closed_severity", "flag_string_only", "states"}
+            "unverified_severity", "fail_closed_severity", "flag_string_only", "states", "stage"}
 # A built-in rule's message names the fields its check fills in: {name}, or {name!r} for the value's
 # repr; a part in [brackets] is said only when its fields have a value.
 _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(!r)?\}")
@@ -67,6 +67,8 @@ class Rule:
     # MaxText's messages (their start) of checks the import of its validators cannot state and
     # this rule states by hand: they are judged, so no finding says otherwise.
     states: tuple[str, ...] = ()
+    # A Tunix check: when Tunix makes it (start-up, after downloads) or that it never does.
+    stage: str | None = None
 
     @property
     def when(self) -> Node | None:
@@ -232,6 +234,7 @@ def load_rule_file(path: Path) -> list[Rule]:
                 fail_closed_severity=entry.get("fail_closed_severity"),
                 flag_string_only=bool(entry.get("flag_string_only", False)),
                 states=tuple(str(m) for m in entry.get("states") or ()),
+                stage=entry.get("stage"),
             )
         )
     return rules
@@ -270,7 +273,7 @@ def load_ruleset(version: str | Path | None = None, extra: tuple[str, ...] = ())
     sources = [*rule_files(version), *(Path(p) for p in extra), root / "derived.yml"]
     if version:
         sources.append(imported_dir(version) / "derived.yml")
-    return cached("rules", sources, lambda: _parse_ruleset(version, extra), _encode, _decode, layout=2)
+    return cached("rules", sources, lambda: _parse_ruleset(version, extra), _encode, _decode, layout=4)
 
 
 def _parse_ruleset(version: str | Path | None, extra: tuple[str, ...]) -> RuleSet:

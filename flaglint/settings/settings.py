@@ -18,8 +18,14 @@ from flaglint.core.config_file import find_config_file, flaglint_table
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import cached
 from flaglint.core.findings import InputError
-from flaglint.pins.pins import pin_from_requirements
+from flaglint.pins.pins import names_maxtext, pin_from_requirements
+from flaglint.read.flags import read_text_file
 from flaglint.rules.ruleset import load_ruleset
+from flaglint.tunix.pins import (
+    bundled_tunix_pins,
+    load_tunix_pin,
+    tunix_pin_from_requirements,
+)
 
 Severity = Literal["error", "warning", "info"]
 RuleIds = list[str]
@@ -39,7 +45,8 @@ class SettingSpec(NamedTuple):
 # file: a run without one does not pay for importing pydantic.
 FIELDS: dict[str, SettingSpec] = {
     "pin": SettingSpec(str, "maxtext-0.2.5", "MaxText pin (a version such as maxtext-0.2.5, or a fork commit)"),
-    "requirements": SettingSpec(str | None, None, "requirements file whose MaxText line gives the pin"),
+    "requirements": SettingSpec(str | None, None, "requirements file whose MaxText line gives the pin (and its google-tunix line the Tunix pin)"),
+    "tunix_pin": SettingSpec(str | None, None, "Tunix pin for tunix.cli command lines (a release such as tunix-0.1.7); default: the newest bundled"),
     "model": SettingSpec(str | None, None, "MaxText model config applied before the flags"),
     "select": SettingSpec(RuleIds, [], "only these rules (ids or prefixes); empty means all"),
     "extend_select": SettingSpec(RuleIds, [], "rules (ids or prefixes) selected in addition to `select`"),
@@ -168,9 +175,15 @@ def load_settings(start: Path | None = None, config_file: str | None = None, iso
                              f" https://github.com/ORG/flaglint/blob/main/docs/rules.md (got {value!r})")
         settings.values[name] = value
         settings.origins[name] = str(path)
-    if "requirements" in typed and "pin" not in typed:
-        settings.values["pin"] = pin_from_requirements(settings.values["requirements"])
-        settings.origins["pin"] = f"{settings.values['requirements']} (via {path})"
+    if "requirements" in typed:
+        requirements = settings.values["requirements"]
+        tunix = tunix_pin_from_requirements(read_text_file(requirements), requirements)
+        if tunix is not None and "tunix-pin" not in typed:
+            settings.values["tunix-pin"] = tunix
+            settings.origins["tunix-pin"] = f"{requirements} (via {path})"
+        if "pin" not in typed and (tunix is None or names_maxtext(requirements)):
+            settings.values["pin"] = pin_from_requirements(requirements)
+            settings.origins["pin"] = f"{requirements} (via {path})"
     return settings
 
 
@@ -178,7 +191,8 @@ def known_rule_ids(extra_rules: tuple[str, ...] = ()) -> set[str]:
     """Every rule id flaglint has, at every MaxText version it carries rules for."""
     imported = data_dir("rules") / "maxtext"
     versions = sorted(p.name for p in imported.iterdir() if p.is_dir()) if imported.is_dir() else []
-    return {rule.id for version in versions or [None] for rule in load_ruleset(version, extra_rules).rules}
+    maxtext = {rule.id for version in versions or [None] for rule in load_ruleset(version, extra_rules).rules}
+    return maxtext | {rule.id for pin in bundled_tunix_pins() for rule in load_tunix_pin(pin).rules}
 
 
 def check_rule_ids(settings: Settings) -> None:

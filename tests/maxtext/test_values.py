@@ -218,7 +218,8 @@ def test_values_read_without_the_yaml_parser_are_what_yaml_reads(raw):
     gives with MaxText's command-line rules; everything else still goes through PyYAML."""
     import yaml
 
-    from flaglint.maxtext.values import cli_loader, parse_cli_value
+    from flaglint.core.omegaconf_yaml import cli_loader
+    from flaglint.maxtext.values import parse_cli_value
 
     try:
         expected = yaml.load(raw, Loader=cli_loader())  # noqa: S506 - a SafeLoader subclass

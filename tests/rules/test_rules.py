@@ -1,15 +1,18 @@
 """Every rule as a (rule, good case, bad case) pair from its own data, and the fixes the solver proposes."""
 
 import itertools
+import shlex
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from flaglint.frontends.check.tunix_argv import check_tunix_argv
 from flaglint.frontends.checker import Checker
 from flaglint.maxtext.mesh import MESH_AXIS
 from flaglint.read.flags import FlagSource
+from flaglint.resolve.topology import from_option
 from flaglint.rules.ruleset import load_ruleset
 from flaglint.solve.rules import applicable, holds, rule_names
 from flaglint.solve.solutions import fixed_names
@@ -27,9 +30,23 @@ def _case(rule, example):
     return checker, FlagSource(example.get("flags", "")), env
 
 
+def _tunix_rules(example) -> set[str] | None:
+    """The rules a Tunix command line example breaks (None: the example is a flag string's)."""
+    if not isinstance(example, dict) or "tunix" not in example:
+        return None
+    env = {k: str(v) for k, v in (example.get("env") or {}).items() if k != "__line__"}
+    devices = from_option(example["topology"], 1, "0.2.5") if example.get("topology") else None
+    _, result = check_tunix_argv(tuple(shlex.split(example["tunix"])), example.get("tunix_pin"), env, devices)
+    return {f.rule for f in result.findings}
+
+
 @pytest.mark.parametrize("rule", HAND_WRITTEN, ids=lambda r: r.id)
 def test_good_example_passes(rule):
     assert "good" in rule.examples, f"{rule.id} has no good example"
+    tunix = _tunix_rules(rule.examples["good"])
+    if tunix is not None:
+        assert rule.id not in tunix
+        return
     checker, source, env = _case(rule, rule.examples["good"])
     result = checker.check(source, env)
     assert rule.id not in {f.rule for f in result.findings}
@@ -43,6 +60,10 @@ ELSEWHERE = {"FL009", "FL010", "FL011", "FL020", "FL021", "FL043", "FL090"}
 
 @pytest.mark.parametrize("rule", [r for r in HAND_WRITTEN if r.id not in ELSEWHERE], ids=lambda r: r.id)
 def test_bad_example_is_caught_and_every_fix_rechecks_clean(rule):
+    tunix = _tunix_rules(rule.examples["bad"])
+    if tunix is not None:
+        assert rule.id in tunix
+        return
     checker, source, env = _case(rule, rule.examples["bad"])
     result = checker.check(source, env)
     assert rule.id in {f.rule for f in result.findings}

@@ -22,6 +22,7 @@ from flaglint.core.location import Location
 from flaglint.fix.files import text_edits
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.commands import check_command, config_path, not_checked
+from flaglint.frontends.tunix_commands import check_tunix_words
 from flaglint.maxtext.launch import MAXTEXT_LAUNCHES, is_key_variable, recognise, unwrap
 from flaglint.maxtext.tpu import slice_devices
 from flaglint.pins.pins import DEFAULT_PIN
@@ -36,8 +37,11 @@ from flaglint.report import Checked
 from flaglint.resolve.topology import DeviceCount
 from flaglint.rules.ruleset import built_in
 from flaglint.schema.config_index import load_index
+from flaglint.tunix.launch import TunixLaunches, recognise_tunix
+from flaglint.tunix.pins import load_tunix_pin
 from flaglint.tunix.variables import launcher, load_tunix
 
+TUNIX_READS = TunixLaunches()
 _MANIFEST = "<manifest>"  # the Origin file of characters that come straight from the manifest
 _STEP_CAP = 50_000  # a bash -c command is a launcher, not a long program: stop a runaway loop early
 
@@ -72,12 +76,17 @@ class ContainerProcess:
     @property
     def carries_flags(self) -> bool:
         names = set(self.tunix()) - {launcher().slice}
-        return launcher().flags in self.env or bool(names) or self.runs_maxtext
+        return launcher().flags in self.env or bool(names) or self.runs_maxtext or self.runs_tunix
 
     @property
     def runs_maxtext(self) -> bool:
         """It starts one of MaxText's own modules, which reads its argv as the config."""
         return recognise([self.program, *(a.text for a in self.args)], None) is not None
+
+    @property
+    def runs_tunix(self) -> bool:
+        """It starts `python -m tunix.cli.<entry>`, which reads its argv as Tunix's config."""
+        return recognise_tunix([self.program, *(a.text for a in self.args)]) is not None
 
 
 @dataclass
@@ -122,7 +131,7 @@ def find_launches(container: Container, file: str, allow_unverified: bool = Fals
     found.launches = [launch for launch in found.launches if launch.carries_flags]
     # A setup `python -c ...` inherits the container's variables too; the trainer launch is the one
     # that sets flags itself, so when there is one, the others are not launches of the trainer.
-    own = [launch for launch in found.launches if launch.sets_flags or launch.runs_maxtext]
+    own = [launch for launch in found.launches if launch.sets_flags or launch.runs_maxtext or launch.runs_tunix]
     if own:
         found.launches = own
     return found
@@ -274,7 +283,7 @@ class _FlagPlacer:
             spans = [loc for value in keyed if (loc := _located(value, 0, len(value.text), self.label))]
             if spans:
                 location, related = spans[0], related + tuple(spans[1:])
-        return Finding(finding.rule, finding.severity, f"{prefix}: {finding.message}", finding.keys, location, related, finding.witness)
+        return replace(finding, message=f"{prefix}: {finding.message}", location=location, related=related)
 
     def place_fix(self, fix: Fix) -> list[Edit]:
         """The fix as edits of the manifest: each token it changes, drops or appends, and each Tunix
@@ -322,11 +331,14 @@ def manifest_edits(text: str, fix: Fix, file: str) -> list[Edit] | None:
 
 
 def check_launch(checker: Checker, launch: ContainerProcess, label: str, *, env: Mapping[str, str] | None = None,
-                 fix: bool = True, max_fixes: int = 3) -> Result:
+                 fix: bool = True, max_fixes: int = 3, tunix_pin: str | None = None, allow_unverified: bool = False) -> Result:
     """One launch's flags and Tunix variables (over `env`, the values assumed for every launch), checked together."""
     command = _maxtext_command(checker, launch, label)
     if command is not None:
         return command
+    tunix = _tunix_command(launch, label, tunix_pin, allow_unverified)
+    if tunix is not None:
+        return tunix
     flags = launch.env.get(launcher().flags, Scalar("", ()))
     tunix = launch.tunix(env)
     result = checker.check(FlagSource(flags.text, file=label, name=launcher().flags),
@@ -362,6 +374,35 @@ def _maxtext_command(checker: Checker, launch: ContainerProcess, label: str) -> 
     result.findings = [placer.place(f, where) if f.location is None or f.location.file is None else f
                        for f in check_command(_on_slice(checker, launch), texts, config, environment, index=index)]
     return result
+
+
+def _tunix_command(launch: ContainerProcess, label: str, tunix_pin: str | None, allow_unverified: bool) -> Result | None:
+    """A container that runs `python -m tunix.cli.<entry>`: its argv and the T_ variables and
+    HF_TOKEN of its environment, checked at the Tunix pin; a path in it is looked for in the
+    working directory (the image's is not known)."""
+    command = recognise_tunix([launch.program, *(a.text for a in launch.args)])
+    if command is None:
+        return None
+    pin = load_tunix_pin(tunix_pin)
+    args = launch.args[command.start - 1:]
+    texts = [a.text for a in args]
+    environment = {name: value.text for name, value in launch.env.items() if TUNIX_READS.reads_variable(name)}
+    selected, slices = launch.container.tpu_slice, launch.container.slices or 1
+    per_slice = slice_devices(selected.text) if selected is not None else None
+    devices = DeviceCount(per_slice * slices, slices, f"the TPU topology selector ({selected.text})") if per_slice else None
+    checked = check_tunix_words(pin, command, texts, environment, (Path.cwd(),), allow_unverified=allow_unverified,
+                                devices=devices)
+    placer = _FlagPlacer(Scalar(argv_source(texts).text, tuple(quoted_origins([(a.text, a.positions) for a in args]))), {}, label)
+    where = f"{launch.container.path} (tunix.cli.{command.entry})"
+    findings = []
+    for finding in checked.findings:
+        in_files = tuple(loc for loc in finding.related if loc.file is not None)  # a line of the base or override file
+        if finding.location is None or finding.location.file is None:
+            placed = placer.place(replace(finding, related=tuple(loc for loc in finding.related if loc.file is None)), where)
+            findings.append(replace(placed, related=placed.related + in_files))
+        else:
+            findings.append(replace(finding, message=f"{where}: {finding.message}"))
+    return Result(pin=pin.name, findings=findings, notes=[f"{label}: {where}: {note}" for note in checked.notes])
 
 
 def _on_slice(checker: Checker, launch: ContainerProcess) -> Checker:
@@ -408,6 +449,7 @@ def check_manifest(
     max_fixes: int = 3,
     checker: Checker | None = None,
     allow_unverified: bool = False,
+    tunix_pin: str | None = None,
 ) -> list[Checked]:
     """Check every launch of every JobSet in a manifest: a path (os.PathLike, or a one-line str naming an
     existing file or ending in .yaml/.yml) or the YAML text itself. `env` holds Tunix variables assumed for every launch (the manifest's
@@ -416,11 +458,12 @@ def check_manifest(
     text, default_label = _manifest_text(path_or_text)
     return check_manifest_text(text, label or default_label, env=env, fix=fix, max_fixes=max_fixes,
                                checker=checker or Checker(pin, model, tuple(extra_rules), fail_closed=not allow_unverified),
-                               allow_unverified=allow_unverified)
+                               allow_unverified=allow_unverified, tunix_pin=tunix_pin)
 
 
 def check_manifest_text(text: str, label: str, *, checker: Checker, env: Mapping[str, str] | None = None,
-                        fix: bool = True, max_fixes: int = 3, allow_unverified: bool = False) -> list[Checked]:
+                        fix: bool = True, max_fixes: int = 3, allow_unverified: bool = False,
+                        tunix_pin: str | None = None) -> list[Checked]:
     """`check_manifest` of YAML text read elsewhere (stdin): never taken for a path, whatever it holds.
     Whether a MaxText check flaglint cannot judge is an error is the checker's (`fail_closed`)."""
     manifest = read_manifest(text, label)
@@ -429,7 +472,8 @@ def check_manifest_text(text: str, label: str, *, checker: Checker, env: Mapping
     for container in manifest.containers:
         found = find_launches(container, label, allow_unverified)
         notes.extend(found.notes)
-        results = [check_launch(checker, launch, label, env=env, fix=fix, max_fixes=max_fixes) for launch in found.launches]
+        results = [check_launch(checker, launch, label, env=env, fix=fix, max_fixes=max_fixes, tunix_pin=tunix_pin,
+                                allow_unverified=allow_unverified) for launch in found.launches]
         if found.findings:
             results = results or [Result(pin=checker.pin.pin)]
             results[0].findings[:0] = found.findings

@@ -155,22 +155,30 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
             for finding in owned:
                 key = (finding.rule, finding.location, finding.message if finding.location is None else "")
                 seen.setdefault(key, (finding, []))[1].append(argv.path)
-    found = list(unverified.values())
-    if seen:
-        explored = [path for outcome in exploration.outcomes for path in outcome.paths]
-        conditions = PathConditions(exploration.inputs, explored)
-        for finding, paths in seen.values():
-            path, matters = conditions.witness(paths)
-            finding.witness = witness(script, path, matters, text)
-            for name in _unset_inputs_at(finding.location, path, exploration.inputs):
-                finding.witness["env"].setdefault(name, None)
-            found.append(finding)
+    found = list(unverified.values()) + with_witnesses(seen, exploration, script, text)
     fix = None
     if max_fixes:
         data = text if text is not None else script.read_bytes()
         fix = next((f for line in list(to_fix.values())[:FIX_TRIES]
                     if (f := _fix_line(line, script, data, checker, index, max_fixes)) is not None), None)
     return CommandsChecked(found, notes, checked, fix)
+
+
+def with_witnesses(seen: dict[tuple, tuple[Finding, list[ExploredPath]]], exploration: Exploration, script: Path,
+                   text: bytes | None) -> list[Finding]:
+    """Each finding of the command lines with its smallest witness over the paths it occurs on."""
+    if not seen:
+        return []
+    explored = [path for outcome in exploration.outcomes for path in outcome.paths]
+    conditions = PathConditions(exploration.inputs, explored)
+    found = []
+    for finding, paths in seen.values():
+        path, matters = conditions.witness(paths)
+        finding.witness = witness(script, path, matters, text)
+        for name in _unset_inputs_at(finding.location, path, exploration.inputs):
+            finding.witness["env"].setdefault(name, None)
+        found.append(finding)
+    return found
 
 
 def _fix_line(line: CommandLine, script: Path, data: bytes, checker: Checker, index: ConfigIndex | None,
@@ -222,17 +230,17 @@ def _check_line(line: CommandLine, script: Path, checker: Checker, index: Config
     key = (origins.text, config, content, tuple(sorted(line.env.items())), judge.devices)
     if key not in results:
         results[key] = check_command(judge, words, config, line.env, _unknown_keys(words), index, line.written)
-    placed = []
+    in_script = []
     for finding in results[key]:
         if OTHER in finding.message:
             continue
-        related = tuple(found for where in finding.related if (found := _placed(where, origins)) is not None)
-        located = _placed(finding.location, origins) or Location(line.file, line.line, 1, end_column=2)
-        placed.append(replace(finding, location=located, related=related))
-    return placed
+        related = tuple(found for where in finding.related if (found := placed(where, origins)) is not None)
+        located = placed(finding.location, origins) or Location(line.file, line.line, 1, end_column=2)
+        in_script.append(replace(finding, location=located, related=related))
+    return in_script
 
 
-def _placed(where: Location | None, origins: Value) -> Location | None:
+def placed(where: Location | None, origins: Value) -> Location | None:
     """A place in the command line as a place in the script (or config file) that wrote it; None
     where no character of it was written there."""
     if where is None or where.file is not None:

@@ -22,6 +22,11 @@ from flaglint.frontends.lint.launch_parts import (
 )
 from flaglint.frontends.lint.script_commands import check_commands, renderings
 from flaglint.frontends.lint.suppress import apply_suppressions, read_suppressions
+from flaglint.frontends.lint.tunix_commands import (
+    TunixLinesChecked,
+    check_tunix_commands,
+    runs_tunix,
+)
 from flaglint.frontends.lint.unverified import Unverified
 from flaglint.frontends.lint.witnesses import (
     FIX_TRIES,
@@ -37,6 +42,7 @@ from flaglint.render.bash.path_conditions import PathConditions
 from flaglint.render.bash.types import Rendering, ScriptError, TooDeep, Value
 from flaglint.render.recipes import evaluate
 from flaglint.rules.ruleset import built_in
+from flaglint.tunix.pins import load_tunix_pin
 from flaglint.tunix.variables import launcher, load_tunix, type_tunix
 
 
@@ -171,6 +177,7 @@ def check_script(
     allow_unverified: bool = False,
     text: str | None = None,
     args: Sequence[str] | None = None,
+    tunix_pin: str | None = None,
 ) -> ScriptCheck:
     """`path_cap`: the most combinations of one group of inputs that decide parts of a launch
     together (launch_parts) checked one by one; a group with more is asked of the solver. What
@@ -178,7 +185,8 @@ def check_script(
     file sourced or run that cannot be followed) is FL011, an error (fail closed) unless
     `allow_unverified`.
     `text`: the script, when `path` only names it (stdin); else it is read from `path`. `args`: the
-    script's arguments; None: not given, so they are inputs like its environment (`$1` unknown)."""
+    script's arguments; None: not given, so they are inputs like its environment (`$1` unknown).
+    `tunix_pin`: the Tunix its `python -m tunix.cli.…` command lines run (None: the newest bundled)."""
     given = None if text is None else text.encode("utf-8")
     try:
         text = decode(path.read_bytes(), str(path)) if given is None else text
@@ -199,10 +207,14 @@ def check_script(
     check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
     commands = check_commands(path, exploration, checker, given, max_fixes, allow_unverified)
-    if commands.checked or commands.findings:  # the script runs MaxText itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
+    tunix = (check_tunix_commands(path, exploration, load_tunix_pin(tunix_pin), given, allow_unverified, checker.devices,
+                                  checker.pin.version) if runs_tunix(exploration) else TunixLinesChecked([], set(), 0))
+    # the script runs MaxText or Tunix itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
+    if commands.checked or commands.findings or tunix.checked:
         rules = checker.ruleset
-        result.findings = _once([f for f in result.findings if not (rule := rules.by_id(f.rule)) or not rule.flag_string_only] + commands.findings)
-        result.notes.extend(sorted(commands.notes))
+        result.findings = _once([f for f in result.findings if not (rule := rules.by_id(f.rule)) or not rule.flag_string_only]
+                                + commands.findings + [f for f in tunix.findings if f not in commands.findings])
+        result.notes.extend(sorted(commands.notes | tunix.notes))
         if commands.fix is not None and not result.fixes:  # one fix per run, as for the flags (see _add_fix)
             result.fixes.append(commands.fix)
     result.findings = apply_suppressions(path, result.findings, read_suppressions(path, text))

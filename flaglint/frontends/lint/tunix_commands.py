@@ -1,0 +1,111 @@
+"""The Tunix command lines of a recipe script, on every branch: each launch's words made concrete for
+every path (launch_parts, as MaxText's command lines are), the `python -m tunix.cli.<entry>` lines
+in them (also inside an XPK `--command`, `bash -c` or `eval` string) checked at the Tunix pin
+(frontends/tunix_commands.py), each finding at the word of the script that wrote it, or at the
+override file's or base YAML's line, with the smallest witness.
+
+The program's environment is the launch's: the `T_<KEY>` variables and HF_TOKEN the script
+exports, and those written before the command (`T_BATCH_SIZE=8 python -m …`). Paths (the base
+YAML, the override file) are looked for in the working directory, then beside the script.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from flaglint.core.findings import Finding
+from flaglint.core.location import Location
+from flaglint.frontends.commands import launched_segments, xpk_devices
+from flaglint.frontends.lint.script_commands import (
+    concrete_commands,
+    placed,
+    renderings,
+    with_witnesses,
+)
+from flaglint.frontends.tunix_commands import check_tunix_words
+from flaglint.read.argv import argv_source, quoted_origins
+from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
+from flaglint.render.bash.types import Choice, Launch, Sym, Value
+from flaglint.resolve.topology import DeviceCount
+from flaglint.rules.ruleset import built_in
+from flaglint.tunix.launch import HF_TOKEN, TunixLaunches, recognise_tunix
+from flaglint.tunix.pins import TunixPin
+
+_READS = TunixLaunches()
+
+
+@dataclass
+class TunixLinesChecked:
+    findings: list[Finding]
+    notes: set[str]
+    checked: int  # Tunix command lines checked (each path's once)
+
+
+def runs_tunix(exploration: Exploration) -> bool:
+    """Whether a launch of the script may run tunix.cli (its words name it): only then is the Tunix
+    pin loaded."""
+    return any(_may_name_tunix(word) for outcome in exploration.outcomes for rendering in renderings(outcome.rendering)
+               for launch in rendering.launched for word in launch.words)
+
+
+def _may_name_tunix(value) -> bool:
+    """Whether a word, on some path, may hold `tunix` (an input's value may hold anything)."""
+    if type(value) is Value:
+        return "tunix" in value.text
+    if type(value) is Sym:
+        return any(_may_name_tunix(piece) for piece in value.pieces)
+    if type(value) is Choice:
+        return any(_may_name_tunix(alt) for _, alt in value.alts)
+    return value is not None
+
+
+def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, text: bytes | None = None,
+                         allow_unverified: bool = False, devices: DeviceCount | None = None,
+                         maxtext_version: str = "") -> TunixLinesChecked:
+    """`devices`: what the launches run on (--topology); else an XPK workload's --tpu-type and
+    --num-slices, named as MaxText `maxtext_version` names TPU topologies."""
+    notes: set[str] = set()
+    seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
+    unverified: dict[tuple, Finding] = {}
+    results: dict[tuple, tuple[list[Finding], list[str]]] = {}
+    checked = 0
+
+    def not_verified(launch: Launch, reason: str) -> None:
+        unverified.setdefault((launch.file, launch.line, reason), built_in(
+            "FL011", (), Location(launch.file, launch.line, 1, end_column=2), allow_unverified=allow_unverified, reason=reason))
+
+    rule_names = [rule.name_set for rule in pin.rules]
+    search = (Path.cwd(), script.parent)
+    for launch, argv in concrete_commands(exploration, rule_names, None, not_verified):
+        for words, workload in launched_segments(launch):
+            command = recognise_tunix([w.text for w in words])
+            if command is None:
+                continue
+            checked += 1
+            args = words[command.start:]
+            texts = [w.text for w in args]
+            env = {name: value.text for name, value in launch.env.items() if _READS.reads_variable(name)}
+            env.update(w.text.split("=", 1) for w in words[:command.start] if "=" in w.text and _READS.reads_variable(w.text.split("=", 1)[0]))
+            on = devices or (xpk_devices(workload, maxtext_version) if workload else None)
+            key = (tuple(texts), tuple(sorted(env.items())), on)
+            if key not in results:
+                unknown = frozenset(i for i, t in enumerate(texts) if OTHER in t)
+                done = check_tunix_words(pin, command, texts, env, search, unknown, allow_unverified, on)
+                results[key] = (done.findings, done.notes)
+            findings, line_notes = results[key]
+            notes.update(f"{launch.file}:{launch.line}: {note}" for note in line_notes)
+            origins = Value(argv_source(texts).text, quoted_origins([(w.text, w.origins) for w in args]))
+            for finding in findings:
+                if OTHER in finding.message or not argv.owns(set(finding.keys), finding.rule):
+                    continue
+                located = placed(finding.location, origins) or Location(launch.file, launch.line, 1, end_column=2)
+                related = tuple(found for where in finding.related if (found := placed(where, origins)) is not None)
+                finding = replace(finding, location=located, related=related)
+                key_seen = (finding.rule, finding.location, finding.message)
+                seen.setdefault(key_seen, (finding, []))[1].append(argv.path)
+    found = with_witnesses(seen, exploration, script, text)
+    for finding in found:
+        if HF_TOKEN in finding.keys and finding.witness is not None:
+            finding.witness["env"].setdefault(HF_TOKEN, None)  # the script does not set it: the environment it runs in decides
+    return TunixLinesChecked(list(unverified.values()) + found, notes, checked)
