@@ -170,8 +170,8 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
     groups = _groups(parts, rule_names)
     launches = [Concrete(renderer.base, path, excluded=frozenset().union(*(g.names for g in groups)))]
     for group in groups:
-        def launch_at(env: Mapping, changed: frozenset = frozenset(group.inputs)) -> Rendering:
-            return renderer.at(env, changed)
+        def launch_at(env: Mapping, inputs: frozenset = frozenset(group.inputs)) -> Rendering:
+            return renderer.at(env, frozenset(n for n in inputs if env.get(n) != base.get(n)))
 
         for sub, owned in _group_paths(path, group, splits, explored, cap, judge, launch_at, flag_pieces):
             launches.append(Concrete(launch_at(sub.env), sub, **owned))
@@ -367,14 +367,16 @@ def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces:
     base = {n: v for _, _, own in parts for n, v in own.items()}
     quiet = {index: next((values for written, values in combos if not written), None) for index, combos, _ in parts}
 
+    # quiet[i] for the parts from piece i on (None: one of them always writes the key), built from the end
+    quiet_from: dict[int, dict | None] = {}
+    following: dict | None = {}
+    for index, _, _ in reversed(parts):
+        following = None if following is None or quiet[index] is None else {**quiet[index], **following}
+        quiet_from[index] = following
+
     def quiet_after(index: int) -> dict | None:
-        """Every part's values, those after piece `index` writing no token of the key (None: one always does)."""
-        fixed = dict(base)
-        for later in (i for i, _, _ in parts if i > index):
-            if quiet[later] is None:
-                return None
-            fixed.update(quiet[later])
-        return fixed
+        """The values with which no part after piece `index` writes the key (None: one always does)."""
+        return next((quiet_from[i] for i, _, _ in parts if i > index), {})
 
     tokens = sorted(present, key=lambda token: token[:2])
     last = []
@@ -384,22 +386,25 @@ def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces:
         with_token = next(values for written, values in combos if token in written)
         own = next((values for written, values in combos if written and written[-1] == token), None)
         rest = quiet_after(index)
-        last.append(None if own is None or rest is None else {**rest, **own})
+        # what the token written last decides: the parts before it do not matter
+        shown = None if own is None or rest is None else {**rest, **own}
+        last.append(None if shown is None else {**base, **shown})
         again = next((values for written, values in combos if token in written and written[-1] != token), None)
         if again is None:
             after = next((values for later, others, _ in parts if later > index for written, values in others if written), None)
             again = None if after is None else {**with_token, **after}
         at = origins.get(token)
         if at is None:  # a token begun in another piece: its launches are whole
-            fixes.extend(({**base, **fixed}, {}) for fixed in (last[-1], again) if fixed is not None)
+            fixes.extend(({**base, **fixed}, {}) for fixed in (shown, again) if fixed is not None)
             continue
         fixes.append((with_token, {"only": TOKEN_RULES, "at": at}))
-        if last[-1] is not None:  # what the token written last decides: the parts before it do not matter
-            fixes.append(({n: v for n, v in last[-1].items() if n not in base or n in own or n in _after(parts, index)}, {"at": at}))
+        if shown is not None:
+            fixes.append((shown, {"at": at}))
         if again is not None:
             fixes.append((again, {"only": REPEATED_RULES, "at": at}))
     none = quiet_after(-1)
     if none is not None:
+        none = {**base, **none}
         fixes.append((none, {}))
     return KeyTokens([present[t] for t in tokens], last, none)
 
@@ -413,11 +418,6 @@ def _starts(text: str, tokens: list[str]) -> list[int | None]:
         if [token for _, token in inside] == tokens[before:before + len(inside)]:
             return [None] * before + [start for start, _ in inside] + [None] * (len(tokens) - before - len(inside))
     return [None] * len(tokens)
-
-
-def _after(parts: list[tuple[int, list, dict]], index: int) -> set:
-    """The inputs of the parts after piece `index`."""
-    return {n for later, _, own in parts if later > index for n in own}
 
 
 def _input_classes(path: ExploredPath, inputs: set, splits: _Splits, explored: Mapping[str, Sequence],
