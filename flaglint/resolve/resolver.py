@@ -311,11 +311,16 @@ def _check_model_conflicts(config: Config, model: str, overridden: bool, finding
     for key, assignment in config.explicit.items():
         if assignment.origin != "flags" or key not in model_keys:
             continue
-        model_value = _type_bound(config.pin, key, model_keys[key])
-        if model_value is not _INVALID and model_value != assignment.value:
+        # pyconfig compares the YAML values before pydantic types them: `beta_fast='32'` is the
+        # string '32', not the model's 32 (while 32.0 and 0x20 are equal to it).
+        try:
+            value = parse_cli_value(assignment.token.value) if assignment.token is not None else assignment.value
+        except ValueError_:
+            continue  # MaxText cannot parse the flag at all (FL005 says why)
+        if value != model_keys[key]:
             findings.append(
-                built_in("FL006", (key, "override_model_config"), config.location(key), key=key, value=assignment.value,
-                         model_value=model_value, model=model)
+                built_in("FL006", (key, "override_model_config"), config.location(key), key=key, value=value,
+                         model_value=model_keys[key], model=model)
             )
             config.rejected.append(assignment.token)
 

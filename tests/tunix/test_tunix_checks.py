@@ -9,7 +9,7 @@ import shlex
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from flaglint.frontends.tunix_commands import check_tunix_words, word_locations
@@ -66,13 +66,26 @@ def test_absl_stops_on_a_dashed_override_before_tunix_reads_its_config():
 
 @given(st.lists(st.sampled_from(["a=1", "--logtostderr", "--v", "3", "--nologtostderr", "b", "--", "-x", "--log_dir=d"]),
                 max_size=8))
+@example(["--v", "--v", "a=1"])
+@example(["--v", "--", "b"])
 @settings(max_examples=60)
 def test_absl_keeps_every_word_that_is_not_a_flag_in_order(words):
     kept, refused = absl_parse(words, {})
-    cut = words.index("--") if "--" in words else len(words)
-    values = {i + 1 for i, w in enumerate(words[:cut]) if w == "--v"}  # `--v 3`: the next word is the flag's value
-    assert kept == [i for i, w in enumerate(words) if i > cut or (i < cut and not w.startswith("-") and i not in values)]
-    assert [r.at for r in refused] == [i for i, w in enumerate(words[:cut]) if w == "-x" and i not in values]
+    # absl's walk: `--v` takes the next word as its value whatever it is (`--v --v`, `--v --`),
+    # a bare `--` ends the flags, and every later word is the program's.
+    expected_kept, expected_refused, at = [], [], 0
+    while at < len(words):
+        word = words[at]
+        if word == "--":
+            expected_kept += range(at + 1, len(words))
+            break
+        if word == "-x":
+            expected_refused.append(at)
+        elif not word.startswith("-"):
+            expected_kept.append(at)
+        at += 2 if word == "--v" else 1
+    assert kept == expected_kept
+    assert [r.at for r in refused] == expected_refused
 
 
 def test_the_base_config_is_found_as_the_release_finds_it():
