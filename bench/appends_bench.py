@@ -3,7 +3,8 @@ value that is itself an input (`export MAXTEXT_EXTRA_FLAGS="${MAXTEXT_EXTRA_FLAG
 linted as a command, cold (a fresh interpreter, with the bytecode an installed package has).
 
 Prints, for N = 8, 64, 256 and 1,024 appends in three shapes (flat ifs; ifs nested two deep, four
-appends under each outer switch; `case` arms on a mode input), the time of `flaglint lint`, wall
+appends under each outer switch; `case` arms on a mode input; every value an option of the script's
+own, read by a `while [[ $# -gt 0 ]]; case "$1"` loop whose `shift 2` fails on a last lone option), the time of `flaglint lint`, wall
 and CPU (user and system: what a busy machine does not inflate), and the growth ratio
 time(256) / time(64); the same for one pair of switches that breaks a MaxText validator
 (moe_roe_packed_routing_gather=true needs moe_chunk_pipeline=true); then the switch
@@ -28,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-SHAPES = ("flat", "nested", "case")
+SHAPES = ("flat", "nested", "case", "options")
 FLAGS = "MAXTEXT_EXTRA_FLAGS"
 # Under each outer switch of the nested shape.
 NESTED_GROUP = 4
@@ -70,8 +71,13 @@ def appends_script(pairs: list[tuple[str, str]], shape: str, validator_pair: boo
         elif shape == "case":
             lines += [f'case "${{MODE{i}:-off}}" in', f"  on) {_append(token)} ;;",
                       f"  low) {_append(f'{key}={default}')} ;;", "  *) ;;", "esac"]
-        else:
+        elif shape != "options":
             raise ValueError(shape)
+    if shape == "options":  # each value an option of the script's own: `--vI VALUE`, in a loop over "$@"
+        arms = [f'    --v{i}) V{i}="$2"; shift 2 ;;' for i in range(len(pairs))]
+        lines[1:1] = ['while [[ $# -gt 0 ]]; do', '  case "$1" in', *arms, '    *) echo "unknown option $1"; exit 1 ;;',
+                      '  esac', 'done']
+        lines += [_append(f"{key}=${{V{i}:-{default}}}") for i, (key, default) in enumerate(pairs)]
     if validator_pair:
         tuned, big = _VALIDATOR_PAIR
         lines += [f'if [[ "${{TUNED:-false}}" == "true" ]]; then {_append(tuned)}; fi',

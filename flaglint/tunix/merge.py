@@ -559,4 +559,6 @@ def literal(text: Any) -> Any:
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as err:
-        raise ValueError(str(err).splitlines()[0] if str(err) else type(err).__name__) from None
+        message = str(err).splitlines()[0] if str(err) else type(err).__name__
+        # Python names the node it refused by its address: the same input must give the same text
+        raise ValueError(re.sub(r"<ast\.(\w+) object at 0x[0-9a-fA-F]+>", r"\1", message)) from None

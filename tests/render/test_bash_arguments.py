@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_bash_property import BASH_OWN
 
-from flaglint.render import explore, render
+from flaglint.render import evaluate, explore, render
 from flaglint.render.bash.explorer import run_inputs
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
@@ -114,3 +114,16 @@ def test_arguments_handed_on_are_decided_where_they_are_compared(tmp_path):
     result = explore(script)
     assert {o.rendering.exported.get("FAST") is not None for o in result.outcomes} == {True, False}
     assert "--fast" in result.inputs["$1"]
+
+
+@pytest.mark.parametrize("options", [2, 4, 8, 16])
+def test_an_options_loop_whose_shift_can_fail_ends_with_paths_that_do_not_grow(tmp_path, options):
+    # `--oI VALUE` read by `shift 2`, which fails on a last lone option and leaves the arguments as
+    # they were: the loop comes back to the same state, so it ends here (bash would loop forever).
+    arms = "".join(f'    --o{i}) O{i}="$2"; shift 2 ;;\n' for i in range(options))
+    script = tmp_path / "gen.sh"
+    script.write_text(f'while [[ $# -gt 0 ]]; do\n  case "$1" in\n{arms}    *) exit 1 ;;\n  esac\ndone\n'
+                      f'export {" ".join(f"O{i}" for i in range(options))}\n')
+    evaluated = evaluate(script)
+    assert evaluated.paths_explored <= 4
+    assert not [n for o in evaluated.outcomes for n in o.rendering.notes if "does not end" in str(n)]

@@ -34,7 +34,7 @@ from flaglint.render.bash.explorer import (
 from flaglint.render.bash.guards import Cube, cubes_of, guarded, settle, trimmed
 from flaglint.render.bash.machine import Interp
 from flaglint.render.bash.state import State, settled_positional
-from flaglint.render.bash.types import FromInput, LaunchRecogniser, Sym, Value
+from flaglint.render.bash.types import Choice, FromInput, LaunchRecogniser, Sym, Value
 
 
 def evaluate(script: Path, launches: LaunchRecogniser, fixed: Mapping[str, str] = {}, vary: Mapping[str, list[str]] = {},
@@ -113,6 +113,7 @@ def _merged_group(states: list[State], candidates) -> list[State]:
 
 
 _MISSING = object()
+NARROWED_DEPTH = 64
 
 
 def _universe(st: State, name: str, candidates) -> tuple:
@@ -181,7 +182,7 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
             va = sa[var] if var in sa else FromInput(var)
             vb = sb[var] if var in sb else FromInput(var)
             if va is not vb and va != vb:
-                scope[var] = _choice(cubes_a, va, cubes_b, vb, universe)
+                scope[var] = _choice((a, cubes_a, va), (b, cubes_b, vb), universe)
     m.domains = universe
     for name in differ:
         if len(universe[name]) > 1:
@@ -197,6 +198,36 @@ def _merge_two(a: State, b: State, candidates) -> State | None:
     m.branches = ()  # the arms taken differ; a witness's are found by rendering it (lint)
     m.steps = max(a.steps, b.steps)
     return m
+
+
+def _narrowed(value, st: State, depth: int = 0):
+    """The value as the path sees it: a Choice on an input the path holds within one of its
+    alternatives is that alternative, within strings too (a loop that joins its arms each time
+    round then comes back to the same state, and ends: machine.Interp._repeats). Values nested
+    deeper than NARROWED_DEPTH are left as they are."""
+    if depth > NARROWED_DEPTH:
+        return value
+    if type(value) is Choice:
+        held = _held(value.name, st)
+        found = next((alt for values, alt in value.alts if held is not None and held <= values), _MISSING)
+        return value if found is _MISSING else _narrowed(found, st, depth + 1)
+    if type(value) is not Sym:
+        return value
+    narrowed = [_narrowed(p, st, depth + 1) for p in value.pieces]
+    if all(map(operator.is_, narrowed, value.pieces)):
+        return value
+    pieces = [q for p in narrowed for q in (p.pieces if type(p) is Sym else (p,))]
+    return pieces[0] if len(pieces) == 1 and type(pieces[0]) is Value else Sym(tuple(pieces))
+
+
+def _held(name: str, st: State) -> set | None:
+    """The values the path lets the input take (None: any, it never read it)."""
+    if name in st.domains:
+        return set(st.domains[name])
+    if name in st.inputs:
+        decided = st.inputs[name]
+        return {None if decided is None else decided.text}
+    return None
 
 
 def _only_candidate(value, name: str, candidates) -> bool:
@@ -228,14 +259,16 @@ def _exported_on_both(a: State, b: State, name: str, values_a: tuple, values_b: 
     return None
 
 
-def _choice(cubes_a: list[Cube], va, cubes_b: list[Cube], vb, universe: dict):
-    """va where one of cubes_a holds, vb where one of cubes_b does; the prefix and the suffix both
-    strings share stay outside the guarded value, cut where a token begins or ends, so each Choice
-    holds the tokens that differ (`X="${X} k=v"` and `X="k=v ${X}"` after n joins are n Choices
-    side by side, not n nested)."""
+def _choice(side_a: tuple[State, list[Cube], object], side_b: tuple[State, list[Cube], object], universe: dict):
+    """Each side's value where one of its cubes holds; the prefix and the suffix both strings share
+    stay outside the guarded value, cut where a token begins or ends, so each Choice holds the
+    tokens that differ (`X="${X} k=v"` and `X="k=v ${X}"` after n joins are n Choices side by
+    side, not n nested). What differs is narrowed to each side's path (_narrowed); what they share
+    is kept as it is, shared."""
+    (a, cubes_a, va), (b, cubes_b, vb) = side_a, side_b
     pa, pb = _pieces(va), _pieces(vb)
     if pa is None or pb is None:
-        return guarded(cubes_a, va, cubes_b, vb, universe)
+        return guarded(cubes_a, _narrowed(va, a), cubes_b, _narrowed(vb, b), universe)
     common = _shared_prefix(pa, pb)
     while common < min(len(pa), len(pb)) and pa[common] == pb[common]:
         common += 1
@@ -256,8 +289,8 @@ def _choice(cubes_a: list[Cube], va, cubes_b: list[Cube], vb, universe: dict):
             tail.insert(0, _slice(last_a, len(last_a.text) - kept, None))
             rest_a[-1], rest_b[-1] = _slice(last_a, 0, len(last_a.text) - kept), _slice(last_b, 0, len(last_b.text) - kept)
     if not head and not tail:  # still a string: an assignment to it need not decide which one (machine.Interp.assign)
-        return Sym((guarded(cubes_a, va, cubes_b, vb, universe),))
-    differing = guarded(cubes_a, _rejoined(rest_a), cubes_b, _rejoined(rest_b), universe)
+        return Sym((guarded(cubes_a, _narrowed(va, a), cubes_b, _narrowed(vb, b), universe),))
+    differing = guarded(cubes_a, _narrowed(_rejoined(rest_a), a), cubes_b, _narrowed(_rejoined(rest_b), b), universe)
     return Sym((*head, differing, *tail))
 
 
