@@ -187,8 +187,17 @@ def load_pin(pin: str = DEFAULT_PIN) -> PinSchema:
     if entry.same_as is not None:
         parent = load_pin(entry.same_as)
         return replace(parent, pin=name, chain=[name, *parent.chain], origin=entry.describe(), _typed={})
+    from pydantic import ValidationError  # noqa: PLC0415 pydantic: only for a pin of the store, whose file is checked
+
+    from flaglint.schema.model import MaxTextSchemaFile  # noqa: PLC0415 pydantic: as above
+
     try:
         data = json.loads(entry.schema_path.read_text(encoding="utf-8"))
+        MaxTextSchemaFile.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the file"
+        raise InputError(f"{entry.schema_path}: damaged pin store entry ({where}: {first['msg']}); import it again") from None
     except (OSError, ValueError) as err:
         raise InputError(f"{entry.schema_path}: damaged pin store entry ({err}); import it again") from None
     return _from_schema(name, data, str(entry.schema_path), entry.rules_dir, entry.configs_path, entry.describe())

@@ -104,12 +104,12 @@ def config_node(argument: str, index: ConfigIndex | None, written: Mapping[str, 
     name = written_name(argument, written)
     if name is not None:
         return _Node(None, None, written[name])
-    if Path(argument).is_file():
+    if os.path.isfile(argument):
         return _Node(Path(argument), None)
     relpath = pin_relpath(argument)
     if relpath is not None and index is not None and index.get(relpath) is not None:
         return _Node(None, relpath)
-    if Path(argument).exists():
+    if os.path.exists(argument):
         raise InputError(f"{argument}: not a file")
     raise InputError(f"{argument}: no such config file")
 
@@ -162,12 +162,12 @@ def _parent(node: _Node, config: ConfigFile, index: ConfigIndex | None, written:
                 return _Node(None, None, written[name])
         node = _Node(Path(node.written.name), None)  # else as a file at that path would find its base
     if os.path.isabs(base):
-        if Path(base).is_file():
+        if os.path.isfile(base):
             return _Node(Path(base), None)
         raise InputError(f"{where}: base_config {base!r}: no such file")
     if node.path is not None:
         beside = node.path.parent / base
-        if beside.is_file():
+        if os.path.isfile(beside):
             return _Node(beside, None)
     elif index is not None:
         beside_rel = posixpath.normpath(posixpath.join(posixpath.dirname(node.relpath or ""), base))

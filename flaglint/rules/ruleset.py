@@ -18,6 +18,7 @@ from typing import Any
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import cached
 from flaglint.core.findings import SEVERITIES, Finding, InputError
+from flaglint.core.omegaconf_yaml import check_tagged_scalars
 from flaglint.rules.expr import ExprError, Node, from_json, parse, substitute, to_json
 
 _REQUIRED = ("id", "title", "severity", "message", "rationale", "source")
@@ -158,6 +159,7 @@ def _line_loader() -> type:
             return mapping
 
     LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, LineLoader.construct_line_mapping)
+    check_tagged_scalars(LineLoader)
     return LineLoader
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -224,7 +225,7 @@ def _find_base(pin: TunixPin, argument: str, search: tuple[Path, ...]) -> tuple[
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8") if path.is_file() else None
+        return path.read_text(encoding="utf-8") if os.path.isfile(path) else None
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -162,9 +162,9 @@ def load_tunix_pin(pin: str | None = None) -> TunixPin:
     entry = tunix_store() / name
     try:
         data = json.loads((entry / SCHEMA_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise InputError(f"{entry / SCHEMA_FILE}: damaged Tunix pin ({err}); import it again") from None
-    return pin_from_data(name, data, entry / RULES_DIR, f"user store ({entry}): {data['source']}")
+        return pin_from_data(name, data, entry / RULES_DIR, f"user store ({entry}): {data['source']}")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:  # a file written by hand, or cut short
+        raise InputError(f"{entry / SCHEMA_FILE}: damaged Tunix pin ({type(err).__name__}: {err}); import it again") from None
 
 
 def pin_from_data(name: str, data: dict[str, Any], rules_dir: Path, origin: str) -> TunixPin:

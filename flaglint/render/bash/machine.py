@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from flaglint.render.bash.arithmetic import parse_arith_text
 from flaglint.render.bash.builtins import BUILTINS, Builtins, shell_operand
 from flaglint.render.bash.compiler import (
     MAX_SCRIPT_BYTES,
@@ -61,6 +60,7 @@ from flaglint.render.bash.types import (
 
 UNSET = None  # a scope entry that is declared but unset
 STEP_LIMIT = 200_000
+ARRAY_INDEX_LIMIT = 2**16  # arrays are held whole; a recipe indexes a few elements
 SHELLS = ("bash", "sh")
 NESTING_LIMIT = 8  # how deep one file may run inside itself (a sourced file that sources itself, guarded)
 
@@ -436,7 +436,19 @@ class Interp(Expansion, Conditions, Builtins):
             value = self.value(ins.value, st)
             old = self.lookup(st, ins.name)
             elems = list(old) if isinstance(old, list) else ([old] if old is not None else [])
-            i = self.arith(parse_arith_text(self.value(ins.index, st).text or "0"), st, ins.line)
+            i = self.arith_text(self.value(ins.index, st).text or "0", st, ins.line)
+            i = i + len(elems) if i < 0 else i  # bash counts a negative index from the end
+            if i < 0:
+                self.note(st, ins.line, f"{ins.name}[{i - len(elems)}]: bad array subscript")
+                st.status = 1
+                st.pc += 1
+                return
+            if i >= ARRAY_INDEX_LIMIT:
+                st.unbounded = Note(st.code.src.path, ins.line, f"{ins.name}[{i}] at line {ins.line} is past the"
+                                    f" {ARRAY_INDEX_LIMIT:,} array elements flaglint follows; the rest of the script is not evaluated")
+                st.notes = st.notes + (st.unbounded,)
+                st.done = True
+                return
             elems.extend([None] * (i + 1 - len(elems)))
             if ins.append and elems[i] is not None:
                 value = join_segments([segment(elems[i], True), segment(value, True)])
