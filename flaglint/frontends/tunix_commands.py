@@ -16,6 +16,7 @@ from pathlib import Path
 
 from flaglint.core.findings import Finding, InputError
 from flaglint.core.location import Location
+from flaglint.core.reading import CONFIG_FILE, Unreadable, read_file
 from flaglint.read.flags import read_env_assignments
 from flaglint.resolve.topology import DeviceCount
 from flaglint.rules.ruleset import built_in
@@ -113,6 +114,6 @@ def is_tunix_argv(args: tuple[str, ...], base_names: Callable[[], frozenset[str]
     if first.name in base_names():
         return True
     try:
-        return os.path.isfile(first) and re.search(r"^model_config:", first.read_text(encoding="utf-8", errors="replace"), re.M) is not None
-    except OSError:
+        return os.path.isfile(first) and re.search(r"^model_config:", read_file(first, CONFIG_FILE).decode("utf-8", "replace"), re.M) is not None
+    except Unreadable:
         return False

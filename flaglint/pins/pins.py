@@ -20,6 +20,7 @@ from typing import Any
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import yaml_file
 from flaglint.core.findings import InputError
+from flaglint.core.reading import PIN_FILE, REQUIREMENTS, read_text
 from flaglint.maxtext.values import ValueError_, coerce, normalise
 from flaglint.read.flags import read_text_file
 from flaglint.rules.expr import ExprError, Node, parse
@@ -168,7 +169,7 @@ def _overlay(name: str) -> dict[str, Any]:
 @lru_cache(maxsize=None)
 def _released(name: str) -> dict[str, Any]:
     """schemas/maxtext-<version>.json (its format is model.MaxTextSchemaFile)."""
-    return json.loads((_schemas() / f"{name}.json").read_text(encoding="utf-8"))
+    return json.loads(read_text(_schemas() / f"{name}.json", PIN_FILE))
 
 
 @lru_cache(maxsize=None)
@@ -192,7 +193,7 @@ def load_pin(pin: str = DEFAULT_PIN) -> PinSchema:
     from flaglint.schema.model import MaxTextSchemaFile  # noqa: PLC0415 pydantic: as above
 
     try:
-        data = json.loads(entry.schema_path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(entry.schema_path, PIN_FILE))
         MaxTextSchemaFile.model_validate(data)
     except ValidationError as err:
         first = err.errors()[0]
@@ -272,14 +273,14 @@ _VERSION_PIN = re.compile(r"^\s*maxtext\s*==\s*([0-9][\w.]*)", re.M | re.I)
 def names_maxtext(path: str) -> bool:
     """Whether a requirements file has a MaxText line (a git URL of maxtext, or maxtext==X.Y.Z)."""
     return any(_GIT_PIN.search(code) or _VERSION_PIN.match(code)
-               for code in (line.split("#", 1)[0] for line in read_text_file(path).splitlines()))
+               for code in (line.split("#", 1)[0] for line in read_text_file(path, REQUIREMENTS).splitlines()))
 
 
 def pin_from_requirements(path: str) -> str:
     """The pin a requirements file names: a git URL ending in `@<commit>` (a store's import of
     that commit, else an overlay), or `maxtext==X.Y.Z`. One that names nothing known is an error
     that gives the command importing it, never another version."""
-    text = read_text_file(path)
+    text = read_text_file(path, REQUIREMENTS)
     for number, line in enumerate(text.splitlines(), 1):
         code = line.split("#", 1)[0]
         if match := _GIT_PIN.search(code):

@@ -4,8 +4,11 @@ ends in a finding or in one line naming the input, with exit 2."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 from pathlib import Path
 
+import pytest
 from commandline import run_flaglint
 
 HOSTILE = Path(__file__).resolve().parents[1] / "fixtures" / "hostile"
@@ -75,3 +78,58 @@ def test_paths_longer_than_the_file_system_allows(tmp_path):
 
 def test_a_misspelt_command_is_one_line():
     assert "chek" in _one_line(run_flaglint("chek"))
+
+
+@pytest.fixture
+def no_hang():
+    """A read that blocks (a FIFO with no writer) fails the test after 20 s instead of hanging the suite."""
+    def stop(*_):
+        raise TimeoutError("a read blocked")
+    before = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(20)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, before)
+
+
+def _entry_points(target: str) -> list[list[str]]:
+    return [["check", "-f", target], ["check", "--files", target], ["check", "--batch", target], ["lint", target],
+            ["gate", target], ["check", "--env-file", target, "steps=1"], ["check", "--config", target, "steps=1"],
+            ["check", "--requirements", target, "steps=1"]] + ([["check", target, "steps=1"]] if target.endswith(".yml") else [])
+
+
+@pytest.mark.parametrize("kind, shown", [("fifo", "a FIFO"), ("device", "a character device")])
+def test_what_is_not_a_regular_file_is_refused_at_every_entry_point(tmp_path, no_hang, kind, shown):
+    if kind == "fifo":
+        target = tmp_path / "input.yml"
+        os.mkfifo(target)
+    else:
+        target = Path("/dev/zero")
+        if not target.exists():
+            pytest.skip("needs /dev/zero")
+    for args in _entry_points(str(target)):
+        line = _one_line(run_flaglint(*args, cwd=tmp_path))
+        assert f"{target}: not a regular file ({shown})" in line, (args, line)
+
+
+def test_a_rule_file_and_a_base_config_that_are_not_regular_files(tmp_path, no_hang):
+    os.mkfifo(tmp_path / "rules.yml")
+    (tmp_path / "flaglint.toml").write_text('extra-rules = ["rules.yml"]\n')
+    assert "not a regular file (a FIFO)" in _one_line(run_flaglint("check", "steps=1", cwd=tmp_path))
+    (tmp_path / "flaglint.toml").unlink()
+    (tmp_path / "top.yml").write_text("base_config: /dev/zero\n")
+    assert "/dev/zero: not a regular file (a character device)" in _one_line(run_flaglint("check", "top.yml", cwd=tmp_path))
+
+
+def test_stdin_is_read_up_to_the_limit():
+    from flaglint.core.reading import MANIFEST, SCRIPT
+
+    line = _one_line(run_flaglint("lint", "-", stdin=b"#" * (SCRIPT.limit + 1)))
+    assert line == "flaglint: error: <stdin>: over the 512 KiB flaglint reads of a recipe script"
+    assert "over the 64 MiB flaglint reads of a manifest" in _one_line(run_flaglint("gate", "-", stdin=b" " * (MANIFEST.limit + 1)))
+
+
+def test_a_file_over_its_limit_names_the_file_the_limit_and_the_kind(tmp_path):
+    (tmp_path / "big.env").write_bytes(b"# padding\n" * 110_000)
+    line = _one_line(run_flaglint("check", "--env-file", "big.env", "steps=1", cwd=tmp_path))
+    assert line == "flaglint: error: big.env: 1,100,000 bytes, over the 1 MiB flaglint reads of an env file"

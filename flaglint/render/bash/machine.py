@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from flaglint.core.reading import SCRIPT, Unreadable, names_a_file, regular_file
 from flaglint.render.bash.builtins import BUILTINS, Builtins, shell_operand
 from flaglint.render.bash.compiler import (
-    MAX_SCRIPT_BYTES,
     ArithCmd,
     Assign,
     Branch,
@@ -695,7 +695,7 @@ class Interp(Expansion, Conditions, Builtins):
         if not path:
             return None
         if os.path.isabs(path):
-            return path if os.path.isfile(path) else None
+            return path if names_a_file(path) else None
         # As bash does: from the working directory; then, for a recipe run from its own directory
         # or from the repository root, from the file's directory and the root.
         bases = [os.getcwd(), os.path.dirname(os.path.abspath(st.code.src.path))]
@@ -703,7 +703,7 @@ class Interp(Expansion, Conditions, Builtins):
             bases.append(self.repo_root)
         for base in bases:
             candidate = os.path.normpath(os.path.join(base, path))
-            if os.path.isfile(candidate):
+            if names_a_file(candidate):
                 return candidate
         return None
 
@@ -717,8 +717,8 @@ class Interp(Expansion, Conditions, Builtins):
         elif resolved is None:
             glob = any(c in name for c in "*?[")
             reason = f"the {what} {name!r} is {'a glob: the files it names are not known here' if glob else 'not found'}"
-        elif (size := os.path.getsize(resolved)) > MAX_SCRIPT_BYTES:
-            reason = f"the {what} {name!r} is {size:,} bytes, over the {MAX_SCRIPT_BYTES // 2**10} KiB flaglint reads of a script"
+        elif (refused := _unreadable(resolved)) is not None:
+            reason = f"the {what} {name!r}: {refused}"
         elif self._running(st, resolved) >= NESTING_LIMIT:
             reason = f"the {what} {name!r} runs inside itself {NESTING_LIMIT} levels deep (it sources or runs itself, directly or through other files)"
         else:
@@ -799,3 +799,12 @@ _DISPATCH = {
     Subshell: Interp.i_subshell, Unset: Interp.i_unset, Assign: Interp.i_assign, Command: Interp.i_command,
     PipeStage: Interp.i_pipestage, PipeEnd: Interp.i_pipeend,
 }
+
+
+def _unreadable(path: str) -> str | None:
+    """Why the script at PATH is not read (not a regular file, over the size limit), or None."""
+    try:
+        regular_file(path, SCRIPT)
+    except Unreadable as err:
+        return err.reason
+    return None
