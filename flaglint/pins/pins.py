@@ -20,7 +20,7 @@ from typing import Any
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import yaml_file
 from flaglint.core.findings import InputError
-from flaglint.core.reading import PIN_FILE, REQUIREMENTS, read_text
+from flaglint.core.reading import PIN_FILE, REQUIREMENTS, Unreadable, read_text
 from flaglint.maxtext.values import ValueError_, coerce, normalise
 from flaglint.read.flags import read_text_file
 from flaglint.rules.expr import ExprError, Node, parse
@@ -199,7 +199,7 @@ def load_pin(pin: str = DEFAULT_PIN) -> PinSchema:
         first = err.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "the file"
         raise InputError(f"{entry.schema_path}: damaged pin store entry ({where}: {first['msg']}); import it again") from None
-    except (OSError, ValueError) as err:
+    except (Unreadable, ValueError) as err:
         raise InputError(f"{entry.schema_path}: damaged pin store entry ({err}); import it again") from None
     return _from_schema(name, data, str(entry.schema_path), entry.rules_dir, entry.configs_path, entry.describe())
 

@@ -21,7 +21,7 @@ from typing import Any
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import cache_root
 from flaglint.core.findings import InputError
-from flaglint.core.reading import PIN_FILE, RULE_FILE, read_text
+from flaglint.core.reading import PIN_FILE, RULE_FILE, Unreadable, read_text
 from flaglint.rules.expr import Node, parse
 from flaglint.rules.ruleset import Rule, load_rule_file
 
@@ -164,7 +164,7 @@ def load_tunix_pin(pin: str | None = None) -> TunixPin:
     try:
         data = json.loads(read_text(entry / SCHEMA_FILE, PIN_FILE))
         return pin_from_data(name, data, entry / RULES_DIR, f"user store ({entry}): {data['source']}")
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:  # a file written by hand, or cut short
+    except (Unreadable, ValueError, KeyError, TypeError, AttributeError) as err:  # a file written by hand, or cut short
         raise InputError(f"{entry / SCHEMA_FILE}: damaged Tunix pin ({type(err).__name__}: {err}); import it again") from None
 
 
