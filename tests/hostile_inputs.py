@@ -89,13 +89,19 @@ def _yaml_document(rng: random.Random, base: str | None) -> str:
     return "\n".join(lines) + rng.choice(["\n", "", "\r\n"])
 
 
+def _config(rng: random.Random) -> str:
+    """A config MaxText loads: each key once, values it types."""
+    keys = rng.sample([k for k in KEYS if k != "base_config"], rng.randint(0, 5))
+    return "".join(f"{key}: {rng.choice(['1', '-1', 'true', 'x', '[1, 2]', '{a: 1}', '1.5', 'null', '0x10'])}\n" for key in keys)
+
+
 def yaml_chain(rng: random.Random, folder: Path) -> Case:
     """MaxText's argv with a config file and its base_config chain, M_ variables and Tunix's."""
     depth = rng.randint(1, 3)
     names = [f"c{i}.yml" for i in range(depth)]
     for i, name in enumerate(names):
         base = names[i + 1] if i + 1 < depth else rng.choice([None, None, "base.yml", "c0.yml", "/dev/zero", "missing.yml", "a" * 300 + ".yml"])
-        _write(folder / name, _yaml_document(rng, base))
+        _write(folder / name, (f"base_config: {base}\n" if base else "") + _config(rng) if rng.random() < 0.6 else _yaml_document(rng, base))
     if rng.random() < 0.1:
         (folder / names[-1]).unlink()
         os.mkfifo(folder / names[-1])
@@ -237,10 +243,10 @@ def schema_import_tree(rng: random.Random, folder: Path) -> Case:
     root = folder / "tree"
     package = root / "src" / "maxtext"
     (package / "configs" / "models").mkdir(parents=True)
-    extra = "\n".join(rng.choice(_EXTRA).format(v=rng.choice(["1", "'a'", HUGE, "None", "x", "1e400"])) for _ in range(rng.randint(0, 2)))
+    extra = "\n".join(rng.choice(_EXTRA).format(v=rng.choice(["1", "'a'", HUGE, "None", "x", "1e400"])) for _ in range(rng.choice([0, 0, 1, 2])))
     _write(package / "configs" / "types.py", _TYPES.format(extra=extra))
-    _write(package / "configs" / "base.yml", _yaml_document(rng, None))
-    _write(package / "configs" / "models" / "tiny.yml", _yaml_document(rng, None))
+    for name in ("base.yml", "models/tiny.yml"):
+        _write(package / "configs" / name, _config(rng) if rng.random() < 0.7 else _yaml_document(rng, None))
     _write(package / "version.py", rng.choice(['__version__ = "0.2.9"\n', "__version__ = 1\n", "\xff", ""]))
     outside = folder / "secret.yml"
     _write(outside, "steps: 3\n")
