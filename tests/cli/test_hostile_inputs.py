@@ -133,3 +133,9 @@ def test_a_file_over_its_limit_names_the_file_the_limit_and_the_kind(tmp_path):
     (tmp_path / "big.env").write_bytes(b"# padding\n" * 110_000)
     line = _one_line(run_flaglint("check", "--env-file", "big.env", "steps=1", cwd=tmp_path))
     assert line == "flaglint: error: big.env: 1,100,000 bytes, over the 1 MiB flaglint reads of an env file"
+
+
+def test_values_that_are_no_real_number_are_judged_on_the_value():
+    findings = _findings(run_flaglint("check", "--format", "json", "-f", str(HOSTILE / "infinite-values.flags")))
+    assert "steps" in {f["keys"][0] for f in findings if f["rule"] == "FL005"}  # an int field takes no NaN
+    assert any("per_device_batch_size=inf" in f["message"] for f in findings)
