@@ -52,11 +52,12 @@ REQUIREMENTS = InputKind("requirements file", 4 * MiB)
 RULE_FILE = InputKind("rule file", 8 * MiB)
 GIT_FILE = InputKind("git file", 64 * MiB)  # .git/HEAD, a ref, packed-refs
 SOURCE_FILE = InputKind("MaxText or Tunix source file", 8 * MiB)  # what `schema import` reads of a tree or wheel
-WHEEL = InputKind("wheel", 1024 * MiB)  # a zip archive: only its directory and the members read are loaded
+WHEEL = InputKind("wheel", 256 * MiB)  # a zip archive: its directory is loaded whole, a member when it is read
 WHEEL_MEMBERS = 100_000  # entries of a wheel's directory; MaxText's wheel has about 2,000
 PIN_FILE = InputKind("pin file", 64 * MiB)  # a pin's schema, config index or entry: an import's is a few hundred KiB
 DATA_FILE = InputKind("flaglint data file", 64 * MiB)  # flaglint's own YAML data and cache entries
 QUOTED_FILE = InputKind("file a finding quotes", 64 * MiB)  # an input read before, read again for its lines
+
 
 class Unreadable(InputError):
     """An input refused or failed: REASON says why, after the input's NAME."""
