@@ -160,11 +160,11 @@ def script(rng: random.Random, folder: Path) -> Case:
 def manifest(rng: random.Random, folder: Path) -> Case:
     base = (REPO / "examples" / "jobsets" / rng.choice(["trainer-128.yaml", "trainer-256.yaml", "orchestrator.yaml"])).read_text()
     lines = base.splitlines()
-    values = [i for i, line in enumerate(lines) if line.lstrip().startswith(("value:", "- name:"))]
     for _ in range(rng.randint(1, 4)):
         at = rng.randrange(len(lines))
         roll = rng.random()
-        if roll < 0.5:  # a well-formed manifest with other values and variables: its flags reach the checks
+        values = [i for i, line in enumerate(lines) if line.lstrip().startswith(("value:", "- name:"))]
+        if roll < 0.5 and values:  # a well-formed manifest with other values and variables: its flags reach the checks
             at = rng.choice(values)
             head = lines[at][: lines[at].index(":") + 1]
             lines[at] = f"{head} {json.dumps(_value(rng) if head.endswith('value:') else rng.choice(TUNIX_VARIABLES))}"
