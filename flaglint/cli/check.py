@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import replace
-from pathlib import Path
 
 import click
 
@@ -14,12 +13,13 @@ from flaglint.cli.group import end_of_startup
 from flaglint.cli.options import Options, common_options, load_checker
 from flaglint.cli.output import apply_settings, emit
 from flaglint.core.findings import InputError
+from flaglint.core.reading import BATCH_FILE, FLAG_FILE, decode, read_file, read_stdin
 from flaglint.fix.config_files import config_fix
 from flaglint.fix.files import text_edits
 from flaglint.frontends.check.inputs import check_sources
 from flaglint.frontends.check.tunix_argv import check_tunix_argv
 from flaglint.frontends.tunix_commands import is_tunix_argv
-from flaglint.read.flags import FlagSource, bom_length, decode, read_text_file
+from flaglint.read.flags import FlagSource, bom_length, read_text_file
 from flaglint.report import Checked
 from flaglint.tunix.pins import tunix_base_names
 
@@ -46,9 +46,9 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
         _check_batch(checker, batch, env, options.max_fixes if options.fix else 0, settings)
         return
     if flag_file:
-        sources = [FlagSource(read_text_file(flag_file), file=flag_file)]
+        sources = [FlagSource(read_text_file(flag_file, FLAG_FILE), file=flag_file)]
     elif as_files:
-        sources = [FlagSource(read_text_file(path), file=path) for path in flags]
+        sources = [FlagSource(read_text_file(path, FLAG_FILE), file=path) for path in flags]
     elif flags:
         sources = check_sources(tuple(flags), checker.pin.configs)
         if options.stdin_filename and tuple(flags) == ("-",):
@@ -64,7 +64,7 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
         checked = []
         for source in sources:
             if source.file in on_disk and fixed is not None:
-                source = replace(source, text=read_text_file(source.file))
+                source = replace(source, text=read_text_file(source.file, FLAG_FILE))
             elif fixed and source.file in fixed:
                 source = replace(source, text=fixed[source.file])
             if source.chain is not None and fixed is not None:  # a fix may have edited its config files: read them again
@@ -75,7 +75,7 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
             if fixing and source.chain is not None:
                 item.fix = config_fix(checker.config(source, env)[0], result, item.fix)
             if item.fix is not None:
-                offset = bom_length(source.file) if item.in_file else 0
+                offset = bom_length(source.file, FLAG_FILE) if item.in_file else 0
                 own = [edit for edit in item.fix.edits if edit.file is None]  # of the flag string; else of a config file
                 item.edits = text_edits(source.file or "", source.text, own, item.fix.applicability, offset)
                 item.config_edits = [edit for edit in item.fix.edits if edit.file is not None]
@@ -104,9 +104,7 @@ def _check_tunix(args: tuple[str, ...], options: Options, settings, env: dict[st
 
 
 def _check_batch(checker, batch: str, env, max_fixes: int, settings) -> None:
-    data = sys.stdin.buffer.read() if batch == "-" else Path(batch).read_bytes() if Path(batch).is_file() else None
-    if data is None:
-        raise InputError(f"{batch}: no such file")
+    data = read_stdin(BATCH_FILE) if batch == "-" else read_file(batch, BATCH_FILE)
     failed = False
     for number, line in enumerate(decode(data, batch).splitlines(), 1):
         result = apply_settings(checker.check(FlagSource(line, file=None), env, fix=max_fixes > 0, max_fixes=max_fixes), settings)

@@ -10,12 +10,12 @@ import click
 from flaglint.cli.fixing import apply_fixes
 from flaglint.cli.options import Options, common_options, load_checker
 from flaglint.cli.output import apply_settings, emit
+from flaglint.core.reading import MANIFEST, decode, read_stdin
 from flaglint.frontends.gate.manifests import (
     check_manifest,
     check_manifest_text,
     manifest_edits,
 )
-from flaglint.read.flags import decode
 from flaglint.report import Checked
 
 
@@ -35,7 +35,7 @@ def gate(manifests, options: Options, allow_unverified):
     env = options.env()
     checker = load_checker(settings, fail_closed=not allow_unverified)
     fix, max_fixes = options.max_fixes > 0, options.max_fixes
-    stdin = decode(sys.stdin.buffer.read(), "<stdin>") if "-" in manifests else None
+    stdin = decode(read_stdin(MANIFEST), "<stdin>") if "-" in manifests else None
 
     def run(fixed=None) -> list[Checked]:
         checked = []

@@ -11,9 +11,8 @@ from flaglint.cli.fixing import apply_fixes
 from flaglint.cli.options import Options, common_options, load_checker
 from flaglint.cli.output import apply_settings, emit
 from flaglint.core.findings import InputError
+from flaglint.core.reading import SCRIPT, decode, read_stdin, regular_file
 from flaglint.frontends.lint.scripts import check_script
-from flaglint.read.flags import decode
-from flaglint.render.bash.compiler import MAX_SCRIPT_BYTES
 from flaglint.report import Checked
 
 
@@ -48,13 +47,12 @@ def lint(scripts, options: Options, vary_items, path_cap, allow_unverified, scri
     if "-" in scripts:
         if scripts.count("-") > 1:
             raise InputError("-: stdin can be read once")
-        stdin = decode(sys.stdin.buffer.read(MAX_SCRIPT_BYTES + 1), "<stdin>")
+        stdin = decode(read_stdin(SCRIPT), "<stdin>")
         label = options.stdin_filename or "<stdin>"
         scripts = tuple(label if script == "-" else script for script in scripts)
     for script in scripts:
-        size = len(stdin.encode("utf-8")) if stdin is not None and script == label else Path(script).stat().st_size
-        if size > MAX_SCRIPT_BYTES:
-            raise InputError(f"{script}: {size / 2**20:.1f} MiB; flaglint reads recipe scripts of up to {MAX_SCRIPT_BYTES // 2**10} KiB")
+        if stdin is None or script != label:
+            regular_file(script, SCRIPT)  # each refused before any is evaluated
 
     def run(_fixed=None) -> list[Checked]:
         checked = []

@@ -10,6 +10,7 @@ import click
 
 from flaglint.cli.group import end_of_startup
 from flaglint.core.findings import InputError
+from flaglint.core.reading import REQUIREMENTS
 from flaglint.frontends.checker import Checker
 from flaglint.pins.pins import load_pin, names_maxtext, pin_from_requirements
 from flaglint.read.flags import read_env_assignments, read_text_file
@@ -57,7 +58,7 @@ class Options:
         settings = load_settings(config_file=self.config_file, isolated=self.isolated)
         settings.override("requirements", self.requirements, "--requirements")
         if self.requirements:
-            tunix = tunix_pin_from_requirements(read_text_file(self.requirements), self.requirements)
+            tunix = tunix_pin_from_requirements(read_text_file(self.requirements, REQUIREMENTS), self.requirements)
             settings.override("tunix-pin", tunix, f"--requirements {self.requirements}")
             if tunix is None or names_maxtext(self.requirements):
                 settings.override("pin", pin_from_requirements(self.requirements), f"--requirements {self.requirements}")

@@ -11,6 +11,7 @@ from typing import Any
 
 from flaglint.core.data_cache import cached, exact_json
 from flaglint.core.findings import InputError
+from flaglint.core.reading import PROJECT_CONFIG, read_text
 
 
 def find_config_file(start: Path) -> tuple[Path, dict[str, Any]] | None:
@@ -53,10 +54,6 @@ def _read_toml(path: Path) -> dict[str, Any]:
     else:  # pragma: no cover - exercised on 3.10 only
         import tomli as tomllib  # noqa: PLC0415 tomllib: only for a file the data cache does not hold
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise InputError(f"{path}: cannot read ({err.strerror})") from None
-    except UnicodeDecodeError as err:
-        raise InputError(f"{path}: not UTF-8 (byte {err.start})") from None
+        return tomllib.loads(read_text(path, PROJECT_CONFIG))
     except (tomllib.TOMLDecodeError, ValueError) as err:  # ValueError: an integer of over 4,300 digits
         raise InputError(f"{path}: invalid TOML ({err})") from None

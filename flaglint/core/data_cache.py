@@ -14,6 +14,8 @@ import zlib
 from pathlib import Path
 from typing import Any, Callable
 
+from flaglint.core.findings import InputError
+from flaglint.core.reading import DATA_FILE, read_text
 from flaglint.core.version import __version__
 
 KEPT_ENTRIES = 64  # per kind: enough for every bundled pin, store pins and a few checkouts
@@ -44,8 +46,8 @@ def cached(kind: str, sources: list[Path], build: Callable[[], Any], encode: Cal
     the form of that data, so that a changed form never reads an old entry."""
     path = cache_root() / f"{kind}-{_fingerprint(sources, layout)}.json"
     try:
-        return decode(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return decode(json.loads(read_text(path, DATA_FILE)))
+    except (InputError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         pass
     value = build()
     try:
@@ -86,7 +88,6 @@ def yaml_file(path: Path) -> Any:
     def load() -> Any:
         import yaml  # noqa: PLC0415 yaml: only for a file the cache does not hold
 
-        with path.open(encoding="utf-8") as handle:
-            return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        return yaml.load(read_text(path, DATA_FILE), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 - a safe loader
 
     return cached("yaml", [path], load, encode=exact_json)

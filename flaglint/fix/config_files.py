@@ -15,6 +15,7 @@ from typing import Any
 
 from flaglint.core.edits import Applicability, Edit
 from flaglint.core.findings import Change, Fix, InputError, Result
+from flaglint.core.reading import CONFIG_FILE
 from flaglint.fix.files import text_edits
 from flaglint.fix.flags import apply_edits
 from flaglint.read.config_chain import PIN_LABEL
@@ -62,8 +63,8 @@ def config_fix(config: Config, result: Result, fix: Fix | None) -> Fix | None:
     flags = apply_edits(argv, argv_edits)
     edits = [*_edits_making(argv, flags), *(edit for edit in argv_edits if not edit.written)]
     for file, keys in files.items():
-        text = read_text_file(file)
-        edits += text_edits(file, text, _edits_making(text, edit_yaml(text, keys, file)), applicability, bom_length(file))
+        text = read_text_file(file, CONFIG_FILE)
+        edits += text_edits(file, text, _edits_making(text, edit_yaml(text, keys, file)), applicability, bom_length(file, CONFIG_FILE))
     return Fix(changes, flags, applicability, edits)
 
 

@@ -7,6 +7,7 @@ is noted and not checked, since flaglint knows MaxTextConfig's keys only.
 from __future__ import annotations
 
 import copy
+import os
 import posixpath
 import re
 from collections.abc import Mapping, Sequence
@@ -208,7 +209,7 @@ def config_path(command: MaxTextCommand, bases: list[Path], index: ConfigIndex |
     if name is not None:
         return name, None
     for base in bases:
-        if (base / argument).is_file():
+        if os.path.isfile(base / argument):
             return str(base / argument), None
     relpath = pin_relpath(argument)
     parts = argument.split("/")

@@ -7,6 +7,7 @@ MaxText's command lines, so the callers place them the same way.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from flaglint.core.findings import Finding, InputError
 from flaglint.core.location import Location
+from flaglint.core.reading import CONFIG_FILE, Unreadable, read_file
 from flaglint.read.flags import read_env_assignments
 from flaglint.resolve.topology import DeviceCount
 from flaglint.rules.ruleset import built_in
@@ -86,7 +88,7 @@ def _with_dotenv(env: dict[str, str], search: tuple[Path, ...], notes: list[str]
     """The environment with the `.env` of the working directory loaded under it, as Tunix's
     load_dotenv() finds it from a checkout (a variable already set wins)."""
     dotenv = search[0] / DOTENV if search else None
-    if dotenv is None or not dotenv.is_file():
+    if dotenv is None or not os.path.isfile(dotenv):
         return env
     try:
         loaded = read_env_assignments((), str(dotenv))
@@ -112,6 +114,6 @@ def is_tunix_argv(args: tuple[str, ...], base_names: Callable[[], frozenset[str]
     if first.name in base_names():
         return True
     try:
-        return first.is_file() and re.search(r"^model_config:", first.read_text(encoding="utf-8", errors="replace"), re.M) is not None
-    except OSError:
+        return os.path.isfile(first) and re.search(r"^model_config:", read_file(first, CONFIG_FILE).decode("utf-8", "replace"), re.M) is not None
+    except Unreadable:
         return False

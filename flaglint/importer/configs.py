@@ -24,6 +24,12 @@ def build_index(files: PackageFiles, version: str) -> ConfigIndex:
     for relpath in files.files_under(CONFIGS, ".yml"):
         name = relpath[len(CONFIGS) + 1:]
         indexed[name] = parse_config(files.read(relpath), name)
+        for key, value in indexed[name].values.items():
+            try:
+                json.dumps(value)
+            except (TypeError, ValueError):
+                raise InputError(f"{files.origin}: {relpath}:{indexed[name].lines.get(key, 1)}: {key}: a value JSON cannot hold"
+                                 " (a YAML !!binary, !!set or !!timestamp in it), as flaglint keeps the configs' values") from None
     return ConfigIndex(version, indexed, entry_points(files), config_suffix(files))
 
 

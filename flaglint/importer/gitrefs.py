@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from flaglint.core.reading import GIT_FILE, Unreadable, read_text
+
 _SHA = re.compile(r"[0-9a-f]{40}")
 
 
@@ -60,7 +62,7 @@ def _git_dir(git: Path) -> Path | None:
 
 def _read(path: Path, whole: bool = False) -> str | None:
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_text(path, GIT_FILE)
+    except Unreadable:
         return None
     return text if whole else text.strip()

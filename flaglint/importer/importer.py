@@ -12,10 +12,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from flaglint.core.findings import InputError
-from flaglint.core.omegaconf_yaml import cli_loader
+from flaglint.core.omegaconf_yaml import load_document
 from flaglint.importer.fieldtypes import (
     BOUNDS,
     FieldType,
@@ -153,10 +151,7 @@ _METADATA_VERSION = re.compile(r"^Version:\s*(\S+)", re.M)
 
 def _yaml_mapping(files: PackageFiles, relpath: str) -> dict[str, Any]:
     """A config file's keys, typed as OmegaConf types them (safe YAML, `1e-5` is a float)."""
-    try:
-        data = yaml.load(files.read(relpath), Loader=cli_loader())  # noqa: S506 - a SafeLoader subclass
-    except yaml.YAMLError as err:
-        raise InputError(f"{files.origin}: {relpath}: not valid YAML: {err}".splitlines()[0]) from None
+    _, data = load_document(files.read(relpath), f"{files.origin}: {relpath}", "MaxText")
     if data is None:
         return {}
     if not isinstance(data, dict):

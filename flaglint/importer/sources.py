@@ -10,6 +10,16 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 from flaglint.core.findings import InputError
+from flaglint.core.reading import (
+    SOURCE_FILE,
+    WHEEL,
+    WHEEL_MEMBERS,
+    decode,
+    read_file,
+    read_stream,
+    read_text,
+    regular_file,
+)
 
 TYPES = "configs/types.py"
 MARKER = TYPES
@@ -44,12 +54,18 @@ class PackageFiles:
         return None if self._archive is not None else Path(self._root)
 
     def read(self, relpath: str) -> str:
+        if self._archive is not None:
+            return decode(self._member(str(PurePosixPath(self._root, relpath))), f"{self.origin}: {relpath}")
+        return read_text(Path(self._root) / relpath, SOURCE_FILE, within=Path(self._root).parent)
+
+    def _member(self, name: str) -> bytes:
+        """A member of the archive, read up to the limit of a source file whatever its header says."""
+        assert self._archive is not None
         try:
-            if self._archive is not None:
-                return self._archive.read(str(PurePosixPath(self._root, relpath))).decode("utf-8")
-            return (Path(self._root) / relpath).read_text(encoding="utf-8")
-        except (KeyError, OSError, UnicodeDecodeError) as err:
-            raise InputError(f"{self.origin}: cannot read {relpath}: {err}") from None
+            with self._archive.open(name) as stream:
+                return read_stream(stream, SOURCE_FILE, f"{self.origin}: {name}")
+        except (KeyError, OSError, zipfile.BadZipFile, NotImplementedError) as err:  # NotImplementedError: an unknown compression
+            raise InputError(f"{self.origin}: cannot read {name}: {err}") from None
 
     def parse(self, relpath: str) -> ast.Module:
         """The module's ast. MaxText is written for Python 3.12, whose f-strings may reuse their
@@ -70,9 +86,9 @@ class PackageFiles:
         `MaxText/__init__.py`), or None."""
         if self._archive is not None:
             name = str(PurePosixPath(self._root.parent, relpath)).lstrip("./") if str(self._root.parent) != "." else relpath
-            return self._archive.read(name).decode("utf-8", "replace") if name in self._archive.NameToInfo else None
+            return self._member(name).decode("utf-8", "replace") if name in self._archive.NameToInfo else None
         path = Path(self._root).parent / relpath
-        return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
+        return read_file(path, SOURCE_FILE, within=path.parent).decode("utf-8", "replace") if path.is_file() else None
 
     def glob_beside(self, pattern: str) -> list[str]:
         """Paths, relative to the package's parent, of the entries there matching PATTERN."""
@@ -131,10 +147,14 @@ def open_package(path: str | Path) -> PackageFiles:
 
 
 def _open_wheel(origin: Path) -> PackageFiles:
+    regular_file(origin, WHEEL)
     try:
         archive = zipfile.ZipFile(origin)
     except (zipfile.BadZipFile, OSError) as err:
         raise InputError(f"{origin}: not a wheel or zip archive: {err}") from None
+    if len(archive.infolist()) > WHEEL_MEMBERS:
+        archive.close()
+        raise InputError(f"{origin}: over the {WHEEL_MEMBERS:,} members flaglint reads of a wheel")
     roots = sorted(
         (PurePosixPath(name[: -len(MARKER)]) for name in archive.namelist() if name.endswith("/" + MARKER)),
         key=lambda root: len(root.parts),

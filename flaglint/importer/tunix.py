@@ -28,6 +28,7 @@ from typing import Any
 
 from flaglint.core.findings import InputError
 from flaglint.core.omegaconf_yaml import load_document
+from flaglint.core.reading import SOURCE_FILE, read_file, read_text
 from flaglint.importer.gitrefs import checkout_commit
 from flaglint.importer.symbolic import conj, neg
 from flaglint.importer.tunix_checks import (
@@ -75,10 +76,7 @@ class TreeFiles:
         return (self.root / relpath).is_file()
 
     def read(self, relpath: str) -> str:
-        try:
-            return (self.root / relpath).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as err:
-            raise InputError(f"{self.origin}: cannot read {relpath}: {err}") from None
+        return read_text(self.root / relpath, SOURCE_FILE, within=self.root)
 
     def parse(self, relpath: str) -> ast.Module:
         try:
@@ -227,7 +225,7 @@ def _flattened(mapping: Any) -> list:
 def _version(files: TreeFiles) -> str:
     pyproject = files.root / "pyproject.toml"
     if pyproject.is_file():
-        match = re.search(r'^version\s*=\s*"([^"]+)"', pyproject.read_text(encoding="utf-8", errors="replace"), re.M)
+        match = re.search(r'^version\s*=\s*"([^"]+)"', read_file(pyproject, SOURCE_FILE, within=files.root).decode("utf-8", "replace"), re.M)
         if match:
             return match.group(1)
     return "unknown"

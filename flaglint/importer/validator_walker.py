@@ -15,9 +15,8 @@ import ast
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from flaglint.core.findings import InputError
+from flaglint.core.omegaconf_yaml import load_document
 from flaglint.importer.fieldtypes import ModuleScope
 from flaglint.importer.importer import ROOT_MODEL, class_mro, import_schema
 from flaglint.importer.source_text import (
@@ -223,8 +222,8 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
         out = {}
         for relpath in self.files.glob(CUSTOM_MESH_DIR, MESH_SUFFIX):
             try:
-                out[Path(relpath).stem] = freeze(yaml.safe_load(self.files.read(relpath)) or {})
-            except yaml.YAMLError:
+                out[Path(relpath).stem] = freeze(load_document(self.files.read(relpath), relpath, "MaxText")[1] or {})
+            except InputError:  # MaxText cannot load it either
                 continue
         return out
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from flaglint.core.data import data_dir
+from flaglint.core.reading import DATA_FILE, read_text
 from flaglint.rules.expr import Unknown
 
 # The names rules read: the device count MaxText's validators ask JAX for.
@@ -57,7 +58,7 @@ def topologies_path(version: str) -> Path:
 def load_topologies(version: str) -> dict[str, int]:
     """compile topology name -> devices per slice, at a release ({} when none is bundled)."""
     path = topologies_path(version)
-    return json.loads(path.read_text(encoding="utf-8"))["devices_per_slice"] if path.is_file() else {}
+    return json.loads(read_text(path, DATA_FILE))["devices_per_slice"] if path.is_file() else {}
 
 
 def named_devices(name: str, version: str) -> int | None:

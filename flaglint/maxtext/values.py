@@ -61,8 +61,6 @@ def parse_cli_value(raw: str | None) -> Any:
     except yaml.YAMLError as err:
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
         raise ValueError_(f"not a valid YAML value ({problem})") from None
-    except ValueError:  # Python reads no integer of over 4,300 digits, so MaxText stops at startup
-        raise ValueError_("an integer of over 4300 digits, which Python refuses to read") from None
 
 
 def format_value(value: Any) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import yaml_file
 from flaglint.core.findings import InputError
+from flaglint.core.reading import PIN_FILE, REQUIREMENTS, Unreadable, read_text
 from flaglint.maxtext.values import ValueError_, coerce, normalise
 from flaglint.read.flags import read_text_file
 from flaglint.rules.expr import ExprError, Node, parse
@@ -168,7 +169,7 @@ def _overlay(name: str) -> dict[str, Any]:
 @lru_cache(maxsize=None)
 def _released(name: str) -> dict[str, Any]:
     """schemas/maxtext-<version>.json (its format is model.MaxTextSchemaFile)."""
-    return json.loads((_schemas() / f"{name}.json").read_text(encoding="utf-8"))
+    return json.loads(read_text(_schemas() / f"{name}.json", PIN_FILE))
 
 
 @lru_cache(maxsize=None)
@@ -187,9 +188,18 @@ def load_pin(pin: str = DEFAULT_PIN) -> PinSchema:
     if entry.same_as is not None:
         parent = load_pin(entry.same_as)
         return replace(parent, pin=name, chain=[name, *parent.chain], origin=entry.describe(), _typed={})
+    from pydantic import ValidationError  # noqa: PLC0415 pydantic: only for a pin of the store, whose file is checked
+
+    from flaglint.schema.model import MaxTextSchemaFile  # noqa: PLC0415 pydantic: as above
+
     try:
-        data = json.loads(entry.schema_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
+        data = json.loads(read_text(entry.schema_path, PIN_FILE))
+        MaxTextSchemaFile.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the file"
+        raise InputError(f"{entry.schema_path}: damaged pin store entry ({where}: {first['msg']}); import it again") from None
+    except (Unreadable, ValueError) as err:
         raise InputError(f"{entry.schema_path}: damaged pin store entry ({err}); import it again") from None
     return _from_schema(name, data, str(entry.schema_path), entry.rules_dir, entry.configs_path, entry.describe())
 
@@ -263,14 +273,14 @@ _VERSION_PIN = re.compile(r"^\s*maxtext\s*==\s*([0-9][\w.]*)", re.M | re.I)
 def names_maxtext(path: str) -> bool:
     """Whether a requirements file has a MaxText line (a git URL of maxtext, or maxtext==X.Y.Z)."""
     return any(_GIT_PIN.search(code) or _VERSION_PIN.match(code)
-               for code in (line.split("#", 1)[0] for line in read_text_file(path).splitlines()))
+               for code in (line.split("#", 1)[0] for line in read_text_file(path, REQUIREMENTS).splitlines()))
 
 
 def pin_from_requirements(path: str) -> str:
     """The pin a requirements file names: a git URL ending in `@<commit>` (a store's import of
     that commit, else an overlay), or `maxtext==X.Y.Z`. One that names nothing known is an error
     that gives the command importing it, never another version."""
-    text = read_text_file(path)
+    text = read_text_file(path, REQUIREMENTS)
     for number, line in enumerate(text.splitlines(), 1):
         code = line.split("#", 1)[0]
         if match := _GIT_PIN.search(code):

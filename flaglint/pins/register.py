@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from flaglint.core.data import data_dir
 from flaglint.core.findings import InputError
+from flaglint.core.reading import PIN_FILE, RULE_FILE, read_file, read_text
 from flaglint.importer.gitrefs import checkout_commit
 from flaglint.importer.sources import CONFIG_CODE, open_package
 from flaglint.pins import store
@@ -76,7 +77,7 @@ def register(source: str | Path, where: str = "user", name: str | None = None, r
                 write_schema(schema, folder / store.SCHEMA_FILE)
                 (folder / store.RULES_DIR).mkdir()
                 for path in rules_dir.iterdir():
-                    (folder / store.RULES_DIR / path.name).write_bytes(path.read_bytes())
+                    (folder / store.RULES_DIR / path.name).write_bytes(read_file(path, RULE_FILE))
                 with open_package(source) as files:
                     write_index(build_index(files, schema.version), folder / store.CONFIGS_FILE)
 
@@ -143,7 +144,7 @@ def _same_rules(rules_dir: Path, other: Path, name: str, other_name: str) -> boo
         theirs = other / path.name
         if not theirs.is_file():
             return False
-        if path.read_text(encoding="utf-8").replace(f"  - {name}\n", f"  - {other_name}\n") != theirs.read_text(encoding="utf-8"):
+        if read_text(path, RULE_FILE).replace(f"  - {name}\n", f"  - {other_name}\n") != read_text(theirs, RULE_FILE):
             return False
     return True
 
@@ -152,7 +153,7 @@ def _equals_bundled(schema: MaxTextSchemaFile, rules_dir: Path, name: str, relea
     bundled = data_dir("schemas") / f"{release}.json"
     if not bundled.is_file():
         return False
-    data = json.loads(bundled.read_text(encoding="utf-8"))
+    data = json.loads(read_text(bundled, PIN_FILE))
     data.pop("source", None)
     return data == _schema_data(schema) and _same_rules(rules_dir, data_dir("rules") / "maxtext" / schema.version, name, release)
 
@@ -163,7 +164,7 @@ def _refuse_a_second_claim(target: Path, schema: MaxTextSchemaFile, rules_dir: P
         return
     held = store.read_entry(target, "")
     if held.same_as is None:
-        data = json.loads(held.schema_path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(held.schema_path, PIN_FILE))
         data.pop("source", None)
         if data == _schema_data(schema) and _same_rules(rules_dir, held.rules_dir, held.name, held.name):
             return

@@ -21,6 +21,7 @@ from pathlib import Path
 from flaglint.core.config_file import find_config_file
 from flaglint.core.data_cache import cache_root
 from flaglint.core.findings import InputError
+from flaglint.core.reading import PIN_FILE, Unreadable, read_text
 
 ENTRY_FILE = "pin.json"
 SCHEMA_FILE = "schema.json"
@@ -113,10 +114,10 @@ def find(name: str) -> Entry | None:
 
 def read_entry(folder: Path, where: str) -> Entry:
     try:
-        data = json.loads((folder / ENTRY_FILE).read_text(encoding="utf-8"))
+        data = json.loads(read_text(folder / ENTRY_FILE, PIN_FILE))
         entry = Entry(name=data["name"], version=data["version"], commit=data.get("commit"), origin=data["origin"],
                       kind=data["kind"], store=where, path=folder, same_as=data.get("same_as"))
-    except (OSError, ValueError, KeyError, TypeError) as err:
+    except (Unreadable, ValueError, KeyError, TypeError) as err:
         raise InputError(f"{folder}: half-written or damaged pin store entry ({type(err).__name__}: {err}); "
                          "remove the folder and import again") from None
     if entry.same_as is None and not (entry.schema_path.is_file() and entry.rules_dir.is_dir()):

@@ -8,12 +8,19 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 from flaglint.core.findings import InputError
 from flaglint.core.location import Location
+from flaglint.core.reading import (
+    ENV_FILE,
+    FLAG_FILE,
+    InputKind,
+    decode,
+    read_file,
+    read_stdin,
+    read_text,
+)
 from flaglint.read.config_chain import Chain
 
 # Python's str.split() and the regex \s agree on what whitespace is (both use Py_UNICODE_ISSPACE).
@@ -83,17 +90,10 @@ class FlagSource:
     chain: Chain | None = None  # the YAML config files the argv starts from (None: MaxText's base.yml)
 
 
-def decode(data: bytes, where: str) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise InputError(f"{where}: not UTF-8 (byte {err.start}: {data[err.start:err.start + 1]!r})") from None
-
-
 def read_flag_sources(args: tuple[str, ...]) -> list[FlagSource]:
     """`check FLAGS…`, `check -` and `check NAME` (a set environment variable)."""
     if args == ("-",):
-        return [FlagSource(decode(sys.stdin.buffer.read(), "<stdin>"), file="<stdin>")]
+        return [FlagSource(decode(read_stdin(FLAG_FILE), "<stdin>"), file="<stdin>")]
     if len(args) == 1 and _looks_like_env_name(args[0]):
         name = args[0]
         if name not in os.environ:
@@ -106,28 +106,21 @@ def _looks_like_env_name(arg: str) -> bool:
     return re.fullmatch(r"[A-Z_][A-Z0-9_]*", arg) is not None
 
 
-def _read_bytes(path: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as err:
-        raise InputError(f"{path}: cannot read ({err.strerror})") from None
+def read_text_file(path: str, kind: InputKind) -> str:
+    """A flag, env, config or requirements file's text; a UTF-8 BOM some editors write is not part of the first key."""
+    return read_text(path, kind).removeprefix(BOM)
 
 
-def read_text_file(path: str) -> str:
-    """A flag or env file's text; a UTF-8 BOM some editors write is not part of the first key."""
-    return decode(_read_bytes(path), path).removeprefix(BOM)
-
-
-def bom_length(path: str) -> int:
+def bom_length(path: str, kind: InputKind) -> int:
     """How many bytes of the file come before the text `read_text_file` gives (a BOM's, or none)."""
-    return len(BOM.encode("utf-8")) if _read_bytes(path).startswith(BOM.encode("utf-8")) else 0
+    return len(BOM.encode("utf-8")) if read_file(path, kind).startswith(BOM.encode("utf-8")) else 0
 
 
 def read_env_assignments(items: tuple[str, ...], env_file: str | None) -> dict[str, str]:
     """`--env K=V` (repeatable) and `--env-file` (KEY=VALUE lines, # comments, optional export)."""
     env: dict[str, str] = {}
     if env_file:
-        for number, raw in enumerate(read_text_file(env_file).splitlines(), 1):
+        for number, raw in enumerate(read_text_file(env_file, ENV_FILE).splitlines(), 1):
             line = raw.strip()
             if not line or line.startswith("#"):
                 continue

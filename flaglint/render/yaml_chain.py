@@ -19,8 +19,8 @@ import yaml
 
 from flaglint.core.findings import InputError
 from flaglint.core.omegaconf_yaml import load_document
+from flaglint.core.reading import CONFIG_FILE, names_a_file, read_text
 from flaglint.read.config_chain import PIN_LABEL, Chain, Setting
-from flaglint.read.flags import decode
 from flaglint.schema.config_index import ConfigFile, ConfigIndex
 
 BASE_CONFIG = "base_config"
@@ -104,12 +104,12 @@ def config_node(argument: str, index: ConfigIndex | None, written: Mapping[str, 
     name = written_name(argument, written)
     if name is not None:
         return _Node(None, None, written[name])
-    if Path(argument).is_file():
+    if names_a_file(argument):
         return _Node(Path(argument), None)
     relpath = pin_relpath(argument)
     if relpath is not None and index is not None and index.get(relpath) is not None:
         return _Node(None, relpath)
-    if Path(argument).exists():
+    if os.path.exists(argument):
         raise InputError(f"{argument}: not a file")
     raise InputError(f"{argument}: no such config file")
 
@@ -144,11 +144,7 @@ def _read(node: _Node, index: ConfigIndex | None) -> ConfigFile:
     if node.path is None:
         assert index is not None
         return index.files[node.relpath]
-    try:
-        data = node.path.read_bytes()
-    except OSError as err:
-        raise InputError(f"{node.path}: cannot read ({err.strerror})") from None
-    return parse_config(decode(data, str(node.path)), str(node.path))
+    return parse_config(read_text(node.path, CONFIG_FILE), str(node.path))
 
 
 def _parent(node: _Node, config: ConfigFile, index: ConfigIndex | None, written: Mapping[str, Written]) -> _Node:
@@ -162,12 +158,12 @@ def _parent(node: _Node, config: ConfigFile, index: ConfigIndex | None, written:
                 return _Node(None, None, written[name])
         node = _Node(Path(node.written.name), None)  # else as a file at that path would find its base
     if os.path.isabs(base):
-        if Path(base).is_file():
+        if names_a_file(base):
             return _Node(Path(base), None)
         raise InputError(f"{where}: base_config {base!r}: no such file")
     if node.path is not None:
         beside = node.path.parent / base
-        if beside.is_file():
+        if names_a_file(beside):
             return _Node(beside, None)
     elif index is not None:
         beside_rel = posixpath.normpath(posixpath.join(posixpath.dirname(node.relpath or ""), base))

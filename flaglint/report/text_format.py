@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from flaglint.core.edits import Edit
 from flaglint.core.findings import Finding, Fix, severity_rank
 from flaglint.core.location import Location
+from flaglint.core.reading import QUOTED_FILE, Unreadable, read_file
 from flaglint.report import Checked, describe_fix
 
 
@@ -106,8 +105,8 @@ class _Texts:
     def get(self, file: str) -> str:
         if file not in self.read:
             try:
-                self.read[file] = Path(file).read_bytes().decode("utf-8", "replace")
-            except OSError:
+                self.read[file] = read_file(file, QUOTED_FILE).decode("utf-8", "replace")
+            except Unreadable:
                 self.read[file] = ""
         return self.read[file]
 

@@ -18,6 +18,8 @@ from typing import Any
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import cached
 from flaglint.core.findings import SEVERITIES, Finding, InputError
+from flaglint.core.omegaconf_yaml import check_tagged_scalars
+from flaglint.core.reading import RULE_FILE, read_text
 from flaglint.rules.expr import ExprError, Node, from_json, parse, substitute, to_json
 
 _REQUIRED = ("id", "title", "severity", "message", "rationale", "source")
@@ -158,21 +160,20 @@ def _line_loader() -> type:
             return mapping
 
     LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, LineLoader.construct_line_mapping)
+    check_tagged_scalars(LineLoader)
     return LineLoader
 
 
 def _load_yaml(path: Path) -> Any:
     import yaml  # noqa: PLC0415 yaml: only when a rule file is parsed past the cache
 
+    text = read_text(path, RULE_FILE)
     try:
-        with path.open(encoding="utf-8") as handle:
-            return yaml.load(handle, Loader=_line_loader())  # noqa: S506 - a safe loader subclass
+        return yaml.load(text, Loader=_line_loader())  # noqa: S506 - a safe loader subclass
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = mark.line + 1 if mark else 0
         raise InputError(f"{path}:{line}: invalid YAML ({getattr(err, 'problem', err)})") from None
-    except OSError as err:
-        raise InputError(f"{path}: cannot read ({err.strerror})") from None
 
 
 def _expression(path: Path, line: int, field_name: str, text: Any) -> Node:

@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from flaglint.core.data import data_dir
+from flaglint.core.findings import InputError
+from flaglint.core.reading import PIN_FILE, read_text
 
 
 @dataclass(frozen=True)
@@ -72,8 +74,11 @@ def load_index(version: str | Path) -> ConfigIndex | None:
     path = index_path(version)
     if not path.is_file():
         return None
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return ConfigIndex(data["version"], {
-        name: ConfigFile(name, entry["values"], entry["lines"], entry["base_config"]) for name, entry in data["files"].items()
-    }, {module: EntryPoint(**entry) for module, entry in data.get("entry_points", {}).items()},
-        data.get("config_suffix", CONFIG_SUFFIX))
+    try:
+        data = json.loads(read_text(path, PIN_FILE))
+        return ConfigIndex(data["version"], {
+            name: ConfigFile(name, entry["values"], entry["lines"], entry["base_config"]) for name, entry in data["files"].items()
+        }, {module: EntryPoint(**entry) for module, entry in data.get("entry_points", {}).items()},
+            data.get("config_suffix", CONFIG_SUFFIX))
+    except (ValueError, KeyError, TypeError, AttributeError) as err:  # an index written by hand, or cut short
+        raise InputError(f"{path}: damaged index of configs ({type(err).__name__}: {err}); import the pin again") from None

@@ -18,6 +18,7 @@ from flaglint.core.config_file import find_config_file, flaglint_table
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import cached
 from flaglint.core.findings import InputError
+from flaglint.core.reading import REQUIREMENTS
 from flaglint.pins.pins import names_maxtext, pin_from_requirements
 from flaglint.read.flags import read_text_file
 from flaglint.rules.ruleset import load_ruleset
@@ -177,7 +178,7 @@ def load_settings(start: Path | None = None, config_file: str | None = None, iso
         settings.origins[name] = str(path)
     if "requirements" in typed:
         requirements = settings.values["requirements"]
-        tunix = tunix_pin_from_requirements(read_text_file(requirements), requirements)
+        tunix = tunix_pin_from_requirements(read_text_file(requirements, REQUIREMENTS), requirements)
         if tunix is not None and "tunix-pin" not in typed:
             settings.values["tunix-pin"] = tunix
             settings.origins["tunix-pin"] = f"{requirements} (via {path})"

@@ -7,6 +7,7 @@ literals the rules compare it with; any function of it is then a case split over
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -679,6 +680,8 @@ def _num(value: Any, ctx: z3.Context) -> Any:
         return z3.IntVal(int(value), ctx)
     if isinstance(value, int):
         return z3.IntVal(value, ctx)
+    if not math.isfinite(value):
+        raise Unsupported(f"the value {value!r}, which no real number is")
     return z3.RealVal(repr(float(value)) if abs(value) < 1e15 else int(value), ctx)
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -28,6 +29,7 @@ from typing import Any, Callable
 from flaglint.core.findings import Finding, InputError
 from flaglint.core.location import Location
 from flaglint.core.omegaconf_yaml import cli_loader, load_document
+from flaglint.core.reading import CONFIG_FILE, TooLarge, Unreadable, read_text
 from flaglint.rules.ruleset import built_in
 from flaglint.tunix.pins import BaseKey, TunixPin, nested_defaults, value_kind
 
@@ -223,9 +225,14 @@ def _find_base(pin: TunixPin, argument: str, search: tuple[Path, ...]) -> tuple[
 
 
 def _read(path: Path) -> str | None:
+    """The file's text; None where there is none to read (a file too large to read is refused)."""
+    if not os.path.isfile(path):
+        return None
     try:
-        return path.read_text(encoding="utf-8") if path.is_file() else None
-    except (OSError, UnicodeDecodeError):
+        return read_text(path, CONFIG_FILE)
+    except TooLarge:
+        raise
+    except Unreadable:  # not UTF-8, or gone since the look: Tunix cannot read it either
         return None
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import cache_root
 from flaglint.core.findings import InputError
+from flaglint.core.reading import PIN_FILE, RULE_FILE, Unreadable, read_text
 from flaglint.rules.expr import Node, parse
 from flaglint.rules.ruleset import Rule, load_rule_file
 
@@ -157,14 +158,14 @@ def canonical_tunix_pin(pin: str) -> str:
 def load_tunix_pin(pin: str | None = None) -> TunixPin:
     name = canonical_tunix_pin(pin or default_tunix_pin())
     if name in bundled_tunix_pins():
-        data = json.loads((data_dir("schemas") / f"{name}.json").read_text(encoding="utf-8"))
+        data = json.loads(read_text(data_dir("schemas") / f"{name}.json", PIN_FILE))
         return pin_from_data(name, data, data_dir("rules") / "tunix" / data["version"], f"bundled (schemas/{name}.json)")
     entry = tunix_store() / name
     try:
-        data = json.loads((entry / SCHEMA_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise InputError(f"{entry / SCHEMA_FILE}: damaged Tunix pin ({err}); import it again") from None
-    return pin_from_data(name, data, entry / RULES_DIR, f"user store ({entry}): {data['source']}")
+        data = json.loads(read_text(entry / SCHEMA_FILE, PIN_FILE))
+        return pin_from_data(name, data, entry / RULES_DIR, f"user store ({entry}): {data['source']}")
+    except (Unreadable, ValueError, KeyError, TypeError, AttributeError) as err:  # a file written by hand, or cut short
+        raise InputError(f"{entry / SCHEMA_FILE}: damaged Tunix pin ({type(err).__name__}: {err}); import it again") from None
 
 
 def pin_from_data(name: str, data: dict[str, Any], rules_dir: Path, origin: str) -> TunixPin:
@@ -188,7 +189,7 @@ def _unexpressible(path: Path) -> tuple[Unexpressible, ...]:
         return ()
     import yaml  # noqa: PLC0415 yaml: only when a Tunix pin is loaded
 
-    entries = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("unexpressible") or []
+    entries = (yaml.safe_load(read_text(path, RULE_FILE)) or {}).get("unexpressible") or []
     return tuple(Unexpressible(e["id"], e["site"], e["stage"], e["reason"], parse(e["when"]) if e.get("when") else None)
                  for e in entries)
 

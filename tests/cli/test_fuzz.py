@@ -124,4 +124,4 @@ def test_files_of_ten_megabytes_end_in_a_verdict(tmp_path):
     script.write_text("".join(f'export GENERATED_{i:06d}="value-{i:06d}-padding-padding-padding"\n' for i in range(158_000)))
     assert script.stat().st_size > 9_000_000
     ran = run_flaglint("lint", str(script))
-    assert ran.returncode == 2 and "up to 512 KiB" in ran.stderr
+    assert ran.returncode == 2 and "over the 512 KiB flaglint reads of a recipe script" in ran.stderr

@@ -307,6 +307,31 @@ def test_a_half_written_entry_is_one_line(tmp_path):
     assert other.exit_code == 1 and "(defined at maxtext-0.2.4, maxtext-0.2.5" in other.output
 
 
+@pytest.mark.parametrize("schema, problem", [
+    ("[]", "the file: Input should be a valid dictionary"),
+    ('{"keys": {}, "source": "x"}', "version: Field required"),
+    ('{"version": 1, "keys": {}, "source": "x"}', "version: Input should be a valid string"),
+    ('{"version": "0.2.5", "source": "x", "keys": {"steps": 1}}', "keys.steps: Input should be a valid dictionary"),
+])
+def test_a_damaged_schema_file_is_one_line(tmp_path, schema, problem):
+    make_tree(tmp_path / "maxtext")
+    assert flaglint("schema", "import", str(tmp_path / "maxtext")).exit_code == 0
+    (tmp_path / "xdg" / "flaglint" / "pins" / COMMIT / "schema.json").write_text(schema)
+    done = flaglint("check", "--pin", COMMIT[:8], "x=1")
+    assert done.exit_code == 2 and len(done.output.strip().splitlines()) == 1, done.output
+    assert "damaged pin store entry" in done.output and problem in done.output, done.output
+
+
+@pytest.mark.parametrize("index", ["[]", '{"version": "0.2.9", "files": {"base.yml": 1}}', "{"])
+def test_a_damaged_index_of_configs_is_one_line(tmp_path, index):
+    make_tree(tmp_path / "maxtext")
+    assert flaglint("schema", "import", str(tmp_path / "maxtext")).exit_code == 0
+    (tmp_path / "xdg" / "flaglint" / "pins" / COMMIT / "configs.json").write_text(index)
+    done = flaglint("check", "--pin", COMMIT[:8], "x=1")
+    assert done.exit_code == 2 and len(done.output.strip().splitlines()) == 1, done.output
+    assert "configs.json: damaged index of configs" in done.output
+
+
 def test_an_interrupted_write_leaves_no_entry(tmp_path):
     root = tmp_path / "store"
 

@@ -7,6 +7,7 @@ each word whole, the .yml its base_config chain. One argument alone is a MAXTEXT
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,9 +24,9 @@ def check_sources(args: tuple[str, ...], version: str | Path) -> list[FlagSource
     index = load_index(version)
     suffix = index.config_suffix if index is not None else CONFIG_SUFFIX
     first = args[0] if args else ""
-    if suffix is None and first and "=" not in first and (first.endswith((CONFIG_SUFFIX, ".yaml")) or Path(first).is_file()):
+    if suffix is None and first and "=" not in first and (first.endswith((CONFIG_SUFFIX, ".yaml")) or os.path.isfile(first)):
         return [config_source(first, args[1:], version)]
-    if suffix is not None and first.endswith(".yaml") and Path(first).is_file():
+    if suffix is not None and first.endswith(".yaml") and os.path.isfile(first):
         release = f"MaxText {index.version}" if index is not None else "MaxText"
         raise InputError(f"{first}: {release} takes its first argument as the config file only when the name ends in "
                          f"{suffix} (it would read this one as an undefined key); rename it")

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Mapping, Union
 
 from flaglint.core.edits import Applicability, Edit
-from flaglint.core.findings import Finding, Fix, InputError, Result
+from flaglint.core.findings import Finding, Fix, Result
 from flaglint.core.location import Location
+from flaglint.core.reading import MANIFEST, read_text
 from flaglint.fix.files import text_edits
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.commands import check_command, config_path, not_checked
@@ -27,7 +28,7 @@ from flaglint.maxtext.launch import MAXTEXT_LAUNCHES, is_key_variable, recognise
 from flaglint.maxtext.tpu import slice_devices
 from flaglint.pins.pins import DEFAULT_PIN
 from flaglint.read.argv import argv_source, quoted_origins
-from flaglint.read.flags import FlagSource, decode
+from flaglint.read.flags import FlagSource
 from flaglint.render.bash.builtins import shell_operand
 from flaglint.render.bash.compiler import Command
 from flaglint.render.bash.machine import SHELLS, Interp
@@ -430,10 +431,7 @@ def _manifest_text(path_or_text: Union[str, os.PathLike]) -> tuple[str, str]:
     one_line = isinstance(path_or_text, str) and "\n" not in path_or_text
     if isinstance(path_or_text, os.PathLike) or (one_line and (_is_file(path_or_text) or path_or_text.endswith((".yaml", ".yml")))):
         path = os.fspath(path_or_text)
-        try:
-            return decode(Path(path).read_bytes(), path), path
-        except OSError as err:
-            raise InputError(f"{path}: cannot read ({err.strerror})") from None
+        return read_text(path, MANIFEST), path
     return str(path_or_text), _MANIFEST
 
 

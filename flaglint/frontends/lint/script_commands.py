@@ -11,6 +11,7 @@ from pathlib import Path
 
 from flaglint.core.findings import Finding, Fix, InputError
 from flaglint.core.location import Location
+from flaglint.core.reading import SCRIPT, Unreadable, read_file, read_text
 from flaglint.fix.command_lines import command_fix
 from flaglint.frontends.checker import Checker, refused_keys
 from flaglint.frontends.commands import (
@@ -158,7 +159,7 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
     found = list(unverified.values()) + with_witnesses(seen, exploration, script, text)
     fix = None
     if max_fixes:
-        data = text if text is not None else script.read_bytes()
+        data = text if text is not None else read_file(script, SCRIPT)
         fix = next((f for line in list(to_fix.values())[:FIX_TRIES]
                     if (f := _fix_line(line, script, data, checker, index, max_fixes)) is not None), None)
     return CommandsChecked(found, notes, checked, fix)
@@ -205,8 +206,8 @@ def _unset_inputs_at(location: Location | None, path: ExploredPath, inputs: dict
     if location is None or location.file is None or location.end_line is not None:
         return []
     try:
-        text = Path(location.file).read_text(encoding="utf-8").splitlines()[location.line - 1]
-    except (OSError, UnicodeDecodeError, IndexError):
+        text = read_text(location.file, SCRIPT).splitlines()[location.line - 1]
+    except (Unreadable, IndexError):
         return []
     word = re.match(r"\S*", text[location.column - 1:]).group()  # the word as written, with its expansions
     return [name for name in _EXPANSION.findall(word)

@@ -14,6 +14,7 @@ from typing import Mapping, Sequence
 from flaglint.core.edits import Applicability, Edit
 from flaglint.core.findings import Finding, Fix, Result
 from flaglint.core.location import Location
+from flaglint.core.reading import SCRIPT, Unreadable, read_file, read_text
 from flaglint.frontends.checker import Checker, refused_keys
 from flaglint.frontends.lint.launch_parts import (
     COMBINATION_CAP,
@@ -36,7 +37,7 @@ from flaglint.frontends.lint.witnesses import (
 )
 from flaglint.maxtext.pyconfig import HF_TOKEN_VARIABLE
 from flaglint.maxtext.values import format_value
-from flaglint.read.flags import FlagSource, decode
+from flaglint.read.flags import FlagSource
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
 from flaglint.render.bash.path_conditions import PathConditions
 from flaglint.render.bash.types import Rendering, ScriptError, TooDeep, Value
@@ -114,7 +115,7 @@ def _override(value: Value, edit_end: int, token_text: str, anchor: int | None, 
 
 def _script_bytes(check: ScriptCheck, file: str) -> bytes:
     """The bytes of the script checked (as given, for stdin) or of a file it sources."""
-    return check.text.encode("utf-8") if file == str(check.path) else Path(file).read_bytes()
+    return check.text.encode("utf-8") if file == str(check.path) else read_file(file, SCRIPT)
 
 
 def _file_edits(value: Value, fix: Fix, check: ScriptCheck, anchor: int | None) -> list[Edit] | None:
@@ -189,10 +190,10 @@ def check_script(
     `tunix_pin`: the Tunix its `python -m tunix.cli.…` command lines run (None: the newest bundled)."""
     given = None if text is None else text.encode("utf-8")
     try:
-        text = decode(path.read_bytes(), str(path)) if given is None else text
-    except OSError as err:
+        text = read_text(path, SCRIPT) if given is None else text
+    except Unreadable as err:
         text = ""
-        return ScriptCheck(path, text, Result(checker.pin.pin, [built_in("FL010", (), Location(str(path), 1, 1, end_column=1), variant="unreadable", path=path, reason=err.strerror)]))
+        return ScriptCheck(path, text, Result(checker.pin.pin, [built_in("FL010", (), Location(str(path), 1, 1, end_column=1), variant="unreadable", path=path, reason=err.reason)]))
     result = Result(pin=checker.pin.pin)
     check = ScriptCheck(path, text, result, given)
     try:

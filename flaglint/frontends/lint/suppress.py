@@ -12,6 +12,7 @@ from pathlib import Path
 
 from flaglint.core.findings import Finding
 from flaglint.core.location import Location
+from flaglint.core.reading import SCRIPT, Unreadable, read_text
 from flaglint.rules.ruleset import built_in
 
 _DIRECTIVE = re.compile(r"#\s*flaglint:\s*disable=([A-Za-z0-9_,]+)(?:\s+reason=\"([^\"]*)\")?")
@@ -84,7 +85,7 @@ def apply_suppressions(path: Path, findings: list[Finding], suppressions: list[S
 
 def _read_other(file: Path) -> list[Suppression]:
     try:
-        text = file.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_text(file, SCRIPT)
+    except Unreadable:
         return []  # the evaluator has already said what it could not read
     return read_suppressions(file, text)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 
-from flaglint.render.bash.arithmetic import parse_arith_text
 from flaglint.render.bash.compiler import Command
 from flaglint.render.bash.state import State
 from flaglint.render.bash.types import Value
@@ -256,7 +255,7 @@ class Builtins:
     def b_let(self, ins, st, fields, args) -> None:
         result = 0
         for a in args:
-            result = self.arith(parse_arith_text(a), st, ins.line)
+            result = self.arith_text(a, st, ins.line)
         st.status = 0 if result else 1
         st.pc += 1
 

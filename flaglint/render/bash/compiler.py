@@ -6,11 +6,11 @@ the path explorer can fork it at a branch instead of re-running the script from 
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from flaglint.core.reading import SCRIPT, Unreadable, read_file, regular_file
 from flaglint.render.bash.arithmetic import ArithError, ArithTooDeep
 from flaglint.render.bash.depth import check_depth
 from flaglint.render.bash.lexer import (
@@ -1008,11 +1008,6 @@ class CompiledFile:
     facts: FileFacts
 
 
-# Recipe scripts are kilobytes; a script past this is not a recipe, and evaluating it statically
-# costs about 11 s a MiB (every character carries its origin), so a run stays in seconds. A
-# script, and every file it sources or runs, is read up to this size.
-MAX_SCRIPT_BYTES = 512 * 2**10
-
 _cache: dict[tuple, CompiledFile] = {}
 
 
@@ -1052,15 +1047,14 @@ def _readable(data: bytes) -> bytes:
 def compile_file(path: str) -> CompiledFile:
     """Parse and compile a script (cached on path, size and modification time)."""
     try:
-        st = os.stat(path)
+        st = regular_file(path, SCRIPT)
         key = (path, st.st_mtime_ns, st.st_size)
         found = _cache.get(key)
         if found is not None:
             return found
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise ScriptError(path, 0, f"cannot read: {e.strerror}") from None
+        data = read_file(path, SCRIPT)
+    except Unreadable as err:
+        raise ScriptError(path, 0, err.reason) from None
     compiled = compile_text(path, data)
     _cache[key] = compiled
     return compiled

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 
-from flaglint.render.bash.arithmetic import parse_arith_text
 from flaglint.render.bash.expansion import glob_pieces
 from flaglint.render.bash.lexer import compile_glob
 from flaglint.render.bash.state import State
@@ -76,8 +75,8 @@ class Conditions:
             return 0 if left > right else 1
         if op in ("-eq", "-ne", "-gt", "-ge", "-lt", "-le"):
             if double:
-                a = self.arith(parse_arith_text(left.strip() or "0"), st, line)
-                b = self.arith(parse_arith_text(right.strip() or "0"), st, line)
+                a = self.arith_text(left.strip() or "0", st, line)
+                b = self.arith_text(right.strip() or "0", st, line)
             else:
                 if not re.fullmatch(r"\s*[-+]?[0-9]+\s*", left) or not re.fullmatch(r"\s*[-+]?[0-9]+\s*", right):
                     return 2  # [ ]: integer expression expected

@@ -351,6 +351,16 @@ class Expansion:
             self.note(st, line, f"arithmetic error: {e}")
             return 0
 
+    def arith_text(self, text: str, st: State, line: int) -> int:
+        """An expression known only when the path runs (`let "$x"`, an index, a test's operand):
+        bash parses it then, and a malformed one is an error of that command, as one that fails."""
+        try:
+            expr = parse_arith_text(text)
+        except ArithError as e:
+            self.note(st, line, f"arithmetic error: {e}")
+            return 0
+        return self.arith(expr, st, line)
+
     def positional(self, st: State) -> tuple:
         """The positional parameters, each a Value or the FromInput of a script argument not read yet;
         for a script whose arguments are not given, the path decides how many there are (`$#`)."""
@@ -425,7 +435,7 @@ class Expansion:
             if name == "BASH_SOURCE":
                 val = Value(st.code.src.path, [None] * len(st.code.src.path))
             else:
-                i = self.arith(parse_arith_text(self.value(p.index, st).text or "0"), st, p.line) \
+                i = self.arith_text(self.value(p.index, st).text or "0", st, p.line) \
                     if isinstance(p.index, Word) else 0
                 elems = val if isinstance(val, list) else ([val] if val is not None else [])
                 val = elems[i] if -len(elems) <= i < len(elems) else None
@@ -436,11 +446,11 @@ class Expansion:
     def _elements(self, p: Param, elems: list, st: State) -> list:
         """`${@:offset:length}`, `${a[@]:offset:length}`: the elements from offset (from the end when
         negative), `length` of them (a negative length is an error in bash: none)."""
-        offset = self.arith(parse_arith_text(self.value(p.arg, st).text or "0"), st, p.line)
+        offset = self.arith_text(self.value(p.arg, st).text or "0", st, p.line)
         offset = max(0, len(elems) + offset) if offset < 0 else offset
         if p.arg2 is None:
             return elems[offset:]
-        length = self.arith(parse_arith_text(self.value(p.arg2, st).text or "0"), st, p.line)
+        length = self.arith_text(self.value(p.arg2, st).text or "0", st, p.line)
         return elems[offset:offset + length] if length >= 0 else []
 
     def _array_segments(self, p: Param, elems: list, kind: str, st: State) -> list:
@@ -525,12 +535,12 @@ class Expansion:
             new = conv(text) if len(op) == 2 else (conv(text[:1]) + text[1:])
             return [(new, origins, q, val.opaque)]
         if op == ":":
-            offset = self.arith(parse_arith_text(self.value(p.arg, st).text or "0"), st, p.line)
+            offset = self.arith_text(self.value(p.arg, st).text or "0", st, p.line)
             if offset < 0:
                 offset = max(0, len(text) + offset)
             end = len(text)
             if p.arg2 is not None:
-                length = self.arith(parse_arith_text(self.value(p.arg2, st).text or "0"), st, p.line)
+                length = self.arith_text(self.value(p.arg2, st).text or "0", st, p.line)
                 end = offset + length if length >= 0 else len(text) + length
             return [(text[offset:end], origins[offset:end], q, val.opaque)]
         self.note(st, p.line, f"unsupported expansion operator {op}")

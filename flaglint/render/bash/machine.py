@@ -6,10 +6,9 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from flaglint.render.bash.arithmetic import parse_arith_text
+from flaglint.core.reading import SCRIPT, Unreadable, names_a_file, regular_file
 from flaglint.render.bash.builtins import BUILTINS, Builtins, shell_operand
 from flaglint.render.bash.compiler import (
-    MAX_SCRIPT_BYTES,
     ArithCmd,
     Assign,
     Branch,
@@ -61,6 +60,7 @@ from flaglint.render.bash.types import (
 
 UNSET = None  # a scope entry that is declared but unset
 STEP_LIMIT = 200_000
+ARRAY_INDEX_LIMIT = 2**16  # arrays are held whole; a recipe indexes a few elements
 SHELLS = ("bash", "sh")
 NESTING_LIMIT = 8  # how deep one file may run inside itself (a sourced file that sources itself, guarded)
 
@@ -436,7 +436,19 @@ class Interp(Expansion, Conditions, Builtins):
             value = self.value(ins.value, st)
             old = self.lookup(st, ins.name)
             elems = list(old) if isinstance(old, list) else ([old] if old is not None else [])
-            i = self.arith(parse_arith_text(self.value(ins.index, st).text or "0"), st, ins.line)
+            i = self.arith_text(self.value(ins.index, st).text or "0", st, ins.line)
+            i = i + len(elems) if i < 0 else i  # bash counts a negative index from the end
+            if i < 0:
+                self.note(st, ins.line, f"{ins.name}[{i - len(elems)}]: bad array subscript")
+                st.status = 1
+                st.pc += 1
+                return
+            if i >= ARRAY_INDEX_LIMIT:
+                st.unbounded = Note(st.code.src.path, ins.line, f"{ins.name}[{i}] at line {ins.line} is past the"
+                                    f" {ARRAY_INDEX_LIMIT:,} array elements flaglint follows; the rest of the script is not evaluated")
+                st.notes = st.notes + (st.unbounded,)
+                st.done = True
+                return
             elems.extend([None] * (i + 1 - len(elems)))
             if ins.append and elems[i] is not None:
                 value = join_segments([segment(elems[i], True), segment(value, True)])
@@ -683,7 +695,7 @@ class Interp(Expansion, Conditions, Builtins):
         if not path:
             return None
         if os.path.isabs(path):
-            return path if os.path.isfile(path) else None
+            return path if names_a_file(path) else None
         # As bash does: from the working directory; then, for a recipe run from its own directory
         # or from the repository root, from the file's directory and the root.
         bases = [os.getcwd(), os.path.dirname(os.path.abspath(st.code.src.path))]
@@ -691,7 +703,7 @@ class Interp(Expansion, Conditions, Builtins):
             bases.append(self.repo_root)
         for base in bases:
             candidate = os.path.normpath(os.path.join(base, path))
-            if os.path.isfile(candidate):
+            if names_a_file(candidate):
                 return candidate
         return None
 
@@ -705,8 +717,8 @@ class Interp(Expansion, Conditions, Builtins):
         elif resolved is None:
             glob = any(c in name for c in "*?[")
             reason = f"the {what} {name!r} is {'a glob: the files it names are not known here' if glob else 'not found'}"
-        elif (size := os.path.getsize(resolved)) > MAX_SCRIPT_BYTES:
-            reason = f"the {what} {name!r} is {size:,} bytes, over the {MAX_SCRIPT_BYTES // 2**10} KiB flaglint reads of a script"
+        elif (refused := _unreadable(resolved)) is not None:
+            reason = f"the {what} {name!r}: {refused}"
         elif self._running(st, resolved) >= NESTING_LIMIT:
             reason = f"the {what} {name!r} runs inside itself {NESTING_LIMIT} levels deep (it sources or runs itself, directly or through other files)"
         else:
@@ -787,3 +799,12 @@ _DISPATCH = {
     Subshell: Interp.i_subshell, Unset: Interp.i_unset, Assign: Interp.i_assign, Command: Interp.i_command,
     PipeStage: Interp.i_pipestage, PipeEnd: Interp.i_pipeend,
 }
+
+
+def _unreadable(path: str) -> str | None:
+    """Why the script at PATH is not read (not a regular file, over the size limit), or None."""
+    try:
+        regular_file(path, SCRIPT)
+    except Unreadable as err:
+        return err.reason
+    return None

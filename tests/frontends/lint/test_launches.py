@@ -97,15 +97,15 @@ def test_sourced_files_that_cannot_be_followed_are_refused_at_their_line():
 
 
 def test_a_sourced_file_over_the_size_limit_is_refused(tmp_path):
-    from flaglint.render.bash.compiler import MAX_SCRIPT_BYTES
+    from flaglint.core.reading import SCRIPT
 
-    (tmp_path / "big.sh").write_text("# padding\n" * (MAX_SCRIPT_BYTES // 10 + 1))
+    (tmp_path / "big.sh").write_text("# padding\n" * (SCRIPT.limit // 10 + 1))
     script = tmp_path / "run.sh"
     script.write_text("source ./big.sh\npython3 -m maxtext.trainers.pre_train.train src/maxtext/configs/base.yml run_name=r\n")
     (finding,) = check_script(script, Checker()).result.findings
     assert finding.rule == "FL011" and finding.location.line == 1
     size = (tmp_path / "big.sh").stat().st_size
-    assert f"'./big.sh' is {size:,} bytes, over the 512 KiB flaglint reads of a script" in finding.message
+    assert f"'./big.sh': {size:,} bytes, over the 512 KiB flaglint reads of a recipe script" in finding.message
 
 
 def test_a_command_string_that_is_not_known_is_refused(tmp_path):
