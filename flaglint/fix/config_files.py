@@ -36,7 +36,9 @@ def config_fix(config: Config, result: Result, fix: Fix | None) -> Fix | None:
     edits of argv's characters and byte edits of the files; None when there is nothing to do.
 
     A refused value is removed whether or not a fix was chosen, as every fix drops a refused token
-    (MaxText does not start with it): the edits have `fix`'s applicability, or are SAFE without one."""
+    (MaxText does not start with it). What comes back in its place (a parent's value, the default)
+    is a value the user did not choose, so a fix that removes one is unsafe; otherwise it has
+    `fix`'s applicability."""
     files: dict[str, dict[str, Any]] = {}  # file -> key -> new value or REMOVE
     changes = list(fix.changes) if fix else []
     argv_edits = []
@@ -58,7 +60,8 @@ def config_fix(config: Config, result: Result, fix: Fix | None) -> Fix | None:
                 changes.append(Change(key, setting.value if setting is not None and setting.file == where.file else None, None))
     if fix is None and not files:
         return None
-    applicability = fix.applicability if fix else Applicability.SAFE
+    removes_refused = len(changes) > len(fix.changes if fix else [])
+    applicability = Applicability.UNSAFE if removes_refused else fix.applicability
     argv = config.source.text
     flags = apply_edits(argv, argv_edits)
     edits = [*_edits_making(argv, flags), *(edit for edit in argv_edits if not edit.written)]

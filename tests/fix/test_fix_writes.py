@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import json
 import os
 import struct
 import subprocess
@@ -144,3 +145,39 @@ def test_a_write_keeps_the_acl(tmp_path):
     assert invoke("check", "--fix", "-f", str(flags)).returncode == 0
     assert flags.read_text() == "log_period=10\n"
     assert os.getxattr(flags, "system.posix_acl_access") == acl and os.stat(flags).st_mode & 0o777 == mode
+
+
+def test_a_finding_left_out_with_ignore_gets_no_fix():
+    flags = "stray bogus=1 log_period=10"
+    ran = invoke("check", "--ignore", "FL004", "--fix", flags)
+    assert ran.stdout.strip() == flags and ran.returncode == 1  # FL001 stays: its only fix also drops bogus=1
+    payload = json.loads(invoke("check", "--ignore", "FL004", "--format", "json", flags).stdout)
+    assert [f["rule"] for f in payload["findings"]] == ["FL001"] and payload["fixes"] == []
+    assert "a fix is not offered: it would change what the suppressed FL004 at line 1 is about" in payload["notes"]
+    assert invoke("check", "--ignore", "FL001,FL004", "--fix", flags).stdout.strip() == flags
+
+
+def test_a_finding_a_script_suppresses_gets_no_fix(tmp_path):
+    script = tmp_path / "r.sh"
+    text = ('#!/usr/bin/env bash\n'
+            '# flaglint: disable=FL004 reason="read by our own launcher"\n'
+            'export MAXTEXT_EXTRA_FLAGS="our_launcher_key=1 stray log_period=10"\n')
+    script.write_text(text)
+    ran = invoke("lint", "--fix", "--unsafe-fixes", "--format", "json", str(script))
+    payload = json.loads(ran.stdout)
+    assert script.read_text() == text, ran.stdout  # the only fix of FL001 (stray) also drops our_launcher_key=1
+    assert [f["rule"] for f in payload["findings"]] == ["FL001"] and payload["fixes"] == []
+    assert "a fix is not offered: it would change what the suppressed FL004 at line 3 is about" in payload["notes"]
+
+
+def test_check_config_fix_applies_what_the_report_lists(tmp_path):
+    config = tmp_path / "run.yml"
+    config.write_text('base_config: "base.yml"\nlog_period: 1.5\nsteps: 10\n')
+    (fix,) = json.loads(invoke("check", str(config), "--format", "json").stdout)["fixes"]
+    # Removing the refused value brings back base.yml's period, a value the user did not choose: unsafe.
+    assert not fix["safe"] and [(e["line"], e["old"], e["new"]) for e in fix["edits"]] == [(2, "log_period: 1.5", "")]
+    held = invoke("check", str(config), "--fix", "--format", "json")
+    assert held.returncode == 1 and "applied" not in json.loads(held.stdout) and "log_period: 1.5" in config.read_text()
+    applied = json.loads(invoke("check", str(config), "--fix", "--unsafe-fixes", "--format", "json").stdout)["applied"]
+    assert [(e["old"], e["new"]) for e in applied[0]["edits"]] == [("log_period: 1.5", "")]
+    assert config.read_text() == 'base_config: "base.yml"\nsteps: 10\n'
