@@ -32,7 +32,7 @@ from flaglint.render.bash.builtins import shell_operand
 from flaglint.render.bash.compiler import Command
 from flaglint.render.bash.machine import SHELLS, Interp
 from flaglint.render.bash.types import ScriptError, Value
-from flaglint.render.manifest import Container, Scalar, read_manifest
+from flaglint.render.manifest import Container, Scalar, Unread, read_manifest
 from flaglint.report import Checked
 from flaglint.resolve.topology import DeviceCount
 from flaglint.rules.ruleset import built_in
@@ -117,9 +117,11 @@ def find_launches(container: Container, file: str, allow_unverified: bool = Fals
     """The container's launches that carry flags; a bash -c script that cannot be evaluated is FL010."""
     found = _Found()
     schema = load_tunix()
-    for name, line in container.unknown_env.items():
-        if name == launcher().flags or name in schema.variables:
-            found.notes.append(f"{file}:{line}: {container.path}: {name} comes from valueFrom; it is not checked")
+    # Fail closed: a flag whose value is not in the input could be anything.
+    for name, unread in container.unknown_env.items():
+        if name == launcher().flags or name in schema.variables or is_key_variable(name):
+            found.findings.append(_unread(unread, f"{container.path}: {name} is not known here: {unread.reason}", allow_unverified))
+    found.findings.extend(_unread(unread, unread.reason, allow_unverified) for unread in container.unread)
     argv = container.argv
     script = _bash_script(argv)
     if script is not None:
@@ -135,6 +137,12 @@ def find_launches(container: Container, file: str, allow_unverified: bool = Fals
     if own:
         found.launches = own
     return found
+
+
+def _unread(unread: Unread, reason: str, allow_unverified: bool) -> Finding:
+    where = unread.location
+    return built_in("FL011", (), replace(where, end_column=where.end_column or where.column + 1), allow_unverified=allow_unverified,
+                    reason=reason)
 
 
 def _bash_script(argv: list[Scalar]) -> Scalar | None:
@@ -469,6 +477,11 @@ def check_manifest_text(text: str, label: str, *, checker: Checker, env: Mapping
     manifest = read_manifest(text, label)
     checked: list[Checked] = []
     notes = list(manifest.notes)
+    unread = [_unread(item, item.reason, allow_unverified) for item in manifest.unread]
+    if not manifest.containers and not manifest.unread:
+        # Fail closed: a gate that read no workload has checked nothing, whatever the file holds.
+        unread.append(_unread(Unread(Location(label, 1, 1), ""), "the input holds no workload (a JobSet, Job, Pod, Deployment, "
+                              "StatefulSet, …, also in a kind: List): nothing was checked", allow_unverified))
     for container in manifest.containers:
         found = find_launches(container, label, allow_unverified)
         notes.extend(found.notes)
@@ -480,9 +493,8 @@ def check_manifest_text(text: str, label: str, *, checker: Checker, env: Mapping
         checked.extend(Checked(label, text, result) for result in results)
     if not checked:
         checked.append(Checked(label, text, Result(pin=checker.pin.pin)))
-        if not manifest.containers and not manifest.notes:
-            notes.append(f"{label}: no JobSet in this manifest")
-        elif manifest.containers:
+        if manifest.containers:
             notes.append(f"{label}: no container carries MaxText or Tunix flags")
+    checked[0].result.findings[:0] = unread
     checked[0].result.notes[:0] = notes
     return checked
