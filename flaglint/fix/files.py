@@ -87,7 +87,7 @@ def apply_file_edits(edits: list[Edit], unsafe: bool, checked_texts: dict[str, s
 def read_for_write(path: Path, limit: int | None = None) -> bytes:
     """A regular file's bytes (at most `limit` and one more); anything else is refused, as it cannot be rewritten."""
     try:
-        with path.open("rb") as handle:
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:  # a FIFO does not wait for a writer
             if not _regular(handle.fileno()):
                 raise InputError(f"{path}: not a regular file; a fix is written only to one")
             return handle.read() if limit is None else handle.read(limit + 1)

@@ -19,6 +19,7 @@ from commandline import REPO
 from commandline import run_flaglint as invoke
 
 from flaglint.core.edits import Edit
+from flaglint.core.findings import InputError
 from flaglint.fix.files import FileChanged, apply_file_edits, write_if_unchanged
 
 
@@ -181,3 +182,11 @@ def test_check_config_fix_applies_what_the_report_lists(tmp_path):
     applied = json.loads(invoke("check", str(config), "--fix", "--unsafe-fixes", "--format", "json").stdout)["applied"]
     assert [(e["old"], e["new"]) for e in applied[0]["edits"]] == [("log_period: 1.5", "")]
     assert config.read_text() == 'base_config: "base.yml"\nsteps: 10\n'
+
+
+def test_a_fix_is_never_written_through_something_that_is_not_a_regular_file(tmp_path):
+    fifo = tmp_path / "flags.fifo"
+    os.mkfifo(fifo)
+    edit = Edit.in_bytes(b"stray log_period=10\n", 0, 6, "", str(fifo))
+    with pytest.raises(InputError, match="flags.fifo: not a regular file"):
+        apply_file_edits([edit], False)  # returns at once: nothing waits for a writer
