@@ -11,8 +11,12 @@ from flaglint.core.location import Location
 
 def withhold_fixes_of(result: Result, suppressed: list[Finding]) -> None:
     """Take out of `result` every fix that edits a suppressed finding's span, or changes a key only
-    suppressed findings are about; a note says which, and why."""
+    suppressed findings are about; a note says which, and why, where a reported finding is left
+    without it (with none reported, no fix is offered at all)."""
     if not suppressed or not result.fixes:
+        return
+    if not result.findings:
+        result.fixes = []
         return
     reported_keys = {key for finding in result.findings for key in finding.keys}
     kept = []
