@@ -10,6 +10,8 @@ import json
 
 import pytest
 from commandline import run_flaglint as invoke
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.gate.manifests import check_manifest
@@ -145,3 +147,27 @@ def test_gate_json_names_what_was_not_checked(tmp_path):
     (finding,) = json.loads(ran.stdout)["findings"]
     assert ran.returncode == 1 and finding["rule"] == "FL011"
     assert finding["message"].endswith("w/main: envFrom ConfigMap absent, which is not in this input: the variables it sets are not checked")
+
+
+def _as_list_item(document: str) -> str:
+    return "".join(("- " if number == 0 else "  ") + line + "\n" for number, line in enumerate(document.splitlines()))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(list(_WORKLOADS)), st.booleans(), st.booleans()), min_size=1, max_size=4),
+       st.booleans())
+def test_every_workload_of_any_input_is_checked_once(workloads, in_one_list):
+    """Each workload, wherever it is (its own document, a List's item, a List of its own), from a
+    value written in it or from a ConfigMap of the input, gives its one finding."""
+    documents, listed = [], []
+    for number, (kind, from_config_map, in_list) in enumerate(workloads):
+        text = _WORKLOADS[kind].replace("metadata: {name: w}", f"metadata: {{name: w{number}}}")
+        if from_config_map:
+            env = f"[{{name: MAXTEXT_EXTRA_FLAGS, valueFrom: {{configMapKeyRef: {{name: flags{number}, key: extra}}}}}}]"
+            text = text.replace(f"env: [{{name: MAXTEXT_EXTRA_FLAGS, value: \"{BAD}\"}}]", f"env: {env}")
+            documents.append(_CONFIG_MAP.replace("name: flags", f"name: flags{number}"))
+        (listed if in_list and in_one_list else documents).append(text)
+    if listed:
+        documents.append("apiVersion: v1\nkind: List\nitems:\n" + "".join(_as_list_item(text) for text in listed))
+    checked = check_manifest("---\n".join(documents), checker=_CHECKER, fix=False)
+    assert sorted(f.rule for item in checked for f in item.result.findings) == ["FL004"] * len(workloads)
