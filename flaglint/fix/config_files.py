@@ -67,7 +67,12 @@ def config_fix(config: Config, result: Result, fix: Fix | None) -> Fix | None:
     edits = [*_edits_making(argv, flags), *(edit for edit in argv_edits if not edit.written)]
     for file, keys in files.items():
         text = read_text_file(file)
-        edits += text_edits(file, text, yaml_edits(text, keys, file), applicability, bom_length(file))
+        made = yaml_edits(text, keys, file)
+        if made is None:  # a config written as one flow mapping: a person edits it
+            edits += [Edit(None, "", f"in {file}, " + (f"remove {key}" if value is REMOVE else f"set {key}: {_rendered(value, None)}"),
+                           Applicability.BY_HAND) for key, value in keys.items()]
+        else:
+            edits += text_edits(file, text, made, applicability, bom_length(file))
     return Fix(changes, flags, applicability, edits)
 
 
@@ -90,24 +95,27 @@ def _edits_making(text: str, new: str) -> list[Edit]:
     return edits
 
 
-def yaml_edits(text: str, changes: dict[str, Any], name: str) -> list[Edit]:
+def yaml_edits(text: str, changes: dict[str, Any], name: str) -> list[Edit] | None:
     """Edits of a YAML config's text that set each top-level key to its new value, or remove it
     (REMOVE): a value's own characters are replaced (its anchor and the comment after it stay), a
     removed key's lines go with their line break, and a key the file does not set is added as a
-    last line. Every other character stays, CRLF line breaks and a missing final newline included."""
+    last line. Every other character stays, CRLF line breaks and a missing final newline included.
+    None when the config is not a block mapping (`{steps: 10}`), whose edits are left to a person."""
     import yaml  # noqa: PLC0415 yaml: only when a config file is fixed
 
     try:
-        entries = _top_level_entries(text, name)
+        entries = _top_level_entries(text)
     except yaml.YAMLError as err:
         raise InputError(f"{name}: cannot edit: {str(err).splitlines()[0]}") from None
+    if entries is None:
+        return None
     newline = "\r\n" if "\r\n" in text[: text.find("\n") + 1] else "\n"
-    removed = [entry for entry in entries if changes.get(entry.key, entries) is REMOVE]
+    removed = [entry for entry in entries if changes.get(entry.key) is REMOVE]
     edits = [Edit.in_text(text, start, end, "") for start, end in _removals(text, removed, entries)]
     for key, value in changes.items():
         found = [entry for entry in entries if entry.key == key]
         if value is REMOVE:
-            continue
+            continue  # removed above, with its neighbours
         if found:
             edits += [Edit.in_text(text, entry.value_start, entry.value_end, _rendered(value, entry)) for entry in found]
         elif not text or text.endswith("\n"):
@@ -130,19 +138,19 @@ class _Entry:
     anchor: str | None
 
 
-def _top_level_entries(text: str, name: str) -> list[_Entry]:
-    """The top-level entries of a config; a config that is not a block mapping is refused."""
+def _top_level_entries(text: str) -> list[_Entry] | None:
+    """The top-level entries of a config; None when it is not a block mapping."""
     import yaml  # noqa: PLC0415 yaml, as above
 
     entries: list[_Entry] = []
     flows: list[bool] = []  # each open collection: whether it is written in flow style
     key: tuple[str | None, int] | None = None  # the key of the entry being read
-    value: list = []  # its value: [start, end, quotes, anchor]
+    value: list = []  # its value: [start, end, style, anchor]
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
         depth = len(flows)
         if isinstance(event, yaml.CollectionStartEvent):
             if depth == 0 and (isinstance(event, yaml.SequenceStartEvent) or event.flow_style):
-                raise InputError(f"{name}:{event.start_mark.line + 1}: cannot edit: the config is not a block mapping of keys")
+                return None
             if depth == 1 and key is not None:
                 value = [event.start_mark.index, event.end_mark.index, None, event.anchor]
             flows.append(bool(event.flow_style))

@@ -143,3 +143,12 @@ def test_an_edit_keeps_every_byte_outside_its_entry_crlf_and_the_final_newline(p
         assert edited.endswith(newline) == text.endswith(newline)
     assert ("\r\n" in edited) <= (newline == "\r\n")
     assert edited.count("\n") == edited.count("\r\n") if newline == "\r\n" else "\r" not in edited
+
+
+def test_a_config_written_as_one_flow_mapping_is_left_to_a_person(tmp_path, flaglint_cli):
+    config = tmp_path / "run.yml"
+    config.write_text('{base_config: "base.yml", log_period: 1.5, steps: 10}\n')
+    proc = flaglint_cli("check", str(config), "--fix", "--unsafe-fixes", "--format", "json")
+    (fix,) = json.loads(proc.stdout)["fixes"]
+    assert proc.returncode == 1 and [e["new"] for e in fix["edits"]] == [f"in {config}, remove log_period"]
+    assert config.read_text() == '{base_config: "base.yml", log_period: 1.5, steps: 10}\n'
