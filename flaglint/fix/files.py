@@ -106,6 +106,8 @@ def write_if_unchanged(path: Path, old: bytes, new: bytes) -> None:
     with target.open("rb") as locked:
         fcntl.flock(locked.fileno(), fcntl.LOCK_EX)  # released when closed; another flaglint run waits its turn
         status = os.fstat(locked.fileno())
+        if os.stat(target).st_ino != status.st_ino:  # replaced while this run waited: the lock is not on the file there now
+            raise FileChanged(str(path))
         if status.st_nlink > 1:
             _check_unchanged(target, old, path)
             _write_in_place(target, new)  # a rename would give this name a new file, apart from its other links
