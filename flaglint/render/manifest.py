@@ -350,14 +350,16 @@ _POD_SPECS = {
 }
 
 
+_Sources = dict[str, dict[str, yaml.Node]]  # the ConfigMaps and Secrets a workload reads: kind -> name -> object
+
+
 @dataclass
 class _Documents:
     """Every object of the input (a `kind: List`'s items too), and the ConfigMaps and Secrets
     among them that a container's env may read."""
 
     objects: list[tuple[yaml.Node, str]] = field(default_factory=list)  # the object, and its name for a note
-    config_maps: dict[str, yaml.Node] = field(default_factory=dict)
-    secrets: dict[str, yaml.Node] = field(default_factory=dict)
+    stores: list[tuple[str, str | None, str, yaml.Node]] = field(default_factory=list)  # kind, namespace, name, object
 
     def add(self, node: yaml.Node, name: str, depth: int = 0) -> None:
         kind = _text(_get(node, "kind")) or ""
@@ -368,10 +370,18 @@ class _Documents:
             return
         self.objects.append((node, name))
         title = _text(_path(node, "metadata", "name"))
-        if title is not None and kind == "ConfigMap":
-            self.config_maps[title] = node
-        elif title is not None and kind == "Secret":
-            self.secrets[title] = node
+        if title is not None and kind in ("ConfigMap", "Secret"):
+            self.stores.append((kind, _text(_path(node, "metadata", "namespace")), title, node))
+
+    def sources(self, workload: yaml.Node) -> _Sources:
+        """The ConfigMaps and Secrets of the workload's namespace (by name alone where either does
+        not say its namespace: it is the one `kubectl apply` is given); a later one of a name wins."""
+        namespace = _text(_path(workload, "metadata", "namespace"))
+        found: _Sources = {"ConfigMap": {}, "Secret": {}}
+        for kind, their_namespace, name, node in self.stores:
+            if namespace is None or their_namespace is None or namespace == their_namespace:
+                found[kind][name] = node
+        return found
 
 
 def read_manifest(text: str, file: str) -> Manifest:
@@ -393,10 +403,11 @@ def read_manifest(text: str, file: str) -> Manifest:
         name = _text(_path(node, "metadata", "name")) or number
         shown = f"{kind or 'an object without kind'} {name}" + (f" ({api})" if api else "")
         if kind == "JobSet" and api in JOBSET_APIS:
-            manifest.containers.extend(_jobset_containers(node, name, source, documents))
+            manifest.containers.extend(_jobset_containers(node, name, source, documents.sources(node)))
         elif (api, kind) in _POD_SPECS:
             pod = _path(node, *_POD_SPECS[api, kind])
-            manifest.containers.extend(_pod_containers(pod, name, _tpu_slice(_get(pod, "nodeSelector"), source), 1, source, documents))
+            tpu_slice = _tpu_slice(_get(pod, "nodeSelector"), source)
+            manifest.containers.extend(_pod_containers(pod, name, tpu_slice, 1, source, documents.sources(node)))
         elif kind == "JobSet" or (kind and any(kind == known for _, known in _POD_SPECS)) or _runs_containers(node):
             manifest.unread.append(Unread(where, f"{shown}: a workload of an API flaglint does not read; its containers are not checked"))
         else:
@@ -421,7 +432,7 @@ def _runs_containers(node: yaml.Node) -> bool:
     return False
 
 
-def _jobset_containers(document: yaml.Node, jobset: str, source: ManifestText, documents: _Documents) -> list[Container]:
+def _jobset_containers(document: yaml.Node, jobset: str, source: ManifestText, sources: _Sources) -> list[Container]:
     jobs = _items(_path(document, "spec", "replicatedJobs"))
     slices = {id(job): _tpu_slice(_path(job, "template", "spec", "template", "spec", "nodeSelector"), source) for job in jobs}
     distinct = {s.text: s for s in slices.values() if s is not None}
@@ -430,16 +441,16 @@ def _jobset_containers(document: yaml.Node, jobset: str, source: ManifestText, d
     for number, job in enumerate(jobs, 1):
         job_name = _text(_get(job, "name")) or f"replicatedJob {number}"
         pod = _path(job, "template", "spec", "template", "spec")
-        out.extend(_pod_containers(pod, f"{jobset}/{job_name}", slices[id(job)] or shared, _replicas(job), source, documents))
+        out.extend(_pod_containers(pod, f"{jobset}/{job_name}", slices[id(job)] or shared, _replicas(job), source, sources))
     return out
 
 
 def _pod_containers(pod: yaml.Node | None, workload: str, tpu_slice: Scalar | None, slices: int | None, source: ManifestText,
-                    documents: _Documents) -> list[Container]:
+                    sources: _Sources) -> list[Container]:
     out = []
     for section in ("initContainers", "containers"):
         for index, node in enumerate(_items(_get(pod, section)), 1):
-            container = _container(node, workload, index, tpu_slice, source, documents)
+            container = _container(node, workload, index, tpu_slice, source, sources)
             container.slices = slices
             out.append(container)
     return out
@@ -463,12 +474,12 @@ def _tpu_slice(selector: yaml.Node | None, source: ManifestText) -> Scalar | Non
 
 
 def _container(node: yaml.Node, workload: str, index: int, tpu_slice: Scalar | None, source: ManifestText,
-               documents: _Documents) -> Container:
+               sources: _Sources) -> Container:
     """A container with its environment as the kubelet builds it: the `envFrom` sources in order
     (a later one wins), then `env` (a later entry wins), each value's `$(NAME)` references expanded."""
     container = Container(workload, _text(_get(node, "name")) or f"container {index}", {}, [], tpu_slice)
     for entry in _items(_get(node, "envFrom")):
-        _env_from(entry, container, source, documents)
+        _env_from(entry, container, source, sources)
     for entry in _items(_get(node, "env")):
         key, value, value_from = _text(_get(entry, "name")), _get(entry, "value"), _get(entry, "valueFrom")
         if key is None:
@@ -478,7 +489,7 @@ def _container(node: yaml.Node, workload: str, index: int, tpu_slice: Scalar | N
             container.env[key] = expand_references(scalar(value, source), container.env)
         elif value_from is not None:
             container.env.pop(key, None)
-            found = _value_from(value_from, source, documents)
+            found = _value_from(value_from, source, sources)
             if isinstance(found, Scalar):
                 container.env[key] = found
             else:
@@ -490,14 +501,14 @@ def _container(node: yaml.Node, workload: str, index: int, tpu_slice: Scalar | N
     return container
 
 
-def _env_from(entry: yaml.Node, container: Container, source: ManifestText, documents: _Documents) -> None:
+def _env_from(entry: yaml.Node, container: Container, source: ManifestText, sources: _Sources) -> None:
     prefix = _text(_get(entry, "prefix")) or ""
-    for field_name, objects, kind in (("configMapRef", documents.config_maps, "ConfigMap"), ("secretRef", documents.secrets, "Secret")):
+    for field_name, kind in (("configMapRef", "ConfigMap"), ("secretRef", "Secret")):
         reference = _get(entry, field_name)
         if reference is None:
             continue
         name = _text(_get(reference, "name"))
-        found = objects.get(name or "")
+        found = sources[kind].get(name or "")
         if found is None:
             where = source.position(entry.start_mark.index)
             container.unread.append(Unread(where, f"{container.path}: envFrom {kind} {name}, which is not in this input: the variables it sets are not checked"))
@@ -507,14 +518,14 @@ def _env_from(entry: yaml.Node, container: Container, source: ManifestText, docu
             container.unknown_env.pop(prefix + key, None)
 
 
-def _value_from(value_from: yaml.Node, source: ManifestText, documents: _Documents) -> Scalar | str:
+def _value_from(value_from: yaml.Node, source: ManifestText, sources: _Sources) -> Scalar | str:
     """The value a `valueFrom` gives from a ConfigMap or Secret of the input, or why it is not known."""
-    for field_name, objects, kind in (("configMapKeyRef", documents.config_maps, "ConfigMap"), ("secretKeyRef", documents.secrets, "Secret")):
+    for field_name, kind in (("configMapKeyRef", "ConfigMap"), ("secretKeyRef", "Secret")):
         reference = _get(value_from, field_name)
         if reference is None:
             continue
         name, key = _text(_get(reference, "name")), _text(_get(reference, "key"))
-        found = objects.get(name or "")
+        found = sources[kind].get(name or "")
         if found is None:
             return f"its {field_name} names {kind} {name}, which is not in this input"
         value = _data(found, kind, source).get(key or "")

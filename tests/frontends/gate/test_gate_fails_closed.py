@@ -171,3 +171,20 @@ def test_every_workload_of_any_input_is_checked_once(workloads, in_one_list):
         documents.append("apiVersion: v1\nkind: List\nitems:\n" + "".join(_as_list_item(text) for text in listed))
     checked = check_manifest("---\n".join(documents), checker=_CHECKER, fix=False)
     assert sorted(f.rule for item in checked for f in item.result.findings) == ["FL004"] * len(workloads)
+
+
+def test_a_config_map_of_another_namespace_is_not_the_one_a_pod_reads():
+    env = "[{name: MAXTEXT_EXTRA_FLAGS, valueFrom: {configMapKeyRef: {name: flags, key: extra}}}]"
+    pod = _WORKLOADS["Pod"].replace(_container(indent=2), _container(env, indent=2))
+    in_team = pod.replace("metadata: {name: w}", "metadata: {name: w, namespace: team}")
+    elsewhere = _CONFIG_MAP.replace("metadata: {name: flags}", "metadata: {name: flags, namespace: other}")
+    assert [rule for rule, _, _ in _rules(elsewhere + "---\n" + in_team)] == ["FL011"]
+    assert [rule for rule, _, _ in _rules(elsewhere.replace("other", "team") + "---\n" + in_team)] == ["FL004"]
+    assert [rule for rule, _, _ in _rules(_CONFIG_MAP + "---\n" + in_team)] == ["FL004"]  # applied to the namespace kubectl is given
+
+
+def test_an_env_value_expands_the_entries_before_it():
+    env = '[{name: BASE, value: "log_period=10"}, {name: MAXTEXT_EXTRA_FLAGS, value: "$(BASE) bogus_key=1"}]'
+    text = _WORKLOADS["Pod"].replace(_container(indent=2), _container(env, indent=2))
+    (finding,) = [f for item in check_manifest(text, checker=_CHECKER) for f in item.result.findings]
+    assert finding.rule == "FL004" and finding.location.column == text.splitlines()[finding.location.line - 1].index("bogus_key") + 1
