@@ -322,20 +322,47 @@ class _FlagPlacer:
 def manifest_edits(text: str, fix: Fix, file: str) -> list[Edit] | None:
     """The fix as byte edits of the manifest `text` (the file `file`, or stdin), or None when a part
     of it is not an edit of characters there (a variable to unset, a value not written in it)."""
-    line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    line_starts = _line_starts(text)
     edits = []
     for placed in fix.edits:
-        location = placed.location
-        if not placed.written or location.line > len(line_starts):
+        start = _written_at(text, line_starts, placed)
+        if start is None:
             return None
-        start = line_starts[location.line - 1] + location.column - 1
         end = start + len(placed.old)
-        if text[start:end] != placed.old:
-            return None  # the characters are escaped in the YAML: left to a person
         if not placed.new and start > 0 and text[start - 1] == " ":
             start -= 1  # a dropped token goes with the blank before it
         edits.append(Edit.in_text(text, start, end, placed.new, file))
     return text_edits(file, text, edits, fix.applicability)
+
+
+def _line_starts(text: str) -> list[int]:
+    return [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+
+
+def _written_at(text: str, line_starts: list[int], placed: Edit) -> int | None:
+    """Where in the manifest's text the characters an edit replaces are, as written; None when they
+    are not (escaped in the YAML, base64 in a Secret) or the edit is done by hand."""
+    location = placed.location
+    if not placed.written or location is None or location.line > len(line_starts):
+        return None
+    start = line_starts[location.line - 1] + location.column - 1
+    return start if text[start:start + len(placed.old)] == placed.old else None
+
+
+def _by_hand_where_not_written(text: str, fix: Fix, file: str) -> Fix:
+    """The fix with each edit of characters the manifest does not hold as written (escaped, base64)
+    made an edit by hand, so that the report says what --fix leaves to a person."""
+    line_starts = _line_starts(text)
+    edits = []
+    for placed in fix.edits:
+        if not placed.written or _written_at(text, line_starts, placed) is not None:
+            edits.append(placed)
+            continue
+        what = f"remove {placed.old!r}" if not placed.new else f"write {placed.new!r} for {placed.old!r}"
+        where = placed.location
+        edits.append(Edit(None, placed.old, f"{what} in the value at {file}:{where.line}:{where.column}", Applicability.BY_HAND,
+                          placed.variable))
+    return replace(fix, edits=edits)
 
 
 def check_launch(checker: Checker, launch: ContainerProcess, label: str, *, env: Mapping[str, str] | None = None,
@@ -487,6 +514,8 @@ def check_manifest_text(text: str, label: str, *, checker: Checker, env: Mapping
         notes.extend(found.notes)
         results = [check_launch(checker, launch, label, env=env, fix=fix, max_fixes=max_fixes, tunix_pin=tunix_pin,
                                 allow_unverified=allow_unverified) for launch in found.launches]
+        for result in results:
+            result.fixes = [_by_hand_where_not_written(text, made, label) for made in result.fixes]
         if found.findings:
             results = results or [Result(pin=checker.pin.pin)]
             results[0].findings[:0] = found.findings

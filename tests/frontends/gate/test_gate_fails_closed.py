@@ -188,3 +188,16 @@ def test_an_env_value_expands_the_entries_before_it():
     text = _WORKLOADS["Pod"].replace(_container(indent=2), _container(env, indent=2))
     (finding,) = [f for item in check_manifest(text, checker=_CHECKER) for f in item.result.findings]
     assert finding.rule == "FL004" and finding.location.column == text.splitlines()[finding.location.line - 1].index("bogus_key") + 1
+
+
+def test_a_fix_of_characters_the_manifest_does_not_hold_as_written_is_left_to_a_person(tmp_path):
+    encoded = base64.b64encode(BAD.encode()).decode()
+    env = "[{name: MAXTEXT_EXTRA_FLAGS, valueFrom: {secretKeyRef: {name: flags, key: extra}}}]"
+    manifest = tmp_path / "m.yaml"
+    text = (f"apiVersion: v1\nkind: Secret\nmetadata: {{name: flags}}\ndata:\n  extra: {encoded}\n---\n"
+            + _WORKLOADS["Pod"].replace(_container(indent=2), _container(env, indent=2)))
+    manifest.write_text(text)
+    ran = invoke("gate", "--pin", PIN, "--fix", "--format", "json", str(manifest))
+    (fix,) = json.loads(ran.stdout)["fixes"]
+    assert fix["edits"] == [{"variable": None, "old": "bogus_key=1", "new": f"remove 'bogus_key=1' in the value at {manifest}:5:10"}]
+    assert ran.returncode == 1 and manifest.read_text() == text and "applied" not in json.loads(ran.stdout)
