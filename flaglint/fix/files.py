@@ -74,9 +74,10 @@ def apply_file_edits(edits: list[Edit], unsafe: bool, checked_texts: dict[str, s
             by_file.setdefault(edit.file, []).append(edit)
     changed = {}
     for file, file_edits in by_file.items():
-        old = read_for_write(Path(file))
         checked = (checked_texts or {}).get(file)
-        if checked is not None and old.removeprefix(BOM) != checked.encode("utf-8").removeprefix(BOM) or any(_stale(old, e) for e in file_edits):
+        expected = None if checked is None else checked.encode("utf-8").removeprefix(BOM)
+        old = read_for_write(Path(file), None if expected is None else len(BOM) + len(expected))  # a file grown past it has changed
+        if expected is not None and old.removeprefix(BOM) != expected or any(_stale(old, e) for e in file_edits):
             raise FileChanged(file)
         new = apply_to_bytes(old, file_edits)
         if new != old:

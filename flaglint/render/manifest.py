@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import weakref
 from dataclasses import dataclass, field
 
 import yaml
@@ -302,23 +303,52 @@ def expand_references(arg: Scalar, env: dict[str, Scalar]) -> Scalar:
 
 # ---- workloads ----
 
+_READ_PAIRS: weakref.WeakKeyDictionary[yaml.Node, list[tuple[str, yaml.Node]]] = weakref.WeakKeyDictionary()
+
+
 def _pairs(node: yaml.Node | None) -> list[tuple[str, yaml.Node]]:
     """A mapping's entries as Kubernetes reads them: a key written twice has its last value, and
-    the entries of a `<<` merge key come in where the mapping does not set them itself."""
+    the entries of a `<<` merge key come in where the mapping does not set them itself. Each
+    mapping is read once (aliases share it), its merged mappings first, without recursion: merges
+    of merges cost what they hold, not 2**depth, and a long chain of them is no deeper a call."""
     if not isinstance(node, yaml.MappingNode):
         return []
-    own: dict[str, yaml.Node] = {}
-    merged: dict[str, yaml.Node] = {}
-    for key, value in node.value:
-        if not isinstance(key, yaml.ScalarNode):
+    stack: list[tuple[yaml.MappingNode, bool]] = [(node, False)]
+    opened: set[int] = set()  # mappings whose sources are being read: one that merges itself gets nothing from itself
+    while stack:
+        mapping, sources_read = stack.pop()
+        if mapping in _READ_PAIRS:
             continue
-        if key.value == _MERGE and key.tag.endswith(":merge"):
-            sources = value.value if isinstance(value, yaml.SequenceNode) else [value]
-            for source in sources:  # the first source that sets a key gives it
-                for name, entry in _pairs(source):
-                    merged.setdefault(name, entry)
-        else:
+        unread = [source for source in _merge_sources(mapping) if source not in _READ_PAIRS and id(source) not in opened]
+        if unread and not sources_read:
+            opened.add(id(mapping))
+            stack.append((mapping, True))
+            stack.extend((source, False) for source in unread)
+            continue
+        _READ_PAIRS[mapping] = _merged_pairs(mapping)
+    return _READ_PAIRS[node]
+
+
+def _merge_sources(node: yaml.MappingNode) -> list[yaml.MappingNode]:
+    """The mappings a `<<` key of the mapping merges in, first first."""
+    sources = []
+    for key, value in node.value:
+        if isinstance(key, yaml.ScalarNode) and key.value == _MERGE and key.tag.endswith(":merge"):
+            sources += [source for source in (value.value if isinstance(value, yaml.SequenceNode) else [value])
+                        if isinstance(source, yaml.MappingNode)]
+    return sources
+
+
+def _merged_pairs(node: yaml.MappingNode) -> list[tuple[str, yaml.Node]]:
+    """The mapping's entries, its merged mappings being read already."""
+    own: dict[str, yaml.Node] = {}
+    for key, value in node.value:
+        if isinstance(key, yaml.ScalarNode) and not (key.value == _MERGE and key.tag.endswith(":merge")):
             own[key.value] = value
+    merged: dict[str, yaml.Node] = {}
+    for source in _merge_sources(node):  # the first source that sets a key gives it
+        for name, entry in _READ_PAIRS.get(source, []):
+            merged.setdefault(name, entry)
     return [*own.items(), *((name, value) for name, value in merged.items() if name not in own)]
 
 

@@ -201,3 +201,20 @@ def test_a_fix_of_characters_the_manifest_does_not_hold_as_written_is_left_to_a_
     (fix,) = json.loads(ran.stdout)["fixes"]
     assert fix["edits"] == [{"variable": None, "old": "bogus_key=1", "new": f"remove 'bogus_key=1' in the value at {manifest}:5:10"}]
     assert ran.returncode == 1 and manifest.read_text() == text and "applied" not in json.loads(ran.stdout)
+
+
+def _pod_with_env(anchors: list[str], env: str) -> str:
+    return "\n".join(anchors) + "\n" + _WORKLOADS["Pod"].replace(_container(indent=2), _container(env, indent=2))
+
+
+def test_merges_of_merges_are_read_once_each_however_deep_or_wide():
+    # Each level merges both mappings of the level below: read naively, 2**40 mappings.
+    wide = ["l0: &l0 {name: MAXTEXT_EXTRA_FLAGS, value: " + f'"{BAD}"' + "}", "m0: &m0 {name: OTHER, value: x}"]
+    for level in range(1, 40):
+        wide += [f"l{level}: &l{level} {{<<: [*l{level - 1}, *m{level - 1}]}}", f"m{level}: &m{level} {{<<: [*m{level - 1}, *l{level - 1}]}}"]
+    assert _rules(_pod_with_env(wide, "[*l39]")) == [("FL004", "error", 1)]
+    # A chain longer than Python's recursion limit, and a mapping that merges itself.
+    deep = ["l0: &l0 {name: MAXTEXT_EXTRA_FLAGS, value: " + f'"{BAD}"' + "}"] + [f"l{n}: &l{n} {{<<: *l{n - 1}}}" for n in range(1, 3000)]
+    assert _rules(_pod_with_env(deep, "[*l2999]")) == [("FL004", "error", 1)]
+    itself = ["x: &a", "  name: MAXTEXT_EXTRA_FLAGS", f'  value: "{BAD}"', "  <<: *a"]
+    assert _rules(_pod_with_env(itself, "[*a]")) == [("FL004", "error", 3)]
