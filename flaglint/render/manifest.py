@@ -277,8 +277,15 @@ def _skip_blank(text: str, at: int) -> int:
 _REFERENCE = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
 
 
-def expand_references(arg: Scalar, env: dict[str, Scalar]) -> Scalar:
-    """What the kubelet hands the container: `$$` is `$`, `$(NAME)` of a defined env entry is its value."""
+MAX_EXPANDED = 1_000_000  # characters: each entry may double the one before it, 40 entries make a terabyte
+
+
+def expand_references(arg: Scalar, env: dict[str, Scalar]) -> Scalar | None:
+    """What the kubelet hands the container: `$$` is `$`, `$(NAME)` of a defined env entry is its
+    value; None when that is longer than MAX_EXPANDED characters (not built: not checked)."""
+    referenced = (env.get(match.group(1)) for match in _REFERENCE.finditer(arg.text))
+    if len(arg.text) + sum(len(value.text) for value in referenced if value is not None) > MAX_EXPANDED:
+        return None
     text: list[str] = []
     positions: list[Location | None] = []
     at = 0
@@ -516,7 +523,12 @@ def _container(node: yaml.Node, workload: str, index: int, tpu_slice: Scalar | N
             continue
         container.unknown_env.pop(key, None)
         if isinstance(value, yaml.ScalarNode):
-            container.env[key] = expand_references(scalar(value, source), container.env)
+            expanded = _expanded(scalar(value, source), container)
+            if isinstance(expanded, str):
+                container.env.pop(key, None)
+                container.unknown_env[key] = Unread(source.position(entry.start_mark.index), expanded)
+            else:
+                container.env[key] = expanded
         elif value_from is not None:
             container.env.pop(key, None)
             found = _value_from(value_from, source, sources)
@@ -526,9 +538,25 @@ def _container(node: yaml.Node, workload: str, index: int, tpu_slice: Scalar | N
                 container.unknown_env[key] = Unread(source.position(entry.start_mark.index), found)
         else:
             container.env[key] = Scalar("", ())
-    container.argv = [expand_references(scalar(arg, source), container.env)
-                      for part in ("command", "args") for arg in _items(_get(node, part)) if isinstance(arg, yaml.ScalarNode)]
+    for part in ("command", "args"):
+        for arg in _items(_get(node, part)):
+            expanded = _expanded(scalar(arg, source), container) if isinstance(arg, yaml.ScalarNode) else None
+            if isinstance(expanded, Scalar):
+                container.argv.append(expanded)
+            elif expanded is not None:
+                container.unread.append(Unread(source.position(arg.start_mark.index), f"{container.path}: a word of its {part} is not checked: {expanded}"))
     return container
+
+
+def _expanded(written: Scalar, container: Container) -> Scalar | str:
+    """A value with its `$(NAME)` references expanded, or why it is not known here: it refers to
+    a variable whose value is not, or it would be longer than MAX_EXPANDED characters."""
+    unknown = next((match.group(1) for match in _REFERENCE.finditer(written.text) if match.group(1) in container.unknown_env), None)
+    if unknown is not None:
+        return f"it refers to $({unknown}), whose value is not known here"
+    expanded = expand_references(written, container.env)
+    return f"its $(NAME) references expand past {MAX_EXPANDED:,} characters" if expanded is None else expanded
+
 
 
 def _env_from(entry: yaml.Node, container: Container, source: ManifestText, sources: _Sources) -> None:

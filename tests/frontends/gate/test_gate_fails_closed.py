@@ -218,3 +218,17 @@ def test_merges_of_merges_are_read_once_each_however_deep_or_wide():
     assert _rules(_pod_with_env(deep, "[*l2999]")) == [("FL004", "error", 1)]
     itself = ["x: &a", "  name: MAXTEXT_EXTRA_FLAGS", f'  value: "{BAD}"', "  <<: *a"]
     assert _rules(_pod_with_env(itself, "[*a]")) == [("FL004", "error", 3)]
+
+
+def test_references_that_expand_past_the_limit_are_fl011_not_built():
+    doubling = [{"name": "A0", "value": "x" * 8}] + [{"name": f"A{n}", "value": f"$(A{n - 1})$(A{n - 1})"} for n in range(1, 41)]
+    env = json.dumps([*doubling, {"name": "MAXTEXT_EXTRA_FLAGS", "value": "log_period=10 $(A40)"}])
+    text = _WORKLOADS["Pod"].replace(_container(indent=2), _container(env, indent=2))
+    (finding,) = [f for item in check_manifest(text, checker=_CHECKER, fix=False) for f in item.result.findings]
+    assert finding.rule == "FL011" and "MAXTEXT_EXTRA_FLAGS is not known here: it refers to $(A40), whose value is not known here" in finding.message
+    direct = text.replace('"log_period=10 $(A40)"', '"log_period=10 $(A16)$(A16)"')
+    (finding,) = [f for item in check_manifest(direct, checker=_CHECKER, fix=False) for f in item.result.findings]
+    assert "MAXTEXT_EXTRA_FLAGS is not known here: its $(NAME) references expand past 1,000,000 characters" in finding.message
+    args = text.replace("  image: trainer", '  image: trainer\n  args: ["python3", "-m", "maxtext.trainers.pre_train.train", "$(A40)"]')
+    assert [rule for rule, _, _ in _rules(args)] == ["FL011", "FL011"]
+    assert _rules(text.replace("$(A40)", "$(A10)")) != []  # 8 KiB of x: a value MaxText refuses, checked
