@@ -538,24 +538,31 @@ def _container(node: yaml.Node, workload: str, index: int, tpu_slice: Scalar | N
                 container.unknown_env[key] = Unread(source.position(entry.start_mark.index), found)
         else:
             container.env[key] = Scalar("", ())
+    # A word's reference to a variable not known here stays as written (a bash -c script reads it
+    # as a command substitution, whose output is not known either).
     for part in ("command", "args"):
         for arg in _items(_get(node, part)):
-            expanded = _expanded(scalar(arg, source), container) if isinstance(arg, yaml.ScalarNode) else None
-            if isinstance(expanded, Scalar):
+            if not isinstance(arg, yaml.ScalarNode):
+                continue
+            expanded = expand_references(scalar(arg, source), container.env)
+            if expanded is None:
+                container.unread.append(Unread(source.position(arg.start_mark.index), f"{container.path}: a word of its {part} is not checked: {_TOO_LONG}"))
+            else:
                 container.argv.append(expanded)
-            elif expanded is not None:
-                container.unread.append(Unread(source.position(arg.start_mark.index), f"{container.path}: a word of its {part} is not checked: {expanded}"))
     return container
 
 
+_TOO_LONG = f"its $(NAME) references expand past {MAX_EXPANDED:,} characters"
+
+
 def _expanded(written: Scalar, container: Container) -> Scalar | str:
-    """A value with its `$(NAME)` references expanded, or why it is not known here: it refers to
-    a variable whose value is not, or it would be longer than MAX_EXPANDED characters."""
+    """An env value with its `$(NAME)` references expanded, or why it is not known here: it refers
+    to a variable whose value is not, or it would be longer than MAX_EXPANDED characters."""
     unknown = next((match.group(1) for match in _REFERENCE.finditer(written.text) if match.group(1) in container.unknown_env), None)
     if unknown is not None:
         return f"it refers to $({unknown}), whose value is not known here"
     expanded = expand_references(written, container.env)
-    return f"its $(NAME) references expand past {MAX_EXPANDED:,} characters" if expanded is None else expanded
+    return _TOO_LONG if expanded is None else expanded
 
 
 

@@ -229,6 +229,6 @@ def test_references_that_expand_past_the_limit_are_fl011_not_built():
     direct = text.replace('"log_period=10 $(A40)"', '"log_period=10 $(A16)$(A16)"')
     (finding,) = [f for item in check_manifest(direct, checker=_CHECKER, fix=False) for f in item.result.findings]
     assert "MAXTEXT_EXTRA_FLAGS is not known here: its $(NAME) references expand past 1,000,000 characters" in finding.message
-    args = text.replace("  image: trainer", '  image: trainer\n  args: ["python3", "-m", "maxtext.trainers.pre_train.train", "$(A40)"]')
+    args = text.replace("image: trainer", 'image: trainer\n    args: ["python3", "-m", "maxtext.trainers.pre_train.train", "$(A16)$(A16)"]')
     assert [rule for rule, _, _ in _rules(args)] == ["FL011", "FL011"]
     assert _rules(text.replace("$(A40)", "$(A10)")) != []  # 8 KiB of x: a value MaxText refuses, checked
