@@ -70,10 +70,11 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
             if source.chain is not None and fixed is not None:  # a fix may have edited its config files: read them again
                 source = replace(source, chain=check_sources(tuple(flags), checker.pin.configs)[0].chain)
             result = apply_settings(checker.check(source, env, max_fixes=options.max_fixes), settings, source.file)
+            if source.chain is not None:  # each fix made where each value was set: the report lists what --fix applies
+                config = checker.config(source, env)[0]
+                result.fixes = [made for fix in result.fixes or [None] if (made := config_fix(config, result, fix)) is not None]
             item = Checked(source.file, source.text, result, in_file=source.file in on_disk)
             item.fix = choose(result.fixes, options.unsafe_fixes) if fixing else None
-            if fixing and source.chain is not None:
-                item.fix = config_fix(checker.config(source, env)[0], result, item.fix)
             if item.fix is not None:
                 offset = bom_length(source.file, FLAG_FILE) if item.in_file else 0
                 own = [edit for edit in item.fix.edits if edit.file is None]  # of the flag string; else of a config file

@@ -1,7 +1,8 @@
 """`--fix`, `--diff`, `--unsafe-fixes`, `--show-fixes`: the one way check, lint and gate apply fixes.
 
 Each command gives its inputs as `Checked` items that carry the fix to apply and its byte edits;
-files are written (atomically, see flaglint/fix/files.py), inputs read from the command line or
+files are written (atomically, and only while they hold what was checked: see flaglint/fix/files.py;
+one that changed meanwhile is left as it is, and the run ends with exit 2 naming it), inputs read from the command line or
 stdin are printed fixed. Fixes can interact (two branches of a script, two launches of a
 manifest), so the inputs are checked again after each round, until a round changes nothing.
 """
@@ -15,7 +16,7 @@ import click
 
 from flaglint.core.edits import Edit
 from flaglint.core.findings import Fix, InputError
-from flaglint.fix.files import apply_file_edits, apply_to_bytes, write_atomically
+from flaglint.fix.files import apply_file_edits, apply_to_bytes, write_if_unchanged
 from flaglint.report import Checked, describe_fix
 
 _ROUNDS = 10
@@ -44,7 +45,8 @@ def apply_fixes(checked: list[Checked], rerun: Callable[[dict[str | None, str]],
     applied: dict[str | None, list[Fix]] = {}
     changed_any = False
     for _ in range(_ROUNDS):
-        files = apply_file_edits([edit for item in checked for edit in _file_edits(item)], unsafe)
+        files = apply_file_edits([edit for item in checked for edit in _file_edits(item)], unsafe,
+                                 {item.label: item.text for item in checked if item.in_file and item.label})
         memory = {item.label: new for item in checked if not item.in_file and (new := _in_memory(item, unsafe)) is not None}
         if diff:
             for item in checked:
@@ -58,9 +60,9 @@ def apply_fixes(checked: list[Checked], rerun: Callable[[dict[str | None, str]],
         if not files and not memory:
             break
         changed_any = True
-        for file, (_, new) in files.items():
+        for file, (old, new) in files.items():
             try:
-                write_atomically(Path(file), new)
+                write_if_unchanged(Path(file), old, new)
             except OSError as err:
                 raise InputError(f"{file}: cannot write the fix ({err.strerror})") from None
         for item in checked:

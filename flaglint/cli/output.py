@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from flaglint.core.findings import InputError
+from flaglint.fix.suppressed import withhold_fixes_of
 from flaglint.report import Checked, render, statistics
 from flaglint.settings.settings import rule_enabled
 
@@ -19,7 +20,10 @@ def apply_settings(result, settings, file: str | None = None):
     is in: a shared fragment a script sources is judged by its own path), and give each its
     configured severity."""
 
-    result.findings = [f for f in result.findings if rule_enabled(settings, f.rule, _file_of(f, file))]
+    selected = [f for f in result.findings if rule_enabled(settings, f.rule, _file_of(f, file))]
+    suppressed = [f for f in result.findings if not any(f is kept for kept in selected)]
+    result.findings = selected
+    withhold_fixes_of(result, suppressed)
     for finding in result.findings:
         finding.severity = settings["severity"].get(finding.rule, finding.severity)
     if not result.findings:

@@ -107,9 +107,10 @@ class Edit:
         return {**(shown.location.to_json() if shown.location else {}), "variable": self.variable, "old": shown.old, "new": shown.new}
 
 
-def joined_drops(edits: list[Edit], drop: Callable[[int, int], Edit]) -> list[Edit]:
-    """The edits in order, where two dropped neighbours that both claim the blank between them
-    (`a b` dropping both) become one drop of both (`drop(start, end)` makes it), so the blank goes once."""
+def joined_drops(edits: list[Edit], text: str | bytes, drop: Callable[[int, int], Edit]) -> list[Edit]:
+    """The edits of `text` in order, where two dropped neighbours that both claim the blank between
+    them (`a b` dropping both) become one drop of both (`drop(start, end)` makes it), so the blank
+    goes once; a drop at the start of the text takes the blanks after it, up to the next edit."""
     joined: list[Edit] = []
     for edit in sorted(edits, key=lambda e: (e.start, e.end)):
         last = joined[-1] if joined else None
@@ -117,6 +118,11 @@ def joined_drops(edits: list[Edit], drop: Callable[[int, int], Edit]) -> list[Ed
             joined[-1] = drop(last.start, max(last.end, edit.end))
         else:
             joined.append(edit)
+    if joined and joined[0].start == 0 and not joined[0].new:
+        end = joined[0].end
+        while text[end:end + 1] in (" ", "\t", b" ", b"\t") and not any(e.start == end for e in joined[1:]):
+            end += 1
+        joined[0] = drop(0, end)
     return joined
 
 

@@ -56,6 +56,7 @@ WHEEL = InputKind("wheel", 256 * MiB)  # a zip archive: its directory is loaded 
 WHEEL_MEMBERS = 100_000  # entries of a wheel's directory; MaxText's wheel has about 2,000
 PIN_FILE = InputKind("pin file", 64 * MiB)  # a pin's schema, config index or entry: an import's is a few hundred KiB
 DATA_FILE = InputKind("flaglint data file", 64 * MiB)  # flaglint's own YAML data and cache entries
+REWRITTEN_FILE = InputKind("file --fix rewrites", 64 * MiB)  # read back just before it is replaced
 QUOTED_FILE = InputKind("file a finding quotes", 64 * MiB)  # an input read before, read again for its lines
 
 

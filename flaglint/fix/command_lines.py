@@ -69,7 +69,7 @@ def _script_edits(fix: Fix, argv: list[Value], last: Value, script: Path, data: 
         else:
             edits.append(Edit.in_bytes(data, *_with_one_blank(data, word_start, word_end), "", str(script),
                                        applicability=fix.applicability))
-    return joined_drops(edits, lambda start, end: Edit.in_bytes(data, start, end, "", str(script), applicability=fix.applicability))
+    return joined_drops(edits, data, lambda start, end: Edit.in_bytes(data, start, end, "", str(script), applicability=fix.applicability))
 
 
 def _written(word: Value, script: Path, data: bytes) -> tuple[int, int, str | None] | None:

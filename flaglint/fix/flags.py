@@ -21,12 +21,7 @@ from flaglint.tunix.variables import bindings, load_tunix
 def apply_edits(text: str, edits: list[Edit]) -> str:
     """The flag string with its edits made (those done by hand, such as a Tunix variable to set, are not in it)."""
     edits = [edit for edit in edits if edit.written]
-    merged = joined_drops(edits, lambda start, end: Edit.in_text(text, start, end, ""))
-    if merged and merged[0].start == 0 and not merged[0].new:
-        end = merged[0].end
-        while end < len(text) and text[end] in " \t" and not any(e.start == end for e in merged[1:]):
-            end += 1
-        merged[0] = Edit.in_text(text, 0, end, "")
+    merged = joined_drops(edits, text, lambda start, end: Edit.in_text(text, start, end, ""))
     for edit in reversed(merged):
         text = text[: edit.start] + edit.new + text[edit.end :]
     return text

@@ -9,7 +9,10 @@ falls back to the scalar's start, which is imprecise but never wrong about the s
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
+import weakref
 from dataclasses import dataclass, field
 
 import yaml
@@ -17,9 +20,11 @@ import yaml
 from flaglint.core.findings import InputError
 from flaglint.core.location import Location
 
-JOBSET_API = "jobset.x-k8s.io/v1alpha2"
+JOBSET_APIS = ("jobset.x-k8s.io/v1alpha2", "jobset.x-k8s.io/v1alpha1")  # the versions JobSet releases serve
 TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
 ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
+_MERGE = "<<"
+
 
 @dataclass(frozen=True)
 class Scalar:
@@ -33,28 +38,37 @@ class Scalar:
         return next((p for p in self.positions if p is not None), None)
 
 
+@dataclass(frozen=True)
+class Unread:
+    """Something the manifest may set that flaglint did not read: where, and what it is."""
+
+    location: Location
+    reason: str
+
+
 @dataclass
 class Container:
-    jobset: str
-    replicated_job: str
+    workload: str  # the workload and, in a JobSet, the replicated job: `trainer/workers`
     name: str
     env: dict[str, Scalar]
     argv: list[Scalar]
     tpu_slice: Scalar | None
-    unknown_env: dict[str, int] = field(default_factory=dict)  # env set by valueFrom: name -> manifest line
+    unknown_env: dict[str, Unread] = field(default_factory=dict)  # env whose value is not in the input: name -> why
+    unread: list[Unread] = field(default_factory=list)  # env sources not in the input (envFrom): any variable may come from them
     # The replicated job's replicas: one TPU slice each, as multislice JobSets (XPK's) run them;
     # None when the manifest does not say it as a number.
     slices: int | None = 1
 
     @property
     def path(self) -> str:
-        return f"{self.jobset}/{self.replicated_job}/{self.name}"
+        return f"{self.workload}/{self.name}"
 
 
 @dataclass
 class Manifest:
     containers: list[Container]
     notes: list[str]
+    unread: list[Unread] = field(default_factory=list)  # workloads whose containers were not read
 
 
 def load_documents(text: str, file: str) -> list[yaml.Node | None]:
@@ -263,8 +277,15 @@ def _skip_blank(text: str, at: int) -> int:
 _REFERENCE = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
 
 
-def expand_references(arg: Scalar, env: dict[str, Scalar]) -> Scalar:
-    """What the kubelet hands the container: `$$` is `$`, `$(NAME)` of a defined env entry is its value."""
+MAX_EXPANDED = 1_000_000  # characters: each entry may double the one before it, 40 entries make a terabyte
+
+
+def expand_references(arg: Scalar, env: dict[str, Scalar]) -> Scalar | None:
+    """What the kubelet hands the container: `$$` is `$`, `$(NAME)` of a defined env entry is its
+    value; None when that is longer than MAX_EXPANDED characters (not built: not checked)."""
+    referenced = (env.get(match.group(1)) for match in _REFERENCE.finditer(arg.text))
+    if len(arg.text) + sum(len(value.text) for value in referenced if value is not None) > MAX_EXPANDED:
+        return None
     text: list[str] = []
     positions: list[Location | None] = []
     at = 0
@@ -287,12 +308,59 @@ def expand_references(arg: Scalar, env: dict[str, Scalar]) -> Scalar:
     return Scalar("".join(text), tuple(positions))
 
 
-# ---- JobSets ----
+# ---- workloads ----
+
+_READ_PAIRS: weakref.WeakKeyDictionary[yaml.Node, list[tuple[str, yaml.Node]]] = weakref.WeakKeyDictionary()
+
+
+def _pairs(node: yaml.Node | None) -> list[tuple[str, yaml.Node]]:
+    """A mapping's entries as Kubernetes reads them: a key written twice has its last value, and
+    the entries of a `<<` merge key come in where the mapping does not set them itself. Each
+    mapping is read once (aliases share it), its merged mappings first, without recursion: merges
+    of merges cost what they hold, not 2**depth, and a long chain of them is no deeper a call."""
+    if not isinstance(node, yaml.MappingNode):
+        return []
+    stack: list[tuple[yaml.MappingNode, bool]] = [(node, False)]
+    opened: set[int] = set()  # mappings whose sources are being read: one that merges itself gets nothing from itself
+    while stack:
+        mapping, sources_read = stack.pop()
+        if mapping in _READ_PAIRS:
+            continue
+        unread = [source for source in _merge_sources(mapping) if source not in _READ_PAIRS and id(source) not in opened]
+        if unread and not sources_read:
+            opened.add(id(mapping))
+            stack.append((mapping, True))
+            stack.extend((source, False) for source in unread)
+            continue
+        _READ_PAIRS[mapping] = _merged_pairs(mapping)
+    return _READ_PAIRS[node]
+
+
+def _merge_sources(node: yaml.MappingNode) -> list[yaml.MappingNode]:
+    """The mappings a `<<` key of the mapping merges in, first first."""
+    sources = []
+    for key, value in node.value:
+        if isinstance(key, yaml.ScalarNode) and key.value == _MERGE and key.tag.endswith(":merge"):
+            sources += [source for source in (value.value if isinstance(value, yaml.SequenceNode) else [value])
+                        if isinstance(source, yaml.MappingNode)]
+    return sources
+
+
+def _merged_pairs(node: yaml.MappingNode) -> list[tuple[str, yaml.Node]]:
+    """The mapping's entries, its merged mappings being read already."""
+    own: dict[str, yaml.Node] = {}
+    for key, value in node.value:
+        if isinstance(key, yaml.ScalarNode) and not (key.value == _MERGE and key.tag.endswith(":merge")):
+            own[key.value] = value
+    merged: dict[str, yaml.Node] = {}
+    for source in _merge_sources(node):  # the first source that sets a key gives it
+        for name, entry in _READ_PAIRS.get(source, []):
+            merged.setdefault(name, entry)
+    return [*own.items(), *((name, value) for name, value in merged.items() if name not in own)]
+
 
 def _get(node: yaml.Node | None, key: str) -> yaml.Node | None:
-    if not isinstance(node, yaml.MappingNode):
-        return None
-    return next((v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == key), None)
+    return dict(_pairs(node)).get(key)
 
 
 def _path(node: yaml.Node | None, *keys: str) -> yaml.Node | None:
@@ -309,25 +377,99 @@ def _text(node: yaml.Node | None) -> str | None:
     return node.value if isinstance(node, yaml.ScalarNode) else None
 
 
+# The pod templates of each workload kind that runs containers (apiVersion, kind -> the path to its pod spec).
+_POD_SPECS = {
+    ("v1", "Pod"): ("spec",),
+    ("v1", "PodTemplate"): ("template", "spec"),
+    ("batch/v1", "Job"): ("spec", "template", "spec"),
+    ("batch/v1", "CronJob"): ("spec", "jobTemplate", "spec", "template", "spec"),
+    **{("apps/v1", kind): ("spec", "template", "spec") for kind in ("Deployment", "StatefulSet", "ReplicaSet", "DaemonSet")},
+}
+
+
+_Sources = dict[str, dict[str, yaml.Node]]  # the ConfigMaps and Secrets a workload reads: kind -> name -> object
+
+
+@dataclass
+class _Documents:
+    """Every object of the input (a `kind: List`'s items too), and the ConfigMaps and Secrets
+    among them that a container's env may read."""
+
+    objects: list[tuple[yaml.Node, str]] = field(default_factory=list)  # the object, and its name for a note
+    stores: list[tuple[str, str | None, str, yaml.Node]] = field(default_factory=list)  # kind, namespace, name, object
+
+    def add(self, node: yaml.Node, name: str, depth: int = 0) -> None:
+        kind = _text(_get(node, "kind")) or ""
+        items = _get(node, "items")
+        if kind.endswith("List") and isinstance(items, yaml.SequenceNode) and depth < 8:
+            for number, item in enumerate(items.value, 1):
+                self.add(item, f"{name}, item {number}", depth + 1)
+            return
+        self.objects.append((node, name))
+        title = _text(_path(node, "metadata", "name"))
+        if title is not None and kind in ("ConfigMap", "Secret"):
+            self.stores.append((kind, _text(_path(node, "metadata", "namespace")), title, node))
+
+    def sources(self, workload: yaml.Node) -> _Sources:
+        """The ConfigMaps and Secrets of the workload's namespace (by name alone where either does
+        not say its namespace: it is the one `kubectl apply` is given); a later one of a name wins."""
+        namespace = _text(_path(workload, "metadata", "namespace"))
+        found: _Sources = {"ConfigMap": {}, "Secret": {}}
+        for kind, their_namespace, name, node in self.stores:
+            if namespace is None or their_namespace is None or namespace == their_namespace:
+                found[kind][name] = node
+        return found
+
+
 def read_manifest(text: str, file: str) -> Manifest:
+    """Every container of every workload in the manifest (JobSets, Jobs, Pods, …, inside `kind: List`
+    too), with its env resolved against the manifest's ConfigMaps and Secrets; what it could run
+    but flaglint does not read is `unread`, other objects are notes."""
     source = ManifestText(text, file)
-    containers: list[Container] = []
-    notes: list[str] = []
+    documents = _Documents()
     for number, document in enumerate(load_documents(text, file), 1):
-        if document is None:
+        if document is not None:
+            documents.add(document, f"document {number}")
+    manifest = Manifest([], [])
+    for node, number in documents.objects:
+        where = source.position(node.start_mark.index)
+        if not isinstance(node, yaml.MappingNode):
+            manifest.notes.append(f"{file}:{where.line}: skipped {number}: not a Kubernetes object")
             continue
-        where = f"{file}:{document.start_mark.line + 1}"
-        api, kind = _text(_get(document, "apiVersion")), _text(_get(document, "kind"))
-        name = _text(_path(document, "metadata", "name")) or f"document {number}"
-        if kind != "JobSet" or api != JOBSET_API:
-            shown = f"{kind or 'a document without kind'} {name}" + (f" ({api})" if api and kind == "JobSet" else "")
-            notes.append(f"{where}: skipped {shown}: not a {JOBSET_API} JobSet")
-            continue
-        containers.extend(_jobset_containers(document, name, source))
-    return Manifest(containers, notes)
+        api, kind = _text(_get(node, "apiVersion")), _text(_get(node, "kind"))
+        name = _text(_path(node, "metadata", "name")) or number
+        shown = f"{kind or 'an object without kind'} {name}" + (f" ({api})" if api else "")
+        if kind == "JobSet" and api in JOBSET_APIS:
+            manifest.containers.extend(_jobset_containers(node, name, source, documents.sources(node)))
+        elif (api, kind) in _POD_SPECS:
+            pod = _path(node, *_POD_SPECS[api, kind])
+            tpu_slice = _tpu_slice(_get(pod, "nodeSelector"), source)
+            manifest.containers.extend(_pod_containers(pod, name, tpu_slice, 1, source, documents.sources(node)))
+        elif kind == "JobSet" or (kind and any(kind == known for _, known in _POD_SPECS)) or _runs_containers(node):
+            manifest.unread.append(Unread(where, f"{shown}: a workload of an API flaglint does not read; its containers are not checked"))
+        else:
+            manifest.notes.append(f"{file}:{where.line}: skipped {shown}: it runs no container")
+    return manifest
 
 
-def _jobset_containers(document: yaml.Node, jobset: str, source: ManifestText) -> list[Container]:
+def _runs_containers(node: yaml.Node) -> bool:
+    """Whether an object has a pod spec somewhere (a `containers` list): a custom resource may run a trainer."""
+    stack, seen = [node], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            if isinstance(_get(node, "containers"), yaml.SequenceNode):
+                return True
+            stack.extend(value for _, value in _pairs(node))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return False
+
+
+def _jobset_containers(document: yaml.Node, jobset: str, source: ManifestText, sources: _Sources) -> list[Container]:
     jobs = _items(_path(document, "spec", "replicatedJobs"))
     slices = {id(job): _tpu_slice(_path(job, "template", "spec", "template", "spec", "nodeSelector"), source) for job in jobs}
     distinct = {s.text: s for s in slices.values() if s is not None}
@@ -336,12 +478,18 @@ def _jobset_containers(document: yaml.Node, jobset: str, source: ManifestText) -
     for number, job in enumerate(jobs, 1):
         job_name = _text(_get(job, "name")) or f"replicatedJob {number}"
         pod = _path(job, "template", "spec", "template", "spec")
-        replicas = _replicas(job)
-        for section in ("initContainers", "containers"):
-            for index, node in enumerate(_items(_get(pod, section)), 1):
-                container = _container(node, jobset, job_name, index, slices[id(job)] or shared, source)
-                container.slices = replicas
-                out.append(container)
+        out.extend(_pod_containers(pod, f"{jobset}/{job_name}", slices[id(job)] or shared, _replicas(job), source, sources))
+    return out
+
+
+def _pod_containers(pod: yaml.Node | None, workload: str, tpu_slice: Scalar | None, slices: int | None, source: ManifestText,
+                    sources: _Sources) -> list[Container]:
+    out = []
+    for section in ("initContainers", "containers"):
+        for index, node in enumerate(_items(_get(pod, section)), 1):
+            container = _container(node, workload, index, tpu_slice, source, sources)
+            container.slices = slices
+            out.append(container)
     return out
 
 
@@ -362,20 +510,110 @@ def _tpu_slice(selector: yaml.Node | None, source: ManifestText) -> Scalar | Non
     return Scalar(f"{accelerator.value}:{shape.text}", (shape.start,) * (len(accelerator.value) + 1) + shape.positions)
 
 
-def _container(node: yaml.Node, jobset: str, job: str, index: int, tpu_slice: Scalar | None, source: ManifestText) -> Container:
-    name = _text(_get(node, "name")) or f"container {index}"
-    env: dict[str, Scalar] = {}
-    unknown: dict[str, int] = {}
+def _container(node: yaml.Node, workload: str, index: int, tpu_slice: Scalar | None, source: ManifestText,
+               sources: _Sources) -> Container:
+    """A container with its environment as the kubelet builds it: the `envFrom` sources in order
+    (a later one wins), then `env` (a later entry wins), each value's `$(NAME)` references expanded."""
+    container = Container(workload, _text(_get(node, "name")) or f"container {index}", {}, [], tpu_slice)
+    for entry in _items(_get(node, "envFrom")):
+        _env_from(entry, container, source, sources)
     for entry in _items(_get(node, "env")):
-        key, value = _text(_get(entry, "name")), _get(entry, "value")
+        key, value, value_from = _text(_get(entry, "name")), _get(entry, "value"), _get(entry, "valueFrom")
         if key is None:
             continue
+        container.unknown_env.pop(key, None)
         if isinstance(value, yaml.ScalarNode):
-            env[key] = scalar(value, source)
-        elif _get(entry, "valueFrom") is not None:
-            unknown[key] = entry.start_mark.line + 1
+            expanded = _expanded(scalar(value, source), container)
+            if isinstance(expanded, str):
+                container.env.pop(key, None)
+                container.unknown_env[key] = Unread(source.position(entry.start_mark.index), expanded)
+            else:
+                container.env[key] = expanded
+        elif value_from is not None:
+            container.env.pop(key, None)
+            found = _value_from(value_from, source, sources)
+            if isinstance(found, Scalar):
+                container.env[key] = found
+            else:
+                container.unknown_env[key] = Unread(source.position(entry.start_mark.index), found)
         else:
-            env[key] = Scalar("", ())
-    argv = [expand_references(scalar(arg, source), env)
-            for part in ("command", "args") for arg in _items(_get(node, part)) if isinstance(arg, yaml.ScalarNode)]
-    return Container(jobset, job, name, env, argv, tpu_slice, unknown)
+            container.env[key] = Scalar("", ())
+    # A word's reference to a variable not known here stays as written (a bash -c script reads it
+    # as a command substitution, whose output is not known either).
+    for part in ("command", "args"):
+        for arg in _items(_get(node, part)):
+            if not isinstance(arg, yaml.ScalarNode):
+                continue
+            expanded = expand_references(scalar(arg, source), container.env)
+            if expanded is None:
+                container.unread.append(Unread(source.position(arg.start_mark.index), f"{container.path}: a word of its {part} is not checked: {_TOO_LONG}"))
+            else:
+                container.argv.append(expanded)
+    return container
+
+
+_TOO_LONG = f"its $(NAME) references expand past {MAX_EXPANDED:,} characters"
+
+
+def _expanded(written: Scalar, container: Container) -> Scalar | str:
+    """An env value with its `$(NAME)` references expanded, or why it is not known here: it refers
+    to a variable whose value is not, or it would be longer than MAX_EXPANDED characters."""
+    unknown = next((match.group(1) for match in _REFERENCE.finditer(written.text) if match.group(1) in container.unknown_env), None)
+    if unknown is not None:
+        return f"it refers to $({unknown}), whose value is not known here"
+    expanded = expand_references(written, container.env)
+    return _TOO_LONG if expanded is None else expanded
+
+
+
+def _env_from(entry: yaml.Node, container: Container, source: ManifestText, sources: _Sources) -> None:
+    prefix = _text(_get(entry, "prefix")) or ""
+    for field_name, kind in (("configMapRef", "ConfigMap"), ("secretRef", "Secret")):
+        reference = _get(entry, field_name)
+        if reference is None:
+            continue
+        name = _text(_get(reference, "name"))
+        found = sources[kind].get(name or "")
+        if found is None:
+            where = source.position(entry.start_mark.index)
+            container.unread.append(Unread(where, f"{container.path}: envFrom {kind} {name}, which is not in this input: the variables it sets are not checked"))
+            continue
+        for key, value in _data(found, kind, source).items():
+            container.env[prefix + key] = value
+            container.unknown_env.pop(prefix + key, None)
+
+
+def _value_from(value_from: yaml.Node, source: ManifestText, sources: _Sources) -> Scalar | str:
+    """The value a `valueFrom` gives from a ConfigMap or Secret of the input, or why it is not known."""
+    for field_name, kind in (("configMapKeyRef", "ConfigMap"), ("secretKeyRef", "Secret")):
+        reference = _get(value_from, field_name)
+        if reference is None:
+            continue
+        name, key = _text(_get(reference, "name")), _text(_get(reference, "key"))
+        found = sources[kind].get(name or "")
+        if found is None:
+            return f"its {field_name} names {kind} {name}, which is not in this input"
+        value = _data(found, kind, source).get(key or "")
+        return value if value is not None else f"its {field_name} names the key {key}, which {kind} {name} does not hold"
+    given = next((name for name, _ in _pairs(value_from)), "valueFrom")
+    return f"its value comes from {given}, known only where the pod runs"
+
+
+def _data(node: yaml.Node, kind: str, source: ManifestText) -> dict[str, Scalar]:
+    """A ConfigMap's `data`, or a Secret's `data` (base64, decoded: its characters are placed at
+    the value's start) and `stringData` (which wins, as the API server merges it in last)."""
+    values: dict[str, Scalar] = {}
+    for key, value in _pairs(_get(node, "data")):
+        if not isinstance(value, yaml.ScalarNode):
+            continue
+        if kind == "ConfigMap":
+            values[key] = scalar(value, source)
+            continue
+        try:
+            decoded = base64.b64decode(value.value, validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            continue  # the API server refuses it: nothing runs with this value
+        values[key] = Scalar(decoded, (source.position(value.start_mark.index),) * len(decoded))
+    if kind == "Secret":
+        values.update((key, scalar(value, source)) for key, value in _pairs(_get(node, "stringData")) if isinstance(value, yaml.ScalarNode))
+    return values

@@ -106,9 +106,9 @@ def test_gate_reads_one_line_of_stdin_as_yaml_never_as_a_path(tmp_path):
     assert invoke("gate", "--pin", "bbd0f6f10", str(bad)).returncode == 1
     # One line, as `printf %s "$MANIFEST" | flaglint gate -` gives it: YAML (a plain scalar), not a file name.
     named = invoke("gate", "--pin", "bbd0f6f10", "-", stdin=str(bad))
-    assert named.returncode == 0 and "not a jobset" in named.stdout.lower()
+    assert named.returncode == 1 and "not a kubernetes object" in named.stdout.lower() and "FL011" in named.stdout
     long_line = invoke("gate", "-", stdin="{kind: JobSet, metadata: {name: " + "x" * 300 + "}}")
-    assert long_line.returncode == 0 and "not a jobset" in long_line.stdout.lower()
+    assert long_line.returncode == 1 and "a workload of an API flaglint does not read" in long_line.stdout  # no apiVersion
 
 
 @pytest.mark.parametrize(

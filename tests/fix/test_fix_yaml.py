@@ -8,7 +8,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flaglint.fix.config_files import REMOVE, edit_yaml
+from flaglint.fix.config_files import REMOVE, yaml_edits
 
 CONFIG = """\
 # My pre-training run: keep this comment
@@ -54,6 +54,23 @@ def test_a_config_file_fix_is_applied_and_reported_as_byte_edits_like_every_othe
     assert config.read_bytes() == b"\xef\xbb\xbf" + text.encode("utf-8")  # the BOM is kept
 
 
+def test_a_crlf_config_without_a_final_newline_keeps_both(tmp_path, flaglint_cli):
+    config = tmp_path / "run.yml"
+    crlf = CONFIG.replace("\n", "\r\n").removesuffix("\r\n")
+    config.write_bytes(crlf.encode("utf-8"))
+    proc = flaglint_cli("check", str(config), "--topology", "v5p-8", "--fix", "--unsafe-fixes")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    fixed = crlf.replace("log_period: 1.5\r\n", "").replace("ici_fsdp_parallelism: 8 ", "ici_fsdp_parallelism: 4 ")
+    assert config.read_bytes() == fixed.encode("utf-8")
+
+
+def _edited(text: str, changes: dict) -> tuple[str, list]:
+    edits = sorted(yaml_edits(text, changes, "t.yml"), key=lambda e: e.start)
+    for edit in reversed(edits):
+        text = text[:edit.start] + edit.new + text[edit.end:]
+    return text, edits
+
+
 _KEY = st.sampled_from(["steps", "log_period", "run_name", "eval_interval"])
 
 
@@ -63,10 +80,75 @@ def test_an_edit_changes_only_its_keys_and_keeps_every_comment(written, changes)
     import yaml
 
     text = "# head\n" + "".join(f"{k}: {v}  # about {k}\n" for k, v in written.items())
-    edited = edit_yaml(text, changes, "t.yml")
+    edited, _ = _edited(text, changes)
     expected = {k: v for k, v in {**written, **changes}.items() if v is not REMOVE and (k in written or k in changes)}
     assert (yaml.safe_load(edited) or {}) == expected
     for key in written:
         if changes.get(key, written[key]) is not REMOVE:
             assert f"# about {key}" in edited
-    assert edited.startswith("# head\n") or not expected
+    assert edited.startswith("# head\n")
+
+
+# One top-level entry of a config, as lines (without their breaks), in the shapes configs write.
+_VALUE = st.sampled_from(["10", "'a b'", '"x"', "true", "", "null", "&anchor 3", "[1, 2]", "{a: 1}", "1.5e-3"])
+_ENTRY = st.one_of(
+    st.tuples(_KEY, _VALUE, st.sampled_from(["", "  # why", " #x"])).map(lambda t: [f"{t[0]}:{' ' if t[1] else ''}{t[1]}{t[2]}"]),
+    st.tuples(_KEY, st.lists(st.sampled_from(["- a", "- 'b c'", "# inside", ""]), min_size=1, max_size=3))
+    .filter(lambda t: any(line.startswith("-") for line in t[1])).map(lambda t: [f"{t[0]}:", *("  " + line if line else "" for line in t[1])]),
+    st.tuples(_KEY, st.sampled_from(["|", ">-"])).map(lambda t: [f"{t[0]}: {t[1]}", "  one", "  two"]),
+)
+_OTHER = st.sampled_from([["# a comment"], [""], ["other_key: 7   # kept as written"], ["quoted_key: 'kept'  "]])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_ENTRY | _OTHER, min_size=1, max_size=8), st.sampled_from(["\n", "\r\n"]), st.booleans(), st.data())
+def test_an_edit_keeps_every_byte_outside_its_entry_crlf_and_the_final_newline(parts, newline, final, data):
+    import yaml
+
+    seen: set[str] = set()
+    blocks = []
+    for lines in parts:  # each key once: MaxText refuses a config that sets one twice
+        key = lines[0].split(":")[0]
+        if key in seen:
+            continue
+        seen.add(key)
+        blocks.append(lines)
+    text = newline.join(line for lines in blocks for line in lines) + (newline if final else "")
+    try:
+        before = yaml.safe_load(text) or {}
+    except yaml.YAMLError:
+        return
+    if not isinstance(before, dict):
+        return
+    keys = sorted(k for k in before if k in ("steps", "log_period", "run_name", "eval_interval"))
+    changes = data.draw(st.dictionaries(st.sampled_from(keys), st.integers(0, 99) | st.just(REMOVE) | st.just("a: b"))) if keys else {}
+    edited, edits = _edited(text, changes)
+    after = yaml.safe_load(edited) or {}
+    assert after == {k: v for k, v in {**before, **changes}.items() if v is not REMOVE}
+    # Every edit lies within the lines of the entry it changes, so every other byte is kept.
+    entry_lines = {}
+    at = 0
+    for lines in blocks:
+        length = sum(len(line) + len(newline) for line in lines)
+        entry_lines[lines[0].split(":")[0]] = (at, at + length)
+        at += length
+    spans = [span for key, span in entry_lines.items() if key in changes]
+    for edit in edits:
+        # Blanks aside (a removed last entry of a file without a final newline takes the breaks before it).
+        assert all(text[at].isspace() or any(start <= at < end for start, end in spans) for at in range(edit.start, edit.end)), (edit, text)
+    # The final newline stays, or its absence; but a block scalar keeps the break that ends its value.
+    kept = [lines for lines in blocks if changes.get(lines[0].split(":")[0]) is not REMOVE and lines != [""]]
+    after_block = bool(kept) and kept[-1][0].endswith(("|", ">-")) and changes.get(blocks[-1][0].split(":")[0]) is REMOVE
+    if edited and not after_block:
+        assert edited.endswith(newline) == text.endswith(newline)
+    assert ("\r\n" in edited) <= (newline == "\r\n")
+    assert edited.count("\n") == edited.count("\r\n") if newline == "\r\n" else "\r" not in edited
+
+
+def test_a_config_written_as_one_flow_mapping_is_left_to_a_person(tmp_path, flaglint_cli):
+    config = tmp_path / "run.yml"
+    config.write_text('{base_config: "base.yml", log_period: 1.5, steps: 10}\n')
+    proc = flaglint_cli("check", str(config), "--fix", "--unsafe-fixes", "--format", "json")
+    (fix,) = json.loads(proc.stdout)["fixes"]
+    assert proc.returncode == 1 and [e["new"] for e in fix["edits"]] == [f"in {config}, remove log_period"]
+    assert config.read_text() == '{base_config: "base.yml", log_period: 1.5, steps: 10}\n'

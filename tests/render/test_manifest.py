@@ -98,14 +98,11 @@ def test_broken_yaml_is_one_line_with_file_and_line(text, line):
     assert message.startswith(f"m.yaml:{line}: not valid YAML") and "\n" not in message
 
 
-def test_non_jobsets_are_skipped_with_a_note():
-    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\napiVersion: jobset.x-k8s.io/v1alpha1\nkind: JobSet\nmetadata: {name: old}\n"
+def test_objects_that_run_no_container_are_skipped_with_a_note():
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\napiVersion: jobset.x-k8s.io/v1alpha1\nkind: JobSet\nmetadata: {name: old}\n---\nx\n"
     manifest = read_manifest(text, "m.yaml")
-    assert manifest.containers == []
-    assert manifest.notes == [
-        "m.yaml:1: skipped ConfigMap c: not a jobset.x-k8s.io/v1alpha2 JobSet",
-        "m.yaml:5: skipped JobSet old (jobset.x-k8s.io/v1alpha1): not a jobset.x-k8s.io/v1alpha2 JobSet",
-    ]
+    assert manifest.containers == [] and manifest.unread == []  # a v1alpha1 JobSet is read: this one has no replicated job
+    assert manifest.notes == ["m.yaml:1: skipped ConfigMap c (v1): it runs no container", "m.yaml:9: skipped document 3: not a Kubernetes object"]
 
 
 def test_the_slice_comes_from_the_tpu_job_and_points_at_the_topology():

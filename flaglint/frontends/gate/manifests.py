@@ -33,7 +33,7 @@ from flaglint.render.bash.builtins import shell_operand
 from flaglint.render.bash.compiler import Command
 from flaglint.render.bash.machine import SHELLS, Interp
 from flaglint.render.bash.types import ScriptError, Value
-from flaglint.render.manifest import Container, Scalar, read_manifest
+from flaglint.render.manifest import Container, Scalar, Unread, read_manifest
 from flaglint.report import Checked
 from flaglint.resolve.topology import DeviceCount
 from flaglint.rules.ruleset import built_in
@@ -118,9 +118,11 @@ def find_launches(container: Container, file: str, allow_unverified: bool = Fals
     """The container's launches that carry flags; a bash -c script that cannot be evaluated is FL010."""
     found = _Found()
     schema = load_tunix()
-    for name, line in container.unknown_env.items():
-        if name == launcher().flags or name in schema.variables:
-            found.notes.append(f"{file}:{line}: {container.path}: {name} comes from valueFrom; it is not checked")
+    # Fail closed: a flag whose value is not in the input could be anything.
+    for name, unread in container.unknown_env.items():
+        if name == launcher().flags or name in schema.variables or is_key_variable(name):
+            found.findings.append(_unread(unread, f"{container.path}: {name} is not known here: {unread.reason}", allow_unverified))
+    found.findings.extend(_unread(unread, unread.reason, allow_unverified) for unread in container.unread)
     argv = container.argv
     script = _bash_script(argv)
     if script is not None:
@@ -136,6 +138,12 @@ def find_launches(container: Container, file: str, allow_unverified: bool = Fals
     if own:
         found.launches = own
     return found
+
+
+def _unread(unread: Unread, reason: str, allow_unverified: bool) -> Finding:
+    where = unread.location
+    return built_in("FL011", (), replace(where, end_column=where.end_column or where.column + 1), allow_unverified=allow_unverified,
+                    reason=reason)
 
 
 def _bash_script(argv: list[Scalar]) -> Scalar | None:
@@ -315,20 +323,47 @@ class _FlagPlacer:
 def manifest_edits(text: str, fix: Fix, file: str) -> list[Edit] | None:
     """The fix as byte edits of the manifest `text` (the file `file`, or stdin), or None when a part
     of it is not an edit of characters there (a variable to unset, a value not written in it)."""
-    line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    line_starts = _line_starts(text)
     edits = []
     for placed in fix.edits:
-        location = placed.location
-        if not placed.written or location.line > len(line_starts):
+        start = _written_at(text, line_starts, placed)
+        if start is None:
             return None
-        start = line_starts[location.line - 1] + location.column - 1
         end = start + len(placed.old)
-        if text[start:end] != placed.old:
-            return None  # the characters are escaped in the YAML: left to a person
         if not placed.new and start > 0 and text[start - 1] == " ":
             start -= 1  # a dropped token goes with the blank before it
         edits.append(Edit.in_text(text, start, end, placed.new, file))
     return text_edits(file, text, edits, fix.applicability)
+
+
+def _line_starts(text: str) -> list[int]:
+    return [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+
+
+def _written_at(text: str, line_starts: list[int], placed: Edit) -> int | None:
+    """Where in the manifest's text the characters an edit replaces are, as written; None when they
+    are not (escaped in the YAML, base64 in a Secret) or the edit is done by hand."""
+    location = placed.location
+    if not placed.written or location is None or location.line > len(line_starts):
+        return None
+    start = line_starts[location.line - 1] + location.column - 1
+    return start if text[start:start + len(placed.old)] == placed.old else None
+
+
+def _by_hand_where_not_written(text: str, fix: Fix, file: str) -> Fix:
+    """The fix with each edit of characters the manifest does not hold as written (escaped, base64)
+    made an edit by hand, so that the report says what --fix leaves to a person."""
+    line_starts = _line_starts(text)
+    edits = []
+    for placed in fix.edits:
+        if not placed.written or _written_at(text, line_starts, placed) is not None:
+            edits.append(placed)
+            continue
+        what = f"remove {placed.old!r}" if not placed.new else f"write {placed.new!r} for {placed.old!r}"
+        where = placed.location
+        edits.append(Edit(None, placed.old, f"{what} in the value at {file}:{where.line}:{where.column}", Applicability.BY_HAND,
+                          placed.variable))
+    return replace(fix, edits=edits)
 
 
 def check_launch(checker: Checker, launch: ContainerProcess, label: str, *, env: Mapping[str, str] | None = None,
@@ -467,20 +502,26 @@ def check_manifest_text(text: str, label: str, *, checker: Checker, env: Mapping
     manifest = read_manifest(text, label)
     checked: list[Checked] = []
     notes = list(manifest.notes)
+    unread = [_unread(item, item.reason, allow_unverified) for item in manifest.unread]
+    if not manifest.containers and not manifest.unread:
+        # Fail closed: a gate that read no workload has checked nothing, whatever the file holds.
+        unread.append(_unread(Unread(Location(label, 1, 1), ""), "the input holds no workload (a JobSet, Job, Pod, Deployment, "
+                              "StatefulSet, …, also in a kind: List): nothing was checked", allow_unverified))
     for container in manifest.containers:
         found = find_launches(container, label, allow_unverified)
         notes.extend(found.notes)
         results = [check_launch(checker, launch, label, env=env, fix=fix, max_fixes=max_fixes, tunix_pin=tunix_pin,
                                 allow_unverified=allow_unverified) for launch in found.launches]
+        for result in results:
+            result.fixes = [_by_hand_where_not_written(text, made, label) for made in result.fixes]
         if found.findings:
             results = results or [Result(pin=checker.pin.pin)]
             results[0].findings[:0] = found.findings
         checked.extend(Checked(label, text, result) for result in results)
     if not checked:
         checked.append(Checked(label, text, Result(pin=checker.pin.pin)))
-        if not manifest.containers and not manifest.notes:
-            notes.append(f"{label}: no JobSet in this manifest")
-        elif manifest.containers:
+        if manifest.containers:
             notes.append(f"{label}: no container carries MaxText or Tunix flags")
+    checked[0].result.findings[:0] = unread
     checked[0].result.notes[:0] = notes
     return checked

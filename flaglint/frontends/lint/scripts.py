@@ -15,6 +15,7 @@ from flaglint.core.edits import Applicability, Edit
 from flaglint.core.findings import Finding, Fix, Result
 from flaglint.core.location import Location
 from flaglint.core.reading import SCRIPT, Unreadable, read_file, read_text
+from flaglint.fix.suppressed import withhold_fixes_of
 from flaglint.frontends.checker import Checker, refused_keys
 from flaglint.frontends.lint.launch_parts import (
     COMBINATION_CAP,
@@ -218,7 +219,9 @@ def check_script(
         result.notes.extend(sorted(commands.notes | tunix.notes))
         if commands.fix is not None and not result.fixes:  # one fix per run, as for the flags (see _add_fix)
             result.fixes.append(commands.fix)
-    result.findings = apply_suppressions(path, result.findings, read_suppressions(path, text))
+    found = result.findings
+    result.findings = apply_suppressions(path, found, read_suppressions(path, text))
+    withhold_fixes_of(result, [f for f in found if not any(f is kept for kept in result.findings)])
     return check
 
 

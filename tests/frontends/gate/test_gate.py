@@ -176,11 +176,12 @@ def test_flags_in_a_plain_env_entry_are_checked():
 def test_non_jobsets_are_skipped_with_a_note_in_text_and_json():
     path = JOBSETS / "trainer-128.yaml"
     text_output = gate(str(path)).output
-    assert f"note: {path}:106: skipped ConfigMap grpo-recipe: not a jobset.x-k8s.io/v1alpha2 JobSet" in text_output
-    assert "skipped Service grpo-trainer-head" in text_output
+    assert f"note: {path}:106: skipped ConfigMap grpo-recipe (v1): it runs no container" in text_output
+    assert "skipped Service grpo-trainer-head (v1)" in text_output
     only = check_manifest("apiVersion: v1\nkind: Service\nmetadata: {name: s}\n", pin=PIN)
-    assert len(only) == 1 and not only[0].result.findings
-    assert only[0].result.notes == ["<manifest>:1: skipped Service s: not a jobset.x-k8s.io/v1alpha2 JobSet"]
+    assert only[0].result.notes == ["<manifest>:1: skipped Service s (v1): it runs no container"]
+    # A gate that read no workload checked nothing: it does not pass.
+    assert [(f.rule, f.severity) for f in only[0].result.findings] == [("FL011", "error")]
 
 
 @pytest.mark.parametrize("text", ["kind: JobSet\nspec: [\n", "a: b\n  c: d\n", "- x\ny: z\n"])
