@@ -110,8 +110,13 @@ def test_a_checkout_is_a_pin_by_commit_and_by_a_prefix_of_seven(tmp_path):
 
     listing = flaglint("pins")
     assert listing.exit_code == 0
-    assert f"{COMMIT}  user store: maxtext 9.1.0 at commit 0123456789ab, imported from {tree.resolve()}" in listing.output
-    assert re.search(r"^maxtext-0\.2\.0 +bundled \(schemas/maxtext-0\.2\.0\.json\)$", listing.output, re.M)
+    assert re.search(rf"^{COMMIT}  MaxText  9\.1\.0 +user store +maxtext 9\.1\.0 at commit 0123456789ab, imported from {re.escape(str(tree.resolve()))}$",
+                     listing.output, re.M), listing.output
+    assert re.search(r"^maxtext-0\.2\.0 +MaxText +0\.2\.0 +release +bundled \(schemas/maxtext-0\.2\.0\.json\)$", listing.output, re.M)
+    listed = {p["pin"]: p for p in json.loads(flaglint("pins", "--format", "json").output)["pins"]}
+    assert listed[COMMIT] == {"pin": COMMIT, "program": "MaxText", "version": "9.1.0", "kind": "user store", "extends": None,
+                              "about": f"maxtext 9.1.0 at commit 0123456789ab, imported from {tree.resolve()}", "file": None}
+    assert listed["22fa0c559"]["extends"] == "d66a82096" and listed["22fa0c559"]["about"].endswith("AI-Hypercomputer/maxtext#5698)")
 
 
 def test_a_wheel_is_a_pin_by_its_version(tmp_path):
@@ -248,15 +253,39 @@ def test_pins_diff_lists_keys_types_defaults_and_validators(tmp_path):
         assert flaglint("schema", "import", str(tmp_path / tree)).exit_code == 0
     done = flaglint("pins", "diff", COMMIT[:7], OTHER[:7])
     assert done.exit_code == 0, done.output
+    # the counts first, then each list as a table; the check the two trees share keeps its id
     assert done.output.splitlines() == [
         f"{COMMIT} -> {OTHER}",
-        "keys added: 1", "  fused",
-        "keys removed: 0",
-        "keys retyped: 1", "  num_chunks: nullable false -> true",
-        "defaults changed: 1", "  use_ring: false -> true",
-        "validators added: 1", "  MXSTVJK fused needs mode=fast.",
-        "validators removed: 0",
+        "",
+        "change              count",
+        "keys added          1",
+        "keys removed        0",
+        "keys retyped        1",
+        "defaults changed    1",
+        "validators added    1",
+        "validators changed  0",
+        "validators removed  0",
+        "",
+        "keys added:",
+        "  key",
+        "  fused",
+        "",
+        "keys retyped:",
+        "  key         field     change",
+        "  num_chunks  nullable  false -> true",
+        "",
+        "defaults changed:",
+        "  key       change",
+        "  use_ring  false -> true",
+        "",
+        "validators added:",
+        "  id       function                    title",
+        "  MXSTVJK  MaxTextConfig.check_chunks  fused needs mode=fast",
     ]  # fmt: skip
+    data = json.loads(flaglint("pins", "diff", COMMIT[:7], OTHER[:7], "--format", "json").output)
+    assert data["counts"]["keys_retyped"] == 1 and data["keys_retyped"] == [
+        {"key": "num_chunks", "changes": [{"field": "nullable", "from": False, "to": True}]}]
+    assert [v["id"] for v in data["validators_added"]] == ["MXSTVJK"] and data["validators_removed"] == []
 
 
 # ---- bad input: one line, exit 2 ----
