@@ -41,7 +41,7 @@ from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
 from flaglint.render.bash.path_conditions import PathConditions
 from flaglint.render.bash.types import Rendering, ScriptError, TooDeep, Value
 from flaglint.render.recipes import evaluate
-from flaglint.rules.ruleset import built_in
+from flaglint.rules.ruleset import built_in, renumbered_ids
 from flaglint.tunix.pins import load_tunix_pin
 from flaglint.tunix.variables import launcher, load_tunix, type_tunix
 
@@ -217,7 +217,7 @@ def check_script(
         result.notes.extend(sorted(commands.notes | tunix.notes))
         if commands.fix is not None and not result.fixes:  # one fix per run, as for the flags (see _add_fix)
             result.fixes.append(commands.fix)
-    result.findings = apply_suppressions(path, result.findings, read_suppressions(path, text))
+    result.findings = apply_suppressions(path, result.findings, read_suppressions(path, text), renumbered_ids(checker.pin.rules), checker.pin.pin)
     return check
 
 
