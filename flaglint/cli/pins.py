@@ -8,6 +8,7 @@ import re
 import click
 
 from flaglint.core.findings import InputError
+from flaglint.core.progress import Progress
 from flaglint.pins.pindiff import PinDiff, diff_pins
 from flaglint.pins.pins import known_pins, load_pin
 from flaglint.report.tables import table
@@ -50,7 +51,9 @@ def schema_import(path, where, name, replace, output, rules_dir):
 def _write_files(path: str, output: str | None, rules_dir: str | None) -> None:
     from flaglint.importer.importer import import_schema, schema_summary, write_schema  # noqa: PLC0415 the importer: only for `schema import`
 
-    imported = import_schema(path)
+    with Progress() as progress:
+        progress.step(f"reading the config keys of {path}")
+        imported = import_schema(path)
     click.echo(schema_summary(imported))
     if output:
         write_schema(imported, output)
@@ -58,7 +61,10 @@ def _write_files(path: str, output: str | None, rules_dir: str | None) -> None:
     if rules_dir:
         from flaglint.importer.validators import summary, write_rules  # noqa: PLC0415 the importer: only for `schema import`
 
-        click.echo(summary(write_rules(path, rules_dir, schema=imported)))
+        with Progress() as progress:
+            progress.step(f"importing MaxText's validators from {path}")
+            counts = write_rules(path, rules_dir, schema=imported)
+        click.echo(summary(counts))
         click.echo(f"wrote {rules_dir}")
 
 
@@ -68,7 +74,9 @@ def _import_tunix(path: str, name: str | None, replace: bool, output: str | None
 
     from flaglint.importer.tunix import import_tunix, tunix_summary, write_tunix  # noqa: PLC0415 the importer: only for `schema import`
 
-    imported = import_tunix(path)
+    with Progress() as progress:
+        progress.step(f"importing the Tunix tree {path}")
+        imported = import_tunix(path)
     click.echo(tunix_summary(imported))
     if output or rules_dir:
         write_tunix(imported, output, rules_dir)
