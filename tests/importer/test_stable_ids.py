@@ -12,6 +12,7 @@ from collections import defaultdict
 
 import pytest
 import yaml
+from commandline import run_flaglint
 from maxtext_env import RELEASES, REPO
 
 from flaglint.importer.validators import stable_rule_id
@@ -98,3 +99,11 @@ def test_an_old_number_is_read_as_its_id_at_the_pin_with_a_warning(version):
     assert settings["ignore"] == [new] and settings["severity"] == {new: "warning"}
     assert f"{old} is the old number of {new} at maxtext-{version}" in ignored and f"write {new}" in graded
     assert set(renumbered.values()) <= set(CHECKS[version])
+
+
+def test_an_old_number_on_the_command_line_ignores_the_check_it_stood_for_at_the_pin():
+    done = run_flaglint("check", "--pin", "maxtext-0.2.4", "--ignore", "MX0001", "num_moe_token_chunks=2")
+    assert done.returncode == 0, done.stdout
+    assert done.stderr.startswith("flaglint: warning: --ignore: ignore: MX0001 is the old number of MXCQ1N5 at maxtext-0.2.4")
+    assert run_flaglint("check", "--pin", "maxtext-0.2.4", "--ignore", "MXCQ1N5", "num_moe_token_chunks=2").returncode == 0
+    assert run_flaglint("check", "--pin", "maxtext-0.2.4", "num_moe_token_chunks=2").returncode == 1
