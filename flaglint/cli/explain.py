@@ -10,7 +10,10 @@ import click
 from flaglint.core.findings import InputError
 from flaglint.pins.pins import load_pin
 from flaglint.report.rule_docs import (
+    explain_not_judged,
     explain_rule,
+    not_judged_check,
+    not_judged_json,
     pins_cell,
     rule_at,
     rule_catalogue,
@@ -46,6 +49,10 @@ def explain(rule_id, pin, output_format):
     rule = listed.rule if listed else None
     if rule is None and rule_id.startswith("TX"):  # a Tunix release's imported check: the newest that has it
         rule = next((r for tunix in reversed(known_tunix_pins()) for r in load_tunix_pin(tunix).rules if r.id == rule_id), None)
+    if rule is None and (unstated := not_judged_check(rule_id, pin_schema)) is not None:  # named by FL016
+        entry, pins = unstated
+        click.echo(json.dumps(not_judged_json(entry, pins), indent=2) if output_format == "json" else explain_not_judged(entry, pins))
+        return
     if rule is None:
         raise InputError(f"no rule {rule_id!r}; `flaglint rules` lists them")
     click.echo(json.dumps(rule_json(rule, listed), indent=2) if output_format == "json" else explain_rule(rule, listed))

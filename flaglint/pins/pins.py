@@ -77,6 +77,7 @@ class NotJudged:
     reason: str
     keys: tuple[str, ...]
     when: Node | None
+    when_text: str | None = None
 
 
 @lru_cache(maxsize=None)
@@ -95,7 +96,7 @@ def not_judged(rules: str | Path) -> tuple[NotJudged, ...]:
         except ExprError as err:
             raise InputError(f"{path}: {entry['id']}: when: {err}") from None
         found.append(NotJudged(str(entry["id"]), str(entry["site"]), str(entry["message"]), str(entry["reason"]),
-                               tuple(entry["keys"]), when))
+                               tuple(entry["keys"]), when, entry.get("when")))
     return tuple(found)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from flaglint.core.data import data_dir
 from flaglint.core.findings import InputError
-from flaglint.pins.pins import PinSchema, bundled_pins, load_pin
+from flaglint.pins.pins import NotJudged, PinSchema, bundled_pins, load_pin, not_judged
 from flaglint.rules.expr import parse
 from flaglint.rules.ruleset import Rule, RuleSet, load_ruleset
 
@@ -78,6 +78,35 @@ def _derived_named(rule: Rule, ruleset: RuleSet) -> dict[str, str]:
                 found[name] = ruleset.derived_text[name]
                 pending.append(found[name])
     return found
+
+
+def not_judged_check(rule_id: str, pin: PinSchema | None = None) -> tuple[NotJudged, tuple[str, ...]] | None:
+    """A check of MaxText's that no rule states (FL016 names it by its id), as the newest bundled
+    release (or PIN) has it, with the releases that have it; None when none does."""
+    sources = [pin.rules] if pin is not None else sorted({load_pin(name).rules for name in bundled_pins()}, key=_version_order)
+    found = [(rules, entry) for rules in sources for entry in not_judged(rules) if entry.id == rule_id]
+    if not found:
+        return None
+    pins = tuple(pin.pin if pin is not None else f"maxtext-{rules}" for rules, _ in found)
+    return found[-1][1], pins
+
+
+def not_judged_json(entry: NotJudged, pins: tuple[str, ...]) -> dict[str, str | list[str]]:
+    """`flaglint explain` of a check no rule states: what FL016 says of it."""
+    facts = {"id": entry.id, "title": "a check of MaxText's that no rule states", "reason": entry.reason,
+             "rationale": "flaglint cannot judge it from the flags. Where a config sets a key it reads, FL016 says so: "
+                          "a warning, an error in gate unless --allow-unverified.",
+             "keys": list(entry.keys), "when": entry.when_text, "pins": list(pins), "message": entry.message, "source": entry.site}
+    return {name: value for name, value in facts.items() if value is not None}
+
+
+def explain_not_judged(entry: NotJudged, pins: tuple[str, ...]) -> str:
+    facts = not_judged_json(entry, pins)
+    lines = [f"{entry.id}: {facts['title']} ({entry.reason})", "", str(facts["rationale"]), ""]
+    sections = [("Keys", ", ".join(entry.keys)), ("When", entry.when_text), ("Pins", f"{', '.join(pins)} and the pins that extend them"),
+                ("Message", entry.message), ("Source", entry.site)]
+    lines += [f"{label + ':':9}{text}" for label, text in sections if text]
+    return "\n".join(lines)
 
 
 def pins_cell(pins: tuple[str, ...] | None) -> str:
