@@ -207,10 +207,25 @@ def check_rule_ids(settings: Settings) -> list[str]:
     known = known_rule_ids(tuple(settings["extra-rules"]))
     for name, rule_id in named:
         exact = name == "severity"
-        if not (rule_id in known if exact else any(k.startswith(rule_id) for k in known)) or not rule_id:
+        if rule_id and not _names_a_rule(rule_id, known, exact):
+            known |= _pin_store_rule_ids(settings["pin"])
+        if not _names_a_rule(rule_id, known, exact) or not rule_id:
             origin = settings.origins[name.split(".")[0]]
             raise InputError(f"{origin}: {name}: no rule {rule_id!r}{'' if exact else ' (an id or a prefix of one)'}; `flaglint rules` lists them")
     return warnings
+
+
+def _names_a_rule(rule_id: str, known: set[str], exact: bool) -> bool:
+    return rule_id in known if exact else any(k.startswith(rule_id) for k in known)
+
+
+def _pin_store_rule_ids(pin: str) -> set[str]:
+    """The ids of a pin store entry's own rules: an import by an earlier flaglint numbered them."""
+    try:
+        rules = load_pin(pin).rules
+    except InputError:
+        return set()  # the pin itself is refused where it is used, naming what is wrong with it
+    return {rule.id for rule in load_ruleset(rules).rules} if isinstance(rules, Path) else set()
 
 
 def renumber_rule_ids(settings: Settings) -> list[str]:

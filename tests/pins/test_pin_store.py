@@ -22,6 +22,7 @@ from flaglint.frontends.checker import Checker
 from flaglint.importer.gitrefs import checkout_commit
 from flaglint.pins import pins, store
 from flaglint.read.flags import FlagSource
+from flaglint.rules.ruleset import load_ruleset
 from flaglint.schema.config_index import load_index
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -161,6 +162,17 @@ def test_a_project_store_is_the_folder_pyproject_names(tmp_path):
     store.project_store.cache_clear()
     assert "project store: maxtext 9.1.0" in pins.load_pin(COMMIT[:9]).origin
     assert "pin-store" in flaglint("config").output
+
+
+def test_an_entry_an_earlier_flaglint_numbered_keeps_its_numbers_until_it_is_imported_again(tmp_path):
+    make_tree(tmp_path / "maxtext")
+    assert flaglint("schema", "import", str(tmp_path / "maxtext")).exit_code == 0
+    rules = tmp_path / "xdg" / "flaglint" / "pins" / COMMIT / "rules" / "rules.yml"
+    rules.write_text(rules.read_text().replace(CHUNKS_RULE, "MX0001"))  # as an import numbered it
+    load_ruleset.cache_clear()
+    done = flaglint("check", "--pin", COMMIT[:7], "--ignore", "MX0001", "num_chunks=2 mode=slow")
+    assert done.exit_code == 0, done.output
+    assert "old number" not in done.output  # not a bundled release's number: nothing to translate
 
 
 def test_installed_is_the_package_find_spec_locates(tmp_path, monkeypatch):
