@@ -9,6 +9,8 @@ import re
 import pytest
 import yaml
 from commandline import REPO, run_flaglint
+from hypothesis import given
+from hypothesis import strategies as st
 
 from flaglint.pins.pins import bundled_pins, load_pin
 from flaglint.report.rule_docs import rule_catalogue
@@ -27,6 +29,27 @@ def test_a_table_aligns_its_columns_and_lets_a_long_cell_push_only_its_own_row()
     long = "x" * (WIDEST_PADDED + 5)
     lines = table(("id", "title"), [("FL1", "a"), (long, "c")])
     assert lines == [f"{'id':{WIDEST_PADDED}}  title", f"{'FL1':{WIDEST_PADDED}}  a", f"{long}  c"]
+
+
+_CELL = st.text(st.characters(min_codepoint=33, max_codepoint=126), min_size=1, max_size=WIDEST_PADDED)
+
+
+@given(st.integers(1, 5).flatmap(lambda n: st.tuples(st.lists(_CELL, min_size=n, max_size=n),
+                                                     st.lists(st.lists(_CELL, min_size=n, max_size=n), max_size=6))))
+def test_every_cell_of_a_column_starts_where_its_header_does(headers_rows):
+    headers, rows = headers_rows
+    lines = table(headers, rows)
+    assert len(lines) == len(rows) + 1
+    starts = None
+    for line, cells in zip(lines, [headers, *rows]):
+        found, at = [], 0
+        for cell in cells:
+            at = line.index(cell, at)
+            found.append(at)
+            at += len(cell)
+        assert starts is None or found == starts, lines
+        starts = found
+        assert line == line.rstrip()
 
 
 def test_rules_is_a_sorted_table_with_every_pin_of_each_rule():
