@@ -30,27 +30,45 @@ def rules_by_id(pin: str) -> dict[str, Rule]:
 
 @dataclass
 class Listed:
-    """A rule as `flaglint rules` and `explain` show it: its newest wording, and the pins it was
-    written for (None: every pin; an imported validator's releases, and the pins that extend them)."""
+    """A rule as `flaglint rules` and `explain` show it: its newest wording (or its wording at a pin),
+    and the pins it was written for (None: every pin; an imported validator's releases, and the
+    pins that extend them)."""
 
     rule: Rule
     pins: tuple[str, ...] | None
-    derived: dict[str, str]  # the derived values its condition names, at the release of its wording
+    ruleset: RuleSet  # the rules of the release of its wording
+
+    @property
+    def derived(self) -> dict[str, str]:
+        """The derived values its condition names, and those they name in turn, with their definitions."""
+        found: dict[str, str] = {}
+        pending = [text for text in (self.rule.when_text, self.rule.require_text) if text]
+        while pending:
+            for name in parse(pending.pop()).names():
+                if name in self.ruleset.derived_text and name not in found:
+                    found[name] = self.ruleset.derived_text[name]
+                    pending.append(found[name])
+        return found
+
+
+def _rule_sources(pin: PinSchema | None) -> list[str | Path]:
+    """The imported rules of the bundled pins, oldest release first (and PIN's, an imported one)."""
+    sources = list(dict.fromkeys(load_pin(name).rules for name in bundled_pins()))
+    return sources + [pin.rules] if pin is not None and pin.rules not in sources else sources
 
 
 def rule_catalogue(pin: PinSchema | None = None) -> dict[str, Listed]:
     """Every rule of the bundled pins (and of PIN, an imported one), by id: one id is one check at
     every pin, so an imported validator is listed once with every release that has it."""
-    sources: list[str | Path] = sorted({load_pin(name).rules for name in bundled_pins()}, key=_version_order)
-    if pin is not None and pin.rules not in sources:
-        sources.append(pin.rules)
     listed: dict[str, Listed] = {}
-    for rules in sources:
+    for rules in _rule_sources(pin):
         ruleset = load_ruleset(rules)
         for rule in ruleset.rules:
             earlier = listed.get(rule.id)
-            pins = None if rule.pins is None else tuple(dict.fromkeys([*(earlier.pins or ()), *rule.pins])) if earlier else rule.pins
-            listed[rule.id] = Listed(rule, pins, _derived_named(rule, ruleset))
+            pins = rule.pins
+            if earlier is not None and earlier.pins is not None and rule.pins is not None:
+                pins = tuple(dict.fromkeys([*earlier.pins, *rule.pins]))
+            listed[rule.id] = Listed(rule, pins, ruleset)
     return dict(sorted(listed.items()))
 
 
@@ -61,29 +79,13 @@ def rule_at(rule_id: str, pin: PinSchema) -> Listed | None:
     rule = ruleset.by_id(rule_id)
     if rule is None or not rule.applies_to(pin.chain):
         return None
-    return Listed(rule, rule_catalogue(pin)[rule_id].pins, _derived_named(rule, ruleset))
-
-
-def _version_order(rules: str | Path) -> tuple:
-    return (1, str(rules)) if isinstance(rules, Path) else (0, tuple(int(p) if p.isdigit() else -1 for p in rules.split(".")))
-
-
-def _derived_named(rule: Rule, ruleset: RuleSet) -> dict[str, str]:
-    """The derived values RULE's condition names, and those they name in turn, with their definitions."""
-    found: dict[str, str] = {}
-    pending = [text for text in (rule.when_text, rule.require_text) if text]
-    while pending:
-        for name in parse(pending.pop()).names():
-            if name in ruleset.derived_text and name not in found:
-                found[name] = ruleset.derived_text[name]
-                pending.append(found[name])
-    return found
+    return Listed(rule, rule_catalogue(pin)[rule_id].pins, ruleset)
 
 
 def not_judged_check(rule_id: str, pin: PinSchema | None = None) -> tuple[NotJudged, tuple[str, ...]] | None:
     """A check of MaxText's that no rule states (FL016 names it by its id), as the newest bundled
     release (or PIN) has it, with the releases that have it; None when none does."""
-    sources = [pin.rules] if pin is not None else sorted({load_pin(name).rules for name in bundled_pins()}, key=_version_order)
+    sources = [pin.rules] if pin is not None else _rule_sources(None)
     found = [(rules, entry) for rules in sources for entry in not_judged(rules) if entry.id == rule_id]
     if not found:
         return None
@@ -91,18 +93,21 @@ def not_judged_check(rule_id: str, pin: PinSchema | None = None) -> tuple[NotJud
     return found[-1][1], pins
 
 
+_NOT_JUDGED_TITLE = "a check of MaxText's that no rule states"
+_NOT_JUDGED_RATIONALE = ("flaglint cannot judge it from the flags. Where a config sets a key it reads, FL016 says so: "
+                         "a warning, an error in gate unless --allow-unverified.")
+
+
 def not_judged_json(entry: NotJudged, pins: tuple[str, ...]) -> dict[str, str | list[str]]:
-    """`flaglint explain` of a check no rule states: what FL016 says of it."""
-    facts = {"id": entry.id, "title": "a check of MaxText's that no rule states", "reason": entry.reason,
-             "rationale": "flaglint cannot judge it from the flags. Where a config sets a key it reads, FL016 says so: "
-                          "a warning, an error in gate unless --allow-unverified.",
+    """`flaglint explain --format json` of a check no rule states: what FL016 says of it."""
+    facts = {"id": entry.id, "title": _NOT_JUDGED_TITLE, "reason": entry.reason, "rationale": _NOT_JUDGED_RATIONALE,
              "keys": list(entry.keys), "when": entry.when_text, "pins": list(pins), "message": entry.message, "source": entry.site}
     return {name: value for name, value in facts.items() if value is not None}
 
 
 def explain_not_judged(entry: NotJudged, pins: tuple[str, ...]) -> str:
-    facts = not_judged_json(entry, pins)
-    lines = [f"{entry.id}: {facts['title']} ({entry.reason})", "", str(facts["rationale"]), ""]
+    """`flaglint explain` of a check no rule states."""
+    lines = [f"{entry.id}: {_NOT_JUDGED_TITLE} ({entry.reason})", "", _NOT_JUDGED_RATIONALE, ""]
     sections = [("Keys", ", ".join(entry.keys)), ("When", entry.when_text), ("Pins", f"{', '.join(pins)} and the pins that extend them"),
                 ("Message", entry.message), ("Source", entry.site)]
     lines += [f"{label + ':':9}{text}" for label, text in sections if text]
