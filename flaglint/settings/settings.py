@@ -20,7 +20,7 @@ from flaglint.core.data_cache import cached
 from flaglint.core.findings import InputError
 from flaglint.pins.pins import load_pin, names_maxtext, pin_from_requirements
 from flaglint.read.flags import read_text_file
-from flaglint.rules.ruleset import RENUMBERED_ID, load_ruleset, renumbered_ids
+from flaglint.rules.ruleset import RENUMBERED_ID, fill, load_ruleset, renumbered_ids
 from flaglint.tunix.pins import (
     bundled_tunix_pins,
     load_tunix_pin,
@@ -241,7 +241,7 @@ def renumber_rule_ids(settings: Settings) -> list[str]:
     warnings: list[str] = []
 
     def renumber(name: str, rule_id: str) -> str:
-        new = renumbered.get(rule_id) if RENUMBERED_ID.fullmatch(rule_id) else None
+        new = renumbered.get(rule_id)
         if new is None:
             return rule_id
         warnings.append(renumbered_warning(f"{settings.origins[name.split('.')[0]]}: {name}", rule_id, new, pin.pin))
@@ -257,8 +257,8 @@ def renumber_rule_ids(settings: Settings) -> list[str]:
 
 
 def renumbered_warning(where: str, old: str, new: str, pin: str) -> str:
-    return (f"{where}: {old} is the old number of {new} at {pin} (ids of MaxText's validators are the same at every pin "
-            f"now); write {new}: old numbers are read until the next release of flaglint")
+    """WHERE: OLD, as FL022 says it of a suppression in a script."""
+    return f"{where}: {fill(load_ruleset().by_id('FL022').message, {'old': old, 'new': new, 'pin': pin})}"
 
 
 def _matches(rule_id: str, prefixes: list[str]) -> bool:
