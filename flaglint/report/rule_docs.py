@@ -224,7 +224,8 @@ def rules_markdown(ruleset: RuleSet) -> str:
     if imported:
         out += ["", "## Imported MaxText validators", "",
                 f"{len(imported)} rules imported from MaxText's own validators by `flaglint schema import`; "
-                "`flaglint explain ID` shows each one.", ""]
+                "`flaglint explain ID` shows each one, and `flaglint rules` lists them with the pins each applies at. "
+                "An id is one check at every pin ([rule-ids.md](rule-ids.md)).", ""]
     return "\n".join(out) + "\n"
 
 
