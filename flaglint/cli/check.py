@@ -13,6 +13,7 @@ from flaglint.cli.group import end_of_startup
 from flaglint.cli.options import Options, common_options, load_checker
 from flaglint.cli.output import apply_settings, emit
 from flaglint.core.findings import InputError
+from flaglint.core.progress import Progress
 from flaglint.core.reading import BATCH_FILE, FLAG_FILE, decode, read_file, read_stdin
 from flaglint.fix.config_files import config_fix
 from flaglint.fix.files import text_edits
@@ -87,8 +88,11 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
     if confirm_with:
         from flaglint.frontends.check.confirm import confirm  # noqa: PLC0415 subprocess and tempfile: only with --confirm-with
 
-        for item in checked:
-            click.echo(confirm(confirm_with, settings["pin"], item.text, env, settings["model"]), err=True)
+        for number, item in enumerate(checked, 1):
+            with Progress() as progress:
+                progress.step(f"running MaxText's own config check with {confirm_with} ({number} of {len(checked)})")
+                answer = confirm(confirm_with, settings["pin"], item.text, env, settings["model"])
+            click.echo(answer, err=True)
     fixed: dict = {}
     if fixing:
         checked, fixed, changed = apply_fixes(checked, run, unsafe=options.unsafe_fixes, diff=options.diff,

@@ -15,7 +15,8 @@ def show_config(config_file):
     """Print the effective settings and where each came from."""
 
     settings = load_settings(config_file=config_file)
-    check_rule_ids(settings)
+    for warning in check_rule_ids(settings):
+        click.echo(f"flaglint: warning: {warning}", err=True)
     click.echo(f"# config file: {settings.file or '(none found)'}")
     for name in SETTINGS:
         click.echo(f"{name} = {json.dumps(settings[name])}    # {settings.origins[name]}")

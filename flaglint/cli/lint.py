@@ -11,6 +11,7 @@ from flaglint.cli.fixing import apply_fixes
 from flaglint.cli.options import Options, common_options, load_checker
 from flaglint.cli.output import apply_settings, emit
 from flaglint.core.findings import InputError
+from flaglint.core.progress import Progress
 from flaglint.core.reading import SCRIPT, decode, read_stdin, regular_file
 from flaglint.frontends.lint.scripts import check_script
 from flaglint.report import Checked
@@ -56,17 +57,21 @@ def lint(scripts, options: Options, vary_items, path_cap, allow_unverified, scri
 
     def run(_fixed=None) -> list[Checked]:
         checked = []
-        for script in scripts:
-            given = (_fixed or {}).get(script, stdin) if stdin is not None and script == label else None
-            found = check_script(Path(script), checker, env, _vary(vary_items), settings["path-cap"], options.max_fixes,
-                                 allow_unverified, text=given, args=script_args or None, tunix_pin=settings["tunix-pin"])
-            apply_settings(found.result, settings, script)
-            # the configuration can drop every finding, and with them the fix
-            fix = found.result.fixes[0] if found.result.fixes else None
-            checked.append(Checked(script, found.text, found.result, hint, in_file=given is None, fix=fix,
-                                   edits=[edit for edit in fix.edits if edit.written] if fix else []))
+        with Progress() as progress:
+            for number, script in enumerate(scripts, 1):
+                progress.step(f"linting {script} ({number} of {len(scripts)})")
+                checked.append(_check_one(script, (_fixed or {}).get(script, stdin) if stdin is not None and script == label else None))
         _report_shared_findings_once(checked)
         return checked
+
+    def _check_one(script: str, given: str | None) -> Checked:
+        found = check_script(Path(script), checker, env, _vary(vary_items), settings["path-cap"], options.max_fixes,
+                             allow_unverified, text=given, args=script_args or None, tunix_pin=settings["tunix-pin"])
+        apply_settings(found.result, settings, script)
+        # the configuration can drop every finding, and with them the fix
+        fix = found.result.fixes[0] if found.result.fixes else None
+        return Checked(script, found.text, found.result, hint, in_file=given is None, fix=fix,
+                       edits=[edit for edit in fix.edits if edit.written] if fix else [])
 
     checked = run()
     if options.fix or options.diff:

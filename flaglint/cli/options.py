@@ -69,7 +69,8 @@ class Options:
         settings.override("select", _ids(self.select), "--select")
         settings.extend("extend-select", _ids(self.extend_select), "--extend-select")
         settings.extend("ignore", _ids(self.ignore), "--ignore")
-        check_rule_ids(settings)
+        for warning in check_rule_ids(settings):
+            click.echo(f"flaglint: warning: {warning}", err=True)
         return settings
 
     def env(self) -> dict[str, str]:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import click
 
 from flaglint.core.findings import InputError
-from flaglint.pins.pindiff import diff_pins
+from flaglint.core.progress import Progress
+from flaglint.pins.pindiff import PinDiff, diff_pins
 from flaglint.pins.pins import known_pins, load_pin
+from flaglint.report.tables import table
 from flaglint.settings.settings import load_settings
 from flaglint.tunix.pins import (
     bundled_tunix_pins,
@@ -46,7 +51,9 @@ def schema_import(path, where, name, replace, output, rules_dir):
 def _write_files(path: str, output: str | None, rules_dir: str | None) -> None:
     from flaglint.importer.importer import import_schema, schema_summary, write_schema  # noqa: PLC0415 the importer: only for `schema import`
 
-    imported = import_schema(path)
+    with Progress() as progress:
+        progress.step(f"reading the config keys of {path}")
+        imported = import_schema(path)
     click.echo(schema_summary(imported))
     if output:
         write_schema(imported, output)
@@ -54,7 +61,10 @@ def _write_files(path: str, output: str | None, rules_dir: str | None) -> None:
     if rules_dir:
         from flaglint.importer.validators import summary, write_rules  # noqa: PLC0415 the importer: only for `schema import`
 
-        click.echo(summary(write_rules(path, rules_dir, schema=imported)))
+        with Progress() as progress:
+            progress.step(f"importing MaxText's validators from {path}")
+            counts = write_rules(path, rules_dir, schema=imported)
+        click.echo(summary(counts))
         click.echo(f"wrote {rules_dir}")
 
 
@@ -64,7 +74,9 @@ def _import_tunix(path: str, name: str | None, replace: bool, output: str | None
 
     from flaglint.importer.tunix import import_tunix, tunix_summary, write_tunix  # noqa: PLC0415 the importer: only for `schema import`
 
-    imported = import_tunix(path)
+    with Progress() as progress:
+        progress.step(f"importing the Tunix tree {path}")
+        imported = import_tunix(path)
     click.echo(tunix_summary(imported))
     if output or rules_dir:
         write_tunix(imported, output, rules_dir)
@@ -82,27 +94,70 @@ def _import_tunix(path: str, name: str | None, replace: bool, output: str | None
 
 
 @click.group(invoke_without_command=True)
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
 @click.pass_context
-def pins(ctx):
+def pins(ctx, output_format):
     """List every pin (bundled releases, fork overlays, imports in the pin stores) and where it comes from."""
     load_settings()  # as for `schema import`: the project's pin store is one of its settings
     if ctx.invoked_subcommand is not None:
         return
 
-    names = known_pins()
-    tunix = known_tunix_pins()
-    width = max(map(len, [*names, *tunix]))
-    for name in names:
-        click.echo(f"{name:{width}}  {load_pin(name).origin}")
-    for name in tunix:
-        click.echo(f"{name:{width}}  {load_tunix_pin(name).origin}")
+    rows = [("MaxText", name, load_pin(name).version, load_pin(name).origin) for name in known_pins()]
+    rows += [("Tunix", name, load_tunix_pin(name).version, load_tunix_pin(name).origin) for name in known_tunix_pins()]
+    listed = [{"pin": name, "program": program, "version": version, **_origin(origin)} for program, name, version, origin in rows]
+    if output_format == "json":
+        click.echo(json.dumps({"version": 1, "pins": listed}, indent=2))
+        return
+    for line in table(("pin", "program", "version", "kind", "extends", "about"),
+                      [(p["pin"], p["program"], p["version"], p["kind"], p["extends"] or "", p["about"]) for p in listed]):
+        click.echo(line)
+
+
+_OVERLAY = re.compile(r"overlay \((?P<file>.+?)\) on (?P<extends>\S+): (?P<title>.*)")
+_BUNDLED = re.compile(r"bundled \((?P<file>.+)\)")
+
+
+def _origin(origin: str) -> dict[str, str | None]:
+    """A pin's origin (PinSchema.origin) as the table's columns: its kind, the pin it extends, and
+    what it is (an overlay's title, a bundled file, a store's import)."""
+    if overlay := _OVERLAY.fullmatch(origin):
+        return {"kind": "fork overlay", "extends": overlay["extends"], "about": overlay["title"], "file": overlay["file"]}
+    if bundled := _BUNDLED.fullmatch(origin):
+        return {"kind": "release", "extends": None, "about": f"bundled ({bundled['file']})", "file": bundled["file"]}
+    store, _, about = origin.partition(": ")
+    return {"kind": store, "extends": None, "about": about, "file": None}
 
 
 @pins.command("diff")
 @click.argument("old")
 @click.argument("new")
-def pins_diff(old, new):
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
+def pins_diff(old, new, output_format):
     """What changes from pin OLD to pin NEW: keys added, removed and retyped, defaults, validators."""
 
-    for line in diff_pins(old, new):
+    changes = diff_pins(old, new)
+    if output_format == "json":
+        click.echo(json.dumps(changes.to_json(), indent=2, default=str))
+        return
+    for line in _diff_lines(changes):
         click.echo(line)
+
+
+def _diff_lines(changes: PinDiff) -> list[str]:
+    """The counts first, then each list as a table of its own."""
+    lines = [f"{changes.old} -> {changes.new}", ""]
+    lines += table(("change", "count"), [(name, str(count)) for name, count in changes.counts().items()])
+    sections = [
+        ("keys added", ("key",), [(k,) for k in changes.keys_added]),
+        ("keys removed", ("key",), [(k,) for k in changes.keys_removed]),
+        ("keys retyped", ("key", "field", "change"), [(k, c.field, c.text()) for k, cs in changes.keys_retyped for c in cs]),
+        ("defaults changed", ("key", "change"), [(k, c.text()) for k, c in changes.defaults_changed]),
+        ("validators added", ("id", "function", "title"), [(v.id, v.source, v.title) for v in changes.validators_added]),
+        ("validators changed (what the same function and message check)", ("old id", "new id", "function", "title"),
+         [(old.id, new.id, new.source, new.title) for old, new in changes.validators_changed]),
+        ("validators removed", ("id", "function", "title"), [(v.id, v.source, v.title) for v in changes.validators_removed]),
+    ]
+    for title, headers, rows in sections:
+        if rows:
+            lines += ["", f"{title}:", *table(headers, rows, indent="  ")]
+    return lines

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from flaglint.core.findings import InputError
+from flaglint.core.progress import Progress
 from flaglint.read.flags import read_env_assignments
 from flaglint.render.bash.types import ScriptError
 from flaglint.render.recipes import render as render_bash
@@ -32,11 +33,14 @@ def smoke(flags, env_items, env_file, recipe):
             env = {name: value.text for name, value in render_bash(Path(recipe), env).exported.items()}
         except ScriptError as err:
             raise InputError(str(err)) from None
-    try:
-        from flaglint.trainer.smoke import run_smoke  # noqa: PLC0415 jax: the trainer core runs on it
-    except ImportError as err:
-        raise InputError(f"flaglint smoke needs the trainer extra (pip install 'flaglint[trainer]'): {err}") from None
-    problems = run_smoke(env)
+    with Progress() as progress:
+        progress.step("loading JAX")
+        try:
+            from flaglint.trainer.smoke import run_smoke  # noqa: PLC0415 jax: the trainer core runs on it
+        except ImportError as err:
+            raise InputError(f"flaglint smoke needs the trainer extra (pip install 'flaglint[trainer]'): {err}") from None
+        progress.step("running the log-prob head and the packer at toy sizes")
+        problems = run_smoke(env)
     for problem in problems:
         click.echo(f"smoke: {problem}")
     if problems:

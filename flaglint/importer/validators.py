@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import hashlib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,8 +119,8 @@ def extract(source: str | Path, pin: str | None = None, schema: MaxTextSchemaFil
     safe_divisions: list[str] = []
     order = {TYPES: 0, PYCONFIG: 1}
     ordered = sorted(walker.sites.values(), key=lambda s: (order.get(s.file, 2), s.line, s.kind == "crash"))
-    for number, site in enumerate(ordered, start=1):
-        rule_id = f"MX{number:04d}"
+    taken: set[str] = set()
+    for site in ordered:
         message = site.text() or site.exception
         if site.kind == "crash":
             message = f"{site.exception}: {site.message}"
@@ -128,6 +129,8 @@ def extract(source: str | Path, pin: str | None = None, schema: MaxTextSchemaFil
         unknown = [c for c in site.conditions if isinstance(c, Unexpressible)]
         known = [c for c in site.conditions if not isinstance(c, Unexpressible)]
         cond = _simplify(known) if known else None
+        rule_id = stable_rule_id(check_identity(site, cond, unknown), taken)
+        taken.add(rule_id)
         if isinstance(cond, ast.Constant):
             if unknown:
                 pass  # the ways that can be stated never raise: only the others are listed
@@ -152,6 +155,35 @@ def extract(source: str | Path, pin: str | None = None, schema: MaxTextSchemaFil
     derived = _derived_values(walker, names, namer)
     checks = sum(1 for site in walker.sites.values() if site.kind != "crash")
     return Extraction(rules, derived, unexpressible, safe_divisions, checks, walker.version, len(ordered) - len(safe_divisions))
+
+
+# Crockford's base32: no I, L, O or U, so an id read aloud or typed by hand is not misread.
+_ID_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+ID_CHARS = 5  # 25 bits: the bundled releases' few hundred checks are far from sharing one
+
+
+def check_identity(site: Site, cond: ast.expr | None, unknown: list[Unexpressible]) -> str:
+    """What SITE checks and where MaxText defines it, in a form that is equal at two releases
+    exactly when the check is: the function that raises (not its file or line, which move), the
+    message as the source writes it, the condition over the keys (derived values inlined, before
+    they are named, as names are numbered per release) and the reasons of the ways no rule can state."""
+    parts = [site.owner, site.message_source or site.message, "" if cond is None else ast.unparse(cond),
+             *sorted({way.reason for way in unknown})]
+    return "\n".join(parts)
+
+
+def stable_rule_id(check: str, taken: set[str] = frozenset()) -> str:
+    """`MX` and ID_CHARS characters of a hash of CHECK (check_identity): one id for one check at
+    every release. An id TAKEN already (a second raise of one function that checks the same thing,
+    such as two divisions by one key; later in source order) hashes the check with its ordinal."""
+    occurrence = 1
+    while True:
+        text = check if occurrence == 1 else f"{check}\n#{occurrence}"
+        number = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> (64 - 5 * ID_CHARS)
+        rule_id = "MX" + "".join(_ID_ALPHABET[(number >> (5 * i)) & 31] for i in reversed(range(ID_CHARS)))
+        if rule_id not in taken:
+            return rule_id
+        occurrence += 1
 
 
 def _derived_names(walker: Walker) -> dict[int, str]:

@@ -78,6 +78,7 @@ class NotJudged:
     reason: str
     keys: tuple[str, ...]
     when: Node | None
+    when_text: str | None = None
 
 
 @lru_cache(maxsize=None)
@@ -96,7 +97,7 @@ def not_judged(rules: str | Path) -> tuple[NotJudged, ...]:
         except ExprError as err:
             raise InputError(f"{path}: {entry['id']}: when: {err}") from None
         found.append(NotJudged(str(entry["id"]), str(entry["site"]), str(entry["message"]), str(entry["reason"]),
-                               tuple(entry["keys"]), when))
+                               tuple(entry["keys"]), when, entry.get("when")))
     return tuple(found)
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from flaglint.core.data import data_dir
 from flaglint.core.findings import InputError
+from flaglint.core.progress import Progress
 from flaglint.core.reading import PIN_FILE, RULE_FILE, read_file, read_text
 from flaglint.importer.gitrefs import checkout_commit
 from flaglint.importer.sources import CONFIG_CODE, open_package
@@ -38,6 +39,11 @@ class Imported:
 def register(source: str | Path, where: str = "user", name: str | None = None, replace: bool = False,
              kind: str | None = None) -> Imported:
     # The importer and the walker (pydantic, the validator models) load only when importing.
+    with Progress() as progress:
+        return _register(source, where, name, replace, kind, progress)
+
+
+def _register(source: str | Path, where: str, name: str | None, replace: bool, kind: str | None, progress: Progress) -> Imported:
     from flaglint.importer.configs import build_index, write_index  # noqa: PLC0415 the importer: only when importing
     from flaglint.importer.importer import import_schema, schema_summary, write_schema  # noqa: PLC0415 the importer: only when importing
     from flaglint.importer.validators import summary as rules_summary  # noqa: PLC0415 the importer: only when importing
@@ -47,6 +53,7 @@ def register(source: str | Path, where: str = "user", name: str | None = None, r
     with open_package(source) as files:
         directory = files.directory
     commit = checkout_commit(directory) if directory is not None else None
+    progress.step(f"reading the config keys of {source}")
     schema = import_schema(source)
     release = f"maxtext-{schema.version}"
     kind = kind or ("wheel" if Path(source).is_file() else "tree")
@@ -60,6 +67,7 @@ def register(source: str | Path, where: str = "user", name: str | None = None, r
     _check_name(name)
     with tempfile.TemporaryDirectory() as scratch:
         rules_dir = Path(scratch) / "rules"
+        progress.step(f"importing MaxText's validators from {source}")
         lines.append(rules_summary(write_rules(source, rules_dir, pin=name, schema=schema)))
         same_as = release if _equals_bundled(schema, rules_dir, name, release) else None
         if same_as is not None and name == release:
@@ -78,6 +86,7 @@ def register(source: str | Path, where: str = "user", name: str | None = None, r
                 (folder / store.RULES_DIR).mkdir()
                 for path in rules_dir.iterdir():
                     (folder / store.RULES_DIR / path.name).write_bytes(read_file(path, RULE_FILE))
+                progress.step(f"indexing the config files of {source}")
                 with open_package(source) as files:
                     write_index(build_index(files, schema.version), folder / store.CONFIGS_FILE)
 

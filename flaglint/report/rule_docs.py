@@ -3,9 +3,13 @@ in reports, and docs/rules.md (`python -m flaglint.report.rule_docs docs/rules.m
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
 from flaglint.core.data import data_dir
 from flaglint.core.findings import InputError
-from flaglint.pins.pins import load_pin
+from flaglint.pins.pins import NotJudged, PinSchema, bundled_pins, load_pin, not_judged
+from flaglint.rules.expr import parse
 from flaglint.rules.ruleset import Rule, RuleSet, load_ruleset
 
 
@@ -22,6 +26,101 @@ def rules_by_id(pin: str) -> dict[str, Rule]:
     except (InputError, OSError, ValueError):
         rules = None
     return {rule.id: rule for rule in load_ruleset(rules).rules}
+
+
+@dataclass
+class Listed:
+    """A rule as `flaglint rules` and `explain` show it: its newest wording (or its wording at a pin),
+    and the pins it was written for (None: every pin; an imported validator's releases, and the
+    pins that extend them)."""
+
+    rule: Rule
+    pins: tuple[str, ...] | None
+    ruleset: RuleSet  # the rules of the release of its wording
+
+    @property
+    def derived(self) -> dict[str, str]:
+        """The derived values its condition names, and those they name in turn, with their definitions."""
+        found: dict[str, str] = {}
+        pending = [text for text in (self.rule.when_text, self.rule.require_text) if text]
+        while pending:
+            for name in parse(pending.pop()).names():
+                if name in self.ruleset.derived_text and name not in found:
+                    found[name] = self.ruleset.derived_text[name]
+                    pending.append(found[name])
+        return found
+
+
+def _rule_sources(pin: PinSchema | None) -> list[str | Path]:
+    """The imported rules of the bundled pins, oldest release first (and PIN's, an imported one)."""
+    sources = list(dict.fromkeys(load_pin(name).rules for name in bundled_pins()))
+    return sources + [pin.rules] if pin is not None and pin.rules not in sources else sources
+
+
+def rule_catalogue(pin: PinSchema | None = None) -> dict[str, Listed]:
+    """Every rule of the bundled pins (and of PIN, an imported one), by id: one id is one check at
+    every pin, so an imported validator is listed once with every release that has it."""
+    listed: dict[str, Listed] = {}
+    for rules in _rule_sources(pin):
+        ruleset = load_ruleset(rules)
+        for rule in ruleset.rules:
+            earlier = listed.get(rule.id)
+            pins = rule.pins
+            if earlier is not None and earlier.pins is not None and rule.pins is not None:
+                pins = tuple(dict.fromkeys([*earlier.pins, *rule.pins]))
+            listed[rule.id] = Listed(rule, pins, ruleset)
+    return dict(sorted(listed.items()))
+
+
+def rule_at(rule_id: str, pin: PinSchema) -> Listed | None:
+    """RULE_ID as it is at PIN (its wording and derived values there) with every pin that has it;
+    None when it does not apply there."""
+    ruleset = load_ruleset(pin.rules)
+    rule = ruleset.by_id(rule_id)
+    if rule is None or not rule.applies_to(pin.chain):
+        return None
+    return Listed(rule, rule_catalogue(pin)[rule_id].pins, ruleset)
+
+
+def not_judged_check(rule_id: str, pin: PinSchema | None = None) -> tuple[NotJudged, tuple[str, ...]] | None:
+    """A check of MaxText's that no rule states (FL016 names it by its id), as the newest bundled
+    release (or PIN) has it, with the releases that have it; None when none does."""
+    sources = [pin.rules] if pin is not None else _rule_sources(None)
+    found = [(rules, entry) for rules in sources for entry in not_judged(rules) if entry.id == rule_id]
+    if not found:
+        return None
+    pins = tuple(pin.pin if pin is not None else f"maxtext-{rules}" for rules, _ in found)
+    return found[-1][1], pins
+
+
+_NOT_JUDGED_TITLE = "a check of MaxText's that no rule states"
+_NOT_JUDGED_RATIONALE = ("flaglint cannot judge it from the flags. Where a config sets a key it reads, FL016 says so: "
+                         "a warning, an error in gate unless --allow-unverified.")
+
+
+def not_judged_json(entry: NotJudged, pins: tuple[str, ...]) -> dict[str, str | list[str]]:
+    """`flaglint explain --format json` of a check no rule states: what FL016 says of it."""
+    facts = {"id": entry.id, "title": _NOT_JUDGED_TITLE, "reason": entry.reason, "rationale": _NOT_JUDGED_RATIONALE,
+             "keys": list(entry.keys), "when": entry.when_text, "pins": list(pins), "message": entry.message, "source": entry.site}
+    return {name: value for name, value in facts.items() if value is not None}
+
+
+def explain_not_judged(entry: NotJudged, pins: tuple[str, ...]) -> str:
+    """`flaglint explain` of a check no rule states."""
+    lines = [f"{entry.id}: {_NOT_JUDGED_TITLE} ({entry.reason})", "", _NOT_JUDGED_RATIONALE, ""]
+    sections = [("Keys", ", ".join(entry.keys)), ("When", entry.when_text), ("Pins", f"{', '.join(pins)} and the pins that extend them"),
+                ("Message", entry.message), ("Source", entry.site)]
+    lines += [f"{label + ':':9}{text}" for label, text in sections if text]
+    return "\n".join(lines)
+
+
+def pins_cell(pins: tuple[str, ...] | None) -> str:
+    """The pins column: `all`, or the pins with the releases' versions after one `maxtext-`."""
+    if pins is None:
+        return "all"
+    releases = [p.removeprefix("maxtext-") for p in pins if p.startswith("maxtext-")]
+    others = [p for p in pins if not p.startswith("maxtext-")]
+    return ",".join([*(["maxtext-" + ",".join(releases)] if releases else []), *others])
 
 
 def rule_url(rule_id: str, base: str | None = None) -> str:
@@ -47,15 +146,17 @@ def _example(example) -> str:
     return ", ".join(parts) or "(defaults)"
 
 
-def _sections(rule: Rule, code: str = "{}") -> list[tuple[str, str]]:
-    """The rule's documented facts as (label, text), in the order the docs show them."""
+def _sections(rule: Rule, code: str = "{}", pins: tuple[str, ...] | None = None) -> list[tuple[str, str]]:
+    """The rule's documented facts as (label, text), in the order the docs show them; PINS: the pins
+    it has (default: those of its entry)."""
+    pins = rule.pins if pins is None else pins
     sections = []
     if rule.when_text:
         sections.append(("When", code.format(rule.when_text)))
     if rule.require_text:
         sections.append(("Require", code.format(rule.require_text)))
-    if rule.pins:
-        sections.append(("Pins", f"{', '.join(rule.pins)} and the pins that extend them"))
+    if pins:
+        sections.append(("Pins", f"{', '.join(pins)} and the pins that extend them"))
     if rule.stage:
         sections.append(("Stage", rule.stage))
     sections.append(("Message", code.format(rule.message)))
@@ -74,25 +175,41 @@ def _severity(rule: Rule) -> str:
     return "; ".join([rule.severity, *graded])
 
 
-def explain_rule(rule: Rule) -> str:
+def explain_rule(rule: Rule, listed: Listed | None = None) -> str:
+    """The text of `flaglint explain`; LISTED: the rule across pins (the pins it has, the derived
+    values it names)."""
     lines = [f"{rule.id}: {rule.title} ({_severity(rule)})", "", rule.rationale, ""]
-    sections = _sections(rule)
+    sections = _sections(rule, pins=listed.pins if listed else rule.pins)
+    if listed and listed.derived:
+        where = [f"{name} = {' '.join(text.split())}" for name, text in listed.derived.items()]
+        sections.insert(2 if rule.require_text and rule.when_text else 1, ("Where", "\n".join(where)))
     width = max(9, *(len(label) + 2 for label, _ in sections))
-    lines += [f"{label + ':':{width}}{text}" for label, text in sections]
+    for label, text in sections:
+        first, *rest = text.split("\n")
+        lines += [f"{label + ':':{width}}{first}", *(" " * width + more for more in rest)]
     return "\n".join(lines)
 
 
-def rule_json(rule: Rule) -> dict:
-    """`flaglint explain --format json`: the rule's metadata, as the registry holds it."""
-    return {
-        "id": rule.id, "title": rule.title, "severity": rule.severity, "message": rule.message,
-        "rationale": rule.rationale, "fix": rule.fix, "source": rule.source,
-        "pins": list(rule.pins) if rule.pins else None, "when": rule.when_text, "require": rule.require_text,
-        "examples": rule.examples, "builtin": rule.builtin, "fixable": rule.fixable, "messages": rule.messages,
-        "refused_value": rule.refused_value, "unverified_severity": rule.unverified_severity,
-        "fail_closed_severity": rule.fail_closed_severity,
-        "flag_string_only": rule.flag_string_only, "states": list(rule.states),
+def rule_json(rule: Rule, listed: Listed | None = None) -> dict:
+    """`flaglint explain --format json`: what the text shows, as data (a field without a value is left out)."""
+    pins = listed.pins if listed else rule.pins
+    data = {
+        "id": rule.id, "title": rule.title, "severity": rule.severity,
+        "severity_with_allow_unverified": rule.unverified_severity,
+        "severity_in_gate": rule.fail_closed_severity,
+        "rationale": rule.rationale, "pins": list(pins) if pins else None, "stage": rule.stage,
+        "when": rule.when_text, "require": rule.require_text, "where": listed.derived if listed else None,
+        "message": rule.message, "messages": rule.messages, "states": list(rule.states),
+        "examples": _without_lines(rule.examples), "fix": rule.fix, "source": rule.source,
     }
+    return {name: value for name, value in data.items() if value not in (None, {}, [])} | {"fixable": rule.fixable}
+
+
+def _without_lines(value):
+    """VALUE without the `__line__` entries the rule loader adds to mappings, for its errors."""
+    if isinstance(value, dict):
+        return {k: _without_lines(v) for k, v in value.items() if k != "__line__"}
+    return value
 
 
 def rules_markdown(ruleset: RuleSet) -> str:
@@ -107,13 +224,13 @@ def rules_markdown(ruleset: RuleSet) -> str:
     if imported:
         out += ["", "## Imported MaxText validators", "",
                 f"{len(imported)} rules imported from MaxText's own validators by `flaglint schema import`; "
-                "`flaglint explain ID` shows each one.", ""]
+                "`flaglint explain ID` shows each one, and `flaglint rules` lists them with the pins each applies at. "
+                "An id is one check at every pin ([rule-ids.md](rule-ids.md)).", ""]
     return "\n".join(out) + "\n"
 
 
 if __name__ == "__main__":
     import sys
-    from pathlib import Path
 
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/rules.md")
     target.write_text(rules_markdown(load_ruleset("0.2.5")), encoding="utf-8")

@@ -254,6 +254,20 @@ def imported_dir(version: str | Path) -> Path:
     return version if isinstance(version, Path) else data_dir("rules") / "maxtext" / version
 
 
+# An MXnnnn: the number a bundled release's validator had before ids were the same at every release.
+RENUMBERED_ID = re.compile(r"MX[0-9]{4}")
+
+
+@lru_cache(maxsize=None)
+def renumbered_ids(version: str | Path | None) -> dict[str, str]:
+    """Old number -> stable id of the validators of a bundled release (rules/maxtext/renumbered.yml);
+    nothing for a pin store's rules, which were numbered by the import that wrote them."""
+    if not isinstance(version, str):
+        return {}
+    table = _load_yaml(data_dir("rules") / "maxtext" / "renumbered.yml") or {}
+    return {str(old): str(new) for old, new in (table.get(version) or {}).items() if old != "__line__"}
+
+
 def rule_files(version: str | Path | None = None) -> list[Path]:
     root = data_dir("rules")
     files = sorted(root.glob("*.yml"))

@@ -19,9 +19,9 @@ from flaglint.core.data import data_dir
 from flaglint.core.data_cache import cached
 from flaglint.core.findings import InputError
 from flaglint.core.reading import REQUIREMENTS
-from flaglint.pins.pins import names_maxtext, pin_from_requirements
+from flaglint.pins.pins import load_pin, names_maxtext, pin_from_requirements
 from flaglint.read.flags import read_text_file
-from flaglint.rules.ruleset import load_ruleset
+from flaglint.rules.ruleset import RENUMBERED_ID, fill, load_ruleset, renumbered_ids
 from flaglint.tunix.pins import (
     bundled_tunix_pins,
     load_tunix_pin,
@@ -196,19 +196,70 @@ def known_rule_ids(extra_rules: tuple[str, ...] = ()) -> set[str]:
     return maxtext | {rule.id for pin in bundled_tunix_pins() for rule in load_tunix_pin(pin).rules}
 
 
-def check_rule_ids(settings: Settings) -> None:
-    """Every id or prefix the settings name must match a rule: a typo would silently select nothing."""
+def check_rule_ids(settings: Settings) -> list[str]:
+    """Every id or prefix the settings name must match a rule: a typo would silently select nothing.
+    An old number of a validator (renumber_rule_ids) is read as its id; the warnings say so."""
+    warnings = renumber_rule_ids(settings)
     named = [(name, rule_id) for name in _RULE_ID_SETTINGS for rule_id in settings[name]]
     named += [("severity", rule_id) for rule_id in settings["severity"]]
     named += [(f"per-file-ignores.{_toml_key(glob)}", rule_id) for glob, ids in settings["per-file-ignores"].items() for rule_id in ids]
     if not named:
-        return
+        return warnings
     known = known_rule_ids(tuple(settings["extra-rules"]))
     for name, rule_id in named:
         exact = name == "severity"
-        if not (rule_id in known if exact else any(k.startswith(rule_id) for k in known)) or not rule_id:
+        if rule_id and not _names_a_rule(rule_id, known, exact):
+            known |= _pin_store_rule_ids(settings["pin"])
+        if not _names_a_rule(rule_id, known, exact) or not rule_id:
             origin = settings.origins[name.split(".")[0]]
             raise InputError(f"{origin}: {name}: no rule {rule_id!r}{'' if exact else ' (an id or a prefix of one)'}; `flaglint rules` lists them")
+    return warnings
+
+
+def _names_a_rule(rule_id: str, known: set[str], exact: bool) -> bool:
+    return rule_id in known if exact else any(k.startswith(rule_id) for k in known)
+
+
+def _pin_store_rule_ids(pin: str) -> set[str]:
+    """The ids of a pin store entry's own rules: an import by an earlier flaglint numbered them."""
+    try:
+        rules = load_pin(pin).rules
+    except InputError:
+        return set()  # the pin itself is refused where it is used, naming what is wrong with it
+    return {rule.id for rule in load_ruleset(rules).rules} if isinstance(rules, Path) else set()
+
+
+def renumber_rule_ids(settings: Settings) -> list[str]:
+    """Replace each MXnnnn the settings name, a number the validators of a bundled release had before
+    their ids were the same at every release, with the id it stands for at the settings' pin; one
+    warning for each, naming where it was written and the id to write instead."""
+    named = [rule_id for name in _RULE_ID_SETTINGS for rule_id in settings[name]]
+    named += [rule_id for ids in settings["per-file-ignores"].values() for rule_id in ids] + list(settings["severity"])
+    if not any(RENUMBERED_ID.fullmatch(rule_id) for rule_id in named):
+        return []
+    pin = load_pin(settings["pin"])
+    renumbered = renumbered_ids(pin.rules)
+    warnings: list[str] = []
+
+    def renumber(name: str, rule_id: str) -> str:
+        new = renumbered.get(rule_id)
+        if new is None:
+            return rule_id
+        warnings.append(renumbered_warning(f"{settings.origins[name.split('.')[0]]}: {name}", rule_id, new, pin.pin))
+        return new
+
+    for name in _RULE_ID_SETTINGS:
+        settings.values[name] = [renumber(name, rule_id) for rule_id in settings[name]]
+    settings.values["per-file-ignores"] = {
+        glob: [renumber(f"per-file-ignores.{_toml_key(glob)}", rule_id) for rule_id in ids]
+        for glob, ids in settings["per-file-ignores"].items()}
+    settings.values["severity"] = {renumber("severity", rule_id): level for rule_id, level in settings["severity"].items()}
+    return warnings
+
+
+def renumbered_warning(where: str, old: str, new: str, pin: str) -> str:
+    """WHERE: OLD, as FL022 says it of a suppression in a script."""
+    return f"{where}: {fill(load_ruleset().by_id('FL022').message, {'old': old, 'new': new, 'pin': pin})}"
 
 
 def _matches(rule_id: str, prefixes: list[str]) -> bool:

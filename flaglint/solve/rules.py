@@ -8,6 +8,7 @@ reach; z3 is imported only on that path.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any, Iterable
 
@@ -49,11 +50,28 @@ def violated(rules: Iterable[Rule], config: Config) -> list[Rule]:
 def finding(rule: Rule, config: Config, derived: dict | None = None) -> Finding:
     """`derived`: the ruleset's derived values, for placeholders that name one."""
     names = rule_names(rule)
-    shown = ", ".join(f"{n}={format_value(config.lookup(n))}" for n in names)
+    shown = _values(names, config)
     located = [n for n in (rule.require.names() if rule.require else []) if config.location(n)] + [n for n in names if config.location(n)]
     primary = config.location(located[0]) if located else None
     related = tuple(loc for n in dict.fromkeys(located) if (loc := config.location(n)) and loc != primary)
     return Finding(rule.id, rule.severity, f"{_filled(rule.message, config, derived or {})} ({shown})", tuple(names), primary, related)
+
+
+# More values than this in a finding are grouped: each value many keys share is said once, after
+# the values that stand out (those the inputs set first), so a mesh's dozen axes of 1 read at a glance.
+MAX_VALUES_EACH = 6
+SHARED_BY = 3
+
+
+def _values(names: list[str], config: Config) -> str:
+    pairs = [(n, format_value(config.lookup(n))) for n in names]
+    if len(pairs) <= MAX_VALUES_EACH:
+        return ", ".join(f"{n}={v}" for n, v in pairs)
+    pairs.sort(key=lambda pair: config.location(pair[0]) is None)  # stable: the rule's order within each
+    sharing = Counter(v for _, v in pairs)
+    alone = [f"{n}={v}" for n, v in pairs if sharing[v] < SHARED_BY]
+    groups = [f"each {v}: {', '.join(n for n, w in pairs if w == v)}" for v in dict.fromkeys(v for _, v in pairs) if sharing[v] >= SHARED_BY]
+    return "; ".join([", ".join(alone), *groups] if alone else groups)
 
 
 def _filled(message: str, config: Config, derived: Mapping) -> str:

@@ -30,7 +30,7 @@ def test_fix_write_rewrites_only_the_token_and_is_idempotent(tmp_path):
 
 def test_rules_and_explain():
     listing = run_flaglint("rules", "--pin", "bbd0f6f10").stdout
-    assert "FL101" in listing and "MX0001" in listing
+    assert "FL101" in listing and "MXCQ1N5" in listing
     assert "FL101" not in run_flaglint("rules", "--pin", "maxtext-0.2.5").stdout
     explained = run_flaglint("explain", "fl101")
     assert explained.returncode == 0

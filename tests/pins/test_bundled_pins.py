@@ -57,11 +57,11 @@ def test_each_release_is_a_pin_with_its_own_keys_and_rules(version):
         ("0.2.0", "ici_fsdp_parallelism=x", ["FL005"]),
         ("0.2.0", "adamw_mask=x", ["FL005"]),  # no list coercion in 0.2.0's pyconfig
         ("0.2.3", "adamw_mask=x", []),
-        ("0.2.0", "use_tokamax_splash=true use_jax_splash=true", ["FL014", "MX0079"]),  # as at 0.2.5
-        ("0.2.3", "check_vma=true use_ring_of_experts=true", ["MX0006"]),
-        ("0.2.4", "num_moe_token_chunks=2", ["MX0001"]),
+        ("0.2.0", "use_tokamax_splash=true use_jax_splash=true", ["FL014", "MXT3BVZ"]),  # as at 0.2.5
+        ("0.2.3", "check_vma=true use_ring_of_experts=true", ["MXBHBWH"]),
+        ("0.2.4", "num_moe_token_chunks=2", ["MXCQ1N5"]),
         # 0.2.4 has the EP-rank check too: a ring of experts needs expert parallelism
-        ("0.2.4", "use_ring_of_experts=true num_moe_token_chunks=2", ["MX0055"]),
+        ("0.2.4", "use_ring_of_experts=true num_moe_token_chunks=2", ["MXKF2FV"]),
         ("0.2.4", "use_ring_of_experts=true num_moe_token_chunks=2 ici_expert_parallelism=2", []),
     ],
 )

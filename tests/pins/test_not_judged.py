@@ -46,8 +46,8 @@ def test_a_refusal_flaglint_cannot_state_is_never_a_silent_pass(pin, flags):
 
 
 def test_the_inline_custom_mesh_read_of_0_2_3_is_judged_by_rules():
-    for flags, rule in [("context_parallel_strategy=ring ici_context_parallelism=2", "MX0080"), ("context_sharding=tensor", "MX0077"),
-                        ("ici_sequence_parallelism=3", "MX0110")]:
+    for flags, rule in [("context_parallel_strategy=ring ici_context_parallelism=2", "MX52WMC"), ("context_sharding=tensor", "MXRPZNS"),
+                        ("ici_sequence_parallelism=3", "MXFN6M5")]:
         assert [f.rule for f in _findings("maxtext-0.2.3", flags).get("error", [])] == [rule]
     # cp-as-ep's file names the context and expert axes itself: nothing to refuse
     assert not _findings("maxtext-0.2.3", "custom_mesh_and_rule=cp-as-ep ici_expert_parallelism=2")
@@ -56,7 +56,7 @@ def test_the_inline_custom_mesh_read_of_0_2_3_is_judged_by_rules():
 def test_the_finding_names_the_check_the_keys_set_and_why():
     (finding,) = _findings("maxtext-0.2.5", "log_period=10 compress_ratios=[2]")["warning"]
     assert finding.rule == "FL016" and finding.keys == ("compress_ratios",)
-    assert "MX0307 (maxtext/configs/types.py:" in finding.message and "reads compress_ratios, set here" in finding.message
+    assert "MXTJXF5 (maxtext/configs/types.py:" in finding.message and "reads compress_ratios, set here" in finding.message
     assert "(list value: loop over compress_ratios)" in finding.message and "compress_ratio must be 0 (disabled) or >= 4" in finding.message
     assert (finding.location.line, finding.location.column) == (1, 15)
 

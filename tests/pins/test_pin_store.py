@@ -22,10 +22,13 @@ from flaglint.frontends.checker import Checker
 from flaglint.importer.gitrefs import checkout_commit
 from flaglint.pins import pins, store
 from flaglint.read.flags import FlagSource
+from flaglint.rules.ruleset import load_ruleset
 from flaglint.schema.config_index import load_index
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 OTHER = "fedcba9876543210fedcba9876543210fedcba98"
+# The id of the tree's one validator (num_chunks > 1 needs use_ring): a hash of what it checks and where.
+CHUNKS_RULE = "MX1XEFK"
 
 TYPES = """\
 from enum import Enum
@@ -101,15 +104,20 @@ def test_a_checkout_is_a_pin_by_commit_and_by_a_prefix_of_seven(tmp_path):
 
     for pin in (COMMIT, COMMIT[:7]):
         result = Checker(pin).check(FlagSource("num_chunks=2 mode=slow"), fix=False)
-        assert [f.rule for f in result.findings] == ["MX0001"], pin
+        assert [f.rule for f in result.findings] == [CHUNKS_RULE], pin
     assert [f.rule for f in Checker(COMMIT[:7]).check(FlagSource("mode=FAST"), fix=False).findings] == ["FL005"]
     with pytest.raises(InputError, match="unknown pin '0123456'"[:-2]):
         pins.canonical_pin("012345")  # six characters name nothing
 
     listing = flaglint("pins")
     assert listing.exit_code == 0
-    assert f"{COMMIT}  user store: maxtext 9.1.0 at commit 0123456789ab, imported from {tree.resolve()}" in listing.output
-    assert re.search(r"^maxtext-0\.2\.0 +bundled \(schemas/maxtext-0\.2\.0\.json\)$", listing.output, re.M)
+    assert re.search(rf"^{COMMIT}  MaxText  9\.1\.0 +user store +maxtext 9\.1\.0 at commit 0123456789ab, imported from {re.escape(str(tree.resolve()))}$",
+                     listing.output, re.M), listing.output
+    assert re.search(r"^maxtext-0\.2\.0 +MaxText +0\.2\.0 +release +bundled \(schemas/maxtext-0\.2\.0\.json\)$", listing.output, re.M)
+    listed = {p["pin"]: p for p in json.loads(flaglint("pins", "--format", "json").output)["pins"]}
+    assert listed[COMMIT] == {"pin": COMMIT, "program": "MaxText", "version": "9.1.0", "kind": "user store", "extends": None,
+                              "about": f"maxtext 9.1.0 at commit 0123456789ab, imported from {tree.resolve()}", "file": None}
+    assert listed["22fa0c559"]["extends"] == "d66a82096" and listed["22fa0c559"]["about"].endswith("AI-Hypercomputer/maxtext#5698)")
 
 
 def test_a_wheel_is_a_pin_by_its_version(tmp_path):
@@ -156,6 +164,17 @@ def test_a_project_store_is_the_folder_pyproject_names(tmp_path):
     assert "pin-store" in flaglint("config").output
 
 
+def test_an_entry_an_earlier_flaglint_numbered_keeps_its_numbers_until_it_is_imported_again(tmp_path):
+    make_tree(tmp_path / "maxtext")
+    assert flaglint("schema", "import", str(tmp_path / "maxtext")).exit_code == 0
+    rules = tmp_path / "xdg" / "flaglint" / "pins" / COMMIT / "rules" / "rules.yml"
+    rules.write_text(rules.read_text().replace(CHUNKS_RULE, "MX0001"))  # as an import numbered it
+    load_ruleset.cache_clear()
+    done = flaglint("check", "--pin", COMMIT[:7], "--ignore", "MX0001", "num_chunks=2 mode=slow")
+    assert done.exit_code == 0, done.output
+    assert "old number" not in done.output  # not a bundled release's number: nothing to translate
+
+
 def test_installed_is_the_package_find_spec_locates(tmp_path, monkeypatch):
     site = tmp_path / "site"
     make_tree(tmp_path / "tree", commit=None)
@@ -164,7 +183,7 @@ def test_installed_is_the_package_find_spec_locates(tmp_path, monkeypatch):
     name = pins.canonical_pin("installed")
     assert name.startswith("installed-")
     assert "maxtext" not in sys.modules  # found, never imported
-    assert [f.rule for f in Checker("installed").check(FlagSource("num_chunks=3"), fix=False).findings] == ["MX0001"]
+    assert [f.rule for f in Checker("installed").check(FlagSource("num_chunks=3"), fix=False).findings] == [CHUNKS_RULE]
     assert pins.canonical_pin("installed") == name  # imported once per version of its files
 
 
@@ -246,15 +265,39 @@ def test_pins_diff_lists_keys_types_defaults_and_validators(tmp_path):
         assert flaglint("schema", "import", str(tmp_path / tree)).exit_code == 0
     done = flaglint("pins", "diff", COMMIT[:7], OTHER[:7])
     assert done.exit_code == 0, done.output
+    # the counts first, then each list as a table; the check the two trees share keeps its id
     assert done.output.splitlines() == [
         f"{COMMIT} -> {OTHER}",
-        "keys added: 1", "  fused",
-        "keys removed: 0",
-        "keys retyped: 1", "  num_chunks: nullable false -> true",
-        "defaults changed: 1", "  use_ring: false -> true",
-        "validators added: 1", "  MX0002 fused needs mode=fast.",
-        "validators removed: 0",
+        "",
+        "change              count",
+        "keys added          1",
+        "keys removed        0",
+        "keys retyped        1",
+        "defaults changed    1",
+        "validators added    1",
+        "validators changed  0",
+        "validators removed  0",
+        "",
+        "keys added:",
+        "  key",
+        "  fused",
+        "",
+        "keys retyped:",
+        "  key         field     change",
+        "  num_chunks  nullable  false -> true",
+        "",
+        "defaults changed:",
+        "  key       change",
+        "  use_ring  false -> true",
+        "",
+        "validators added:",
+        "  id       function                    title",
+        "  MXSTVJK  MaxTextConfig.check_chunks  fused needs mode=fast",
     ]  # fmt: skip
+    data = json.loads(flaglint("pins", "diff", COMMIT[:7], OTHER[:7], "--format", "json").output)
+    assert data["counts"]["keys_retyped"] == 1 and data["keys_retyped"] == [
+        {"key": "num_chunks", "changes": [{"field": "nullable", "from": False, "to": True}]}]
+    assert [v["id"] for v in data["validators_added"]] == ["MXSTVJK"] and data["validators_removed"] == []
 
 
 # ---- bad input: one line, exit 2 ----

@@ -27,7 +27,7 @@ COMMANDS = {".flags": ("check", "-f"), ".sh": ("lint",), ".yaml": ("gate",)}
 
 def _rule_folders() -> list[Path]:
     """tests/fixtures/<rule id>/; other folders there hold other tests' fixtures (recipes/)."""
-    return sorted(p for p in FIXTURES.iterdir() if p.is_dir() and re.fullmatch(r"(FL|MX)\d+", p.name))
+    return sorted(p for p in FIXTURES.iterdir() if p.is_dir() and re.fullmatch(r"FL[0-9]+|MX[0-9A-Z]+", p.name))
 
 
 def cases() -> list[Path]:

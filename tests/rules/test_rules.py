@@ -55,7 +55,7 @@ def test_good_example_passes(rule):
 # Checked on inputs the examples cannot carry: FL009 (a 1 MB string) in test_check_cli.py, the script
 # and suppression rules in tests/lint/, the config-file rules in tests/channels/, FL090 (it needs a rule
 # no flags satisfy) in test_rule_that_cannot_hold_is_reported.
-ELSEWHERE = {"FL009", "FL010", "FL011", "FL020", "FL021", "FL043", "FL090"}
+ELSEWHERE = {"FL009", "FL010", "FL011", "FL020", "FL021", "FL022", "FL043", "FL090"}
 
 
 @pytest.mark.parametrize("rule", [r for r in HAND_WRITTEN if r.id not in ELSEWHERE], ids=lambda r: r.id)
@@ -147,7 +147,7 @@ def test_a_refused_value_is_not_judged_by_its_default_and_the_fix_starts_without
                if "=" in line and not line.startswith("#"))
     result = Checker().check(FlagSource(flags), env)
     assert "FL005" in {f.rule for f in result.findings}
-    # Judged by the default custom_mesh_and_rule (''), EP rank would be 1 and MX0089 would fire
+    # Judged by the default custom_mesh_and_rule (''), EP rank would be 1 and MXFABRX would fire
     # on flags that are fine once the refused token goes.
     assert not [f for f in result.findings if f.rule.startswith("MX")]
     (fix,) = result.fixes
@@ -175,7 +175,7 @@ def test_a_value_refused_only_for_its_case_is_corrected_not_dropped():
 
 
 def test_a_membership_in_a_keys_value_is_solved_and_the_hardware_is_held():
-    # MX0221 reads `'tpu' in hardware`; `in` over a key's value was FL090 "no change satisfies".
+    # MXAFX3Z reads `'tpu' in hardware`; `in` over a key's value was FL090 "no change satisfies".
     result = Checker().check(FlagSource("context_parallel_strategy=ring context_parallel_load_balance=True"))
     assert "FL090" not in {f.rule for f in result.findings}
     assert [[(c.key, c.to) for c in fix.changes] for fix in result.fixes] == [[("context_parallel_strategy", "all_gather")]]
@@ -191,7 +191,7 @@ def test_a_choice_the_command_line_reads_as_none_is_dropped_not_corrected():
 
 
 def test_a_float_bound_gets_a_value_beside_the_rules_literal():
-    # MX0096: distill_temperature_end > 0.0. The literal itself fails; one beside it holds.
+    # MX47NM4: distill_temperature_end > 0.0. The literal itself fails; one beside it holds.
     result = Checker().check(FlagSource("distill_temperature_end=-1"))
     assert "FL090" not in {f.rule for f in result.findings}
     assert [(c.key, c.to) for fix in result.fixes for c in fix.changes] == [("distill_temperature_end", 1)]
@@ -212,7 +212,7 @@ def test_a_fix_moves_devices_between_mesh_axes_but_never_adds_any():
 
 def test_a_sharding_chosen_by_name_is_solved_through_and_its_derived_size_is_shown():
     # context_parallel_size is the size of the mesh axis context_sharding names: a conditional over
-    # names, which the solver used to refuse (FL090 "no change satisfies MX0262").
+    # names, which the solver used to refuse (FL090 "no change satisfies MX44WVH").
     result = Checker().check(FlagSource("context_parallel_strategy=ulysses ici_context_parallelism=3 num_query_heads=8 "
                                         "num_kv_heads=8 attention=flash"))
     assert "FL090" not in {f.rule for f in result.findings}
@@ -347,8 +347,8 @@ def test_a_quoted_false_axis_override_leaves_maxtext_no_ep_axis():
     checker = Checker("maxtext-0.2.5")
     flags = "ici_expert_parallelism=2 use_random_routing=true override_logical_axis_rules='false'"
     result = checker.check(FlagSource(flags))
-    (ep_rank,) = [f for f in result.findings if f.rule == "FL015"]  # MaxText's MX0089, as this token makes it fail
-    assert ep_rank.message.startswith("MX0089: ") and "pyconfig reads override_logical_axis_rules='false' before typing" in ep_rank.message
+    (ep_rank,) = [f for f in result.findings if f.rule == "FL015"]  # MaxText's MXFABRX, as this token makes it fail
+    assert ep_rank.message.startswith("MXFABRX: ") and "pyconfig reads override_logical_axis_rules='false' before typing" in ep_rank.message
     assert [fix.flags for fix in result.fixes] == ["ici_expert_parallelism=2 use_random_routing=true"]
     for clean in (
         "ici_expert_parallelism=2 use_random_routing=true override_logical_axis_rules=false",
@@ -363,7 +363,7 @@ def test_a_quoted_false_axis_override_leaves_maxtext_no_ep_axis():
 def test_engram_without_a_token_gets_no_fix():
     checker = Checker("maxtext-0.2.5")
     result = checker.check(FlagSource("model_name=deepseek-custom attention=dot_product use_random_routing=true"))
-    assert {"FL119", "MX0089"} <= {f.rule for f in result.findings}
+    assert {"FL119", "MXFABRX"} <= {f.rule for f in result.findings}
     assert "FL090" not in {f.rule for f in result.findings}  # FL119 itself says no fix can supply the token
     assert result.fixes == []  # a token cannot be invented
     assert not checker.check(FlagSource("model_name=deepseek-custom attention=dot_product"), {"HF_TOKEN": "hf_secret"}).findings
@@ -388,7 +388,7 @@ def test_rules_over_the_length_of_a_list_are_judged():
     """MaxText refuses the deepstack model with scanned layers (its default): len() of a list key."""
     checker = Checker("maxtext-0.2.5")
     result = checker.check(FlagSource("model_name=qwen3-vl-2b"))
-    assert [f.rule for f in result.findings if f.severity == "error"] == ["MX0091"]
+    assert [f.rule for f in result.findings if f.severity == "error"] == ["MXFNDAK"]
     assert [fix.flags for fix in result.fixes] == ["model_name=qwen3-vl-2b scan_layers=false"]
     assert not checker.check(FlagSource("model_name=qwen3-vl-2b scan_layers=false"), fix=False).findings
 
@@ -396,15 +396,15 @@ def test_rules_over_the_length_of_a_list_are_judged():
 def test_maxtexts_messages_show_the_values_of_the_keys_they_name():
     result = Checker("maxtext-0.2.5").check(FlagSource("moe_dropless_fallback=step num_experts=4 ragged_buffer_factor=0"), fix=False)
     messages = {f.rule: f.message for f in result.findings}
-    assert messages["MX0018"].startswith("moe_dropless_fallback='step' requires ragged_buffer_factor > 0.0.")
-    assert "moe_dropless_fallback must be None (was step)" in messages["MX0089"]
+    assert messages["MXBTNQ9"].startswith("moe_dropless_fallback='step' requires ragged_buffer_factor > 0.0.")
+    assert "moe_dropless_fallback must be None (was step)" in messages["MXFABRX"]
 
 
 def test_a_dcn_axis_on_one_slice_is_fixed_by_the_axis_never_by_claiming_slices():
     """Setting num_slices or compile_topology_num_slices would pass MaxText's slice check on a
     one-slice run and fail when the mesh is made: a fix changes the DCN axis instead."""
     result = Checker("maxtext-0.2.5").check(FlagSource("dcn_data_parallelism=2"))
-    assert [f.rule for f in result.findings if f.severity == "error"] == ["MX0270"]
+    assert [f.rule for f in result.findings if f.severity == "error"] == ["MXRQ7R8"]
     changed = {change.key for fix in result.fixes for change in fix.changes}
     assert changed == {"dcn_data_parallelism"}, changed
 
@@ -418,7 +418,7 @@ def test_a_fix_sets_a_refused_word_of_the_key_it_changes_in_place():
         assert fix.flags.count("attention_type=") == 1, fix.flags
 
 
-@pytest.mark.parametrize("slices, errors", [(1, ["MX0270"]), (2, [])])
+@pytest.mark.parametrize("slices, errors", [(1, ["MXRQ7R8"]), (2, [])])
 def test_dcn_parallelism_is_judged_on_the_slices_the_device_count_gives(slices, errors):
     # num_slices=-1: MaxText counts the slices JAX finds; --slices says how many there are.
     from flaglint.resolve.topology import DeviceCount

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flaglint.maxtext.values import format_value
+from flaglint.report.tables import table
 from flaglint.resolve.resolver import Config
 from flaglint.schema.config_index import load_index
 
@@ -76,8 +77,10 @@ def _origin(config: Config, key: str, device_source: str | None) -> Provenance:
 
 
 def render_text(rows: list[Provenance]) -> str:
-    width = max((len(row.key) for row in rows), default=0)
-    return "\n".join(f"{row.key:<{width}} = {format_value(row.value)}    # {row.where}" for row in rows)
+    """The keys as a table: key, value (as MaxText's YAML writes it), origin, where."""
+    if not rows:
+        return "no key is set: the inputs set none and name none"
+    return "\n".join(table(("key", "value", "origin", "where"), [(r.key, format_value(r.value), r.kind, r.where) for r in rows]))
 
 
 def render_json(pin: str, rows: list[Provenance]) -> str:

@@ -7,8 +7,10 @@ without a reason is itself a finding, and so is one that no longer matches anyth
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 
 from flaglint.core.findings import Finding
 from flaglint.core.location import Location
@@ -54,13 +56,20 @@ def read_suppressions(path: Path, text: str) -> list[Suppression]:
     return found
 
 
-def apply_suppressions(path: Path, findings: list[Finding], suppressions: list[Suppression]) -> list[Finding]:
+def apply_suppressions(path: Path, findings: list[Finding], suppressions: list[Suppression],
+                       renumbered: Mapping[str, str] = MappingProxyType({}), pin: str = "") -> list[Finding]:
     """Drop the findings a suppression covers, where the finding is: in the script, or in a file it
     sources (whose own comments are read for that). The script's own suppressions are checked too
-    (FL020, FL021); a shared file's are judged where that file is linted itself, since another
-    script may be the one they are for."""
-    by_file: dict[Path, list[Suppression]] = {path.resolve(): suppressions}
+    (FL020, FL021, FL022); a shared file's are judged where that file is linted itself, since another
+    script may be the one they are for. RENUMBERED: the old numbers of PIN's validators -> their
+    ids, which a suppression's old number stands for."""
     kept = []
+    for s in suppressions:
+        old = [r for r in s.rules if r in renumbered]
+        s.rules = tuple(renumbered.get(r, r) for r in s.rules)
+        where = Location(str(path), s.line, s.column, end_column=s.column + 1)
+        kept += [built_in("FL022", (), where, old=r, new=renumbered[r], pin=pin) for r in old]
+    by_file: dict[Path, list[Suppression]] = {path.resolve(): suppressions}
     for finding in findings:
         loc = finding.location
         match = None
@@ -68,6 +77,8 @@ def apply_suppressions(path: Path, findings: list[Finding], suppressions: list[S
             file = Path(loc.file).resolve() if loc.file else path.resolve()
             if file not in by_file:
                 by_file[file] = _read_other(file)
+                for other in by_file[file]:
+                    other.rules = tuple(renumbered.get(r, r) for r in other.rules)
             match = next((s for s in by_file[file] if finding.rule in s.rules and s.first <= loc.line <= s.last), None)
         if match:
             match.used.add(finding.rule)

@@ -17,7 +17,7 @@ def test_clean_flags_exit_0_and_json_contract():
     notes = payload.pop("notes")
     assert payload == {"version": 1, "pin": "maxtext-0.2.5", "findings": [], "fixes": []}
     # without a topology, the rules on the device count are named as not judged, never passed
-    assert len(notes) == 1 and "no device count" in notes[0] and "MX0115" in notes[0]
+    assert len(notes) == 1 and "no device count" in notes[0] and "MXB527C" in notes[0]
 
 
 def test_stdin_env_name_and_file(tmp_path):
@@ -35,7 +35,7 @@ def test_batch_one_json_line_per_input():
     proc = run_flaglint("check", "--batch", "-", stdin=lines)
     results = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [r["line"] for r in results] == [1, 2, 3, 4]
-    assert [[f["rule"] for f in r["findings"]] for r in results] == [[], ["MX0001"], ["FL012"], ["FL001"]]
+    assert [[f["rule"] for f in r["findings"]] for r in results] == [[], ["MXCQ1N5"], ["FL012"], ["FL001"]]
     assert proc.returncode == 1
 
 

@@ -341,7 +341,7 @@ spec:
 """
 
 
-@pytest.mark.parametrize("replicas, errors", [("2", []), ("1", ["MX0270"]), ("3", ["FL143"])])
+@pytest.mark.parametrize("replicas, errors", [("2", []), ("1", ["MXRQ7R8"]), ("3", ["FL143"])])
 def test_each_replica_of_the_tpu_job_is_a_slice(replicas, errors):
     # A multislice JobSet runs one TPU slice per replica: DCN parallelism of 2 is for 2 slices; on 1
     # MaxText refuses it, and on 3 the mesh does not span the slices.

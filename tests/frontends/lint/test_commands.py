@@ -80,7 +80,7 @@ def test_an_xpk_command_loses_its_redirections_and_keeps_the_keys_inputs_set():
 
     result = check_script(SCRIPTS / "xpk_redirects.sh", Checker(), vary={"STAGES": ["1", "4"]}).result
     errors = [f for f in result.findings if f.severity == "error"]
-    assert [f.rule for f in errors] == ["MX0113"], [f.message for f in errors]
+    assert [f.rule for f in errors] == ["MX1GVDH"], [f.message for f in errors]
     assert errors[0].witness["env"] == {"STAGES": "4"}
     # both keys are placed where the script writes them, also the one whose value the input gives
     places = [(where.file, where.line) for where in (errors[0].location, *errors[0].related)]
@@ -141,7 +141,7 @@ def test_an_xpk_workload_gives_the_devices_and_slices_of_its_command_line():
     errors = sorted((f.location.line, f.rule) for f in result.findings if f.severity == "error")
     # two v5p-256 slices take DCN parallelism 2; one does not; a tpu7x 4x4x4 slice has 128 devices
     # (two per chip), which an ICI mesh of 64 does not span
-    assert errors == [(7, "MX0270"), (9, "FL141")], [(f.location.line, f.rule, f.message[:80]) for f in result.findings]
+    assert errors == [(7, "MXRQ7R8"), (9, "FL141")], [(f.location.line, f.rule, f.message[:80]) for f in result.findings]
 
 
 def test_a_value_a_command_substitution_prints_is_not_judged(tmp_path):

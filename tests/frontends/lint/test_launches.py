@@ -16,7 +16,7 @@ from flaglint.pins.pins import bundled_pins, load_pin
 from flaglint.schema.config_index import load_index
 
 SCRIPTS = Path(__file__).with_name("scripts") / "launches"
-PAIR = "MX0001"  # num_moe_token_chunks > 1 without use_ring_of_experts
+PAIR = "MXCQ1N5"  # num_moe_token_chunks > 1 without use_ring_of_experts
 
 
 def _errors(name: str, **options) -> list[tuple]:

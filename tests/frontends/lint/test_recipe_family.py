@@ -56,7 +56,7 @@ def test_attention_comes_from_the_tunix_variable(checker):
     """Ring context parallelism needs attention=flash; the fragment sets TRAINER_MAXTEXT_ATTENTION=flash."""
     assert _errors(check_script(FAMILY / "recipe_256.sh", checker)) == []
     check = check_script(FAMILY / "recipe_256.sh", checker, {"TRAINER_MAXTEXT_ATTENTION": "dot_product"})
-    (finding,) = _errors(check, "MX0227")
+    (finding,) = _errors(check, "MXSQFV5")
     assert finding.location.file.endswith("attention.sh")
 
 
