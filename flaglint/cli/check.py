@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import replace
-from pathlib import Path
 
 import click
 
@@ -19,7 +19,13 @@ from flaglint.fix.files import text_edits
 from flaglint.frontends.check.inputs import check_sources
 from flaglint.frontends.check.tunix_argv import check_tunix_argv
 from flaglint.frontends.tunix_commands import is_tunix_argv
-from flaglint.read.flags import FlagSource, bom_length, decode, read_text_file
+from flaglint.read.flags import (
+    FlagSource,
+    bom_length,
+    decode,
+    read_bytes,
+    read_text_file,
+)
 from flaglint.report import Checked
 from flaglint.tunix.pins import tunix_base_names
 
@@ -36,6 +42,12 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
     """Check FLAGS: a MAXTEXT_EXTRA_FLAGS string, `-` for stdin, the NAME of a set variable,
     MaxText's own argv (CONFIG.yml key=value …, each word whole), or a Tunix command line
     (BASE.yaml key=value …, or `-- python -m tunix.cli.grpo_main BASE.yaml …`)."""
+    if flags and (flag_file or batch):
+        raise InputError(f"{'--file' if flag_file else '--batch'} reads the flags from {flag_file or batch}; "
+                         f"FLAGS ({' '.join(flags)}) would be ignored: give one or the other")
+    if batch:
+        _refuse_for_batch(options)
+    as_files = as_files or _flag_files(flags)
     settings = options.settings()
     env = options.env()
     if flags and not (batch or flag_file or as_files) and is_tunix_argv(tuple(flags), lambda: tunix_base_names(settings["tunix-pin"])):
@@ -91,7 +103,7 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
     fixed: dict = {}
     if fixing:
         checked, fixed, changed = apply_fixes(checked, run, unsafe=options.unsafe_fixes, diff=options.diff,
-                                              show_fixes=options.show_fixes, quiet=False)
+                                              show_fixes=options.show_fixes, quiet=options.quiet)
         if options.diff:
             sys.exit(1 if changed else 0)
     emit(options, checked, settings, fixed)
@@ -103,10 +115,25 @@ def _check_tunix(args: tuple[str, ...], options: Options, settings, env: dict[st
     emit(options, [Checked(None, text, apply_settings(result, settings))], settings, {})
 
 
+def _flag_files(flags: tuple[str, ...]) -> bool:
+    """Whether FLAGS name flag files: each an existing file that is not a YAML config (MaxText's argv
+    starts with one). A path that exists is read, never taken as a flag string."""
+    return bool(flags) and all(flag != "-" and not flag.endswith((".yml", ".yaml")) and os.path.isfile(flag) for flag in flags)
+
+
+def _refuse_for_batch(options: Options) -> None:
+    """--batch prints one JSON result per line as each is checked: the options that shape a report
+    have none to shape."""
+    if "output_format" in options.given and options.output_format != "json":
+        raise InputError(f"--batch prints one JSON result per line; --format {options.output_format} is not available with it")
+    shaping = {"output_file": "-o", "statistics": "--statistics", "diff": "--diff", "quiet": "-q", "stdin_filename": "--stdin-filename"}
+    given = [flag for name, flag in shaping.items() if name in options.given]
+    if given:
+        raise InputError(f"--batch prints one JSON result per line on stdout; {given[0]} does not apply to it")
+
+
 def _check_batch(checker, batch: str, env, max_fixes: int, settings) -> None:
-    data = sys.stdin.buffer.read() if batch == "-" else Path(batch).read_bytes() if Path(batch).is_file() else None
-    if data is None:
-        raise InputError(f"{batch}: no such file")
+    data = sys.stdin.buffer.read() if batch == "-" else read_bytes(batch)
     failed = False
     for number, line in enumerate(decode(data, batch).splitlines(), 1):
         result = apply_settings(checker.check(FlagSource(line, file=None), env, fix=max_fixes > 0, max_fixes=max_fixes), settings)

@@ -7,13 +7,14 @@ from dataclasses import dataclass, fields
 from typing import Callable
 
 import click
+from click.core import ParameterSource
 
 from flaglint.cli.group import end_of_startup
 from flaglint.core.findings import InputError
 from flaglint.frontends.checker import Checker
 from flaglint.pins.pins import load_pin, names_maxtext, pin_from_requirements
 from flaglint.read.flags import read_env_assignments, read_text_file
-from flaglint.report import FORMATS
+from flaglint.report import FORMATS, STATISTICS_FORMATS
 from flaglint.resolve.topology import from_option
 from flaglint.settings.settings import check_rule_ids, load_settings
 from flaglint.tunix.pins import tunix_pin_from_requirements
@@ -48,6 +49,7 @@ class Options:
     stdin_filename: str | None = None
     topology: str | None = None
     slices: int = 1
+    given: frozenset[str] = frozenset()  # the options the command line gave (not their defaults)
 
     def settings(self):
         """The project configuration, overridden by these options."""
@@ -80,6 +82,21 @@ class Options:
             return None
 
         return from_option(self.topology, self.slices, load_pin(pin).version)
+
+
+def _refuse_what_does_nothing(options: Options) -> None:
+    """An option no output would honour is refused in one line: a run must not look as if it did."""
+    if options.show_fixes and not options.fix:
+        raise InputError("--show-fixes lists the fixes --fix applies; add --fix (--diff shows the fixes without writing them)")
+    if options.unsafe_fixes and not (options.fix or options.diff):
+        raise InputError("--unsafe-fixes changes what --fix and --diff apply; add one of them")
+    if options.fix and options.diff:
+        raise InputError("--fix writes the fixes and --diff only prints them; give one")
+    if options.diff and (options.output_file or options.statistics or "output_format" in options.given):
+        shown = "-o" if options.output_file else "--statistics" if options.statistics else f"--format {options.output_format}"
+        raise InputError(f"--diff prints a unified diff on stdout; {shown} does not apply to it")
+    if options.statistics and options.output_format not in STATISTICS_FORMATS:
+        raise InputError(f"--statistics prints a table ({' or '.join(STATISTICS_FORMATS)}); --format {options.output_format} has no place for it")
 
 
 def load_checker(settings, devices=None, fail_closed=False):
@@ -123,6 +140,7 @@ _OPTIONS = [
     click.option("--slices", type=click.IntRange(1), default=1, show_default=True, help="Slices of --topology."),
 ]
 _NAMES = tuple(f.name for f in fields(Options))
+_GIVEN = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
 
 
 def common_options(command: Callable) -> Callable:
@@ -130,8 +148,11 @@ def common_options(command: Callable) -> Callable:
 
     @functools.wraps(command)
     def wrapper(**kwargs):
-        shared = {name: kwargs.pop(name) for name in _NAMES}
-        return command(options=Options(**shared), **kwargs)
+        context = click.get_current_context()
+        given = frozenset(name for name in _NAMES if name in kwargs and context.get_parameter_source(name) in _GIVEN)
+        options = Options(**{name: kwargs.pop(name) for name in _NAMES if name != "given"}, given=given)
+        _refuse_what_does_nothing(options)
+        return command(options=options, **kwargs)
 
     for option in reversed(_OPTIONS):
         wrapper = option(wrapper)

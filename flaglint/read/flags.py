@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,7 +107,7 @@ def _looks_like_env_name(arg: str) -> bool:
     return re.fullmatch(r"[A-Z_][A-Z0-9_]*", arg) is not None
 
 
-def _read_bytes(path: str) -> bytes:
+def read_bytes(path: str) -> bytes:
     try:
         return Path(path).read_bytes()
     except OSError as err:
@@ -115,12 +116,12 @@ def _read_bytes(path: str) -> bytes:
 
 def read_text_file(path: str) -> str:
     """A flag or env file's text; a UTF-8 BOM some editors write is not part of the first key."""
-    return decode(_read_bytes(path), path).removeprefix(BOM)
+    return decode(read_bytes(path), path).removeprefix(BOM)
 
 
 def bom_length(path: str) -> int:
     """How many bytes of the file come before the text `read_text_file` gives (a BOM's, or none)."""
-    return len(BOM.encode("utf-8")) if _read_bytes(path).startswith(BOM.encode("utf-8")) else 0
+    return len(BOM.encode("utf-8")) if read_bytes(path).startswith(BOM.encode("utf-8")) else 0
 
 
 def read_env_assignments(items: tuple[str, ...], env_file: str | None) -> dict[str, str]:
@@ -157,6 +158,18 @@ def read_dotenv(text: str, where: str) -> dict[str, str]:
     launch's, so a name the file does not set and that has no default is refused; so is a line
     python-dotenv would skip with a warning. A key without `=` has no value and is left out."""
     env: dict[str, str] = {}
+    for key, value, line in _dotenv_entries(text, where):
+        env[key] = _resolved(value, env, where, line)
+    return env
+
+
+def dotenv_lines(text: str, where: str) -> dict[str, int]:
+    """The line that sets each key of a `.env` file (the last, as the last value wins)."""
+    return {key: line for key, _, line in _dotenv_entries(text, where)}
+
+
+def _dotenv_entries(text: str, where: str) -> Iterator[tuple[str, str, int]]:
+    """(key, value before `${…}` is resolved, line) for each assignment of a `.env` file."""
     position = _SPACE.match(text).end()
     while position < len(text):
         line = text.count("\n", 0, position) + 1
@@ -171,10 +184,9 @@ def read_dotenv(text: str, where: str) -> dict[str, str]:
             if end is None:
                 raise InputError(f"{where}:{line}: expected KEY=VALUE, got {text[position:].splitlines()[0]!r}")
             if value is not None:
-                env[key.group(1) or key.group(2)] = _resolved(_dotenv_value(value, len(equals.group(1)) > 1), env, where, line)
+                yield key.group(1) or key.group(2), _dotenv_value(value, len(equals.group(1)) > 1), line
             position = end.end()
         position = _SPACE.match(text, position).end()
-    return env
 
 
 def _dotenv_value(value: re.Match, after_space: bool) -> str:
