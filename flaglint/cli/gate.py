@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from flaglint.cli.fixing import apply_fixes
-from flaglint.cli.inputs import input_paths
+from flaglint.cli.inputs import input_paths, refuse_unread_stdin_filename
 from flaglint.cli.options import Options, common_options, load_checker
 from flaglint.cli.output import apply_settings, emit
 from flaglint.frontends.gate.manifests import (
@@ -34,9 +34,10 @@ def gate(manifests, options: Options, allow_unverified):
     """
 
     manifests = input_paths(manifests, (".yaml", ".yml"), "manifests")
+    refuse_unread_stdin_filename(options.stdin_filename, manifests)
     settings = options.settings()
     env = options.env()
-    checker = load_checker(settings, fail_closed=not allow_unverified)
+    checker = load_checker(settings, options.devices(settings["pin"]), fail_closed=not allow_unverified)
     fix, max_fixes = options.max_fixes > 0, options.max_fixes
     stdin = decode(sys.stdin.buffer.read(), "<stdin>") if "-" in manifests else None
 

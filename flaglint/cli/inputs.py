@@ -39,3 +39,9 @@ def input_paths(args: tuple[str, ...], suffixes: tuple[str, ...], kind: str) -> 
     for path in paths:
         unique.setdefault(path if path == STDIN else os.path.realpath(path), path)
     return tuple(unique.values())
+
+
+def refuse_unread_stdin_filename(stdin_filename: str | None, inputs: tuple[str, ...]) -> None:
+    """--stdin-filename names what `-` reads: without `-` among the inputs it would name nothing."""
+    if stdin_filename and STDIN not in inputs:
+        raise InputError(f"--stdin-filename {stdin_filename} names what `-` reads from stdin; no input is `-`")

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from flaglint.cli.fixing import apply_fixes
-from flaglint.cli.inputs import input_paths
+from flaglint.cli.inputs import input_paths, refuse_unread_stdin_filename
 from flaglint.cli.options import Options, common_options, load_checker
 from flaglint.cli.output import apply_settings, emit
 from flaglint.core.findings import InputError
@@ -41,10 +41,11 @@ def lint(scripts, options: Options, vary_items, path_cap, allow_unverified, scri
     stdin, a directory gives the *.sh scripts in it."""
 
     scripts = input_paths(scripts, (".sh", ".bash"), "scripts")
+    refuse_unread_stdin_filename(options.stdin_filename, scripts)
     settings = options.settings()
     settings.override("path-cap", path_cap, "--path-cap")
     env = options.env()
-    checker = load_checker(settings)
+    checker = load_checker(settings, options.devices(settings["pin"]))
     hint = "flaglint lint --fix edits the script (--diff shows the edit)"
 
     stdin = None

@@ -92,7 +92,7 @@ def _refuse_what_does_nothing(options: Options) -> None:
         raise InputError("--unsafe-fixes changes what --fix and --diff apply; add one of them")
     if options.fix and options.diff:
         raise InputError("--fix writes the fixes and --diff only prints them; give one")
-    if options.diff and (options.output_file or options.statistics or "output_format" in options.given):
+    if options.diff and (options.output_file or options.statistics or options.output_format != "text"):
         shown = "-o" if options.output_file else "--statistics" if options.statistics else f"--format {options.output_format}"
         raise InputError(f"--diff prints a unified diff on stdout; {shown} does not apply to it")
     if options.statistics and options.output_format not in STATISTICS_FORMATS:
@@ -114,15 +114,15 @@ def _ids(values: tuple[str, ...]) -> list[str]:
 
 _OPTIONS = [
     click.option("--env", "env_items", multiple=True, metavar="K=V", help="A Tunix variable (repeatable)."),
-    click.option("--env-file", type=click.Path(dir_okay=False), help="KEY=VALUE lines of Tunix variables."),
+    click.option("--env-file", metavar="FILE", help="KEY=VALUE lines of Tunix variables."),
     click.option("--pin", help="MaxText pin: a release (maxtext-0.2.0 ... maxtext-0.2.5), a fork or imported commit (7+ characters), or installed; `flaglint pins` lists them."),
     click.option("--tunix-pin", help="Tunix pin for tunix.cli command lines: a release (tunix-0.1.0 ... tunix-0.1.7); `flaglint pins` lists them."),
-    click.option("--requirements", type=click.Path(dir_okay=False), help="Take the pin (and the Tunix pin, from google-tunix==X.Y.Z) from this requirements file."),
+    click.option("--requirements", metavar="FILE", help="Take the pin (and the Tunix pin, from google-tunix==X.Y.Z) from this requirements file."),
     click.option("--model", help="Apply this MaxText model config (configs/models/NAME.yml) first."),
     click.option("--format", "--output-format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format."),
     click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), help="Lowest severity that fails (default: error)."),
     click.option("--max-fixes", type=click.IntRange(0, 50), default=3, show_default=True, help="Fixes of the smallest size to list."),
-    click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Read the settings from this flaglint.toml or pyproject.toml instead of the nearest one."),
+    click.option("--config", "config_file", metavar="FILE", help="Read the settings from this flaglint.toml or pyproject.toml instead of the nearest one."),
     click.option("--isolated", is_flag=True, help="Ignore every config file."),
     click.option("--select", multiple=True, metavar="IDS", help="Only these rules (ids or prefixes, comma-separated); replaces the config's `select`."),
     click.option("--extend-select", multiple=True, metavar="IDS", help="Rules to select in addition to `select`."),
@@ -132,7 +132,7 @@ _OPTIONS = [
     click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing; exit 1 when there is one."),
     click.option("--show-fixes", is_flag=True, help="With --fix, list each fix applied."),
     click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the report to this file instead of stdout."),
-    click.option("-q", "--quiet", is_flag=True, help="Print the findings only: no summary, no notes, no messages about fixes."),
+    click.option("-q", "--quiet", is_flag=True, help="No messages about fixes on stderr (every format); the text report without its summary and notes."),
     click.option("-e", "--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 still means bad usage or input)."),
     click.option("--statistics", is_flag=True, help="Print how many findings each rule has (and how many a fix covers) instead of the findings."),
     click.option("--stdin-filename", metavar="PATH", help="The name of the file `-` reads from stdin: for the report and per-file-ignores."),

@@ -19,7 +19,7 @@ from flaglint.render.recipes import render as render_bash
 @click.command("render")
 @click.argument("script")
 @click.option("--env", "env_items", multiple=True, metavar="K=V", help="An input variable (repeatable).")
-@click.option("--env-file", type=click.Path(dir_okay=False), help="KEY=VALUE lines of input variables.")
+@click.option("--env-file", metavar="FILE", help="KEY=VALUE lines of input variables.")
 @click.option("--arg", "script_args", multiple=True, metavar="VALUE", help="An argument of the script, in order (repeatable).")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
 def render_script(script, env_items, env_file, script_args, output_format):

@@ -25,8 +25,8 @@ from flaglint.trainer.settings import read_settings
 
 @click.command()
 @click.option("--env", "env_items", multiple=True, metavar="K=V", help="A Tunix variable that selects a head or packer setting (repeatable).")
-@click.option("--env-file", type=click.Path(dir_okay=False), help="KEY=VALUE lines of Tunix variables.")
-@click.option("--recipe", type=click.Path(dir_okay=False), help="Take the variables this recipe exports with --env (rendered, never run).")
+@click.option("--env-file", metavar="FILE", help="KEY=VALUE lines of Tunix variables.")
+@click.option("--recipe", metavar="FILE", help="Take the variables this recipe exports with --env (rendered, never run).")
 @click.option("--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format.")
 def smoke(env_items, env_file, recipe, output_format):
     """Run the bundled trainer core at toy sizes with the settings these variables select.

@@ -70,9 +70,11 @@ def test_a_file_option_with_flags_too_is_refused(given):
     ("check", "-f", "missing.flags"), ("check", "--batch", "missing.flags"), ("lint", "missing.flags"),
     ("gate", "missing.flags"), ("render", "missing.flags"), ("smoke", "--recipe", "missing.flags"),
     ("check", "--env-file", "missing.flags", "log_period=1"), ("check", "--requirements", "missing.flags", "log_period=1"),
+    ("check", "missing.flags.yml", "steps=1"), ("show", "missing.flags.yml", "steps"),
 ])
 def test_a_missing_file_is_worded_one_way_by_every_command(command):
-    _one_line_error(run_flaglint(*command), "missing.flags: cannot read (No such file or directory)")
+    missing = next(word for word in command if word.startswith("missing"))
+    _one_line_error(run_flaglint(*command), f"{missing}: cannot read (No such file or directory")
 
 
 def test_lint_of_a_directory_lints_the_scripts_below_it_once_each(tmp_path):
@@ -190,6 +192,26 @@ def test_a_requirement_with_extras_and_a_marker_names_its_pin(tmp_path):
 ])
 def test_an_option_nothing_would_honour_is_refused(args, parts):
     _one_line_error(run_flaglint("check", *args), *parts)
+
+
+@pytest.mark.parametrize("command", [("check", "log_period=1"), ("lint", "run.sh"), ("gate", "job.yaml")])
+def test_a_stdin_filename_without_stdin_is_refused(tmp_path, command):
+    (tmp_path / "run.sh").write_text(f"{TRAIN} steps=1\n")
+    (tmp_path / "job.yaml").write_text("apiVersion: v1\nkind: ConfigMap\n")
+    _one_line_error(run_flaglint(command[0], "--stdin-filename", "x", *command[1:], cwd=tmp_path), "--stdin-filename x", "no input is `-`")
+
+
+def test_lint_judges_the_devices_topology_gives(tmp_path):
+    (tmp_path / "run.sh").write_text(f"{TRAIN} ici_fsdp_parallelism=3\n")
+    assert run_flaglint("lint", "run.sh", cwd=tmp_path).returncode == 0
+    ran = run_flaglint("lint", "--format", "json", "--topology", "v5p-8", "run.sh", cwd=tmp_path)
+    assert ran.returncode == 1 and json.loads(ran.stdout)["findings"], ran.stdout
+
+
+def test_batch_honours_exit_zero():
+    assert run_flaglint("check", "--batch", "-", stdin=b"bogus_key=1\n").returncode == 1
+    ran = run_flaglint("check", "--batch", "-", "--exit-zero", stdin=b"bogus_key=1\n")
+    assert ran.returncode == 0 and json.loads(ran.stdout)["findings"]
 
 
 def test_statistics_are_json_with_format_json():
