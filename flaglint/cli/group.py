@@ -82,11 +82,32 @@ def _command_name(ctx: click.Context | None) -> str:
     return " ".join(["flaglint", *reversed(names)])
 
 
+def whole_sentence(command: click.Command) -> str:
+    """A command's line in its group's help: its short help, else the first sentence of its help,
+    whole (click would cut it at 45 characters, mid-sentence)."""
+    if command.short_help:
+        return command.short_help
+    paragraph = " ".join((command.help or "").split("\n\n", 1)[0].split())
+    end = paragraph.find(". ")
+    return paragraph if end < 0 else paragraph[:end + 1]
+
+
+class WholeSentenceGroup(click.Group):
+    """A group whose help lists each command with a whole sentence."""
+
+    def help_line(self, ctx: click.Context, name: str) -> str:
+        return whole_sentence(self.get_command(ctx, name))
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, self.help_line(ctx, name)) for name in self.list_commands(ctx)])
+
+
 def _is_group(ctx: click.Context | None) -> bool:
     return ctx is not None and isinstance(ctx.command, click.Group)
 
 
-class FlaglintGroup(click.Group):
+class FlaglintGroup(WholeSentenceGroup):
     """Every way a run can go wrong ends in one line and exit code 2, never a traceback. Commands
     are named as (module, attribute, one line of help) and imported when they are first looked up:
     the help lists them from their lines without importing any."""
@@ -112,11 +133,8 @@ class FlaglintGroup(click.Group):
             ctx.fail(f"no command {name!r}{hint}")
         return super().resolve_command(ctx, args)
 
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, self.lazy_commands[name][2] if name in self.lazy_commands else self.commands[name].get_short_help_str(80))
-                for name in self.list_commands(ctx)]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
+    def help_line(self, ctx: click.Context, name: str) -> str:
+        return self.lazy_commands[name][2] if name in self.lazy_commands else super().help_line(ctx, name)
 
     def main(self, args=None, prog_name=None, **extra):  # type: ignore[override]
         args = list(sys.argv[1:] if args is None else args)
