@@ -46,6 +46,10 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
     if flags and (flag_file or batch):
         raise InputError(f"{'--file' if flag_file else '--batch'} reads the flags from {flag_file or batch}; "
                          f"FLAGS ({' '.join(flags)}) would be ignored: give one or the other")
+    if as_files and (batch or flag_file):
+        raise InputError(f"{'--batch' if batch else '--file'} reads its own file; --files does not apply to it")
+    if batch and confirm_with:
+        raise InputError("--batch prints one JSON result per line; --confirm-with does not apply to it")
     if batch:
         _refuse_for_batch(options)
     else:

@@ -194,6 +194,8 @@ def test_a_requirement_with_extras_and_a_marker_names_its_pin(tmp_path):
     (("--unsafe-fixes", "log_period=1"), ["--unsafe-fixes"]),
     (("--fix", "--diff", "log_period=1"), ["--fix", "--diff"]),
     (("--statistics", "--format", "sarif", "log_period=1"), ["--statistics", "--format sarif"]),
+    (("--batch", "-", "--confirm-with", "python3"), ["--batch", "--confirm-with"]),
+    (("--files", "-f", str(TYPOS)), ["--file", "--files"]),
 ])
 def test_an_option_nothing_would_honour_is_refused(args, parts):
     _one_line_error(run_flaglint("check", *args), *parts)
