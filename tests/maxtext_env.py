@@ -101,7 +101,7 @@ def oracle_python(version: str = MAXTEXT_VERSION) -> Path | None:
     if marker.is_file():
         return python
     wheel = maxtext_wheel(version)
-    base = _base_site_packages()
+    base = base_site_packages(BASE_DIR, ORACLE_DEPS, _reasons)
     if wheel is None or base is None:
         _reasons[f"oracle {version}"] = unavailable("wheel", version) if wheel is None else _reasons["base"]
         return None
@@ -109,43 +109,44 @@ def oracle_python(version: str = MAXTEXT_VERSION) -> Path | None:
         if marker.is_file():
             return python
         shutil.rmtree(target, ignore_errors=True)
-        if not build_steps([[str(find_python312()), "-m", "venv", str(target)]], f"oracle {version}", target):
+        if not build_steps([[str(find_python312()), "-m", "venv", str(target)]], f"oracle {version}", target, _reasons):
             return None
         own = next(target.glob("lib/python3.12/site-packages"))
         (own / "oracle-base.pth").write_text(f"{base.resolve()}\n")  # the base's packages, after the venv's own
         install = [[str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel), *EXTRA_DEPS.get(version, [])]]
-        if not build_steps(install, f"oracle {version}", target):
+        if not build_steps(install, f"oracle {version}", target, _reasons):
             return None
         marker.write_text(f"maxtext=={version} over {BASE_DIR.name}\n")
     return python
 
 
-def _base_site_packages() -> Path | None:
-    """site-packages of the base venv with the config dependencies (built once)."""
-    site = BASE_DIR / "lib" / "python3.12" / "site-packages"
-    if (BASE_DIR / ".complete").is_file():
+def base_site_packages(base_dir: Path, pip_install: list[str], reasons: dict[str, str]) -> Path | None:
+    """site-packages of the venv BASE_DIR with `pip install PIP_INSTALL` (built once, under a lock
+    named for it); a failure's reason goes to reasons["base"]."""
+    site = base_dir / "lib" / "python3.12" / "site-packages"
+    if (base_dir / ".complete").is_file():
         return site
     interpreter = find_python312()
     if interpreter is None:
-        _reasons["base"] = "no Python 3.12 interpreter found (python3.12, pyenv versions)"
+        reasons["base"] = "no Python 3.12 interpreter found (python3.12, pyenv versions)"
         return None
-    with locked("oracle-base"):
-        if (BASE_DIR / ".complete").is_file():
+    with locked(base_dir.name):
+        if (base_dir / ".complete").is_file():
             return site
-        shutil.rmtree(BASE_DIR, ignore_errors=True)
-        steps = [[str(interpreter), "-m", "venv", str(BASE_DIR)],
-                 [str(BASE_DIR / "bin" / "python"), "-m", "pip", "install", "-q", *ORACLE_DEPS]]
-        if not build_steps(steps, "base", BASE_DIR):
+        shutil.rmtree(base_dir, ignore_errors=True)
+        steps = [[str(interpreter), "-m", "venv", str(base_dir)],
+                 [str(base_dir / "bin" / "python"), "-m", "pip", "install", "-q", *pip_install]]
+        if not build_steps(steps, "base", base_dir, reasons):
             return None
-        (BASE_DIR / ".complete").write_text(" ".join(ORACLE_DEPS) + "\n")
+        (base_dir / ".complete").write_text(" ".join(pip_install) + "\n")
     return site
 
 
-def build_steps(steps: list[list[str]], what: str, target: Path) -> bool:
+def build_steps(steps: list[list[str]], what: str, target: Path, reasons: dict[str, str]) -> bool:
     for step in steps:
         done = run_command(step, timeout=1800)
         if done is None or done.returncode != 0:
-            _reasons[what] = f"building {target} failed at {' '.join(step[1:4])}: {last_line(done)}"
+            reasons[what] = f"building {target} failed at {' '.join(step[1:5])}: {last_line(done)}"
             return False
     return True
 

@@ -22,7 +22,13 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from maxtext_env import CACHE, find_python312, last_line, locked, run_command
+from maxtext_env import (
+    CACHE,
+    base_site_packages,
+    build_steps,
+    find_python312,
+    locked,
+)
 
 from flaglint.tunix.pins import bundled_tunix_pins, load_tunix_pin, nested_defaults
 
@@ -69,7 +75,7 @@ def tunix_python(version: str) -> Path | None:
     python, marker = target / "bin" / "python", target / ".complete"
     if marker.is_file():
         return python
-    base = _base_site_packages()
+    base = base_site_packages(BASE_DIR, ["--no-deps", *BASE_PACKAGES], _reasons)
     if base is None:
         return None
     with locked(f"tunix-oracle-{version}"):
@@ -77,11 +83,11 @@ def tunix_python(version: str) -> Path | None:
             return python
         shutil.rmtree(target, ignore_errors=True)
         steps = [[str(find_python312()), "-m", "venv", str(target)]]
-        if not _build(steps, version, target):
+        if not build_steps(steps, version, target, _reasons):
             return None
         own = next(target.glob("lib/python3.12/site-packages"))
         (own / "tunix-oracle-base.pth").write_text(f"{base.resolve()}\n")
-        if not _build([[str(python), "-m", "pip", "install", "-q", "--no-deps", f"google-tunix=={version}"]], version, target):
+        if not build_steps([[str(python), "-m", "pip", "install", "-q", "--no-deps", f"google-tunix=={version}"]], version, target, _reasons):
             return None
         _write_bases(version, own / "tunix" / "cli")
         marker.write_text(f"google-tunix=={version} over {BASE_DIR.name}\n")
@@ -91,35 +97,6 @@ def tunix_python(version: str) -> Path | None:
 def _write_bases(version: str, folder: Path) -> None:
     for name, keys in load_tunix_pin(f"tunix-{version}").bases.items():
         (folder / name).write_text(yaml.safe_dump(nested_defaults(keys), sort_keys=False), encoding="utf-8")
-
-
-def _base_site_packages() -> Path | None:
-    site = BASE_DIR / "lib" / "python3.12" / "site-packages"
-    if (BASE_DIR / ".complete").is_file():
-        return site
-    interpreter = find_python312()
-    if interpreter is None:
-        _reasons["base"] = "no Python 3.12 interpreter found (python3.12, pyenv versions)"
-        return None
-    with locked("tunix-oracle-base"):
-        if (BASE_DIR / ".complete").is_file():
-            return site
-        shutil.rmtree(BASE_DIR, ignore_errors=True)
-        steps = [[str(interpreter), "-m", "venv", str(BASE_DIR)],
-                 [str(BASE_DIR / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", *BASE_PACKAGES]]
-        if not _build(steps, "base", BASE_DIR):
-            return None
-        (BASE_DIR / ".complete").write_text("\n".join(BASE_PACKAGES) + "\n")
-    return site
-
-
-def _build(steps: list[list[str]], what: str, target: Path) -> bool:
-    for step in steps:
-        done = run_command(step, timeout=1800)
-        if done is None or done.returncode != 0:
-            _reasons[what] = f"building {target} failed at {' '.join(step[1:5])}: {last_line(done)}"
-            return False
-    return True
 
 
 # CPU devices for the meshes 0.1.0-0.1.6 build when they parse one (jax.make_mesh takes the first ones).

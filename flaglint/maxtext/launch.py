@@ -21,13 +21,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from flaglint.core.python_command import is_python, python_targets
 from flaglint.schema.config_index import CONFIG_SUFFIX, ConfigIndex, EntryPoint
 
-_PYTHON = re.compile(r"python(?:[0-9](?:\.[0-9]+)?)?")
 _PACKAGES = ("maxtext", "MaxText")
 _SOURCE_ROOT = "src"  # a checkout's source folder: `-m src.maxtext.<module>` run from its root
-# python options that take a value (the next word), as python's own parser reads them
-_OPTIONS_WITH_VALUE = {"-X", "-W", "-Q"}
 TRAIN = "maxtext.trainers.pre_train.train"  # what the older `MaxText.train` / MaxText/train.py became
 KEY_VARIABLE_PREFIX = "M_"  # pyconfig reads M_<KEY> of its environment as the key's value
 
@@ -159,7 +157,7 @@ def unwrap(words: Sequence[str | None]) -> Unwrapped | None:
 
 def may_launch(program: str) -> bool:
     name = posixpath.basename(program)
-    return name in _LAUNCHERS or _PYTHON.fullmatch(name) is not None
+    return name in _LAUNCHERS or is_python(name)
 
 
 def is_key_variable(name: str) -> bool:
@@ -200,14 +198,13 @@ class MaxTextCommand:
 
 def recognise(words: list[str], index: ConfigIndex | None) -> MaxTextCommand | None:
     """The MaxText entry point these words run, or None (another program: ignored)."""
-    for at, word in enumerate(words):
-        if _PYTHON.fullmatch(posixpath.basename(word)):
-            found = _after_python(words, at + 1, index)
-            if found is not None:  # else a script python runs may run the rest (`python3 meter.py python3 -m …`)
-                return found
+    for kind, target, start in python_targets(words):
+        found = _command(words, kind, target, start, index)
+        if found is not None:  # else a script python runs may run the rest (`python3 meter.py python3 -m …`)
+            return found
     module_at = _uv_module(words)
-    if module_at is not None:  # `uv run -m MODULE` is `python -m MODULE`
-        return _after_python([*words[:module_at], "-m", *words[module_at + 1:]], module_at, index)
+    if module_at is not None and module_at + 1 < len(words):  # `uv run -m MODULE` is `python -m MODULE`
+        return _command(words, "module", words[module_at + 1], module_at + 2, index)
     return None
 
 
@@ -224,19 +221,10 @@ def _uv_module(words: list[str]) -> int | None:
     return None
 
 
-def _after_python(words: list[str], at: int, index: ConfigIndex | None) -> MaxTextCommand | None:
-    while at < len(words) and words[at].startswith("-") and words[at] != "-m":
-        at += 2 if words[at] in _OPTIONS_WITH_VALUE else 1
-    if at >= len(words):
-        return None
-    if words[at] == "-m":
-        if at + 1 >= len(words):
-            return None
-        written = _module_name(words[at + 1])
-        start = at + 2
-    else:
-        written = _module_of_path(words[at])
-        start = at + 1
+def _command(words: list[str], kind: str, target: str, start: int, index: ConfigIndex | None) -> MaxTextCommand | None:
+    """The MaxText command python runs when it runs TARGET (a module or a script path) with the
+    words from START as its argv."""
+    written = _module_name(target) if kind == "module" else _module_of_path(target)
     if written is None:
         return None
     entries = index.entry_points if index is not None else {}

@@ -38,7 +38,15 @@ from flaglint.rules.ruleset import Rule
 from flaglint.solve.solutions import Solution, Unsatisfiable, fixed_names
 from flaglint.tunix.variables import load_tunix, type_tunix
 
-UNDEFINED = object()
+
+class Undefined:
+    """A rule expression's value where it reads what the config leaves unknown."""
+
+    def __repr__(self) -> str:
+        return "an undefined value"
+
+
+UNDEFINED = Undefined()
 # The work one fix search may do, in Z3's resource units (its `rlimit`), counted the same on every
 # machine however busy, so that the same input gets the same fixes: past it the search stops (a
 # note says so) rather than stall a pre-commit hook. The hardest searches measured (z3-solver
