@@ -13,10 +13,6 @@ from flaglint.core.findings import InputError
 STDIN = "-"
 
 
-def unreadable(path: str, error_number: int) -> InputError:
-    return InputError(f"{path}: cannot read ({os.strerror(error_number)})")
-
-
 def input_paths(args: tuple[str, ...], suffixes: tuple[str, ...], kind: str) -> tuple[str, ...]:
     """Each argument as the files it names, in order, each once: a directory gives its files whose
     names end in `suffixes` (below it, sorted), and one without any is refused."""
@@ -32,7 +28,7 @@ def input_paths(args: tuple[str, ...], suffixes: tuple[str, ...], kind: str) -> 
                 raise InputError(f"{arg}: a directory with no {kind} in it ({', '.join('*' + s for s in suffixes)})")
             paths.extend(found)
         elif not os.path.exists(arg):
-            raise unreadable(arg, errno.ENOENT)
+            raise InputError(f"{arg}: cannot read ({os.strerror(errno.ENOENT)})")
         else:
             paths.append(arg)
     unique: dict[str, str] = {}
