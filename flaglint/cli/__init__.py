@@ -11,23 +11,23 @@ import click
 from flaglint.cli.group import FlaglintGroup, end_of_process
 from flaglint.core.version import __version__
 
-# command name -> (module under flaglint.cli, the click command in it)
+# command name -> (module under flaglint.cli, the click command in it, its line in `flaglint --help`)
 COMMANDS = {
-    "check": ("check", "check"),
-    "rules": ("rules", "list_rules"),
-    "explain": ("explain", "explain"),
-    "config": ("config", "show_config"),
-    "schema": ("schema", "schema"),
-    "smoke": ("smoke", "smoke"),
-    "render": ("render", "render_script"),
-    "lint": ("lint", "lint"),
-    "gate": ("gate", "gate"),
-    "pins": ("pins", "pins"),
-    "show": ("show", "show"),
+    "check": ("check", "check", "Check flag strings, flag files, MaxText's or Tunix's argv."),
+    "lint": ("lint", "lint", "Check recipe scripts on every branch, without running them."),
+    "gate": ("gate", "gate", "Check the JobSets of a manifest before kubectl apply."),
+    "show": ("show", "show", "Show each key's effective value and where it came from."),
+    "render": ("render", "render_script", "Print the variables a script exports for one environment."),
+    "rules": ("rules", "list_rules", "List the rules of a pin."),
+    "explain": ("explain", "explain", "Show one rule: title, rationale, examples, fix and source."),
+    "pins": ("pins", "pins", "List the MaxText and Tunix pins, or diff two."),
+    "schema": ("schema", "schema", "Import a MaxText or Tunix source tree as a pin."),
+    "config": ("config", "show_config", "Print the effective settings and where each came from."),
+    "smoke": ("smoke", "smoke", "Run the bundled trainer core at toy sizes with these settings."),
 }
 
 
-@click.group(cls=FlaglintGroup, commands=COMMANDS)
+@click.group(cls=FlaglintGroup, commands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="flaglint")
 def main() -> None:
     """Check MaxText/Tunix training flags, recipe scripts and JobSets before launch."""

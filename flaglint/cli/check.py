@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import replace
 
@@ -10,6 +11,7 @@ import click
 
 from flaglint.cli.fixing import apply_fixes, choose
 from flaglint.cli.group import end_of_startup
+from flaglint.cli.inputs import refuse_unread_stdin_filename
 from flaglint.cli.options import Options, common_options, load_checker
 from flaglint.cli.output import apply_settings, emit
 from flaglint.core.findings import InputError
@@ -28,15 +30,27 @@ from flaglint.tunix.pins import tunix_base_names
 @click.command()
 @click.argument("flags", nargs=-1)
 @common_options
-@click.option("-f", "--file", "flag_file", type=click.Path(dir_okay=False), help="Read the flag string from this file.")
+@click.option("-f", "--file", "flag_file", metavar="FILE", help="Read the flag string from this file.")
 @click.option("--files", "as_files", is_flag=True, help="FLAGS are paths of flag files (one flag string each), as pre-commit passes them.")
-@click.option("--batch", type=click.Path(dir_okay=False, allow_dash=True), help="One flag string per line; one JSON result per line (fixes only with --fix).")
-@click.option("--confirm-with", metavar="PYTHON", type=click.Path(dir_okay=False),
+@click.option("--batch", metavar="FILE", help="One flag string per line; one JSON result per line (fixes only with --fix).")
+@click.option("--confirm-with", metavar="PYTHON",
               help="Also run the pinned MaxText's pyconfig with this Python interpreter (one that has that MaxText installed).")
 def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
     """Check FLAGS: a MAXTEXT_EXTRA_FLAGS string, `-` for stdin, the NAME of a set variable,
     MaxText's own argv (CONFIG.yml key=value …, each word whole), or a Tunix command line
     (BASE.yaml key=value …, or `-- python -m tunix.cli.grpo_main BASE.yaml …`)."""
+    if flags and (flag_file or batch):
+        raise InputError(f"{'--file' if flag_file else '--batch'} reads the flags from {flag_file or batch}; "
+                         f"FLAGS ({' '.join(flags)}) would be ignored: give one or the other")
+    if as_files and (batch or flag_file):
+        raise InputError(f"{'--batch' if batch else '--file'} reads its own file; --files does not apply to it")
+    if batch and confirm_with:
+        raise InputError("--batch prints one JSON result per line; --confirm-with does not apply to it")
+    if batch:
+        _refuse_for_batch(options)
+    else:
+        refuse_unread_stdin_filename(options.stdin_filename, flags)
+    as_files = as_files or _flag_files(flags)
     settings = options.settings()
     env = options.env()
     if flags and not (batch or flag_file or as_files) and is_tunix_argv(tuple(flags), lambda: tunix_base_names(settings["tunix-pin"])):
@@ -44,7 +58,7 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
         return
     checker = load_checker(settings, options.devices(settings["pin"]))
     if batch:
-        _check_batch(checker, batch, env, options.max_fixes if options.fix else 0, settings)
+        _check_batch(checker, batch, env, options.max_fixes if options.fix else 0, settings, options.exit_zero)
         return
     if flag_file:
         sources = [FlagSource(read_text_file(flag_file, FLAG_FILE), file=flag_file)]
@@ -96,7 +110,7 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
     fixed: dict = {}
     if fixing:
         checked, fixed, changed = apply_fixes(checked, run, unsafe=options.unsafe_fixes, diff=options.diff,
-                                              show_fixes=options.show_fixes, quiet=False)
+                                              show_fixes=options.show_fixes, quiet=options.quiet)
         if options.diff:
             sys.exit(1 if changed else 0)
     emit(options, checked, settings, fixed)
@@ -108,7 +122,25 @@ def _check_tunix(args: tuple[str, ...], options: Options, settings, env: dict[st
     emit(options, [Checked(None, text, apply_settings(result, settings))], settings, {})
 
 
-def _check_batch(checker, batch: str, env, max_fixes: int, settings) -> None:
+def _flag_files(flags: tuple[str, ...]) -> bool:
+    """Whether FLAGS name flag files: each an existing file that is not a YAML config (MaxText's argv
+    starts with one). A path that exists is read, never taken as a flag string."""
+    return bool(flags) and all(flag != "-" and not flag.endswith((".yml", ".yaml")) and os.path.isfile(flag) for flag in flags)
+
+
+def _refuse_for_batch(options: Options) -> None:
+    """--batch prints one JSON result per line as each is checked: the options that shape a report
+    have none to shape."""
+    if "output_format" in options.given and options.output_format != "json":
+        raise InputError(f"--batch prints one JSON result per line; --format {options.output_format} is not available with it")
+    shaping = {"output_file": "-o", "statistics": "--statistics", "diff": "--diff", "show_fixes": "--show-fixes", "quiet": "-q",
+               "stdin_filename": "--stdin-filename"}
+    given = [flag for name, flag in shaping.items() if name in options.given]
+    if given:
+        raise InputError(f"--batch prints one JSON result per line on stdout; {given[0]} does not apply to it")
+
+
+def _check_batch(checker, batch: str, env, max_fixes: int, settings, exit_zero: bool) -> None:
     data = read_stdin(BATCH_FILE) if batch == "-" else read_file(batch, BATCH_FILE)
     failed = False
     for number, line in enumerate(decode(data, batch).splitlines(), 1):
@@ -117,4 +149,4 @@ def _check_batch(checker, batch: str, env, max_fixes: int, settings) -> None:
         payload["line"] = number
         click.echo(json.dumps(payload))
         failed |= result.fails(settings["fail-on"])
-    sys.exit(1 if failed else 0)
+    sys.exit(1 if failed and not exit_zero else 0)

@@ -10,7 +10,7 @@ from flaglint.settings.settings import SETTINGS, check_rule_ids, load_settings
 
 
 @click.command("config")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Read this flaglint.toml or pyproject.toml instead of the nearest one.")
+@click.option("--config", "config_file", metavar="FILE", help="Read this flaglint.toml or pyproject.toml instead of the nearest one.")
 def show_config(config_file):
     """Print the effective settings and where each came from."""
 

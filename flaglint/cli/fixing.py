@@ -56,6 +56,8 @@ def apply_fixes(checked: list[Checked], rerun: Callable[[dict[str | None, str]],
                     _print_diff(item.label, *files[item.label])
                 elif item.label in memory:
                     _print_diff(item.label or "<flags>", item.text.encode("utf-8"), memory[item.label])
+            if not files and not memory and not quiet:
+                _tell_held_back(checked, unsafe, "--unsafe-fixes --diff shows them")
             return checked, fixed, bool(files or memory)
         if not files and not memory:
             break
@@ -108,9 +110,14 @@ def _tell(checked: list[Checked], applied: dict[str | None, list[Fix]], unsafe: 
     for label, fix in by_hand:
         for line in _by_hand(fix):
             click.echo(f"to fix by hand in {label or 'the environment'}: {line}", err=True)
-    held_back = sum(1 for item in checked if not unsafe and any(not fix.safe for fix in item.result.fixes) and not any(f.safe for f in item.result.fixes))
+    _tell_held_back(checked, unsafe, "--unsafe-fixes applies them (--diff shows them)")
+
+
+def _tell_held_back(checked: list[Checked], unsafe: bool, how: str) -> None:
+    """The inputs whose every fix is unsafe: --fix and --diff leave them as they are, and say so."""
+    held_back = sum(1 for item in checked if not unsafe and item.result.fixes and not any(fix.safe for fix in item.result.fixes))
     if held_back:
-        click.echo(f"flaglint: {held_back} input(s) have only unsafe fixes; --unsafe-fixes applies them (--diff shows them)", err=True)
+        click.echo(f"flaglint: {held_back} input(s) have only unsafe fixes; {how}", err=True)
 
 
 def _by_hand(fix: Fix) -> list[str]:

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from flaglint.cli.fixing import apply_fixes
+from flaglint.cli.inputs import input_paths, refuse_unread_stdin_filename
 from flaglint.cli.options import Options, common_options, load_checker
 from flaglint.cli.output import apply_settings, emit
 from flaglint.core.reading import MANIFEST, decode, read_stdin
@@ -25,15 +26,18 @@ from flaglint.report import Checked
 @click.option("--allow-unverified", is_flag=True,
               help="A launch that cannot be verified, or a MaxText check flaglint cannot judge, is a warning, not an error.")
 def gate(manifests, options: Options, allow_unverified):
-    """Check every JobSet in MANIFESTS (YAML files, `-` for stdin) before `kubectl apply`.
+    """Check every JobSet in MANIFESTS (YAML files, `-` for stdin, a directory for the *.yaml and
+    *.yml files in it) before `kubectl apply`.
 
     Exit 1 blocks the launch (a finding at or above --fail-on); exit 2 is unreadable input.
     --env/--env-file give Tunix variables assumed for every launch; the manifest's own values win.
     """
 
+    manifests = input_paths(manifests, (".yaml", ".yml"), "manifests")
+    refuse_unread_stdin_filename(options.stdin_filename, manifests)
     settings = options.settings()
     env = options.env()
-    checker = load_checker(settings, fail_closed=not allow_unverified)
+    checker = load_checker(settings, options.devices(settings["pin"]), fail_closed=not allow_unverified)
     fix, max_fixes = options.max_fixes > 0, options.max_fixes
     stdin = decode(read_stdin(MANIFEST), "<stdin>") if "-" in manifests else None
 
@@ -64,7 +68,7 @@ def gate(manifests, options: Options, allow_unverified):
     fixed: dict = {}
     if options.fix or options.diff:
         checked, fixed, changed = apply_fixes(checked, run, unsafe=options.unsafe_fixes, diff=options.diff,
-                                              show_fixes=options.show_fixes, quiet=False)
+                                              show_fixes=options.show_fixes, quiet=options.quiet)
         if options.diff:
             sys.exit(1 if changed else 0)
     emit(options, checked, settings, fixed)

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from flaglint.cli.fixing import apply_fixes
+from flaglint.cli.inputs import input_paths, refuse_unread_stdin_filename
 from flaglint.cli.options import Options, common_options, load_checker
 from flaglint.cli.output import apply_settings, emit
 from flaglint.core.findings import InputError
@@ -28,7 +29,7 @@ def _vary(items: tuple[str, ...]) -> dict[str, list[str]]:
 
 
 @click.command()
-@click.argument("scripts", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, readable=True, allow_dash=True))
+@click.argument("scripts", nargs=-1, required=True)
 @common_options
 @click.option("--vary", "vary_items", multiple=True, metavar="K=v1,v2", help="Widen an input's values (repeatable).")
 @click.option("--path-cap", type=click.IntRange(1), help="Most combinations of inputs that decide flags together checked one by one (default 64); more are checked by the solver.")
@@ -36,12 +37,15 @@ def _vary(items: tuple[str, ...]) -> dict[str, list[str]]:
 @click.option("--arg", "script_args", multiple=True, metavar="VALUE",
               help="An argument of the scripts, in order (repeatable); without any, $1, $@ … are unknown inputs.")
 def lint(scripts, options: Options, vary_items, path_cap, allow_unverified, script_args):
-    """Check recipe SCRIPTS on every branch, statically (they are never run); `-` reads one from stdin."""
+    """Check recipe SCRIPTS on every branch, statically (they are never run); `-` reads one from
+    stdin, a directory gives the *.sh scripts in it."""
 
+    scripts = input_paths(scripts, (".sh", ".bash"), "scripts")
+    refuse_unread_stdin_filename(options.stdin_filename, scripts)
     settings = options.settings()
     settings.override("path-cap", path_cap, "--path-cap")
     env = options.env()
-    checker = load_checker(settings)
+    checker = load_checker(settings, options.devices(settings["pin"]))
     hint = "flaglint lint --fix edits the script (--diff shows the edit)"
 
     stdin = None
@@ -76,7 +80,7 @@ def lint(scripts, options: Options, vary_items, path_cap, allow_unverified, scri
     checked = run()
     if options.fix or options.diff:
         checked, _, changed = apply_fixes(checked, run, unsafe=options.unsafe_fixes, diff=options.diff,
-                                          show_fixes=options.show_fixes, quiet=False)
+                                          show_fixes=options.show_fixes, quiet=options.quiet)
         if options.diff:
             sys.exit(1 if changed else 0)
     emit(options, checked, settings)
@@ -94,7 +98,8 @@ def _report_shared_findings_once(checked: list[Checked]) -> None:
             if loc is not None and loc.file and Path(loc.file).resolve() != script:
                 key = (finding.rule, Path(loc.file).resolve(), loc.line, loc.column, loc.end_column, finding.message)
                 if key in first:
-                    first[key].reached_from += (item.label,)
+                    if item.label not in first[key].reached_from:
+                        first[key].reached_from += (item.label,)
                     continue
                 finding.reached_from = (item.label,)
                 first[key] = finding

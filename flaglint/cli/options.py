@@ -7,6 +7,7 @@ from dataclasses import dataclass, fields
 from typing import Callable
 
 import click
+from click.core import ParameterSource
 
 from flaglint.cli.group import end_of_startup
 from flaglint.core.findings import InputError
@@ -14,7 +15,7 @@ from flaglint.core.reading import REQUIREMENTS
 from flaglint.frontends.checker import Checker
 from flaglint.pins.pins import load_pin, names_maxtext, pin_from_requirements
 from flaglint.read.flags import read_env_assignments, read_text_file
-from flaglint.report import FORMATS
+from flaglint.report import FORMATS, STATISTICS_FORMATS
 from flaglint.resolve.topology import from_option
 from flaglint.settings.settings import check_rule_ids, load_settings
 from flaglint.tunix.pins import tunix_pin_from_requirements
@@ -49,6 +50,7 @@ class Options:
     stdin_filename: str | None = None
     topology: str | None = None
     slices: int = 1
+    given: frozenset[str] = frozenset()  # the options the command line gave (not their defaults)
 
     def settings(self):
         """The project configuration, overridden by these options."""
@@ -84,6 +86,21 @@ class Options:
         return from_option(self.topology, self.slices, load_pin(pin).version)
 
 
+def _refuse_what_does_nothing(options: Options) -> None:
+    """An option no output would honour is refused in one line: a run must not look as if it did."""
+    if options.show_fixes and not options.fix:
+        raise InputError("--show-fixes lists the fixes --fix applies; add --fix (--diff shows the fixes without writing them)")
+    if options.unsafe_fixes and not (options.fix or options.diff):
+        raise InputError("--unsafe-fixes changes what --fix and --diff apply; add one of them")
+    if options.fix and options.diff:
+        raise InputError("--fix writes the fixes and --diff only prints them; give one")
+    if options.diff and (options.output_file or options.statistics or options.output_format != "text"):
+        shown = "-o" if options.output_file else "--statistics" if options.statistics else f"--format {options.output_format}"
+        raise InputError(f"--diff prints a unified diff on stdout; {shown} does not apply to it")
+    if options.statistics and options.output_format not in STATISTICS_FORMATS:
+        raise InputError(f"--statistics prints a table ({' or '.join(STATISTICS_FORMATS)}); --format {options.output_format} has no place for it")
+
+
 def load_checker(settings, devices=None, fail_closed=False):
     """The checker of the settings' pin, model and extra rules: the end of a command's start-up."""
 
@@ -99,15 +116,15 @@ def _ids(values: tuple[str, ...]) -> list[str]:
 
 _OPTIONS = [
     click.option("--env", "env_items", multiple=True, metavar="K=V", help="A Tunix variable (repeatable)."),
-    click.option("--env-file", type=click.Path(dir_okay=False), help="KEY=VALUE lines of Tunix variables."),
+    click.option("--env-file", metavar="FILE", help="KEY=VALUE lines of Tunix variables."),
     click.option("--pin", help="MaxText pin: a release (maxtext-0.2.0 ... maxtext-0.2.5), a fork or imported commit (7+ characters), or installed; `flaglint pins` lists them."),
     click.option("--tunix-pin", help="Tunix pin for tunix.cli command lines: a release (tunix-0.1.0 ... tunix-0.1.7); `flaglint pins` lists them."),
-    click.option("--requirements", type=click.Path(dir_okay=False), help="Take the pin (and the Tunix pin, from google-tunix==X.Y.Z) from this requirements file."),
+    click.option("--requirements", metavar="FILE", help="Take the pin (and the Tunix pin, from google-tunix==X.Y.Z) from this requirements file."),
     click.option("--model", help="Apply this MaxText model config (configs/models/NAME.yml) first."),
     click.option("--format", "--output-format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format."),
     click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), help="Lowest severity that fails (default: error)."),
     click.option("--max-fixes", type=click.IntRange(0, 50), default=3, show_default=True, help="Fixes of the smallest size to list."),
-    click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Read the settings from this flaglint.toml or pyproject.toml instead of the nearest one."),
+    click.option("--config", "config_file", metavar="FILE", help="Read the settings from this flaglint.toml or pyproject.toml instead of the nearest one."),
     click.option("--isolated", is_flag=True, help="Ignore every config file."),
     click.option("--select", multiple=True, metavar="IDS", help="Only these rules (ids or prefixes, comma-separated); replaces the config's `select`."),
     click.option("--extend-select", multiple=True, metavar="IDS", help="Rules to select in addition to `select`."),
@@ -117,7 +134,7 @@ _OPTIONS = [
     click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing; exit 1 when there is one."),
     click.option("--show-fixes", is_flag=True, help="With --fix, list each fix applied."),
     click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the report to this file instead of stdout."),
-    click.option("-q", "--quiet", is_flag=True, help="Print the findings only: no summary, no notes, no messages about fixes."),
+    click.option("-q", "--quiet", is_flag=True, help="No messages about fixes on stderr (every format); the text report without its summary and notes."),
     click.option("-e", "--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 still means bad usage or input)."),
     click.option("--statistics", is_flag=True, help="Print how many findings each rule has (and how many a fix covers) instead of the findings."),
     click.option("--stdin-filename", metavar="PATH", help="The name of the file `-` reads from stdin: for the report and per-file-ignores."),
@@ -125,6 +142,7 @@ _OPTIONS = [
     click.option("--slices", type=click.IntRange(1), default=1, show_default=True, help="Slices of --topology."),
 ]
 _NAMES = tuple(f.name for f in fields(Options))
+_GIVEN = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
 
 
 def common_options(command: Callable) -> Callable:
@@ -132,8 +150,11 @@ def common_options(command: Callable) -> Callable:
 
     @functools.wraps(command)
     def wrapper(**kwargs):
-        shared = {name: kwargs.pop(name) for name in _NAMES}
-        return command(options=Options(**shared), **kwargs)
+        context = click.get_current_context()
+        given = frozenset(name for name in _NAMES if name in kwargs and context.get_parameter_source(name) in _GIVEN)
+        options = Options(**{name: kwargs.pop(name) for name in _NAMES if name != "given"}, given=given)
+        _refuse_what_does_nothing(options)
+        return command(options=options, **kwargs)
 
     for option in reversed(_OPTIONS):
         wrapper = option(wrapper)

@@ -64,6 +64,8 @@ def _relative(checked: list[Checked]) -> None:
         for finding in item.result.findings:
             finding.location = moved(finding.location)
             finding.related = tuple(moved(loc) for loc in finding.related)
+            if finding.witness:
+                finding.witness["branches"] = [{**branch, "file": shown_path(branch["file"])} for branch in finding.witness.get("branches", [])]
         for fix in [*item.result.fixes, *item.applied]:
             fix.edits = [replace(edit, location=moved(edit.location)) for edit in fix.edits]
 
@@ -81,8 +83,9 @@ def emit(options, checked: list[Checked], settings, fixed: dict | None = None) -
         click.echo((fixed or {}).get(item.label, item.text).strip())
     _relative(checked)
     colour = _colour(options)
-    report = statistics(checked) if options.statistics else render(options.output_format, checked, colour=colour, quiet=options.quiet,
-                                                                    docs_url=settings["docs-url"])
+    report = (statistics(checked, options.output_format) if options.statistics else
+              render(options.output_format, checked, colour=colour, quiet=options.quiet, docs_url=settings["docs-url"],
+                     fail_on=settings["fail-on"]))
     if options.output_file:
         try:
             Path(options.output_file).write_text(report + "\n", encoding="utf-8")
@@ -91,7 +94,7 @@ def emit(options, checked: list[Checked], settings, fixed: dict | None = None) -
     elif printed:
         if any(item.result.findings for item in checked):
             click.echo(report, err=True)
-    else:
+    elif report:  # -q with nothing to report prints nothing, not an empty line
         click.echo(report, color=colour)
     if failed and not options.exit_zero:
         sys.exit(1)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import click
 
+from flaglint.cli.group import WholeSentenceGroup
 from flaglint.cli.pins import schema_import
 
 
-@click.group()
+@click.group(cls=WholeSentenceGroup)
 def schema():
     """Typed key schemas."""
 

@@ -46,7 +46,7 @@ def show(words, flag_string, env_items, env_file, pin, tunix_pin, requirements, 
     settings = given.settings()
     if argv and flag_string is None and is_tunix_argv(tuple(argv), lambda: tunix_base_names(settings["tunix-pin"])):
         pin_name, rows = tunix_provenance(tuple(argv), settings["tunix-pin"], given.env(), keys)
-        click.echo(render_json(pin_name, rows) if output_format == "json" else render_text(rows))
+        click.echo(render_json(pin_name, rows) if output_format == "json" else render_text(_shown(rows)))
         return
     option = given.devices(settings["pin"])
     checker = load_checker(settings, option)
@@ -63,4 +63,11 @@ def show(words, flag_string, env_items, env_file, pin, tunix_pin, requirements, 
         raise InputError(f"{', '.join(unknown)}: not a key MaxText {checker.pin.pin} defines")
     count = option or from_config(config, checker.pin.version)
     rows = provenance(config, keys, count.source if count else None)
-    click.echo(render_json(checker.pin.pin, rows) if output_format == "json" else render_text(rows))
+    click.echo(render_json(checker.pin.pin, rows) if output_format == "json" else render_text(_shown(rows)))
+
+
+def _shown(rows: list) -> list:
+    """The rows, when there are any: with nothing named and nothing set there is nothing to show."""
+    if not rows:
+        raise InputError("nothing to show: name KEYs, or give what sets them (a CONFIG.yml, key=value words, --flags or --env)")
+    return rows

@@ -21,6 +21,7 @@ from flaglint.core.data import data_dir
 from flaglint.core.data_cache import yaml_file
 from flaglint.core.findings import InputError
 from flaglint.core.reading import PIN_FILE, REQUIREMENTS, Unreadable, read_text
+from flaglint.core.requirements import pinned_version
 from flaglint.maxtext.values import ValueError_, coerce, normalise
 from flaglint.read.flags import read_text_file
 from flaglint.rules.expr import ExprError, Node, parse
@@ -268,13 +269,12 @@ def pins_defining(key: str) -> list[str]:
 
 
 _GIT_PIN = re.compile(r"maxtext.*@([0-9a-fA-F]{7,40})\b")
-_VERSION_PIN = re.compile(r"^\s*maxtext\s*==\s*([0-9][\w.]*)", re.M | re.I)
 
 
 def names_maxtext(path: str) -> bool:
     """Whether a requirements file has a MaxText line (a git URL of maxtext, or maxtext==X.Y.Z)."""
-    return any(_GIT_PIN.search(code) or _VERSION_PIN.match(code)
-               for code in (line.split("#", 1)[0] for line in read_text_file(path, REQUIREMENTS).splitlines()))
+    text = read_text_file(path, REQUIREMENTS)
+    return pinned_version(text, "maxtext") is not None or any(_GIT_PIN.search(line.split("#", 1)[0]) for line in text.splitlines())
 
 
 def pin_from_requirements(path: str) -> str:
@@ -282,6 +282,7 @@ def pin_from_requirements(path: str) -> str:
     that commit, else an overlay), or `maxtext==X.Y.Z`. One that names nothing known is an error
     that gives the command importing it, never another version."""
     text = read_text_file(path, REQUIREMENTS)
+    versioned = pinned_version(text, "maxtext")
     for number, line in enumerate(text.splitlines(), 1):
         code = line.split("#", 1)[0]
         if match := _GIT_PIN.search(code):
@@ -289,8 +290,8 @@ def pin_from_requirements(path: str) -> str:
             return _resolve(commit, f"{path}:{number}: MaxText at commit {commit} is not imported and no overlay "
                             f"describes it; import a checkout of it: `flaglint schema import /path/to/maxtext` "
                             f"(a clone at {commit})")
-        if match := _VERSION_PIN.match(code):
-            version = match.group(1)
+        if versioned is not None and versioned[0] == number:
+            version = versioned[1]
             return _resolve(f"maxtext-{version}", f"{path}:{number}: maxtext=={version} is neither bundled nor "
                             f"imported; import it: `pip download --no-deps --only-binary=:all: --python-version 3.12 "
                             f"maxtext=={version} -d /tmp/maxtext && flaglint schema import "

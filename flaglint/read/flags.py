@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from flaglint.core.findings import InputError
@@ -117,18 +118,9 @@ def bom_length(path: str, kind: InputKind) -> int:
 
 
 def read_env_assignments(items: tuple[str, ...], env_file: str | None) -> dict[str, str]:
-    """`--env K=V` (repeatable) and `--env-file` (KEY=VALUE lines, # comments, optional export)."""
-    env: dict[str, str] = {}
-    if env_file:
-        for number, raw in enumerate(read_text_file(env_file, ENV_FILE).splitlines(), 1):
-            line = raw.strip()
-            if not line or line.startswith("#"):
-                continue
-            line = line.removeprefix("export ").strip()
-            key, sep, value = line.partition("=")
-            if not sep or not key:
-                raise InputError(f"{env_file}:{number}: expected KEY=VALUE, got {raw!r}")
-            env[key.strip()] = _unquote(value.strip())
+    """`--env K=V` (repeatable, each word whole) and `--env-file`, read as python-dotenv's
+    `dotenv_values` reads a `.env` file (read_dotenv)."""
+    env = read_dotenv(read_text_file(env_file, ENV_FILE), env_file) if env_file else {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
@@ -137,7 +129,78 @@ def read_env_assignments(items: tuple[str, ...], env_file: str | None) -> dict[s
     return env
 
 
-def _unquote(value: str) -> str:
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        return value[1:-1]
-    return value
+# python-dotenv's grammar, part by part: blank space, `export `, the key (bare, or in single quotes),
+# `=` and the value (single-quoted: only \\ and \' escaped; double-quoted: backslash escapes, and it
+# may run over lines; bare: to the end of the line, less a comment after whitespace), then only a
+# comment to the end of the line.
+_SPACE = re.compile(r"\s*")
+_EXPORT = re.compile(r"(?:export[^\S\r\n]+)?")
+_KEY = re.compile(r"'([^']+)'|([^=#\s]+)")
+_EQUALS = re.compile(r"[^\S\r\n]*(=[^\S\r\n]*)?")
+_VALUE = re.compile(r"'((?:\\'|[^'])*)'|\"((?:\\\"|[^\"])*)\"|([^\r\n]*)")
+_LINE_END = re.compile(r"[^\S\r\n]*(?:#[^\r\n]*)?[^\S\r\n]*(?:\r\n|\n|\r|$)")
+_SINGLE_QUOTE_ESCAPES = re.compile(r"\\[\\']")
+_DOUBLE_QUOTE_ESCAPES = re.compile(r"\\[\\'\"abfnrtv]")
+_VARIABLE = re.compile(r"\$\{(?P<name>[^}:]*)(?::-(?P<default>[^}]*))?\}")
+
+
+def read_dotenv(text: str, where: str) -> dict[str, str]:
+    """A `.env` file's values as python-dotenv's `dotenv_values` gives them: an inline comment after
+    a bare value dropped, quotes removed and their escapes decoded, `${NAME}` and
+    `${NAME:-default}` taken from the file's earlier values. This run's environment is not the
+    launch's, so a name the file does not set and that has no default is refused; so is a line
+    python-dotenv would skip with a warning. A key without `=` has no value and is left out."""
+    env: dict[str, str] = {}
+    for key, value, line in _dotenv_entries(text, where):
+        env[key] = _resolved(value, env, where, line)
+    return env
+
+
+def dotenv_lines(text: str, where: str) -> dict[str, int]:
+    """The line that sets each key of a `.env` file (the last, as the last value wins)."""
+    return {key: line for key, _, line in _dotenv_entries(text, where)}
+
+
+def _dotenv_entries(text: str, where: str) -> Iterator[tuple[str, str, int]]:
+    """(key, value before `${…}` is resolved, line) for each assignment of a `.env` file."""
+    position = _SPACE.match(text).end()
+    while position < len(text):
+        line = text.count("\n", 0, position) + 1
+        if text[position] == "#":
+            position = _LINE_END.match(text, position).end()
+        else:
+            position = _EXPORT.match(text, position).end()
+            key = _KEY.match(text, position)
+            equals = _EQUALS.match(text, key.end()) if key else None
+            value = _VALUE.match(text, equals.end()) if equals and equals.group(1) else None
+            end = _LINE_END.match(text, (value or equals or key).end()) if key else None
+            if end is None:
+                raise InputError(f"{where}:{line}: expected KEY=VALUE, got {text[position:].splitlines()[0]!r}")
+            if value is not None:
+                yield key.group(1) or key.group(2), _dotenv_value(value, len(equals.group(1)) > 1), line
+            position = end.end()
+        position = _SPACE.match(text, position).end()
+
+
+def _dotenv_value(value: re.Match, after_space: bool) -> str:
+    single, double, bare = value.groups()
+    if single is not None:
+        return _SINGLE_QUOTE_ESCAPES.sub(lambda m: m.group()[1], single)
+    if double is not None:
+        return _DOUBLE_QUOTE_ESCAPES.sub(lambda m: m.group().encode("ascii").decode("unicode-escape"), double)
+    if after_space and bare.startswith("#"):
+        return ""
+    return re.sub(r"\s+#.*", "", bare).rstrip()
+
+
+def _resolved(value: str, earlier: dict[str, str], where: str, line: int) -> str:
+    def variable(match: re.Match) -> str:
+        name, default = match.group("name"), match.group("default")
+        if name in earlier:
+            return earlier[name]
+        if default is not None:
+            return default
+        raise InputError(f"{where}:{line}: ${{{name}}} is not set earlier in the file and has no default "
+                         f"(`${{{name}:-VALUE}}`); flaglint does not take it from this shell")
+
+    return _VARIABLE.sub(variable, value)

@@ -111,7 +111,7 @@ def config_node(argument: str, index: ConfigIndex | None, written: Mapping[str, 
         return _Node(None, relpath)
     if os.path.exists(argument):
         raise InputError(f"{argument}: not a file")
-    raise InputError(f"{argument}: no such config file")
+    raise InputError(f"{argument}: cannot read (No such file or directory, here or among the pin's MaxText configs)")
 
 
 def load_chain(top: _Node, index: ConfigIndex | None, written: Mapping[str, Written] = {}) -> Chain:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from importlib import import_module
@@ -12,6 +13,7 @@ from flaglint.maxtext.values import format_value
 from flaglint.report.rule_docs import rules_by_id
 
 FORMATS = ("text", "json", "sarif", "github", "junit")
+STATISTICS_FORMATS = ("text", "json")
 
 
 @dataclass
@@ -47,18 +49,21 @@ def merged(checked: list[Checked]) -> Result:
 
 
 def render(format_name: str, checked: list[Checked], *, colour: bool = False, quiet: bool = False,
-           docs_url: str | None = None) -> str:
+           docs_url: str | None = None, fail_on: str = "error") -> str:
     """The report in one format; `colour` and `quiet` shape the text format (the others are for
-    machines); `docs_url` (the setting) is where SARIF's rule links point."""
+    machines); `docs_url` (the setting) is where SARIF's rule links point; `fail_on` (the
+    setting) is the least severity JUnit counts as a failure, as the exit code does."""
     module = import_module(f"{__name__}.{format_name}_format")
     if format_name == "text":
         return module.render(checked, colour=colour, quiet=quiet)
+    if format_name == "junit":
+        return module.render(checked, fail_on)
     return module.render(checked, docs_url) if format_name == "sarif" else module.render(checked)
 
 
-def statistics(checked: list[Checked]) -> str:
+def statistics(checked: list[Checked], format_name: str = "text") -> str:
     """`--statistics`: findings per rule, most first, how many of them the offered fixes cover, and
-    the rule's title."""
+    the rule's title; a table (text) or JSON."""
     counts: Counter[str] = Counter()
     fixable: Counter[str] = Counter()
     for item in checked:
@@ -67,8 +72,13 @@ def statistics(checked: list[Checked]) -> str:
             counts[finding.rule] += 1
             fixable[finding.rule] += bool(item.result.fixes) and (not finding.keys or bool(changed & set(finding.keys)))
     rules = rules_by_id(next((item.result.pin for item in checked if item.result.pin), "")) if counts else {}
+    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    if format_name == "json":
+        return json.dumps({"version": 1, "statistics": [
+            {"rule": rule, "count": count, "fixable": fixable[rule], "title": rules[rule].title if rule in rules else None}
+            for rule, count in ordered], "total": sum(counts.values()), "fixable": sum(fixable.values())}, indent=2)
     lines = [f"{count:6}  {rule:8} {fixable[rule]:4} fixable  {rules[rule].title if rule in rules else ''}".rstrip()
-             for rule, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+             for rule, count in ordered]
     return "\n".join(lines + [f"{sum(counts.values()):6}  total    {sum(fixable.values()):4} fixable"])
 
 

@@ -1,7 +1,8 @@
 """JUnit XML for test reports: a testsuite per checked input, a testcase per finding.
 
-Findings at error severity are failures; lower ones pass with their message in system-out. An
-input without findings is one passing testcase, so every suite shows up in the report.
+Findings at or above --fail-on (error unless it says otherwise) are failures, as they fail the
+run; lower ones pass with their message in system-out. An input without findings is one passing
+testcase, so every suite shows up in the report.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from flaglint.core.findings import Finding
+from flaglint.core.findings import Finding, severity_rank
 from flaglint.report import Checked
 
 # Characters XML 1.0 cannot carry at all, even escaped.
@@ -27,11 +28,11 @@ def _where(finding: Finding, label: str | None) -> str:
     return f"{loc.file or label or '<flags>'}:{loc.line}:{loc.column}"
 
 
-def _testcase(suite: ET.Element, finding: Finding, label: str | None) -> bool:
+def _testcase(suite: ET.Element, finding: Finding, label: str | None, fail_on: str) -> bool:
     where = _where(finding, label)
     case = ET.SubElement(suite, "testcase", classname=_xml_text(label or "<flags>"), name=_xml_text(f"{finding.rule} {where}"))
     detail = _xml_text(f"{where}: {finding.severity} {finding.rule} {finding.message}")
-    if finding.severity == "error":
+    if severity_rank(finding.severity) >= severity_rank(fail_on):
         failure = ET.SubElement(case, "failure", type=finding.rule, message=_xml_text(finding.message))
         failure.text = detail
         return True
@@ -39,13 +40,13 @@ def _testcase(suite: ET.Element, finding: Finding, label: str | None) -> bool:
     return False
 
 
-def render(checked: list[Checked]) -> str:
+def render(checked: list[Checked], fail_on: str = "error") -> str:
     root = ET.Element("testsuites", name="flaglint")
     total_tests = total_failures = 0
     for item in checked:
         label = item.label or "<flags>"
         suite = ET.SubElement(root, "testsuite", name=_xml_text(label))
-        failures = sum(_testcase(suite, finding, item.label) for finding in item.result.findings)
+        failures = sum(_testcase(suite, finding, item.label, fail_on) for finding in item.result.findings)
         tests = len(item.result.findings)
         if not tests:
             ET.SubElement(suite, "testcase", classname=_xml_text(label), name="flaglint")

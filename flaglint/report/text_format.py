@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from flaglint.core.edits import Edit
-from flaglint.core.findings import Finding, Fix, severity_rank
+from flaglint.core.findings import Fix, severity_rank
 from flaglint.core.location import Location
 from flaglint.core.reading import QUOTED_FILE, Unreadable, read_file
 from flaglint.report import Checked, describe_fix
@@ -15,15 +15,18 @@ def _excerpt(text: str, loc: Location | None, colour: bool) -> list[str]:
         return []
     line = lines[loc.line - 1]
     start = loc.column - 1
-    width = max(1, min(loc.end_column, len(line) + 1) - loc.column)
-    # Long flag strings: show a window around the span, not the whole line.
+    end = loc.end_column if loc.end_column is not None and loc.end_line in (None, loc.line) else loc.column + 1  # a point: one caret
+    width = max(1, min(end, len(line) + 1) - loc.column)
+    # Long flag strings: a window around the span, not the whole line; "..." marks what is cut, and
+    # the caret line then names the column, which the window's own positions no longer give.
     left = max(0, start - 40)
     right = min(len(line), start + width + 40)
     prefix = "..." if left else ""
     suffix = "..." if right < len(line) else ""
     shown = prefix + line[left:right] + suffix
-    caret = " " * (len(prefix) + start - left) + "^" * min(width, right - start)
-    return [f"    {shown}", f"    {_paint(caret, 'caret', colour) if caret.strip() else caret}"]
+    caret = " " * (len(prefix) + start - left) + "^" * max(1, min(width, right - start))  # past the end: what is missing
+    painted = _paint(caret, "caret", colour) if caret.strip() else caret
+    return [f"    {shown}", f"    {painted}" + (f" column {loc.column}" if left else "")]
 
 
 _SHOWN_FLAGS = 160  # a longer fixed string is not printed whole: the changes above say what it does
@@ -78,7 +81,7 @@ def render(checked: list[Checked], *, colour: bool = False, quiet: bool = False)
             out.append(f"{where}: {_paint(finding.severity, finding.severity, colour)} {_paint(finding.rule, 'rule', colour)} {finding.message}")
             own = not finding.location or not finding.location.file or finding.location.file == item.label
             shown = item.text if own else texts.get(finding.location.file)
-            out.extend(_excerpt(shown, _fix_location(item, finding) or finding.location if own else finding.location, colour))
+            out.extend(_excerpt(shown, finding.location, colour))
             for related in finding.related:
                 out.append(f"    also at {related.file or label}:{related.line}:{related.column}")
             if finding.reached_from:
@@ -111,19 +114,11 @@ class _Texts:
         return self.read[file]
 
 
-def _fix_location(item: Checked, finding: Finding) -> Location | None:
-    """Where in a flag string the first fix changes one of the finding's keys: the caret goes there
-    (the finding itself points at the token that set the value the rule reads)."""
-    if item.fix_hint or not item.result.fixes or item.result.fixes[0].placed:
-        return None
-    fix = item.result.fixes[0]
-    for edit, change in zip(fix.edits, fix.changes):
-        if change.key in finding.keys and edit.written and edit.old.strip():
-            return edit.shown().location
-    return None
-
-
 def _witness_line(witness: dict) -> str:
+    """`when: A=1 B=(unset); branches taken at lines 9, 14 of run.sh and 3 of common.sh`."""
     env = " ".join(f"{k}={'(unset)' if v is None else v}" for k, v in witness.get("env", {}).items())
-    branches = ", ".join(str(b) for b in witness.get("branches", []))
+    lines_of: dict[str, list[str]] = {}
+    for branch in witness.get("branches", []):
+        lines_of.setdefault(branch["file"], []).append(str(branch["line"]))
+    branches = " and ".join(f"{', '.join(lines)} of {file}" for file, lines in lines_of.items())
     return f"    when: {env or '(any environment)'}" + (f"; branches taken at lines {branches}" if branches else "")

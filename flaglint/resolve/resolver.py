@@ -343,8 +343,13 @@ def _close_keys_elsewhere(key: str, pin: str) -> list[tuple[str, list[str]]]:
 
 
 def _undefined(key: str, pin: PinSchema, where: Location) -> Finding:
-    elsewhere = ", ".join(p for p in pins_defining(key) if p != pin.pin)
+    elsewhere = ", ".join(_release(p) for p in pins_defining(key) if p != pin.pin)
     # A key other pins define is not misspelled: its own pins say more than a near name would.
     close = ", ".join(close_keys(key, pin.pin)) or ("" if elsewhere else ", ".join(
-        f"{name} (defined at {', '.join(pins)})" for name, pins in _close_keys_elsewhere(key, pin.pin)))
-    return built_in("FL004", (key,), where, key=key, pin=pin.pin, close=close, pins=elsewhere)
+        f"{name} (a key at {', '.join(map(_release, pins))})" for name, pins in _close_keys_elsewhere(key, pin.pin)))
+    return built_in("FL004", (key,), where, key=key, pin=_release(pin.pin), close=close, pins=elsewhere)
+
+
+def _release(pin: str) -> str:
+    """A pin as a message names it after "MaxText": `0.2.5` for maxtext-0.2.5, a commit as it is."""
+    return pin.removeprefix("maxtext-")

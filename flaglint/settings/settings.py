@@ -18,12 +18,18 @@ from flaglint.core.config_file import find_config_file, flaglint_table
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import cached
 from flaglint.core.findings import InputError
-from flaglint.core.reading import REQUIREMENTS
-from flaglint.pins.pins import load_pin, names_maxtext, pin_from_requirements
+from flaglint.core.reading import PROJECT_CONFIG, REQUIREMENTS
+from flaglint.pins.pins import (
+    canonical_pin,
+    load_pin,
+    names_maxtext,
+    pin_from_requirements,
+)
 from flaglint.read.flags import read_text_file
 from flaglint.rules.ruleset import RENUMBERED_ID, fill, load_ruleset, renumbered_ids
 from flaglint.tunix.pins import (
     bundled_tunix_pins,
+    canonical_tunix_pin,
     load_tunix_pin,
     tunix_pin_from_requirements,
 )
@@ -174,6 +180,11 @@ def load_settings(start: Path | None = None, config_file: str | None = None, iso
         if name == "docs-url" and not value.startswith(("https://", "http://", "file://")):
             raise InputError(f"{path}: docs-url: an absolute URL of docs/rules.md is allowed, such as"
                              f" https://github.com/ORG/flaglint/blob/main/docs/rules.md (got {value!r})")
+        if name in _PIN_SETTINGS:
+            try:
+                _PIN_SETTINGS[name](value)
+            except InputError as err:
+                raise InputError(f"{path}:{_line_of(path, name)}: {name}: {err}") from None
         settings.values[name] = value
         settings.origins[name] = str(path)
     if "requirements" in typed:
@@ -186,6 +197,16 @@ def load_settings(start: Path | None = None, config_file: str | None = None, iso
             settings.values["pin"] = pin_from_requirements(requirements)
             settings.origins["pin"] = f"{requirements} (via {path})"
     return settings
+
+
+# The settings that name a pin, with what checks that the pin exists.
+_PIN_SETTINGS = {"pin": canonical_pin, "tunix-pin": canonical_tunix_pin}
+
+
+def _line_of(path: Path, name: str) -> int:
+    """The line of the config file that sets `name` (the first `name =`; 1 when none reads so)."""
+    lines = read_text_file(str(path), PROJECT_CONFIG).splitlines()
+    return next((number for number, line in enumerate(lines, 1) if line.split("=", 1)[0].strip().strip("'\"") == name), 1)
 
 
 def known_rule_ids(extra_rules: tuple[str, ...] = ()) -> set[str]:

@@ -6,6 +6,8 @@
 from __future__ import annotations
 
 import difflib
+from dataclasses import dataclass
+from typing import Mapping
 
 HEAD_MODES = ("off", "local", "fused")
 HEAD_OFF_VALUES = ("0", "false", "off", "no")
@@ -96,23 +98,28 @@ def assembler_refusals(pad_position: str, pad_align: int, *, packed: bool, row_l
     `packed` is False for the padded (unpacked) assembler, which MAX_SEQ_TOKEN_PER_TPU=0 selects;
     `row_length` is the packed row's token budget, None when unknown.
     """
-    reasons = []
+    return [problem.reason for problem in assembler_problems(pad_position, pad_align, packed=packed, row_length=row_length)]
+
+
+def assembler_problems(pad_position: str, pad_align: int, *, packed: bool, row_length: int | None) -> list[Problem]:
+    """assembler_refusals, each with the variable that makes the option do nothing."""
+    problems = []
     if pad_position == "start" and not packed:
-        reasons.append(
+        problems.append(Problem("PACK_PAD_POSITION",
             "PACK_PAD_POSITION=start with the padded (unpacked) assembler (MAX_SEQ_TOKEN_PER_TPU=0): "
             "only packed rows move, so it would do nothing"
-        )
+        ))
     if pad_position == "start" and packed and row_length is not None and pad_align >= row_length:
-        reasons.append(
+        problems.append(Problem("PACK_PAD_ALIGN",
             f"PACK_PAD_ALIGN={pad_align} is at least the row length {row_length}: "
             "no row can carry that much padding, so PACK_PAD_POSITION=start would do nothing"
-        )
+        ))
     if pad_position == "end" and pad_align != DEFAULT_PAD_ALIGN:
-        reasons.append(
+        problems.append(Problem("PACK_PAD_ALIGN",
             f"PACK_PAD_ALIGN={pad_align} with PACK_PAD_POSITION=end: pad_align is only read with start, "
             "so it would do nothing"
-        )
-    return reasons
+        ))
+    return problems
 
 
 def check_assembler_settings(pad_position: str, pad_align: int, packed: bool, row_length: int | None) -> None:
@@ -120,3 +127,51 @@ def check_assembler_settings(pad_position: str, pad_align: int, packed: bool, ro
     reasons = assembler_refusals(pad_position, pad_align, packed=packed, row_length=row_length)
     if reasons:
         raise ValueError("; ".join(reasons))
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why the trainer core would fail or do nothing with a setting, and the variable to change."""
+
+    variable: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class SmokeSettings:
+    head_mode: str
+    chunk_size: int
+    pad_position: str
+    pad_align: int
+    segment_align_multiple: int
+    row_length: int | None  # 0: the padded (unpacked) assembler; None: not set
+
+
+def read_settings(env: Mapping[str, str]) -> tuple[SmokeSettings | None, list[Problem]]:
+    """The settings from the Tunix variables, or None and why they cannot be read."""
+    problems: list[Problem] = []
+
+    def attempt(variable: str, parse, *args):
+        try:
+            return parse(*args)
+        except ValueError as error:
+            problems.append(Problem(variable, str(error)))
+            return None
+
+    head_mode = attempt("TUNIX_LOGPS_SHARDED_HEAD", parse_head_mode, env.get("TUNIX_LOGPS_SHARDED_HEAD"))
+    chunk_size = attempt("COMPUTE_LOGPS_CHUNK_SIZE", parse_positive_int, "COMPUTE_LOGPS_CHUNK_SIZE",
+                         env.get("COMPUTE_LOGPS_CHUNK_SIZE"), DEFAULT_CHUNK_SIZE)
+    pad_position = attempt("PACK_PAD_POSITION", parse_pad_position, env.get("PACK_PAD_POSITION"))
+    pad_align = attempt("PACK_PAD_ALIGN", parse_positive_int, "PACK_PAD_ALIGN", env.get("PACK_PAD_ALIGN"), DEFAULT_PAD_ALIGN)
+    segment_align = attempt("SEGMENT_ALIGN_MULTIPLE", parse_positive_int, "SEGMENT_ALIGN_MULTIPLE",
+                            env.get("SEGMENT_ALIGN_MULTIPLE"), DEFAULT_SEGMENT_ALIGN_MULTIPLE)
+    row_text = env.get("MAX_SEQ_TOKEN_PER_TPU")
+    row_length = None
+    if row_text not in (None, ""):
+        if row_text.strip() == "0":
+            row_length = 0
+        else:
+            row_length = attempt("MAX_SEQ_TOKEN_PER_TPU", parse_positive_int, "MAX_SEQ_TOKEN_PER_TPU", row_text, 0)
+    if problems:
+        return None, problems
+    return SmokeSettings(head_mode, chunk_size, pad_position, pad_align, segment_align, row_length), []

@@ -1,12 +1,12 @@
 """Run the trainer core at toy sizes with exactly the settings a recipe renders.
 
 `run_smoke` reads the Tunix variables, runs the log-prob head and the packer on CPU, and returns
-why a setting would fail or silently do nothing (an empty list when everything passes).
+why a setting would fail or silently do nothing, each with the variable to change (an empty list
+when everything passes). Reading the settings needs no jax (settings.read_settings).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Mapping
 
 import jax
@@ -16,14 +16,11 @@ import numpy as np
 from flaglint.trainer.head import per_token_logps
 from flaglint.trainer.packing import Item, pack
 from flaglint.trainer.settings import (
-    DEFAULT_CHUNK_SIZE,
-    DEFAULT_PAD_ALIGN,
-    DEFAULT_SEGMENT_ALIGN_MULTIPLE,
-    assembler_refusals,
+    Problem,
+    SmokeSettings,
+    assembler_problems,
     check_pad_settings,
-    parse_head_mode,
-    parse_pad_position,
-    parse_positive_int,
+    read_settings,
     scoring_mode,
 )
 
@@ -35,70 +32,29 @@ TOY_SCALE = 64
 TOY_HIDDEN, TOY_VOCAB = 16, 384
 
 
-@dataclass(frozen=True)
-class SmokeSettings:
-    head_mode: str
-    chunk_size: int
-    pad_position: str
-    pad_align: int
-    segment_align_multiple: int
-    row_length: int | None  # 0: the padded (unpacked) assembler; None: not set
-
-
-def read_settings(env: Mapping[str, str]) -> tuple[SmokeSettings | None, list[str]]:
-    """The settings from the Tunix variables, or None and why they cannot be read."""
-    reasons: list[str] = []
-
-    def attempt(parse, *args):
-        try:
-            return parse(*args)
-        except ValueError as error:
-            reasons.append(str(error))
-            return None
-
-    head_mode = attempt(parse_head_mode, env.get("TUNIX_LOGPS_SHARDED_HEAD"))
-    chunk_size = attempt(parse_positive_int, "COMPUTE_LOGPS_CHUNK_SIZE", env.get("COMPUTE_LOGPS_CHUNK_SIZE"),
-                         DEFAULT_CHUNK_SIZE)
-    pad_position = attempt(parse_pad_position, env.get("PACK_PAD_POSITION"))
-    pad_align = attempt(parse_positive_int, "PACK_PAD_ALIGN", env.get("PACK_PAD_ALIGN"), DEFAULT_PAD_ALIGN)
-    segment_align = attempt(parse_positive_int, "SEGMENT_ALIGN_MULTIPLE", env.get("SEGMENT_ALIGN_MULTIPLE"),
-                            DEFAULT_SEGMENT_ALIGN_MULTIPLE)
-    row_text = env.get("MAX_SEQ_TOKEN_PER_TPU")
-    row_length = None
-    if row_text not in (None, ""):
-        if row_text.strip() == "0":
-            row_length = 0
-        else:
-            row_length = attempt(parse_positive_int, "MAX_SEQ_TOKEN_PER_TPU", row_text, 0)
-    if reasons:
-        return None, reasons
-    return SmokeSettings(head_mode, chunk_size, pad_position, pad_align, segment_align, row_length), []
-
-
-def run_smoke(env: Mapping[str, str]) -> list[str]:
+def run_smoke(env: Mapping[str, str]) -> list[Problem]:
     """Why these settings would fail or do nothing; empty when the core runs and checks out."""
-    settings, reasons = read_settings(env)
+    settings, problems = read_settings(env)
     if settings is None:
-        return reasons
+        return problems
     packed = settings.row_length != 0
-    reasons += assembler_refusals(settings.pad_position, settings.pad_align, packed=packed,
-                                  row_length=settings.row_length)
+    problems += assembler_problems(settings.pad_position, settings.pad_align, packed=packed, row_length=settings.row_length)
     try:
         check_pad_settings(settings.pad_position, settings.pad_align, settings.segment_align_multiple)
     except ValueError as error:
-        reasons.append(f"PACK_PAD_ALIGN={settings.pad_align}: {error}")
-        return reasons
+        problems.append(Problem("PACK_PAD_ALIGN", f"PACK_PAD_ALIGN={settings.pad_align}: {error}"))
+        return problems
     if settings.head_mode == "off" and settings.chunk_size > UNSHARDED_MAX_CHUNK:
-        reasons.append(
+        problems.append(Problem("COMPUTE_LOGPS_CHUNK_SIZE",
             f"COMPUTE_LOGPS_CHUNK_SIZE={settings.chunk_size} with the sharded head off "
             f"(TUNIX_LOGPS_SHARDED_HEAD unset or off): the unsharded log-prob program failed to compile on TPU "
             f"at chunks of 2048 and 4096; use {UNSHARDED_MAX_CHUNK} or turn the head on"
-        )
+        ))
     with jax.default_device(jax.devices("cpu")[0]):
-        reasons += _smoke_head(settings)
-    if packed and not reasons:
-        reasons += _smoke_packer(settings)
-    return reasons
+        problems += [Problem("TUNIX_LOGPS_SHARDED_HEAD", reason) for reason in _smoke_head(settings)]
+    if packed and not problems:
+        problems += [Problem("PACK_PAD_POSITION", reason) for reason in _smoke_packer(settings)]
+    return problems
 
 
 def _smoke_head(settings: SmokeSettings) -> list[str]:

@@ -22,13 +22,13 @@ from flaglint.core.data import data_dir
 from flaglint.core.data_cache import cache_root
 from flaglint.core.findings import InputError
 from flaglint.core.reading import PIN_FILE, RULE_FILE, Unreadable, read_text
+from flaglint.core.requirements import pinned_version
 from flaglint.rules.expr import Node, parse
 from flaglint.rules.ruleset import Rule, load_rule_file
 
 PREFIX = "tunix-"
 SCHEMA_FILE = "schema.json"
 RULES_DIR = "rules"
-REQUIREMENT = re.compile(r"^\s*google-tunix\s*==\s*([0-9][\w.]*)", re.M | re.I)
 
 
 PROGRAM = "argv0"  # the rule name of argv[0], the program's path (`python -m` makes it the module's file)
@@ -207,12 +207,12 @@ def tunix_base_names(pin: str | None) -> frozenset[str]:
 def tunix_pin_from_requirements(text: str, path: str) -> str | None:
     """The Tunix pin a requirements file names (`google-tunix==X.Y.Z`), None when it names none; a
     release that is not bundled is an error."""
-    for number, line in enumerate(text.splitlines(), 1):
-        match = REQUIREMENT.match(line.split("#", 1)[0])
-        if match:
-            try:
-                return canonical_tunix_pin(match.group(1))
-            except InputError:
-                raise InputError(f"{path}:{number}: google-tunix=={match.group(1)} is not a bundled Tunix pin "
-                                 f"({', '.join(bundled_tunix_pins())})") from None
-    return None
+    pinned = pinned_version(text, "google-tunix")
+    if pinned is None:
+        return None
+    number, version = pinned
+    try:
+        return canonical_tunix_pin(version)
+    except InputError:
+        raise InputError(f"{path}:{number}: google-tunix=={version} is not a bundled Tunix pin "
+                         f"({', '.join(bundled_tunix_pins())})") from None

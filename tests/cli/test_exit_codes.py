@@ -118,7 +118,7 @@ def test_gate_reads_one_line_of_stdin_as_yaml_never_as_a_path(tmp_path):
         (("check", "--format", "yaml", "log_period=1"), ["--format", "'yaml'"]),
         (("nonsense",), ["nonsense"]),
         (("lint",), ["SCRIPTS"]),
-        (("lint", "missing.sh"), ["missing.sh", "does not exist"]),
+        (("lint", "missing.sh"), ["missing.sh: cannot read (No such file or directory)"]),
         (("gate", "missing.yaml"), ["missing.yaml", "cannot read"]),
         (("check", "--files", "missing.flags"), ["missing.flags", "cannot read"]),
         (("check",), ["nothing to check"]),

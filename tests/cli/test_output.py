@@ -152,18 +152,29 @@ def test_every_option_of_every_command_has_help():
     assert "interpreter" in invoke("check", "--help").stdout
 
 
-def test_the_caret_marks_the_token_the_fix_changes():
-    flags = "moe_roe_packed_routing_gather=true log_period=10 moe_chunk_pipeline=false"
+def test_the_caret_is_under_the_column_the_header_names():
+    flags = "log_period=10 moe_chunk_pipeline=false moe_roe_packed_routing_gather=true"
     lines = invoke("check", "--pin", "bbd0f6f10", flags).stdout.splitlines()
     at = next(i for i, line in enumerate(lines) if " FL101 " in line)
-    assert lines[at].startswith("<flags>:1:50:")  # the finding is where the pipeline was turned off
+    assert lines[at].startswith("<flags>:1:15:")  # the finding is where the pipeline was turned off
     shown, caret = lines[at + 1][4:], lines[at + 2][4:]
-    assert shown[caret.index("^"):caret.rindex("^") + 1] == "moe_roe_packed_routing_gather=true"  # the fix turns this off
+    assert shown == flags and caret.index("^") == 14 and shown[14:caret.rindex("^") + 1] == "moe_chunk_pipeline=false"
+    assert lines[at + 3] == "    also at <flags>:1:40"  # the other token the rule reads (the fix turns it off)
+
+
+def test_an_elided_line_names_the_caret_s_column():
+    flags = " ".join(f"log_period={n}" for n in range(20)) + " moe_roe_packed_routing_gather=true moe_chunk_pipeline=false"
+    lines = invoke("check", "--pin", "bbd0f6f10", flags).stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if " FL101 " in line)
+    column = int(lines[at].split(":")[2])
+    shown, caret = lines[at + 1][4:], lines[at + 2][4:]
+    assert shown.startswith("...") and caret.endswith(f" column {column}")
+    assert shown[caret.index("^"):caret.rindex("^") + 1] == flags[column - 1:column - 1 + caret.count("^")]
 
 
 def test_did_you_mean_reads_other_pins_keys_too():
     ran = invoke("check", "moe_chunk_pipline=true")
-    assert "did you mean moe_chunk_pipeline (defined at " in ran.stdout and "bbd0f6f10" in ran.stdout
+    assert "did you mean moe_chunk_pipeline (a key at " in ran.stdout and "bbd0f6f10" in ran.stdout
     assert "did you mean moe_chunk_pipeline?" in invoke("check", "--pin", "bbd0f6f10", "moe_chunk_pipline=true").stdout
 
 

@@ -135,8 +135,8 @@ def test_the_rule_nature_properties_are_registry_data_and_explained():
 
 def test_a_message_part_in_brackets_is_said_only_when_its_fields_have_a_value():
     template = REGISTRY["FL004"].message
-    assert fill(template, {"key": "k", "pin": "p", "close": "", "pins": ""}) == "k is not defined at MaxText p"
-    assert fill(template, {"key": "k", "pin": "p", "close": "kk", "pins": "q"}) == "k is not defined at MaxText p; did you mean kk? (defined at q)"
+    assert fill(template, {"key": "k", "pin": "p", "close": "", "pins": ""}) == "k is not a key of MaxText p"
+    assert fill(template, {"key": "k", "pin": "p", "close": "kk", "pins": "q"}) == "k is not a key of MaxText p; did you mean kk? (a key at q)"
     assert fill("{value!r} [x {value}]", {"value": "[a]"}) == "'[a]' x [a]"
 
 

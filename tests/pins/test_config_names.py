@@ -32,7 +32,7 @@ def test_each_release_says_how_its_pyconfig_finds_the_config_file(version, suffi
 def test_0_2_0_reads_a_yaml_config_and_later_releases_refuse_it(tmp_path):
     (tmp_path / "gpu.yaml").write_text('base_config: "base.yml"\nsteps: 5\nnot_a_key: 1\n')
     old = run_flaglint("check", "--pin", "maxtext-0.2.0", "gpu.yaml", "log_period=10", cwd=tmp_path)
-    assert old.returncode == 1 and "gpu.yaml:3:1: error FL004 not_a_key is not defined" in old.stdout, old.stdout + old.stderr
+    assert old.returncode == 1 and "gpu.yaml:3:1: error FL004 not_a_key is not a key of MaxText 0.2.0" in old.stdout, old.stdout + old.stderr
     new = run_flaglint("check", "--pin", "maxtext-0.2.5", "gpu.yaml", "log_period=10", cwd=tmp_path)
     assert new.returncode == 2 and "only when the name ends in .yml" in new.stderr and len(new.stderr.strip().splitlines()) == 1
 

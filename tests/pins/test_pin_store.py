@@ -347,7 +347,7 @@ def test_a_half_written_entry_is_one_line(tmp_path):
     assert "half-written or damaged" in flaglint("pins").output
     # a check at another pin still runs, and still names the pins that define an unknown key
     other = flaglint("check", "--pin", "maxtext-0.2.0", "num_moe_token_chunks=2")
-    assert other.exit_code == 1 and "(defined at maxtext-0.2.4, maxtext-0.2.5" in other.output
+    assert other.exit_code == 1 and "(a key at 0.2.4, 0.2.5" in other.output
 
 
 @pytest.mark.parametrize("schema, problem", [

@@ -17,7 +17,7 @@ def test_undefined_key_with_suggestion_location_and_defining_pins():
     assert finding["location"] == {"file": None, "line": 1, "column": 16, "end_column": 38}
     defined = run_flaglint("check", "--format", "json", "moe_chunk_pipeline=true")
     message = _json(defined)["findings"][0]["message"]
-    assert "not defined at MaxText maxtext-0.2.5" in message and "e526ea02" in message and "bbd0f6f10" in message
+    assert "not a key of MaxText 0.2.5" in message and "e526ea02" in message and "bbd0f6f10" in message
 
 
 def test_did_you_mean():

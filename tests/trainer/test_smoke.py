@@ -52,5 +52,5 @@ def test_good_settings_pass(env):
     (TUNED | {"PACK_PAD_ALIGN": "65472"}, "never move a row"),
 ])
 def test_bad_settings_give_the_reason(env, reason):
-    reasons = run_smoke(env)
-    assert any(reason in r for r in reasons), reasons
+    problems = run_smoke(env)
+    assert any(reason in problem.reason and problem.variable in env for problem in problems), problems

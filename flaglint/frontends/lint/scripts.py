@@ -204,7 +204,7 @@ def check_script(
                                         allow_unverified=allow_unverified, reason=err.message))
         return check
     except ScriptError as err:
-        result.findings.append(built_in("FL010", (), Location(err.file, err.line, 1, end_column=2), reason=err.message))
+        result.findings.append(built_in("FL010", (), Location(err.file, err.line, err.column, end_column=err.column + 1), reason=err.message))
         return check
     check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
@@ -232,7 +232,7 @@ def _once(findings: list[Finding]) -> list[Finding]:
     for finding in findings:
         witness = finding.witness or {}
         key = (finding.rule, finding.location, finding.keys if finding.location is None else (),
-               tuple(sorted(witness.get("env", {}).items(), key=str)), tuple(witness.get("branches", ())))
+               tuple(sorted(witness.get("env", {}).items(), key=str)), tuple((branch["file"], branch["line"]) for branch in witness.get("branches", ())))
         kept.setdefault(key, finding)
     return list(kept.values())
 

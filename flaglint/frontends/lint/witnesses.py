@@ -49,7 +49,7 @@ def witness(script: Path, path: ExploredPath, matters: Mapping[str, list], text:
     branches = render(script, env, text, args).branches
     return {
         "env": {name: _witness_value(values) for name, values in matters.items()},
-        "branches": [line if Path(file) == script else f"{file}:{line}" for file, line in branches],
+        "branches": [{"file": str(file), "line": line} for file, line in branches],
     }
 
 

@@ -251,7 +251,7 @@ class Compiler:
         return node.start_point[0] + 1
 
     def fail(self, node, message: str) -> ScriptError:
-        return ScriptError(self.src.path, self.line(node), message)
+        return script_error(self.src, self.src.char_index(node.start_byte), message)
 
     def too_deep(self, node, error: ArithTooDeep) -> TooDeep:
         return TooDeep(self.src.path, self.line(node), f"the arithmetic at line {self.line(node)}: {error}")
@@ -261,11 +261,11 @@ class Compiler:
         try:
             return self._counted(lex_word(self.src, start, end))
         except WordSyntaxError as e:
-            raise ScriptError(self.src.path, self.src.line_of(e.position), e.message) from None
+            raise script_error(self.src, e.position, e.message) from None
         except ArithTooDeep as e:
             raise self.too_deep(node, e) from None
         except ArithError as e:
-            raise ScriptError(self.src.path, self.line(node), f"arithmetic: {e}") from None
+            raise self.fail(node, f"arithmetic: {e}") from None
 
     def _counted(self, word: Word) -> Word:
         """The word, its positional parameters counted (FileFacts.arguments)."""
@@ -969,6 +969,12 @@ def _expr_mutates(expr: tuple) -> bool:
 # ---- files ------------------------------------------------------------------------------------
 
 
+def script_error(src: Source, index: int, message: str) -> ScriptError:
+    """The error at character `index` of the script, at its line and column."""
+    where = src.origin(index)
+    return ScriptError(src.path, where.line, message, where.column)
+
+
 def _check_errors(src: Source, node) -> None:
     """Fail closed on a parse error, except the arithmetic-in-default trap the lexer handles itself."""
     stack = [node]
@@ -984,7 +990,7 @@ def _check_errors(src: Source, node) -> None:
                 what = "missing " + n.type if n.is_missing else "syntax error"
                 # the parser gives up where its last child starts; an ERROR can span from far above
                 at = n.children[-1] if n.children and not n.is_missing else n
-                raise ScriptError(src.path, at.start_point[0] + 1, what)
+                raise script_error(src, src.char_index(at.start_byte), what)
         stack.extend(reversed(n.children))
 
 

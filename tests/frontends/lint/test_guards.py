@@ -27,7 +27,7 @@ def test_the_one_conflicting_combination_of_two_inputs_is_reported_with_exactly_
     (finding,) = _errors(check)
     assert finding.rule == "FL102" and finding.location.line == 9
     assert finding.witness["env"] == {"MOE_OVERLAP": "true", "SEQUENCE": "short"}
-    assert finding.witness["branches"] == [8]
+    assert finding.witness["branches"] == [{"file": str(GUARDS / "two_inputs_conflict.sh"), "line": 8}]
     assert check.result.fixes
 
 

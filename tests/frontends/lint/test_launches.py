@@ -184,5 +184,5 @@ def test_render_takes_the_scripts_arguments(tmp_path):
     script = tmp_path / "args.sh"
     script.write_text('export FIRST="$1" COUNT=$# REST="${*:2}"\nsource ./missing.sh\n')
     proc = run_flaglint("render", "--arg", "a b", "--arg", "c", "--arg", "d", str(script), cwd=tmp_path)
-    assert proc.stdout.splitlines() == ["COUNT=3", "FIRST=a b", "REST=c d"]
+    assert proc.stdout.splitlines() == ["export COUNT=3", "export FIRST='a b'", "export REST='c d'"]
     assert "not followed: the sourced file './missing.sh' is not found" in proc.stderr

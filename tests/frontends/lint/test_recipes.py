@@ -30,7 +30,7 @@ def test_before_gives_the_packed_gather_error_on_the_256_chip_slice(mesh, env):
     assert finding["location"]["file"].endswith("mlperf_397b_256_v7x_before.sh")
     assert finding["location"]["line"] == 24 and finding["location"]["column"] == 56  # moe_chunk_pipeline=false
     assert finding["witness"]["env"].get("TRAINER_TUNED_FLAGS") == "true"
-    assert 23 in finding["witness"]["branches"]  # the tpu7x:4x8x8 branch
+    assert 23 in [branch["line"] for branch in finding["witness"]["branches"]]  # the tpu7x:4x8x8 branch
 
 
 def test_before_witness_names_only_the_variables_that_matter():
@@ -38,7 +38,8 @@ def test_before_witness_names_only_the_variables_that_matter():
     _, payload = _lint(str(RECIPES / "mlperf_397b_256_v7x_before.sh"))
     (finding,) = _errors(payload, "FL101")
     assert finding["witness"]["env"] == {"TRAINER_TPU_SLICE": "tpu7x:4x8x8", "TRAINER_TUNED_FLAGS": "true"}
-    assert finding["witness"]["branches"] == [9, 14, 21, 23, 25]
+    assert [branch["line"] for branch in finding["witness"]["branches"]] == [9, 14, 21, 23, 25]
+    assert {branch["file"] for branch in finding["witness"]["branches"]} == {finding["location"]["file"]}
 
 
 def test_witness_is_the_smallest_set_of_inputs_that_implies_the_finding(tmp_path):
