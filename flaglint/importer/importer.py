@@ -23,6 +23,7 @@ from flaglint.importer.fieldtypes import (
 )
 from flaglint.importer.source_text import raise_message, raises_in, source_message
 from flaglint.importer.sources import (
+    BASE_YML,
     COMMON_TYPES,
     PYCONFIG,
     TYPES,
@@ -39,6 +40,8 @@ def import_schema(path: str | Path) -> MaxTextSchemaFile:
     """The schema of the MaxText at PATH: a source tree, a wheel (zipped or unpacked) or an
     installed package directory."""
     with open_package(path) as files:
+        if files.old_layout:
+            return _old_layout_schema(files, path)
         scope = ModuleScope()
         for relpath in (COMMON_TYPES, TYPES):
             if files.exists(relpath):
@@ -72,6 +75,39 @@ def import_schema(path: str | Path) -> MaxTextSchemaFile:
                 for relpath in files.glob("configs/models", ".yml")
             },
         )
+
+
+# pyconfig before 0.2.0 types a command-line or M_<KEY> value like base.yml's value
+# (`_yaml_types_to_parser`): these kinds; a key whose base.yml value is of another type takes only
+# that type.
+_OLD_LAYOUT_KINDS = {bool: "bool", int: "int", float: "float", str: "str", list: "list", dict: "dict"}
+
+
+def _old_layout_schema(files: PackageFiles, path: str | Path) -> MaxTextSchemaFile:
+    """The MaxText/ package (before 0.2.0) declares no types: its keys are base.yml's, each typed
+    as its value there (as pyconfig types an override), and its checks are pyconfig.py's."""
+    defaults = _yaml_mapping(files, BASE_YML)
+    keys = {}
+    for name, value in defaults.items():
+        kind = _OLD_LAYOUT_KINDS.get(type(value), "any")
+        keys[name] = KeySchema(name=name, kind=kind, nullable=value is None, default=value, group="base.yml",
+                               source=BASE_YML, item="any" if kind == "list" else None)
+    topologies = topology_table(files)
+    if topologies is not None and keys.get(TOPOLOGY_KEY) is not None and keys[TOPOLOGY_KEY].kind == "str":
+        keys[TOPOLOGY_KEY] = keys[TOPOLOGY_KEY].model_copy(update={"choices": list(topologies.names)})
+    refused = _pyconfig_messages(files)
+    return MaxTextSchemaFile(
+        version=package_version(files),
+        source=Path(path).name,
+        refuses_model_and_argv=any("overwritten from both the model" in m for m in refused),
+        refuses_model_and_env=any("overwritten from both the model" in m for m in refused),
+        keys=keys,
+        base_defaults=defaults,
+        models={
+            Path(relpath).stem: ModelConfig(name=Path(relpath).stem, keys=_yaml_mapping(files, relpath))
+            for relpath in files.glob("configs/models", ".yml")
+        },
+    )
 
 
 def write_schema(schema: MaxTextSchemaFile, out_path: str | Path) -> None:

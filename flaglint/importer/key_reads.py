@@ -14,6 +14,8 @@ import ast
 from collections.abc import Iterable, Iterator
 
 _SELF_NAMES = ("self", "config")
+# pyconfig's dict of merged keys before 0.2.0 (`raw_keys["key"]`; `keys` in its helpers)
+_RAW_DICT_NAMES = ("raw_keys", "keys")
 _DIVISIONS = (ast.Div, ast.FloorDiv, ast.Mod)
 _Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.Module
 
@@ -75,14 +77,16 @@ class KeyReads:
             return
         seen.add(id(expr))
         for node in ast.walk(expr):
-            if isinstance(node, ast.Attribute):
+            if isinstance(node, (ast.Attribute, ast.Subscript)):
                 field = self._field(node)
                 if field is not None:
                     found.add(field)
                 for value in self.field_values.get(field or _self_attribute(node) or "", ()):
                     self._read(value, found, seen)
-            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                for value in self._local_values(node):
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id != _RAW_DICT_NAMES[0]:
+                # the raw dict itself is not followed: its keys are read by their subscripts
+                values = list(self._local_values(node))
+                for value in values or self._arguments(node):
                     self._read(value, found, seen)
             elif isinstance(node, ast.Call) and ast.unparse(node.func) in ("getattr", "hasattr") and len(node.args) >= 2:
                 if isinstance(node.args[0], ast.Name) and node.args[0].id in _SELF_NAMES:
@@ -110,6 +114,23 @@ class KeyReads:
                 return {k for k in self.keys if k.startswith(prefix) and k.endswith(suffix) and len(k) > len(prefix) + len(suffix)}
         return set()
 
+    def _arguments(self, name: ast.Name) -> Iterator[ast.AST]:
+        """A parameter that its function never assigns: what the calls of the function pass it
+        (`validate_attention_type(raw_keys["attention_type"])`)."""
+        scope = self._scope(name)
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return
+        params = [a.arg for a in scope.args.args]
+        if name.id not in params or name.id in _RAW_DICT_NAMES:
+            return
+        at = params.index(name.id)
+        for tree in self.trees.values():
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == scope.name:
+                    if at < len(node.args):
+                        yield node.args[at]
+                    yield from (k.value for k in node.keywords if k.arg == name.id)
+
     def _local_values(self, name: ast.Name) -> Iterator[ast.AST]:
         """What the scopes around NAME assign to it: its own function's first, then the enclosing ones'."""
         scope = self._scope(name)
@@ -128,7 +149,11 @@ class KeyReads:
 
 
 def _self_attribute(node: ast.expr) -> str | None:
-    """`a.b` for `self.a.b` (or `config.a.b`): a key or an attribute the validators set."""
+    """`a.b` for `self.a.b` (or `config.a.b`), `a` for `raw_keys["a"]`: a key or an attribute the
+    validators set."""
+    if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in _RAW_DICT_NAMES
+            and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)):
+        return node.slice.value
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -171,6 +196,8 @@ def _unpacked(target: ast.expr, value: ast.AST) -> Iterator[tuple[ast.expr, ast.
     elif isinstance(target, ast.Starred):
         yield from _unpacked(target.value, value)
     elif isinstance(target, ast.Subscript):
+        if _self_attribute(target) is not None:
+            yield target, value  # raw_keys["k"] = v: the key k holds v
         yield from _unpacked(target.value, value)  # d[k] = v: d holds v
     else:
         yield target, value

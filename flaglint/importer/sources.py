@@ -28,18 +28,25 @@ COMMON_TYPES = "common/common_types.py"
 SPEC_MAP = "utils/accelerator_to_spec_map.py"
 # The code an import reads the keys and checks from (besides configs/**/*.yml).
 CONFIG_CODE = (TYPES, PYCONFIG, COMMON_TYPES, SPEC_MAP)
-OLD_MARKER = "pyconfig.py"  # MaxText before 0.2.0: MaxText/pyconfig.py and base.yml
-_BEFORE_020 = ("{origin}: MaxText before 0.2.0 (the MaxText/ package: MaxText/pyconfig.py, no maxtext/configs/types.py) "
-               "is not supported; import 0.2.0 or later")
+# MaxText before 0.2.0 (the MaxText/ package): no configs/types.py; the keys are base.yml's, the
+# checks pyconfig.py's, and the modules these name sit at the package's top level.
+OLD_MARKER = "pyconfig.py"
+BASE_YML = "configs/base.yml"
+OLD_LAYOUT_PATHS = {PYCONFIG: OLD_MARKER, COMMON_TYPES: "common_types.py", SPEC_MAP: "accelerator_to_spec_map.py"}
+_OLD_WITHOUT_BASE = "{origin}: a MaxText/ package (MaxText/pyconfig.py) without MaxText/{base}: not a MaxText tree flaglint can read"
 
 
 class PackageFiles:
     """The files under one `maxtext/` package directory, addressed by posix paths relative to it."""
 
-    def __init__(self, origin: Path, root: PurePosixPath | Path, archive: zipfile.ZipFile | None = None):
+    def __init__(self, origin: Path, root: PurePosixPath | Path, archive: zipfile.ZipFile | None = None,
+                 old_layout: bool = False):
         self.origin = origin
         self._root = root
         self._archive = archive
+        # the MaxText/ package: the modules of the config code under their names there
+        self.old_layout = old_layout
+        self._paths = OLD_LAYOUT_PATHS if old_layout else {}
 
     def __enter__(self) -> PackageFiles:
         return self
@@ -54,6 +61,7 @@ class PackageFiles:
         return None if self._archive is not None else Path(self._root)
 
     def read(self, relpath: str) -> str:
+        relpath = self._paths.get(relpath, relpath)
         if self._archive is not None:
             return decode(self._member(str(PurePosixPath(self._root, relpath))), f"{self.origin}: {relpath}")
         return read_text(Path(self._root) / relpath, SOURCE_FILE, within=Path(self._root).parent)
@@ -100,6 +108,7 @@ class PackageFiles:
         return sorted(str(p.relative_to(parent)) for p in parent.glob(pattern))
 
     def exists(self, relpath: str) -> bool:
+        relpath = self._paths.get(relpath, relpath)
         if self._archive is not None:
             return str(PurePosixPath(self._root, relpath)) in self._archive.NameToInfo
         return (Path(self._root) / relpath).is_file()
@@ -141,8 +150,11 @@ def open_package(path: str | Path) -> PackageFiles:
         if (candidate / MARKER).is_file():
             return PackageFiles(origin, candidate)
     old_layouts = [origin / "MaxText", origin / "src" / "MaxText"] + ([origin] if origin.name == "MaxText" else [])
-    if any((p / OLD_MARKER).is_file() or (p / MARKER).is_file() for p in old_layouts):
-        raise InputError(_BEFORE_020.format(origin=origin))
+    for candidate in old_layouts:
+        if (candidate / OLD_MARKER).is_file():
+            if not (candidate / BASE_YML).is_file():
+                raise InputError(_OLD_WITHOUT_BASE.format(origin=origin, base=BASE_YML))
+            return PackageFiles(origin, candidate, old_layout=True)
     raise InputError(f"{origin}: not a MaxText tree (no {MARKER} here, under maxtext/ or under src/maxtext/)")
 
 
@@ -160,8 +172,13 @@ def _open_wheel(origin: Path) -> PackageFiles:
         key=lambda root: len(root.parts),
     )
     if not roots:
-        if any(name.endswith("MaxText/" + OLD_MARKER) for name in archive.namelist()):
-            raise InputError(_BEFORE_020.format(origin=origin))
+        old_roots = sorted((PurePosixPath(name[: -len(OLD_MARKER)]) for name in archive.namelist()
+                            if name.endswith("MaxText/" + OLD_MARKER)), key=lambda root: len(root.parts))
+        if old_roots:
+            if str(old_roots[0] / BASE_YML) not in archive.NameToInfo:
+                archive.close()
+                raise InputError(_OLD_WITHOUT_BASE.format(origin=origin, base=BASE_YML))
+            return PackageFiles(origin, old_roots[0], archive, old_layout=True)
         raise InputError(f"{origin}: the archive holds no maxtext/{MARKER}")
     return PackageFiles(origin, roots[0], archive)
 

@@ -68,19 +68,18 @@ class HelperModels:
         that the pass only uses as `2**e`, which become the derived `<kind>_factor` values."""
         scale = self.expr(args[0]) if args else Unexpressible("no argument")
         raises = raises_in([fnode]) if fnode is not None else []
-        if len(raises) == 2 and not isinstance(scale, Unexpressible):
-            conds = [
-                ast.Compare(scale, [ast.Eq()], [ast.Constant(0)]),
-                ast.Compare(scale, [ast.NotIn()], [const_node(POWERS_OF_TWO)]),
-            ]
-            for raise_node, cond in zip(raises, conds):
+        not_a_power = ast.Compare(scale, [ast.NotIn()], [const_node(POWERS_OF_TWO)])
+        # 0.2.0 and later refuse 0 first; before, math.log2 fails on it and one raise refuses the rest
+        shapes = {2: [ast.Compare(scale, [ast.Eq()], [ast.Constant(0)]), not_a_power], 1: [not_a_power]}
+        if len(raises) in shapes and not isinstance(scale, Unexpressible):
+            for raise_node, cond in zip(raises, shapes[len(raises)]):
                 owner = fnode.name
-                site = self.site_at(raise_node, Frame(owner, TYPES), "raise", exception_name(raise_node),
+                site = self.site_at(raise_node, Frame(owner, frame.file), "raise", exception_name(raise_node),
                                     self.render(raise_message(raise_node), st, frame))
                 site.conditions.append(self.path_and(st, cond))
         else:
             for raise_node in raises:
-                self.site_at(raise_node, Frame(fnode.name, TYPES), "raise").conditions.append(Unexpressible("model out of date"))
+                self.site_at(raise_node, Frame(fnode.name, frame.file), "raise").conditions.append(Unexpressible("model out of date"))
         return Tup([ScaleExp(k) for k in SCALE_KINDS])
 
     def model_mesh_yaml(self, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:

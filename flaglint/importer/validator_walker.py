@@ -25,11 +25,18 @@ from flaglint.importer.source_text import (
     raises_in,
     source_message,
 )
-from flaglint.importer.sources import COMMON_TYPES, PYCONFIG, TYPES, PackageFiles
+from flaglint.importer.sources import (
+    COMMON_TYPES,
+    OLD_LAYOUT_PATHS,
+    PYCONFIG,
+    TYPES,
+    PackageFiles,
+)
 from flaglint.importer.symbolic import (
     ENUM_CHOICES,
     SELF,
     Const,
+    Ref,
     Unexpressible,
     conj,
     disj,
@@ -68,6 +75,8 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
         for relpath in (COMMON_TYPES, TYPES, PYCONFIG):
             if files.exists(relpath):
                 self.trees[relpath] = files.parse(relpath)
+        if TYPES not in self.trees and PYCONFIG not in self.trees:
+            raise InputError(f"{files.origin}: neither {TYPES} nor {PYCONFIG}: no checks to read")
         for relpath in (COMMON_TYPES, TYPES):
             if relpath in self.trees:
                 self.scope.add_module(self.trees[relpath])
@@ -79,8 +88,8 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
         }
         self.functions = {
             node.name: (node, TYPES) for node in self.trees[TYPES].body if isinstance(node, ast.FunctionDef)
-        }
-        self.mro = class_mro(self.scope, ROOT_MODEL)
+        } if TYPES in self.trees else _old_layout_functions(self.trees[PYCONFIG])
+        self.mro = class_mro(self.scope, ROOT_MODEL) if ROOT_MODEL in self.scope.classes else []
         self.methods: dict[str, tuple[ast.FunctionDef, str]] = {}
         for cls in self.mro:
             for node in self.scope.classes[cls].body:
@@ -102,6 +111,9 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
     # ---- entry points ------------------------------------------------------------------
 
     def run(self) -> None:
+        if self.files.old_layout:
+            self._walk_old_pyconfig()
+            return
         for name, (node, cls) in self.methods.items():
             if _is_after_validator(node):
                 self._walk_validator(node, cls)
@@ -149,6 +161,39 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
             if fname in funcs:
                 self._walk_raw_checks(funcs[fname].body, [], fname)
                 break
+
+    def _walk_old_pyconfig(self) -> None:
+        """Before 0.2.0 pyconfig checks the raw key dict itself: `_HyperParameters.__init__` from
+        the point it holds the merged keys (`raw_keys`, read and written as the config) is walked
+        with the helpers it calls. The checks of overrides (unknown keys, their types, M_<KEY>
+        variables, model conflicts) are other steps of flaglint's."""
+        hyper = next((n for n in self.trees[PYCONFIG].body if isinstance(n, ast.ClassDef) and n.name == OLD_CONFIG_CLASS), None)
+        if hyper is None:
+            raise InputError(f"{self.files.origin}: {PYCONFIG} defines no class {OLD_CONFIG_CLASS}")
+        methods = {n.name: n for n in hyper.body if isinstance(n, ast.FunctionDef)}
+        for fname, reason in _OLD_OVERRIDE_CHECKS.items():
+            fnode = methods.get(fname) or self.functions.get(fname, (None,))[0]
+            for raise_node in raises_in([fnode] if fnode is not None else []):
+                site = self._pyconfig_site(raise_node, fname)
+                text = ast.unparse(raise_node)
+                site.conditions.append(Unexpressible(VALUE_TYPING if "type" in text or "parse" in text
+                                                     else M_VARIABLE if "ENV" in text or "env" in text else reason))
+        init = methods["__init__"]
+        start = next((i for i, stmt in enumerate(init.body) if _binds_raw_keys(stmt)), None)
+        if start is None:
+            raise InputError(f"{self.files.origin}: {PYCONFIG}: {OLD_CONFIG_CLASS}.__init__ makes no raw_keys dict")
+        st = self._initial_state()
+        st.locals.update({"raw_keys": SELF, "self": Ref("module", "self"), "argv": Unexpressible("argv"),
+                          "config_name": Unexpressible("the config file's name")})
+        frame = Frame(f"{OLD_CONFIG_CLASS}.__init__", PYCONFIG)
+        try:
+            self.exec_block(init.body[start + 1:], st, frame)
+        except (InputError, RecursionError, ValueError, TypeError, KeyError, AttributeError, IndexError) as err:
+            reason = Unexpressible(f"not read by the importer ({type(err).__name__}: {err})".splitlines()[0][:160])
+            for raise_node in raises_in(self.trees[PYCONFIG].body):
+                site = self._pyconfig_site(raise_node, "pyconfig")
+                if not site.conditions:
+                    site.conditions.append(reason)
 
     def _pyconfig_site(self, raise_node: ast.Raise, owner: str) -> Site:
         return self.site_at(raise_node, Frame(owner, PYCONFIG), "raise", exception_name(raise_node),
@@ -202,7 +247,8 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
     def site_at(self, node: ast.stmt | ast.expr, frame: Frame, kind: str, exception: str = "", message: str = "") -> Site:
         key = (frame.file, node.lineno, kind == "crash")
         if key not in self.sites:
-            self.sites[key] = Site(frame.file, node.lineno, frame.owner, kind, exception, message)
+            shown = f"MaxText/{OLD_LAYOUT_PATHS.get(frame.file, frame.file)}" if self.files.old_layout else ""
+            self.sites[key] = Site(frame.file, node.lineno, frame.owner, kind, exception, message, path=shown)
         return self.sites[key]
 
     def record(self, node: ast.AST, frame: Frame, kind: str, exception: str, message: str, cond: Any,
@@ -226,6 +272,33 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
             except InputError:  # MaxText cannot load it either
                 continue
         return out
+
+
+OLD_CONFIG_CLASS = "_HyperParameters"
+# pyconfig's checks of overrides before 0.2.0, and what each concerns (a raise naming the
+# environment is about M_<KEY> variables, one naming a type about value typing)
+_OLD_OVERRIDE_CHECKS = {
+    "_validate_env_variables": M_VARIABLE,
+    "_update_from_env_and_command_line": UNKNOWN_KEY,
+    "validate_no_keys_overwritten_twice": MODEL_CONFLICT,
+}
+
+
+def _old_layout_functions(tree: ast.Module) -> dict[str, tuple[ast.FunctionDef, str]]:
+    """pyconfig.py's functions, and the static methods of its config class as
+    `_HyperParameters.<name>`, but the override checks (_OLD_OVERRIDE_CHECKS)."""
+    found = {node.name: (node, PYCONFIG) for node in tree.body if isinstance(node, ast.FunctionDef)}
+    for cls in tree.body:
+        if isinstance(cls, ast.ClassDef) and cls.name == OLD_CONFIG_CLASS:
+            found.update({f"{cls.name}.{node.name}": (node, PYCONFIG) for node in cls.body
+                          if isinstance(node, ast.FunctionDef)
+                          and any(ast.unparse(d) == "staticmethod" for d in node.decorator_list)})
+    return {name: entry for name, entry in found.items() if name.split(".")[-1] not in _OLD_OVERRIDE_CHECKS}
+
+
+def _binds_raw_keys(stmt: ast.stmt) -> bool:
+    return (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id == "raw_keys")
 
 
 def _is_after_validator(node: ast.FunctionDef) -> bool:

@@ -80,6 +80,8 @@ class CallWalker:
                     return model(self, None, args, st, frame)
                 if func.name in ("math.prod", "prod"):
                     return self.builtin("prod", args, node, st, frame)
+                if func.name == "math.fabs":
+                    return self.builtin("abs", args, node, st, frame)
                 for prefix, reason in _RUNTIME_MODULES.items():
                     if func.name == prefix or func.name.startswith(prefix + "."):
                         return Unexpressible(f"{reason}: {func.name}")

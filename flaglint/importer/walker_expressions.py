@@ -115,7 +115,10 @@ class ExpressionWalker:
             if base.kind == "class" and attr == "model_fields":
                 return Const(tuple(_class_fields(self.scope.classes[base.name])))
             if base.kind in ("module", "silent"):
-                return Ref(base.kind, f"{base.name}.{attr}")
+                name = f"{base.name}.{attr}"
+                if name in self.functions:  # a static method of pyconfig's config class (before 0.2.0)
+                    return Ref("func", name, self.functions[name])
+                return Ref(base.kind, name)
             return Unexpressible(f"{base.name}.{attr}")
         if attr == "value":
             return base  # an enum field's value is what the rules compare
@@ -126,7 +129,18 @@ class ExpressionWalker:
     def ev_Subscript(self, node: ast.Subscript, st: State, frame: Frame) -> Any:
         base = self.ev(node.value, st, frame)
         index = self.ev(node.slice, st, frame)
+        if base is SELF and isinstance(index, Const) and isinstance(index.value, str):
+            return self.raw_key(index.value, st)
         return self.subscript(base, index)
+
+    def raw_key(self, key: str, st: State) -> Any:
+        """`raw_keys["key"]`: pyconfig's merged keys before 0.2.0, read as the config; a value the
+        walk computed into it, else the key, else (a key pyconfig has not set here) not known."""
+        if key in st.fields:
+            return st.fields[key]
+        if key in self.keys:
+            return key_node(key)
+        return Unexpressible(f"raw_keys[{key!r}] before pyconfig sets it")
 
     def subscript(self, base: Any, index: Any) -> Any:
         if isinstance(base, GuardedChoice):

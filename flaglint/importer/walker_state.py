@@ -46,6 +46,7 @@ class Site:
     variants: list = field(default_factory=list)  # the message as each way of reaching it renders it
     message_source: str = ""  # the message as the source writes it, placeholders named
     reason: str | None = None  # fixed reason this site is not checkable
+    path: str = ""  # the file as the package lays it out, where that is not maxtext/<file> (MaxText/pyconfig.py)
 
     def text(self) -> str:
         """One message: a loop's iterations render differently, so list their differing middles."""
@@ -62,7 +63,7 @@ class Site:
 
     @property
     def source(self) -> str:
-        return f"maxtext/{self.file}:{self.line} {self.owner}"
+        return f"{self.path or 'maxtext/' + self.file}:{self.line} {self.owner}"
 
 
 def _common_words(texts: list[str], reverse: bool = False) -> str:

@@ -18,6 +18,7 @@ from flaglint.importer.source_text import (
     raises_in,
 )
 from flaglint.importer.symbolic import (
+    SELF,
     TRUE,
     BoolVal,
     Const,
@@ -348,7 +349,11 @@ class StatementWalker:
         elif isinstance(target, ast.Subscript):
             container = self.ev(target.value, st, frame)
             index = self.ev(target.slice, st, frame)
-            if isinstance(container, DictVal) and isinstance(index, Const):
+            if container is SELF and isinstance(index, Const) and isinstance(index.value, str):
+                # pyconfig's raw key dict before 0.2.0: a value it computes into a key
+                self._candidate(f"effective_{index.value}", value, prefer=True)
+                st.fields[index.value] = value
+            elif isinstance(container, DictVal) and isinstance(index, Const):
                 guard = conj(st.path[container_depth(container):]) if st.path else None
                 container.entries.append((index.value, value, guard))
 

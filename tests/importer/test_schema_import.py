@@ -133,7 +133,7 @@ def _package(root: Path, types_py: str) -> Path:
         (lambda p: _package(p, "class MaxTextConfig(:\n"), "cannot parse"),
         (lambda p: _package(p, "class Other: pass\n"), "defines no class MaxTextConfig"),
         (lambda p: (p / "MaxText").mkdir() or (p / "MaxText" / "pyconfig.py").write_text("") or p,
-         "MaxText before 0.2.0 .* is not supported"),
+         "a MaxText/ package .* without MaxText/configs/base.yml"),
     ],
 )
 def test_bad_input_is_one_clear_error(tmp_path, make, message):

@@ -322,8 +322,8 @@ def test_two_imports_claiming_one_name(tmp_path):
     "args, message",
     [
         (["schema", "import", "{tmp}"], "not a MaxText tree"),
-        (["schema", "import", "{tmp}/old"], "MaxText before 0.2.0"),
-        (["check", "--pin", "nothing-here", "x=1"], "unknown pin 'nothing-here'; known pins: maxtext-0.2.0"),
+        (["schema", "import", "{tmp}/old"], "without MaxText/configs/base.yml"),
+        (["check", "--pin", "nothing-here", "x=1"], "unknown pin 'nothing-here'; known pins: maxtext-0.1.0, maxtext-0.2.0"),
         (["check", "--pin", "installed", "x=1"], "--pin installed: no maxtext package"),
         (["pins", "diff", "maxtext-0.2.5", "nope"], "unknown pin 'nope'"),
     ],
