@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 MAXTEXT_VERSION = "0.2.5"  # the default pin's release
-RELEASES = ("0.2.0", "0.2.3", "0.2.4", "0.2.5")  # the bundled ones
+RELEASES = ("0.1.0", "0.2.0", "0.2.3", "0.2.4", "0.2.5")  # the bundled ones
 REPO = Path(__file__).resolve().parents[1]
 CACHE = REPO / ".cache"
 WHEEL_DIR = CACHE / "maxtext"

@@ -104,7 +104,8 @@ def _refuse_what_does_nothing(options: Options) -> None:
 def load_checker(settings, devices=None, fail_closed=False):
     """The checker of the settings' pin, model and extra rules: the end of a command's start-up."""
 
-    checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]), devices, fail_closed)
+    checker = Checker(settings["pin"], settings["model"], tuple(settings["extra-rules"]), devices, fail_closed,
+                      settings.origins["pin"])
     end_of_startup()
     return checker
 
@@ -117,7 +118,7 @@ def _ids(values: tuple[str, ...]) -> list[str]:
 _OPTIONS = [
     click.option("--env", "env_items", multiple=True, metavar="K=V", help="A Tunix variable (repeatable)."),
     click.option("--env-file", metavar="FILE", help="KEY=VALUE lines of Tunix variables."),
-    click.option("--pin", help="MaxText pin: a release (maxtext-0.2.0 ... maxtext-0.2.5), a fork or imported commit (7+ characters), or installed; `flaglint pins` lists them."),
+    click.option("--pin", help="MaxText pin: a release (maxtext-0.1.0 ... maxtext-0.2.5), a fork or imported commit (7+ characters), or installed; `flaglint pins` lists them."),
     click.option("--tunix-pin", help="Tunix pin for tunix.cli command lines: a release (tunix-0.1.0 ... tunix-0.1.7); `flaglint pins` lists them."),
     click.option("--requirements", metavar="FILE", help="Take the pin (and the Tunix pin, from google-tunix==X.Y.Z) from this requirements file."),
     click.option("--model", help="Apply this MaxText model config (configs/models/NAME.yml) first."),

@@ -40,11 +40,13 @@ from flaglint.solve.solutions import Solution, Unsatisfiable, held_keys
 
 class Checker:
     def __init__(self, pin: str = DEFAULT_PIN, model: str | None = None, extra_rules: tuple[str, ...] = (),
-                 devices: DeviceCount | None = None, fail_closed: bool = False):
+                 devices: DeviceCount | None = None, fail_closed: bool = False, pin_origin: str = "default"):
         """`devices`: the device count given by the caller (--topology); else the config's own.
         `fail_closed`: a check of MaxText's that flaglint cannot judge is an error (the gate's
-        default), not a warning."""
+        default), not a warning. `pin_origin`: what chose the pin (`--pin`, a settings file), or
+        "default"."""
         self.pin = load_pin(pin)
+        self.pin_origin = pin_origin
         self.model = model
         self.devices = devices
         self.fail_closed = fail_closed

@@ -46,6 +46,7 @@ SEPARATORS = {";", "&&", "||", "|", "|&", "&"}
 # operator, the target is the next word.
 _REDIRECTION = re.compile(r"(?:[0-9]+|\{[A-Za-z_][A-Za-z0-9_]*\})?(?:>>|>&|>\||&>>|&>|>|<<<|<&|<>|<)(.*)", re.S)
 MAXTEXT_CONFIG_CLASS = "MaxTextConfig"
+OLD_LAYOUT_PIN = "maxtext-0.1.0"  # the bundled release of the MaxText/ package
 
 
 @dataclass
@@ -231,6 +232,18 @@ def not_checked(command: MaxTextCommand) -> str | None:
     if entry is not None and entry.config_class != MAXTEXT_CONFIG_CLASS:
         return (f"{command.module} validates its config with {entry.config_class}, whose own keys flaglint does not know: not checked")
     return None
+
+
+def layout_note(checker: Checker, where: str) -> str:
+    """What judged the command lines at WHERE, whose config is in the MaxText/ package (MaxText
+    0.1.0 and before): the pin and what chose it; when nothing chose it, how to choose 0.1.0's."""
+    pin = checker.pin
+    said = f"{where}: the config is in the MaxText/ layout of MaxText 0.1.0 and before; judged by {pin.pin}"
+    if checker.pin_origin != "default":
+        return f"{said} ({checker.pin_origin})"
+    return (f"{said}, the default pin, with its keys and checks: give --pin {OLD_LAYOUT_PIN} (or pin = "
+            f"\"{OLD_LAYOUT_PIN}\" under [tool.flaglint], or maxtext=={OLD_LAYOUT_PIN.removeprefix('maxtext-')} "
+            "in the requirements file) to judge it by MaxText 0.1.0")
 
 
 def check_command(checker: Checker, words: list[str], config: str, env: dict[str, str], unknown: frozenset[str] = frozenset(),

@@ -2,13 +2,16 @@
 
 The walker and the models of MaxText's helpers both cite raise sites: the raises a body holds, the
 exception's name, the message node, and the message or an expression as the source writes it,
-with the `self.`/`config.` prefixes and `.value` dropped so that it names config keys the way a
-user writes them.
+with the `self.`/`config.` prefixes, `.value` and pyconfig's `raw_keys[...]` (before 0.2.0)
+dropped so that it names config keys the way a user writes them.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+
+_RAW_KEY = re.compile(r"""raw_keys\[(['"])([A-Za-z_][A-Za-z0-9_]*)\1\]""")
 
 
 def raises_in(stmts: list[ast.stmt]) -> list[ast.Raise]:
@@ -41,7 +44,7 @@ def source_message(node: ast.expr | None) -> str:
 
 
 def clean_source(node: ast.expr) -> str:
-    text = ast.unparse(node)
+    text = _RAW_KEY.sub(r"\2", ast.unparse(node))
     for prefix in ("self.", "config."):
         text = text.replace(prefix, "")
     return text.replace(".value", "")

@@ -28,6 +28,8 @@ _PACKAGES = ("maxtext", "MaxText")
 _SOURCE_ROOT = "src"  # a checkout's source folder: `-m src.maxtext.<module>` run from its root
 TRAIN = "maxtext.trainers.pre_train.train"  # what the older `MaxText.train` / MaxText/train.py became
 KEY_VARIABLE_PREFIX = "M_"  # pyconfig reads M_<KEY> of its environment as the key's value
+# Where the configs were before 0.2.0 moved them to src/maxtext/configs/ (the MaxText/ package)
+OLD_LAYOUT_CONFIGS = "MaxText/configs/"
 
 
 @dataclass(frozen=True)
@@ -194,6 +196,11 @@ class MaxTextCommand:
     @property
     def default_config(self) -> str:
         return self.entry.config if self.entry is not None else "base.yml"
+
+    @property
+    def old_layout(self) -> bool:
+        """Whether its config is one of the MaxText/ package's (MaxText 0.1.0 and before)."""
+        return self.config is not None and f"/{OLD_LAYOUT_CONFIGS}" in f"/{self.config}"
 
 
 def recognise(words: list[str], index: ConfigIndex | None) -> MaxTextCommand | None:

@@ -44,6 +44,9 @@ def _checks(version: str) -> dict[str, list[str]]:
 
 
 CHECKS = {version: _checks(version) for version in RELEASES}
+OLD_LAYOUT = ("0.1.0",)  # the MaxText/ package
+# the releases flaglint 0.1 numbered (MX0001 …); 0.1.0 came with the ids
+NUMBERED = tuple(yaml.safe_load((RULES / "renumbered.yml").read_text()))
 
 
 @pytest.mark.parametrize("old, new", list(itertools.combinations(RELEASES, 2)))
@@ -54,7 +57,9 @@ def test_one_check_has_one_id_at_every_pair_of_releases(old, new):
             for check in checks:
                 ids_of[check][version].add(rule_id)
     shared = [check for check, by_version in ids_of.items() if len(by_version) == 2]
-    assert shared, f"{old} and {new} share no validator"
+    # 0.1.0's checks are functions of MaxText/pyconfig.py; 0.2.0 moved every one into the classes
+    # of configs/types.py, so no function raises at both sides of that move
+    assert shared or old in OLD_LAYOUT, f"{old} and {new} share no validator"
     for check in shared:
         assert ids_of[check][old] == ids_of[check][new], check
     for rule_id in CHECKS[old].keys() & CHECKS[new].keys():
@@ -87,7 +92,7 @@ def test_a_check_repeated_in_one_function_gets_an_id_of_its_own():
     assert first != second and second == stable_rule_id(check, {first}) and stable_rule_id(check) == first
 
 
-@pytest.mark.parametrize("version", RELEASES)
+@pytest.mark.parametrize("version", NUMBERED)
 def test_an_old_number_is_read_as_its_id_at_the_pin_with_a_warning(version):
     renumbered = yaml.safe_load((RULES / "renumbered.yml").read_text())[version]
     old, new = next(iter(renumbered.items()))

@@ -22,7 +22,7 @@ from flaglint.core.location import Location
 from flaglint.core.reading import MANIFEST, read_text
 from flaglint.fix.files import text_edits
 from flaglint.frontends.checker import Checker
-from flaglint.frontends.commands import check_command, config_path, not_checked
+from flaglint.frontends.commands import check_command, config_path, layout_note, not_checked
 from flaglint.frontends.tunix_commands import check_tunix_words
 from flaglint.maxtext.launch import MAXTEXT_LAUNCHES, is_key_variable, recognise, unwrap
 from flaglint.maxtext.tpu import slice_devices
@@ -404,6 +404,8 @@ def _maxtext_command(checker: Checker, launch: ContainerProcess, label: str) -> 
     config, note = config_path(command, [], index)
     if note is not None:
         result.notes.append(f"{label}: {where}: {note}")
+    if command.old_layout:
+        result.notes.append(layout_note(checker, f"{label}: {where}"))
     environment = {name: value.text for name, value in launch.env.items() if is_key_variable(name)}
     texts = [a.text for a in argv]
     placer = _FlagPlacer(Scalar(argv_source(texts).text, tuple(quoted_origins([(a.text, a.positions) for a in argv]))), {}, label)

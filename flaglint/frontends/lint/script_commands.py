@@ -20,6 +20,7 @@ from flaglint.frontends.commands import (
     check_command,
     command_lines,
     config_path,
+    layout_note,
     not_checked,
     unknown_command_string,
 )
@@ -134,6 +135,7 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
     results: dict[tuple, list[Finding]] = {}
     to_fix: dict[tuple, CommandLine] = {}
     unverified: dict[tuple, Finding] = {}
+    old_layout: dict[str, set[int]] = {}  # the lines of each file whose config is in the MaxText/ layout
 
     def not_verified(launch: Launch, reason: str) -> None:
         unverified.setdefault((launch.file, launch.line, reason), built_in(
@@ -150,12 +152,17 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
             if findings is None:
                 continue
             checked += 1
+            if line.command.old_layout:
+                old_layout.setdefault(line.file, set()).add(line.line)
             owned = [f for f in findings if argv.owns(keys_read(f, checker), f.rule)]
             if any(f.severity != "info" for f in owned):
                 to_fix.setdefault(tuple(w.text for w in line.words), line)
             for finding in owned:
                 key = (finding.rule, finding.location, finding.message if finding.location is None else "")
                 seen.setdefault(key, (finding, []))[1].append(argv.path)
+    for file, lines in old_layout.items():
+        numbers = sorted(lines)
+        notes.add(layout_note(checker, f"{file}:{numbers[0]}" if len(numbers) == 1 else f"{file}: lines {', '.join(map(str, numbers))}"))
     found = list(unverified.values()) + with_witnesses(seen, exploration, script, text)
     fix = None
     if max_fixes:
