@@ -22,7 +22,12 @@ from flaglint.core.location import Location
 from flaglint.core.reading import MANIFEST, read_text
 from flaglint.fix.files import text_edits
 from flaglint.frontends.checker import Checker
-from flaglint.frontends.commands import check_command, config_path, layout_note, not_checked
+from flaglint.frontends.commands import (
+    check_command,
+    config_path,
+    layout_note,
+    not_checked,
+)
 from flaglint.frontends.tunix_commands import check_tunix_words
 from flaglint.maxtext.launch import MAXTEXT_LAUNCHES, is_key_variable, recognise, unwrap
 from flaglint.maxtext.tpu import slice_devices
