@@ -7,7 +7,7 @@ release's wheel installed without dependencies. Each helper returns None when it
 here (no network, no Python 3.12); callers skip with the reason `unavailable()` gives.
 
 Measured per release: 0.2.3 and later find base.yml themselves; 0.2.0 takes it as argv[1] (the
-runner, flaglint/pyconfig_runner.py, passes it); 0.1.0 (`MaxText.pyconfig`) is not supported.
+runner, flaglint/pyconfig_runner.py, passes it), and 0.1.0 (`MaxText.pyconfig`) its configs/base.yml.
 """
 
 from __future__ import annotations
@@ -45,6 +45,14 @@ EXTRA_DEPS = {
         "xprof==2.24.2",
     ],
 }  # fmt: skip
+# 0.1.0's pyconfig (its package's __init__ is not run: flaglint/frontends/check/pyconfig_runner.py)
+# imports quantisation (aqtp, qwix), tensorboardX and Cloud Storage's client
+EXTRA_DEPS["0.1.0"] = [
+    "aqtp==0.9.0", "jaxtyping==0.3.11", "qwix==0.1.8", "tensorboardX==2.6.5", "google-cloud-storage==3.17.1",
+    "google-api-core==2.44.0", "google-auth==2.63.0", "google-cloud-core==2.8.0", "google-crc32c==1.9.0",
+    "google-resumable-media==2.11.0", "googleapis-common-protos==1.76.0", "proto-plus==1.29.0", "pyasn1==0.6.5",
+    "pyasn1-modules==0.4.2", "cryptography==50.0.2", "cffi==2.1.1", "pycparser==3.12",
+]  # fmt: skip
 # 0.2.2 imports what 0.2.3 does and tensorflow besides (its data loaders load at import)
 EXTRA_DEPS["0.2.2"] = [*EXTRA_DEPS["0.2.3"], "tensorflow-cpu==2.21.0", "wrapt==2.5.2", "gast==0.7.0", "astunparse==1.6.3",
                        "flatbuffers==25.12.19"]

@@ -91,7 +91,7 @@ def _old_layout_schema(files: PackageFiles, path: str | Path) -> MaxTextSchemaFi
     for name, value in defaults.items():
         kind = _OLD_LAYOUT_KINDS.get(type(value), "any")
         keys[name] = KeySchema(name=name, kind=kind, nullable=value is None, default=value, group="base.yml",
-                               source=BASE_YML, item="any" if kind == "list" else None)
+                               source=BASE_YML, item="any" if kind == "list" else None, typed_as_default=True)
     topologies = topology_table(files)
     if topologies is not None and keys.get(TOPOLOGY_KEY) is not None and keys[TOPOLOGY_KEY].kind == "str":
         keys[TOPOLOGY_KEY] = keys[TOPOLOGY_KEY].model_copy(update={"choices": list(topologies.names)})

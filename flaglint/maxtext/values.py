@@ -90,12 +90,18 @@ def normalise(key: str, value: Any, list_when_string: bool = False) -> Any:
     return value
 
 
+def cleaned(schema, value: Any) -> Any:
+    """The value as the pin's pyconfig hands it on to be typed: normalised (0.2.0 and later), or as
+    OmegaConf read it (before 0.2.0 pyconfig cleans nothing)."""
+    return value if schema.typed_as_default else normalise(schema.name, value, schema.list_when_string)
+
+
 def type_value(schema, raw: str | None) -> Any:
     """The value MaxText gives `key=raw`, or ValueError_ with MaxText's reason."""
     parsed = parse_cli_value(raw)
     if schema.name in MERGED_RULE_LISTS:
         check_rule_list(parsed)
-    return coerce(schema, normalise(schema.name, parsed, schema.list_when_string))
+    return coerce(schema, cleaned(schema, parsed))
 
 
 # pyconfig merges these lists itself, before pydantic, by each rule's first item (its name).
@@ -131,6 +137,8 @@ def coerce(schema, value: Any) -> Any:
 
     tests/maxtext/test_values.py checks it against pydantic itself on generated values.
     """
+    if schema.typed_as_default:
+        return _typed_as_default(schema, value)
     before = _BEFORE_VALIDATORS.get(schema.name)
     if before is not None:
         value = before(value)
@@ -145,6 +153,45 @@ def coerce(schema, value: Any) -> Any:
             symbol = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}[bound]
             raise ValueError_(f"{value!r}: value should be {symbol} {_plain(limit)}")
     return result
+
+
+def _string_to_bool(value: Any) -> bool:
+    """pyconfig's string_to_bool before 0.2.0: a string, true or false in any case (any other
+    value has no .lower(): MaxText stops with an AttributeError)."""
+    if value.lower() == "true":
+        return True
+    if value.lower() == "false":
+        return False
+    raise ValueError(f"Can't convert {value} to bool")
+
+
+# pyconfig's `_yaml_types_to_parser` before 0.2.0, and the Python type of each kind's base.yml value
+_DEFAULT_PARSERS = {"str": str, "int": int, "float": float, "bool": _string_to_bool}
+_DEFAULT_TYPES = {"str": str, "int": int, "float": float, "bool": bool, "list": list, "dict": dict}
+
+
+def _typed_as_default(schema, value: Any) -> Any:
+    """pyconfig before 0.2.0 (`_update_from_env_and_command_line`): None stays None, a value of the
+    base.yml value's type is taken as it is (True is an int there), another is converted by that
+    type's parser; a list or dict key takes no other type."""
+    expected = _DEFAULT_TYPES.get(schema.kind, type(None))  # kind any: base.yml's value is null
+    if value is None or isinstance(value, expected):
+        return _one_of_when_set(schema, value)
+    parser = _DEFAULT_PARSERS.get(schema.kind)
+    if parser is None:
+        raise ValueError_(f"{value!r}: {schema.name} is a {expected.__name__} in base.yml, and pyconfig takes no other type for it")
+    try:
+        typed = parser(value)
+    except (ValueError, TypeError, AttributeError, OverflowError) as err:
+        raise ValueError_(f"{value!r}: pyconfig cannot read it as {schema.kind}, the type of base.yml's value ({err})") from None
+    return _one_of_when_set(schema, typed)
+
+
+def _one_of_when_set(schema, value: Any) -> Any:
+    """A key with choices before 0.2.0 (compile_topology) is looked up only when it is set (not empty)."""
+    if schema.choices is not None and value and value not in schema.choices:
+        raise ValueError_(_describe_choice(schema, value))
+    return value
 
 
 def _plain(number: float) -> str:

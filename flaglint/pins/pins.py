@@ -22,7 +22,7 @@ from flaglint.core.data_cache import yaml_file
 from flaglint.core.findings import InputError
 from flaglint.core.reading import PIN_FILE, REQUIREMENTS, Unreadable, read_text
 from flaglint.core.requirements import pinned_version
-from flaglint.maxtext.values import ValueError_, coerce, normalise
+from flaglint.maxtext.values import ValueError_, cleaned, coerce
 from flaglint.read.flags import read_text_file
 from flaglint.rules.expr import ExprError, Node, parse
 from flaglint.rules.ruleset import imported_dir
@@ -60,7 +60,7 @@ class PinSchema:
 
     def _type_default(self, key: str) -> Any:
         schema = self.keys[key]
-        value = normalise(key, self.defaults[key], schema.list_when_string) if key in self.defaults else schema.default
+        value = cleaned(schema, self.defaults[key]) if key in self.defaults else schema.default
         try:
             return coerce(schema, value)
         except ValueError_:

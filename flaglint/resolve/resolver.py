@@ -29,8 +29,8 @@ from flaglint.maxtext.values import (
     MERGED_RULE_LISTS,
     ValueError_,
     check_rule_list,
+    cleaned,
     coerce,
-    normalise,
     parse_cli_value,
     type_value,
 )
@@ -213,7 +213,10 @@ def _apply_chain(config: Config, chain: Chain, findings: list[Finding]) -> dict[
             if key in MERGED_RULE_LISTS:
                 check_rule_list(setting.value)
             empty = key in INFERRED_WHEN_EMPTY and not setting.value
-            typed = INFERRED_WHEN_EMPTY[key] if empty else coerce(pin.keys[key], normalise(key, setting.value, pin.keys[key].list_when_string))
+            if pin.keys[key].typed_as_default:  # pyconfig before 0.2.0 types the command line's values, not the files'
+                typed = setting.value
+            else:
+                typed = INFERRED_WHEN_EMPTY[key] if empty else coerce(pin.keys[key], cleaned(pin.keys[key], setting.value))
         except ValueError_ as err:
             refused[key] = built_in("FL005", (key,), where, key=key, reason=err)
             continue
@@ -228,7 +231,7 @@ def _apply_m_variables(config: Config, env: Mapping[str, str], last: dict[str, i
             findings.append(_undefined(key, config.pin, None))
             continue
         try:
-            typed = coerce(config.pin.keys[key], normalise(key, parsed, config.pin.keys[key].list_when_string))
+            typed = coerce(config.pin.keys[key], cleaned(config.pin.keys[key], parsed))
         except ValueError_ as err:
             findings.append(built_in("FL005", (key, variable), variant="env", key=key, variable=variable, reason=err))
             continue

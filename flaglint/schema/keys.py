@@ -43,6 +43,8 @@ class Key:
     default: Any = None
     default_at_runtime: str | None = None  # the expression of a default MaxText computes when it runs
     list_when_string: bool = False  # pyconfig wraps a string value in a list (0.2.3 and later, a few list keys)
+    # pyconfig before 0.2.0 types a value by its base.yml value's type (kind), not by a declared one
+    typed_as_default: bool = False
     unread_type: str | None = None  # an annotation the importer could not read (kind is then any)
     group: str = ""
     line: int | None = None

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flaglint.maxtext.values import ValueError_, type_value
+from flaglint.maxtext.values import ValueError_, coerce, type_value
+from flaglint.pins.pins import load_pin
 from flaglint.schema.model import KeySchema
 
 TABLE = Path(__file__).parent.parent / "data" / "maxtext-value-typing.md"
@@ -230,3 +231,48 @@ def test_values_read_without_the_yaml_parser_are_what_yaml_reads(raw):
     got = parse_cli_value(raw)
     assert type(got) is type(expected)
     assert got == expected or (isinstance(got, float) and math.isnan(got) and math.isnan(expected))
+
+
+# MaxText 0.1.0's typing (pyconfig before 0.2.0), as its pyconfig gave each verdict (measured with
+# `flaglint check --confirm-with` on the 0.1.0 oracle): the base.yml value's type decides.
+OLD_TYPING = [
+    ("use_multimodal", "0", "rejects"),  # string_to_bool(0): an int has no .lower()
+    ("quantize_kvcache", "true", True),
+    ("quantize_kvcache", "yes", True),  # YAML 1.1 reads yes as True, taken as it is
+    ("use_multimodal", "'yes'", "rejects"),  # a string other than true/false
+    ("out_proj", "", None),  # an empty value is None, whatever the key
+    ("prefill_cache_axis_order", "[a,b]", "['a', 'b']"),  # str() of the list
+    ("record_internal_nn_metrics", "1.5", 1),  # int(1.5)
+    ("steps", "true", True),  # True is an int
+    ("steps", "abc", "rejects"),
+    ("learning_rate", "3", 3.0),
+    ("logical_axis_rules", "x", "rejects"),  # a list key takes only a list
+    ("compile_topology", "''", ""),  # looked up only when set
+    ("compile_topology", "true", "rejects"),  # str(True) is no topology
+]
+
+
+@pytest.mark.parametrize("key, raw, expected", OLD_TYPING)
+def test_before_0_2_0_a_value_is_typed_as_base_yml_types_it(key, raw, expected):
+    schema = load_pin("maxtext-0.1.0").keys[key]
+    assert schema.typed_as_default
+    if expected == "rejects":
+        with pytest.raises(ValueError_):
+            type_value(schema, raw)
+    else:
+        typed = type_value(schema, raw)
+        assert typed == expected and type(typed) is type(expected)
+
+
+@given(st.one_of(st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=8), st.none(),
+                 st.lists(st.integers(), max_size=3)))
+def test_before_0_2_0_a_str_key_takes_any_value_and_a_bool_key_only_true_or_false(value):
+    pin = load_pin("maxtext-0.1.0")
+    assert coerce(pin.keys["run_name"], value) == (None if value is None else str(value))
+    boolean = pin.keys["use_multimodal"]
+    takes = value is None or isinstance(value, bool) or (isinstance(value, str) and value.lower() in ("true", "false"))
+    if takes:
+        assert coerce(boolean, value) in (None, True, False)
+    else:
+        with pytest.raises(ValueError_):
+            coerce(boolean, value)

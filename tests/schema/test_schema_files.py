@@ -26,7 +26,7 @@ NINE = [
 
 def test_files_validate_against_the_models():
     releases = sorted(SCHEMAS.glob("maxtext-*.json"))
-    assert [p.stem for p in releases] == ["maxtext-0.2.0", "maxtext-0.2.3", "maxtext-0.2.4", "maxtext-0.2.5"]
+    assert [p.stem for p in releases] == ["maxtext-0.1.0", "maxtext-0.2.0", "maxtext-0.2.3", "maxtext-0.2.4", "maxtext-0.2.5"]
     for path in releases:
         MaxTextSchemaFile.model_validate(json.loads(path.read_text()))
     TunixSchemaFile.model_validate(yaml.safe_load((SCHEMAS / "tunix.yml").read_text()))

@@ -9,10 +9,13 @@ Protocol, one JSON object per line:
 Only verdicts go to stdout; whatever MaxText prints goes to stderr.
 """
 
+import importlib
+import importlib.util
 import json
 import logging
 import os
 import sys
+import types
 
 MESSAGE_LIMIT = 300
 
@@ -57,9 +60,31 @@ def block_network():
 
 
 def default_config(pyconfig, version):
-    """MaxText 0.2.3 and later find base.yml themselves; 0.2.0 takes it as argv[1]."""
+    """MaxText 0.2.3 and later find base.yml themselves; 0.2.0 takes it as argv[1], and so does
+    the MaxText/ package before it (its configs/base.yml)."""
     parts = tuple(int(p) if p.isdigit() else 0 for p in version.split(".")[:3])
-    return os.path.join(os.path.dirname(pyconfig.__file__), "base.yml") if parts < (0, 2, 3) else None
+    if parts >= (0, 2, 3):
+        return None
+    return os.path.join(os.path.dirname(pyconfig.__file__), *(("configs",) if parts < (0, 2, 0) else ()), "base.yml")
+
+
+def load_pyconfig():
+    """maxtext.configs.pyconfig; before 0.2.0, MaxText.pyconfig. That package's __init__ loads the
+    models and the data pipeline (tensorflow among them) for its library API, and pyconfig reads
+    none of it: the package's modules are found without running it."""
+    try:
+        return importlib.import_module("maxtext.configs.pyconfig")
+    except ModuleNotFoundError as err:
+        if err.name not in ("maxtext", "maxtext.configs"):
+            raise
+    spec = importlib.util.find_spec("MaxText")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("neither maxtext.configs.pyconfig nor MaxText.pyconfig", name="maxtext")
+    package = types.ModuleType("MaxText")
+    package.__path__ = list(spec.submodule_search_locations)
+    package.__file__ = spec.origin
+    sys.modules["MaxText"] = package
+    return importlib.import_module("MaxText.pyconfig")
 
 
 def verdict(pyconfig, argv, environment, config=None, extra=None):
@@ -83,7 +108,7 @@ def main():
 
     try:
         hello = installed()
-        from maxtext.configs import pyconfig  # noqa: PLC0415 MaxText: after the hello line, so its import error is reported
+        pyconfig = load_pyconfig()  # after the hello line, so its import error is reported
     except Exception as err:  # noqa: BLE001 - reported to the caller as one line
         out.write(json.dumps({"unavailable": "%s: %s" % (type(err).__name__, first_line(err))}) + "\n")
         return
