@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from flaglint.importer.source_text import clean_source
 from flaglint.importer.sources import TYPES
 from flaglint.importer.symbolic import (
     SELF,
@@ -25,6 +26,7 @@ from flaglint.importer.symbolic import (
     Tup,
     Unexpressible,
     conj,
+    const_node,
     disj,
     items_of,
     key_node,
@@ -69,7 +71,7 @@ class CallWalker:
                     return model(self, fnode, args, st, frame)
                 return self.inline(fnode, file, args, kwargs, {}, st, frame)
             if func.kind == "enum":
-                return args[0] if args else Unexpressible("enum constructor")
+                return self.construct_enum(func.name, args, node, st, frame)
             if func.kind == "builtin":
                 return self.builtin(func.name, args, node, st, frame)
             if func.kind == "method":
@@ -89,6 +91,21 @@ class CallWalker:
         if isinstance(func, Unexpressible):
             return func
         return Unexpressible(f"call {ast.unparse(node.func)}")
+
+    def construct_enum(self, name: str, args: list, node: ast.Call, st: State, frame: Frame) -> Any:
+        """`SomeEnum(value)` is the member with that value (compared as the value itself); any other
+        value raises ValueError, as Python's Enum does."""
+        if not args:
+            return Unexpressible("enum constructor")
+        value = self.expr(args[0])
+        if not isinstance(value, Unexpressible):
+            members = tuple(self.scope.enums[name].members.values())
+            shown = clean_source(node.args[0]) if node.args else ast.unparse(value)
+            # a key's value is filled in; the value of an expression is named by it
+            message = f"'{{{shown}}}' is not a valid {name}" if shown.isidentifier() else f"{shown} is not a valid {name}"
+            self.record(node, frame, "crash", "ValueError", message,
+                        self.path_and(st, ast.Compare(value, [ast.NotIn()], [const_node(members)])))
+        return args[0]
 
     def call_method(self, name: str, node: ast.Call, args: list, kwargs: dict, st: State, frame: Frame) -> Any:
         model = MODELS.get(name)

@@ -380,6 +380,8 @@ class ExpressionWalker:
         return self.comprehension(node, gen, iterable, st, frame)
 
     def comprehension(self, node: ast.ListComp, gen: ast.comprehension, iterable: Any, st: State, frame: Frame) -> Any:
+        if isinstance(iterable, Ref) and iterable.kind == "enum":  # an enum class iterates over its members
+            iterable = Tup([Const(value) for value in self.scope.enums[iterable.name].members.values()])
         items = items_of(iterable)
         if items is None:
             items = self.members(node.elt, gen.target, iterable, st, frame)
