@@ -40,13 +40,16 @@ class KeyReads:
                         self.field_values.setdefault(attribute, []).append(value)
 
     def at(self, file: str, line: int) -> frozenset[str]:
-        """The keys the raise, assert or division at FILE:LINE depends on (empty where none is there)."""
+        """The keys the raise, assert, division or call that raises (an enum's, a dtype's) at
+        FILE:LINE depends on (empty where none is there)."""
         tree = self.trees.get(file)
         if tree is None:
             return frozenset()
         site = next((n for n in ast.walk(tree) if isinstance(n, (ast.Raise, ast.Assert)) and n.lineno == line), None)
         if site is None:  # a division by a key
             site = next((n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, _DIVISIONS) and n.lineno == line), None)
+        if site is None:
+            site = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == line), None)
         if site is None:
             return frozenset()
         found: set[str] = set()

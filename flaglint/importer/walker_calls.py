@@ -49,6 +49,9 @@ _RUNTIME_MODULES = {
     "omegaconf": "model config file",
     "sys": "runtime state",
 }
+_DTYPE_CALLS = ("jax.numpy.dtype", "jnp.dtype")
+DTYPE_NAMES = "dtype names: the names JAX reads as a dtype are not listed"
+DTYPES = ("bfloat16", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool")
 _ACTIVE: set[str] = set()  # the functions being inlined: a recursive call is not followed
 
 
@@ -84,6 +87,8 @@ class CallWalker:
                     return self.builtin("prod", args, node, st, frame)
                 if func.name == "math.fabs":
                     return self.builtin("abs", args, node, st, frame)
+                if func.name in _DTYPE_CALLS:
+                    self.dtype_of(node, st, frame)
                 for prefix, reason in _RUNTIME_MODULES.items():
                     if func.name == prefix or func.name.startswith(prefix + "."):
                         return Unexpressible(f"{reason}: {func.name}")
@@ -91,6 +96,20 @@ class CallWalker:
         if isinstance(func, Unexpressible):
             return func
         return Unexpressible(f"call {ast.unparse(node.func)}")
+
+    def dtype_of(self, node: ast.Call, st: State, frame: Frame) -> None:
+        """`jax.numpy.dtype(value)` raises TypeError for a name that is no dtype; JAX's dtype names
+        (numpy's and ml_dtypes', with their aliases) are not listed here, so the check is not judged."""
+        shown = clean_source(node.args[0]) if node.args else ""
+        message = f"data type '{{{shown}}}' not understood" if shown.isidentifier() else f"data type of {shown} not understood"
+        value = self.expr(self.ev(node.args[0], st, frame)) if node.args else Unexpressible("no argument")
+        if isinstance(value, Unexpressible):
+            self.record(node, frame, "crash", "TypeError", message, self.path_and(st, value))
+            return
+        # a name every JAX reads as a dtype is no case of it: only another name is not judged
+        other = self.path_and(st, ast.Compare(value, [ast.NotIn()], [const_node(DTYPES)]))
+        self.record(node, frame, "crash", "TypeError", message,
+                    Unexpressible(DTYPE_NAMES, given=other.given if isinstance(other, Unexpressible) else other))
 
     def construct_enum(self, name: str, args: list, node: ast.Call, st: State, frame: Frame) -> Any:
         """`SomeEnum(value)` is the member with that value (compared as the value itself); any other
