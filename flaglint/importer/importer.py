@@ -101,6 +101,7 @@ def _old_layout_schema(files: PackageFiles, path: str | Path) -> MaxTextSchemaFi
         source=Path(path).name,
         refuses_model_and_argv=any("overwritten from both the model" in m for m in refused),
         refuses_model_and_env=any("overwritten from both the model" in m for m in refused),
+        refuses_model_key_at_its_value=any("overwritten from both the model" in m for m in refused),
         keys=keys,
         base_defaults=defaults,
         models={

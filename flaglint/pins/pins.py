@@ -45,6 +45,7 @@ class PinSchema:
     does_not_start_reason: str | None = None
     refuses_model_and_argv: bool = True  # pyconfig's model-file checks (model.MaxTextSchemaFile); absent before 0.2.3
     refuses_model_and_env: bool = True
+    refuses_model_key_at_its_value: bool = False  # before 0.2.0 pyconfig compares the keys, not their values
     chain: list[str] = field(default_factory=list)  # this pin and every pin it extends
     rules: str | Path = ""  # the imported rules: a bundled version, or a store entry's rules folder
     configs: str | Path = ""  # the index of configs/**/*.yml: a bundled version, or a store entry's file
@@ -220,6 +221,7 @@ def _from_schema(name: str, schema: dict[str, Any], where: str, rules: str | Pat
         origin=origin,
         refuses_model_and_argv=schema.get("refuses_model_and_argv", True),
         refuses_model_and_env=schema.get("refuses_model_and_env", True),
+        refuses_model_key_at_its_value=schema.get("refuses_model_key_at_its_value", False),
     )
 
 
@@ -246,6 +248,7 @@ def _from_overlay(name: str) -> PinSchema:
         does_not_start_reason=overlay.get("does_not_start_reason"),
         refuses_model_and_argv=parent.refuses_model_and_argv,
         refuses_model_and_env=parent.refuses_model_and_env,
+        refuses_model_key_at_its_value=parent.refuses_model_key_at_its_value,
         chain=[name, *parent.chain],
         rules=parent.rules,
         configs=parent.configs,

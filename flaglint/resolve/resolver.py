@@ -320,10 +320,10 @@ def _check_model_conflicts(config: Config, model: str, overridden: bool, finding
             value = parse_cli_value(assignment.token.value) if assignment.token is not None else assignment.value
         except ValueError_:
             continue  # MaxText cannot parse the flag at all (FL005 says why)
-        if value != model_keys[key]:
+        if value != model_keys[key] or config.pin.refuses_model_key_at_its_value:
             findings.append(
                 built_in("FL006", (key, "override_model_config"), config.location(key), key=key, value=value,
-                         model_value=model_keys[key], model=model)
+                         model_value=model_keys[key], model=model, variant=None if value != model_keys[key] else "same_value")
             )
             config.rejected.append(assignment.token)
 

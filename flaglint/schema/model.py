@@ -44,6 +44,8 @@ class MaxTextSchemaFile(BaseModel):
     # pyconfig's checks of a model file against the other sources; before 0.2.3 the later source wins silently
     refuses_model_and_argv: bool = Field(True, description="a key the model file sets given another value on argv is an error")
     refuses_model_and_env: bool = Field(True, description="a key the model file sets given by an M_<KEY> variable is an error")
+    refuses_model_key_at_its_value: bool = Field(
+        False, description="a key the model file sets is refused on argv even at the model's value (before 0.2.0)")
 
 
 class PinOverlayFile(BaseModel):
