@@ -32,7 +32,7 @@ def test_the_0_1_0_pin_loads_with_base_yml_keys_and_pyconfig_checks():
     assert pin.keys["kv_quant_axis"].kind == "str" and pin.default("kv_quant_axis") == "heads_and_dkv"
     assert pin.default("model_fsdp_ag_once") is False
     rules = [r for r in load_ruleset(pin.rules).rules if r.id.startswith("MX")]
-    assert len(rules) == 79 and all(r.pins == ("maxtext-0.1.0",) for r in rules)
+    assert len(rules) == 81 and all(r.pins == ("maxtext-0.1.0",) for r in rules)
     assert all(r.source.startswith("MaxText/pyconfig.py:") for r in rules)
 
 
