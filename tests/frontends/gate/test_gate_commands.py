@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from commandline import run_flaglint
+
 from flaglint.frontends.gate.manifests import check_manifest
 
 MANIFEST = Path(__file__).with_name("manifests") / "maxtext-args.yaml"
@@ -29,3 +31,17 @@ def test_a_clean_maxtext_container_passes(tmp_path):
     clean.write_text(text)
     (checked,) = check_manifest(clean)
     assert not [f for f in checked.result.findings if f.severity == "error"], [f.message for f in checked.result.findings]
+
+
+def test_a_container_of_the_maxtext_dir_layout_is_judged_at_its_pin_and_told_which(tmp_path):
+    # `python3 MaxText/train.py MaxText/configs/base.yml …`: MaxText 0.1.0 and before
+    text = (MANIFEST.read_text().replace('["python3", "-m", "maxtext.trainers.pre_train.train"]', '["python3", "MaxText/train.py"]')
+            .replace('"src/maxtext/configs/base.yml"', '"MaxText/configs/base.yml"').replace('"log_period=1.5"', '"kv_quant_axis=heads"'))
+    manifest = tmp_path / "jobset.yaml"
+    manifest.write_text(text)
+    pinned = run_flaglint("gate", "--isolated", "--pin", "maxtext-0.1.0", str(manifest))
+    assert "error MXF2YSW" in pinned.stdout and "error FL005" not in pinned.stdout, pinned.stdout
+    assert "MaxText/ layout of MaxText 0.1.0 and before; judged by maxtext-0.1.0 (--pin)" in pinned.stdout
+    default = run_flaglint("gate", "--isolated", str(manifest))
+    assert "error FL005" in default.stdout and "judged by maxtext-0.2.5, the default pin" in default.stdout
+    assert "give --pin maxtext-0.1.0" in default.stdout
