@@ -118,7 +118,7 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
 
 def _check_tunix(args: tuple[str, ...], options: Options, settings, env: dict[str, str]) -> None:
     end_of_startup()
-    text, result = check_tunix_argv(args, settings["tunix-pin"], env, options.devices(settings["pin"]))
+    text, result = check_tunix_argv(args, settings["tunix-pin"], env, options.devices(settings["pin"]), settings["pin"])
     emit(options, [Checked(None, text, apply_settings(result, settings))], settings, {})
 
 

@@ -41,6 +41,7 @@ from flaglint.importer.tunix_checks import (
     SourceTree,
     Walker,
 )
+from flaglint.importer.tunix_maxtext import maxtext_model
 from flaglint.rules.expr import ExprError, parse
 from flaglint.tunix.pins import value_kind
 
@@ -125,6 +126,9 @@ def import_tunix(path: str | Path, commit: str | None = None) -> TunixImport:
         "mesh": _mesh_facts(config),
         "read_keys": _read_keys(files),
     }
+    maxtext = maxtext_model(tree, sorted(entries))
+    if maxtext is not None:
+        data["maxtext_model"] = maxtext
     sites = _startup_sites(config) + _builder_sites(tree, entries)
     rules, unexpressible = _rules(sites, version)
     return TunixImport(data, rules, unexpressible)

@@ -115,6 +115,7 @@ class TunixPin:
     rules: tuple[Rule, ...]
     unexpressible: tuple[Unexpressible, ...]
     origin: str
+    maxtext_model: dict[str, Any] | None = None  # how it builds a MaxText model (importer/tunix_maxtext.py); None: it builds none
 
     def base(self, name: str) -> dict[str, BaseKey] | None:
         return self.bases.get(name)
@@ -181,7 +182,7 @@ def pin_from_data(name: str, data: dict[str, Any], rules_dir: Path, origin: str)
     return TunixPin(name, data["version"], data["source"], data.get("commit"), bases, data["merge"], entries, flags,
                     meshes, filtered, frozenset(data.get("read_keys", ())), data.get("mesh", {}),
                     tuple(load_rule_file(rules)) if rules.is_file() else (), _unexpressible(rules_dir / "unexpressible.yml"),
-                    origin)
+                    origin, data.get("maxtext_model"))
 
 
 def _unexpressible(path: Path) -> tuple[Unexpressible, ...]:
