@@ -493,12 +493,18 @@ def _pod_containers(pod: yaml.Node | None, workload: str, tpu_slice: Scalar | No
     return out
 
 
+REPLICAS_MAX = 2**31 - 1
+
+
 def _replicas(job: yaml.Node) -> int | None:
     node = _get(job, "replicas")
     if node is None:
         return 1  # the JobSet API's default
     text = _text(node)
-    return int(text) if text is not None and text.isdigit() and int(text) > 0 else None
+    # Kubernetes reads replicas as an int32: a longer or non-ASCII digit string is no count it takes
+    if text is None or not (text.isascii() and text.isdigit()) or len(text) > len(str(REPLICAS_MAX)):
+        return None
+    return int(text) if 0 < int(text) <= REPLICAS_MAX else None
 
 
 def _tpu_slice(selector: yaml.Node | None, source: ManifestText) -> Scalar | None:

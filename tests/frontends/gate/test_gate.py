@@ -347,3 +347,15 @@ def test_each_replica_of_the_tpu_job_is_a_slice(replicas, errors):
     # MaxText refuses it, and on 3 the mesh does not span the slices.
     (checked,) = check_manifest(_MULTISLICE.replace("REPLICAS", replicas), checker=Checker("maxtext-0.2.5"), fix=False)
     assert [f.rule for f in checked.result.findings if f.severity == "error"] == errors
+
+
+@pytest.mark.parametrize("replicas", ["9" * 4400, "\u0663", "2147483648", "0", "-2", "two"])
+def test_a_replicas_value_kubernetes_cannot_read_is_no_slice_count(replicas):
+    # Kubernetes reads replicas as an int32 of ASCII digits: any other value gives no slice count, the
+    # same verdict as a templated one, and never an error from reading the number.
+    def errors(value):
+        (checked,) = check_manifest(_MULTISLICE.replace("REPLICAS", value), checker=Checker("maxtext-0.2.5"), fix=False)
+        return [(f.rule, f.message) for f in checked.result.findings if f.severity == "error"]
+
+    assert errors(replicas) == errors("'{{ .Values.slices }}'")
+    assert errors("2147483647") != errors(replicas)
