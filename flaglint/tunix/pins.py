@@ -24,7 +24,7 @@ from flaglint.core.findings import InputError
 from flaglint.core.reading import PIN_FILE, RULE_FILE, Unreadable, read_text
 from flaglint.core.requirements import pinned_version
 from flaglint.rules.expr import Node, parse
-from flaglint.rules.ruleset import Rule, load_rule_file
+from flaglint.rules.ruleset import Renumbering, Rule, load_rule_file, renumbered_ids
 
 PREFIX = "tunix-"
 SCHEMA_FILE = "schema.json"
@@ -167,6 +167,12 @@ def load_tunix_pin(pin: str | None = None) -> TunixPin:
         return pin_from_data(name, data, entry / RULES_DIR, f"user store ({entry}): {data['source']}")
     except (Unreadable, ValueError, KeyError, TypeError, AttributeError) as err:  # a file written by hand, or cut short
         raise InputError(f"{entry / SCHEMA_FILE}: damaged Tunix pin ({type(err).__name__}: {err}); import it again") from None
+
+
+def tunix_renumbering(pin: TunixPin) -> Renumbering:
+    """The old numbers of a bundled release's checks; a pin in the store keeps the numbers its
+    import gave until it is imported again."""
+    return Renumbering(renumbered_ids(pin.version, "tunix") if pin.name in bundled_tunix_pins() else {}, pin.name, "tunix")
 
 
 def pin_from_data(name: str, data: dict[str, Any], rules_dir: Path, origin: str) -> TunixPin:
