@@ -7,7 +7,7 @@ loading once and every line after that is cheap.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from flaglint.core.edits import Applicability
 from flaglint.core.findings import Finding, InputError, Result
@@ -25,7 +25,6 @@ from flaglint.pins.pins import (
 from flaglint.read.argv import argv_source
 from flaglint.read.config_chain import PIN_LABEL
 from flaglint.read.flags import FlagSource
-from flaglint.render.yaml_chain import Written, config_node, load_chain
 from flaglint.resolve.resolver import Config, close_keys, resolve
 from flaglint.resolve.topology import (
     DEVICE_NAMES,
@@ -39,6 +38,9 @@ from flaglint.rules.ruleset import built_in, load_ruleset
 from flaglint.schema.config_index import ConfigIndex
 from flaglint.solve.rules import applicable, finding, minimal_changes, violated
 from flaglint.solve.solutions import Solution, Unsatisfiable, held_keys
+
+if TYPE_CHECKING:
+    from flaglint.render.yaml_chain import Written
 
 
 class Checker:
@@ -277,4 +279,6 @@ def check_command(checker: Checker, words: list[str], config: str, env: dict[str
 
 def argv_with_chain(words: list[str], config: str, index: ConfigIndex | None, written: Mapping[str, Written] = {}) -> FlagSource:
     """MaxText's argv words after the config file `config`, with that file's base_config chain."""
+    from flaglint.render.yaml_chain import config_node, load_chain  # noqa: PLC0415 it imports yaml: off a flag string's cold check
+
     return replace(argv_source(words), chain=load_chain(config_node(config, index, written), index, written))

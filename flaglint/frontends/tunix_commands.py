@@ -111,6 +111,13 @@ def _maxtext_models(pin: TunixPin, checked: TunixCheck, env: dict[str, str], max
     for argv in maxtext_argvs(facts, merged, checked.entry, env, lambda key: key in checker().pin.keys):
         source = merged.origin(f"{argv.section}.model_source")
         at_source = source.location if source is not None else None
+        if argv.naming is not None:
+            refused = argv.naming
+            at = refused.origin.location if refused.origin is not None and refused.origin.location is not None else at_source
+            found.append(staged(built_in("FL215", (refused.key, f"{argv.section}.model_source"), at, key=refused.key,
+                                         value=refused.model_id, name=refused.name, reason=refused.reason, version=pin.version),
+                                AFTER_DOWNLOADS))
+            continue
         where = (f"the MaxText argv Tunix {pin.version} builds for {argv.section} (model_source: maxtext, "
                  f"{facts['site']}) at MaxText {checker().pin.pin}")
         if argv.unknown:

@@ -11,7 +11,8 @@ From tunix/models/automodel.py, the branch of `from_pretrained` taken for `Model
   a `key=value` word (a bool written in lower case), the rest dropped without a word.
 From tunix/cli/utils/model.py: the keyword arguments `create_model` gives `from_pretrained`, each
 read from the model section (`model_config.get('rng_seed', 0)`). From the entry points: the
-section each hands `create_model`.
+section each hands `create_model`. From tunix/models/naming.py: the model families `ModelNaming`
+knows, which the name it derives from model_id must start with.
 
 A value whose expression is not one of the forms below is written `{"unknown": SOURCE}`: the
 check cannot know the word, and says so (FL011) where the model section asks for MaxText.
@@ -25,6 +26,9 @@ from typing import Any
 from flaglint.importer.tunix_checks import SourceTree
 
 AUTOMODEL = "tunix/models/automodel.py"
+NAMING = "tunix/models/naming.py"
+# naming.py's tables of family prefixes: for a Hugging Face name (`llama-3.1-`), for a config id (`llama3p1_`)
+FAMILY_TABLES = {"hub": "_HF_MODEL_FAMILY_INFO_MAPPING", "config_id": "_CONFIG_ID_MODEL_FAMILY_INFO_MAPPING"}
 CLI_MODEL = "tunix/cli/utils/model.py"
 MAXTEXT_SOURCE = "MAXTEXT"
 # from_pretrained's own parameters: every other keyword of create_model's call is one of its **kwargs
@@ -55,9 +59,28 @@ def maxtext_model(tree: SourceTree, entries: list[str]) -> dict[str, Any] | None
         elif isinstance(node, ast.If):
             for inner in node.body:
                 _conditional(node.test, inner, facts, meanings)
+    if any("model_name_of" in word["value"] for word in facts["words"]):
+        facts["model_families"] = _model_families(tree)
     facts["kwargs"], facts["reads"] = _create_model_kwargs(tree.parse(CLI_MODEL))
     facts["sections"] = {entry: sections for entry in entries if (sections := _model_sections(tree, f"tunix/cli/{entry}.py"))}
     return facts
+
+
+def _model_families(tree: SourceTree) -> dict[str, Any]:
+    """Each table of FAMILY_TABLES as its prefixes, in the order naming.py writes them; what
+    cannot be read so is `{"unknown": WHY}`."""
+    if not tree.files.exists(NAMING):
+        return {"unknown": f"{NAMING} is not in the tree"}
+    families: dict[str, Any] = {}
+    for node in tree.parse(NAMING).body:
+        if not (isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)):
+            continue
+        kind = next((k for k, name in FAMILY_TABLES.items() if name == node.targets[0].id), None)
+        table = next((n for n in ast.walk(node.value) if isinstance(n, ast.Dict)), None) if kind else None
+        if table is not None and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in table.keys):
+            families[kind] = [k.value for k in table.keys]
+    missing = [name for kind, name in FAMILY_TABLES.items() if kind not in families]
+    return {"unknown": f"{NAMING}: {', '.join(missing)} not read as a mapping of strings"} if missing else families
 
 
 def _tests_maxtext(test: ast.expr) -> bool:

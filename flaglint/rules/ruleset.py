@@ -261,17 +261,16 @@ RENUMBERED_ID = re.compile(r"[MT]X[0-9]{4}")
 
 @dataclass(frozen=True)
 class Renumbering:
-    """The old numbers of one pin's imported checks -> their ids, the pin as FL022 names it, and
-    FL022's wording (None: MaxText's validators; "tunix": Tunix's checks)."""
+    """The old numbers of one pin's imported checks -> their ids, the pin and the checks as FL022
+    names them."""
 
     ids: dict[str, str]
     pin: str
-    variant: str | None = None
+    checks: str = "MaxText's validators"
 
     def warning(self, old: str) -> str:
         """What FL022 says of OLD, one of self.ids."""
-        rule = load_ruleset().by_id("FL022")
-        return fill(rule.messages[self.variant] if self.variant else rule.message, {"old": old, "new": self.ids[old], "pin": self.pin})
+        return fill(load_ruleset().by_id("FL022").message, {"old": old, "new": self.ids[old], "pin": self.pin, "checks": self.checks})
 
 
 @lru_cache(maxsize=None)

@@ -8,7 +8,8 @@ At 0.1.7 `AutoModel.from_pretrained` calls MaxText's `pyconfig.initialize` with
 `create_model` gives it (intermediate_ckpt_dir, rng_seed, …, from the model section) and
 `skip_jax_distributed_system=true`, `hf_access_token=$HF_TOKEN`, where the value is not None and
 MaxText's config defines the key (a bool written `true`/`false`). Nothing of the section's
-`kwargs` reaches it: create_model does not read it.
+`kwargs` reaches it: create_model does not read it. Before any of that, `ModelNaming` refuses a
+model name of a family it does not know (tunix/models/naming.py): then MaxText never sees the argv.
 """
 
 from __future__ import annotations
@@ -18,6 +19,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flaglint.tunix.merge import Merged, Origin
+
+
+@dataclass(frozen=True)
+class NamingRefused:
+    """The model id whose derived name ModelNaming refuses: its key, value and origin, and why."""
+
+    key: str
+    model_id: str
+    name: str
+    reason: str
+    origin: Origin | None
 
 
 @dataclass
@@ -30,6 +42,7 @@ class MaxTextArgv:
     origins: list[Origin | None] = field(default_factory=list)
     keys: list[str | None] = field(default_factory=list)  # the Tunix key (or variable) each word comes from
     unknown: list[str] = field(default_factory=list)
+    naming: NamingRefused | None = None  # Tunix refuses the model name before it builds the argv
 
     def add(self, word: str, origin: Origin | None, key: str | None) -> None:
         self.words.append(word)
@@ -70,10 +83,23 @@ def maxtext_argvs(facts: dict[str, Any] | None, merged: Merged, entry: str, env:
             if condition is not None and config.get(condition) is None:
                 continue
             value, origin, key = _value(word["value"], config, merged, section)
+            if "model_name_of" in word["value"] and value is not None:
+                families = facts.get("model_families") or {"unknown": "the model families were not read"}
+                if "unknown" in families:
+                    argv.unknown.append(f"whether Tunix names the model ({families['unknown']})")
+                    continue
+                reason = naming_refusal(value, families)
+                if reason is not None:
+                    model_id = str(config.get(word["value"]["model_name_of"], ""))
+                    argv.naming = NamingRefused(key, model_id, value, reason, origin)
+                    break
             if value is None:
                 argv.unknown.append(f"the value of {word['key']}= ({word['value'].get('unknown', word['value'])})")
                 continue
             argv.add(f"{word['key']}={value}", origin, key)
+        if argv.naming is not None:
+            built.append(argv)
+            continue
         kwargs = _keyword_arguments(facts, config, merged, section, env)
         if kwargs and facts.get("kwargs_words") != "each not None that MaxText's config defines":
             argv.unknown.append(f"the keyword arguments' words ({facts.get('kwargs_words')})")
@@ -111,10 +137,32 @@ def _value(spec: dict[str, Any], config: dict, merged: Merged, section: str) -> 
     """A word's value, where it was set and its Tunix key; None for each when it cannot be known."""
     if "model_name_of" in spec:
         key = spec["model_name_of"]
-        return model_name_from_id(str(config.get(key, ""))), merged.origin(f"{section}.{key}"), f"{section}.{key}"
+        model_id = config.get(key)
+        return model_name_from_id(str(model_id)) if model_id else "", merged.origin(f"{section}.{key}"), f"{section}.{key}"
     if "key" in spec:
         return config.get(spec["key"]), merged.origin(f"{section}.{spec['key']}"), f"{section}.{spec['key']}"
     return None, None, None
+
+
+def naming_refusal(name: str, families: dict[str, list[str]]) -> str | None:
+    """Why ModelNaming (tunix/models/naming.py) refuses a model name, None when it takes it: a
+    Hugging Face name (with `-` or `.`) or a config id (with `_`) must start with a family of its
+    table, and the version after the family must start with a letter or digit."""
+    if not name:
+        return "the name is empty"
+    if "-" in name or "." in name:
+        table = families["hub"]
+    elif "_" in name:
+        table = families["config_id"]
+    else:
+        return "it is neither a Hugging Face model name (with '-' or '.') nor a config id (with '_')"
+    family = max((prefix for prefix in table if name.startswith(prefix)), key=len, default=None)
+    if family is None:
+        return f"it starts with none of the model families Tunix knows ({', '.join(table)})"
+    version = name[len(family):].lstrip("-").replace("-", "_").replace(".", "p")
+    if len(version) > 1 and not version[0].isalnum():
+        return f"its version {version!r} does not start with a letter or digit"
+    return None
 
 
 def model_name_from_id(model_id: str) -> str:

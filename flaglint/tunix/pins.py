@@ -172,7 +172,8 @@ def load_tunix_pin(pin: str | None = None) -> TunixPin:
 def tunix_renumbering(pin: TunixPin) -> Renumbering:
     """The old numbers of a bundled release's checks; a pin in the store keeps the numbers its
     import gave until it is imported again."""
-    return Renumbering(renumbered_ids(pin.version, "tunix") if pin.name in bundled_tunix_pins() else {}, pin.name, "tunix")
+    return Renumbering(renumbered_ids(pin.version, "tunix") if pin.name in bundled_tunix_pins() else {}, pin.name,
+                       "Tunix's checks")
 
 
 def pin_from_data(name: str, data: dict[str, Any], rules_dir: Path, origin: str) -> TunixPin:

@@ -66,7 +66,7 @@ def apply_suppressions(path: Path, findings: list[Finding], suppressions: list[S
     for s in suppressions:
         where = Location(str(path), s.line, s.column, end_column=s.column + 1)
         for table in renumberings:
-            kept += [built_in("FL022", (), where, variant=table.variant, old=r, new=table.ids[r], pin=table.pin)
+            kept += [built_in("FL022", (), where, old=r, new=table.ids[r], pin=table.pin, checks=table.checks)
                      for r in s.rules if r in table.ids]
         s.rules = tuple(renumbered.get(r, r) for r in s.rules)
     by_file: dict[Path, list[Suppression]] = {path.resolve(): suppressions}

@@ -17,7 +17,7 @@ from flaglint.frontends.checker import Checker
 from flaglint.frontends.tunix_commands import check_tunix_words
 from flaglint.read.argv import argv_source
 from flaglint.tunix.launch import recognise_tunix
-from flaglint.tunix.maxtext_model import model_name_from_id
+from flaglint.tunix.maxtext_model import model_name_from_id, naming_refusal
 from flaglint.tunix.pins import load_tunix_pin
 
 PEFT = ("--", "python", "-m", "tunix.cli.peft_main", "base_config.yaml", "model_config.model_source=maxtext",
@@ -47,6 +47,17 @@ def test_a_model_maxtext_knows_is_clean_and_other_sources_build_no_maxtext_argv(
     hub = [a if a != "model_config.model_source=maxtext" else "model_config.model_source=gcs" for a in PEFT]
     _, result = check(*hub, "model_config.model_id=meta-llama/Llama-3.1-8B", "model_config.model_path=gs://b/m")
     assert not any("MaxText argv" in f["message"] for f in result["findings"])
+
+
+def test_a_maxtext_model_name_tunix_cannot_name_stops_before_maxtext_reads_it():
+    # llama3.1-8b is MaxText's name, but Tunix's ModelNaming knows only llama-3.1-… (Hugging Face) or llama3p1_…
+    code, result = check(*PEFT, "model_config.model_id=llama3.1-8b")
+    assert code == 1
+    [finding] = result["findings"]
+    assert finding["rule"] == "FL215" and finding["stage"] == "after downloads"
+    assert "Tunix 0.1.7 names the model 'llama3.1-8b'" in finding["message"] and "llama-3.1-" in finding["message"]
+    text = argv_text(PEFT[4:] + ("model_config.model_id=llama3.1-8b",))
+    assert text[finding["location"]["column"] - 1:].startswith("model_config.model_id=llama3.1-8b")
 
 
 def test_the_maxtext_pin_is_the_one_selected():
@@ -102,3 +113,15 @@ def test_a_hub_id_gives_its_last_part_in_lower_case(name, owner):
 
 def argv_text(words: tuple[str, ...]) -> str:
     return argv_source(list(words)).text
+
+
+FAMILIES = load_tunix_pin("0.1.7").maxtext_model["model_families"]
+
+
+@given(st.sampled_from(FAMILIES["hub"]), st.text(alphabet="abcxyz0189", max_size=6))
+def test_a_name_of_a_known_family_is_taken_and_one_of_no_family_is_refused(family, version):
+    assert naming_refusal(family + version, FAMILIES) is None
+    unknown = "zz" + family  # no family starts with zz
+    assert "none of the model families" in naming_refusal(unknown, FAMILIES)
+    assert "version" in naming_refusal(family + "_" + version + "x", FAMILIES)
+
