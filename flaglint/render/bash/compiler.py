@@ -1050,6 +1050,25 @@ def _readable(data: bytes) -> bytes:
     return data
 
 
+# A here-document's operator and the redirections after it on its line, when a pipe, `;` or `&` ends
+# them (`bash <<-EOF 2>&1 | tee log`): bash takes a command's redirections in any order, and
+# tree-sitter-bash reads them only before the here-document.
+_REDIRECTIONS_AFTER_HERE_DOCUMENT = re.compile(
+    rb"(?<![<$(])(<<-?[ \t]*(?:'[^'\n]*'|\"[^\"\n]*\"|\\?[A-Za-z_][A-Za-z0-9_]*))"
+    rb"((?:[ \t]+(?:[0-9]*>>?|[0-9]*[<>]&|&>>?)[ \t]*[^\s|;&<>()]+)+)(?=[ \t]*[|;&])")
+
+
+def _redirections_first(data: bytes) -> bytes:
+    """The script with each such line's redirections moved before its here-document operator, as
+    tree-sitter-bash reads them; the line keeps its length, so every other word keeps its place."""
+    def moved(m: re.Match) -> bytes:
+        redirections = m.group(2)
+        gap = redirections[:len(redirections) - len(redirections.lstrip())]
+        return redirections.lstrip() + gap + m.group(1)
+
+    return _REDIRECTIONS_AFTER_HERE_DOCUMENT.sub(moved, data)
+
+
 def compile_file(path: str) -> CompiledFile:
     """Parse and compile a script (cached on path, size and modification time)."""
     try:
@@ -1069,6 +1088,7 @@ def compile_file(path: str) -> CompiledFile:
 def compile_text(path: str, data: bytes) -> CompiledFile:
     """Parse and compile a script's bytes; `path` names it (a file, or a virtual path such as a
     manifest's `bash -c` command)."""
+    data = _redirections_first(data)
     try:
         src = Source(path, data)
     except UnicodeDecodeError as e:
