@@ -24,10 +24,7 @@ TUNIX_BASE = "base_config.yaml"  # the base every Tunix release ships, and the o
 
 def maxtext_schema(pin: PinSchema) -> dict[str, Any]:
     """The JSON Schema of a MaxText config file at PIN."""
-    properties: dict[str, Any] = {"base_config": {
-        "type": "string",
-        "description": "The config this file extends: a path beside this file, or one of MaxText's own configs (base.yml).",
-    }}
+    properties: dict[str, Any] = {}
     for name in sorted(pin.keys, key=lambda n: (n.count("."), n)):  # a section before its own keys
         key = pin.keys[name]
         entry = {**value_schema(key), "description": _describe(key, pin)}
@@ -39,7 +36,8 @@ def maxtext_schema(pin: PinSchema) -> dict[str, Any]:
     return {
         "$schema": DRAFT,
         "title": f"MaxText config ({pin.pin})",
-        "description": f"A MaxText config file at {pin.pin} (MaxText {pin.version}), its values typed as MaxText types them.",
+        "description": (f"A MaxText config file at {pin.pin} (MaxText {pin.version}), its values typed as MaxText types them; "
+                        "the keys of MaxTextConfig only, not those another config class adds (train_rl's RLConfig)."),
         "type": "object",
         "properties": properties,
         "additionalProperties": False,
