@@ -11,6 +11,8 @@ from commandline import run_flaglint
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
+from maxtext_env import oracle_python, run_in_oracle, unavailable
+from ruamel.yaml import YAML
 
 from flaglint.pins.pins import load_pin
 from flaglint.report.json_schema import maxtext_schema, tunix_schema
@@ -157,3 +159,31 @@ def test_export_refuses_bad_options_in_one_line_with_exit_2(args):
     assert done.returncode == 2 and done.stdout == "", done
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
     assert len([line for line in done.stderr.splitlines() if line.strip()]) <= 3, done.stderr
+
+
+_LOAD_EVERY_CONFIG = """
+import glob, os
+import maxtext.configs
+from omegaconf import OmegaConf
+configs = os.path.dirname(maxtext.configs.__file__)
+OUTPUT = {"folder": configs, "files": {
+    os.path.relpath(path, configs): OmegaConf.to_container(OmegaConf.load(path)) or {}
+    for path in glob.glob(os.path.join(configs, "**", "*.yml"), recursive=True)
+}}
+"""
+
+
+@pytest.mark.oracle
+def test_every_config_of_the_installed_release_is_valid_read_as_maxtext_and_as_an_editor_reads_it():
+    """Each .yml of the real maxtext 0.2.5 package, read as OmegaConf reads it (YAML 1.1) and as a
+    YAML editor does (YAML 1.2: `1_000` and `on` are strings there), is valid."""
+    if oracle_python() is None:
+        pytest.skip(unavailable("oracle"))
+    shipped = run_in_oracle(_LOAD_EVERY_CONFIG, None)
+    assert set(shipped["files"]) == set(INDEX.files)
+    editor = YAML(typ="safe", pure=True)
+    for path in _described():
+        with open(f"{shipped['folder']}/{path}", encoding="utf-8") as file:
+            as_an_editor_reads_it = editor.load(file) or {}
+        assert _errors(MAXTEXT, shipped["files"][path]) == [], path
+        assert _errors(MAXTEXT, as_an_editor_reads_it) == [], path
