@@ -31,7 +31,8 @@ def _any_case(word: str) -> str:
     return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in word)
 
 
-def _whole(regex: str) -> str:
+def full_match(regex: str) -> str:
+    """A JSON Schema pattern that REGEX match the whole string, in ECMA-262 as in Python."""
     # `$` before a final newline is Python's end of text too, not ECMA-262's: the lookahead makes it one
     return f"^(?:{regex})$(?!\\n)"
 
@@ -43,11 +44,11 @@ _NONE_TEXT = _any_case("none")
 
 # Shared fragments, under the document's $defs.
 DEFINITIONS: dict[str, dict[str, Any]] = {
-    "bool-text": {"type": "string", "pattern": _whole("|".join(_any_case(w) for w in TRUE_WORDS + FALSE_WORDS)),
+    "bool-text": {"type": "string", "pattern": full_match("|".join(_any_case(w) for w in TRUE_WORDS + FALSE_WORDS)),
                   "description": "a string MaxText reads as a bool (true/false, yes/no, on/off, t/f, y/n, 1/0, in any case)"},
-    "int-text": {"type": "string", "pattern": _whole(rf"\s*{INT_TEXT}\s*"), "description": "a string MaxText reads as an int"},
-    "float-text": {"type": "string", "pattern": _whole(_FLOAT_TEXT), "description": "a string MaxText reads as a number"},
-    "none-text": {"type": "string", "pattern": _whole(_NONE_TEXT), "description": "none in any case: MaxText reads it as null"},
+    "int-text": {"type": "string", "pattern": full_match(rf"\s*{INT_TEXT}\s*"), "description": "a string MaxText reads as an int"},
+    "float-text": {"type": "string", "pattern": full_match(_FLOAT_TEXT), "description": "a string MaxText reads as a number"},
+    "none-text": {"type": "string", "pattern": full_match(_NONE_TEXT), "description": "none in any case: MaxText reads it as null"},
 }
 
 
@@ -88,7 +89,7 @@ def _int_text_of(number: int) -> str:
     """The strings an int key reads as NUMBER: signs, leading zeros, underscores, `.0`."""
     digits = "_?".join(str(abs(number)))
     sign = "-" if number < 0 else "[+-]?" if number == 0 else r"\+?"
-    return _whole(rf"\s*{sign}(?:0_?)*{digits}(?:\.0+)?\s*")
+    return full_match(rf"\s*{sign}(?:0_?)*{digits}(?:\.0+)?\s*")
 
 
 def _choices(key: Key) -> dict[str, Any]:
@@ -107,7 +108,7 @@ def _list(key: Key) -> dict[str, Any]:
     items = {"type": "array", "items": _scalar(key.item or "any", key)}
     if splits_float_string(key.name):
         float_list = rf"(?:{_FLOAT_TEXT}(?:,{_FLOAT_TEXT})*)?"
-        return {"anyOf": [items, {"type": "string", "pattern": _whole(float_list)}]}
+        return {"anyOf": [items, {"type": "string", "pattern": full_match(float_list)}]}
     return items
 
 

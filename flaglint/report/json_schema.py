@@ -5,15 +5,20 @@ A MaxText pin gives the keys of its config files (every key its MaxTextConfig de
 YAML 1.1 values included), with its choices, its default and where the pin defines it; a key the
 pin does not define is refused, as MaxText refuses it. A Tunix pin gives its base config's
 structure: the top-level keys (Tunix refuses any other), and in each section the keys the base
-defines, each held to the type of the base value; a section takes keys of its own too, which Tunix
-merges without a check (flaglint's FL208 names them).
+defines, each held to the type of the base value as flaglint holds it (FL207, FL209: null, or an
+int for a float, or a string that Tunix reads back as one of those); a section takes keys of its
+own too, which Tunix merges without a check (flaglint's FL208 names them).
 """
 
 from __future__ import annotations
 
+import json
+import re
+from functools import lru_cache
 from typing import Any
 
-from flaglint.maxtext.value_schema import DEFINITIONS, value_schema
+from flaglint.core.omegaconf_yaml import cli_loader
+from flaglint.maxtext.value_schema import DEFINITIONS, full_match, value_schema
 from flaglint.pins.pins import PinSchema
 from flaglint.schema.keys import Key
 from flaglint.tunix.pins import VALUE_KINDS, BaseKey, TunixPin, takes_kind
@@ -29,7 +34,7 @@ def maxtext_schema(pin: PinSchema) -> dict[str, Any]:
         key = pin.keys[name]
         entry = {**value_schema(key), "description": _describe(key, pin)}
         default = pin.defaults.get(name, key.default)
-        if default is not None or key.nullable:
+        if (default is not None or key.nullable) and _strict_json(default):
             entry["default"] = default
         *sections, last = name.split(".")
         _place(properties, sections, last, entry)
@@ -43,6 +48,15 @@ def maxtext_schema(pin: PinSchema) -> dict[str, Any]:
         "additionalProperties": False,
         "$defs": DEFINITIONS,
     }
+
+
+def _strict_json(value: Any) -> bool:
+    """Whether VALUE is JSON an editor reads (not `Infinity`, which no JSON parser takes)."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except (ValueError, TypeError):
+        return False
+    return True
 
 
 def _place(properties: dict[str, Any], sections: list[str], last: str, entry: dict[str, Any]) -> None:
@@ -94,7 +108,8 @@ def tunix_schema(pin: TunixPin) -> dict[str, Any]:
     root: dict[str, Any] = {
         "$schema": DRAFT,
         "title": f"Tunix config ({pin.name})",
-        "description": f"A Tunix config at {pin.name} (google-tunix {pin.version}): the keys of its {name}, each of the base value's type.",
+        "description": (f"A Tunix config at {pin.name} (google-tunix {pin.version}): the keys of its {name}, each of the base "
+                        "value's type, or null."),
         "type": "object",
         "properties": {},
         "additionalProperties": False,
@@ -112,7 +127,32 @@ def _tunix_value(key: BaseKey, base: str) -> dict[str, Any]:
     if key.type == "dict":
         node: dict[str, Any] = {"type": ["object", "null"]}
     else:
-        node = {"type": [_JSON_TYPES[kind] for kind in VALUE_KINDS if takes_kind(key.type, kind)]}
-        node["default"] = key.default
+        kinds = [kind for kind in VALUE_KINDS if takes_kind(key.type, kind)]
+        node = {"type": [_JSON_TYPES[kind] for kind in kinds]}
+        read_as = [pattern for kind, pattern in _yaml_scalar_text().items() if kind in kinds]
+        if "str" not in kinds and read_as:
+            node = {"anyOf": [node, {"type": "string", "pattern": "|".join(read_as)}]}
+        if _strict_json(key.default):
+            node["default"] = key.default
     node["description"] = f"{key.type} ({base} line {key.line})"
     return node
+
+
+_YAML_KINDS = ("bool", "int", "float", "null")
+
+
+@lru_cache(maxsize=1)
+def _yaml_scalar_text() -> dict[str, str]:
+    """Kind -> the pattern of the strings YAML, as OmegaConf reads it, makes a value of that kind
+    (bool, int, float, null): Tunix writes an override file's values out as `key=value` words and
+    reads each again, so a quoted `"12"` there is 12. Taken from the loader's own resolvers."""
+    bodies: dict[str, list[str]] = {}
+    for resolvers in cli_loader().yaml_implicit_resolvers.values():
+        for tag, regexp in resolvers:
+            kind = tag.rsplit(":", 1)[-1]
+            body = re.sub(r"\s+", "", regexp.pattern) if regexp.flags & re.VERBOSE else regexp.pattern
+            body = body.removeprefix("^").removesuffix("$")
+            if kind in _YAML_KINDS and body not in bodies.setdefault(kind, []):
+                bodies[kind].append(body)
+    # a word's spaces and a YAML comment after the value are not the value's
+    return {kind: full_match(f"[ \\t]*(?:{'|'.join(found)})(?:[ \\t]+#.*)?[ \\t]*") for kind, found in bodies.items()}

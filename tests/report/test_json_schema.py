@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 from commandline import run_flaglint
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,10 +15,17 @@ from jsonschema import Draft7Validator, Draft202012Validator
 from maxtext_env import oracle_python, run_in_oracle, unavailable
 from ruamel.yaml import YAML
 
-from flaglint.pins.pins import load_pin
+from flaglint.core.omegaconf_yaml import cli_loader
+from flaglint.pins.pins import bundled_pins, load_pin
 from flaglint.report.json_schema import maxtext_schema, tunix_schema
 from flaglint.schema.config_index import load_index
-from flaglint.tunix.pins import load_tunix_pin, nested_defaults
+from flaglint.tunix.pins import (
+    bundled_tunix_pins,
+    load_tunix_pin,
+    nested_defaults,
+    takes_kind,
+    value_kind,
+)
 
 PIN = load_pin("maxtext-0.2.5")
 INDEX = load_index(PIN.configs)
@@ -127,24 +135,68 @@ def _leaf_values(mapping: dict, parent: str = ""):
 
 
 _TUNIX_KEYS = sorted(name for name, _ in _leaf_values(nested_defaults(TUNIX.bases["base_config.yaml"])))
-_DRAWN_OF_KIND = {
-    "bool": st.booleans(), "int": st.integers(-(2**70), 2**70), "float": st.floats(allow_nan=False) | st.integers(),
-    "str": st.text(max_size=8), "list": st.lists(st.integers() | st.text(max_size=3), max_size=3), "null": st.none(),
-    "dict": st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
-}  # fmt: skip
+_SCALAR_TEXT = ["12", " 12 ", "1_000", "0x1f", "1:30", "1.5", "1e-5", "1e+16", ".inf", "yes", "Off", "true", "TRUE", "tRuE",
+                "null", "~", "", "none", "abc", "[1, 2]", "{a: 1}", "12 # note", "12 #", "12#x", "1.5\t# a", "- 1", "0o17", "+.5", "1__0"]
+_SCALARS = (st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False, allow_infinity=False)
+            | st.sampled_from(_SCALAR_TEXT) | st.text(max_size=6))
 
 
-@settings(max_examples=40)
-@given(st.data())
-def test_tunix_takes_a_value_of_the_base_values_type_or_null_at_any_key(data):
-    name = data.draw(st.sampled_from(_TUNIX_KEYS))
+def _read_back(value):
+    """An override file's value as Tunix reads it: written out as a `key=value` word, read as YAML."""
+    try:
+        return yaml.load("null" if value is None else str(value), Loader=cli_loader())  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError:
+        return _NOT_YAML
+
+
+_NOT_YAML = object()
+
+
+def _one_key_of_each_type() -> list[str]:
+    seen: dict[str, str] = {}
+    for name in _TUNIX_KEYS:
+        seen.setdefault(TUNIX.bases["base_config.yaml"][name].type, name)
+    return sorted(name for kind, name in seen.items() if kind != "dict")
+
+
+@pytest.mark.parametrize("name", _one_key_of_each_type())
+@pytest.mark.parametrize("value", [*_SCALAR_TEXT, None, True, 0, 7, 1.5, 1e16, -3.25])
+def test_tunix_takes_what_reads_back_as_the_base_values_kind_at_a_key_of_each_type(name, value):
+    _agrees_with_tunix(name, value)
+
+
+@settings(max_examples=300)
+@given(st.sampled_from(_TUNIX_KEYS), _SCALARS)
+def test_tunix_takes_what_reads_back_as_the_base_values_kind_drawn(name, value):
+    _agrees_with_tunix(name, value)
+
+
+def _agrees_with_tunix(name, value):
+    """Where the value Tunix reads back is of the base value's kind (or null) the schema takes it;
+    where it is not, the schema refuses it, but for a string at a str key (the schema takes any
+    string there) and an integral float at an int key (JSON Schema's integer). A list's text
+    (`"[1, 2]"`) is refused: the schema wants the list itself."""
     key = TUNIX.bases["base_config.yaml"][name]
-    value = data.draw(_DRAWN_OF_KIND[key.type] | st.none())
+    if key.type == "dict":
+        return
+    read_back = _read_back(value)
+    takes = read_back is not _NOT_YAML and takes_kind(key.type, value_kind(read_back))
     *sections, last = name.split(".")
     document: dict = {last: value}
     for section in reversed(sections):
         document = {section: document}
-    assert _errors(TUNIX_BASE, document) == []
+    accepted = _errors(TUNIX_BASE, document) == []
+    written_as_list = isinstance(value, str) and key.type == "list"  # the schema wants a YAML list there, not its text
+    assert accepted or not takes or written_as_list, f"{name} ({key.type}) = {value!r}: Tunix reads back {read_back!r}, the schema refuses it"
+    lenient = (isinstance(value, str) and key.type in ("str", "null")) or (isinstance(value, float) and value.is_integer())
+    assert takes or not accepted or lenient, f"{name} ({key.type}) = {value!r}: Tunix reads back {read_back!r}, the schema takes it"
+
+
+@pytest.mark.parametrize("pin", [*bundled_pins(), *bundled_tunix_pins()])
+def test_every_bundled_pin_exports_a_valid_schema_in_strict_json(pin):
+    schema = tunix_schema(load_tunix_pin(pin)) if pin in bundled_tunix_pins() else maxtext_schema(load_pin(pin))
+    Draft202012Validator.check_schema(schema)
+    json.dumps(schema, allow_nan=False)  # no Infinity, which an editor's JSON parser refuses
 
 
 def test_export_writes_the_schema_to_stdout_or_a_file(tmp_path):
