@@ -30,7 +30,7 @@ from flaglint.tunix.merge import (
     merge,
     staged,
 )
-from flaglint.tunix.pins import PROGRAM, Builder, TunixPin, value_kind
+from flaglint.tunix.pins import PROGRAM, Builder, TunixPin, takes_kind, value_kind
 
 DEFAULT_ENTRY = "grpo_main"
 # The model sections each entry point builds a mesh for (grpo: every role; peft: the one model).
@@ -108,7 +108,7 @@ def _nested(merged: Merged, builders: tuple[Builder, ...], read_keys: frozenset[
         except KeyError:
             continue
         actual = value_kind(value)
-        if expected not in ("null", "dict") and value is not None and actual != expected and not (expected == "float" and actual == "int"):
+        if not takes_kind(expected, actual):
             out.append(staged(built_in('FL209', (key,), origin.location, key=key, value=value, kind=expected, actual=actual), NEVER_CHECKED))
     return out
 
