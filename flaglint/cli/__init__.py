@@ -24,7 +24,7 @@ COMMANDS = {
     "schema": ("schema", "schema", "Import a MaxText or Tunix source tree as a pin."),
     "config": ("config", "show_config", "Print the effective settings and where each came from."),
     "smoke": ("smoke", "smoke", "Run the bundled trainer core at toy sizes with these settings."),
-    "server": ("server", "server", "Run the language server for editors (stdio): diagnostics, fixes, hover, completion."),
+    "server": ("server", "server", "Run the language server for editors (over stdio)."),
 }
 
 
