@@ -7,6 +7,7 @@ import re
 
 import click
 
+from flaglint.cli.group import WholeSentenceGroup
 from flaglint.core.findings import InputError
 from flaglint.core.progress import Progress
 from flaglint.pins.pindiff import PinDiff, diff_pins
@@ -93,7 +94,7 @@ def _import_tunix(path: str, name: str | None, replace: bool, output: str | None
     click.echo(f"registered Tunix pin {pin} ({entry}); use it with --tunix-pin {pin}")
 
 
-@click.group(invoke_without_command=True)
+@click.group(cls=WholeSentenceGroup, invoke_without_command=True)
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
 @click.pass_context
 def pins(ctx, output_format):

@@ -92,6 +92,11 @@ class Fix:
         return out
 
 
+# The JSON contract of check, lint and gate (README "The JSON contract"). 2: a witness's branches
+# are {"file", "line"} objects (1 gave a line number, or "file:line" for another file).
+JSON_CONTRACT_VERSION = 2
+
+
 @dataclass
 class Result:
     """What a check of one flag string found, and the fixes it offers."""
@@ -109,7 +114,7 @@ class Result:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "version": 1,
+            "version": JSON_CONTRACT_VERSION,
             "pin": self.pin,
             "findings": [f.to_json() for f in self.findings],
             "fixes": [f.to_json() for f in self.fixes],

@@ -1,4 +1,4 @@
-"""The JSON contract (version 1): {"version", "pin", "findings", "fixes"}, and "applied" after --fix."""
+"""The JSON contract (core.findings.JSON_CONTRACT_VERSION): {"version", "pin", "findings", "fixes"}, and "applied" after --fix."""
 
 from __future__ import annotations
 

@@ -35,9 +35,10 @@ def test_the_top_level_help_gives_every_command_one_whole_line():
     assert all(line.rstrip().endswith(".") and "..." not in line for line in commands), commands
 
 
-def test_a_sub_group_s_help_gives_each_command_a_whole_sentence():
-    listed = run_flaglint("schema", "--help").stdout.split("Commands:\n", 1)[1]
-    assert "..." not in listed and " ".join(listed.split()).endswith("and register it as a pin."), listed
+@pytest.mark.parametrize("group, last_words", [("schema", "and register it as a pin."), ("pins", "defaults, validators.")])
+def test_a_sub_group_s_help_gives_each_command_a_whole_sentence(group, last_words):
+    listed = run_flaglint(group, "--help").stdout.split("Commands:\n", 1)[1]
+    assert "..." not in listed and " ".join(listed.split()).endswith(last_words), listed
 
 
 def test_dash_h_is_help_at_the_top_and_on_each_command():

@@ -72,7 +72,7 @@ def test_fix_with_json_prints_the_json_contract_and_what_was_applied(tmp_path):
     flags = tmp_path / "a.flags"
     flags.write_text("stray log_period=10 log_period=20\n")
     payload = json.loads(invoke("check", "--fix", "--format", "json", "-f", str(flags)).stdout)
-    assert payload["version"] == 1 and [f["rule"] for f in payload["findings"]] == ["FL003"]  # info: not fixed
+    assert payload["version"] == 2 and [f["rule"] for f in payload["findings"]] == ["FL003"]  # info: not fixed
     (applied,) = payload["applied"]
     assert applied["input"] == str(flags) and applied["safe"] and applied["changes"] == [{"key": "stray", "from": None, "to": None}]
     string = json.loads(invoke("check", "--fix", "--format", "json", "stray log_period=10").stdout)

@@ -50,7 +50,7 @@ def test_the_inputs_cover_every_severity_a_fix_and_a_clean_input(checked):
 
 def test_json_is_the_version_1_contract(checked):
     data = json.loads(render("json", checked))
-    assert data["version"] == 1 and data["pin"] == "bbd0f6f10"
+    assert data["version"] == 2 and data["pin"] == "bbd0f6f10"
     rules = [f["rule"] for f in data["findings"]]
     assert "FL101" in rules and "FL004" in rules
     assert data["fixes"][0]["changes"] == [{"key": "moe_roe_packed_routing_gather", "from": True, "to": False}]

@@ -15,7 +15,7 @@ def test_clean_flags_exit_0_and_json_contract():
     assert proc.returncode == 0, proc.stderr
     payload = _json(proc)
     notes = payload.pop("notes")
-    assert payload == {"version": 1, "pin": "maxtext-0.2.5", "findings": [], "fixes": []}
+    assert payload == {"version": 2, "pin": "maxtext-0.2.5", "findings": [], "fixes": []}
     # without a topology, the rules on the device count are named as not judged, never passed
     assert len(notes) == 1 and "no device count" in notes[0] and "MXB527C" in notes[0]
 
