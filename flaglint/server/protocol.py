@@ -20,13 +20,14 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import PositionCodec
 
-from flaglint.core.findings import Finding
+from flaglint.core.findings import Finding, InputError
 from flaglint.core.location import Location
 from flaglint.core.reading import QUOTED_FILE, Unreadable, read_text
 from flaglint.core.version import __version__
+from flaglint.frontends.checker import Checker
 from flaglint.report import describe_fix
 from flaglint.report.text_format import witness_line
-from flaglint.server.documents import DocumentCheck, FileFix, Workbench
+from flaglint.server.documents import DocumentCheck, FileFix, Workbench, document_kind
 from flaglint.server.knowledge import (
     key_hover,
     keys_starting,
@@ -95,12 +96,12 @@ class FlaglintServer(LanguageServer):
         while self.pending:
             uri = next(iter(self.pending))
             del self.pending[uri]
-            if uri not in self.workspace.text_documents:
-                continue
+            if uri not in self.workspace.text_documents or not _is_file(uri):
+                continue  # an unsaved, untitled buffer has no folder to take settings from
             document = self.workspace.get_text_document(uri)
             version, text = document.version, document.source
             buffers = {to_fs_path(other): self.workspace.get_text_document(other).source
-                       for other in self.workspace.text_documents if other != uri}
+                       for other in self.workspace.text_documents if other != uri and _is_file(other)}
             try:
                 checked = await loop.run_in_executor(self.executor, self.bench.check, to_fs_path(uri), text, buffers)
             except Exception as err:  # noqa: BLE001 - the editor is told, and the server goes on
@@ -207,13 +208,24 @@ class FlaglintServer(LanguageServer):
 
     # hover and completion
 
+    def checker_for(self, uri: str) -> Checker | None:
+        """The checker of the document's settings; None where they cannot be read (its check says why)."""
+        if not _is_file(uri):
+            return None
+        try:
+            return self.bench.checker(self.bench.settings(Path(to_fs_path(uri))))
+        except InputError:
+            return None
+
     def hover(self, uri: str, position: types.Position) -> types.Hover | None:
         document = self.workspace.get_text_document(uri)
         lines = lines_of(document.source)
         if position.line >= len(lines):
             return None
         line = lines[position.line]
-        checker = self.bench.checker(self.bench.settings(Path(to_fs_path(uri))))
+        checker = self.checker_for(uri)
+        if checker is None:
+            return None
         parts = []
         for origin in self.results.values():
             for placed in origin.placed.get(uri, []):
@@ -232,11 +244,11 @@ class FlaglintServer(LanguageServer):
             return []
         line = lines[position.line]
         before = line[: character_index(line, position.character, self.units)]
-        path = to_fs_path(uri)
-        result = self.results.get(uri)
-        kind = result.checked.kind if result else None
-        checker = self.bench.checker(self.bench.settings(Path(path)))
-        if kind == "config" or (kind is None and path.endswith(".yml")):
+        checker = self.checker_for(uri)
+        if checker is None:
+            return []
+        kind = document_kind(to_fs_path(uri), document.source)
+        if kind == "config":
             if match := _YAML_VALUE.match(before):
                 return _values(match.group(1), checker)
             if match := _YAML_KEY.match(before):
@@ -277,6 +289,10 @@ def _keys(prefix: str, checker, then: str) -> list[types.CompletionItem]:
 def _values(key: str, checker) -> list[types.CompletionItem]:
     return [types.CompletionItem(label=value, kind=types.CompletionItemKind.EnumMember, detail=key)
             for value in value_choices(key, checker)]
+
+
+def _is_file(uri: str) -> bool:
+    return uri.startswith("file:")
 
 
 def _overlaps(first: types.Range, second: types.Range) -> bool:

@@ -184,3 +184,21 @@ async def test_completion_of_keys_and_values_in_a_config(client: LanguageClient,
         types.TextDocumentIdentifier(uri), types.Position(2, len("moe_chunk_pipeline: "))))
     assert [item.label for item in values] == ["true", "false"]
     client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+
+
+async def test_completion_in_a_flag_file_and_nothing_for_an_untitled_buffer(client: LanguageClient, project: Path):
+    flags = project / "run.flags"
+    flags.write_text("steps=10 moe_chunk_pipeline=\n", encoding="utf-8")
+    uri = open_document(client, flags, "plaintext")
+    await diagnostics_until(client, uri, lambda d: True)
+    values = await client.text_document_completion_async(types.CompletionParams(
+        types.TextDocumentIdentifier(uri), types.Position(0, len("steps=10 moe_chunk_pipeline="))))
+    assert [item.label for item in values] == ["true", "false"]
+    keys = await client.text_document_completion_async(types.CompletionParams(
+        types.TextDocumentIdentifier(uri), types.Position(0, len("step"))))
+    assert [(item.label, item.insert_text) for item in keys if item.label == "steps"] == [("steps", "steps=")]
+    untitled = "untitled:Untitled-1"
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(untitled, "shellscript", 1, "steps=1\n")))
+    assert await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(untitled), types.Position(0, 1))) is None
+    for closed in (uri, untitled):
+        client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(closed)))
