@@ -84,8 +84,9 @@ class Workbench:
         self.settings_file = settings_file
         self._checkers: dict[tuple, Checker] = {}
 
-    def settings(self, path: Path) -> Settings:
-        return load_settings(start=path.parent, config_file=self.settings_file)
+    def settings(self, folder: Path) -> Settings:
+        """The settings for the documents of FOLDER: the nearest config file from there up."""
+        return load_settings(start=folder, config_file=self.settings_file)
 
     def checker(self, settings: Settings, fail_closed: bool = False) -> Checker:
         key = (settings["pin"], settings["model"], tuple(settings["extra-rules"]), fail_closed)
@@ -99,7 +100,7 @@ class Workbench:
         kind = document_kind(path, text)
         where = Path(path)
         try:
-            settings = self.settings(where)
+            settings = self.settings(where.parent)
         except InputError as err:
             return _unreadable(kind, "", path, str(err))
         read = {name: content.encode("utf-8") for name, content in {**buffers, path: text}.items()}

@@ -83,6 +83,19 @@ class FlaglintServer(LanguageServer):
 
     # checking
 
+    def warm_up(self, folders: list[str]) -> None:
+        """Load the checkers of the workspace's folders in the worker before the first document
+        comes (settings that cannot be read are said by that document's check)."""
+
+        def load() -> None:
+            for folder in folders:
+                try:
+                    self.bench.checker(self.bench.settings(Path(folder)))
+                except InputError:
+                    continue
+
+        self.executor.submit(load)
+
     def schedule(self, uri: str) -> None:
         self.pending[uri] = None
         for origin, result in self.results.items():  # documents that read this one check again
@@ -213,7 +226,7 @@ class FlaglintServer(LanguageServer):
         if not _is_file(uri):
             return None
         try:
-            return self.bench.checker(self.bench.settings(Path(to_fs_path(uri))))
+            return self.bench.checker(self.bench.settings(Path(to_fs_path(uri)).parent))
         except InputError:
             return None
 
@@ -308,6 +321,11 @@ def _within(position: types.Position, span: types.Range) -> bool:
 
 def build(settings_file: str | None = None) -> FlaglintServer:
     server = FlaglintServer(settings_file)
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: FlaglintServer, params: types.InitializedParams) -> None:
+        roots = [folder.uri for folder in ls.workspace.folders.values()] or [ls.workspace.root_uri or ""]
+        ls.warm_up([to_fs_path(root) for root in roots if _is_file(root)])
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: FlaglintServer, params: types.DidOpenTextDocumentParams) -> None:
