@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from flaglint.core.reading import SCRIPT, Unreadable, read_file, regular_file
+from flaglint.core.reading import SCRIPT, Unreadable, buffer_of, read_file, regular_file
 from flaglint.render.bash.arithmetic import ArithError, ArithTooDeep
 from flaglint.render.bash.depth import check_depth
 from flaglint.render.bash.lexer import (
@@ -1071,6 +1071,9 @@ def _redirections_first(data: bytes) -> bytes:
 
 def compile_file(path: str) -> CompiledFile:
     """Parse and compile a script (cached on path, size and modification time)."""
+    buffer = buffer_of(path)
+    if buffer is not None:  # an editor's buffer changes without a new modification time: never cached
+        return compile_text(path, buffer)
     try:
         st = regular_file(path, SCRIPT)
         key = (path, st.st_mtime_ns, st.st_size)
