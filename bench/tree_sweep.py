@@ -11,18 +11,16 @@ busy machine does not inflate). Scripts are read, never run.
     python bench/tree_sweep.py GIT_DIR REV [REV ...] [--pin maxtext-0.2.5] [--under PATH]
 
 GIT_DIR is a repository (`fetch` brings public ones under /work/.mirror/<owner>+<name>/repo); each
-REV is exported with `git archive` into a temporary directory first.
+REV is written into a temporary directory first.
 """
 
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import resource
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from collections import Counter
@@ -33,9 +31,29 @@ INTERNAL = ("Traceback", "internal error", "RecursionError")
 
 
 def _export(git_dir: str, rev: str, into: Path) -> None:
-    archive = subprocess.run(["git", "-C", git_dir, "archive", "--format=tar", rev], capture_output=True, check=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(into, filter="data")
+    """The tree's files at REV; a blob a partial mirror does not hold (its largest files) is left out."""
+    listing = subprocess.run(["git", "-C", git_dir, "ls-tree", "-r", "-z", rev], capture_output=True, check=True).stdout
+    blobs = []
+    for entry in listing.split(b"\0"):
+        if entry:
+            meta, name = entry.split(b"\t", 1)
+            mode, kind, sha = meta.split()
+            if kind == b"blob" and mode != b"120000":
+                blobs.append((sha, name.decode("utf-8", "replace")))
+    batch = subprocess.run(["git", "-C", git_dir, "cat-file", "--batch"], input=b"".join(sha + b"\n" for sha, _ in blobs),
+                           capture_output=True, check=True).stdout
+    at = 0
+    for _, name in blobs:
+        header_end = batch.index(b"\n", at)
+        header = batch[at:header_end].split()
+        at = header_end + 1
+        if header[-1] == b"missing":
+            continue
+        size = int(header[2])
+        target = into / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(batch[at:at + size])
+        at += size + 1
 
 
 def _lint(root: Path, script: Path, pin: str) -> dict:
