@@ -13,7 +13,7 @@ from flaglint.cli.fixing import apply_fixes, choose
 from flaglint.cli.group import end_of_startup
 from flaglint.cli.inputs import refuse_unread_stdin_filename
 from flaglint.cli.options import Options, common_options, load_checker
-from flaglint.cli.output import apply_settings, emit
+from flaglint.cli.output import emit
 from flaglint.core.findings import InputError
 from flaglint.core.progress import Progress
 from flaglint.core.reading import BATCH_FILE, FLAG_FILE, decode, read_file, read_stdin
@@ -24,6 +24,7 @@ from flaglint.frontends.check.tunix_argv import check_tunix_argv
 from flaglint.frontends.tunix_commands import is_tunix_argv
 from flaglint.read.flags import FlagSource, bom_length, read_text_file
 from flaglint.report import Checked
+from flaglint.settings.applied import apply_settings
 from flaglint.tunix.pins import tunix_base_names
 
 

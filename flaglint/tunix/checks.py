@@ -30,7 +30,7 @@ from flaglint.tunix.merge import (
     merge,
     staged,
 )
-from flaglint.tunix.pins import PROGRAM, Builder, TunixPin, value_kind
+from flaglint.tunix.pins import PROGRAM, Builder, TunixPin, takes_kind, value_kind
 
 DEFAULT_ENTRY = "grpo_main"
 # The sub-section of a model config the base YAML names for MaxText's own keys (from 0.1.7).
@@ -111,7 +111,7 @@ def _nested(merged: Merged, builders: tuple[Builder, ...], read_keys: frozenset[
         except KeyError:
             continue
         actual = value_kind(value)
-        if expected not in ("null", "dict") and value is not None and actual != expected and not (expected == "float" and actual == "int"):
+        if not takes_kind(expected, actual):
             out.append(staged(built_in('FL209', (key,), origin.location, key=key, value=value, kind=expected, actual=actual), NEVER_CHECKED))
     return out
 

@@ -46,6 +46,16 @@ def value_kind(value: Any) -> str:
     return type(value).__name__
 
 
+VALUE_KINDS = ("null", "bool", "int", "float", "str", "list", "dict")
+
+
+def takes_kind(expected: str, actual: str) -> bool:
+    """Whether a value of kind ACTUAL is of the base value's kind EXPECTED, as flaglint holds
+    Tunix's values to it: a null where anything is, an int where a float is, anything for a null
+    (a mapping's own keys are held to it key by key)."""
+    return expected in ("null", "dict") or actual in ("null", expected) or (expected, actual) == ("float", "int")
+
+
 @dataclass(frozen=True)
 class BaseKey:
     """A key of a base YAML: its type (`int`, `dict`, `null`, …), default (not for a mapping) and line."""
