@@ -48,7 +48,9 @@ def test_the_readme_clones_then_installs_the_tool_then_the_test_extras():
     for install in installs:
         named = re.fullmatch(r"\.(?:\[(.*)\])?", install[-1]).group(1)
         assert all(extra in extras for extra in (named or "").split(",") if extra), install
-    assert installs[-1][-1] == ".[test,trainer]" and commands[-1] == "python -m pytest -q"
+    assert installs[-1][-1] == ".[test,trainer,server]" and commands[-1] == "python -m pytest -q"
+    # CI installs what the README's test command needs, and the layout checks' tools
+    assert "'.[test,trainer,lint,server]'" in (REPO / ".ci" / "run").read_text()
 
 
 def test_the_readme_check_does_what_its_comment_says():

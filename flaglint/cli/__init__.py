@@ -21,9 +21,10 @@ COMMANDS = {
     "rules": ("rules", "list_rules", "List the rules of a pin."),
     "explain": ("explain", "explain", "Show one rule: title, rationale, examples, fix and source."),
     "pins": ("pins", "pins", "List the MaxText and Tunix pins, or diff two."),
-    "schema": ("schema", "schema", "Import a MaxText or Tunix source tree as a pin."),
+    "schema": ("schema", "schema", "Import a source tree as a pin, or export a pin as a JSON Schema."),
     "config": ("config", "show_config", "Print the effective settings and where each came from."),
     "smoke": ("smoke", "smoke", "Run the bundled trainer core at toy sizes with these settings."),
+    "server": ("server", "server", "Run the language server for editors (over stdio)."),
 }
 
 

@@ -13,7 +13,7 @@ from flaglint.cli.fixing import apply_fixes, choose
 from flaglint.cli.group import end_of_startup
 from flaglint.cli.inputs import refuse_unread_stdin_filename
 from flaglint.cli.options import Options, common_options, load_checker
-from flaglint.cli.output import apply_settings, emit
+from flaglint.cli.output import emit
 from flaglint.core.findings import InputError
 from flaglint.core.progress import Progress
 from flaglint.core.reading import BATCH_FILE, FLAG_FILE, decode, read_file, read_stdin
@@ -24,6 +24,7 @@ from flaglint.frontends.check.tunix_argv import check_tunix_argv
 from flaglint.frontends.tunix_commands import is_tunix_argv
 from flaglint.read.flags import FlagSource, bom_length, read_text_file
 from flaglint.report import Checked
+from flaglint.settings.applied import apply_settings
 from flaglint.tunix.pins import tunix_base_names
 
 
@@ -118,7 +119,7 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
 
 def _check_tunix(args: tuple[str, ...], options: Options, settings, env: dict[str, str]) -> None:
     end_of_startup()
-    text, result = check_tunix_argv(args, settings["tunix-pin"], env, options.devices(settings["pin"]))
+    text, result = check_tunix_argv(args, settings["tunix-pin"], env, options.devices(settings["pin"]), settings["pin"])
     emit(options, [Checked(None, text, apply_settings(result, settings))], settings, {})
 
 

@@ -19,8 +19,8 @@ from flaglint.report.rule_docs import (
     rule_catalogue,
     rule_json,
 )
-from flaglint.rules.ruleset import RENUMBERED_ID, renumbered_ids
-from flaglint.settings.settings import load_settings, renumbered_warning
+from flaglint.rules.ruleset import RENUMBERED_ID, Renumbering, renumbered_ids
+from flaglint.settings.settings import load_settings, renumbering
 from flaglint.tunix.pins import known_tunix_pins, load_tunix_pin
 
 
@@ -34,11 +34,11 @@ def explain(rule_id, pin, output_format):
     rule_id = rule_id.upper()
     pin_schema = load_pin(pin) if pin else None
     if RENUMBERED_ID.fullmatch(rule_id):
-        at = pin_schema or load_pin(load_settings()["pin"])
-        new = renumbered_ids(at.rules).get(rule_id)
-        if new is not None:
-            click.echo(f"flaglint: warning: {renumbered_warning('explain', rule_id, new, at.pin)}", err=True)
-            rule_id = new
+        table = (Renumbering(renumbered_ids(pin_schema.rules), pin_schema.pin) if pin_schema is not None and rule_id.startswith("MX")
+                 else renumbering(load_settings(), rule_id))
+        if rule_id in table.ids:
+            click.echo(f"flaglint: warning: explain: {table.warning(rule_id)}", err=True)
+            rule_id = table.ids[rule_id]
     listed = rule_catalogue(pin_schema).get(rule_id)
     if listed is not None and pin_schema is not None:
         elsewhere = listed

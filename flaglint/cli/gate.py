@@ -10,7 +10,7 @@ import click
 from flaglint.cli.fixing import apply_fixes
 from flaglint.cli.inputs import input_paths, refuse_unread_stdin_filename
 from flaglint.cli.options import Options, common_options, load_checker
-from flaglint.cli.output import apply_settings, emit
+from flaglint.cli.output import emit
 from flaglint.core.reading import MANIFEST, decode, read_stdin
 from flaglint.frontends.gate.manifests import (
     check_manifest,
@@ -18,6 +18,7 @@ from flaglint.frontends.gate.manifests import (
     manifest_edits,
 )
 from flaglint.report import Checked
+from flaglint.settings.applied import apply_settings
 
 
 @click.command()

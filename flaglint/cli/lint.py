@@ -10,12 +10,13 @@ import click
 from flaglint.cli.fixing import apply_fixes
 from flaglint.cli.inputs import input_paths, refuse_unread_stdin_filename
 from flaglint.cli.options import Options, common_options, load_checker
-from flaglint.cli.output import apply_settings, emit
+from flaglint.cli.output import emit
 from flaglint.core.findings import InputError
 from flaglint.core.progress import Progress
 from flaglint.core.reading import SCRIPT, decode, read_stdin, regular_file
 from flaglint.frontends.lint.scripts import check_script
 from flaglint.report import Checked
+from flaglint.settings.applied import apply_settings
 
 
 def _vary(items: tuple[str, ...]) -> dict[str, list[str]]:

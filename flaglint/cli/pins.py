@@ -134,7 +134,8 @@ def _origin(origin: str) -> dict[str, str | None]:
 @click.argument("new")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
 def pins_diff(old, new, output_format):
-    """What changes from pin OLD to pin NEW: keys added, removed and retyped, defaults, validators."""
+    """What changes from pin OLD to pin NEW (two MaxText pins, or two Tunix pins tunix-X.Y.Z): keys
+    added, removed and retyped, defaults, validators."""
 
     changes = diff_pins(old, new)
     if output_format == "json":
@@ -154,7 +155,7 @@ def _diff_lines(changes: PinDiff) -> list[str]:
         ("keys retyped", ("key", "field", "change"), [(k, c.field, c.text()) for k, cs in changes.keys_retyped for c in cs]),
         ("defaults changed", ("key", "change"), [(k, c.text()) for k, c in changes.defaults_changed]),
         ("validators added", ("id", "function", "title"), [(v.id, v.source, v.title) for v in changes.validators_added]),
-        ("validators changed (what the same function and message check)", ("old id", "new id", "function", "title"),
+        (f"validators changed ({changes.changed_means})", ("old id", "new id", "function", "title"),
          [(old.id, new.id, new.source, new.title) for old, new in changes.validators_changed]),
         ("validators removed", ("id", "function", "title"), [(v.id, v.source, v.title) for v in changes.validators_removed]),
     ]

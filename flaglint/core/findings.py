@@ -60,7 +60,19 @@ class Change:
     to: Any
 
     def to_json(self) -> dict[str, Any]:
-        return {"key": self.key, "from": self.from_, "to": self.to}
+        return {"key": self.key, "from": _json_value(self.from_), "to": _json_value(self.to)}
+
+
+def _json_value(value: Any) -> Any:
+    """A key's value as JSON holds it: a YAML `!!binary` or `!!set` in a config (bytes, a set) as
+    the text report shows it, since JSON has no such type."""
+    if isinstance(value, (bytes, set, frozenset)):
+        return repr(sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value)
+    if isinstance(value, (list, tuple)):
+        return [_json_value(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): _json_value(item) for key, item in value.items()}
+    return value
 
 
 @dataclass

@@ -12,8 +12,10 @@ from __future__ import annotations
 import os
 import stat
 import sys
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, Iterator, Mapping
 
 from flaglint.core.findings import InputError
 
@@ -72,6 +74,27 @@ class TooLarge(Unreadable):
     """An input over its kind's limit."""
 
 
+# An editor's unsaved buffers, read in place of the files they stand for (`flaglint server`): a
+# script's sourced files and a config's base_config chain are then what the user sees, not the disk.
+_buffers: ContextVar[Mapping[str, bytes]] = ContextVar("buffers", default={})
+
+
+@contextmanager
+def buffers_over_files(buffers: Mapping[str, bytes]) -> Iterator[None]:
+    """Within the block, each path of BUFFERS reads as its bytes, whether or not a file is there."""
+    token = _buffers.set({os.path.realpath(path): data for path, data in buffers.items()})
+    try:
+        yield
+    finally:
+        _buffers.reset(token)
+
+
+def buffer_of(path: str | os.PathLike) -> bytes | None:
+    """The buffer that stands for the file PATH (buffers_over_files), or None."""
+    buffers = _buffers.get()
+    return buffers.get(os.path.realpath(path)) if buffers else None
+
+
 _FILE_TYPES = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
                stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a folder"}
 
@@ -91,6 +114,11 @@ def regular_file(path: str | os.PathLike, kind: InputKind, within: str | os.Path
     if within is not None and not is_within(name, within):
         raise Unreadable(name, f"a link out of {os.fspath(within)} (to {os.path.realpath(name)}); "
                          "flaglint reads only the files of the tree")
+    buffer = buffer_of(name)
+    if buffer is not None:
+        if len(buffer) > kind.limit:
+            raise TooLarge(name, f"{len(buffer):,} bytes, over the {kind.shown_limit} flaglint reads of {kind.one}")
+        return os.stat_result((stat.S_IFREG | 0o644, 0, 0, 1, 0, 0, len(buffer), 0, 0, 0))
     try:
         status = os.stat(name)
     except OSError as err:
@@ -107,6 +135,9 @@ def read_file(path: str | os.PathLike, kind: InputKind, within: str | os.PathLik
     """The bytes of the regular file PATH, at most KIND's limit of them (WITHIN: regular_file)."""
     name = os.fspath(path)
     regular_file(name, kind, within)
+    buffer = buffer_of(name)
+    if buffer is not None:
+        return buffer
     try:
         # no blocking: a FIFO put in the file's place after the look above is not waited on
         handle = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
@@ -140,7 +171,7 @@ def decode(data: bytes, where: str) -> str:
 def names_a_file(path: str | os.PathLike) -> bool:
     """Something other than a folder is at PATH: a FIFO or a device too, which the reader refuses by
     name where a look for regular files would call it missing."""
-    return os.path.exists(path) and not os.path.isdir(path)
+    return buffer_of(path) is not None or (os.path.exists(path) and not os.path.isdir(path))
 
 
 def is_within(path: str | os.PathLike, root: str | os.PathLike) -> bool:

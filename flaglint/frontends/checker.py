@@ -7,10 +7,10 @@ loading once and every line after that is cheap.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from flaglint.core.edits import Applicability
-from flaglint.core.findings import Finding, Result
+from flaglint.core.findings import Finding, InputError, Result
 from flaglint.fix.flags import apply_edits, is_safe, refused_edit, renamed, write_fix
 from flaglint.maxtext.pyconfig import ep_rank_without_axes
 from flaglint.maxtext.tpu import RULE_FUNCTIONS
@@ -22,6 +22,7 @@ from flaglint.pins.pins import (
     not_judged,
     pins_defining,
 )
+from flaglint.read.argv import argv_source
 from flaglint.read.config_chain import PIN_LABEL
 from flaglint.read.flags import FlagSource
 from flaglint.resolve.resolver import Config, close_keys, resolve
@@ -34,8 +35,12 @@ from flaglint.resolve.topology import (
 )
 from flaglint.rules.expr import Unknown, evaluate, substitute
 from flaglint.rules.ruleset import built_in, load_ruleset
+from flaglint.schema.config_index import ConfigIndex
 from flaglint.solve.rules import applicable, finding, minimal_changes, violated
 from flaglint.solve.solutions import Solution, Unsatisfiable, held_keys
+
+if TYPE_CHECKING:
+    from flaglint.render.yaml_chain import Written
 
 
 class Checker:
@@ -261,3 +266,21 @@ def check_flags(flags: str, *, pin: str = DEFAULT_PIN, env: Mapping[str, str] | 
                 fix: bool = True, max_fixes: int = 3) -> Result:
     """Check one MAXTEXT_EXTRA_FLAGS string (with Tunix variables in `env`) at a pin."""
     return Checker(pin, model).check(FlagSource(flags), env, fix=fix, max_fixes=max_fixes)
+
+
+def check_command(checker: Checker, words: list[str], config: str, env: dict[str, str], unknown: frozenset[str] = frozenset(),
+                  index: ConfigIndex | None = None, written: Mapping[str, Written] = {}) -> list[Finding]:
+    """MaxText's verdict, as flaglint judges it, on argv words after a config file. Locations in the
+    argv are columns of argv_source(words).text (quoted_origins maps them back)."""
+    try:
+        chained = argv_with_chain(words, config, index, written)
+    except InputError as err:
+        return [built_in("FL010", variant="config", reason=err)]
+    return checker.check(chained, env, fix=False, unknown=unknown).findings
+
+
+def argv_with_chain(words: list[str], config: str, index: ConfigIndex | None, written: Mapping[str, Written] = {}) -> FlagSource:
+    """MaxText's argv words after the config file `config`, with that file's base_config chain."""
+    from flaglint.render.yaml_chain import config_node, load_chain  # noqa: PLC0415 it imports yaml: off a flag string's cold check
+
+    return replace(argv_source(words), chain=load_chain(config_node(config, index, written), index, written))

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from flaglint.core.findings import Finding, InputError
+from flaglint.core.findings import InputError
 from flaglint.frontends.checker import Checker
 from flaglint.maxtext.launch import (
     MaxTextCommand,
@@ -24,20 +24,17 @@ from flaglint.maxtext.launch import (
     xpk_command,
 )
 from flaglint.maxtext.tpu import named_devices, slice_devices
-from flaglint.read.argv import argv_source, shell_words
-from flaglint.read.flags import FlagSource, Token
+from flaglint.read.argv import shell_words
+from flaglint.read.flags import Token
 from flaglint.render.bash.builtins import shell_operand
 from flaglint.render.bash.machine import SHELLS
 from flaglint.render.bash.types import Launch, Value
 from flaglint.render.yaml_chain import (
     Written,
-    config_node,
-    load_chain,
     pin_relpath,
     written_name,
 )
 from flaglint.resolve.topology import DeviceCount
-from flaglint.rules.ruleset import built_in
 from flaglint.schema.config_index import ConfigIndex
 
 SEPARATORS = {";", "&&", "||", "|", "|&", "&"}
@@ -244,19 +241,3 @@ def layout_note(checker: Checker, where: str) -> str:
     return (f"{said}, the default pin, with its keys and checks: give --pin {OLD_LAYOUT_PIN} (or pin = "
             f"\"{OLD_LAYOUT_PIN}\" under [tool.flaglint], or maxtext=={OLD_LAYOUT_PIN.removeprefix('maxtext-')} "
             "in the requirements file) to judge it by MaxText 0.1.0")
-
-
-def check_command(checker: Checker, words: list[str], config: str, env: dict[str, str], unknown: frozenset[str] = frozenset(),
-                  index: ConfigIndex | None = None, written: Mapping[str, Written] = {}) -> list[Finding]:
-    """MaxText's verdict, as flaglint judges it, on argv words after a config file. Locations in the
-    argv are columns of argv_source(words).text (quoted_origins maps them back)."""
-    try:
-        chained = argv_with_chain(words, config, index, written)
-    except InputError as err:
-        return [built_in("FL010", variant="config", reason=err)]
-    return checker.check(chained, env, fix=False, unknown=unknown).findings
-
-
-def argv_with_chain(words: list[str], config: str, index: ConfigIndex | None, written: Mapping[str, Written] = {}) -> FlagSource:
-    """MaxText's argv words after the config file `config`, with that file's base_config chain."""
-    return replace(argv_source(words), chain=load_chain(config_node(config, index, written), index, written))

@@ -11,15 +11,17 @@ import os
 import re
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from flaglint.core.findings import Finding, InputError
 from flaglint.core.location import Location
 from flaglint.core.reading import CONFIG_FILE, Unreadable, read_file
+from flaglint.frontends.checker import Checker, check_command
 from flaglint.read.flags import read_env_assignments
 from flaglint.resolve.topology import DeviceCount
 from flaglint.rules.ruleset import built_in
+from flaglint.schema.config_index import load_index
 from flaglint.tunix.checks import TunixCheck, check_tunix
 from flaglint.tunix.launch import (
     TunixCommand,
@@ -28,10 +30,12 @@ from flaglint.tunix.launch import (
     recognise_tunix,
     suggested_override,
 )
-from flaglint.tunix.merge import STARTUP, TunixArgv, staged
+from flaglint.tunix.maxtext_model import maxtext_argvs
+from flaglint.tunix.merge import AFTER_DOWNLOADS, STARTUP, TunixArgv, staged
 from flaglint.tunix.pins import TunixPin
 
 TUNIX_BASE_SUFFIX = ".yaml"
+MAXTEXT_CONFIGS = "src/maxtext/configs/"  # where a config of the MaxText pin is named (frontends/commands.py config_path)
 DOTENV = ".env"  # `flaglint check BASE.yaml k=v …` is a Tunix argv (MaxText's configs end in .yml)
 
 
@@ -54,10 +58,12 @@ def word_locations(words: list[str]) -> list[Location]:
 
 def check_tunix_words(pin: TunixPin, command: TunixCommand | None, args: list[str], env: dict[str, str],
                       search: tuple[Path, ...], unknown_words: frozenset[int] = frozenset(),
-                      allow_unverified: bool = False, devices: DeviceCount | None = None) -> TunixChecked:
+                      allow_unverified: bool = False, devices: DeviceCount | None = None,
+                      maxtext: Callable[[], Checker] | None = None) -> TunixChecked:
     """The findings on a Tunix argv: `args` are the words after the module (before absl reads
     them); `command` None: a bare argv (BASE.yaml k=v …), its program not known; `devices`: what
-    it runs on, when that is known."""
+    it runs on, when that is known; `maxtext`: the checker at the MaxText pin, for the argv a
+    model section with `model_source: maxtext` builds (made only when one does)."""
     locations = word_locations(args)
     findings: list[Finding] = []
     notes: list[str] = []
@@ -81,7 +87,75 @@ def check_tunix_words(pin: TunixPin, command: TunixCommand | None, args: list[st
                      frozenset(kept.index(i) for i in unknown_words if i in kept),
                      (devices.devices, devices.source) if devices is not None else None)
     checked = check_tunix(pin, argv, entry, allow_unverified)
-    return TunixChecked(findings + checked.findings, checked, notes + checked.merged.notes)
+    findings += checked.findings
+    if maxtext is not None and not checked.merged.stopped:
+        findings += _maxtext_models(pin, checked, env, maxtext, allow_unverified)
+    return TunixChecked(findings, checked, notes + checked.merged.notes)
+
+
+def _maxtext_models(pin: TunixPin, checked: TunixCheck, env: dict[str, str], maxtext: Callable[[], Checker],
+                    allow_unverified: bool) -> list[Finding]:
+    """MaxText's verdict on the argv each model section with `model_source: maxtext` builds, each
+    finding at the Tunix word or line that set the value it is about (else at model_source's),
+    labelled with Tunix's stage: MaxText reads it when Tunix builds the model."""
+    facts = pin.maxtext_model
+    merged = checked.merged
+    checkers: list[Checker] = []
+
+    def checker() -> Checker:
+        if not checkers:
+            checkers.append(maxtext())
+        return checkers[0]
+
+    found: list[Finding] = []
+    for argv in maxtext_argvs(facts, merged, checked.entry, env, lambda key: key in checker().pin.keys):
+        source = merged.origin(f"{argv.section}.model_source")
+        at_source = source.location if source is not None else None
+        if argv.naming is not None:
+            refused = argv.naming
+            at = refused.origin.location if refused.origin is not None and refused.origin.location is not None else at_source
+            found.append(staged(built_in("FL215", (refused.key, f"{argv.section}.model_source"), at, key=refused.key,
+                                         value=refused.model_id, name=refused.name, reason=refused.reason, version=pin.version),
+                                AFTER_DOWNLOADS))
+            continue
+        where = (f"the MaxText argv Tunix {pin.version} builds for {argv.section} (model_source: maxtext, "
+                 f"{facts['site']}) at MaxText {checker().pin.pin}")
+        if argv.unknown:
+            found.append(staged(built_in("FL011", (f"{argv.section}.model_source",), at_source, allow_unverified=allow_unverified,
+                                         reason=f"{where}: {'; '.join(argv.unknown)} cannot be known"), AFTER_DOWNLOADS))
+            continue
+        index = load_index(checker().pin.configs)
+        base = argv.words[0]
+        if index is None or index.get(base) is None:
+            found.append(staged(built_in("FL011", (f"{argv.section}.model_source",), at_source, allow_unverified=allow_unverified,
+                                         reason=f"{where}: MaxText's {base} is not known at this pin"), AFTER_DOWNLOADS))
+            continue
+        words = argv.words[1:]
+        spans = word_locations(words)
+        for finding in check_command(checker(), words, f"{MAXTEXT_CONFIGS}{base}", {}, index=index):
+            at = _word_of(finding, words, spans)
+            origin = argv.origins[at + 1] if at is not None else None
+            location = origin.location if origin is not None and origin.location is not None else at_source
+            keys = tuple(dict.fromkeys(k for k in (argv.keys[at + 1] if at is not None else None, f"{argv.section}.model_source") if k))
+            found.append(staged(replace(finding, message=f"{where}: {finding.message}", location=location, keys=keys,
+                                        related=(at_source,) if at_source is not None and at_source != location else ()),
+                                AFTER_DOWNLOADS))
+    return found
+
+
+def _word_of(finding: Finding, words: list[str], spans: list[Location]) -> int | None:
+    """The index of the derived word a MaxText finding is about: the word its location is in,
+    else the first word that sets one of its keys."""
+    at = finding.location
+    if at is not None and at.file is None:
+        for index, span in enumerate(spans):
+            if span.column <= at.column < (span.end_column or span.column + 1):
+                return index
+    for key in finding.keys:
+        for index, word in enumerate(words):
+            if word.split("=", 1)[0] == key:
+                return index
+    return None
 
 
 def _with_dotenv(env: dict[str, str], search: tuple[Path, ...], notes: list[str]) -> dict[str, str]:

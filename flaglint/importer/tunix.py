@@ -12,7 +12,8 @@ Read with `ast` and a YAML parser, never imported or run:
   their fields, required or with a default, and the raises of their `__post_init__` as rules;
 - which mesh parser the release has.
 
-Each rule has an id (`TX0001`…), the stage at which Tunix refuses it (start-up: before any
+Each rule has an id (`TX` and five characters, the same for the same check at every release:
+docs/rule-ids.md), the stage at which Tunix refuses it (start-up: before any
 download; after downloads: the builders, once the tokenizer, data and model are fetched) and
 the file and line it comes from. Messages are flaglint's own words, never Tunix's.
 """
@@ -41,6 +42,8 @@ from flaglint.importer.tunix_checks import (
     SourceTree,
     Walker,
 )
+from flaglint.importer.tunix_maxtext import maxtext_model
+from flaglint.importer.validators import stable_rule_id
 from flaglint.rules.expr import ExprError, parse
 from flaglint.tunix.pins import value_kind
 
@@ -54,6 +57,7 @@ STARTUP = "start-up"
 AFTER_DOWNLOADS = "after downloads"
 NEVER_CHECKED = "never checked"
 STAGES = (STARTUP, AFTER_DOWNLOADS, NEVER_CHECKED)
+TUNIX_ID_PREFIX = "TX"
 _PARSER_KINDS = {"str": "str", "int": "int", "float": "float", "bool": "bool", "DictConfig": "dict", "ListConfig": "list"}
 
 
@@ -125,6 +129,9 @@ def import_tunix(path: str | Path, commit: str | None = None) -> TunixImport:
         "mesh": _mesh_facts(config),
         "read_keys": _read_keys(files),
     }
+    maxtext = maxtext_model(tree, sorted(entries))
+    if maxtext is not None:
+        data["maxtext_model"] = maxtext
     sites = _startup_sites(config) + _builder_sites(tree, entries)
     rules, unexpressible = _rules(sites, version)
     return TunixImport(data, rules, unexpressible)
@@ -610,10 +617,19 @@ def _builder_sites(tree: SourceTree, entries: dict[str, dict[str, Any]]) -> list
     return [(site, AFTER_DOWNLOADS) for site in walker.sites.values()]
 
 
+def check_identity(site: Site) -> str:
+    """What SITE checks and where Tunix defines it, equal at two releases exactly when the check
+    is: the function that raises (not its file or line, which move), the exception, the path's
+    conditions over the keys, and why no rule can state it."""
+    return "\n".join([site.function, site.exception, *(ast.unparse(c) for c in site.condition), site.reason or ""])
+
+
 def _rules(sites: list[tuple[Site, str]], version: str) -> tuple[list[dict], list[dict]]:
     rules, unexpressible = [], []
-    for number, (site, stage) in enumerate(sites, start=1):
-        rule_id = f"TX{number:04d}"
+    taken: set[str] = set()
+    for site, stage in sites:
+        rule_id = stable_rule_id(check_identity(site), taken, TUNIX_ID_PREFIX)
+        taken.add(rule_id)
         where = f"{site.file}:{site.line} {site.function}"
         if site.reason is not None or not site.condition:
             entry = {"id": rule_id, "site": where, "stage": stage, "reason": site.reason or "raised on every path (not a check of a value)"}

@@ -172,15 +172,16 @@ def check_identity(site: Site, cond: ast.expr | None, unknown: list[Unexpressibl
     return "\n".join(parts)
 
 
-def stable_rule_id(check: str, taken: set[str] = frozenset()) -> str:
-    """`MX` and ID_CHARS characters of a hash of CHECK (check_identity): one id for one check at
-    every release. An id TAKEN already (a second raise of one function that checks the same thing,
-    such as two divisions by one key; later in source order) hashes the check with its ordinal."""
+def stable_rule_id(check: str, taken: set[str] = frozenset(), prefix: str = "MX") -> str:
+    """PREFIX (`MX` for MaxText's validators, `TX` for Tunix's checks) and ID_CHARS characters of a
+    hash of CHECK (check_identity): one id for one check at every release. An id TAKEN already (a
+    second raise of one function that checks the same thing, such as two divisions by one key;
+    later in source order) hashes the check with its ordinal."""
     occurrence = 1
     while True:
         text = check if occurrence == 1 else f"{check}\n#{occurrence}"
         number = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> (64 - 5 * ID_CHARS)
-        rule_id = "MX" + "".join(_ID_ALPHABET[(number >> (5 * i)) & 31] for i in reversed(range(ID_CHARS)))
+        rule_id = prefix + "".join(_ID_ALPHABET[(number >> (5 * i)) & 31] for i in reversed(range(ID_CHARS)))
         if rule_id not in taken:
             return rule_id
         occurrence += 1

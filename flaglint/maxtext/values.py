@@ -98,7 +98,12 @@ def cleaned(schema, value: Any) -> Any:
 
 def type_value(schema, raw: str | None) -> Any:
     """The value MaxText gives `key=raw`, or ValueError_ with MaxText's reason."""
-    parsed = parse_cli_value(raw)
+    return type_parsed(schema, parse_cli_value(raw))
+
+
+def type_parsed(schema, parsed: Any) -> Any:
+    """The value MaxText gives a value as YAML reads it (a config file's, or a flag's once parsed),
+    or ValueError_ with MaxText's reason."""
     if schema.name in MERGED_RULE_LISTS:
         check_rule_list(parsed)
     return coerce(schema, cleaned(schema, parsed))
@@ -130,6 +135,11 @@ def _float_list_when_string(value: Any) -> Any:
 
 # Fields with a pydantic before-validator in types.py (constant_bound_config: types.py:2782).
 _BEFORE_VALIDATORS = {"constant_bound_config": _float_list_when_string}
+
+
+def splits_float_string(name: str) -> bool:
+    """Whether the key's field takes a string of comma-separated numbers as the list of them."""
+    return _BEFORE_VALIDATORS.get(name) is _float_list_when_string
 
 
 def coerce(schema, value: Any) -> Any:
@@ -198,9 +208,10 @@ def _plain(number: float) -> str:
     return str(int(number)) if float(number).is_integer() else str(number)
 
 
-_TRUE = {"1", "on", "t", "true", "y", "yes"}
-_FALSE = {"0", "off", "f", "false", "n", "no"}
-_INT_TEXT = re.compile(r"[+-]?[0-9](?:_?[0-9])*(?:\.0+)?")
+TRUE_WORDS = ("1", "on", "t", "true", "y", "yes")  # a string pydantic takes as a bool, in any case
+FALSE_WORDS = ("0", "off", "f", "false", "n", "no")
+INT_TEXT = r"[+-]?[0-9](?:_?[0-9])*(?:\.0+)?"  # a string pydantic takes as an int, once stripped
+_INT_TEXT = re.compile(INT_TEXT)
 _INT64 = 2**63
 
 
@@ -209,8 +220,8 @@ def _as_bool(value: Any) -> bool:
         return value
     if isinstance(value, (int, float)) and value in (0, 1):
         return bool(value)
-    if isinstance(value, str) and value.lower() in _TRUE | _FALSE:
-        return value.lower() in _TRUE
+    if isinstance(value, str) and value.lower() in TRUE_WORDS + FALSE_WORDS:
+        return value.lower() in TRUE_WORDS
     raise ValueError_(f"{value!r}: value should be a valid boolean")
 
 

@@ -1,16 +1,26 @@
-"""`flaglint pins diff A B`: what an upgrade from one MaxText pin to another changes for a user's
-flags: keys added, removed and retyped, effective defaults changed, validators added, changed and
-removed (a validator's id is one check at every pin: docs/rule-ids.md)."""
+"""`flaglint pins diff A B`: what an upgrade from one MaxText pin to another, or one Tunix pin to
+another, changes for a user's flags: keys added, removed and retyped, effective defaults changed,
+validators added, changed and removed (a validator's id is one check at every pin: docs/rule-ids.md)."""
 
 from __future__ import annotations
 
+import ast
 import json
 from dataclasses import dataclass, fields
 from typing import Any
 
+from flaglint.core.findings import InputError
 from flaglint.pins.pins import PinSchema, load_pin
 from flaglint.rules.ruleset import Rule, load_ruleset
 from flaglint.schema.keys import Key
+from flaglint.tunix.pins import PREFIX as TUNIX_PREFIX
+from flaglint.tunix.pins import BaseKey, TunixPin, load_tunix_pin
+
+# How a pair of validators is told to be one changed check (the heading of its table).
+MAXTEXT_CHANGED = "what the same function and message check"
+TUNIX_CHANGED = "what the same function checks, with other constants"
+# The base YAML whose keys are named without their file: the one every entry point reads.
+TUNIX_BASE = "base_config.yaml"
 
 # What makes a value valid for a key; the rest (line, group, source) moves with every edit.
 _TYPE_FIELDS = tuple(f.name for f in fields(Key) if f.name not in ("name", "default", "default_at_runtime",
@@ -65,6 +75,7 @@ class PinDiff:
     validators_added: list[Validator]
     validators_changed: list[tuple[Validator, Validator]]  # one function's check, with the same message, changed
     validators_removed: list[Validator]
+    changed_means: str = MAXTEXT_CHANGED
 
     def counts(self) -> dict[str, int]:
         return {name.replace("_", " "): len(getattr(self, name)) for name in (
@@ -85,6 +96,12 @@ class PinDiff:
 
 
 def diff_pins(old_name: str, new_name: str) -> PinDiff:
+    """The two MaxText pins', or the two Tunix pins' (`tunix-X.Y.Z`), changes."""
+    tunix = [name.startswith(TUNIX_PREFIX) for name in (old_name, new_name)]
+    if all(tunix):
+        return diff_tunix_pins(load_tunix_pin(old_name), load_tunix_pin(new_name))
+    if any(tunix):
+        raise InputError(f"pins diff compares two MaxText pins or two Tunix pins, not {old_name} and {new_name}")
     old, new = load_pin(old_name), load_pin(new_name)
     common = sorted(set(old.keys) & set(new.keys))
     retyped = [(k, _type_changes(old.keys[k], new.keys[k])) for k in common]
@@ -107,6 +124,74 @@ def diff_pins(old_name: str, new_name: str) -> PinDiff:
         validators_changed=changed,
         validators_removed=[v for v in removed if id(v) not in moved],
     )
+
+
+def diff_tunix_pins(old: TunixPin, new: TunixPin) -> PinDiff:
+    """The keys of the base YAMLs (a key of another base than base_config.yaml named `file:key`; a
+    key under a section added or removed with it is not listed) and the imported checks. A check
+    removed and one added are one changed check where they are the only ones of their function and
+    stage whose conditions differ in constants alone (a choice added to a list)."""
+    old_keys, new_keys = _tunix_keys(old), _tunix_keys(new)
+    common = [k for k in new_keys if k in old_keys]
+    old_rules, new_rules = _tunix_validators(old), _tunix_validators(new)
+    added = [v for i, v in new_rules.items() if i not in old_rules]
+    removed = [v for i, v in old_rules.items() if i not in new_rules]
+    rules = {rule.id: rule for rule in (*old.rules, *new.rules)}
+
+    def alone(validators: list[Validator]) -> dict[tuple, Validator]:
+        by_form: dict[tuple, list[Validator]] = {}
+        for v in validators:
+            rule = rules[v.id]
+            by_form.setdefault((v.source, rule.stage, _form(rule.when_text), _form(rule.require_text)), []).append(v)
+        return {form: listed[0] for form, listed in by_form.items() if len(listed) == 1}
+
+    only_added, only_removed = alone(added), alone(removed)
+    changed = [(v, only_added[form]) for form, v in only_removed.items() if form in only_added]
+    moved = {id(v) for pair in changed for v in pair}
+    return PinDiff(
+        old.name, new.name,
+        keys_added=_outermost(set(new_keys) - set(old_keys)),
+        keys_removed=_outermost(set(old_keys) - set(new_keys)),
+        keys_retyped=[(k, [_change("type", old_keys[k].type, new_keys[k].type)]) for k in sorted(common)
+                      if old_keys[k].type != new_keys[k].type],
+        defaults_changed=[(k, _change("default", old_keys[k].default, new_keys[k].default)) for k in sorted(common)
+                          if shown(old_keys[k].default) != shown(new_keys[k].default)],
+        validators_added=[v for v in added if id(v) not in moved],
+        validators_changed=changed,
+        validators_removed=[v for v in removed if id(v) not in moved],
+        changed_means=TUNIX_CHANGED,
+    )
+
+
+def _tunix_keys(pin: TunixPin) -> dict[str, BaseKey]:
+    return {(name if file == TUNIX_BASE else f"{file}:{name}"): key for file, keys in pin.bases.items() for name, key in keys.items()}
+
+
+class _Constants(ast.NodeTransformer):
+    """A condition with each constant, and each tuple or list of constants, as one placeholder."""
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        return ast.Name("constant")
+
+    def visit_Tuple(self, node: ast.Tuple) -> ast.AST:
+        return ast.Name("constants") if all(isinstance(e, ast.Constant) for e in node.elts) else self.generic_visit(node)
+
+    visit_List = visit_Tuple
+
+
+def _form(condition: str | None) -> str | None:
+    """A rule's condition apart from its constants."""
+    return None if condition is None else ast.dump(_Constants().visit(ast.parse(condition, mode="eval")))
+
+
+def _outermost(keys: set[str]) -> list[str]:
+    """The keys none of whose sections is among KEYS, sorted."""
+    return sorted(k for k in keys if not any(k[:i] in keys for i, c in enumerate(k) if c in ".:"))
+
+
+def _tunix_validators(pin: TunixPin) -> dict[str, Validator]:
+    """Id -> check, for the Tunix release's imported checks, sorted by id."""
+    return {rule.id: Validator(rule.id, rule.title, rule.source.split()[-1]) for rule in sorted(pin.rules, key=lambda r: r.id)}
 
 
 def _type_changes(old: Key, new: Key) -> list[Change]:

@@ -87,7 +87,7 @@ def render(checked: list[Checked], *, colour: bool = False, quiet: bool = False)
             if finding.reached_from:
                 out.append(f"    reached from {', '.join(finding.reached_from)}")
             if finding.witness and (finding.witness.get("env") or finding.witness.get("branches")):
-                out.append(_witness_line(finding.witness))
+                out.append("    " + witness_line(finding.witness))
         if quiet:
             continue
         for number, fix in enumerate(item.result.fixes, 1):
@@ -114,11 +114,11 @@ class _Texts:
         return self.read[file]
 
 
-def _witness_line(witness: dict) -> str:
+def witness_line(witness: dict) -> str:
     """`when: A=1 B=(unset); branches taken at lines 9, 14 of run.sh and 3 of common.sh`."""
     env = " ".join(f"{k}={'(unset)' if v is None else v}" for k, v in witness.get("env", {}).items())
     lines_of: dict[str, list[str]] = {}
     for branch in witness.get("branches", []):
         lines_of.setdefault(branch["file"], []).append(str(branch["line"]))
     branches = " and ".join(f"{', '.join(lines)} of {file}" for file, lines in lines_of.items())
-    return f"    when: {env or '(any environment)'}" + (f"; branches taken at lines {branches}" if branches else "")
+    return f"when: {env or '(any environment)'}" + (f"; branches taken at lines {branches}" if branches else "")

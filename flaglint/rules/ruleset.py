@@ -254,17 +254,33 @@ def imported_dir(version: str | Path) -> Path:
     return version if isinstance(version, Path) else data_dir("rules") / "maxtext" / version
 
 
-# An MXnnnn: the number a bundled release's validator had before ids were the same at every release.
-RENUMBERED_ID = re.compile(r"MX[0-9]{4}")
+# An MXnnnn or TXnnnn: the number a bundled release's validator (MaxText) or check (Tunix) had before
+# ids were the same at every release.
+RENUMBERED_ID = re.compile(r"[MT]X[0-9]{4}")
+
+
+@dataclass(frozen=True)
+class Renumbering:
+    """The old numbers of one pin's imported checks -> their ids, the pin and the checks as FL022
+    names them."""
+
+    ids: dict[str, str]
+    pin: str
+    checks: str = "MaxText's validators"
+
+    def warning(self, old: str) -> str:
+        """What FL022 says of OLD, one of self.ids."""
+        return fill(load_ruleset().by_id("FL022").message, {"old": old, "new": self.ids[old], "pin": self.pin, "checks": self.checks})
 
 
 @lru_cache(maxsize=None)
-def renumbered_ids(version: str | Path | None) -> dict[str, str]:
-    """Old number -> stable id of the validators of a bundled release (rules/maxtext/renumbered.yml);
-    nothing for a pin store's rules, which were numbered by the import that wrote them."""
+def renumbered_ids(version: str | Path | None, project: str = "maxtext") -> dict[str, str]:
+    """Old number -> stable id of the checks of a bundled release of PROJECT (maxtext, tunix;
+    rules/<project>/renumbered.yml); nothing for a pin store's rules, which were numbered by the
+    import that wrote them."""
     if not isinstance(version, str):
         return {}
-    table = _load_yaml(data_dir("rules") / "maxtext" / "renumbered.yml") or {}
+    table = _load_yaml(data_dir("rules") / project / "renumbered.yml") or {}
     return {str(old): str(new) for old, new in (table.get(version) or {}).items() if old != "__line__"}
 
 

@@ -26,12 +26,18 @@ from flaglint.pins.pins import (
     pin_from_requirements,
 )
 from flaglint.read.flags import read_text_file
-from flaglint.rules.ruleset import RENUMBERED_ID, fill, load_ruleset, renumbered_ids
+from flaglint.rules.ruleset import (
+    RENUMBERED_ID,
+    Renumbering,
+    load_ruleset,
+    renumbered_ids,
+)
 from flaglint.tunix.pins import (
     bundled_tunix_pins,
     canonical_tunix_pin,
     load_tunix_pin,
     tunix_pin_from_requirements,
+    tunix_renumbering,
 )
 
 Severity = Literal["error", "warning", "info"]
@@ -250,24 +256,33 @@ def _pin_store_rule_ids(pin: str) -> set[str]:
     return {rule.id for rule in load_ruleset(rules).rules} if isinstance(rules, Path) else set()
 
 
+def renumbering(settings: Settings, rule_id: str) -> Renumbering:
+    """The old numbers RULE_ID (an MXnnnn or TXnnnn) is read among: the MaxText validators' at the
+    settings' pin, or the Tunix checks' at their Tunix pin."""
+    if rule_id.startswith("TX"):
+        return tunix_renumbering(load_tunix_pin(settings["tunix-pin"]))
+    pin = load_pin(settings["pin"])
+    return Renumbering(renumbered_ids(pin.rules), pin.pin)
+
+
 def renumber_rule_ids(settings: Settings) -> list[str]:
-    """Replace each MXnnnn the settings name, a number the validators of a bundled release had before
-    their ids were the same at every release, with the id it stands for at the settings' pin; one
-    warning for each, naming where it was written and the id to write instead."""
+    """Replace each MXnnnn or TXnnnn the settings name, a number the checks of a bundled release had
+    before their ids were the same at every release, with the id it stands for at the settings'
+    MaxText or Tunix pin; one warning for each, naming where it was written and the id to write instead."""
     named = [rule_id for name in _RULE_ID_SETTINGS for rule_id in settings[name]]
     named += [rule_id for ids in settings["per-file-ignores"].values() for rule_id in ids] + list(settings["severity"])
     if not any(RENUMBERED_ID.fullmatch(rule_id) for rule_id in named):
         return []
-    pin = load_pin(settings["pin"])
-    renumbered = renumbered_ids(pin.rules)
     warnings: list[str] = []
 
     def renumber(name: str, rule_id: str) -> str:
-        new = renumbered.get(rule_id)
-        if new is None:
+        if not RENUMBERED_ID.fullmatch(rule_id):
             return rule_id
-        warnings.append(renumbered_warning(f"{settings.origins[name.split('.')[0]]}: {name}", rule_id, new, pin.pin))
-        return new
+        table = renumbering(settings, rule_id)
+        if rule_id not in table.ids:
+            return rule_id
+        warnings.append(f"{settings.origins[name.split('.')[0]]}: {name}: {table.warning(rule_id)}")
+        return table.ids[rule_id]
 
     for name in _RULE_ID_SETTINGS:
         settings.values[name] = [renumber(name, rule_id) for rule_id in settings[name]]
@@ -276,11 +291,6 @@ def renumber_rule_ids(settings: Settings) -> list[str]:
         for glob, ids in settings["per-file-ignores"].items()}
     settings.values["severity"] = {renumber("severity", rule_id): level for rule_id, level in settings["severity"].items()}
     return warnings
-
-
-def renumbered_warning(where: str, old: str, new: str, pin: str) -> str:
-    """WHERE: OLD, as FL022 says it of a suppression in a script."""
-    return f"{where}: {fill(load_ruleset().by_id('FL022').message, {'old': old, 'new': new, 'pin': pin})}"
 
 
 def _matches(rule_id: str, prefixes: list[str]) -> bool:

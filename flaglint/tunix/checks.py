@@ -30,9 +30,11 @@ from flaglint.tunix.merge import (
     merge,
     staged,
 )
-from flaglint.tunix.pins import PROGRAM, Builder, TunixPin, value_kind
+from flaglint.tunix.pins import PROGRAM, Builder, TunixPin, takes_kind, value_kind
 
 DEFAULT_ENTRY = "grpo_main"
+# The sub-section of a model config the base YAML names for MaxText's own keys (from 0.1.7).
+PASSED_THROUGH = "kwargs"
 # The model sections each entry point builds a mesh for (grpo: every role; peft: the one model).
 MESH_SECTIONS = {"grpo_main": ("actor_model_config", "reference_model_config", "rollout_model_config"),
                  "peft_main": ("model_config",)}
@@ -56,6 +58,7 @@ def check_tunix(pin: TunixPin, argv: TunixArgv, entry: str | None, allow_unverif
         return TunixCheck(merged, findings, entry)
     builders = pin.entries.get(entry, ())
     findings += _nested(merged, builders, pin.read_keys, pin.filtered.get(entry, {}))
+    findings += _not_passed(pin, merged, entry)
     lookup = _lookup(merged, argv, builders)
     findings += _rules(pin, merged, lookup, builders)
     findings += _unverified(pin, merged, lookup, builders, allow_unverified)
@@ -108,8 +111,24 @@ def _nested(merged: Merged, builders: tuple[Builder, ...], read_keys: frozenset[
         except KeyError:
             continue
         actual = value_kind(value)
-        if expected not in ("null", "dict") and value is not None and actual != expected and not (expected == "float" and actual == "int"):
+        if not takes_kind(expected, actual):
             out.append(staged(built_in('FL209', (key,), origin.location, key=key, value=value, kind=expected, actual=actual), NEVER_CHECKED))
+    return out
+
+
+def _not_passed(pin: TunixPin, merged: Merged, entry: str) -> list[Finding]:
+    """Keys under a model section's `kwargs` (where MaxText keys are meant to go, the base config
+    says) that the entry point's model builder never reads."""
+    facts = pin.maxtext_model
+    if not facts or PASSED_THROUGH in facts.get("reads", ()):
+        return []
+    out = []
+    for section in facts.get("sections", {}).get(entry, ()):
+        prefix = f"{section}.{PASSED_THROUGH}."
+        for key, origin in sorted(merged.origins.items()):
+            if key.startswith(prefix) and "." not in key[len(prefix):] and origin.kind in ("word", "override", "env", "inherited"):
+                out.append(staged(built_in("FL208", (key,), origin.location, variant="not_passed", key=key, section=section,
+                                           version=pin.version), NEVER_CHECKED))
     return out
 
 

@@ -24,7 +24,7 @@ from flaglint.core.findings import InputError
 from flaglint.core.reading import PIN_FILE, RULE_FILE, Unreadable, read_text
 from flaglint.core.requirements import pinned_version
 from flaglint.rules.expr import Node, parse
-from flaglint.rules.ruleset import Rule, load_rule_file
+from flaglint.rules.ruleset import Renumbering, Rule, load_rule_file, renumbered_ids
 
 PREFIX = "tunix-"
 SCHEMA_FILE = "schema.json"
@@ -44,6 +44,16 @@ def value_kind(value: Any) -> str:
         if isinstance(value, types):
             return name
     return type(value).__name__
+
+
+VALUE_KINDS = ("null", "bool", "int", "float", "str", "list", "dict")
+
+
+def takes_kind(expected: str, actual: str) -> bool:
+    """Whether a value of kind ACTUAL is of the base value's kind EXPECTED, as flaglint holds
+    Tunix's values to it: a null where anything is, an int where a float is, anything for a null
+    (a mapping's own keys are held to it key by key)."""
+    return expected in ("null", "dict") or actual in ("null", expected) or (expected, actual) == ("float", "int")
 
 
 @dataclass(frozen=True)
@@ -115,6 +125,7 @@ class TunixPin:
     rules: tuple[Rule, ...]
     unexpressible: tuple[Unexpressible, ...]
     origin: str
+    maxtext_model: dict[str, Any] | None = None  # how it builds a MaxText model (importer/tunix_maxtext.py); None: it builds none
 
     def base(self, name: str) -> dict[str, BaseKey] | None:
         return self.bases.get(name)
@@ -168,6 +179,13 @@ def load_tunix_pin(pin: str | None = None) -> TunixPin:
         raise InputError(f"{entry / SCHEMA_FILE}: damaged Tunix pin ({type(err).__name__}: {err}); import it again") from None
 
 
+def tunix_renumbering(pin: TunixPin) -> Renumbering:
+    """The old numbers of a bundled release's checks; a pin in the store keeps the numbers its
+    import gave until it is imported again."""
+    return Renumbering(renumbered_ids(pin.version, "tunix") if pin.name in bundled_tunix_pins() else {}, pin.name,
+                       "Tunix's checks")
+
+
 def pin_from_data(name: str, data: dict[str, Any], rules_dir: Path, origin: str) -> TunixPin:
     """The pin of an import's data and its rules folder (rules.yml, unexpressible.yml)."""
     rules = rules_dir / "rules.yml"
@@ -181,7 +199,7 @@ def pin_from_data(name: str, data: dict[str, Any], rules_dir: Path, origin: str)
     return TunixPin(name, data["version"], data["source"], data.get("commit"), bases, data["merge"], entries, flags,
                     meshes, filtered, frozenset(data.get("read_keys", ())), data.get("mesh", {}),
                     tuple(load_rule_file(rules)) if rules.is_file() else (), _unexpressible(rules_dir / "unexpressible.yml"),
-                    origin)
+                    origin, data.get("maxtext_model"))
 
 
 def _unexpressible(path: Path) -> tuple[Unexpressible, ...]:

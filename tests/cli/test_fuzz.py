@@ -4,9 +4,11 @@ megabytes), it ends in exit 0, 1 or 2, never an internal error, and exit 2 is on
 
 from __future__ import annotations
 
+import json
 import string
 from pathlib import Path
 
+import pytest
 from commandline import run_flaglint
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -125,3 +127,18 @@ def test_files_of_ten_megabytes_end_in_a_verdict(tmp_path):
     assert script.stat().st_size > 9_000_000
     ran = run_flaglint("lint", str(script))
     assert ran.returncode == 2 and "over the 512 KiB flaglint reads of a recipe script" in ran.stderr
+
+
+@pytest.mark.parametrize("config, shown", [("steps: !!binary aGVsbG8=\n", "b'hello'"), ("steps: !!binary ###\n", "b''"),
+                                           ("run_name: !!set {b, a}\n", "['a', 'b']")])
+@pytest.mark.parametrize("output_format", ["json", "sarif", "junit", "github"])
+def test_a_config_value_json_has_no_type_for_is_reported_in_every_format(tmp_path, config, shown, output_format):
+    # A YAML !!binary (bytes) or !!set in a config: MaxText refuses it (FL005), and the fix that drops it
+    # names the value as the text report shows it.
+    (tmp_path / "c.yml").write_text(config)
+    ran = run_flaglint("check", "--format", output_format, "c.yml", cwd=tmp_path)
+    _ends_well(ran)
+    assert ran.returncode == 1
+    if output_format == "json":
+        (fix,) = json.loads(ran.stdout)["fixes"]
+        assert [change["from"] for change in fix["changes"]] == [shown]

@@ -26,6 +26,11 @@ def _run(args: list[str], cwd, stderr_on_terminal: bool) -> tuple[str, str]:
                           stderr=follower, text=True) as proc:
         os.close(follower)
         stdout, _ = proc.communicate(timeout=120)
+    return stdout, _drained(leader)
+
+
+def _drained(leader: int) -> str:
+    """Everything written to the terminal whose other end is closed (a read may return only part of it)."""
     chunks = []
     while True:
         try:
@@ -36,7 +41,7 @@ def _run(args: list[str], cwd, stderr_on_terminal: bool) -> tuple[str, str]:
             break
         chunks.append(chunk)
     os.close(leader)
-    return stdout, b"".join(chunks).decode()
+    return b"".join(chunks).decode()
 
 
 def _scripts(tmp_path) -> list[str]:
@@ -61,8 +66,7 @@ def test_a_progress_line_is_written_only_to_a_terminal():
     with os.fdopen(follower, "w") as terminal:
         with Progress(terminal) as progress:
             progress.step("importing MaxText's validators from maxtext.whl")
-    assert os.read(leader, 4096).decode() == f"{ERASE}flaglint: importing MaxText's validators from maxtext.whl{ERASE}"
-    os.close(leader)
+    assert _drained(leader) == f"{ERASE}flaglint: importing MaxText's validators from maxtext.whl{ERASE}"
     read, write = os.pipe()
     with os.fdopen(write, "w") as pipe:
         with Progress(pipe) as progress:

@@ -127,8 +127,8 @@ def test_command_lines_in_scripts_get_maxtexts_verdict():
     # A launch whose words are symbolic gives each concrete command line it stands for.
     from pathlib import Path
 
+    from flaglint.frontends.checker import check_command
     from flaglint.frontends.commands import (
-        check_command,
         command_lines,
         config_path,
         not_checked,
@@ -161,7 +161,8 @@ def test_each_wrongly_typed_inference_key_flaglint_finds_is_one_maxtext_refuses(
     # refuses the command line with any one of them and accepts it with none of them.
     from pathlib import Path
 
-    from flaglint.frontends.commands import check_command, command_lines, config_path
+    from flaglint.frontends.checker import check_command
+    from flaglint.frontends.commands import command_lines, config_path
     from flaglint.frontends.lint.script_commands import concrete_commands
     from flaglint.render import evaluate
 

@@ -175,6 +175,22 @@ def test_a_missing_sourced_file_is_kept_as_not_followed(tmp_path):
     assert [(n.line, n.message) for n in r.unfound] == [(2, "the sourced file './nowhere.sh' is not found")]
 
 
+@pytest.mark.parametrize("activate", ['"${HOME}/.local/venv/bin/activate"', ".venv/bin/activate", "bin/activate"])
+def test_a_missing_virtual_environment_activate_script_is_a_note_not_a_file_left_unfollowed(tmp_path, activate, monkeypatch):
+    # Recipes activate the venv their launcher was installed in (`source "${UV_VENV_PATH}/bin/activate"`):
+    # such a script sets PATH, VIRTUAL_ENV and the prompt, so the launch after it is still judged.
+    monkeypatch.chdir(tmp_path)  # a relative name is looked for from the working directory first, as bash does
+    r = render(write(tmp_path, f"set -e\nsource {activate}\nexport A=1\n"), {})
+    assert r.exported["A"].text == "1" and r.unfound == []
+    assert [n.line for n in r.notes if "virtual environment's activate script" in n.message] == [2]
+
+
+def test_a_found_activate_script_is_followed_as_any_sourced_file(tmp_path):
+    (tmp_path / "bin").mkdir()
+    write(tmp_path, "export FROM_VENV=1\n", "bin/activate")
+    assert render(write(tmp_path, "source bin/activate\n"), {}).exported["FROM_VENV"].text == "1"
+
+
 def test_syntax_error_in_sourced_file_fails_closed(tmp_path):
     bad = write(tmp_path, "if then\n", "bad.sh")
     with pytest.raises(ScriptError) as err:

@@ -46,7 +46,8 @@ def test_read_from_a_here_document_is_what_bash_reads(tmp_path_factory, lines, q
     assert got == bash_env(directory, {}), script
 
 
-@pytest.mark.parametrize("tail", ["", " || true", " && export AFTER=1", " || export FAILED=1", " | cat"])
+@pytest.mark.parametrize("tail", ["", " || true", " && export AFTER=1", " || export FAILED=1", " | cat", " 2>&1 | cat",
+                                  " 2>/dev/null && export AFTER=1", " 2>&1 >/dev/null || export FAILED=1"])
 def test_what_follows_a_here_document_on_its_line_runs_after_it_under_set_e(tmp_path, tail):
     (tmp_path / "gen.sh").write_text("set -e\n" + _script(LINES[:2], False, True, "", 1, "", tail) + "export END=1\n")
     rendering = render(tmp_path / "gen.sh", {})

@@ -42,7 +42,7 @@ def test_the_seven_planted_defects_of_a_grpo_script_are_found_each_with_its_stag
                   "batch_size=1.5 tokenizer_config.tokenizer_type=hf").findings
     stages = {(f.rule, f.stage) for f in found}
     assert ("FL204", STARTUP) in stages  # batch_sise
-    assert {r for r, s in stages if s == STARTUP and r.startswith("TX")} >= {"TX0001", "TX0004"}  # tokenizer type, model_source
+    assert {r for r, s in stages if s == STARTUP and r.startswith("TX")} >= {"TXWMGJQ", "TX13FFD"}  # tokenizer type, model_source
     assert ("FL212", AFTER_DOWNLOADS) in stages  # the actor mesh's shape and axis names differ in length
     assert any(f.stage == AFTER_DOWNLOADS and "num_generations" in f.message for f in found)
     assert ("FL208", NEVER_CHECKED) in stages and ("FL207", NEVER_CHECKED) in stages
@@ -54,7 +54,7 @@ def test_each_finding_is_at_the_word_that_set_the_value():
     spans = {f.rule: (f.location.column, f.location.end_column) for f in check(command).findings if f.location}
     text = argv_source(words).text
     assert text[spans["FL204"][0] - 1:spans["FL204"][1] - 1] == "batch_sise=8"
-    assert text[spans["TX0004"][0] - 1:spans["TX0004"][1] - 1] == "model_config.model_source=hf"
+    assert text[spans["TX13FFD"][0] - 1:spans["TX13FFD"][1] - 1] == "model_config.model_source=hf"
 
 
 def test_absl_stops_on_a_dashed_override_before_tunix_reads_its_config():
@@ -159,7 +159,7 @@ def test_override_file_words_come_before_the_command_lines_and_keep_their_lines(
     (tmp_path / "run.yaml").write_text("model_config:\n  model_source: hf\nbatch_size: 4\ntokenizer_config:\n"
                                        "  tokenizer_path: /tmp/tok\n  tokenizer_type: sentencepiece\n")
     found = check(f"{GRPO} override_config_file=run.yaml batch_size=8", folder=tmp_path).findings
-    source = next(f for f in found if f.rule == "TX0004")
+    source = next(f for f in found if f.rule == "TX13FFD")
     assert (source.location.file, source.location.line) == (str(tmp_path / "run.yaml"), 2)
     assert rules(f"{GRPO} override_config_file=run.yaml override_config_file=run.yaml", folder=tmp_path)["FL203"] == STARTUP
     assert rules(f"{GRPO} override_config_file=missing.yaml", folder=tmp_path)["FL203"] == STARTUP

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from flaglint.core.findings import InputError, Result
 from flaglint.frontends.check.show import Provenance
+from flaglint.frontends.checker import Checker
 from flaglint.frontends.tunix_commands import check_tunix_words
+from flaglint.pins.pins import DEFAULT_PIN
 from flaglint.read.argv import argv_source
 from flaglint.resolve.topology import DeviceCount
 from flaglint.tunix.launch import recognise_tunix
@@ -16,12 +18,14 @@ from flaglint.tunix.pins import load_tunix_pin
 
 
 def check_tunix_argv(args: tuple[str, ...], tunix_pin: str | None, env: dict[str, str],
-                     devices: DeviceCount | None = None) -> tuple[str, Result]:
-    """The argv as its words are shown (the text findings point into) and the result."""
+                     devices: DeviceCount | None = None, maxtext_pin: str = DEFAULT_PIN) -> tuple[str, Result]:
+    """The argv as its words are shown (the text findings point into) and the result; a MaxText
+    model's argv is checked at `maxtext_pin`."""
     pin = load_tunix_pin(tunix_pin)
     command = recognise_tunix(list(args))
     words = list(args[command.start:]) if command is not None else list(args)
-    checked = check_tunix_words(pin, command, words, env, (Path.cwd(),), devices=devices)
+    checked = check_tunix_words(pin, command, words, env, (Path.cwd(),), devices=devices,
+                                maxtext=lambda: Checker(maxtext_pin, devices=devices))
     return argv_source(words).text, Result(pin=pin.name, findings=checked.findings, notes=checked.notes)
 
 

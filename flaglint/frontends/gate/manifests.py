@@ -21,13 +21,8 @@ from flaglint.core.findings import Finding, Fix, Result
 from flaglint.core.location import Location
 from flaglint.core.reading import MANIFEST, read_text
 from flaglint.fix.files import text_edits
-from flaglint.frontends.checker import Checker
-from flaglint.frontends.commands import (
-    check_command,
-    config_path,
-    layout_note,
-    not_checked,
-)
+from flaglint.frontends.checker import Checker, check_command
+from flaglint.frontends.commands import config_path, layout_note, not_checked
 from flaglint.frontends.tunix_commands import check_tunix_words
 from flaglint.maxtext.launch import MAXTEXT_LAUNCHES, is_key_variable, recognise, unwrap
 from flaglint.maxtext.tpu import slice_devices
@@ -377,7 +372,7 @@ def check_launch(checker: Checker, launch: ContainerProcess, label: str, *, env:
     command = _maxtext_command(checker, launch, label)
     if command is not None:
         return command
-    tunix = _tunix_command(launch, label, tunix_pin, allow_unverified)
+    tunix = _tunix_command(checker, launch, label, tunix_pin, allow_unverified)
     if tunix is not None:
         return tunix
     flags = launch.env.get(launcher().flags, Scalar("", ()))
@@ -419,10 +414,11 @@ def _maxtext_command(checker: Checker, launch: ContainerProcess, label: str) -> 
     return result
 
 
-def _tunix_command(launch: ContainerProcess, label: str, tunix_pin: str | None, allow_unverified: bool) -> Result | None:
+def _tunix_command(checker: Checker, launch: ContainerProcess, label: str, tunix_pin: str | None,
+                   allow_unverified: bool) -> Result | None:
     """A container that runs `python -m tunix.cli.<entry>`: its argv and the T_ variables and
-    HF_TOKEN of its environment, checked at the Tunix pin; a path in it is looked for in the
-    working directory (the image's is not known)."""
+    HF_TOKEN of its environment, checked at the Tunix pin (a MaxText model's argv at the checker's
+    MaxText pin); a path in it is looked for in the working directory (the image's is not known)."""
     command = recognise_tunix([launch.program, *(a.text for a in launch.args)])
     if command is None:
         return None
@@ -434,7 +430,7 @@ def _tunix_command(launch: ContainerProcess, label: str, tunix_pin: str | None, 
     per_slice = slice_devices(selected.text) if selected is not None else None
     devices = DeviceCount(per_slice * slices, slices, f"the TPU topology selector ({selected.text})") if per_slice else None
     checked = check_tunix_words(pin, command, texts, environment, (Path.cwd(),), allow_unverified=allow_unverified,
-                                devices=devices)
+                                devices=devices, maxtext=lambda: _on_slice(checker, launch))
     placer = _FlagPlacer(Scalar(argv_source(texts).text, tuple(quoted_origins([(a.text, a.positions) for a in args]))), {}, label)
     where = f"{launch.container.path} (tunix.cli.{command.entry})"
     findings = []

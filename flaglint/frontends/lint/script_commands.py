@@ -13,11 +13,14 @@ from flaglint.core.findings import Finding, Fix, InputError
 from flaglint.core.location import Location
 from flaglint.core.reading import SCRIPT, Unreadable, read_file, read_text
 from flaglint.fix.command_lines import command_fix
-from flaglint.frontends.checker import Checker, refused_keys
-from flaglint.frontends.commands import (
-    CommandLine,
+from flaglint.frontends.checker import (
+    Checker,
     argv_with_chain,
     check_command,
+    refused_keys,
+)
+from flaglint.frontends.commands import (
+    CommandLine,
     command_lines,
     config_path,
     layout_note,

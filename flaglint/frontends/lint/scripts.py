@@ -43,8 +43,8 @@ from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
 from flaglint.render.bash.path_conditions import PathConditions
 from flaglint.render.bash.types import Rendering, ScriptError, TooDeep, Value
 from flaglint.render.recipes import evaluate
-from flaglint.rules.ruleset import built_in, renumbered_ids
-from flaglint.tunix.pins import load_tunix_pin
+from flaglint.rules.ruleset import Renumbering, built_in, renumbered_ids
+from flaglint.tunix.pins import load_tunix_pin, tunix_renumbering
 from flaglint.tunix.variables import launcher, load_tunix, type_tunix
 
 
@@ -210,7 +210,7 @@ def check_script(
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
     commands = check_commands(path, exploration, checker, given, max_fixes, allow_unverified)
     tunix = (check_tunix_commands(path, exploration, load_tunix_pin(tunix_pin), given, allow_unverified, checker.devices,
-                                  checker.pin.version) if runs_tunix(exploration) else TunixLinesChecked([], set(), 0))
+                                  checker) if runs_tunix(exploration) else TunixLinesChecked([], set(), 0))
     # the script runs MaxText or Tunix itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
     if commands.checked or commands.findings or tunix.checked:
         rules = checker.ruleset
@@ -220,7 +220,8 @@ def check_script(
         if commands.fix is not None and not result.fixes:  # one fix per run, as for the flags (see _add_fix)
             result.fixes.append(commands.fix)
     found = result.findings
-    result.findings = apply_suppressions(path, found, read_suppressions(path, text), renumbered_ids(checker.pin.rules), checker.pin.pin)
+    renumberings = (Renumbering(renumbered_ids(checker.pin.rules), checker.pin.pin), tunix_renumbering(load_tunix_pin(tunix_pin)))
+    result.findings = apply_suppressions(path, found, read_suppressions(path, text), renumberings)
     withhold_fixes_of(result, [f for f in found if not any(f is kept for kept in result.findings)])
     return check
 

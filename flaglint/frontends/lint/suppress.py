@@ -7,15 +7,13 @@ without a reason is itself a finding, and so is one that no longer matches anyth
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
 
 from flaglint.core.findings import Finding
 from flaglint.core.location import Location
 from flaglint.core.reading import SCRIPT, Unreadable, read_text
-from flaglint.rules.ruleset import built_in
+from flaglint.rules.ruleset import Renumbering, built_in
 
 _DIRECTIVE = re.compile(r"#\s*flaglint:\s*disable=([A-Za-z0-9_,]+)(?:\s+reason=\"([^\"]*)\")?")
 
@@ -57,18 +55,20 @@ def read_suppressions(path: Path, text: str) -> list[Suppression]:
 
 
 def apply_suppressions(path: Path, findings: list[Finding], suppressions: list[Suppression],
-                       renumbered: Mapping[str, str] = MappingProxyType({}), pin: str = "") -> list[Finding]:
+                       renumberings: tuple[Renumbering, ...] = ()) -> list[Finding]:
     """Drop the findings a suppression covers, where the finding is: in the script, or in a file it
     sources (whose own comments are read for that). The script's own suppressions are checked too
     (FL020, FL021, FL022); a shared file's are judged where that file is linted itself, since another
-    script may be the one they are for. RENUMBERED: the old numbers of PIN's validators -> their
-    ids, which a suppression's old number stands for."""
+    script may be the one they are for. RENUMBERINGS: the old numbers of the pins' imported checks
+    -> their ids, which a suppression's old number stands for."""
     kept = []
+    renumbered = {old: new for table in renumberings for old, new in table.ids.items()}
     for s in suppressions:
-        old = [r for r in s.rules if r in renumbered]
-        s.rules = tuple(renumbered.get(r, r) for r in s.rules)
         where = Location(str(path), s.line, s.column, end_column=s.column + 1)
-        kept += [built_in("FL022", (), where, old=r, new=renumbered[r], pin=pin) for r in old]
+        for table in renumberings:
+            kept += [built_in("FL022", (), where, old=r, new=table.ids[r], pin=table.pin, checks=table.checks)
+                     for r in s.rules if r in table.ids]
+        s.rules = tuple(renumbered.get(r, r) for r in s.rules)
     by_file: dict[Path, list[Suppression]] = {path.resolve(): suppressions}
     for finding in findings:
         loc = finding.location

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from flaglint.core.findings import Finding
 from flaglint.core.location import Location
+from flaglint.frontends.checker import Checker
 from flaglint.frontends.commands import launched_segments, xpk_devices
 from flaglint.frontends.lint.script_commands import (
     concrete_commands,
@@ -30,6 +31,7 @@ from flaglint.render.bash.types import Choice, Launch, Sym, Value
 from flaglint.resolve.topology import DeviceCount
 from flaglint.rules.ruleset import built_in
 from flaglint.tunix.launch import HF_TOKEN, TunixLaunches, recognise_tunix
+from flaglint.tunix.maxtext_model import maxtext_model_keys
 from flaglint.tunix.pins import TunixPin
 
 _READS = TunixLaunches()
@@ -62,9 +64,10 @@ def _may_name_tunix(value) -> bool:
 
 def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, text: bytes | None = None,
                          allow_unverified: bool = False, devices: DeviceCount | None = None,
-                         maxtext_version: str = "") -> TunixLinesChecked:
+                         maxtext: Checker | None = None) -> TunixLinesChecked:
     """`devices`: what the launches run on (--topology); else an XPK workload's --tpu-type and
-    --num-slices, named as MaxText `maxtext_version` names TPU topologies."""
+    --num-slices, named as the MaxText pin of `maxtext` names TPU topologies; `maxtext`: the
+    checker of the argv a model section with `model_source: maxtext` builds."""
     notes: set[str] = set()
     seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
     unverified: dict[tuple, Finding] = {}
@@ -75,7 +78,7 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
         unverified.setdefault((launch.file, launch.line, reason), built_in(
             "FL011", (), Location(launch.file, launch.line, 1, end_column=2), allow_unverified=allow_unverified, reason=reason))
 
-    rule_names = [rule.name_set for rule in pin.rules]
+    rule_names = [rule.name_set for rule in pin.rules] + [maxtext_model_keys(pin.maxtext_model, pin.merge.get("inherit_from"))]
     search = (Path.cwd(), script.parent)
     for launch, argv in concrete_commands(exploration, rule_names, None, not_verified):
         for words, workload in launched_segments(launch):
@@ -87,11 +90,12 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
             texts = [w.text for w in args]
             env = {name: value.text for name, value in launch.env.items() if _READS.reads_variable(name)}
             env.update(w.text.split("=", 1) for w in words[:command.start] if "=" in w.text and _READS.reads_variable(w.text.split("=", 1)[0]))
-            on = devices or (xpk_devices(workload, maxtext_version) if workload else None)
+            on = devices or (xpk_devices(workload, maxtext.pin.version if maxtext else "") if workload else None)
             key = (tuple(texts), tuple(sorted(env.items())), on)
             if key not in results:
                 unknown = frozenset(i for i, t in enumerate(texts) if OTHER in t)
-                done = check_tunix_words(pin, command, texts, env, search, unknown, allow_unverified, on)
+                done = check_tunix_words(pin, command, texts, env, search, unknown, allow_unverified, on,
+                                         (lambda: maxtext) if maxtext is not None else None)
                 results[key] = (done.findings, done.notes)
             findings, line_notes = results[key]
             notes.update(f"{launch.file}:{launch.line}: {note}" for note in line_notes)

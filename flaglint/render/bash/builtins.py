@@ -12,6 +12,7 @@ from flaglint.render.bash.types import Value
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _OPTION_NAMES = {"errexit": "e", "nounset": "u", "pipefail": "pipefail"}  # the options the evaluator follows
 _INTEGER = re.compile(r"[-+]?[0-9]+")  # ASCII digits only, as bash reads them (not ², not ٣)
+VENV_ACTIVATE = "bin/activate"  # a Python virtual environment's activate script, under its root
 
 
 def _status_argument(args: list[str], status: int) -> int:
@@ -180,6 +181,14 @@ class Builtins:
         """Run the file `name` in this shell; `arguments`: its positional parameters while it runs
         (None: the caller's, which it may shift)."""
         if name == os.devnull:  # sources nothing
+            st.status = 0
+            st.pc += 1
+            return
+        if (name == VENV_ACTIVATE or name.endswith("/" + VENV_ACTIVATE)) and self.resolve(st, name) is None:
+            # virtualenv, venv and uv write the same activate script: it sets PATH, VIRTUAL_ENV and
+            # the prompt, and defines `deactivate`; nothing a trainer reads as its flags.
+            self.note(st, ins.line, f"the sourced file {name!r} (a Python virtual environment's activate script) is not"
+                      " found: taken to set only PATH, VIRTUAL_ENV and the prompt, as every such script does")
             st.status = 0
             st.pc += 1
             return

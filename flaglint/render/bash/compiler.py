@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from flaglint.core.reading import SCRIPT, Unreadable, read_file, regular_file
+from flaglint.core.reading import SCRIPT, Unreadable, buffer_of, read_file, regular_file
 from flaglint.render.bash.arithmetic import ArithError, ArithTooDeep
 from flaglint.render.bash.depth import check_depth
 from flaglint.render.bash.lexer import (
@@ -1050,8 +1050,30 @@ def _readable(data: bytes) -> bytes:
     return data
 
 
+# A here-document's operator and the redirections after it on its line, when a pipe, `;` or `&` ends
+# them (`bash <<-EOF 2>&1 | tee log`): bash takes a command's redirections in any order, and
+# tree-sitter-bash reads them only before the here-document.
+_REDIRECTIONS_AFTER_HERE_DOCUMENT = re.compile(
+    rb"(?<![<$(])(<<-?[ \t]*(?:'[^'\n]*'|\"[^\"\n]*\"|\\?[A-Za-z_][A-Za-z0-9_]*))"
+    rb"((?:[ \t]+(?:[0-9]*>>?|[0-9]*[<>]&|&>>?)[ \t]*[^\s|;&<>()]+)+)(?=[ \t]*[|;&])")
+
+
+def _redirections_first(data: bytes) -> bytes:
+    """The script with each such line's redirections moved before its here-document operator, as
+    tree-sitter-bash reads them; the line keeps its length, so every other word keeps its place."""
+    def moved(m: re.Match) -> bytes:
+        redirections = m.group(2)
+        gap = redirections[:len(redirections) - len(redirections.lstrip())]
+        return redirections.lstrip() + gap + m.group(1)
+
+    return _REDIRECTIONS_AFTER_HERE_DOCUMENT.sub(moved, data)
+
+
 def compile_file(path: str) -> CompiledFile:
     """Parse and compile a script (cached on path, size and modification time)."""
+    buffer = buffer_of(path)
+    if buffer is not None:  # an editor's buffer changes without a new modification time: never cached
+        return compile_text(path, buffer)
     try:
         st = regular_file(path, SCRIPT)
         key = (path, st.st_mtime_ns, st.st_size)
@@ -1069,6 +1091,7 @@ def compile_file(path: str) -> CompiledFile:
 def compile_text(path: str, data: bytes) -> CompiledFile:
     """Parse and compile a script's bytes; `path` names it (a file, or a virtual path such as a
     manifest's `bash -c` command)."""
+    data = _redirections_first(data)
     try:
         src = Source(path, data)
     except UnicodeDecodeError as e:

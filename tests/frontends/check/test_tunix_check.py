@@ -61,8 +61,8 @@ def test_pins_lists_the_tunix_releases():
 def test_a_tunix_rule_can_be_selected_and_ignored():
     argv = ("base_config.yaml", "model_config.model_source=hf", "tokenizer_config.tokenizer_path=/t",
             "tokenizer_config.tokenizer_type=sentencepiece")
-    assert {f["rule"] for f in check("--select", "TX0004", *argv)[1]["findings"]} == {"TX0004"}
-    assert "TX0004" not in {f["rule"] for f in check("--ignore", "TX", *argv)[1]["findings"]}
+    assert {f["rule"] for f in check("--select", "TX13FFD", *argv)[1]["findings"]} == {"TX13FFD"}
+    assert "TX13FFD" not in {f["rule"] for f in check("--ignore", "TX", *argv)[1]["findings"]}
 
 
 def test_show_gives_each_tunix_keys_value_and_where_it_was_set(tmp_path):

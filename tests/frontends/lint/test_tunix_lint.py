@@ -29,7 +29,7 @@ def test_a_grpo_recipe_is_checked_on_every_branch_with_its_override_file():
     assert code == 1
     assert at(findings, "FL212") == [("grpo_recipe.sh", 17, "after downloads", {"MODE": "small"})]  # the branch that sets it
     assert at(findings, "FL204")[0][:3] == ("grpo_recipe.sh", 19, "start-up")  # batch_sise
-    assert at(findings, "TX0004") == [("configs/run.yaml", 3, "start-up", {})]  # model_source: "hf" in the override file
+    assert at(findings, "TX13FFD") == [("configs/run.yaml", 3, "start-up", {})]  # model_source: "hf" in the override file
     assert at(findings, "FL208")[0][:3] == ("grpo_recipe.sh", 21, "never checked")  # use_flash_attn
     assert not at(findings, "FL205")  # the exported T_NUM_BATCHES names a key the words leave alone
     assert not any(f["rule"] == "FL012" for f in findings)  # the script runs Tunix: no MAXTEXT_EXTRA_FLAGS expected

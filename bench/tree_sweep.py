@@ -1,0 +1,115 @@
+"""Every shell script of a public tree (a MaxText release, a recipe repository), linted as a user
+lints it: `flaglint lint FILE --format json`, one fresh process per file, run from the tree's root
+so the script's relative `source` paths resolve as they would there.
+
+Prints, per tree: the files, their exit codes, the rules found, the files that gave an internal
+error (exit 2 with a traceback, "internal error" or RecursionError, or an exit code other than
+0/1/2), those that did not end within HANG seconds (a hang detector, not a limit on flaglint's
+work), and the five slowest files with their wall and CPU time (user and system of the child: what a
+busy machine does not inflate). Scripts are read, never run.
+
+    python bench/tree_sweep.py GIT_DIR REV [REV ...] [--pin maxtext-0.2.5] [--under PATH]
+
+GIT_DIR is a repository (`fetch` brings public ones under /work/.mirror/<owner>+<name>/repo); each
+REV is written into a temporary directory first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+HANG = 300
+INTERNAL = ("Traceback", "internal error", "RecursionError")
+
+
+def _export(git_dir: str, rev: str, into: Path) -> None:
+    """The tree's files at REV; a blob a partial mirror does not hold (its largest files) is left out."""
+    listing = subprocess.run(["git", "-C", git_dir, "ls-tree", "-r", "-z", rev], capture_output=True, check=True).stdout
+    blobs = []
+    for entry in listing.split(b"\0"):
+        if entry:
+            meta, name = entry.split(b"\t", 1)
+            mode, kind, sha = meta.split()
+            if kind == b"blob" and mode != b"120000":
+                blobs.append((sha, name.decode("utf-8", "replace")))
+    batch = subprocess.run(["git", "-C", git_dir, "cat-file", "--batch"], input=b"".join(sha + b"\n" for sha, _ in blobs),
+                           capture_output=True, check=True).stdout
+    at = 0
+    for _, name in blobs:
+        header_end = batch.index(b"\n", at)
+        header = batch[at:header_end].split()
+        at = header_end + 1
+        if header[-1] == b"missing":
+            continue
+        size = int(header[2])
+        target = into / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(batch[at:at + size])
+        at += size + 1
+
+
+def _lint(root: Path, script: Path, pin: str) -> dict:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "flaglint", "lint", "--pin", pin, "--format", "json",
+                               str(script.relative_to(root))], cwd=root, capture_output=True, text=True, timeout=HANG)
+    except subprocess.TimeoutExpired:
+        return {"file": str(script.relative_to(root)), "rc": None, "wall": HANG, "cpu": None, "rules": [], "error": "hang"}
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    internal = proc.returncode not in (0, 1, 2) or any(word in proc.stderr for word in INTERNAL) or (
+        proc.returncode == 2 and len(proc.stderr.strip().splitlines()) > 1)
+    rules = []
+    if proc.returncode in (0, 1):
+        rules = [finding["rule"] for finding in json.loads(proc.stdout)["findings"]]
+    return {"file": str(script.relative_to(root)), "rc": proc.returncode, "wall": wall, "cpu": cpu, "rules": rules,
+            "error": proc.stderr.strip().splitlines()[-1] if internal or proc.returncode == 2 else None,
+            "internal": internal}
+
+
+def sweep(git_dir: str, rev: str, pin: str, under: str | None) -> None:
+    with tempfile.TemporaryDirectory(prefix="sweep-") as tmp:
+        root = Path(tmp)
+        _export(git_dir, rev, root)
+        scripts = sorted((root / under if under else root).rglob("*.sh"))
+        runs = [_lint(root, script, pin) for script in scripts if script.is_file()]
+    codes = Counter("hang" if run["rc"] is None else run["rc"] for run in runs)
+    rules = Counter(rule for run in runs for rule in run["rules"])
+    print(f"== {Path(git_dir).parent.name} {rev} ({pin}): {len(runs)} scripts; exit codes {dict(sorted(codes.items(), key=str))}")
+    print(f"   rules: {dict(rules.most_common())}")
+    for run in runs:
+        if run.get("internal") or run["rc"] is None:
+            print(f"   INTERNAL {run['file']}: {run['error']}")
+        elif run["rc"] == 2:
+            print(f"   exit 2 {run['file']}: {run['error']}")
+    slowest = sorted(runs, key=lambda run: -run["wall"])[:5]
+    print("   slowest: " + "; ".join(f"{run['file']} {run['wall']:.2f} s wall, {run['cpu'] or 0:.2f} s CPU" for run in slowest))
+    total_cpu = sum(run["cpu"] or 0 for run in runs)
+    print(f"   CPU per file: mean {total_cpu / max(len(runs), 1):.2f} s; internal errors "
+          f"{sum(1 for run in runs if run.get('internal'))}, hangs {codes.get('hang', 0)}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("git_dir")
+    parser.add_argument("revs", nargs="+")
+    parser.add_argument("--pin", default="maxtext-0.2.5")
+    parser.add_argument("--under", help="only the scripts under this path of the tree")
+    args = parser.parse_args()
+    for rev in args.revs:
+        sweep(args.git_dir, rev, args.pin, args.under)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,359 @@
+"""`flaglint server`: the language server, over stdio (pygls, with lsprotocol's types).
+
+Each open document is checked by the same front ends as the command line (documents.py), from the
+editor's buffers. One worker thread checks, so the pin, the rules and the solver stay loaded; the
+edits that arrive while it works coalesce into one more check of the newest text, and a result for
+text that has since changed is never published.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+from pygls.workspace import PositionCodec
+
+from flaglint.core.findings import Finding, InputError
+from flaglint.core.location import Location
+from flaglint.core.reading import QUOTED_FILE, Unreadable, read_text
+from flaglint.core.version import __version__
+from flaglint.frontends.checker import Checker
+from flaglint.report import describe_fix
+from flaglint.report.text_format import witness_line
+from flaglint.server.documents import DocumentCheck, FileFix, Workbench, document_kind
+from flaglint.server.knowledge import (
+    key_hover,
+    keys_starting,
+    rule_hover,
+    value_choices,
+    word_at,
+)
+from flaglint.server.positions import (
+    byte_position,
+    character_index,
+    column_position,
+    lines_of,
+)
+
+_SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
+             "info": types.DiagnosticSeverity.Information}
+_YAML_KEY = re.compile(r"^([A-Za-z_]\w*)$")
+_YAML_VALUE = re.compile(r"^([A-Za-z_]\w*):\s*['\"]?([^'\"\s]*)$")
+_FLAG_KEY = re.compile(r"(?:^|[\s\"'])([A-Za-z_]\w*)$")
+_FLAG_VALUE = re.compile(r"(?:^|[\s\"'])([A-Za-z_]\w*)=([^\s\"']*)$")
+
+
+@dataclass
+class _Placed:
+    """A finding of a check, as the diagnostic published for the file it is in."""
+
+    finding: Finding
+    diagnostic: types.Diagnostic
+
+
+@dataclass
+class _Result:
+    version: int | None
+    checked: DocumentCheck
+    placed: dict[str, list[_Placed]]  # uri -> the findings in that file
+
+
+class FlaglintServer(LanguageServer):
+    def __init__(self, settings_file: str | None = None):
+        super().__init__("flaglint", __version__)
+        self.bench = Workbench(settings_file)
+        self.results: dict[str, _Result] = {}  # by the uri of the document checked
+        self.pending: dict[str, None] = {}  # uris to check, in order
+        self.worker: asyncio.Future | None = None
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="flaglint-check")
+
+    @property
+    def codec(self) -> PositionCodec:
+        return PositionCodec(self.workspace.position_encoding)
+
+    def units(self, text: str) -> int:
+        return self.codec.client_num_units(text)
+
+    # checking
+
+    def warm_up(self, folders: list[str]) -> None:
+        """Load the checkers of the workspace's folders in the worker before the first document
+        comes (settings that cannot be read are said by that document's check)."""
+
+        def load() -> None:
+            for folder in folders:
+                try:
+                    self.bench.checker(self.bench.settings(Path(folder)))
+                except InputError:
+                    continue
+
+        self.executor.submit(load)
+
+    def schedule(self, uri: str) -> None:
+        self.pending[uri] = None
+        for origin, result in self.results.items():  # documents that read this one check again
+            if origin != uri and uri in result.placed:
+                self.pending[origin] = None
+        if self.worker is None or self.worker.done():
+            self.worker = asyncio.ensure_future(self._drain())
+
+    async def _drain(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self.pending:
+            uri = next(iter(self.pending))
+            del self.pending[uri]
+            if uri not in self.workspace.text_documents or not _is_file(uri):
+                continue  # an unsaved, untitled buffer has no folder to take settings from
+            document = self.workspace.get_text_document(uri)
+            version, text = document.version, document.source
+            buffers = {to_fs_path(other): self.workspace.get_text_document(other).source
+                       for other in self.workspace.text_documents if other != uri and _is_file(other)}
+            try:
+                checked = await loop.run_in_executor(self.executor, self.bench.check, to_fs_path(uri), text, buffers)
+            except Exception as err:  # noqa: BLE001 - the editor is told, and the server goes on
+                self.window_log_message(types.LogMessageParams(types.MessageType.Error, f"flaglint: {uri}: {type(err).__name__}: {err}"))
+                continue
+            if uri in self.pending or uri not in self.workspace.text_documents:
+                continue  # a newer edit arrived while this text was checked: that check wins
+            self._publish(uri, _Result(version, checked, self._place(uri, checked)))
+
+    def _publish(self, uri: str, result: _Result | None) -> None:
+        before = self.results.pop(uri, None)
+        if result is not None:
+            self.results[uri] = result
+        touched = set(before.placed if before else ()) | set(result.placed if result else ()) | ({uri} if result else set())
+        for target in touched:
+            diagnostics = [placed.diagnostic for origin in self.results.values() for placed in origin.placed.get(target, [])]
+            version = self.workspace.get_text_document(target).version if target in self.workspace.text_documents else None
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(target, diagnostics, version))
+
+    def close(self, uri: str) -> None:
+        self.pending.pop(uri, None)
+        self._publish(uri, None)
+
+    # findings as diagnostics
+
+    def text_of(self, path: str) -> str | None:
+        uri = from_fs_path(path)
+        if uri in self.workspace.text_documents:
+            return self.workspace.get_text_document(uri).source
+        try:
+            return read_text(path, QUOTED_FILE)
+        except Unreadable:
+            return None
+
+    def _place(self, uri: str, checked: DocumentCheck) -> dict[str, list[_Placed]]:
+        placed: dict[str, list[_Placed]] = {}
+        own = to_fs_path(uri)
+        for finding in checked.findings:
+            location = finding.location
+            target = location.file if location and location.file and os.path.isabs(location.file) else own
+            text = self.text_of(target)
+            if text is None:  # a file of MaxText's own, or one gone: shown on the document checked
+                target, text = own, self.text_of(own) or ""
+                where = None
+            else:
+                where = location
+            diagnostic = types.Diagnostic(
+                range=self._range(text, where), message=_message(finding, where is None), severity=_SEVERITY[finding.severity],
+                code=finding.rule, source="flaglint", related_information=self._related(finding) or None)
+            placed.setdefault(from_fs_path(target), []).append(_Placed(finding, diagnostic))
+        return placed
+
+    def _range(self, text: str, location) -> types.Range:
+        lines = lines_of(text)
+        if location is None:
+            return types.Range(types.Position(0, 0), types.Position(0, 0))
+        start = column_position(lines, location.line, location.column, self.units)
+        end_column = location.end_column if location.end_column is not None else location.column + 1
+        end = column_position(lines, location.end_line or location.line, end_column, self.units)
+        return types.Range(types.Position(*start), types.Position(*end))
+
+    def _related(self, finding: Finding) -> list[types.DiagnosticRelatedInformation]:
+        related = []
+        places = [(location, "also here") for location in finding.related]
+        if finding.witness:
+            places += [(Location(branch["file"], branch["line"], 1, end_column=1), "branch taken") for branch in finding.witness.get("branches", [])]
+        for location, what in places:
+            if not location.file or not os.path.isabs(location.file) or (text := self.text_of(location.file)) is None:
+                continue
+            related.append(types.DiagnosticRelatedInformation(
+                types.Location(from_fs_path(location.file), self._range(text, location)), what))
+        return related
+
+    # quick fixes
+
+    def fix_actions(self, uri: str, wanted: types.Range) -> list[types.CodeAction]:
+        actions = []
+        for origin, result in self.results.items():
+            if origin in self.workspace.text_documents and self.workspace.get_text_document(origin).version != result.version:
+                continue  # checked before the latest edit: its spans are stale, and a check is under way
+            here = result.placed.get(uri, [])
+            for number, fix in enumerate(result.checked.fixes):
+                keys = {change.key for change in fix.fix.changes}
+                covered = [placed.diagnostic for placed in here
+                           if keys & set(placed.finding.keys) and _overlaps(placed.diagnostic.range, wanted)]
+                edit = self._workspace_edit(fix)
+                if covered and edit is not None:
+                    # describe_fix names the fix's applicability; an edit less safe than its fix says so too
+                    title = describe_fix(fix.fix) + (" (unsafe edit)" if fix.fix.safe and not fix.safe else "")
+                    actions.append(types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix, diagnostics=covered,
+                                                    edit=edit, is_preferred=fix.safe and number == 0))
+        return actions
+
+    def _workspace_edit(self, fix: FileFix) -> types.WorkspaceEdit | None:
+        changes: dict[str, list[types.TextEdit]] = {}
+        for edit in fix.edits:
+            text = self.text_of(edit.location.file)
+            if text is None or text.encode("utf-8")[edit.start:edit.end] != edit.old.encode("utf-8"):
+                return None  # the file no longer holds what the fix was made from
+            start, end = byte_position(text, edit.start, self.units), byte_position(text, edit.end, self.units)
+            changes.setdefault(from_fs_path(edit.location.file), []).append(
+                types.TextEdit(types.Range(types.Position(*start), types.Position(*end)), edit.new))
+        return types.WorkspaceEdit(changes=changes)
+
+    # hover and completion
+
+    def checker_for(self, uri: str) -> Checker | None:
+        """The checker of the document's settings; None where they cannot be read (its check says why)."""
+        if not _is_file(uri):
+            return None
+        try:
+            return self.bench.checker(self.bench.settings(Path(to_fs_path(uri)).parent))
+        except InputError:
+            return None
+
+    def hover(self, uri: str, position: types.Position) -> types.Hover | None:
+        document = self.workspace.get_text_document(uri)
+        lines = lines_of(document.source)
+        if position.line >= len(lines):
+            return None
+        line = lines[position.line]
+        checker = self.checker_for(uri)
+        if checker is None:
+            return None
+        parts = []
+        for origin in self.results.values():
+            for placed in origin.placed.get(uri, []):
+                if _within(position, placed.diagnostic.range) and (text := rule_hover(placed.finding.rule, checker)):
+                    parts.append(text)
+        word = word_at(line, character_index(line, position.character, self.units))
+        about = key_hover(word, checker) if word else None
+        if about:
+            parts.insert(0, about)
+        return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, "\n\n---\n\n".join(dict.fromkeys(parts)))) if parts else None
+
+    def complete(self, uri: str, position: types.Position) -> list[types.CompletionItem]:
+        document = self.workspace.get_text_document(uri)
+        lines = lines_of(document.source)
+        if position.line >= len(lines):
+            return []
+        line = lines[position.line]
+        before = line[: character_index(line, position.character, self.units)]
+        checker = self.checker_for(uri)
+        if checker is None:
+            return []
+        kind = document_kind(to_fs_path(uri), document.source)
+        if kind == "config":
+            if match := _YAML_VALUE.match(before):
+                return _values(match.group(1), checker)
+            if match := _YAML_KEY.match(before):
+                return _keys(match.group(1), checker, ": ")
+            return []
+        if kind in ("flags", "script"):
+            if kind == "script" and not _in_flag_string(before, lines[position.line - 1] if position.line else ""):
+                return []
+            if match := _FLAG_VALUE.search(before):
+                return _values(match.group(1), checker)
+            if match := _FLAG_KEY.search(before):
+                return _keys(match.group(1), checker, "=")
+        return []
+
+
+def _message(finding: Finding, elsewhere: bool) -> str:
+    parts = [finding.message]
+    if elsewhere and finding.location is not None:
+        location = finding.location
+        parts.insert(0, f"{location.file or '<flags>'}:{location.line}:{location.column}:")
+    if finding.witness and (finding.witness.get("env") or finding.witness.get("branches")):
+        parts.append(f"\n{witness_line(finding.witness)}")
+    if finding.reached_from:
+        parts.append(f"\nreached from {', '.join(finding.reached_from)}")
+    return " ".join(parts)
+
+
+def _in_flag_string(before: str, previous: str) -> bool:
+    """Whether a script's cursor is in a flag string: inside quotes, or on a continued line."""
+    return before.count('"') % 2 == 1 or before.count("'") % 2 == 1 or previous.rstrip().endswith("\\")
+
+
+def _keys(prefix: str, checker, then: str) -> list[types.CompletionItem]:
+    return [types.CompletionItem(label=name, kind=types.CompletionItemKind.Property, detail=shown, insert_text=name + then)
+            for name, shown in keys_starting(prefix, checker)]
+
+
+def _values(key: str, checker) -> list[types.CompletionItem]:
+    return [types.CompletionItem(label=value, kind=types.CompletionItemKind.EnumMember, detail=key)
+            for value in value_choices(key, checker)]
+
+
+def _is_file(uri: str) -> bool:
+    return uri.startswith("file:")
+
+
+def _overlaps(first: types.Range, second: types.Range) -> bool:
+    def at(position: types.Position) -> tuple[int, int]:
+        return position.line, position.character
+
+    return at(first.start) <= at(second.end) and at(second.start) <= at(first.end)
+
+
+def _within(position: types.Position, span: types.Range) -> bool:
+    return _overlaps(span, types.Range(position, position))
+
+
+def build(settings_file: str | None = None) -> FlaglintServer:
+    server = FlaglintServer(settings_file)
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: FlaglintServer, params: types.InitializedParams) -> None:
+        roots = [folder.uri for folder in ls.workspace.folders.values()] or [ls.workspace.root_uri or ""]
+        ls.warm_up([to_fs_path(root) for root in roots if _is_file(root)])
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: FlaglintServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.schedule(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: FlaglintServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.schedule(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: FlaglintServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.schedule(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: FlaglintServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.close(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+    def code_action(ls: FlaglintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        return ls.fix_actions(params.text_document.uri, params.range)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: FlaglintServer, params: types.HoverParams) -> types.Hover | None:
+        return ls.hover(params.text_document.uri, params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["=", ":"]))
+    def completion(ls: FlaglintServer, params: types.CompletionParams) -> list[types.CompletionItem]:
+        return ls.complete(params.text_document.uri, params.position)
+
+    return server

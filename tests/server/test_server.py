@@ -1,0 +1,204 @@
+"""`flaglint server` driven as an editor drives it: a real server process over stdio (pytest-lsp).
+
+One server serves every test of the module, as one editor session would: the first check loads
+the pin, the later ones find it loaded. The project holds copies of the example recipes and a
+pyproject.toml that pins the fork commit of google/tunix#2884, where the 256-chip branch breaks
+FL101 (moe_chunk_pipeline=false with moe_roe_packed_routing_gather=true).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from commandline import REPO
+from lsprotocol import types
+from pygls.uris import from_fs_path
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+PIN = "bbd0f6f10"
+CONFLICT = "moe_chunk_pipeline=false"
+WAIT = 120  # seconds a test waits for the server before it fails, never what a check finds
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("project")
+    shutil.copytree(REPO / "examples", root / "examples")
+    (root / "pyproject.toml").write_text(f'[tool.flaglint]\npin = "{PIN}"\n', encoding="utf-8")
+    return root
+
+
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=[sys.executable, "-m", "flaglint", "server", "--stdio"]))
+async def client(lsp_client: LanguageClient, project: Path):
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"), root_uri=from_fs_path(str(project))))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def diagnostics_until(client: LanguageClient, uri: str, holds) -> list[types.Diagnostic]:
+    """The diagnostics of URI once the server has published ones for which HOLDS is true."""
+
+    async def published():
+        while not (uri in client.diagnostics and holds(client.diagnostics[uri])):
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        return list(client.diagnostics[uri])
+
+    return await asyncio.wait_for(published(), WAIT)
+
+
+def codes(diagnostics) -> list[str]:
+    return [diagnostic.code for diagnostic in diagnostics]
+
+
+def text_at(text: str, span: types.Range) -> str:
+    """The text of a one-line range (the examples are ASCII: columns are characters)."""
+    assert span.start.line == span.end.line
+    return text.split("\n")[span.start.line][span.start.character:span.end.character]
+
+
+def apply_edits(text: str, edits) -> str:
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        start = offsets[edit.range.start.line] + edit.range.start.character
+        end = offsets[edit.range.end.line] + edit.range.end.character
+        text = text[:start] + edit.new_text + text[end:]
+    return text
+
+
+def open_document(client: LanguageClient, path: Path, language: str, text: str | None = None, version: int = 1) -> str:
+    uri = from_fs_path(str(path))
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
+        uri, language, version, path.read_text(encoding="utf-8") if text is None else text)))
+    return uri
+
+
+def change_document(client: LanguageClient, uri: str, text: str, version: int) -> None:
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(version=version, uri=uri), [types.TextDocumentContentChangeWholeDocument(text)]))
+
+
+async def test_the_256_chip_conflict_is_a_diagnostic_at_its_token(client: LanguageClient, project: Path):
+    script = project / "examples/recipes/mlperf_397b_256_v7x_before.sh"
+    uri = open_document(client, script, "shellscript")
+    found = await diagnostics_until(client, uri, lambda d: "FL101" in codes(d))
+    conflict = next(d for d in found if d.code == "FL101")
+    assert text_at(script.read_text(encoding="utf-8"), conflict.range) == CONFLICT
+    assert conflict.severity == types.DiagnosticSeverity.Error
+    assert "when: TRAINER_TPU_SLICE=tpu7x:4x8x8" in conflict.message  # the witness
+    # the findings in the files it sources are published for those files
+    block = from_fs_path(str(project / "examples/recipes/tuned_block.sh"))
+    assert "FL003" in codes(await diagnostics_until(client, block, lambda d: bool(d)))
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    assert await diagnostics_until(client, uri, lambda d: not d) == []
+
+
+async def test_the_quick_fix_makes_the_edit_fix_makes_and_the_diagnostic_goes(client: LanguageClient, project: Path):
+    script = project / "examples/recipes/mlperf_397b_256_v7x_before.sh"
+    text = script.read_text(encoding="utf-8")
+    uri = open_document(client, script, "shellscript")
+    conflict = next(d for d in await diagnostics_until(client, uri, lambda d: "FL101" in codes(d)) if d.code == "FL101")
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri), conflict.range, types.CodeActionContext(diagnostics=[conflict])))
+    fixing = [action for action in actions if any(d.code == "FL101" for d in action.diagnostics or [])]
+    assert len(fixing) == 1
+    action = fixing[0]
+    # the pipeline turned back on is an unsafe fix: offered, marked, never preferred
+    assert "unsafe" in action.title and not action.is_preferred
+    fixed = apply_edits(text, action.edit.changes[uri])
+
+    recipes = project / "fixed_by_the_command_line"
+    shutil.copytree(script.parent, recipes)
+    copy = recipes / script.name
+    subprocess.run([sys.executable, "-m", "flaglint", "lint", "--fix", "--unsafe-fixes", "-q", "--exit-zero", str(copy)],
+                   cwd=project, check=True, capture_output=True)
+    assert fixed == copy.read_text(encoding="utf-8")
+
+    change_document(client, uri, fixed, 2)
+    remaining = await diagnostics_until(client, uri, lambda d: "FL101" not in codes(d))
+    assert "FL101" not in codes(remaining)
+    assert script.read_text(encoding="utf-8") == text  # the server never writes
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+
+
+async def test_an_unsaved_edit_changes_the_diagnostics(client: LanguageClient, project: Path):
+    flags = project / "examples/flags/tuned-256-64x1x8-before.flags"
+    text = flags.read_text(encoding="utf-8")
+    uri = open_document(client, flags, "plaintext")
+    await diagnostics_until(client, uri, lambda d: "FL101" in codes(d))
+    change_document(client, uri, text.replace("moe_roe_packed_routing_gather=true", "moe_roe_packed_routing_gather=false"), 2)
+    assert "FL101" not in codes(await diagnostics_until(client, uri, lambda d: "FL101" not in codes(d)))
+    assert flags.read_text(encoding="utf-8") == text
+    change_document(client, uri, text, 3)  # and back, still unsaved
+    await diagnostics_until(client, uri, lambda d: "FL101" in codes(d))
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+
+
+async def test_a_sourced_file_is_read_from_its_unsaved_buffer(client: LanguageClient, project: Path):
+    block = project / "examples/recipes/tuned_block.sh"
+    script = project / "examples/recipes/mlperf_397b_256_v7x_before.sh"
+    uri = open_document(client, script, "shellscript")
+    await diagnostics_until(client, uri, lambda d: "FL101" in codes(d))
+    edited = block.read_text(encoding="utf-8").replace("moe_roe_packed_routing_gather=true", "moe_roe_packed_routing_gather=false")
+    block_uri = open_document(client, block, "shellscript", edited)
+    assert "FL101" not in codes(await diagnostics_until(client, uri, lambda d: "FL101" not in codes(d)))
+    for closed in (block_uri, uri):
+        client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(closed)))
+
+
+async def test_hover_on_a_key_and_on_a_finding(client: LanguageClient, project: Path):
+    script = project / "examples/recipes/mlperf_397b_256_v7x_before.sh"
+    uri = open_document(client, script, "shellscript")
+    conflict = next(d for d in await diagnostics_until(client, uri, lambda d: "FL101" in codes(d)) if d.code == "FL101")
+    hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), conflict.range.start))
+    shown = hover.contents.value
+    assert f"**moe_chunk_pipeline**: MaxText key at {PIN}" in shown
+    assert "- type: `bool`" in shown and "- default: `false`" in shown
+    assert "FL101" in shown.split("rules that read it:")[1].split("\n")[0]
+    assert "FL101: packed routing gather needs the chunk pipeline" in shown  # `flaglint explain FL101`
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+
+
+async def test_completion_of_keys_and_values_in_a_config(client: LanguageClient, project: Path):
+    config = project / "my_run.yml"
+    text = "base_config: base.yml\nmoe_roe_packed\nmoe_chunk_pipeline: \n"
+    config.write_text(text, encoding="utf-8")
+    uri = open_document(client, config, "yaml")
+    await diagnostics_until(client, uri, lambda d: True)
+    keys = await client.text_document_completion_async(types.CompletionParams(
+        types.TextDocumentIdentifier(uri), types.Position(1, len("moe_roe_packed"))))
+    labels = [item.label for item in keys]
+    assert "moe_roe_packed_routing_gather" in labels and all(label.startswith("moe_roe_packed") for label in labels)
+    values = await client.text_document_completion_async(types.CompletionParams(
+        types.TextDocumentIdentifier(uri), types.Position(2, len("moe_chunk_pipeline: "))))
+    assert [item.label for item in values] == ["true", "false"]
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+
+
+async def test_completion_in_a_flag_file_and_nothing_for_an_untitled_buffer(client: LanguageClient, project: Path):
+    flags = project / "run.flags"
+    flags.write_text("steps=10 moe_chunk_pipeline=\n", encoding="utf-8")
+    uri = open_document(client, flags, "plaintext")
+    await diagnostics_until(client, uri, lambda d: True)
+    values = await client.text_document_completion_async(types.CompletionParams(
+        types.TextDocumentIdentifier(uri), types.Position(0, len("steps=10 moe_chunk_pipeline="))))
+    assert [item.label for item in values] == ["true", "false"]
+    keys = await client.text_document_completion_async(types.CompletionParams(
+        types.TextDocumentIdentifier(uri), types.Position(0, len("step"))))
+    assert [(item.label, item.insert_text) for item in keys if item.label == "steps"] == [("steps", "steps=")]
+    untitled = "untitled:Untitled-1"
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(untitled, "shellscript", 1, "steps=1\n")))
+    assert await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(untitled), types.Position(0, 1))) is None
+    for closed in (uri, untitled):
+        client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(closed)))
