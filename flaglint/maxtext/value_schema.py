@@ -61,23 +61,24 @@ def _bounds(key: Key) -> dict[str, Any]:
                                                        ("lt", "exclusiveMaximum")) if getattr(key, attr) is not None}
 
 
-def _bools_within(key: Key) -> list[bool]:
-    return [flag for flag in (False, True) if _accepts(key, flag, coerce)]
+def _bools_within(key: Key, item: bool) -> list[bool]:
+    """The bools KEY takes as numbers (0, 1), as its value or (ITEM) as an item of its list."""
+    return [flag for flag in (False, True) if _accepts(key, [flag] if item else flag, coerce)]
 
 
-def _number(json_type: str, text: str, key: Key) -> dict[str, Any]:
+def _number(json_type: str, text: str, key: Key, item: bool) -> dict[str, Any]:
     """An int or float: the number (bounded), a bool (as 0 or 1), or a string that reads as one."""
-    return {"anyOf": [{"type": json_type, **_bounds(key)}, {"enum": _bools_within(key)}, _ref(text)]}
+    return {"anyOf": [{"type": json_type, **_bounds(key)}, {"enum": _bools_within(key, item)}, _ref(text)]}
 
 
-def _scalar(kind: str, key: Key) -> dict[str, Any]:
-    """A value of KIND as pydantic's lax mode takes it (not null)."""
+def _scalar(kind: str, key: Key, item: bool = False) -> dict[str, Any]:
+    """A value of KIND as pydantic's lax mode takes it (not null): KEY's value, or (ITEM) an item of its list."""
     if kind == "bool":
         return {"anyOf": [{"type": "boolean"}, {"enum": [0, 1]}, _ref("bool-text")]}
     if kind == "int":
-        return _number("integer", "int-text", key)
+        return _number("integer", "int-text", key, item)
     if kind == "float":
-        return _number("number", "float-text", key)
+        return _number("number", "float-text", key, item)
     if kind == "str":
         return {"type": "string"}
     if kind == "dict":
@@ -105,7 +106,7 @@ def _choices(key: Key) -> dict[str, Any]:
 
 
 def _list(key: Key) -> dict[str, Any]:
-    items = {"type": "array", "items": _scalar(key.item or "any", key)}
+    items = {"type": "array", "items": _scalar(key.item or "any", key, item=True)}
     if splits_float_string(key.name):
         float_list = rf"(?:{_FLOAT_TEXT}(?:,{_FLOAT_TEXT})*)?"
         return {"anyOf": [items, {"type": "string", "pattern": full_match(float_list)}]}

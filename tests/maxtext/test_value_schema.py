@@ -6,7 +6,7 @@ import math
 from functools import lru_cache
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
@@ -35,13 +35,13 @@ def _maxtext_accepts(key, value) -> bool:
 
 def _beyond_json_schema(key, value) -> bool:
     """What the fragment takes without asking MaxText: a string for a bounded number, NaN against a
-    bound, an int as a float too large for int64."""
+    bound, an int as a float too large for int64 (as the value or an item of its list)."""
     bounded = any(getattr(key, bound) is not None for bound in BOUNDS)
     if isinstance(value, str) and bounded:
         return True
     if isinstance(value, float) and (math.isnan(value) and bounded or value.is_integer() and abs(value) >= 2**63):
         return True
-    return False
+    return isinstance(value, list) and any(_beyond_json_schema(key, item) for item in value)
 
 
 def _agrees(name: str, value) -> None:
@@ -64,6 +64,8 @@ values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.di
 
 @settings(max_examples=60)
 @given(values)
+@example([False]).via("a list of ints takes a bool as 0")
+@example([9.223372036854776e18]).via("an int past int64 as a float, in a list")
 def test_every_key_agrees_with_maxtext_on_drawn_values(value):
     for name in KEYS:
         _agrees(name, value)
