@@ -28,9 +28,9 @@ from oracle.differential import (
 
 pytestmark = pytest.mark.oracle
 
-CONFIGS = 1000  # bench/agreement_bench.py draws more; CI runs in 30 minutes with every suite
+CONFIGS = 700  # bench/agreement_bench.py draws more; CI runs in 30 minutes with every suite
 TARGET = 0.99
-FIXED = 200  # rejected configs whose fixes are checked (finding fixes costs ~0.3 s a config)
+FIXED = 150  # rejected configs whose fixes are checked (finding fixes costs ~0.3 s a config)
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from flaglint.tunix.pins import load_tunix_pin
 pytestmark = pytest.mark.oracle
 
 VERSION = "0.1.7"
-CASES = 600
+CASES = 300
 # naming.py imports immutabledict, which the oracle does not install: a dict is what it holds.
 _NAMING = """
 import sys, types
