@@ -47,19 +47,30 @@ class TunixLinesChecked:
 def runs_tunix(exploration: Exploration) -> bool:
     """Whether a launch of the script may run tunix.cli (its words name it): only then is the Tunix
     pin loaded."""
-    return any(_may_name_tunix(word) for outcome in exploration.outcomes for rendering in renderings(outcome.rendering)
+    return any(may_name_tunix(word) for outcome in exploration.outcomes for rendering in renderings(outcome.rendering)
                for launch in rendering.launched for word in launch.words)
 
 
-def _may_name_tunix(value) -> bool:
-    """Whether a word, on some path, may hold `tunix` (an input's value may hold anything)."""
-    if type(value) is Value:
-        return "tunix" in value.text
-    if type(value) is Sym:
-        return any(_may_name_tunix(piece) for piece in value.pieces)
-    if type(value) is Choice:
-        return any(_may_name_tunix(alt) for _, alt in value.alts)
-    return value is not None
+def may_name_tunix(word) -> bool:
+    """Whether a word, on some path, may hold `tunix` (an input's value may hold anything). A walk
+    with its own stack, each shared part once: a value built by many appends nests deeper than
+    Python's recursion allows and repeats its earlier parts."""
+    stack, seen = [word], set()
+    while stack:
+        value = stack.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if type(value) is Value:
+            if "tunix" in value.text:
+                return True
+        elif type(value) is Sym:
+            stack.extend(value.pieces)
+        elif type(value) is Choice:
+            stack.extend(alt for _, alt in value.alts)
+        elif value is not None:
+            return True
+    return False
 
 
 def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, text: bytes | None = None,
