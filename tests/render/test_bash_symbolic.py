@@ -41,7 +41,10 @@ def _taken(paths: list, env: dict):
     return [(p, o) for p, o in paths if any(all(env.get(n) in vs for n, vs in c.items()) for c in p.products())]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+# Drawn the same way on every run until the known failure below is fixed, so CI's verdict is not a
+# draw; the failure is kept as its own strict xfail.
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+          derandomize=True, database=None)
 @given(script=branching_scripts, choice=st.randoms(use_true_random=False))
 # Found by this test: a for loop over an input that forks re-ran the step with the loop advanced (one pass lost).
 @example(script='B=""\ncase "$IN1" in\n  x) A="" ;;\nesac\ncase "${A}" in\n  x) A="" ;;\nesac\n'
@@ -58,6 +61,25 @@ def _taken(paths: list, env: dict):
          choice=random.Random(0))
 def test_merged_evaluation_agrees_with_the_explorer_and_bash(script: str, choice) -> None:
     _agrees_with_the_explorer_and_bash(script, choice)
+
+
+@pytest.mark.xfail(strict=True, reason="known: an input assigned on one arm, then matched by a case arm, is not exported "
+                                       "on the merged path (IN1=x exports IN1='a b' in bash)")
+def test_an_input_assigned_on_one_arm_then_matched_by_a_case_is_exported():
+    # Found by the test above under CI's random draws.
+    _agrees_with_the_explorer_and_bash('if [[ "$IN1" != "x" ]]; then\n: "${B:=}"\nelse\nIN1=\'a b\'\nfi\n'
+                                       'case "$IN1" in\n  a*) export A="" ;;\nesac\n', _Always("x"))
+
+
+class _Always(random.Random):
+    """The sample that takes VALUE for every input that can have it (the failing assignment)."""
+
+    def __init__(self, value: str):
+        super().__init__(0)
+        self.value = value
+
+    def choice(self, seq):
+        return self.value if self.value in seq else seq[0]
 
 
 def _input_test(name: str) -> st.SearchStrategy[str]:
