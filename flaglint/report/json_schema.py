@@ -154,5 +154,6 @@ def _yaml_scalar_text() -> dict[str, str]:
             body = body.removeprefix("^").removesuffix("$")
             if kind in _YAML_KINDS and body not in bodies.setdefault(kind, []):
                 bodies[kind].append(body)
-    # a word's spaces and a YAML comment after the value are not the value's
-    return {kind: full_match(f"[ \\t]*(?:{'|'.join(found)})(?:[ \\t]+#.*)?[ \\t]*") for kind, found in bodies.items()}
+    # the spaces and line breaks around a word, and a YAML comment after the value, are not the value's
+    space = "[ \\t\\r\\n]"
+    return {kind: full_match(f"{space}*(?:{'|'.join(found)})(?:{space}+#[^\\r\\n]*)?{space}*") for kind, found in bodies.items()}
