@@ -12,10 +12,12 @@ os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
 
 # Hypothesis profiles. `dev`, the default: at most DEV_EXAMPLES examples a test, the same ones
 # every run. `ci` (HYPOTHESIS_PROFILE=ci, as .ci/run sets it): the count each test asks for (100
-# where it names none), drawn afresh each run, and no example database written into the checkout.
+# where it names none), the same ones every run (a landing is not a draw), and no example database
+# written into the checkout. `fresh`: the same counts drawn afresh each run, to look for new failures.
 DEV_EXAMPLES = 10
 settings.register_profile("dev", max_examples=DEV_EXAMPLES, derandomize=True, deadline=None)
-settings.register_profile("ci", deadline=None, database=None, print_blob=True)
+settings.register_profile("ci", deadline=None, database=None, print_blob=True, derandomize=True)
+settings.register_profile("fresh", deadline=None, database=None, print_blob=True)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "dev")
 settings.load_profile(PROFILE)
 
