@@ -33,15 +33,6 @@ def _working_directory(path: Path):
         os.chdir(before)
 
 
-def _fresh_process_state() -> None:
-    """What a new process starts without: the compiled-script cache, keyed on a path as given
-    (relative to the working directory) and its mtime, which two tests' files can share. (Each
-    solver search has a Z3 context of its own, so what the solver did before needs no reset.)"""
-    from flaglint.render.bash import compiler
-
-    compiler._cache.clear()
-
-
 def run_flaglint(*args: str, stdin: bytes | None = None, env: dict | None = None, cwd: Path | None = None) -> Completed:
     """`flaglint ARGS` through click's CliRunner in this process: the same exit code, stdout and
     stderr as the console script gives (tests marked `process` check that), without a new
@@ -51,7 +42,6 @@ def run_flaglint(*args: str, stdin: bytes | None = None, env: dict | None = None
 
     from flaglint.cli import main
 
-    _fresh_process_state()
     runner = CliRunner()
     with _working_directory(cwd or REPO):
         result = runner.invoke(main, list(args), input=stdin or b"", env={**(env or {}), "FLAGLINT_DEBUG": None},

@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from flaglint.core.reading import SCRIPT, Unreadable, buffer_of, read_file, regular_file
+from flaglint.core.reading import SCRIPT, Unreadable, buffer_of, read_file
 from flaglint.render.bash.arithmetic import ArithError, ArithTooDeep
 from flaglint.render.bash.depth import check_depth
 from flaglint.render.bash.lexer import (
@@ -1014,21 +1015,14 @@ class CompiledFile:
     facts: FileFacts
 
 
-_cache: dict[tuple, CompiledFile] = {}
-
-
-_span_cache: dict[tuple, Code] = {}
-
-
 def compile_span(src: Source, start: int, end: int) -> Code:
     """The commands in characters start:end of a compiled file (a command substitution), parsed on
     their own at their own offsets, so their words keep their origins."""
-    key = (id(src), start, end)
-    found = _span_cache.get(key)
+    found = src.spans.get((start, end))
     if found is None:
         code = Code(src)
         Compiler(src, FileFacts()).reparse(src.byte_offset(start), src.byte_offset(end), code)
-        found = _span_cache[key] = code
+        found = src.spans[(start, end)] = code
     return found
 
 
@@ -1070,24 +1064,20 @@ def _redirections_first(data: bytes) -> bytes:
 
 
 def compile_file(path: str) -> CompiledFile:
-    """Parse and compile a script (cached on path, size and modification time)."""
+    """Parse and compile a script: an editor's open buffer of it, else the file."""
     buffer = buffer_of(path)
-    if buffer is not None:  # an editor's buffer changes without a new modification time: never cached
+    if buffer is not None:
         return compile_text(path, buffer)
     try:
-        st = regular_file(path, SCRIPT)
-        key = (path, st.st_mtime_ns, st.st_size)
-        found = _cache.get(key)
-        if found is not None:
-            return found
         data = read_file(path, SCRIPT)
     except Unreadable as err:
         raise ScriptError(path, 0, err.reason) from None
-    compiled = compile_text(path, data)
-    _cache[key] = compiled
-    return compiled
+    return compile_text(path, data)
 
 
+# Keyed on the bytes, not on a file's modification time: an editor's buffer changes without one, and
+# a witness re-runs the script it was found in. Bounded for a long-lived language server.
+@lru_cache(maxsize=64)
 def compile_text(path: str, data: bytes) -> CompiledFile:
     """Parse and compile a script's bytes; `path` names it (a file, or a virtual path such as a
     manifest's `bash -c` command)."""

@@ -43,6 +43,7 @@ class Source:
             offsets.append(total)
             self._byte_at = offsets
         self._origins: dict[int, Origin] = {}
+        self.spans: dict[tuple[int, int], object] = {}  # (start, end) -> the Code of a command substitution there
 
     def char_index(self, byte_offset: int) -> int:
         if self._byte_at is None:
