@@ -14,8 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from flaglint.core.findings import Finding
+from flaglint.core.findings import Finding, Fix
 from flaglint.core.location import Location
+from flaglint.core.reading import SCRIPT, read_file
+from flaglint.fix.command_lines import command_fix
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.commands import launched_segments, xpk_devices
 from flaglint.frontends.lint.script_commands import (
@@ -42,6 +44,7 @@ class TunixLinesChecked:
     findings: list[Finding]
     notes: set[str]
     checked: int  # Tunix command lines checked (each path's once)
+    fix: Fix | None = None  # of the first command line with findings that has one, as edits of the script
 
 
 def runs_tunix(exploration: Exploration) -> bool:
@@ -75,14 +78,17 @@ def may_name_tunix(word) -> bool:
 
 def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, text: bytes | None = None,
                          allow_unverified: bool = False, devices: DeviceCount | None = None,
-                         maxtext: Checker | None = None) -> TunixLinesChecked:
+                         maxtext: Checker | None = None, fix: bool = False) -> TunixLinesChecked:
     """`devices`: what the launches run on (--topology); else an XPK workload's --tpu-type and
     --num-slices, named as the MaxText pin of `maxtext` names TPU topologies; `maxtext`: the
-    checker of the argv a model section with `model_source: maxtext` builds."""
+    checker of the argv a model section with `model_source: maxtext` builds; `fix`: with a fix
+    (fix/tunix_argv.py) of the first command line that has one, as edits of the words the
+    script wrote (fix/command_lines.py, as MaxText's command lines are fixed)."""
     notes: set[str] = set()
     seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
     unverified: dict[tuple, Finding] = {}
-    results: dict[tuple, tuple[list[Finding], list[str]]] = {}
+    results: dict[tuple, tuple[list[Finding], list[str], list[Fix]]] = {}
+    to_fix: list[tuple[list[Fix], list[Value], Value]] = []
     checked = 0
 
     def not_verified(launch: Launch, reason: str) -> None:
@@ -106,9 +112,11 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
             if key not in results:
                 unknown = frozenset(i for i, t in enumerate(texts) if OTHER in t)
                 done = check_tunix_words(pin, command, texts, env, search, unknown, allow_unverified, on,
-                                         (lambda: maxtext) if maxtext is not None else None)
-                results[key] = (done.findings, done.notes)
-            findings, line_notes = results[key]
+                                         (lambda: maxtext) if maxtext is not None else None, fix=fix)
+                results[key] = (done.findings, done.notes, done.fixes)
+                if done.fixes:
+                    to_fix.append((done.fixes, args, words[-1]))
+            findings, line_notes, _ = results[key]
             notes.update(f"{launch.file}:{launch.line}: {note}" for note in line_notes)
             origins = Value(argv_source(texts).text, quoted_origins([(w.text, w.origins) for w in args]))
             for finding in findings:
@@ -123,4 +131,8 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
     for finding in found:
         if HF_TOKEN in finding.keys and finding.witness is not None:
             finding.witness["env"].setdefault(HF_TOKEN, None)  # the script does not set it: the environment it runs in decides
-    return TunixLinesChecked(list(unverified.values()) + found, notes, checked)
+    line_fix = None
+    if to_fix:
+        data = text if text is not None else read_file(script, SCRIPT)
+        line_fix = next((f for fixes, args, last in to_fix if (f := command_fix(fixes, args, last, script, data)) is not None), None)
+    return TunixLinesChecked(list(unverified.values()) + found, notes, checked, line_fix)
