@@ -126,8 +126,9 @@ def _check_tunix(args: tuple[str, ...], options: Options, settings, env: dict[st
                                         fixed_words=(fixed or {}).get(None))
         item = Checked(None, text, apply_settings(result, settings))
         item.fix = choose(item.result.fixes, options.unsafe_fixes) if fixing else None
-        if item.fix is not None:
-            item.edits = text_edits("", text, item.fix.edits, item.fix.applicability, 0)
+        if item.fix is not None:  # of the argv's words; else of the override file
+            item.edits = text_edits("", text, [edit for edit in item.fix.edits if edit.file is None], item.fix.applicability, 0)
+            item.config_edits = [edit for edit in item.fix.edits if edit.file is not None]
         return [item]
 
     checked, fixed = run(None), {}

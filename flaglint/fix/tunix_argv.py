@@ -35,6 +35,7 @@ from flaglint.core.edits import Applicability, Edit
 from flaglint.core.findings import Change, Finding, Fix
 from flaglint.core.location import Location
 from flaglint.fix.flags import apply_edits, drop_token
+from flaglint.fix.tunix_override import override_edits
 from flaglint.read.argv import argv_source, shell_words
 from flaglint.tunix.checks import close_siblings
 from flaglint.tunix.launch import suggested_override
@@ -88,18 +89,24 @@ def tunix_fixes(words: list[str], checked: Checked, recheck: Callable[[list[str]
         rename = _rename(option, words, builders, base, base_values)
         if rename is not None:
             renames[index] = rename
-    if not options:
+    file_edits, file_changes = override_edits(checked.findings, checked.config)
+    if not options and not file_edits:
         return []
     judged = {i: _applicability(o, words, checked, recheck) for i, o in options.items()}
     safe = {i: options[i].new for i, applicability in judged.items() if applicability is Applicability.SAFE}
     every = {i: renames.get(i, o.new) for i, o in options.items()}
     fixes = []
     for chosen, applicability in ((safe, Applicability.SAFE), (every, Applicability.UNSAFE)):
-        if not chosen or (applicability is Applicability.UNSAFE and chosen == safe):
+        if not (chosen or file_edits and applicability is Applicability.SAFE) or (
+                applicability is Applicability.UNSAFE and chosen == safe):
             continue
         fix = _fix(text, tokens, words, chosen, [options[i] for i in chosen], applicability)
         if _removes(fix, [options[i].finding for i in chosen], checked, recheck):
-            fixes.append(fix)
+            # the override file's edits are safe, and read back as meant (fix/tunix_override.py)
+            fixes.append(Fix([*fix.changes, *file_changes], fix.flags, applicability,
+                             [*fix.edits, *(edit.moved(edit.start, edit.end, edit.file, applicability) for edit in file_edits)]))
+    if file_edits and not any(fix.safe for fix in fixes):
+        fixes.insert(0, Fix(file_changes, text, Applicability.SAFE, file_edits))
     return fixes
 
 

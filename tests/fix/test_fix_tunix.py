@@ -161,3 +161,26 @@ def test_safe_fixes_keep_every_other_word_change_nothing_tunix_runs_with_and_end
         (f.rule, f.keys) for f in before.findings if f.severity == "error"} | {(f.rule, f.keys) for f in check_tunix_words(
             _PIN, _COMMAND, ["base_config.yaml", *[w for w in words if not w.startswith("-")]], env, (Path.cwd(),)).findings}
     assert _fixed(after_words, env) == (after_words, 0)  # idempotent
+
+
+def test_the_override_file_is_fixed_in_its_own_characters(tmp_path):
+    over = tmp_path / "over.yaml"
+    text = "# overrides for the short run\r\nbatch_sise: 4   # typo\r\nnum_batches: 2.0  # two\r\nmodel_config:\r\n  rng_seed: 3"
+    over.write_bytes(text.encode("utf-8"))
+    args = ("check", "--fix", "--env", "HF_TOKEN=x", "--", *PEFT.split(), "override_config_file=over.yaml", "max_target_length=8")
+    done = invoke(*args, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # the unknown key's line goes with its line break; the retyped value is written as Tunix types it;
+    # the comments, CRLF line breaks and the missing final line break stay
+    assert over.read_bytes() == b"# overrides for the short run\r\nnum_batches: 2  # two\r\nmodel_config:\r\n  rng_seed: 3"
+    assert done.stdout.splitlines()[0] == "base_config.yaml override_config_file=over.yaml max_target_length=8"
+    again = invoke(*args, cwd=tmp_path)
+    assert again.returncode == 0 and "applied" not in again.stderr
+    assert over.read_bytes() == b"# overrides for the short run\r\nnum_batches: 2  # two\r\nmodel_config:\r\n  rng_seed: 3"
+
+
+def test_a_nested_key_of_the_override_file_is_left_to_a_person(tmp_path):
+    (tmp_path / "over.yaml").write_text("model_config:\n  rng_sed: 3\n")
+    result = json.loads(invoke("check", "--format", "json", "--env", "HF_TOKEN=x", "--", *PEFT.split(),
+                               "override_config_file=over.yaml", cwd=tmp_path).stdout)
+    assert [f["rule"] for f in result["findings"]] == ["FL208"] and result["fixes"] == []
