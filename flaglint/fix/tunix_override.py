@@ -40,7 +40,7 @@ def override_edits(findings: list[Finding], config: dict[str, Any] | None) -> tu
             continue
         text, file_edits, offset, old = made
         edits += text_edits(file, text, file_edits, Applicability.SAFE, offset)
-        changes += [Change(key, old.get(key), None if value is REMOVE else value) for key, value in keys.items()]
+        changes += [Change(key, _shown(old.get(key)), None if value is REMOVE else value) for key, value in keys.items()]
     return edits, changes
 
 
@@ -71,3 +71,8 @@ def _made(file: str, keys: dict[str, Any]) -> tuple[str, list[Edit], int, dict] 
                                                                         or type(data[key]) is not type(value)):
             return None
     return text, made, offset, old
+
+
+def _shown(value: Any) -> Any:
+    """A value as the file wrote it, where the report would show it as another (2.0 as 2)."""
+    return repr(value) if isinstance(value, float) else value

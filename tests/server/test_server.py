@@ -258,3 +258,20 @@ async def test_completion_of_tunix_keys_nested_in_a_config_and_dotted_on_a_comma
     assert await labels(script_uri, 2, len("  model_config.mesh.sh")) == [("model_config.mesh.shape", "model_config.mesh.shape=")]
     for closed in (uri, script_uri):
         client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(closed)))
+
+
+async def test_a_quick_fix_of_a_tunix_command_line_is_the_edit_lint_fix_makes(client: LanguageClient, project: Path):
+    script = project / "run_sft.sh"
+    text = "#!/bin/bash\nexport HF_TOKEN=x\npython -m tunix.cli.peft_main base_config.yaml \\\n  batch_sise=8 \\\n  num_batches=2.0\n"
+    script.write_text(text, encoding="utf-8")
+    uri = open_document(client, script, "shellscript")
+    typo = next(d for d in await diagnostics_until(client, uri, lambda d: "FL204" in codes(d)) if d.code == "FL204")
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri), typo.range, types.CodeActionContext(diagnostics=[typo])))
+    fixing = [action for action in actions if any(d.code == "FL204" for d in action.diagnostics or [])]
+    assert len(fixing) == 1 and "unsafe" not in fixing[0].title and fixing[0].is_preferred
+    fixed = apply_edits(text, fixing[0].edit.changes[uri])
+    assert fixed == text.replace("  batch_sise=8 \\\n", "  \\\n").replace("num_batches=2.0", "num_batches=2")
+    change_document(client, uri, fixed, 2)
+    assert await diagnostics_until(client, uri, lambda d: "FL204" not in codes(d)) == []
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
