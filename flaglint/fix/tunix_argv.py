@@ -2,8 +2,8 @@
 edits of its words in argv_source(words).text, the text MaxText's argv is fixed in; a script's
 words are then edited by fix/command_lines.py, as for MaxText's command lines.
 
-One edit a finding, of the word that set the value (a value set by the override file, the base
-YAML or a `T_` variable is left to a person):
+One edit a finding, of the word that set the value (the override file's are fix/tunix_override.py's;
+a value of the base YAML or of a `T_` variable is left to a person):
 - a word absl refuses (FL201), a top-level key the base does not define (FL204), a nested key
   Tunix ignores (FL208), a key a builder refuses (FL210): the word is dropped;
 - a key set by a word and by its `T_` variable (FL205): the word is dropped, so the variable's
@@ -92,8 +92,9 @@ def tunix_fixes(words: list[str], checked: Checked, recheck: Callable[[list[str]
     file_edits, file_changes = override_edits(checked.findings, checked.config)
     if not options and not file_edits:
         return []
-    judged = {i: _applicability(o, words, checked, recheck) for i, o in options.items()}
-    safe = {i: options[i].new for i, applicability in judged.items() if applicability is Applicability.SAFE}
+    safe = {i: o.new for i, o in options.items() if _same_merge([o], words, checked, recheck)}
+    if safe and not _same_merge([options[i] for i in safe], words, checked, recheck):
+        safe = {}  # safe one by one, not together (two words of one section)
     every = {i: renames.get(i, o.new) for i, o in options.items()}
     fixes = []
     for chosen, applicability in ((safe, Applicability.SAFE), (every, Applicability.UNSAFE)):
@@ -169,25 +170,23 @@ def _rename(option: _Option, words: list[str], builders: tuple[Builder, ...], ba
     return renamed
 
 
-def _applicability(option: _Option, words: list[str], checked: Checked, recheck: Callable[[list[str]], Checked]) -> Applicability:
-    """SAFE when Tunix merges the fixed words into the config it merges now, apart from the key a
-    dropped or coerced word is about (see the module's docstring)."""
-    if option.guess:
-        return Applicability.UNSAFE
+def _same_merge(options: list[_Option], words: list[str], checked: Checked, recheck: Callable[[list[str]], Checked]) -> bool:
+    """Whether Tunix merges the words the options make into the config it merges now, apart from
+    the keys a dropped or coerced word is about (see the module's docstring): their fix is safe."""
+    if any(option.guess for option in options):
+        return False
     if checked.config is None:  # absl refused a word: Tunix has merged nothing, and the word sets nothing
-        return Applicability.SAFE
-    fixed = _applied(words, {option.at: option.new})
-    after = recheck(fixed).config
+        return True
+    after = recheck(_applied(words, {option.at: option.new for option in options})).config
     if after is None:
-        return Applicability.UNSAFE
-    before = copy.deepcopy(checked.config)
-    after = copy.deepcopy(after)
-    if option.kept_apart:
-        keys = {option.key} | _inherited_copies(option.key, option.finding.location, checked.written_at)
-        for config in (before, after):
-            for key in keys:
-                _delete(config, key)
-    return Applicability.SAFE if before == after else Applicability.UNSAFE
+        return False
+    before, after = copy.deepcopy(checked.config), copy.deepcopy(after)
+    for option in options:
+        if option.kept_apart:
+            for key in {option.key} | _inherited_copies(option.key, option.finding.location, checked.written_at):
+                _delete(before, key)
+                _delete(after, key)
+    return before == after
 
 
 def _inherited_copies(key: str, at: Location | None, written_at: dict[str, Location | None]) -> set[str]:
