@@ -153,6 +153,7 @@ def test_safe_fixes_keep_every_other_word_change_nothing_tunix_runs_with_and_end
     after_words, _ = _fixed(["base_config.yaml", *words], env)
     kept = [w for w in after_words[1:] if w in words]
     assert kept == [w for w in words if w in kept]  # in their order, byte for byte
+    assert set(clean) <= set(after_words)  # no word without a finding is touched
     assert all(w in words or w in ("num_batches=2", "batch_size=1000", "train_fraction=1.0") for w in after_words[1:])
     after = check_tunix_words(_PIN, _COMMAND, after_words, env, (Path.cwd(),))
     fixed_rules = {"FL201", "FL204", "FL207"}  # always safe: nothing of the config they leave changes
