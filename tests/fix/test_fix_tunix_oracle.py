@@ -78,3 +78,22 @@ def test_the_real_tunix_takes_the_safely_fixed_command_line_as_the_one_without_t
         assert fixed["config"] == meant["config"], planted
         if any(word.startswith(("batch_sise", "grpo_config.num_generationz")) for word in planted) or "T_BATCH_SIZE" in cases[3 * at][1]:
             assert original["refused"] is not None, planted  # the defect is one Tunix stops on
+
+
+def test_the_real_tunix_takes_the_renamed_key_of_the_unsafe_fix_as_the_key_meant():
+    if tunix_python(VERSION) is None:
+        pytest.skip(unavailable(VERSION))
+    pin = load_tunix_pin(f"tunix-{VERSION}")
+    command = TunixCommand("grpo_main", PROGRAM.format(entry="grpo_main"), 0)
+    clean = ["base_config.yaml", *CLEAN["grpo_main"][0]]
+    planted = {"max_target_lenght=512": "max_target_length=512", "grpo_config.epsilonn=0.3": "grpo_config.epsilon=0.3"}
+    original = [*clean, *planted]
+    fixes = check_tunix_words(pin, command, original, {}, (Path.cwd(),), fix=True).fixes
+    unsafe = next(fix for fix in fixes if not fix.safe)
+    renamed = [t.text for t in shell_words(unsafe.flags)]
+    meant = [*clean, *planted.values()]
+    assert sorted(renamed) == sorted(meant)
+    given = [{"entry": "grpo_main", "program": PROGRAM.format(entry="grpo_main"), "argv": argv, "env": {}}
+             for argv in (original, renamed, meant)]
+    refused, fixed, expected = run_in_tunix(VERSION, MERGED, given)
+    assert refused["refused"] is not None and fixed["refused"] is None and fixed["config"] == expected["config"]
