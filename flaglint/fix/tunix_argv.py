@@ -48,7 +48,7 @@ _DROPPED = ("FL201", "FL204", "FL205", "FL208", "FL210")
 
 
 @dataclass(frozen=True)
-class Checked:
+class CommandLineCheck:
     """A Tunix command line's findings and, where Tunix merges it, its merged config and where
     each dotted key's value was written (a role's value inherited from model_config: where that was)."""
 
@@ -67,7 +67,7 @@ class _Option:
     guess: bool = False  # a coercion that guesses what the word means: never safe
 
 
-def tunix_fixes(words: list[str], checked: Checked, recheck: Callable[[list[str]], Checked],
+def tunix_fixes(words: list[str], checked: CommandLineCheck, recheck: Callable[[list[str]], CommandLineCheck],
                 builders: tuple[Builder, ...], base: dict | None, base_values: dict[str, Any]) -> list[Fix]:
     """The fixes of the findings of `words` (a safe one first, then the unsafe ones).
     `recheck`: the findings and merged config of other words; `builders`: those of the entry
@@ -170,7 +170,7 @@ def _rename(option: _Option, words: list[str], builders: tuple[Builder, ...], ba
     return renamed
 
 
-def _same_merge(options: list[_Option], words: list[str], checked: Checked, recheck: Callable[[list[str]], Checked]) -> bool:
+def _same_merge(options: list[_Option], words: list[str], checked: CommandLineCheck, recheck: Callable[[list[str]], CommandLineCheck]) -> bool:
     """Whether Tunix merges the words the options make into the config it merges now, apart from
     the keys a dropped or coerced word is about (see the module's docstring): their fix is safe."""
     if any(option.guess for option in options):
@@ -241,7 +241,7 @@ def _fix(text: str, tokens, words: list[str], chosen: dict[int, str | None], opt
     return Fix(changes=changes, flags=apply_edits(text, edits), applicability=applicability, edits=edits)
 
 
-def _removes(fix: Fix, fixed: list[Finding], checked: Checked, recheck: Callable[[list[str]], Checked]) -> bool:
+def _removes(fix: Fix, fixed: list[Finding], checked: CommandLineCheck, recheck: Callable[[list[str]], CommandLineCheck]) -> bool:
     """Whether the fixed command line has none of the findings the fix is for, and no error the
     command line did not have (where Tunix got as far as a merged config: a command line absl
     refuses shows nothing else)."""

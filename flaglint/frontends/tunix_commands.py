@@ -17,7 +17,7 @@ from pathlib import Path
 from flaglint.core.findings import Finding, Fix, InputError
 from flaglint.core.location import Location
 from flaglint.core.reading import CONFIG_FILE, Unreadable, read_file
-from flaglint.fix.tunix_argv import Checked, tunix_fixes
+from flaglint.fix.tunix_argv import CommandLineCheck, tunix_fixes
 from flaglint.frontends.checker import Checker, check_command
 from flaglint.read.flags import read_env_assignments
 from flaglint.resolve.topology import DeviceCount
@@ -74,13 +74,13 @@ def check_tunix_words(pin: TunixPin, command: TunixCommand | None, args: list[st
     fixes of the words (fix/tunix_argv.py; none where a word's text is not known)."""
     done = _checked_words(pin, command, args, env, search, unknown_words, allow_unverified, devices, maxtext)
     if fix and not unknown_words and any(f.severity != "info" for f in done.findings):
-        def recheck(words: list[str]) -> Checked:
+        def recheck(words: list[str]) -> CommandLineCheck:
             again = _checked_words(pin, command, words, env, search, frozenset(), allow_unverified, devices, None)
-            return Checked(again.findings, again.config)
+            return CommandLineCheck(again.findings, again.config)
 
         merged = done.check.merged if done.check is not None else None
         written_at = {k: o.location for k, o in merged.origins.items()} if merged is not None else {}
-        done.fixes = tunix_fixes(args, Checked(done.findings, done.config, written_at), recheck,
+        done.fixes = tunix_fixes(args, CommandLineCheck(done.findings, done.config, written_at), recheck,
                                  pin.entries.get(command.entry if command is not None else DEFAULT_ENTRY, ()),
                                  merged.base if merged is not None else None, merged.base_values if merged is not None else {})
     return done
