@@ -11,6 +11,7 @@ YAML, the override file) are looked for in the working directory, then beside th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from flaglint.frontends.lint.script_commands import (
     renderings,
     with_witnesses,
 )
+from flaglint.frontends.lint.witnesses import FIX_TRIES
 from flaglint.frontends.tunix_commands import check_tunix_words
 from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
@@ -87,8 +89,8 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
     notes: set[str] = set()
     seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
     unverified: dict[tuple, Finding] = {}
-    results: dict[tuple, tuple[list[Finding], list[str], list[Fix]]] = {}
-    to_fix: list[tuple[list[Fix], list[Value], Value]] = []
+    results: dict[tuple, tuple[list[Finding], list[str]]] = {}
+    to_fix: list[Callable[[bytes], Fix | None]] = []  # the fix of each command line with findings, made when asked
     checked = 0
 
     def not_verified(launch: Launch, reason: str) -> None:
@@ -112,11 +114,13 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
             if key not in results:
                 unknown = frozenset(i for i, t in enumerate(texts) if OTHER in t)
                 done = check_tunix_words(pin, command, texts, env, search, unknown, allow_unverified, on,
-                                         (lambda: maxtext) if maxtext is not None else None, fix=fix)
-                results[key] = (done.findings, done.notes, done.fixes)
-                if done.fixes:
-                    to_fix.append((done.fixes, args, words[-1]))
-            findings, line_notes, _ = results[key]
+                                         (lambda: maxtext) if maxtext is not None else None)
+                results[key] = (done.findings, done.notes)
+                if fix and not unknown and any(f.severity != "info" for f in done.findings):
+                    to_fix.append(lambda data, command=command, texts=texts, env=env, on=on, args=args, last=words[-1]: command_fix(
+                        check_tunix_words(pin, command, texts, env, search, frozenset(), allow_unverified, on, fix=True).fixes,
+                        args, last, script, data))
+            findings, line_notes = results[key]
             notes.update(f"{launch.file}:{launch.line}: {note}" for note in line_notes)
             origins = Value(argv_source(texts).text, quoted_origins([(w.text, w.origins) for w in args]))
             for finding in findings:
@@ -131,8 +135,6 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
     for finding in found:
         if HF_TOKEN in finding.keys and finding.witness is not None:
             finding.witness["env"].setdefault(HF_TOKEN, None)  # the script does not set it: the environment it runs in decides
-    line_fix = None
-    if to_fix:
-        data = text if text is not None else read_file(script, SCRIPT)
-        line_fix = next((f for fixes, args, last in to_fix if (f := command_fix(fixes, args, last, script, data)) is not None), None)
+    data = text if text is not None or not to_fix else read_file(script, SCRIPT)
+    line_fix = next((made for make in to_fix[:FIX_TRIES] if (made := make(data)) is not None), None)
     return TunixLinesChecked(list(unverified.values()) + found, notes, checked, line_fix)
