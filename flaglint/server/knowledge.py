@@ -122,6 +122,11 @@ def tunix_key_hover(name: str, pin: TunixPin) -> str | None:
     lines.append(f"- defined at: {', '.join(tunix_pins_defining(name))}")
     reading = sorted(rule.id for rule in pin.rules if name in rule.name_set)
     lines.append(f"- checks that read it: {', '.join(reading) if reading else 'none'}")
+    section, _, field_name = name.rpartition(".")
+    built = sorted({f"{b.cls} ({entry})" for entry, builders in pin.entries.items() for b in builders
+                    if b.section == section and field_name in b.fields})
+    if built:
+        lines.append(f"- a field of: {', '.join(built)}, which refuses a key it does not define (FL210)")
     return "\n".join(lines)
 
 

@@ -65,4 +65,6 @@ def test_a_tunix_key_is_shown_with_its_type_default_pins_and_checks():
     assert tunix_keys(PIN)["agentic_grpo_config"][0] == "base_agentic_config.yaml"
     assert tunix_pins_defining("agentic_grpo_config") == ["tunix-0.1.7"]
     assert tunix_pins_defining("vllm_config") == ["tunix-0.1.7"] and tunix_pins_defining("batch_size")[0] == "tunix-0.1.0"
+    assert "- a field of: GRPOConfig (grpo_main)" in tunix_key_hover("grpo_config.num_generations", PIN)
+    assert "a field of" not in tunix_key_hover("batch_size", PIN)
     assert tunix_keys_under("model_config.mesh", "", PIN) == [("allocation_policy", "str"), ("axis_names", "str"), ("shape", "str")]
