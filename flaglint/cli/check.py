@@ -119,8 +119,25 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
 
 def _check_tunix(args: tuple[str, ...], options: Options, settings, env: dict[str, str]) -> None:
     end_of_startup()
-    text, result = check_tunix_argv(args, settings["tunix-pin"], env, options.devices(settings["pin"]), settings["pin"])
-    emit(options, [Checked(None, text, apply_settings(result, settings))], settings, {})
+    fixing = options.fix or options.diff
+
+    def run(fixed: dict | None) -> list[Checked]:
+        text, result = check_tunix_argv(args, settings["tunix-pin"], env, options.devices(settings["pin"]), settings["pin"],
+                                        fixed_words=(fixed or {}).get(None))
+        item = Checked(None, text, apply_settings(result, settings))
+        item.fix = choose(item.result.fixes, options.unsafe_fixes) if fixing else None
+        if item.fix is not None:  # of the argv's words; else of the override file
+            item.edits = text_edits("", text, [edit for edit in item.fix.edits if edit.file is None], item.fix.applicability, 0)
+            item.config_edits = [edit for edit in item.fix.edits if edit.file is not None]
+        return [item]
+
+    checked, fixed = run(None), {}
+    if fixing:
+        checked, fixed, changed = apply_fixes(checked, run, unsafe=options.unsafe_fixes, diff=options.diff,
+                                              show_fixes=options.show_fixes, quiet=options.quiet)
+        if options.diff:
+            sys.exit(1 if changed else 0)
+    emit(options, checked, settings, fixed)
 
 
 def _flag_files(flags: tuple[str, ...]) -> bool:

@@ -42,10 +42,13 @@ def _script_edits(fix: Fix, argv: list[Value], last: Value, script: Path, data: 
         quoted = shlex.quote(word.text)
         spans.append((at, at + len(quoted)))
         at += len(quoted) + 1
-    edits = []
+    edits, elsewhere = [], []
     for edit in fix.edits:
         if not edit.written:
             return None  # a Tunix variable: a command line has none to set
+        if edit.file is not None:  # already a byte edit of another file (a Tunix override file)
+            elsewhere.append(edit)
+            continue
         if edit.start == edit.end == len(text):  # a new word, after the command line's last word
             written = _written(last, script, data)
             new = _new_word(written, edit.new.strip())
@@ -69,7 +72,8 @@ def _script_edits(fix: Fix, argv: list[Value], last: Value, script: Path, data: 
         else:
             edits.append(Edit.in_bytes(data, *_with_one_blank(data, word_start, word_end), "", str(script),
                                        applicability=fix.applicability))
-    return joined_drops(edits, data, lambda start, end: Edit.in_bytes(data, start, end, "", str(script), applicability=fix.applicability))
+    return [*joined_drops(edits, data, lambda start, end: Edit.in_bytes(data, start, end, "", str(script), applicability=fix.applicability)),
+            *elsewhere]
 
 
 def _written(word: Value, script: Path, data: bytes) -> tuple[int, int, str | None] | None:

@@ -14,15 +14,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from flaglint.core.findings import Finding, InputError
+from flaglint.core.findings import Finding, Fix, InputError
 from flaglint.core.location import Location
 from flaglint.core.reading import CONFIG_FILE, Unreadable, read_file
+from flaglint.fix.tunix_argv import CommandLineCheck, tunix_fixes
 from flaglint.frontends.checker import Checker, check_command
 from flaglint.read.flags import read_env_assignments
 from flaglint.resolve.topology import DeviceCount
 from flaglint.rules.ruleset import built_in
 from flaglint.schema.config_index import load_index
-from flaglint.tunix.checks import TunixCheck, check_tunix
+from flaglint.tunix.checks import DEFAULT_ENTRY, TunixCheck, check_tunix
 from flaglint.tunix.launch import (
     TunixCommand,
     TunixLaunches,
@@ -44,6 +45,12 @@ class TunixChecked:
     findings: list[Finding]
     check: TunixCheck | None
     notes: list[str] = field(default_factory=list)
+    fixes: list[Fix] = field(default_factory=list)  # as edits of argv_source(words).text
+
+    @property
+    def config(self) -> dict | None:
+        """The merged config (None: Tunix merges none: absl or the base file stops it first)."""
+        return self.check.merged.config if self.check is not None and not self.check.merged.stopped else None
 
 
 def word_locations(words: list[str]) -> list[Location]:
@@ -59,11 +66,29 @@ def word_locations(words: list[str]) -> list[Location]:
 def check_tunix_words(pin: TunixPin, command: TunixCommand | None, args: list[str], env: dict[str, str],
                       search: tuple[Path, ...], unknown_words: frozenset[int] = frozenset(),
                       allow_unverified: bool = False, devices: DeviceCount | None = None,
-                      maxtext: Callable[[], Checker] | None = None) -> TunixChecked:
+                      maxtext: Callable[[], Checker] | None = None, fix: bool = False) -> TunixChecked:
     """The findings on a Tunix argv: `args` are the words after the module (before absl reads
     them); `command` None: a bare argv (BASE.yaml k=v …), its program not known; `devices`: what
     it runs on, when that is known; `maxtext`: the checker at the MaxText pin, for the argv a
-    model section with `model_source: maxtext` builds (made only when one does)."""
+    model section with `model_source: maxtext` builds (made only when one does); `fix`: with the
+    fixes of the words (fix/tunix_argv.py; none where a word's text is not known)."""
+    done = _checked_words(pin, command, args, env, search, unknown_words, allow_unverified, devices, maxtext)
+    if fix and not unknown_words and any(f.severity != "info" for f in done.findings):
+        def recheck(words: list[str]) -> CommandLineCheck:
+            again = _checked_words(pin, command, words, env, search, frozenset(), allow_unverified, devices, None)
+            return CommandLineCheck(again.findings, again.config)
+
+        merged = done.check.merged if done.check is not None else None
+        written_at = {k: o.location for k, o in merged.origins.items()} if merged is not None else {}
+        done.fixes = tunix_fixes(args, CommandLineCheck(done.findings, done.config, written_at), recheck,
+                                 pin.entries.get(command.entry if command is not None else DEFAULT_ENTRY, ()),
+                                 merged.base if merged is not None else None, merged.base_values if merged is not None else {})
+    return done
+
+
+def _checked_words(pin: TunixPin, command: TunixCommand | None, args: list[str], env: dict[str, str],
+                   search: tuple[Path, ...], unknown_words: frozenset[int], allow_unverified: bool,
+                   devices: DeviceCount | None, maxtext: Callable[[], Checker] | None) -> TunixChecked:
     locations = word_locations(args)
     findings: list[Finding] = []
     notes: list[str] = []

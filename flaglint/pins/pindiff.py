@@ -18,7 +18,7 @@ from flaglint.tunix.pins import BaseKey, TunixPin, load_tunix_pin
 
 # How a pair of validators is told to be one changed check (the heading of its table).
 MAXTEXT_CHANGED = "what the same function and message check"
-TUNIX_CHANGED = "what the same function checks, with other constants"
+TUNIX_CHANGED = "the same check of a function, checking another condition"
 # The base YAML whose keys are named without their file: the one every entry point reads.
 TUNIX_BASE = "base_config.yaml"
 
@@ -129,25 +129,12 @@ def diff_pins(old_name: str, new_name: str) -> PinDiff:
 def diff_tunix_pins(old: TunixPin, new: TunixPin) -> PinDiff:
     """The keys of the base YAMLs (a key of another base than base_config.yaml named `file:key`; a
     key under a section added or removed with it is not listed) and the imported checks. A check
-    removed and one added are one changed check where they are the only ones of their function and
-    stage whose conditions differ in constants alone (a choice added to a list)."""
+    is changed, not removed and added, where that is what the release did (`_changed_checks`)."""
     old_keys, new_keys = _tunix_keys(old), _tunix_keys(new)
     common = [k for k in new_keys if k in old_keys]
     old_rules, new_rules = _tunix_validators(old), _tunix_validators(new)
-    added = [v for i, v in new_rules.items() if i not in old_rules]
-    removed = [v for i, v in old_rules.items() if i not in new_rules]
-    rules = {rule.id: rule for rule in (*old.rules, *new.rules)}
-
-    def alone(validators: list[Validator]) -> dict[tuple, Validator]:
-        by_form: dict[tuple, list[Validator]] = {}
-        for v in validators:
-            rule = rules[v.id]
-            by_form.setdefault((v.source, rule.stage, _form(rule.when_text), _form(rule.require_text)), []).append(v)
-        return {form: listed[0] for form, listed in by_form.items() if len(listed) == 1}
-
-    only_added, only_removed = alone(added), alone(removed)
-    changed = [(v, only_added[form]) for form, v in only_removed.items() if form in only_added]
-    moved = {id(v) for pair in changed for v in pair}
+    changed = _changed_checks(old, new, old_rules, new_rules)
+    moved = {v.id for pair in changed for v in pair}
     return PinDiff(
         old.name, new.name,
         keys_added=_outermost(set(new_keys) - set(old_keys)),
@@ -156,11 +143,64 @@ def diff_tunix_pins(old: TunixPin, new: TunixPin) -> PinDiff:
                       if old_keys[k].type != new_keys[k].type],
         defaults_changed=[(k, _change("default", old_keys[k].default, new_keys[k].default)) for k in sorted(common)
                           if shown(old_keys[k].default) != shown(new_keys[k].default)],
-        validators_added=[v for v in added if id(v) not in moved],
+        validators_added=[v for i, v in new_rules.items() if i not in old_rules and i not in moved],
         validators_changed=changed,
-        validators_removed=[v for v in removed if id(v) not in moved],
+        validators_removed=[v for i, v in old_rules.items() if i not in new_rules and i not in moved],
         changed_means=TUNIX_CHANGED,
     )
+
+
+def _changed_checks(old: TunixPin, new: TunixPin, old_rules: dict[str, Validator],
+                    new_rules: dict[str, Validator]) -> list[tuple[Validator, Validator]]:
+    """The checks the new release changed, as (old, new) pairs, sorted by the old id:
+    - a check with one id at both whose condition, stage or message (apart from the release it
+      names) differs: an id is a hash of what is checked, so this is a pin imported otherwise;
+    - of the checks removed and added in one function and stage, the one check of each whose
+      condition differs from the other's in constants alone (a choice added to a list);
+    - then, where as many checks of one function and stage were removed as added, each with the
+      one at its place in the function (the order of their raises), where the two read a key in
+      common: the function kept its raises and changed what each checks (a new model family
+      spelling, a token required only for a remote path)."""
+    olds, news = {r.id: r for r in old.rules}, {r.id: r for r in new.rules}
+    pairs = [(old_rules[i], new_rules[i]) for i in old_rules if i in new_rules
+             and _checked(olds[i], old.version) != _checked(news[i], new.version)]
+    removed = [olds[i] for i in old_rules if i not in new_rules]
+    added = [news[i] for i in new_rules if i not in old_rules]
+
+    def by_place(rules: list[Rule], form: bool) -> dict[tuple, list[Rule]]:
+        groups: dict[tuple, list[Rule]] = {}
+        for rule in sorted(rules, key=_raise_order):
+            place = (rule.source.split()[-1], rule.stage)
+            groups.setdefault(place + ((_form(rule.when_text), _form(rule.require_text)) if form else ()), []).append(rule)
+        return groups
+
+    def pair(old_rule: Rule, new_rule: Rule) -> None:
+        pairs.append((old_rules[old_rule.id], new_rules[new_rule.id]))
+        removed.remove(old_rule)
+        added.remove(new_rule)
+
+    now = by_place(added, form=True)
+    for form, listed in by_place(removed, form=True).items():
+        if len(listed) == 1 and len(now.get(form, ())) == 1:
+            pair(listed[0], now[form][0])
+    now = by_place(added, form=False)
+    for place, listed in by_place(removed, form=False).items():
+        candidates = now.get(place, [])
+        if len(candidates) == len(listed) and all(set(a.names) & set(b.names) for a, b in zip(listed, candidates)):
+            for old_rule, new_rule in zip(listed, candidates):
+                pair(old_rule, new_rule)
+    return sorted(pairs, key=lambda p: p[0].id)
+
+
+def _raise_order(rule: Rule) -> tuple[str, int]:
+    """Where a Tunix check raises (its source is `file:line function`)."""
+    file, _, line = rule.source.split()[0].rpartition(":")
+    return file, int(line) if line.isdigit() else 0
+
+
+def _checked(rule: Rule, version: str) -> tuple:
+    """What a Tunix check refuses and says, apart from the release its message names."""
+    return rule.stage, rule.when_text, rule.require_text, " ".join(rule.message.replace(version, "").split())
 
 
 def _tunix_keys(pin: TunixPin) -> dict[str, BaseKey]:

@@ -31,9 +31,15 @@ from flaglint.server.documents import DocumentCheck, FileFix, Workbench, documen
 from flaglint.server.knowledge import (
     key_hover,
     keys_starting,
+    on_tunix_command_line,
     rule_hover,
+    tunix_dotted_keys_starting,
+    tunix_key_hover,
+    tunix_keys_under,
+    tunix_value_choices,
     value_choices,
     word_at,
+    yaml_section,
 )
 from flaglint.server.positions import (
     byte_position,
@@ -41,6 +47,7 @@ from flaglint.server.positions import (
     column_position,
     lines_of,
 )
+from flaglint.tunix.pins import TunixPin, load_tunix_pin
 
 _SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
              "info": types.DiagnosticSeverity.Information}
@@ -48,6 +55,10 @@ _YAML_KEY = re.compile(r"^([A-Za-z_]\w*)$")
 _YAML_VALUE = re.compile(r"^([A-Za-z_]\w*):\s*['\"]?([^'\"\s]*)$")
 _FLAG_KEY = re.compile(r"(?:^|[\s\"'])([A-Za-z_]\w*)$")
 _FLAG_VALUE = re.compile(r"(?:^|[\s\"'])([A-Za-z_]\w*)=([^\s\"']*)$")
+_NESTED_YAML_KEY = re.compile(r"^ *([A-Za-z_]\w*)$")
+_NESTED_YAML_VALUE = re.compile(r"^ *([A-Za-z_]\w*):\s*['\"]?([^'\"\s]*)$")
+_DOTTED_KEY = re.compile(r"(?:^|[\s\"'])([A-Za-z_][\w.]*)$")
+_DOTTED_VALUE = re.compile(r"(?:^|[\s\"'])([A-Za-z_][\w.]*)=([^\s\"']*)$")
 
 
 @dataclass
@@ -230,6 +241,24 @@ class FlaglintServer(LanguageServer):
         except InputError:
             return None
 
+    def tunix_pin_for(self, uri: str) -> TunixPin | None:
+        """The Tunix pin of the document's settings; None where they cannot be read."""
+        try:
+            return load_tunix_pin(self.bench.settings(Path(to_fs_path(uri)).parent)["tunix-pin"])
+        except InputError:
+            return None
+
+    def tunix_key(self, uri: str, lines: list[str], number: int, word: str) -> str | None:
+        """The Tunix key a word of line NUMBER names, dotted, where the document is a Tunix config
+        (the word is a key of the section the line is in) or the line is part of a `tunix.cli`
+        command line; None elsewhere."""
+        kind = document_kind(to_fs_path(uri), "\n".join(lines))
+        if kind == "tunix-config":
+            return ".".join(part for part in (yaml_section(lines, number), word) if part)
+        if kind == "script" and on_tunix_command_line(lines, number):
+            return word
+        return None
+
     def hover(self, uri: str, position: types.Position) -> types.Hover | None:
         document = self.workspace.get_text_document(uri)
         lines = lines_of(document.source)
@@ -245,7 +274,12 @@ class FlaglintServer(LanguageServer):
                 if _within(position, placed.diagnostic.range) and (text := rule_hover(placed.finding.rule, checker)):
                     parts.append(text)
         word = word_at(line, character_index(line, position.character, self.units))
-        about = key_hover(word, checker) if word else None
+        tunix_key = self.tunix_key(uri, lines, position.line, word) if word else None
+        if tunix_key is not None:
+            pin = self.tunix_pin_for(uri)
+            about = tunix_key_hover(tunix_key, pin) if pin is not None else None
+        else:
+            about = key_hover(word, checker) if word else None
         if about:
             parts.insert(0, about)
         return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, "\n\n---\n\n".join(dict.fromkeys(parts)))) if parts else None
@@ -261,6 +295,9 @@ class FlaglintServer(LanguageServer):
         if checker is None:
             return []
         kind = document_kind(to_fs_path(uri), document.source)
+        if kind == "tunix-config" or kind == "script" and on_tunix_command_line(lines, position.line):
+            pin = self.tunix_pin_for(uri)
+            return _tunix_completions(before, lines, position.line, pin, yaml=kind == "tunix-config") if pin is not None else []
         if kind == "config":
             if match := _YAML_VALUE.match(before):
                 return _values(match.group(1), checker)
@@ -292,6 +329,20 @@ def _message(finding: Finding, elsewhere: bool) -> str:
 def _in_flag_string(before: str, previous: str) -> bool:
     """Whether a script's cursor is in a flag string: inside quotes, or on a continued line."""
     return before.count('"') % 2 == 1 or before.count("'") % 2 == 1 or previous.rstrip().endswith("\\")
+
+
+def _tunix_completions(before: str, lines: list[str], number: int, pin: TunixPin, yaml: bool) -> list[types.CompletionItem]:
+    """In a Tunix config, the keys of the section the line is in and a bool's values; on a
+    `tunix.cli` command line, the dotted keys (`model_config.mesh.shape=`) and a bool's values."""
+    section = yaml_section(lines, number) if yaml else ""
+    if match := (_NESTED_YAML_VALUE.match(before) if yaml else _DOTTED_VALUE.search(before)):
+        name = ".".join(part for part in (section, match.group(1)) if part)
+        return [types.CompletionItem(label=value, kind=types.CompletionItemKind.Value) for value in tunix_value_choices(name, pin)]
+    if match := (_NESTED_YAML_KEY.match(before) if yaml else _DOTTED_KEY.search(before)):
+        found = tunix_keys_under(section, match.group(1), pin) if yaml else tunix_dotted_keys_starting(match.group(1), pin)
+        return [types.CompletionItem(label=name, kind=types.CompletionItemKind.Property, detail=kind,
+                                     insert_text=name + (": " if yaml else "=")) for name, kind in found]
+    return []
 
 
 def _keys(prefix: str, checker, then: str) -> list[types.CompletionItem]:

@@ -96,14 +96,14 @@ def _nested(merged: Merged, builders: tuple[Builder, ...], read_keys: frozenset[
         section = key.split(".")[0]
         if section in filtered and parent == section:
             if key.rsplit(".", 1)[1] not in filtered[section] and key not in base:
-                out.append(staged(built_in("FL208", (key,), origin.location, key=key, close=_close_sibling(key, base), section=parent),
+                out.append(staged(built_in("FL208", (key,), origin.location, key=key, close=', '.join(close_siblings(key, base)), section=parent),
                                   NEVER_CHECKED))
             continue
         if key not in base:
             parent_key = base.get(parent)
             free = parent_key is None or parent_key.type != "dict" or not any(k.startswith(f"{parent}.") for k in base)
             if not free and section not in read and key.rsplit(".", 1)[1] not in read_keys and _known_parent(parent, merged):
-                out.append(staged(built_in('FL208', (key,), origin.location, key=key, close=_close_sibling(key, base), section=parent), NEVER_CHECKED))
+                out.append(staged(built_in('FL208', (key,), origin.location, key=key, close=', '.join(close_siblings(key, base)), section=parent), NEVER_CHECKED))
             continue
         expected = base[key].type
         try:
@@ -144,12 +144,13 @@ def _under_unknown(key: str, merged: Merged) -> bool:
     return any(".".join(parts[:end]) in merged.unknown for end in range(1, len(parts) + 1))
 
 
-def _close_sibling(key: str, base: dict) -> str:
+def close_siblings(key: str, base: dict) -> list[str]:
+    """The keys of the same section of the base a misspelt nested `key` may mean, nearest first."""
     import difflib  # noqa: PLC0415 difflib: only for a did-you-mean
 
     parent, _, name = key.rpartition(".")
     siblings = [k.rsplit(".", 1)[1] for k in base if k.startswith(f"{parent}.") and k.count(".") == key.count(".")]
-    return ", ".join(f"{parent}.{n}" for n in difflib.get_close_matches(name, siblings, n=3, cutoff=0.6))
+    return [f"{parent}.{n}" for n in difflib.get_close_matches(name, siblings, n=3, cutoff=0.6)]
 
 
 # ---- the pin's rules ----

@@ -133,7 +133,7 @@ def merge(pin: TunixPin, argv: TunixArgv) -> Merged:
         if name.startswith(prefix):
             key = name[len(prefix):].lower()
             if key not in base_values:
-                report(staged(built_in('FL205', (name,), None, variant='unknown', variable=name, close=_close(key, base_values)), STARTUP))
+                report(staged(built_in('FL205', (name,), None, variant='unknown', variable=name, close=', '.join(close_keys(key, base_values))), STARTUP))
             elif not name[len(prefix):].isupper():
                 report(staged(built_in('FL205', (name,), None, variant='case', variable=name), STARTUP))
 
@@ -158,7 +158,7 @@ def merge(pin: TunixPin, argv: TunixArgv) -> Merged:
 
     for key in cli:
         if key and key not in base_values:
-            report(staged(built_in('FL204', (key,), cli_origins[key].location, key=key, close=_close(key, base_values), base=base_file), STARTUP))
+            report(staged(built_in('FL204', (key,), cli_origins[key].location, key=key, close=', '.join(close_keys(key, base_values)), base=base_file), STARTUP))
 
     replaced = set(facts["replaced_sections"])
     for key, base_value in base_values.items():
@@ -552,10 +552,11 @@ def _inherited(merged: Merged, name: str) -> Origin:
     return Origin("inherited", f"{name}" + (f" ({origin.label})" if origin else ""), origin.location if origin else None)
 
 
-def _close(key: str, known: dict | list) -> str:
+def close_keys(key: str, known: dict | list) -> list[str]:
+    """The keys of `known` a misspelt `key` may mean, nearest first (at most three)."""
     import difflib  # noqa: PLC0415 difflib: only for a did-you-mean
 
-    return ", ".join(difflib.get_close_matches(key, list(known), n=3, cutoff=0.75))
+    return difflib.get_close_matches(key, list(known), n=3, cutoff=0.75)
 
 
 def literal(text: Any) -> Any:

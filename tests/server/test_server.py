@@ -202,3 +202,76 @@ async def test_completion_in_a_flag_file_and_nothing_for_an_untitled_buffer(clie
     assert await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(untitled), types.Position(0, 1))) is None
     for closed in (uri, untitled):
         client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(closed)))
+
+
+async def test_hover_on_tunix_keys_in_a_tunix_config_and_on_a_tunix_command_line(client: LanguageClient, project: Path):
+    config = project / "grpo.yaml"
+    text = "model_config:\n  model_source: kaggle\n  mesh:\n    shape: (2,2)\nbatch_size: 8\n"
+    config.write_text(text, encoding="utf-8")
+    uri = open_document(client, config, "yaml")
+    await diagnostics_until(client, uri, lambda d: True)
+    hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(1, 4)))
+    shown = hover.contents.value
+    assert shown.startswith("**model_config.model_source**: Tunix key at tunix-0.1.7 (base_config.yaml, line ")
+    assert "- type: `str`" in shown and '- default: `"huggingface"`' in shown
+    assert "- defined at: tunix-0.1.0, tunix-0.1.1" in shown and shown.count("tunix-0.1.") >= 9
+    assert "TX13FFD" in shown.split("checks that read it:")[1]  # model_source's choices at 0.1.7
+    nested = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(3, 6)))
+    assert nested.contents.value.startswith("**model_config.mesh.shape**: Tunix key at tunix-0.1.7")
+    top = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(4, 2)))
+    assert top.contents.value.startswith("**batch_size**: Tunix key") and "- default: `16`" in top.contents.value
+    script = project / "run_tunix.sh"
+    lines = ["#!/bin/bash", "python -m tunix.cli.grpo_main base_config.yaml \\", "  grpo_config.num_generations=4 max_target_length=64"]
+    script.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    script_uri = open_document(client, script, "shellscript")
+    await diagnostics_until(client, script_uri, lambda d: True)
+    on_line = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(script_uri), types.Position(2, 5)))
+    assert on_line.contents.value.startswith("**grpo_config.num_generations**: Tunix key at tunix-0.1.7")
+    # max_target_length is a MaxText key too: on a Tunix command line it is Tunix's
+    both = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(script_uri), types.Position(2, lines[2].index("max_target") + 1)))
+    assert both.contents.value.startswith("**max_target_length**: Tunix key") and "MaxText key" not in both.contents.value
+    for closed in (uri, script_uri):
+        client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(closed)))
+
+
+async def test_completion_of_tunix_keys_nested_in_a_config_and_dotted_on_a_command_line(client: LanguageClient, project: Path):
+    config = project / "peft.yaml"
+    text = "model_config:\n  use_f\n  mesh:\n    axis\nmodel_config_x: 1\noffload_to_cpu: \nbatch\n"
+    config.write_text(text, encoding="utf-8")
+    uri = open_document(client, config, "yaml")
+    await diagnostics_until(client, uri, lambda d: True)
+
+    async def labels(document: str, line: int, column: int) -> list[tuple[str, str | None]]:
+        items = await client.text_document_completion_async(types.CompletionParams(
+            types.TextDocumentIdentifier(document), types.Position(line, column)))
+        return [(item.label, item.insert_text) for item in items]
+
+    assert await labels(uri, 1, len("  use_f")) == [("use_flash_attention", "use_flash_attention: ")]
+    assert await labels(uri, 3, len("    axis")) == [("axis_names", "axis_names: ")]
+    assert await labels(uri, 5, len("offload_to_cpu: ")) == [("true", None), ("false", None)]
+    assert await labels(uri, 6, len("batch")) == [("batch_size", "batch_size: ")]  # the top level again
+    script = project / "run_peft.sh"
+    script.write_text("#!/bin/bash\npython -m tunix.cli.peft_main base_config.yaml \\\n  model_config.mesh.sh\n", encoding="utf-8")
+    script_uri = open_document(client, script, "shellscript")
+    await diagnostics_until(client, script_uri, lambda d: True)
+    assert await labels(script_uri, 2, len("  model_config.mesh.sh")) == [("model_config.mesh.shape", "model_config.mesh.shape=")]
+    for closed in (uri, script_uri):
+        client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(closed)))
+
+
+async def test_a_quick_fix_of_a_tunix_command_line_is_the_edit_lint_fix_makes(client: LanguageClient, project: Path):
+    script = project / "run_sft.sh"
+    text = "#!/bin/bash\nexport HF_TOKEN=x\npython -m tunix.cli.peft_main base_config.yaml \\\n  batch_sise=8 \\\n  num_batches=2.0\n"
+    script.write_text(text, encoding="utf-8")
+    uri = open_document(client, script, "shellscript")
+    typo = next(d for d in await diagnostics_until(client, uri, lambda d: "FL204" in codes(d)) if d.code == "FL204")
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri), typo.range, types.CodeActionContext(diagnostics=[typo])))
+    fixing = [action for action in actions if any(d.code == "FL204" for d in action.diagnostics or [])]
+    assert len(fixing) == 1 and "unsafe" not in fixing[0].title and fixing[0].is_preferred
+    fixed = apply_edits(text, fixing[0].edit.changes[uri])
+    assert fixed == text.replace("  batch_sise=8 \\\n", "  \\\n").replace("num_batches=2.0", "num_batches=2")
+    change_document(client, uri, fixed, 2)
+    assert await diagnostics_until(client, uri, lambda d: "FL204" not in codes(d)) == []
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))

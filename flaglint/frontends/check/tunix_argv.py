@@ -11,22 +11,26 @@ from flaglint.frontends.check.show import Provenance
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.tunix_commands import check_tunix_words
 from flaglint.pins.pins import DEFAULT_PIN
-from flaglint.read.argv import argv_source
+from flaglint.read.argv import argv_source, shell_words
 from flaglint.resolve.topology import DeviceCount
 from flaglint.tunix.launch import recognise_tunix
 from flaglint.tunix.pins import load_tunix_pin
 
 
 def check_tunix_argv(args: tuple[str, ...], tunix_pin: str | None, env: dict[str, str],
-                     devices: DeviceCount | None = None, maxtext_pin: str = DEFAULT_PIN) -> tuple[str, Result]:
-    """The argv as its words are shown (the text findings point into) and the result; a MaxText
-    model's argv is checked at `maxtext_pin`."""
+                     devices: DeviceCount | None = None, maxtext_pin: str = DEFAULT_PIN,
+                     fixed_words: str | None = None) -> tuple[str, Result]:
+    """The argv as its words are shown (the text findings point into) and the result, with its
+    fixes; a MaxText model's argv is checked at `maxtext_pin`. `fixed_words`: the words after the
+    module as a fix left them (the shown text, fixed), checked instead of those of `args`."""
     pin = load_tunix_pin(tunix_pin)
     command = recognise_tunix(list(args))
     words = list(args[command.start:]) if command is not None else list(args)
+    if fixed_words is not None:
+        words = [token.text for token in shell_words(fixed_words)]
     checked = check_tunix_words(pin, command, words, env, (Path.cwd(),), devices=devices,
-                                maxtext=lambda: Checker(maxtext_pin, devices=devices))
-    return argv_source(words).text, Result(pin=pin.name, findings=checked.findings, notes=checked.notes)
+                                maxtext=lambda: Checker(maxtext_pin, devices=devices), fix=True)
+    return argv_source(words).text, Result(pin=pin.name, findings=checked.findings, fixes=checked.fixes, notes=checked.notes)
 
 
 def tunix_provenance(args: tuple[str, ...], tunix_pin: str | None, env: dict[str, str], keys: list[str]) -> tuple[str, list[Provenance]]:

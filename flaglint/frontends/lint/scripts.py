@@ -210,15 +210,16 @@ def check_script(
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
     commands = check_commands(path, exploration, checker, given, max_fixes, allow_unverified)
     tunix = (check_tunix_commands(path, exploration, load_tunix_pin(tunix_pin), given, allow_unverified, checker.devices,
-                                  checker) if runs_tunix(exploration) else TunixLinesChecked([], set(), 0))
+                                  checker, fix=max_fixes > 0) if runs_tunix(exploration) else TunixLinesChecked([], set(), 0))
     # the script runs MaxText or Tunix itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
     if commands.checked or commands.findings or tunix.checked:
         rules = checker.ruleset
         result.findings = _once([f for f in result.findings if not (rule := rules.by_id(f.rule)) or not rule.flag_string_only]
                                 + commands.findings + [f for f in tunix.findings if f not in commands.findings])
         result.notes.extend(sorted(commands.notes | tunix.notes))
-        if commands.fix is not None and not result.fixes:  # one fix per run, as for the flags (see _add_fix)
-            result.fixes.append(commands.fix)
+        line_fix = commands.fix or tunix.fix
+        if line_fix is not None and not result.fixes:  # one fix per run, as for the flags (see _add_fix)
+            result.fixes.append(line_fix)
     found = result.findings
     renumberings = (Renumbering(renumbered_ids(checker.pin.rules), checker.pin.pin), tunix_renumbering(load_tunix_pin(tunix_pin)))
     result.findings = apply_suppressions(path, found, read_suppressions(path, text), renumberings)

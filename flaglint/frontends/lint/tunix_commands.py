@@ -11,11 +11,14 @@ YAML, the override file) are looked for in the working directory, then beside th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from flaglint.core.findings import Finding
+from flaglint.core.findings import Finding, Fix
 from flaglint.core.location import Location
+from flaglint.core.reading import SCRIPT, read_file
+from flaglint.fix.command_lines import command_fix
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.commands import launched_segments, xpk_devices
 from flaglint.frontends.lint.script_commands import (
@@ -24,6 +27,7 @@ from flaglint.frontends.lint.script_commands import (
     renderings,
     with_witnesses,
 )
+from flaglint.frontends.lint.witnesses import FIX_TRIES
 from flaglint.frontends.tunix_commands import check_tunix_words
 from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
@@ -42,6 +46,7 @@ class TunixLinesChecked:
     findings: list[Finding]
     notes: set[str]
     checked: int  # Tunix command lines checked (each path's once)
+    fix: Fix | None = None  # of the first command line with findings that has one, as edits of the script
 
 
 def runs_tunix(exploration: Exploration) -> bool:
@@ -75,14 +80,17 @@ def may_name_tunix(word) -> bool:
 
 def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, text: bytes | None = None,
                          allow_unverified: bool = False, devices: DeviceCount | None = None,
-                         maxtext: Checker | None = None) -> TunixLinesChecked:
+                         maxtext: Checker | None = None, fix: bool = False) -> TunixLinesChecked:
     """`devices`: what the launches run on (--topology); else an XPK workload's --tpu-type and
     --num-slices, named as the MaxText pin of `maxtext` names TPU topologies; `maxtext`: the
-    checker of the argv a model section with `model_source: maxtext` builds."""
+    checker of the argv a model section with `model_source: maxtext` builds; `fix`: with a fix
+    (fix/tunix_argv.py) of the first command line that has one, as edits of the words the
+    script wrote (fix/command_lines.py, as MaxText's command lines are fixed)."""
     notes: set[str] = set()
     seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
     unverified: dict[tuple, Finding] = {}
     results: dict[tuple, tuple[list[Finding], list[str]]] = {}
+    to_fix: list[Callable[[bytes], Fix | None]] = []  # the fix of each command line with findings, made when asked
     checked = 0
 
     def not_verified(launch: Launch, reason: str) -> None:
@@ -108,6 +116,10 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
                 done = check_tunix_words(pin, command, texts, env, search, unknown, allow_unverified, on,
                                          (lambda: maxtext) if maxtext is not None else None)
                 results[key] = (done.findings, done.notes)
+                if fix and not unknown and any(f.severity != "info" for f in done.findings):
+                    to_fix.append(lambda data, command=command, texts=texts, env=env, on=on, args=args, last=words[-1]: command_fix(
+                        check_tunix_words(pin, command, texts, env, search, frozenset(), allow_unverified, on, fix=True).fixes,
+                        args, last, script, data))
             findings, line_notes = results[key]
             notes.update(f"{launch.file}:{launch.line}: {note}" for note in line_notes)
             origins = Value(argv_source(texts).text, quoted_origins([(w.text, w.origins) for w in args]))
@@ -123,4 +135,6 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
     for finding in found:
         if HF_TOKEN in finding.keys and finding.witness is not None:
             finding.witness["env"].setdefault(HF_TOKEN, None)  # the script does not set it: the environment it runs in decides
-    return TunixLinesChecked(list(unverified.values()) + found, notes, checked)
+    data = text if text is not None or not to_fix else read_file(script, SCRIPT)
+    line_fix = next((made for make in to_fix[:FIX_TRIES] if (made := make(data)) is not None), None)
+    return TunixLinesChecked(list(unverified.values()) + found, notes, checked, line_fix)

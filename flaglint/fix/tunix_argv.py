@@ -1,0 +1,258 @@
+"""Fixes of a Tunix command line (`BASE.yaml key=value …` after `python -m tunix.cli.<entry>`), as
+edits of its words in argv_source(words).text, the text MaxText's argv is fixed in; a script's
+words are then edited by fix/command_lines.py, as for MaxText's command lines.
+
+One edit a finding, of the word that set the value (the override file's are fix/tunix_override.py's;
+a value of the base YAML or of a `T_` variable is left to a person):
+- a word absl refuses (FL201), a top-level key the base does not define (FL204), a nested key
+  Tunix ignores (FL208), a key a builder refuses (FL210): the word is dropped;
+- a key set by a word and by its `T_` variable (FL205): the word is dropped, so the variable's
+  value counts;
+- a value Tunix retypes (FL207): the value as Tunix types it (`batch_size=1.5` is 1);
+- a value Tunix cannot type (FL206): a number written as a float for an int (`1e3`), or a yes/no
+  word for a bool, in the base value's type.
+
+An edit is safe when Tunix then runs with the config it would have merged apart from the key the
+finding is about (a dropped key Tunix refuses or ignores; a section an override replaced stays as
+it was), and with that key's value unchanged where the key stays (a retyped value written as it
+becomes; the `T_` variable and the word agreeing): the merge is done again to tell. A yes/no word
+read as a bool is a guess, so unsafe. Beside the fix, as MaxText's argv gets, the same fix with
+each misspelt key renamed to the one key "did you mean" names (and a word absl refuses written
+as the config override it spells) is offered, unsafe: the renamed key's value now counts.
+A fix is offered only when the command line it makes no longer has the findings it fixes and
+has no error the original did not have.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import shlex
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from flaglint.core.edits import Applicability, Edit
+from flaglint.core.findings import Change, Finding, Fix
+from flaglint.core.location import Location
+from flaglint.fix.flags import apply_edits, drop_token
+from flaglint.fix.tunix_override import override_edits
+from flaglint.read.argv import argv_source, shell_words
+from flaglint.tunix.checks import close_siblings
+from flaglint.tunix.launch import suggested_override
+from flaglint.tunix.merge import close_keys
+from flaglint.tunix.pins import Builder
+
+_YES = ("yes", "y", "on", "1")
+_NO = ("no", "n", "off", "0")
+_DROPPED = ("FL201", "FL204", "FL205", "FL208", "FL210")
+
+
+@dataclass(frozen=True)
+class CommandLineCheck:
+    """A Tunix command line's findings and, where Tunix merges it, its merged config and where
+    each dotted key's value was written (a role's value inherited from model_config: where that was)."""
+
+    findings: list[Finding]
+    config: dict[str, Any] | None
+    written_at: dict[str, Location | None] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Option:
+    finding: Finding
+    at: int  # the word
+    new: str | None  # the new word; None: dropped
+    key: str
+    kept_apart: bool  # the finding's key is left out when the merged configs are compared
+    guess: bool = False  # a coercion that guesses what the word means: never safe
+
+
+def tunix_fixes(words: list[str], checked: CommandLineCheck, recheck: Callable[[list[str]], CommandLineCheck],
+                builders: tuple[Builder, ...], base: dict | None, base_values: dict[str, Any]) -> list[Fix]:
+    """The fixes of the findings of `words` (a safe one first, then the unsafe ones).
+    `recheck`: the findings and merged config of other words; `builders`: those of the entry
+    point; `base`, `base_values`: the base YAML's keys and top-level values."""
+    text = argv_source(words).text
+    tokens = shell_words(text)
+    starts = {token.offset + 1: i for i, token in enumerate(tokens)}
+    options: dict[int, _Option] = {}
+    renames: dict[int, str] = {}
+    for finding in checked.findings:
+        at = finding.location
+        index = starts.get(at.column) if at is not None and at.file is None and at.line == 1 else None
+        if index is None or index in options:
+            continue
+        option = _option(finding, index, words[index], checked.config, base_values)
+        if option is None:
+            continue
+        options[index] = option
+        rename = _rename(option, words, builders, base, base_values)
+        if rename is not None:
+            renames[index] = rename
+    file_edits, file_changes = override_edits(checked.findings, checked.config)
+    if not options and not file_edits:
+        return []
+    safe = {i: o.new for i, o in options.items() if _same_merge([o], words, checked, recheck)}
+    if safe and not _same_merge([options[i] for i in safe], words, checked, recheck):
+        safe = {}  # safe one by one, not together (two words of one section)
+    every = {i: renames.get(i, o.new) for i, o in options.items()}
+    fixes = []
+    for chosen, applicability in ((safe, Applicability.SAFE), (every, Applicability.UNSAFE)):
+        if not (chosen or file_edits and applicability is Applicability.SAFE) or (
+                applicability is Applicability.UNSAFE and chosen == safe):
+            continue
+        fix = _fix(text, tokens, words, chosen, [options[i] for i in chosen], applicability)
+        if _removes(fix, [options[i].finding for i in chosen], checked, recheck):
+            # the override file's edits are safe, and read back as meant (fix/tunix_override.py)
+            fixes.append(Fix([*fix.changes, *file_changes], fix.flags, applicability,
+                             [*fix.edits, *(edit.moved(edit.start, edit.end, edit.file, applicability) for edit in file_edits)]))
+    if file_edits and not any(fix.safe for fix in fixes):
+        fixes.insert(0, Fix(file_changes, text, Applicability.SAFE, file_edits))
+    return fixes
+
+
+def _option(finding: Finding, at: int, word: str, config: dict[str, Any] | None,
+            base_values: dict[str, Any]) -> _Option | None:
+    if finding.rule == "FL201":
+        return _Option(finding, at, None, word, kept_apart=True)
+    key = finding.keys[0] if finding.keys else None
+    name, eq, value = word.partition("=")
+    if not eq or name != key:
+        return None  # the word sets a section the finding's key is in, or is not the key's
+    if finding.rule in _DROPPED:
+        return _Option(finding, at, None, key, kept_apart=finding.rule != "FL205")
+    if finding.rule == "FL207":
+        typed = _typed_text(config, key)
+        return _Option(finding, at, f"{key}={typed}", key, kept_apart=False) if typed is not None else None
+    if finding.rule == "FL206":
+        coerced = _coerced(value, base_values.get(key))
+        if coerced is not None:
+            return _Option(finding, at, f"{key}={coerced}", key, kept_apart=True, guess=isinstance(base_values.get(key), bool))
+    return None
+
+
+def _coerced(value: str, base: Any) -> str | None:
+    """The value in the base value's type where the reading is plain: an integral number for an
+    int (`1e3`, `8.0`), a yes/no word for a bool."""
+    if isinstance(base, bool):
+        lowered = value.lower()
+        return "true" if lowered in _YES else "false" if lowered in _NO else None
+    if isinstance(base, int):
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        return str(int(number)) if math.isfinite(number) and number == int(number) else None
+    return None
+
+
+def _rename(option: _Option, words: list[str], builders: tuple[Builder, ...], base: dict | None,
+            base_values: dict[str, Any]) -> str | None:
+    """The word with its key renamed to the one key the finding's key may mean (None: not one, or
+    another word sets that key)."""
+    finding, key, word = option.finding, option.key, words[option.at]
+    if finding.rule == "FL201":
+        renamed = suggested_override(word)
+    elif finding.rule == "FL204":
+        names = close_keys(key, base_values)
+    elif finding.rule == "FL208" and base is not None:
+        names = close_siblings(key, base)
+    elif finding.rule == "FL210":
+        section, _, name = key.rpartition(".")
+        fields = next((b.fields for b in builders if b.section == section), {})
+        names = [f"{section}.{n}" for n in close_keys(name, fields)]
+    else:
+        return None
+    if finding.rule != "FL201":
+        renamed = f"{names[0]}={word.partition('=')[2]}" if len(names) == 1 else None
+    if renamed is None or any(w.partition("=")[0] == renamed.partition("=")[0] for w in words[1:]):
+        return None
+    return renamed
+
+
+def _same_merge(options: list[_Option], words: list[str], checked: CommandLineCheck, recheck: Callable[[list[str]], CommandLineCheck]) -> bool:
+    """Whether Tunix merges the words the options make into the config it merges now, apart from
+    the keys a dropped or coerced word is about (see the module's docstring): their fix is safe."""
+    if any(option.guess for option in options):
+        return False
+    if checked.config is None:  # absl refused a word: Tunix has merged nothing, and the word sets nothing
+        return True
+    after = recheck(_applied(words, {option.at: option.new for option in options})).config
+    if after is None:
+        return False
+    before, after = copy.deepcopy(checked.config), copy.deepcopy(after)
+    for option in options:
+        if option.kept_apart:
+            for key in {option.key} | _inherited_copies(option.key, option.finding.location, checked.written_at):
+                _delete(before, key)
+                _delete(after, key)
+    return before == after
+
+
+def _inherited_copies(key: str, at: Location | None, written_at: dict[str, Location | None]) -> set[str]:
+    """The same key in the roles' sections, where the merge copied the word's value (model_config's
+    value inherited by actor_model_config); not the sections the word is in."""
+    if "." not in key or at is None:
+        return set()
+    tail = key.split(".", 1)[1]
+    return {k for k, where in written_at.items() if where == at and "." in k and k.split(".", 1)[1] == tail}
+
+
+def _typed_text(config: dict[str, Any] | None, key: str) -> str | None:
+    """A top-level scalar as a word sets it (bool as true/false)."""
+    value = config.get(key) if config is not None else None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return repr(value)
+    return None
+
+
+def _delete(config: dict[str, Any], key: str) -> None:
+    *parents, name = key.split(".")
+    node: Any = config
+    for part in parents:
+        node = node.get(part) if isinstance(node, dict) else None
+    if isinstance(node, dict):
+        node.pop(name, None)
+
+
+def _applied(words: list[str], new: dict[int, str | None]) -> list[str]:
+    return [new[i] if i in new else word for i, word in enumerate(words) if not (i in new and new[i] is None)]
+
+
+def _fix(text: str, tokens, words: list[str], chosen: dict[int, str | None], options: list[_Option],
+         applicability: Applicability) -> Fix:
+    edits, changes = [], []
+    for option in options:
+        new = chosen[option.at]
+        token = tokens[option.at]
+        if new is None:
+            edits.append(drop_token(text, token))
+        else:
+            edits.append(Edit.in_text(text, token.offset, token.end_offset, shlex.quote(new)))
+        name, _, old = words[option.at].partition("=")
+        new_name, _, new_value = (new or "").partition("=")
+        if new_name != name:
+            changes.append(Change(name, old, None))
+        if new is not None:
+            changes.append(Change(new_name, old if new_name == name else None, new_value))
+    edits = [Edit(e.location, e.old, e.new, applicability) for e in sorted(edits, key=lambda e: e.start)]
+    return Fix(changes=changes, flags=apply_edits(text, edits), applicability=applicability, edits=edits)
+
+
+def _removes(fix: Fix, fixed: list[Finding], checked: CommandLineCheck, recheck: Callable[[list[str]], CommandLineCheck]) -> bool:
+    """Whether the fixed command line has none of the findings the fix is for, and no error the
+    command line did not have (where Tunix got as far as a merged config: a command line absl
+    refuses shows nothing else)."""
+    after = recheck([token.text for token in shell_words(fix.flags)]).findings
+    gone = {_about(f) for f in fixed}
+    before = {(f.rule, f.keys) for f in checked.findings}
+    if any(_about(f) in gone for f in after):
+        return False
+    return checked.config is None or not any(f.severity == "error" and (f.rule, f.keys) not in before for f in after)
+
+
+def _about(finding: Finding) -> tuple:
+    """What a finding is about, wherever its word now is (a word absl refuses: its message names it)."""
+    return finding.rule, finding.keys, "" if finding.keys else finding.message
