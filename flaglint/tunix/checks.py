@@ -88,6 +88,8 @@ def _nested(merged: Merged, builders: tuple[Builder, ...], read_keys: frozenset[
     word); and nested values of another type."""
     base = merged.base or {}
     read = {b.section for b in builders}
+    # every section of the base with keys under it, at any depth
+    parents = {".".join(parts[:end]) for parts in (key.split(".") for key in base) for end in range(1, len(parts))}
     out = []
     for key, origin in sorted(merged.origins.items()):
         if "." not in key or origin.kind not in ("word", "override", "env") or _under_unknown(key, merged):
@@ -101,7 +103,7 @@ def _nested(merged: Merged, builders: tuple[Builder, ...], read_keys: frozenset[
             continue
         if key not in base:
             parent_key = base.get(parent)
-            free = parent_key is None or parent_key.type != "dict" or not any(k.startswith(f"{parent}.") for k in base)
+            free = parent_key is None or parent_key.type != "dict" or parent not in parents
             if not free and section not in read and key.rsplit(".", 1)[1] not in read_keys and _known_parent(parent, merged):
                 out.append(staged(built_in('FL208', (key,), origin.location, key=key, close=', '.join(close_siblings(key, base)), section=parent), NEVER_CHECKED))
             continue

@@ -23,6 +23,7 @@ import copy
 import os
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
@@ -398,12 +399,22 @@ def _merged_dicts(old: dict, new: dict) -> dict:
 
 def _yaml_value(raw: str) -> Any:
     """A dotlist value as OmegaConf types it (YAML); ValueError with the reason when it is not YAML."""
+    loaded, problem = _loaded(raw)
+    if problem is not None:
+        raise ValueError(problem)
+    return copy.deepcopy(loaded) if isinstance(loaded, (dict, list)) else loaded
+
+
+# A script's paths repeat the same words: each is read once (a copy of a mapping or list is handed
+# out, since the merge builds on it).
+@lru_cache(maxsize=4096)
+def _loaded(raw: str) -> tuple[Any, str | None]:
     import yaml  # noqa: PLC0415 yaml: only when a Tunix command line is checked
 
     try:
-        return yaml.load(raw, Loader=cli_loader())  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(raw, Loader=cli_loader()), None  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as err:
-        raise ValueError(getattr(err, "problem", None) or str(err).splitlines()[0]) from None
+        return None, getattr(err, "problem", None) or str(err).splitlines()[0]
 
 
 def _interpolated(value: Any, env: dict[str, str], key: str, origin: Origin, merged: Merged, report) -> Any:
