@@ -136,7 +136,7 @@ def guarded(cubes_a: Sequence[Cube], va, cubes_b: Sequence[Cube], vb, universe: 
                 alts.append((taken, value))
             else:
                 alts[same] = (alts[same][0] | taken, value)
-    if len(alts) == 1:
+    if len(alts) == 1 and type(alts[0][1]) is not FromInput:  # a variable is never stored as a bare FromInput
         return alts[0][1]
     return Choice(name, tuple(alts))
 
