@@ -41,8 +41,6 @@ from flaglint.solve.smt import UNDEFINED, Finite, FixProblem, SolverWork, Unsupp
 QUERY_WORK_LIMIT = 20_000_000
 # Models that the concrete check of their launch does not confirm, before the group is given up.
 MISMATCHES = 8
-# The places one rule is reported at for one group: past them the launch is not verified.
-PLACES = 64
 # A rule, or a part of one, that fewer combinations of inputs decide is evaluated on each of them
 # (exactly as the check does, float arithmetic and undefined values included) instead of translated.
 CASES = 128
@@ -253,7 +251,6 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
         except (Unsupported, Unknown, z3.Z3Exception) as err:
             raise Unverified(f"rule {rule.id} over {', '.join(sorted(names))} cannot be decided by the solver ({err})") from None
     found = []
-    places: dict[str, int] = {}  # rule -> the places found so far where it is broken
     mismatches = 0
     while broken:
         verdict = work.check(solver, z3.Or(*broken.values()))
@@ -269,15 +266,7 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
         fixed = {name: list(classes[name][chosen[name]]) for name in kept}
         if rule_id in judge.broken(confirm_at(fixed)):
             found.append((rule_id, fixed))
-            places[rule_id] = places.get(rule_id, 0) + 1
-            # The rule may be broken where other parts set the keys it reads (another place in the
-            # script): asked again with this model's case of each key left out.
-            cases = [translator.term(tables[name]) for name in sorted(rules[rule_id].name_set & tables.keys() - set(DEVICE_NAMES))]
-            broken[rule_id] = z3.And(broken[rule_id], z3.Not(z3.And(*[c == model.eval(c, model_completion=True) for c in cases], ctx)))
-            if places[rule_id] == PLACES:
-                if work.check(solver, broken[rule_id]) != z3.unsat:  # fail closed: a place past the count is not reported
-                    raise Unverified(f"rule {rule_id} is broken in more than {PLACES} places that {', '.join(inputs)} decide")
-                del broken[rule_id]
+            del broken[rule_id]
             continue
         mismatches += 1
         if mismatches > MISMATCHES:
