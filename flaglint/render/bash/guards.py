@@ -125,14 +125,15 @@ def guarded(cubes_a: Sequence[Cube], va, cubes_b: Sequence[Cube], vb, universe: 
     for v in universe[name]:
         classes.setdefault(tuple(s is None or v in s for s in splits), []).append(v)
     alts: list[tuple[frozenset, object]] = []
+    where: dict[object, int] = {}  # an alternative's identity -> its place in alts
     for values in classes.values():
         sub_a = [without(c, name) for c in cubes_a if holds_for(c, name, values[0])]
         sub_b = [without(c, name) for c in cubes_b if holds_for(c, name, values[0])]
         if not sub_a and not sub_b:
             continue
         for taken, value in _on_values(guarded(sub_a, va, sub_b, vb, universe), name, frozenset(values)):
-            same = next((i for i, (_, alt) in enumerate(alts) if _same(alt, value)), None)
-            if same is None:
+            same = where.setdefault(_identity(value), len(alts))
+            if same == len(alts):
                 alts.append((taken, value))
             else:
                 alts[same] = (alts[same][0] | taken, value)
@@ -159,6 +160,7 @@ def _on_values(value, name: str, values: frozenset) -> list[tuple[frozenset, obj
     return spread
 
 
-def _same(a, b) -> bool:
-    """Whether two alternatives are one value (symbolic ones are made once per content: types._Interned)."""
-    return a is b or type(a) is FromInput and a == b
+def _identity(value) -> object:
+    """What makes two alternatives one value: symbolic ones are made once per content
+    (types._Interned), so it is the object; the input's own value, whichever object holds it."""
+    return value if type(value) is FromInput else id(value)
