@@ -11,7 +11,13 @@ time(256) / time(64); the same for one pair of switches that breaks a MaxText va
 benches (bench/paths_bench.py) and the recipe family (tests/fixtures/recipes/family), unless
 --appends-only. Targets: 64 appends <= 1 s, 256 <= 3 s, time(256)/time(64) <= 4, a family file <= 1 s.
 
+Then N sequential ifs on N inputs setting one variable (`if [ "$Ai" != x ]; then F=bad_key_i=1; fi`)
+and a MaxText launch reading it: N findings (a key MaxText does not define, at each if), each
+witness naming the inputs after its if, so the output grows as N**2; printed with the growth
+ratio time(N)/time(N/2) (CPU) of each size.
+
     python bench/appends_bench.py [--sizes 8 64 256 1024] [--pin bbd0f6f10] [--appends-only]
+                                  [--sequential 20 40 80 160]
 """
 
 from __future__ import annotations
@@ -86,6 +92,15 @@ def appends_script(pairs: list[tuple[str, str]], shape: str, validator_pair: boo
     return "\n".join(lines) + "\n"
 
 
+def sequential_script(count: int) -> str:
+    """`count` ifs, each on its own input, setting one variable to a key MaxText does not define;
+    then a MaxText launch that reads it."""
+    lines = ["#!/bin/bash"]
+    lines += [f'if [ "$A{i}" != x ]; then F=bad_key_{i}=1; fi' for i in range(count)]
+    lines.append("python3 -m MaxText.train MaxText/configs/base.yml $F")
+    return "\n".join(lines) + "\n"
+
+
 # A fresh process each run, with the bytecode an installed package has (compiled once, kept here).
 PYCACHE = Path(tempfile.gettempdir()) / "flaglint-bench-pycache"
 
@@ -121,6 +136,8 @@ def main() -> None:
     parser.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=SHAPES)
     parser.add_argument("--pin", default="bbd0f6f10")
     parser.add_argument("--appends-only", action="store_true", help="skip the switch benches and the family")
+    parser.add_argument("--sequential", type=int, nargs="*", default=[20, 40, 80, 160],
+                        help="sizes of the sequential-ifs recipe (none: skip it)")
     args = parser.parse_args()
     pairs = append_keys(args.pin, max(args.sizes))
     with tempfile.TemporaryDirectory() as d:
@@ -143,6 +160,14 @@ def main() -> None:
             if 64 in times and 256 in times:
                 print(f"{shape:6} growth time(256)/time(64) = {times[256][0] / times[64][0]:.2f}"
                       f" (CPU {times[256][1] / times[64][1]:.2f})  targets: 64 <= 1 s, 256 <= 3 s, ratio <= 4")
+        previous = None
+        for n in args.sequential:
+            script = Path(d) / f"sequential_{n}.sh"
+            script.write_text(sequential_script(n))
+            proc, seconds, cpu = lint_command("--pin", args.pin, str(script))
+            growth = f", growth {cpu / previous[1]:.2f} over {previous[0]} ifs (CPU)" if previous else ""
+            print(f"sequential {n:4} ifs: {seconds:.3f} s ({cpu:.3f} s CPU){growth}, {_summary(proc)}")
+            previous = (n, cpu)
     if args.appends_only:
         return
     subprocess.run([sys.executable, str(ROOT / "bench" / "paths_bench.py")], check=True)

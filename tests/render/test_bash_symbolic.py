@@ -59,6 +59,11 @@ def _taken(paths: list, env: dict):
 # assigned it, exported IN1 when a later assignment set it again.
 @example(script='case "$IN1" in\n  x) A="" ;;\nesac\ncase "$IN1" in\n  a*) unset IN1 ;;\nesac\nIN1=""\n',
          choice=random.Random(0))
+# Found by this test: joined arms whose values, spread into one Choice on the input, all read the
+# input's own value (`A+=` then read a bare FromInput).
+@example(script='case "$IN1" in\n  x) [[ "" == x ]] && A="" ;;\n  x) A="" ;;\n  a*) A="" ;;\nesac\n'
+         'if [ "${A}" = "x" ]; then\nA=""\nelse\nexport B=""\nfi\ncase "$IN1" in\n  x) A+="" ;;\nesac\n',
+         choice=random.Random(0))
 def test_merged_evaluation_agrees_with_the_explorer_and_bash(script: str, choice) -> None:
     _agrees_with_the_explorer_and_bash(script, choice)
 

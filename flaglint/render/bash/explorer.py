@@ -278,17 +278,40 @@ class Explorer:
             if v not in seen:
                 seen.append(v)
 
-    def _step_all(self, st: State) -> list[State]:
-        """One step, forking (and grouping) on every undecided input it reads."""
-        snapshot = self._snapshot(st)
-        try:
-            self.interp.step(st)
-            return [st]
-        except NeedInput as e:
-            return self.fork(snapshot or st, e)
-
     def fork(self, st: State, e: NeedInput) -> list[State]:
-        """The states after the step at st.pc, for each group of e's candidates it treats alike."""
+        """The states after the step at st.pc, for each group of e's candidates it treats alike.
+        A candidate whose step reads another undecided input forks again there, as deep as the
+        step's inputs go (a value joined from N ifs on N inputs is N deep): followed with a stack of
+        its own, not Python's."""
+        first = self._forking(st, e)
+        if type(first) is list:
+            return first
+        forks = [first]
+        while True:
+            current = forks[-1]
+            taken = current.next_candidate()
+            if taken is None:
+                forks.pop()
+                done = current.grouped()
+                if not forks:
+                    return done
+                forks[-1].results.extend((forks[-1].value, r) for r in done)
+                continue
+            value, s = taken
+            snapshot = self._snapshot(s)
+            try:
+                self.interp.step(s)
+                current.results.append((value, s))
+            except NeedInput as inner:
+                nested = self._forking(snapshot or s, inner)
+                if type(nested) is list:
+                    current.results.extend((value, r) for r in nested)
+                else:
+                    forks.append(nested)
+
+    def _forking(self, st: State, e: NeedInput) -> list[State] | _Fork:
+        """The states after the step, when grouping the candidates in place gives them; else the
+        fork to run candidate by candidate."""
         self._record(e)
         instr = st.code.instrs[st.pc]
         groupable = instr.groupable and not instr.mutates
@@ -296,35 +319,7 @@ class Explorer:
             grouped = self._fork_in_place(st, e)
             if grouped is not None:
                 return grouped
-        results: list[tuple[str | None, State]] = []
-        for v in e.candidates:
-            s = st.copy()
-            if not restrict(s, e.name, (v,)):
-                continue
-            self.interp.decide(s, e.name, v)
-            results.extend((v, r) for r in self._step_all(s))
-        if not groupable:
-            return [r for _, r in results]
-        groups: dict[tuple, tuple[State, list, list]] = {}
-        for v, r in results:
-            key = (id(r.code), r.pc, r.status, len(r.stack),
-                   frozenset(item for item in r.domains.items() if item[0] != e.name), r.condition)
-            if key in groups:
-                groups[key][1].append(v)
-                groups[key][2].append(e.name in r.exported)
-            else:
-                groups[key] = (r, [v], [e.name in r.exported])
-        out = []
-        for r, values, exported in groups.values():
-            if len(values) > 1:
-                r.domains[e.name] = tuple(values)
-                r.inputs.pop(e.name, None)
-                # Exported on every value (`export IN1` before, or set on each): it stays so. Else an
-                # input whose values stay grouped is exported when set, as its witness says.
-                if not all(exported) and not any(e.name in s for s in r.scopes):
-                    r.exported.discard(e.name)
-            out.append(r)
-        return out
+        return _Fork(self.interp, st, e, groupable)
 
     def _fork_in_place(self, st: State, e: NeedInput) -> list[State] | None:
         """Group the candidates of a step that only jumps or sets the status, trying each on `st`
@@ -378,3 +373,50 @@ class Explorer:
         rendering.handoffs = list(st.handoffs)
         return Outcome(rendering, [ExploredPath(env, list(st.branches), domains, cubes)])
 
+
+
+class _Fork:
+    """One fork of a step on an undecided input, run candidate by candidate (Explorer.fork): the
+    candidate being run, and the states each candidate's step has given so far."""
+
+    def __init__(self, interp: Interp, st: State, e: NeedInput, groupable: bool):
+        self.interp, self.st, self.e, self.groupable = interp, st, e, groupable
+        self.candidates = iter(e.candidates)
+        self.value: str | None = None
+        self.results: list[tuple[str | None, State]] = []
+
+    def next_candidate(self) -> tuple[str | None, State] | None:
+        """The next candidate and a copy of the state that has decided it; None when none is left."""
+        for v in self.candidates:
+            s = self.st.copy()
+            if restrict(s, self.e.name, (v,)):
+                self.interp.decide(s, self.e.name, v)
+                self.value = v
+                return v, s
+        return None
+
+    def grouped(self) -> list[State]:
+        """The states the candidates gave, those of a groupable step that agree but on the input grouped into one."""
+        name = self.e.name
+        if not self.groupable:
+            return [r for _, r in self.results]
+        groups: dict[tuple, tuple[State, list, list]] = {}
+        for v, r in self.results:
+            key = (id(r.code), r.pc, r.status, len(r.stack),
+                   frozenset(item for item in r.domains.items() if item[0] != name), r.condition)
+            if key in groups:
+                groups[key][1].append(v)
+                groups[key][2].append(name in r.exported)
+            else:
+                groups[key] = (r, [v], [name in r.exported])
+        out = []
+        for r, values, exported in groups.values():
+            if len(values) > 1:
+                r.domains[name] = tuple(values)
+                r.inputs.pop(name, None)
+                # Exported on every value (`export IN1` before, or set on each): it stays so. Else an
+                # input whose values stay grouped is exported when set, as its witness says.
+                if not all(exported) and not any(name in s for s in r.scopes):
+                    r.exported.discard(name)
+            out.append(r)
+        return out

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 from flaglint.render.bash.state import State
-from flaglint.render.bash.types import Choice
+from flaglint.render.bash.types import Choice, FromInput, Sym, Value
 
 Cube = frozenset  # frozenset[tuple[str, frozenset]]
 EVERYTHING: Cube = frozenset()
@@ -125,17 +125,42 @@ def guarded(cubes_a: Sequence[Cube], va, cubes_b: Sequence[Cube], vb, universe: 
     for v in universe[name]:
         classes.setdefault(tuple(s is None or v in s for s in splits), []).append(v)
     alts: list[tuple[frozenset, object]] = []
+    where: dict[object, int] = {}  # an alternative's identity -> its place in alts
     for values in classes.values():
         sub_a = [without(c, name) for c in cubes_a if holds_for(c, name, values[0])]
         sub_b = [without(c, name) for c in cubes_b if holds_for(c, name, values[0])]
         if not sub_a and not sub_b:
             continue
-        value = guarded(sub_a, va, sub_b, vb, universe)
-        same = next((i for i, (_, alt) in enumerate(alts) if alt is value), None)
-        if same is None:
-            alts.append((frozenset(values), value))
-        else:
-            alts[same] = (alts[same][0] | frozenset(values), value)
-    if len(alts) == 1:
+        for taken, value in _on_values(guarded(sub_a, va, sub_b, vb, universe), name, frozenset(values)):
+            same = where.setdefault(_identity(value), len(alts))
+            if same == len(alts):
+                alts.append((taken, value))
+            else:
+                alts[same] = (alts[same][0] | taken, value)
+    if len(alts) == 1 and type(alts[0][1]) is not FromInput:  # a variable is never stored as a bare FromInput
         return alts[0][1]
     return Choice(name, tuple(alts))
+
+
+def _on_values(value, name: str, values: frozenset) -> list[tuple[frozenset, object]]:
+    """`value` where `name` takes one of `values`, as (values, alternative) pairs: a Choice on the
+    same input is spread into its alternatives there, so that n paths joined one after another on
+    one input (the arms of an options loop's `case "$1"`) give one Choice of at most n
+    alternatives, not n nested ones that every later read walks down. A value its alternatives do
+    not name takes the first, as a read of the Choice would (machine.Interp._pick). A string that is
+    one such Choice (symbolic._choice makes them) is spread alike, each alternative still a string."""
+    if type(value) is Sym and len(value.pieces) == 1 and type(value.pieces[0]) is Choice and value.pieces[0].name == name:
+        return [(taken, alt if type(alt) in (Value, Sym) else Sym((alt,))) for taken, alt in _on_values(value.pieces[0], name, values)]
+    if type(value) is not Choice or value.name != name:
+        return [(values, value)]
+    spread = [(taken & values, alt) for taken, alt in value.alts if not taken.isdisjoint(values)]
+    rest = values.difference(*(taken for taken, _ in value.alts))
+    if rest:
+        spread.append((rest, value.alts[0][1]))
+    return spread
+
+
+def _identity(value) -> object:
+    """What makes two alternatives one value: symbolic ones are made once per content
+    (types._Interned), so it is the object; the input's own value, whichever object holds it."""
+    return value if type(value) is FromInput else id(value)

@@ -223,13 +223,17 @@ class Interp(Expansion, Conditions, Builtins):
         if local and len(st.scopes) > 1:
             st.scopes[-1][name] = value
             return
+        group = st.domains.get(name)
         for scope in reversed(st.scopes):
             if name in scope:
-                if scope is not st.scopes[0] or value is UNSET or not self._reads_input(st, scope[name]):
+                # Assigned as an input (below) or not, it is stored alike unless the path holds the
+                # input's values grouped: only then is it asked whether the path reads the input's
+                # own value, which forks the path on the joined value's Choices.
+                if (scope is not st.scopes[0] or value is UNSET or group is None or name in st.inputs
+                        or not self._reads_input(st, scope[name])):
                     scope[name] = value
                     return
                 break  # a joined path that never assigned it: assigned now, as an input
-        group = st.domains.get(name)
         if value is not UNSET and group is not None and name not in st.inputs:
             if None in group and len(group) > 1:
                 raise NeedInput(name, group)  # whether it stays exported depends on whether it was set
