@@ -19,8 +19,10 @@ ELEMENTS = 5
 
 
 def _ifs_prefix(ifs: str | None) -> str:
-    """`IFS="…" ` before the read (nothing: IFS unset, bash splits at blanks)."""
-    return "" if ifs is None else 'IFS="' + ifs.replace("\\", "\\\\") + '" '
+    """`IFS=$'…' ` before the read (nothing: IFS unset, bash splits at blanks)."""
+    if ifs is None:
+        return ""
+    return "IFS=$'" + ifs.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n") + "' "
 
 
 # IFS of blanks, other characters, a backslash, or empty (no splitting).

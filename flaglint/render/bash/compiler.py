@@ -1058,7 +1058,10 @@ def _readable(data: bytes) -> bytes:
     and line stays as it was (the compiler reads names and words from the original text):
     a command substitution that is only a comment (`# note` inside a command) runs nothing, so
     it is blank; a function named like a declaration builtin (`export() { :; }`) is parsed under
-    another name of the same length; a backslash that ends the file continues nothing."""
+    another name of the same length; a backslash that ends the file continues nothing; an escaped
+    backslash is two other characters (tree-sitter-bash reads `$'\\\\'` as a backslash escaping the
+    closing quote: the string runs on to the next quote), as it means nothing to the words around it."""
+    data = data.replace(b"\\\\", b"__")
     data = _BACKTICK_COMMENT.sub(lambda m: b" " * len(m.group()), data)
     data = _SHADOWING_DEFINITION.sub(lambda m: m.group(1) + b"_" + m.group(2)[1:], data)
     body = data.rstrip(b"\n")
