@@ -56,6 +56,10 @@ def _taken(paths: list, env: dict):
 # assigned it, exported IN1 when a later assignment set it again.
 @example(script='case "$IN1" in\n  x) A="" ;;\nesac\ncase "$IN1" in\n  a*) unset IN1 ;;\nesac\nIN1=""\n',
          choice=random.Random(0))
+# Found by this test: `export -n A` on the paths that decided A, merged back into one that groups
+# A's values, exported A where the environment set it when a later case assigned it.
+@example(script='if [ "$IN1" = "x" ]; then\nA=""\nelse\nexport -n A\nfi\ncase "${A}" in\n  x) A="" ;;\nesac\n',
+         choice=random.Random(0))
 def test_merged_evaluation_agrees_with_the_explorer_and_bash(script: str, choice) -> None:
     _agrees_with_the_explorer_and_bash(script, choice)
 
@@ -66,6 +70,13 @@ def test_an_input_assigned_on_one_arm_then_matched_by_a_case_is_exported():
     variable its environment gave."""
     _agrees_with_the_explorer_and_bash('if [[ "$IN1" != "x" ]]; then\n: "${B:=}"\nelse\nIN1=\'a b\'\nfi\n'
                                        'case "$IN1" in\n  a*) export A="" ;;\nesac\n', _Always("x"))
+
+
+def test_export_n_of_an_input_assigned_on_one_arm_exports_it_on_no_value():
+    """`export -n IN1` after IN1 was assigned on one arm only: bash exports it on no value, also
+    where the environment set it."""
+    _agrees_with_the_explorer_and_bash('if [[ "$IN1" != "x" ]]; then\n: "${B:=}"\nelse\nIN1=\'a b\'\nfi\n'
+                                       'export -n IN1\n', _Always("x"))
 
 
 class _Always(random.Random):

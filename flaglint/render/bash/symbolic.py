@@ -247,7 +247,8 @@ def _exported_on_both(a: State, b: State, name: str, values_a: tuple, values_b: 
         if any(name in scope for scope in st.scopes):
             # assigned where its values stay grouped: the machine exports it where they are set
             return None if name not in st.inputs and len(st.domains.get(name, ())) > 1 else False
-        return None if name not in st.inputs else st.inputs[name] is not None
+        # decided and not exported: unset, or set and then `export -n`
+        return None if name not in st.inputs else False
 
     found = [(status(a), values_a), (status(b), values_b)]
     if all(s is True or s is None and None not in values for s, values in found):
