@@ -60,6 +60,10 @@ def _taken(paths: list, env: dict):
 # A's values, exported A where the environment set it when a later case assigned it.
 @example(script='if [ "$IN1" = "x" ]; then\nA=""\nelse\nexport -n A\nfi\ncase "${A}" in\n  x) A="" ;;\nesac\n',
          choice=random.Random(0))
+# Found by this test: A's values grouped where a case read it after A was assigned ("" on each);
+# the group kept A exported, so its unset value exported A too.
+@example(script='case "${A}" in\n  x) A="" ;;\n  a*) export IN1="$IN1$Ax" ;;\nesac\ncase "$IN1" in\n  x) A="" ;;\nesac\n'
+         'case "$IN1" in\n  x) A="" ;;\nesac\n', choice=random.Random(5))
 def test_merged_evaluation_agrees_with_the_explorer_and_bash(script: str, choice) -> None:
     _agrees_with_the_explorer_and_bash(script, choice)
 

@@ -320,8 +320,9 @@ class Explorer:
                 r.domains[e.name] = tuple(values)
                 r.inputs.pop(e.name, None)
                 # Exported on every value (`export IN1` before, or set on each): it stays so. Else an
-                # input whose values stay grouped is exported when set, as its witness says.
-                if not all(exported) and not any(e.name in s for s in r.scopes):
+                # input whose values stay grouped is exported where the environment set it, as its
+                # witness says (never read) or the rendering (assigned: machine.Interp.rendering).
+                if not all(exported):
                     r.exported.discard(e.name)
             out.append(r)
         return out
