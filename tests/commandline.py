@@ -46,7 +46,9 @@ def run_flaglint(*args: str, stdin: bytes | None = None, env: dict | None = None
     with _working_directory(cwd or REPO):
         result = runner.invoke(main, list(args), input=stdin or b"", env={**(env or {}), "FLAGLINT_DEBUG": None},
                                prog_name="flaglint", catch_exceptions=False)
-    return Completed(tuple(args), result.exit_code, result.stdout, result.stderr)
+    # The bytes as written: click's Result.stdout turns each "\r\n" into "\n", which a value may hold.
+    return Completed(tuple(args), result.exit_code, result.stdout_bytes.decode("utf-8", "replace"),
+                     result.stderr_bytes.decode("utf-8", "replace"))
 
 
 def run_flaglint_process(*args: str, stdin: bytes | None = None, env: dict | None = None,

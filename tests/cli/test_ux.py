@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 from commandline import EXAMPLES, REPO, run_flaglint, run_flaglint_process
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from flaglint.read.flags import read_dotenv
@@ -115,10 +115,11 @@ def test_render_reads_stdin_as_it_reads_the_file(tmp_path):
 VALUES = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=40)
 
 
-# The same draws on every run: under CI's fresh draws a value with "\r\n" came back as "\n" (not yet
-# known whether render or this test's text-mode capture drops the "\r").
-@settings(max_examples=50, derandomize=True, database=None)
+@settings(max_examples=50)
 @given(values=st.dictionaries(st.from_regex(r"[A-Z][A-Z0-9_]{0,6}", fullmatch=True), VALUES, min_size=1, max_size=4))
+# Found by CI's fresh draws: a value holding "\r\n" (the in-process run read render's output as
+# click's Result.stdout gives it, each "\r\n" turned into "\n"; render prints the "\r").
+@example(values={"A": "x\r\ny"})
 def test_what_render_prints_sources_in_bash_to_the_script_s_values(tmp_path_factory, values):
     folder = tmp_path_factory.mktemp("render")
     script = "".join(f"export {name}={shlex.quote(value)}\n" for name, value in values.items())

@@ -17,6 +17,8 @@ pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash
 CASES = {
     "trailing backslash at the end of the file": 'export A=1 \\\n',
     "backtick comment inside a command": 'export A=1 `# the default` B=2\n',
+    "an escaped backslash ends a $'…' string": "x=$'a\\\\'\ny='b' z=\"it's\"\nexport x y z\n",
+    "IFS of a backslash in $'…' before read": "IFS=$'\\\\' read -r v w <<< 'a\\b\\c'\nexport v w\n",
     "function named like a builtin runs instead of it": 'export() { :; }\nexport A=1\nB=2\nbuiltin export B\n',
     "function output by $(fn)": 'chips() { local shape="${1#*:}"; echo $(( ${shape//x/*} )); }\n'
                                  'export CHIPS="$(chips tpu7x:4x8x8)"\n',

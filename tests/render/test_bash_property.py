@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from flaglint.render import render
@@ -128,8 +128,10 @@ def statement(draw, depth: int, several: bool = True) -> str:
         return f"export {name}"
     if kind == 4 and several:
         return f"{name}={draw(word())} {draw(names)}={draw(word())}"
-    if kind in (4, 5):
+    if kind == 4:
         return f"unset {name}"
+    if kind == 5:
+        return f"export -n {name}"
     if kind == 6:
         return f"export {name}+={draw(word())}"
     if kind == 7:
@@ -221,6 +223,8 @@ def test_render_agrees_with_bash(script: str, env: dict[str, str]) -> None:
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(script=branching_scripts)
+# Found by this test: `export -n IN1` before IN1 is read; the path that read it later exported it.
+@example(script='if [ "${IN2}" = "x" ]; then\nA=""\nelse\nexport -n IN1\nfi\ncase "$IN1" in\n  x) A="" ;;\nesac\n')
 def test_explore_covers_render(script: str) -> None:
     """Each witness renders to its outcome."""
     from flaglint.render import explore

@@ -57,8 +57,8 @@ def _lines(text: str, origins: list, delim: str, strip: bool) -> list[tuple]:
 def read_split(chars: list[tuple], ifs: str, count: int | None) -> list[tuple]:
     """The fields read gives `count` names (None: read -a, every field), as bash splits the line:
     IFS whitespace around a field is dropped, each other IFS character ends one field, and the
-    last name takes the rest of the line, less trailing IFS whitespace (or its one field, when
-    nothing but that field's delimiter follows it)."""
+    last name takes the rest of the line, less trailing IFS whitespace, escaped or not (or its one
+    field as it is, when nothing but that field's delimiter follows it)."""
     blank = {c for c in ifs if c in " \t\n"}
     n = len(chars)
 
@@ -98,8 +98,10 @@ def read_split(chars: list[tuple], ifs: str, count: int | None) -> list[tuple]:
         return out
     found, after = field(i)
     if after < n:
+        # bash strips the rest's trailing IFS whitespace escaped or not: its read marks an escaped
+        # character with a byte that this strip drops together with the blank it protects.
         end = n
-        while end > i and ws(end - 1):
+        while end > i and chars[end - 1][0] in blank:
             end -= 1
         found = _joined(chars[i:end])
     out.append(found)

@@ -246,6 +246,9 @@ class Compiler:
         self.loops: list[tuple[list, list]] = []  # per loop: (break jumps, continue jumps)
         self.conditions = 0  # inside an if/while condition, left of && / ||, or negated: `set -e` does not apply
         self.unchecked: set[int] = set()  # ids of the instructions compiled in such a place
+        # (start, end) bytes of the commands after a here-document's `;` on its line, left out of
+        # the parse (commands_after_here_documents): each runs after the statement that holds it
+        self.after_here_documents: list[tuple[int, int]] = []
 
     # -- helpers --
     def line(self, node) -> int:
@@ -290,6 +293,15 @@ class Compiler:
     def block(self, nodes, code: Code) -> None:
         for n in nodes:
             self.statement(n, code)
+            if self.after_here_documents:
+                self._commands_after(n, code)
+
+    def _commands_after(self, node, code: Code) -> None:
+        """The commands after the `;` of a here-document's line in this statement: they run next
+        (the innermost list that holds the statement compiles them first)."""
+        for span in [s for s in self.after_here_documents if node.start_byte < s[0] < node.end_byte]:
+            self.after_here_documents.remove(span)
+            self.reparse(*span, code)
 
     def statements(self, node) -> list:
         return [c for c in node.named_children if c.type not in _SKIP]
@@ -440,7 +452,12 @@ class Compiler:
         data = self.src.data
         blank = bytes(b if b == 0x0A else 0x20 for b in data[:start])
         tail = bytes(b if b == 0x0A else 0x20 for b in data[end:])
-        tree = _get_parser().parse(blank + data[start:end] + tail)
+        text = blank + data[start:end] + tail
+        tree = _get_parser().parse(text)
+        text, after_here_documents = _commands_after_here_documents(self.src, text, tree.root_node)
+        if after_here_documents:
+            tree = _get_parser().parse(text)
+            self.after_here_documents.extend(after_here_documents)
         _check_errors(self.src, tree.root_node)
         self.block(self.statements(tree.root_node), code)
 
@@ -1035,7 +1052,10 @@ def _readable(data: bytes) -> bytes:
     and line stays as it was (the compiler reads names and words from the original text):
     a command substitution that is only a comment (`# note` inside a command) runs nothing, so
     it is blank; a function named like a declaration builtin (`export() { :; }`) is parsed under
-    another name of the same length; a backslash that ends the file continues nothing."""
+    another name of the same length; a backslash that ends the file continues nothing; an escaped
+    backslash is two other characters (tree-sitter-bash reads `$'\\\\'` as a backslash escaping the
+    closing quote: the string runs on to the next quote), as it means nothing to the words around it."""
+    data = data.replace(b"\\\\", b"__")
     data = _BACKTICK_COMMENT.sub(lambda m: b" " * len(m.group()), data)
     data = _SHADOWING_DEFINITION.sub(lambda m: m.group(1) + b"_" + m.group(2)[1:], data)
     body = data.rstrip(b"\n")
@@ -1050,6 +1070,39 @@ def _readable(data: bytes) -> bytes:
 _REDIRECTIONS_AFTER_HERE_DOCUMENT = re.compile(
     rb"(?<![<$(])(<<-?[ \t]*(?:'[^'\n]*'|\"[^\"\n]*\"|\\?[A-Za-z_][A-Za-z0-9_]*))"
     rb"((?:[ \t]+(?:[0-9]*>>?|[0-9]*[<>]&|&>>?)[ \t]*[^\s|;&<>()]+)+)(?=[ \t]*[|;&])")
+
+
+# A here-document's operator and what follows its delimiter on its line: `;` and more commands
+# (`cat <<EOF; echo done`), or another operator right after the delimiter (`cat <<EOF|tr a b`).
+# tree-sitter-bash takes a `;` or operator there into the delimiter (the document then never ends
+# and swallows the script's next lines) or fails on it; bash runs the commands after the `;` once
+# the command with the document has run.
+_AFTER_HERE_DOCUMENT_DELIMITER = re.compile(
+    rb"(?<![<$(])<<-?[ \t]*(?:'[^'\n]*'|\"[^\"\n]*\"|\\?[A-Za-z_][A-Za-z0-9_]*)"
+    rb"(?:[ \t]*(;)(?!;)([^\n]*)|([;&|()<>]))")
+_HERE_DOCUMENT_OPERATOR = re.compile(rb"(?<!<)<<-?(?!<)")
+
+
+def _commands_after_here_documents(src: Source, data: bytes, root) -> tuple[bytes, list[tuple[int, int]]]:
+    """The script with the `;` and the commands after it on each here-document operator's line
+    blanked (every offset and line kept), and the spans of those commands, for the compiler to
+    parse on their own. An operator glued to the delimiter, or a second here-document among those
+    commands, is a ScriptError: tree-sitter-bash would read it wrongly, without a parse error."""
+    spans = []
+    for m in _AFTER_HERE_DOCUMENT_DELIMITER.finditer(data):
+        token = root.descendant_for_byte_range(m.start(), m.start() + 2)
+        if token is None or token.start_byte != m.start() or token.type not in ("<<", "<<-") \
+                or token.parent.type not in ("heredoc_redirect", "ERROR"):
+            continue  # in a string, a comment, a document's text or arithmetic: not this operator
+        if m.group(3) is not None:
+            raise script_error(src, src.char_index(m.start(3)), f"{m.group(3).decode()!r} right after a here-document's "
+                               "delimiter: tree-sitter-bash reads it as part of the delimiter; put a blank before it")
+        if _HERE_DOCUMENT_OPERATOR.search(m.group(2)):
+            raise script_error(src, src.char_index(m.start(2)), "a second here-document on the line of another "
+                               "is not read; give each its own line")
+        spans.append((m.start(1) + 1, m.end(2)))
+        data = data[:m.start(1)] + b" " * (m.end(2) - m.start(1)) + data[m.end(2):]
+    return data, spans
 
 
 def _redirections_first(data: bytes) -> bytes:
@@ -1090,6 +1143,9 @@ def compile_text(path: str, data: bytes) -> CompiledFile:
     parser = _get_parser()
     readable = _readable(data)
     tree = parser.parse(readable)
+    readable, after_here_documents = _commands_after_here_documents(src, readable, tree.root_node)
+    if after_here_documents:
+        tree = parser.parse(readable)
     patched = _separate_assignment_lines(readable, tree.root_node)
     if patched != readable:
         tree = parser.parse(patched)
@@ -1097,6 +1153,7 @@ def compile_text(path: str, data: bytes) -> CompiledFile:
     check_depth(src, tree.root_node)
     facts = FileFacts()
     compiler = Compiler(src, facts)
+    compiler.after_here_documents = after_here_documents
     code = Code(src)
     compiler.block(compiler.statements(tree.root_node), code)
     return CompiledFile(code, facts)

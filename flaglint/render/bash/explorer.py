@@ -415,8 +415,9 @@ class _Fork:
                 r.domains[name] = tuple(values)
                 r.inputs.pop(name, None)
                 # Exported on every value (`export IN1` before, or set on each): it stays so. Else an
-                # input whose values stay grouped is exported when set, as its witness says.
-                if not all(exported) and not any(name in s for s in r.scopes):
+                # input whose values stay grouped is exported where the environment set it, as its
+                # witness says (never read) or the rendering (assigned: machine.Interp.rendering).
+                if not all(exported):
                     r.exported.discard(name)
             out.append(r)
         return out

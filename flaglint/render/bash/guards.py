@@ -54,11 +54,8 @@ def cubes_of(st: State) -> frozenset[Cube]:
 def restrict(st: State, name: str, values: Sequence) -> bool:
     """Narrow the path to the inputs' assignments where `name` takes one of `values` (in order);
     False when none is left."""
-    if st.condition is None:
-        st.domains[name] = tuple(values)
-        return True
-    if name not in st.domains:
-        st.domains[name] = tuple(values)
+    if st.condition is None or name not in st.domains:
+        narrow(st, name, values)
         return True  # an input no cube names: every cube now takes exactly these values
     allowed = set(values)
     cubes = []
@@ -81,16 +78,26 @@ def settle(st: State, cubes: Sequence[Cube]) -> bool:
         sets = [dict(c).get(name) for c in cubes]
         if all(s is not None for s in sets):  # else a cube lets it take its whole universe
             reached = set().union(*sets)
-            st.domains[name] = tuple(v for v in st.domains[name] if v in reached)
+            narrow(st, name, [v for v in st.domains[name] if v in reached])
     found = simplified(cubes, st.domains)
     if len(found) == 1:
         (cube,) = found
         for name, values in cube:  # (never: one cube is its own projection)
-            st.domains[name] = tuple(v for v in st.domains[name] if v in values)
+            narrow(st, name, [v for v in st.domains[name] if v in values])
         st.condition = None
     else:
         st.condition = frozenset(found)
     return True
+
+
+def narrow(st: State, name: str, values: Sequence) -> None:
+    """Let the input take only `values` on the path. One the path assigned while its values stayed
+    grouped is exported where the environment set it (machine.Interp.rendering); once the path no
+    longer lets it be unset, bash exports it on every value."""
+    unset_before = None in st.domains.get(name, ())
+    st.domains[name] = tuple(values)
+    if unset_before and None not in values and name in st.scopes[0] and name not in st.inputs:
+        st.exported.add(name)
 
 
 def ordered(cubes: Iterable[Cube]) -> list[Cube]:

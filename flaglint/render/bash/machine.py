@@ -428,6 +428,11 @@ class Interp(Expansion, Conditions, Builtins):
             arg = ins.name if ins.value is None else f"{ins.name}={self.value(ins.value, st).text}"
             self.call(st, st.functions[builtin], [input_value(arg)], {})
             return
+        if "n" in flags and ins.name not in st.inputs and not self._is_local(st, ins.name) \
+                and (ins.name in st.domains or ins.name not in st.scopes[0]):
+            # `export -n` of an input not yet decided (never read, or its values grouped): bash exports
+            # a variable its environment set; decided first (it may fork), -n then ends that
+            self._input(st, ins.name)
         local = builtin == "local" or (builtin in ("declare", "typeset") and "g" not in flags and len(st.scopes) > 1)
         if ins.array is not None:
             new = self.fields(ins.array, st)

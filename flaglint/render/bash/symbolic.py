@@ -33,7 +33,7 @@ from flaglint.render.bash.explorer import (
 )
 from flaglint.render.bash.guards import Cube, cubes_of, guarded, settle, trimmed
 from flaglint.render.bash.machine import Interp
-from flaglint.render.bash.state import State, settled_positional
+from flaglint.render.bash.state import State, is_argument, settled_positional
 from flaglint.render.bash.types import Choice, FromInput, LaunchRecogniser, Sym, Value
 
 
@@ -247,7 +247,10 @@ def _exported_on_both(a: State, b: State, name: str, values_a: tuple, values_b: 
         if any(name in scope for scope in st.scopes):
             # assigned where its values stay grouped: the machine exports it where they are set
             return None if name not in st.inputs and len(st.domains.get(name, ())) > 1 else False
-        return None if name not in st.inputs else st.inputs[name] is not None
+        if name not in st.inputs:
+            return None
+        # decided and not exported: unset, or set and then `export -n` (an argument: never exported)
+        return is_argument(name) and st.inputs[name] is not None
 
     found = [(status(a), values_a), (status(b), values_b)]
     if all(s is True or s is None and None not in values for s, values in found):
