@@ -65,6 +65,8 @@ class CallWalker:
         args = [self.ev(a, st, frame) for a in node.args if not isinstance(a, ast.Starred)]
         kwargs = {k.arg: self.ev(k.value, st, frame) for k in node.keywords if k.arg}
         if isinstance(func, Ref):
+            if func.kind == "method" and func.target is SELF and func.name not in self.methods:
+                return self.keys_get(args, st)
             if func.kind == "method" and func.target is SELF:
                 return self.call_method(func.name, node, args, kwargs, st, frame)
             if func.kind == "func":
@@ -96,6 +98,14 @@ class CallWalker:
         if isinstance(func, Unexpressible):
             return func
         return Unexpressible(f"call {ast.unparse(node.func)}")
+
+    def keys_get(self, args: list, st: State) -> Any:
+        """`raw_keys.get("key", default)` before 0.2.0: the key where pyconfig has it, else the default."""
+        if not args or not isinstance(args[0], Const) or not isinstance(args[0].value, str):
+            return Unexpressible("get with a computed name")
+        if args[0].value in self.keys or args[0].value in st.fields:
+            return self.raw_key(args[0].value, st)
+        return args[1] if len(args) > 1 else Const(None)
 
     def dtype_of(self, node: ast.Call, st: State, frame: Frame) -> None:
         """`jax.numpy.dtype(value)` raises TypeError for a name that is no dtype; JAX's dtype names
@@ -198,6 +208,8 @@ class CallWalker:
             return args[0]
         if name in ("str", "float", "repr") and len(args) == 1:
             return args[0]
+        if name in ("int", "float") and len(args) == 1:
+            self.none_operands(node, (args[0],), st, frame)
         if name == "int" and len(args) == 1:
             if isinstance(args[0], Const):
                 try:
@@ -313,7 +325,8 @@ class CallWalker:
         matches = kind in names or (kind == "list" and "list" in names)
         if kind == "enum":
             matches = False  # pydantic has made it an enum member by now
-        if schema.nullable and matches:
+        # before 0.2.0 an empty value (`key=`) is None whatever base.yml's value is
+        if (schema.nullable or schema.typed_as_default) and matches:
             return ast.Compare(value, [ast.IsNot()], [ast.Constant(None)])
         return Const(matches)
 

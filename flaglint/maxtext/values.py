@@ -181,13 +181,14 @@ _DEFAULT_TYPES = {"str": str, "int": int, "float": float, "bool": bool, "list": 
 
 
 def _typed_as_default(schema, value: Any) -> Any:
-    """pyconfig before 0.2.0 (`_update_from_env_and_command_line`): None stays None, a value of the
-    base.yml value's type is taken as it is (True is an int there), another is converted by that
-    type's parser; a list or dict key takes no other type."""
+    """pyconfig before 0.2.0 (`_update_from_env_and_command_line`): a value of the base.yml value's
+    type is taken as it is (True is an int there), None (`key=`) stays None where that type has a
+    parser, another value is converted by the parser; a list or dict key takes no other value, None
+    included (the type check comes first)."""
     expected = _DEFAULT_TYPES.get(schema.kind, type(None))  # kind any: base.yml's value is null
-    if value is None or isinstance(value, expected):
-        return _one_of_when_set(schema, value)
     parser = _DEFAULT_PARSERS.get(schema.kind)
+    if isinstance(value, expected) or (value is None and parser is not None):
+        return _one_of_when_set(schema, value)
     if parser is None:
         raise ValueError_(f"{value!r}: {schema.name} is a {expected.__name__} in base.yml, and pyconfig takes no other type for it")
     try:
