@@ -50,7 +50,8 @@ _RUNTIME_MODULES = {
     "sys": "runtime state",
 }
 _DTYPE_CALLS = ("jax.numpy.dtype", "jnp.dtype")
-DTYPE_NAMES = "dtype names: the names JAX reads as a dtype are not listed"
+DTYPE_NAMES = "dtype names: JAX reads numpy's and ml_dtypes' names, not listed here; only a word no numpy reads is judged"
+REFUSED_DTYPE = "refused_dtype_name"  # maxtext/dtypes.py's, a function rules call
 DTYPES = ("bfloat16", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool")
 _ACTIVE: set[str] = set()  # the functions being inlined: a recursive call is not followed
 
@@ -108,16 +109,21 @@ class CallWalker:
         return args[1] if len(args) > 1 else Const(None)
 
     def dtype_of(self, node: ast.Call, st: State, frame: Frame) -> None:
-        """`jax.numpy.dtype(value)` raises TypeError for a name that is no dtype; JAX's dtype names
-        (numpy's and ml_dtypes', with their aliases) are not listed here, so the check is not judged."""
+        """`jax.numpy.dtype(value)` raises TypeError for a name that is no dtype: a rule where the
+        value is a word no numpy reads; JAX's other dtype names (numpy's forms and ml_dtypes' names)
+        are not listed here, so the check is not judged for any other value."""
         shown = clean_source(node.args[0]) if node.args else ""
         message = f"data type '{{{shown}}}' not understood" if shown.isidentifier() else f"data type of {shown} not understood"
         value = self.expr(self.ev(node.args[0], st, frame)) if node.args else Unexpressible("no argument")
         if isinstance(value, Unexpressible):
             self.record(node, frame, "crash", "TypeError", message, self.path_and(st, value))
             return
-        # a name every JAX reads as a dtype is no case of it: only another name is not judged
-        other = self.path_and(st, ast.Compare(value, [ast.NotIn()], [const_node(DTYPES)]))
+        # a name every JAX reads as a dtype is no case of it; a word no numpy reads is one
+        # (maxtext/dtypes.py); any other name is not judged
+        unknown = ast.Compare(value, [ast.NotIn()], [const_node(DTYPES)])
+        refused = ast.Call(ast.Name(REFUSED_DTYPE, ast.Load()), [value], [])
+        self.record(node, frame, "crash", "TypeError", message, self.path_and(st, conj([unknown, refused])))
+        other = self.path_and(st, conj([unknown, neg(refused)]))
         self.record(node, frame, "crash", "TypeError", message,
                     Unexpressible(DTYPE_NAMES, given=other.given if isinstance(other, Unexpressible) else other))
 

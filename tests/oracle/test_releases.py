@@ -96,9 +96,9 @@ def test_model_file_conflicts_as_each_release_treats_them(version):
             assert rejects == (not maxtext.ok), (version, argv, env, maxtext.describe(), [f.message for f in result.findings])
 
 
-# What 0.1.0 does with None that flaglint does not model: a call int() of it in max_utils (not
-# read), `.split` of it (validate_constant_bound, FL016), and JAX's distributed start-up.
-EMPTY_NOT_MODELLED = {"compile_topology_num_slices", "constant_bound_config", "skip_jax_distributed_system"}
+# What 0.1.0 does with None that flaglint does not model: int() of it in max_utils.get_num_slices
+# (not read), and JAX's distributed start-up.
+EMPTY_NOT_MODELLED = {"compile_topology_num_slices", "skip_jax_distributed_system"}
 
 
 def test_an_empty_value_for_any_key_at_0_1_0_is_judged_as_its_pyconfig_treats_none():

@@ -148,6 +148,10 @@ def test_from_0_2_0_every_number_that_is_not_nullable_refuses_an_empty_value(ver
     ("attention_type=chunk chunk_attn_window_size=", ["MXDMDFG"]),
     ("attention_type=chunk chunk_attn_window_size=4", []),
     ("compile_topology=", []),  # an empty topology is not looked up
+    ("constant_bound_config=", ["FL005"]),  # validate_constant_bound splits it at ','
+    ("constant_bound_config=0.5,x", ["FL005"]),  # and reads each piece as a float
+    ("mu_dtype=adam_pax", ["MXZVKH5"]),  # a word no numpy reads as a dtype
+    ("mu_dtype=float8_e4m3fn", []),  # ml_dtypes' name: not judged (FL016), a warning
 ])  # fmt: skip
 def test_an_empty_value_at_0_1_0_is_judged_as_its_pyconfig_treats_none(flags, rules):
     result = Checker("maxtext-0.1.0").check(FlagSource(flags), fix=False)
