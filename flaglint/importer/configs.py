@@ -9,8 +9,12 @@ import json
 from pathlib import Path
 
 from flaglint.core.findings import InputError
-from flaglint.importer.importer import package_version
-from flaglint.importer.sources import PYCONFIG, PackageFiles, open_package
+from flaglint.importer.sources import (
+    PYCONFIG,
+    PackageFiles,
+    open_package,
+    package_version,
+)
 from flaglint.render.yaml_chain import parse_config
 from flaglint.schema.config_index import CONFIG_SUFFIX, ConfigIndex, EntryPoint
 

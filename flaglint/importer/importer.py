@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from flaglint.core.findings import InputError
 from flaglint.core.omegaconf_yaml import load_document
+from flaglint.importer.configs import entry_points
 from flaglint.importer.fieldtypes import (
     BOUNDS,
     FieldType,
@@ -29,9 +29,15 @@ from flaglint.importer.sources import (
     TYPES,
     PackageFiles,
     open_package,
+    package_version,
 )
 from flaglint.importer.topologies import TOPOLOGY_KEY, topology_table
-from flaglint.schema.model import KeySchema, MaxTextSchemaFile, ModelConfig
+from flaglint.schema.model import (
+    ConfigClassKeys,
+    KeySchema,
+    MaxTextSchemaFile,
+    ModelConfig,
+)
 
 ROOT_MODEL = "MaxTextConfig"
 
@@ -64,6 +70,7 @@ def import_schema(path: str | Path) -> MaxTextSchemaFile:
         for name in _coerced_to_lists(files) & set(keys):
             keys[name] = keys[name].model_copy(update={"list_when_string": True})
         return MaxTextSchemaFile(
+            config_classes=_other_config_classes(files, scope, keys),
             version=package_version(files),
             source=Path(path).name,
             refuses_model_and_argv=any("overridden by both model config and CLI" in m for m in refused),
@@ -81,6 +88,20 @@ def import_schema(path: str | Path) -> MaxTextSchemaFile:
 # (`_yaml_types_to_parser`): these kinds; a key whose base.yml value is of another type takes only
 # that type.
 _OLD_LAYOUT_KINDS = {bool: "bool", int: "int", float: "float", str: "str", list: "list", dict: "dict"}
+
+
+def _other_config_classes(files: PackageFiles, scope: ModuleScope, keys: dict[str, KeySchema]) -> dict[str, ConfigClassKeys]:
+    """The keys of each other class an entry point validates its config with (train_rl's RLConfig),
+    against MaxTextConfig's."""
+    named = {entry.config_class for entry in entry_points(files).values()} - {ROOT_MODEL}
+    found = {}
+    for name in sorted(named & set(scope.classes)):
+        try:
+            own = _model_keys(scope, name)
+        except InputError as err:
+            raise InputError(f"{files.origin}: {TYPES} {err}") from None
+        found[name] = ConfigClassKeys(keys={n: k for n, k in own.items() if n not in keys}, lacks=sorted(set(keys) - set(own)))
+    return found
 
 
 def _old_layout_schema(files: PackageFiles, path: str | Path) -> MaxTextSchemaFile:
@@ -166,24 +187,6 @@ def _coerced_to_lists(files: PackageFiles) -> set[str]:
                         for stmt in node.body for c in ast.walk(stmt))):
             found |= {e.value for e in node.test.comparators[0].elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
     return found
-
-
-def package_version(files: PackageFiles) -> str:
-    """The release the package's own files name: `__version__` in version.py or __init__.py (0.2.0
-    keeps it in the MaxText/ shim beside the package), else a wheel's or install's METADATA."""
-    candidates = [files.read(p) for p in ("version.py", "__init__.py") if files.exists(p)]
-    candidates.append(files.read_beside("MaxText/__init__.py"))
-    for text in candidates:
-        if text and (match := _VERSION_ASSIGNMENT.search(text)):
-            return match.group(1)
-    for metadata in files.glob_beside("maxtext-*.dist-info/METADATA"):
-        if match := _METADATA_VERSION.search(files.read_beside(metadata) or ""):
-            return match.group(1)
-    return "unknown"
-
-
-_VERSION_ASSIGNMENT = re.compile(r"^__version__\s*=\s*[\"']([^\"']+)[\"']", re.M)
-_METADATA_VERSION = re.compile(r"^Version:\s*(\S+)", re.M)
 
 
 def _yaml_mapping(files: PackageFiles, relpath: str) -> dict[str, Any]:

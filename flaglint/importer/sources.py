@@ -233,3 +233,21 @@ def _fstring_end(line: str, i: int, quote: str) -> int | None:
             return i
         i += 1
     return None
+
+
+def package_version(files: PackageFiles) -> str:
+    """The release the package's own files name: `__version__` in version.py or __init__.py (0.2.0
+    keeps it in the MaxText/ shim beside the package), else a wheel's or install's METADATA."""
+    candidates = [files.read(p) for p in ("version.py", "__init__.py") if files.exists(p)]
+    candidates.append(files.read_beside("MaxText/__init__.py"))
+    for text in candidates:
+        if text and (match := _VERSION_ASSIGNMENT.search(text)):
+            return match.group(1)
+    for metadata in files.glob_beside("maxtext-*.dist-info/METADATA"):
+        if match := _METADATA_VERSION.search(files.read_beside(metadata) or ""):
+            return match.group(1)
+    return "unknown"
+
+
+_VERSION_ASSIGNMENT = re.compile(r"^__version__\s*=\s*[\"']([^\"']+)[\"']", re.M)
+_METADATA_VERSION = re.compile(r"^Version:\s*(\S+)", re.M)

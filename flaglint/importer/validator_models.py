@@ -14,7 +14,7 @@ import ast
 from typing import Any, Callable
 
 from flaglint.importer.source_text import exception_name, raise_message, raises_in
-from flaglint.importer.sources import SPEC_MAP, TYPES
+from flaglint.importer.sources import PYCONFIG, SPEC_MAP, TYPES
 from flaglint.importer.symbolic import (
     Const,
     MeshFile,
@@ -45,12 +45,15 @@ class HelperModels:
 
     def model_num_target_devices(self, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
         """Walk it for its own checks; its value is the device count: `num_devices`, unless
-        internal_compile supplies it."""
+        internal_compile supplies it (a key from 0.2.0 on; the MaxText/ package's pyconfig asks JAX)."""
         if fnode is not None:
-            self.inline(fnode, TYPES, args, {}, {}, st, frame)
+            self.inline(fnode, PYCONFIG if self.files.old_layout else TYPES, args, {}, {}, st, frame)
+        devices = ast.Name(NUM_DEVICES, ast.Load())
+        if "internal_compile" not in self.keys:
+            return devices
         internal = st.fields.get("internal_compile", key_node("internal_compile"))
         count = st.fields.get("internal_compile_num_devices", key_node("internal_compile_num_devices"))
-        return make_choice([(self.truth(internal), count), (None, ast.Name(NUM_DEVICES, ast.Load()))])
+        return make_choice([(self.truth(internal), count), (None, devices)])
 
     def model_num_slices(self, fnode: ast.FunctionDef | None, args: list, st: State, frame: Frame) -> Any:
         """max_utils.get_num_slices: the user's num_slices, else compile_topology_num_slices when

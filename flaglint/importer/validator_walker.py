@@ -96,6 +96,7 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
                 if isinstance(node, ast.FunctionDef) and node.name not in self.methods:
                     self.methods[node.name] = (node, cls)
         self.sites: dict[tuple[str, int], Site] = {}
+        self.first_computed: dict[str, tuple[ast.AST, Frame]] = {}  # where pyconfig first computes with a key
         self.candidates: dict[int, str] = {}  # expression shape -> preferred derived name
         self.candidate_nodes: dict[int, ast.expr] = {}
         # local named in a message placeholder -> the expressions it holds there

@@ -50,7 +50,8 @@ _RUNTIME_MODULES = {
     "sys": "runtime state",
 }
 _DTYPE_CALLS = ("jax.numpy.dtype", "jnp.dtype")
-DTYPE_NAMES = "dtype names: the names JAX reads as a dtype are not listed"
+DTYPE_NAMES = "dtype names: JAX reads numpy's and ml_dtypes' names, not listed here; only a word no numpy reads is judged"
+REFUSED_DTYPE = "refused_dtype_name"  # maxtext/dtypes.py's, a function rules call
 DTYPES = ("bfloat16", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool")
 _ACTIVE: set[str] = set()  # the functions being inlined: a recursive call is not followed
 
@@ -65,6 +66,8 @@ class CallWalker:
         args = [self.ev(a, st, frame) for a in node.args if not isinstance(a, ast.Starred)]
         kwargs = {k.arg: self.ev(k.value, st, frame) for k in node.keywords if k.arg}
         if isinstance(func, Ref):
+            if func.kind == "method" and func.target is SELF and func.name not in self.methods:
+                return self.keys_get(args, st)
             if func.kind == "method" and func.target is SELF:
                 return self.call_method(func.name, node, args, kwargs, st, frame)
             if func.kind == "func":
@@ -97,17 +100,30 @@ class CallWalker:
             return func
         return Unexpressible(f"call {ast.unparse(node.func)}")
 
+    def keys_get(self, args: list, st: State) -> Any:
+        """`raw_keys.get("key", default)` before 0.2.0: the key where pyconfig has it, else the default."""
+        if not args or not isinstance(args[0], Const) or not isinstance(args[0].value, str):
+            return Unexpressible("get with a computed name")
+        if args[0].value in self.keys or args[0].value in st.fields:
+            return self.raw_key(args[0].value, st)
+        return args[1] if len(args) > 1 else Const(None)
+
     def dtype_of(self, node: ast.Call, st: State, frame: Frame) -> None:
-        """`jax.numpy.dtype(value)` raises TypeError for a name that is no dtype; JAX's dtype names
-        (numpy's and ml_dtypes', with their aliases) are not listed here, so the check is not judged."""
+        """`jax.numpy.dtype(value)` raises TypeError for a name that is no dtype: a rule where the
+        value is a word no numpy reads; JAX's other dtype names (numpy's forms and ml_dtypes' names)
+        are not listed here, so the check is not judged for any other value."""
         shown = clean_source(node.args[0]) if node.args else ""
         message = f"data type '{{{shown}}}' not understood" if shown.isidentifier() else f"data type of {shown} not understood"
         value = self.expr(self.ev(node.args[0], st, frame)) if node.args else Unexpressible("no argument")
         if isinstance(value, Unexpressible):
             self.record(node, frame, "crash", "TypeError", message, self.path_and(st, value))
             return
-        # a name every JAX reads as a dtype is no case of it: only another name is not judged
-        other = self.path_and(st, ast.Compare(value, [ast.NotIn()], [const_node(DTYPES)]))
+        # a name every JAX reads as a dtype is no case of it; a word no numpy reads is one
+        # (maxtext/dtypes.py); any other name is not judged
+        unknown = ast.Compare(value, [ast.NotIn()], [const_node(DTYPES)])
+        refused = ast.Call(ast.Name(REFUSED_DTYPE, ast.Load()), [value], [])
+        self.record(node, frame, "crash", "TypeError", message, self.path_and(st, conj([unknown, refused])))
+        other = self.path_and(st, conj([unknown, neg(refused)]))
         self.record(node, frame, "crash", "TypeError", message,
                     Unexpressible(DTYPE_NAMES, given=other.given if isinstance(other, Unexpressible) else other))
 
@@ -198,6 +214,8 @@ class CallWalker:
             return args[0]
         if name in ("str", "float", "repr") and len(args) == 1:
             return args[0]
+        if name in ("int", "float") and len(args) == 1:
+            self.none_operands(node, (args[0],), st, frame)
         if name == "int" and len(args) == 1:
             if isinstance(args[0], Const):
                 try:
@@ -313,7 +331,8 @@ class CallWalker:
         matches = kind in names or (kind == "list" and "list" in names)
         if kind == "enum":
             matches = False  # pydantic has made it an enum member by now
-        if schema.nullable and matches:
+        # before 0.2.0 an empty value (`key=`) is None whatever base.yml's value is
+        if (schema.nullable or schema.typed_as_default) and matches:
             return ast.Compare(value, [ast.IsNot()], [ast.Constant(None)])
         return Const(matches)
 

@@ -52,6 +52,7 @@ _BUILTINS = {
     "hasattr", "tuple", "list", "set", "sorted", "divmod", "prod", "range", "frozenset", "repr", "setattr",
 }
 _OUT_OF_RANGE = Unexpressible("subscript out of range")
+_ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 # The path length at which each dict literal was built (by id: a DictVal is mutable): an item
 # assigned into it later holds under the conditions taken since.
 _DICT_DEPTH: dict[int, int] = {}
@@ -62,7 +63,7 @@ def container_depth(container: DictVal) -> int:
 
 
 class ExpressionWalker:
-    """Expressions and conversions, for `Walker`: uses its `keys`, `scope`, `functions`, `methods`,
+    """Expressions and conversions, for `Walker`: uses its `keys`, `scope`, `functions`, `methods`, `first_computed`,
     `str_enums` and `crash_guards`."""
 
     def cond(self, node: ast.expr, st: State, frame: Frame) -> Any:
@@ -102,7 +103,7 @@ class ExpressionWalker:
         if base is SELF:
             if attr in self.keys or any(k.startswith(attr + ".") for k in self.keys):
                 return st.fields.get(attr, key_node(attr))
-            if attr in self.methods:
+            if attr in self.methods or attr == "get":  # get: pyconfig's merged keys, a dict, before 0.2.0
                 return Ref("method", attr, SELF)
             return Unexpressible(f"self.{attr}")
         if isinstance(base, ast.Name) and f"{base.id}.{attr}" in self.keys:
@@ -286,6 +287,7 @@ class ExpressionWalker:
             return ast.Name(f"{right.kind}_factor", ast.Load())
         if type(op) not in _PY_BINOPS or isinstance(op, ast.Pow):
             return Unexpressible(f"operator {type(op).__name__}")
+        self.none_operands(node, (left, right), st, frame)
         if isinstance(op, (ast.Div, ast.FloorDiv, ast.Mod)) and not isinstance(right, Const):
             divisor = self.expr(right)
             if not isinstance(divisor, Unexpressible) and not _positive(divisor):
@@ -308,6 +310,8 @@ class ExpressionWalker:
         parts = []
         for op, comparator in zip(node.ops, node.comparators):
             right = self.ev(comparator, st, frame)
+            if isinstance(op, _ORDERINGS):
+                self.none_operands(node, (left, right), st, frame)
             parts.append(self.compare(op, left, right))
             left = right
         if len(parts) == 1:
@@ -315,6 +319,18 @@ class ExpressionWalker:
         truths = [self.truth(p) for p in parts]
         bad = [t for t in truths if isinstance(t, Unexpressible)]
         return bad[0] if bad else conj(truths)
+
+    def none_operands(self, node: ast.AST, operands: tuple, st: State, frame: Frame) -> None:
+        """Before 0.2.0 an empty value (`key=`) reaches pyconfig as None whatever base.yml's value
+        is; arithmetic or an ordering with it raises TypeError."""
+        for operand in operands:
+            key = key_of(operand)
+            schema = self.keys.get(key) if key is not None else None
+            if schema is not None and schema.typed_as_default and not schema.nullable:
+                # one check a key, where it is first computed with: every later use fails the same way
+                site, owner = self.first_computed.setdefault(key, (node, frame))
+                self.record(site, owner, "crash", "TypeError", f"{key} is None (given empty): pyconfig computes with it",
+                            self.path_and(st, ast.Compare(key_node(key), [ast.Is()], [ast.Constant(None)])))
 
     def compare(self, op: ast.cmpop, left: Any, right: Any) -> Any:
         if isinstance(left, GuardedChoice) and not _expressible_choice(left):
@@ -529,7 +545,7 @@ class ExpressionWalker:
             base = TRUE
         else:
             base = node
-        if schema.nullable:
+        if schema.nullable or schema.typed_as_default:  # before 0.2.0 any key given empty is None
             return conj([ast.Compare(node, [ast.IsNot()], [ast.Constant(None)]), base])
         return base
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from flaglint.core.data import data_dir
 from flaglint.core.reading import DATA_FILE, read_text
+from flaglint.maxtext.dtypes import refused_dtype_name
 from flaglint.rules.expr import Unknown
 
 # The names rules read: the device count MaxText's validators ask JAX for.
@@ -47,7 +48,7 @@ def _known_slice_devices(topology: Any) -> int:
 
 
 # The functions rules call that the rule language leaves to its caller (rules/expr.py's HANDED).
-RULE_FUNCTIONS = {"slice_devices": _known_slice_devices}
+RULE_FUNCTIONS = {"slice_devices": _known_slice_devices, "refused_dtype_name": refused_dtype_name}
 
 
 def topologies_path(version: str) -> Path:

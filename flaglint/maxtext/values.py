@@ -181,13 +181,27 @@ _DEFAULT_TYPES = {"str": str, "int": int, "float": float, "bool": bool, "list": 
 
 
 def _typed_as_default(schema, value: Any) -> Any:
-    """pyconfig before 0.2.0 (`_update_from_env_and_command_line`): None stays None, a value of the
-    base.yml value's type is taken as it is (True is an int there), another is converted by that
-    type's parser; a list or dict key takes no other type."""
+    """The value typed as pyconfig before 0.2.0 types it (below), and split as its checks split it:
+    validate_constant_bound reads constant_bound_config as types.py's before-validator does later
+    (`.split(",")` of None fails there too)."""
+    typed = _typed_by_default_type(schema, value)
+    split = _BEFORE_VALIDATORS.get(schema.name)
+    if split is not None:
+        if typed is None:
+            raise ValueError_(f"None: pyconfig splits {schema.name} at each ','")
+        split(typed)
+    return typed
+
+
+def _typed_by_default_type(schema, value: Any) -> Any:
+    """pyconfig before 0.2.0 (`_update_from_env_and_command_line`): a value of the base.yml value's
+    type is taken as it is (True is an int there), None (`key=`) stays None where that type has a
+    parser, another value is converted by the parser; a list or dict key takes no other value, None
+    included (the type check comes first)."""
     expected = _DEFAULT_TYPES.get(schema.kind, type(None))  # kind any: base.yml's value is null
-    if value is None or isinstance(value, expected):
-        return _one_of_when_set(schema, value)
     parser = _DEFAULT_PARSERS.get(schema.kind)
+    if isinstance(value, expected) or (value is None and parser is not None):
+        return _one_of_when_set(schema, value)
     if parser is None:
         raise ValueError_(f"{value!r}: {schema.name} is a {expected.__name__} in base.yml, and pyconfig takes no other type for it")
     try:

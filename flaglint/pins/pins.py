@@ -32,6 +32,15 @@ DEFAULT_PIN = "maxtext-0.2.5"
 INSTALLED = "installed"
 
 
+@dataclass(frozen=True)
+class ConfigClass:
+    """A config class other than MaxTextConfig that an entry point validates with (train_rl's
+    RLConfig): the keys it defines that MaxTextConfig does not, and MaxTextConfig's it lacks."""
+
+    keys: dict[str, Key]
+    lacks: tuple[str, ...]
+
+
 @dataclass
 class PinSchema:
     """The keys one pin defines, their effective defaults, and the model configs it ships."""
@@ -50,6 +59,7 @@ class PinSchema:
     rules: str | Path = ""  # the imported rules: a bundled version, or a store entry's rules folder
     configs: str | Path = ""  # the index of configs/**/*.yml: a bundled version, or a store entry's file
     origin: str = ""  # where the pin's schema comes from, for `flaglint pins`
+    config_classes: dict[str, ConfigClass] = field(default_factory=dict)  # other classes an entry point validates with
 
     _typed: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -222,6 +232,8 @@ def _from_schema(name: str, schema: dict[str, Any], where: str, rules: str | Pat
         refuses_model_and_argv=schema.get("refuses_model_and_argv", True),
         refuses_model_and_env=schema.get("refuses_model_and_env", True),
         refuses_model_key_at_its_value=schema.get("refuses_model_key_at_its_value", False),
+        config_classes={name: ConfigClass(KeyTable(entry.get("keys", {}), where), tuple(entry.get("lacks", ())))
+                        for name, entry in schema.get("config_classes", {}).items()},
     )
 
 
@@ -249,6 +261,7 @@ def _from_overlay(name: str) -> PinSchema:
         refuses_model_and_argv=parent.refuses_model_and_argv,
         refuses_model_and_env=parent.refuses_model_and_env,
         refuses_model_key_at_its_value=parent.refuses_model_key_at_its_value,
+        config_classes=parent.config_classes,
         chain=[name, *parent.chain],
         rules=parent.rules,
         configs=parent.configs,

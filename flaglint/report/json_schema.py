@@ -1,7 +1,8 @@
 """`flaglint schema export`: a pin's config files as a JSON Schema (draft 2020-12), for YAML editors.
 
 A MaxText pin gives the keys of its config files (every key its MaxTextConfig defines, and
-`base_config`), each typed as the pin types it (maxtext/value_schema.py: what MaxText accepts,
+`base_config`; in a file that sets a key only another config class defines, such as train_rl's
+RLConfig, that class's keys), each typed as the pin types it (maxtext/value_schema.py: what MaxText accepts,
 YAML 1.1 values included), with its choices, its default and where the pin defines it; a key the
 pin does not define is refused, as MaxText refuses it. A Tunix pin gives its base config's
 structure: the top-level keys (Tunix refuses any other), and in each section the keys the base
@@ -29,25 +30,48 @@ TUNIX_BASE = "base_config.yaml"  # the base every Tunix release ships, and the o
 
 def maxtext_schema(pin: PinSchema) -> dict[str, Any]:
     """The JSON Schema of a MaxText config file at PIN."""
+    described = {name: (pin.keys[name], None) for name in pin.keys}
+    for class_name, other in pin.config_classes.items():
+        for name in other.keys:
+            described.setdefault(name, (other.keys[name], class_name))
     properties: dict[str, Any] = {}
-    for name in sorted(pin.keys, key=lambda n: (n.count("."), n)):  # a section before its own keys
-        key = pin.keys[name]
-        entry = {**value_schema(key), "description": _describe(key, pin)}
-        default = pin.defaults.get(name, key.default)
+    for name in sorted(described, key=lambda n: (n.count("."), n)):  # a section before its own keys
+        key, class_name = described[name]
+        entry = {**value_schema(key), "description": _describe(key, pin, class_name)}
+        default = key.default if class_name else pin.defaults.get(name, key.default)
         if (default is not None or key.nullable) and _strict_json(default):
             entry["default"] = default
         *sections, last = name.split(".")
         _place(properties, sections, last, entry)
-    return {
+    schema = {
         "$schema": DRAFT,
         "title": f"MaxText config ({pin.pin})",
-        "description": (f"A MaxText config file at {pin.pin} (MaxText {pin.version}), its values typed as MaxText types them; "
-                        "the keys of MaxTextConfig only, not those another config class adds (train_rl's RLConfig)."),
+        "description": (f"A MaxText config file at {pin.pin} (MaxText {pin.version}), its values typed as MaxText types them: "
+                        "the keys of MaxTextConfig, or of another config class an entry point validates with "
+                        f"({', '.join(sorted(pin.config_classes)) or 'none at this pin'}) in a file that sets a key only that "
+                        "class defines."),
         "type": "object",
         "properties": properties,
         "additionalProperties": False,
         "$defs": DEFINITIONS,
     }
+    conditions = [_config_class_condition(pin, class_name) for class_name in sorted(pin.config_classes)]
+    if any(conditions):
+        schema["allOf"] = [condition for condition in conditions if condition]
+    return schema
+
+
+def _config_class_condition(pin: PinSchema, class_name: str) -> dict[str, Any] | None:
+    """A file that sets a key only CLASS_NAME defines is validated with that class (train_rl's
+    RLConfig): MaxTextConfig's keys that class lacks are refused there."""
+    other = pin.config_classes[class_name]
+    own = [name for name in sorted(other.keys) if "." not in name]
+    lacks = [name for name in other.lacks if "." not in name]
+    if not own or not lacks:
+        return None
+    # `not: {}` rather than `false`: a validator then places the error at the key, not at the file
+    refused = {"not": {}, "description": f"MaxTextConfig's, which {class_name} does not define"}
+    return {"if": {"anyOf": [{"required": [name]} for name in own]}, "then": {"properties": dict.fromkeys(lacks, refused)}}
 
 
 def _strict_json(value: Any) -> bool:
@@ -76,9 +100,11 @@ def _object_branch(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def _describe(key: Key, pin: PinSchema) -> str:
+def _describe(key: Key, pin: PinSchema, class_name: str | None = None) -> str:
     where = f"{key.source}:{key.line}" if key.line else key.source
     parts = [_type_text(key) + (" or null" if key.nullable else "")]
+    if class_name:
+        parts.append(f"{class_name} only, not MaxTextConfig")
     if key.default_at_runtime:
         parts.append(f"default computed when MaxText starts: {key.default_at_runtime}")
     parts.append(f"{key.group} ({where}, MaxText {pin.version})" if key.group else f"{where}, MaxText {pin.version}")

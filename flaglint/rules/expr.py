@@ -157,6 +157,7 @@ FUNCTIONS: dict[str, tuple[int, int, Callable[..., Any]]] = {
 # caller of `evaluate` hands their implementations in (flaglint/maxtext/tpu.py's RULE_FUNCTIONS).
 HANDED: dict[str, tuple[int, int]] = {
     "slice_devices": (1, 1),  # the devices of a TPU slice such as tpu7x:4x4x8
+    "refused_dtype_name": (1, 1),  # a word numpy's dtype() refuses whatever its release
 }
 NOTHING_HANDED: Mapping[str, Callable[..., Any]] = MappingProxyType({})
 

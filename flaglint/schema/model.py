@@ -31,6 +31,16 @@ class ModelConfig(BaseModel):
     keys: dict[str, Any]
 
 
+class ConfigClassKeys(BaseModel):
+    """Another config class an entry point validates with (train_rl's RLConfig), by its keys
+    against MaxTextConfig's."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    keys: dict[str, KeySchema] = Field(default_factory=dict, description="the keys it defines that MaxTextConfig does not")
+    lacks: list[str] = Field(default_factory=list, description="MaxTextConfig's keys it does not define")
+
+
 class MaxTextSchemaFile(BaseModel):
     """Every key one MaxText version defines."""
 
@@ -46,6 +56,7 @@ class MaxTextSchemaFile(BaseModel):
     refuses_model_and_env: bool = Field(True, description="a key the model file sets given by an M_<KEY> variable is an error")
     refuses_model_key_at_its_value: bool = Field(
         False, description="a key the model file sets is refused on argv even at the model's value (before 0.2.0)")
+    config_classes: dict[str, ConfigClassKeys] = Field(default_factory=dict, description="the other config classes, by name")
 
 
 class PinOverlayFile(BaseModel):

@@ -395,10 +395,12 @@ class FixProblem:
 
     # --- solving ---------------------------------------------------------------------
     def _holdable(self, name: str) -> bool:
-        """An unset number stays unset: a fix does not invent a value for it."""
+        """An unset number stays unset: a fix does not invent a value for it. A key that takes no
+        None (given empty before 0.2.0, where pyconfig passes None on) is not unset."""
         tunix = load_tunix().variables.get(name)
-        kind = tunix.kind if tunix else self.config.pin.keys[name].kind
-        return kind in ("int", "float") and self.config.lookup(name) is None
+        schema = None if tunix else self.config.pin.keys[name]
+        kind = tunix.kind if tunix else schema.kind
+        return kind in ("int", "float") and self.config.lookup(name) is None and (schema is None or schema.nullable)
 
     def _encode(self) -> tuple[dict[str, Any], list[Any]]:
         """Rules as constraints.

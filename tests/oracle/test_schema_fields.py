@@ -75,3 +75,23 @@ def test_base_and_model_yml_values_equal_what_omegaconf_loads(committed):
     imported = {"base": committed.base_defaults, "models": {n: m.keys for n, m in committed.models.items()}}
     # compared as JSON text so that 1 and 1.0, or 1e-06 and "1e-6", differ
     assert json.dumps(imported, sort_keys=True) == json.dumps(loaded, sort_keys=True)
+
+
+_DUMP_RL = """
+from maxtext.configs.types import MaxTextConfig, RLConfig
+OUTPUT = {"maxtext": describe_fields(MaxTextConfig), "rl": describe_fields(RLConfig)}
+"""
+
+
+def test_rlconfig_keys_that_maxtextconfig_lacks_and_the_reverse_equal_the_live_models(committed):
+    if oracle_python() is None:
+        pytest.skip(unavailable("oracle"))
+    live = run_in_oracle((Path(__file__).parent / "field_kinds.py").read_text() + _DUMP_RL, None)
+    rl = committed.config_classes["RLConfig"]
+    assert sorted(rl.keys) == sorted(set(live["rl"]) - set(live["maxtext"]))
+    assert rl.lacks == sorted(set(live["maxtext"]) - set(live["rl"]))
+    mismatches = [f"{name}.{attribute}: imported {rl.keys[name].model_dump()[attribute]!r}, MaxText {want!r}"
+                  for name, fields in live["rl"].items() if name in rl.keys
+                  for attribute in COMPARED
+                  if (want := fields.get(attribute, False if attribute in ("nullable", "int_enum") else None)) != rl.keys[name].model_dump()[attribute]]  # fmt: skip
+    assert not mismatches, "\n".join(mismatches)

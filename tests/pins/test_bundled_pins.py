@@ -117,3 +117,42 @@ def test_a_message_says_the_values_its_validator_computed(version):
         return  # no engram keys before 0.2.0
     engram = Checker(f"maxtext-{version}").check(FlagSource("engram_max_ngram_size=3 engram_layers=[1]"), fix=False)
     assert any("expected 2" in f.message for f in engram.findings), [f.message for f in engram.findings]
+
+
+@pytest.mark.parametrize("version", RELEASES)
+def test_an_empty_batch_size_is_an_error_at_every_release(version):
+    # 0.1.0 passes `key=` on as None and fails computing with it (TypeError); 0.2.0 and later refuse
+    # None for a key that is not nullable
+    result = Checker(f"maxtext-{version}").check(FlagSource("per_device_batch_size="), fix=False)
+    errors = [f for f in result.findings if f.severity == "error"]
+    assert errors and all("per_device_batch_size" in f.message for f in errors)
+    assert errors[0].rule == ("MX0THKX" if version == "0.1.0" else "FL005")
+
+
+@pytest.mark.parametrize("version", [v for v in RELEASES if v != "0.1.0"])
+def test_from_0_2_0_every_number_that_is_not_nullable_refuses_an_empty_value(version):
+    pin = load_pin(version)
+    checker = Checker(pin.pin)
+    numbers = [k for k, s in pin.keys.items() if "." not in k and s.kind in ("int", "float") and not s.nullable]
+    passed = [k for k in numbers if not any(f.severity == "error" for f in checker.check(FlagSource(f"{k}="), fix=False).findings)]
+    assert numbers and passed == []
+
+
+@pytest.mark.parametrize(("flags", "rules"), [
+    ("per_device_batch_size=", ["MX0THKX"]),  # calculate_global_batch_sizes multiplies it
+    ("eval_per_device_batch_size=", ["MXN2DR1"]),  # compared with 0
+    ("adam_b1=", []),  # pyconfig passes it on untouched
+    ("run_name=", []),
+    ("mesh_axes=", ["FL005"]),  # a list key takes no other value, None included
+    ("attention_type=chunk", ["MXDMDFG"]),  # base.yml's window size is 0
+    ("attention_type=chunk chunk_attn_window_size=", ["MXDMDFG"]),
+    ("attention_type=chunk chunk_attn_window_size=4", []),
+    ("compile_topology=", []),  # an empty topology is not looked up
+    ("constant_bound_config=", ["FL005"]),  # validate_constant_bound splits it at ','
+    ("constant_bound_config=0.5,x", ["FL005"]),  # and reads each piece as a float
+    ("mu_dtype=adam_pax", ["MXZVKH5"]),  # a word no numpy reads as a dtype
+    ("mu_dtype=float8_e4m3fn", []),  # ml_dtypes' name: not judged (FL016), a warning
+])  # fmt: skip
+def test_an_empty_value_at_0_1_0_is_judged_as_its_pyconfig_treats_none(flags, rules):
+    result = Checker("maxtext-0.1.0").check(FlagSource(flags), fix=False)
+    assert [f.rule for f in result.findings if f.severity == "error"] == rules

@@ -48,31 +48,18 @@ MAXTEXT_DRAFT_7 = Draft7Validator(maxtext_schema(PIN))
 TUNIX_BASE = _validator(tunix_schema(TUNIX))
 
 
-def _other_class_configs() -> set[str]:
-    """The configs only entry points that validate with another class than MaxTextConfig start
-    from (train_rl: RLConfig), and those that extend one: the schema does not describe that
-    class's own keys."""
-    by_class = {(entry.config, entry.config_class) for entry in INDEX.entry_points.values()}
-    roots = {config for config, _ in by_class} - {config for config, cls in by_class if cls == MAXTEXT_CONFIG}
-    found = set(roots)
-    while True:
-        more = {path for path, config in INDEX.files.items() if config.base_config in found} - found
-        if not more:
-            return found
-        found |= more
-
-
 def _described() -> list[str]:
-    return sorted(set(INDEX.files) - NOT_A_CONFIG - _other_class_configs())
+    return sorted(set(INDEX.files) - NOT_A_CONFIG)
 
 
 def _errors(validator: Draft202012Validator, document) -> list[str]:
     return [f"{'.'.join(map(str, error.absolute_path)) or '(top)'}: {error.message[:200]}" for error in validator.iter_errors(document)]
 
 
-def test_the_schema_describes_every_config_but_rl_and_the_lora_table():
-    assert _other_class_configs() == {"post_train/rl.yml"}
-    assert len(_described()) == len(INDEX.files) - 2 > 100
+def test_the_schema_describes_every_config_but_the_lora_table_rl_yml_included():
+    assert "post_train/rl.yml" in _described()
+    assert {entry.config_class for entry in INDEX.entry_points.values()} == {MAXTEXT_CONFIG, "RLConfig"}
+    assert len(_described()) == len(INDEX.files) - 1 > 100
 
 
 @pytest.mark.parametrize("path", _described())
@@ -105,6 +92,36 @@ def test_a_value_of_the_wrong_type_is_refused_at_its_key(key, value):
 ])  # fmt: skip
 def test_values_maxtext_reads_from_yaml_are_taken(key, value):
     assert _errors(MAXTEXT, {key: value}) == []
+
+
+RL_CONFIG = {"base_config": "base.yml", "rl": {"num_generations": 4, "loss_algo": "grpo"}, "batch_size": 1, "steps": 10}
+
+
+def test_a_config_for_train_rl_takes_rlconfigs_own_keys_and_maxtexts_it_shares():
+    for validator in (MAXTEXT, MAXTEXT_DRAFT_7):
+        assert _errors(validator, RL_CONFIG) == []
+
+
+@pytest.mark.parametrize(("change", "refused_at"), [
+    ({"rl": {"num_generations": "many"}}, "rl.num_generations"),  # RLConfig's own key, of the wrong type
+    ({"batch_size": [1]}, "batch_size"),
+    ({"num_generationz": 4}, "(top)"),  # a key no config class defines
+    ({"dpo": {"algo": "orpo"}}, "dpo"),  # MaxTextConfig's, which RLConfig does not define: pyconfig refuses it for train_rl
+])  # fmt: skip
+def test_a_config_for_train_rl_refuses_a_wrong_type_or_a_key_rlconfig_does_not_define(change, refused_at):
+    for validator in (MAXTEXT, MAXTEXT_DRAFT_7):
+        errors = _errors(validator, {**RL_CONFIG, **change})
+        assert errors and all(error.startswith(refused_at) for error in errors), errors
+
+
+def test_a_key_maxtextconfig_defines_and_rlconfig_lacks_stays_valid_where_no_rlconfig_key_is_set():
+    assert "dpo" in PIN.config_classes["RLConfig"].lacks
+    assert _errors(MAXTEXT, {"base_config": "base.yml", "dpo": {"algo": "orpo"}}) == []
+
+
+def test_an_rlconfig_key_says_it_is_rlconfigs_only():
+    description = maxtext_schema(PIN)["properties"]["rl"]["description"]
+    assert "RLConfig only" in description and "MaxText 0.2.5" in description
 
 
 def test_each_key_says_its_type_default_and_where_the_pin_defines_it():
