@@ -37,6 +37,7 @@ from flaglint.core.location import Location
 from flaglint.fix.flags import apply_edits, drop_token
 from flaglint.fix.tunix_override import override_edits
 from flaglint.read.argv import argv_source, shell_words
+from flaglint.rules.ruleset import load_ruleset
 from flaglint.tunix.checks import close_siblings
 from flaglint.tunix.launch import suggested_override
 from flaglint.tunix.merge import close_keys
@@ -44,7 +45,8 @@ from flaglint.tunix.pins import Builder
 
 _YES = ("yes", "y", "on", "1")
 _NO = ("no", "n", "off", "0")
-_DROPPED = ("FL201", "FL204", "FL205", "FL208", "FL210")
+# The kinds of finding whose word is dropped (rules' tunix_fix).
+_DROPPED = ("absl-word", "unknown-key", "env-conflict", "nested-key", "builder-key")
 
 
 @dataclass(frozen=True)
@@ -113,22 +115,29 @@ def tunix_fixes(words: list[str], checked: CommandLineCheck, recheck: Callable[[
 
 def _option(finding: Finding, at: int, word: str, config: dict[str, Any] | None,
             base_values: dict[str, Any]) -> _Option | None:
-    if finding.rule == "FL201":
+    kind = _kind(finding)
+    if kind == "absl-word":
         return _Option(finding, at, None, word, kept_apart=True)
     key = finding.keys[0] if finding.keys else None
     name, eq, value = word.partition("=")
     if not eq or name != key:
         return None  # the word sets a section the finding's key is in, or is not the key's
-    if finding.rule in _DROPPED:
-        return _Option(finding, at, None, key, kept_apart=finding.rule != "FL205")
-    if finding.rule == "FL207":
+    if kind in _DROPPED:
+        # the variable's value stands in for the dropped word's, so that key is compared too
+        return _Option(finding, at, None, key, kept_apart=kind != "env-conflict")
+    if kind == "retype":
         typed = _typed_text(config, key)
         return _Option(finding, at, f"{key}={typed}", key, kept_apart=False) if typed is not None else None
-    if finding.rule == "FL206":
+    if kind == "coerce":
         coerced = _coerced(value, base_values.get(key))
         if coerced is not None:
             return _Option(finding, at, f"{key}={coerced}", key, kept_apart=True, guess=isinstance(base_values.get(key), bool))
     return None
+
+
+def _kind(finding: Finding) -> str | None:
+    rule = load_ruleset().by_id(finding.rule)
+    return rule.tunix_fix if rule is not None else None
 
 
 def _coerced(value: str, base: Any) -> str | None:
@@ -150,20 +159,20 @@ def _rename(option: _Option, words: list[str], builders: tuple[Builder, ...], ba
             base_values: dict[str, Any]) -> str | None:
     """The word with its key renamed to the one key the finding's key may mean (None: not one, or
     another word sets that key)."""
-    finding, key, word = option.finding, option.key, words[option.at]
-    if finding.rule == "FL201":
+    key, word, kind = option.key, words[option.at], _kind(option.finding)
+    if kind == "absl-word":
         renamed = suggested_override(word)
-    elif finding.rule == "FL204":
-        names = close_keys(key, base_values)
-    elif finding.rule == "FL208" and base is not None:
-        names = close_siblings(key, base)
-    elif finding.rule == "FL210":
-        section, _, name = key.rpartition(".")
-        fields = next((b.fields for b in builders if b.section == section), {})
-        names = [f"{section}.{n}" for n in close_keys(name, fields)]
     else:
-        return None
-    if finding.rule != "FL201":
+        if kind == "unknown-key":
+            names = close_keys(key, base_values)
+        elif kind == "nested-key" and base is not None:
+            names = close_siblings(key, base)
+        elif kind == "builder-key":
+            section, _, name = key.rpartition(".")
+            fields = next((b.fields for b in builders if b.section == section), {})
+            names = [f"{section}.{n}" for n in close_keys(name, fields)]
+        else:
+            return None
         renamed = f"{names[0]}={word.partition('=')[2]}" if len(names) == 1 else None
     if renamed is None or any(w.partition("=")[0] == renamed.partition("=")[0] for w in words[1:]):
         return None

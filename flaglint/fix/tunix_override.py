@@ -17,20 +17,22 @@ from flaglint.core.reading import CONFIG_FILE, Unreadable
 from flaglint.fix.config_files import REMOVE, yaml_edits
 from flaglint.fix.files import text_edits
 from flaglint.read.flags import bom_length, read_text_file
-
-_FIXED = ("FL204", "FL207")
+from flaglint.rules.ruleset import load_ruleset
 
 
 def override_edits(findings: list[Finding], config: dict[str, Any] | None) -> tuple[list[Edit], list[Change]]:
     """The byte edits of the override files, and the changes they make."""
     wanted: dict[str, dict[str, Any]] = {}
+    rules = load_ruleset()
     for finding in findings:
         where = finding.location
-        if finding.rule not in _FIXED or where is None or where.file is None or len(finding.keys) != 1 or "." in finding.keys[0]:
+        rule = rules.by_id(finding.rule)
+        kind = rule.tunix_fix if rule is not None else None
+        if kind not in ("unknown-key", "retype") or where is None or where.file is None or len(finding.keys) != 1 or "." in finding.keys[0]:
             continue
         key = finding.keys[0]
-        value = REMOVE if finding.rule == "FL204" else (config or {}).get(key, REMOVE)
-        if value is REMOVE and finding.rule == "FL207" or not isinstance(value, (bool, int, float)) and value is not REMOVE:
+        value = REMOVE if kind == "unknown-key" else (config or {}).get(key, REMOVE)
+        if value is REMOVE and kind == "retype" or not isinstance(value, (bool, int, float)) and value is not REMOVE:
             continue
         wanted.setdefault(where.file, {})[key] = value
     edits, changes = [], []

@@ -24,7 +24,8 @@ from flaglint.rules.expr import ExprError, Node, from_json, parse, substitute, t
 
 _REQUIRED = ("id", "title", "severity", "message", "rationale", "source")
 _ALLOWED = {*_REQUIRED, "pins", "when", "require", "fix", "examples", "builtin", "fixable", "messages", "refused_value",
-            "unverified_severity", "fail_closed_severity", "flag_string_only", "states", "stage"}
+            "unverified_severity", "fail_closed_severity", "flag_string_only", "states", "stage",
+            "tunix_fix"}
 # A built-in rule's message names the fields its check fills in: {name}, or {name!r} for the value's
 # repr; a part in [brackets] is said only when its fields have a value.
 _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(!r)?\}")
@@ -71,6 +72,11 @@ class Rule:
     states: tuple[str, ...] = ()
     # A Tunix check: when Tunix makes it (start-up, after downloads) or that it never does.
     stage: str | None = None
+    # How a word of a Tunix command line with this finding is fixed (fix/tunix_argv.py): its key is
+    # one the base does not define (unknown-key), a nested key Tunix ignores (nested-key), one a
+    # builder refuses (builder-key); the word absl refuses (absl-word); a key its T_ variable also
+    # sets (env-conflict); a value Tunix retypes (retype) or cannot type (coerce).
+    tunix_fix: str | None = None
 
     @property
     def when(self) -> Node | None:
@@ -176,6 +182,15 @@ def _load_yaml(path: Path) -> Any:
         raise InputError(f"{path}:{line}: invalid YAML ({getattr(err, 'problem', err)})") from None
 
 
+TUNIX_FIXES = ("absl-word", "unknown-key", "nested-key", "builder-key", "env-conflict", "retype", "coerce")
+
+
+def _one_of(path: Path, line: int, field_name: str, value: Any, allowed: tuple[str, ...]) -> str | None:
+    if value is not None and value not in allowed:
+        raise InputError(f"{path}:{line}: {field_name} must be one of {', '.join(allowed)}")
+    return value
+
+
 def _expression(path: Path, line: int, field_name: str, text: Any) -> Node:
     try:
         return parse(str(text))
@@ -236,6 +251,7 @@ def load_rule_file(path: Path) -> list[Rule]:
                 flag_string_only=bool(entry.get("flag_string_only", False)),
                 states=tuple(str(m) for m in entry.get("states") or ()),
                 stage=entry.get("stage"),
+                tunix_fix=_one_of(path, line, "tunix_fix", entry.get("tunix_fix"), TUNIX_FIXES),
             )
         )
     return rules
@@ -304,7 +320,7 @@ def load_ruleset(version: str | Path | None = None, extra: tuple[str, ...] = ())
     sources = [*rule_files(version), *(Path(p) for p in extra), root / "derived.yml"]
     if version:
         sources.append(imported_dir(version) / "derived.yml")
-    return cached("rules", sources, lambda: _parse_ruleset(version, extra), _encode, _decode, layout=4)
+    return cached("rules", sources, lambda: _parse_ruleset(version, extra), _encode, _decode, layout=5)
 
 
 def _parse_ruleset(version: str | Path | None, extra: tuple[str, ...]) -> RuleSet:
