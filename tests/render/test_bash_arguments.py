@@ -127,3 +127,22 @@ def test_an_options_loop_whose_shift_can_fail_ends_with_paths_that_do_not_grow(t
     evaluated = evaluate(script)
     assert evaluated.paths_explored <= 4
     assert not [n for o in evaluated.outcomes for n in o.rendering.notes if "does not end" in str(n)]
+
+
+def test_a_function_handed_the_arguments_compares_the_script_s_arguments(tmp_path):
+    script = tmp_path / "run.sh"
+    script.write_text('parse() { case "$1" in --fast) export FAST=1 ;; esac; }\nparse "$@"\n')
+    result = explore(script)
+    assert "--fast" in result.inputs["$1"]
+    assert {o.rendering.exported.get("FAST") is not None for o in result.outcomes} == {True, False}
+
+
+def test_a_function_given_other_words_compares_its_own_arguments_not_the_script_s(tmp_path):
+    # google/tunix's example launchers call a mesh check with four words and hand "$@" to Tunix: the
+    # check's `$4 != null` says nothing of the script's arguments, nor does its `$4` make them four.
+    script = tmp_path / "run.sh"
+    script.write_text('check() { if [ "$4" != "null" ]; then export MESH="$1"; fi; }\ncheck 8 "(2,4)" "(4,2)" null\n'
+                      'export ALL="$*"\n')
+    result = explore(script)
+    assert "null" not in result.inputs.get("$1", ())
+    assert max(int(count) for count in result.inputs["$#"]) <= 1

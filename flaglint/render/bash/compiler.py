@@ -205,11 +205,15 @@ ANY_ARGUMENT = "$@"  # the comparands that hold for each of the script's argumen
 
 @dataclass
 class FileFacts:
-    """Values the file's conditions compare each variable with, and copies between variables."""
+    """Values the file's conditions compare each variable with, and copies between variables: of
+    its top level, and of each function's body apart (FileFacts.functions), since a function's
+    positional parameters are the script's arguments only where it is handed them (`f "$@"`)."""
 
     comparands: dict = field(default_factory=dict)  # name -> list of (kind, payload)
     aliases: list = field(default_factory=list)  # (assigned name, name read)
     arguments: int = 0  # the most positional parameters a command reads (`$3`: 3; getopts with a value: 2)
+    functions: dict = field(default_factory=dict)  # function name -> list of the FileFacts of its bodies
+    forwards: list = field(default_factory=list)  # the functions this body calls with its own arguments ("$@")
 
 
 def sole_variable(word: Word) -> str | None:
@@ -227,6 +231,13 @@ def sole_variable(word: Word) -> str | None:
     return None
 
 
+def _all_arguments(word: Word) -> bool:
+    """Whether a word is the positional parameters, all of them: `"$@"`, `$*`, `"${@}"`."""
+    params = [p for p in word.parts if not (isinstance(p, Lit) and p.text == "")]
+    return len(params) == 1 and isinstance(params[0], Param) and params[0].name in ("@", "*") and params[0].op == "" \
+        and params[0].index is None and not params[0].length
+
+
 # ---- compiler ---------------------------------------------------------------------------------
 
 _CHECKED = (Test, ArithCmd, Command, Subshell, PipeEnd)  # what `set -e` looks at the status of
@@ -242,7 +253,8 @@ _SKIP = {"comment", "heredoc_body", "heredoc_start", "heredoc_end", "file_redire
 class Compiler:
     def __init__(self, src: Source, facts: FileFacts):
         self.src = src
-        self.facts = facts
+        self.file_facts = facts
+        self.facts = facts  # those of the function body being compiled, else the file's
         self.loops: list[tuple[list, list]] = []  # per loop: (break jumps, continue jumps)
         self.conditions = 0  # inside an if/while condition, left of && / ||, or negated: `set -e` does not apply
         self.unchecked: set[int] = set()  # ids of the instructions compiled in such a place
@@ -436,6 +448,8 @@ class Compiler:
         mutates = any(w.mutates() for w in words + ([stdin] if stdin else [])) or any(a.mutates for a in prefix)
         code.instrs.append(Command(self.line(node), words, prefix, mutates, stdin=stdin))
         head = words[0].literal
+        if head and any(_all_arguments(w) for w in words[1:]):
+            self.facts.forwards.append(head)
         if head in ("test", "["):
             self._posix_test_facts(words[1:])
         elif head == "getopts" and len(words) > 1 and words[1].literal:
@@ -878,13 +892,15 @@ class Compiler:
         body = node.child_by_field_name("body")
         fcode = Code(self.src)
         saved, self.loops = self.loops, []
+        outer, self.facts = self.facts, FileFacts()
+        self.file_facts.functions.setdefault(name, []).append(self.facts)
         if body.type == "subshell":
             inner = Code(self.src)
             self.block(self.statements(body), inner)
             fcode.instrs.append(Subshell(self.line(body), inner))
         else:
             self.statement(body, fcode)
-        self.loops = saved
+        self.loops, self.facts = saved, outer
         code.instrs.append(FuncDef(self.line(node), name, fcode))
 
     def s_subshell(self, node, code: Code) -> None:

@@ -133,21 +133,40 @@ class Candidates:
             found = self.cache[name] = self._compute(name)
         return found
 
+    def _facts(self) -> tuple[list, list]:
+        """Every body's facts (the files' top levels and their functions'), and those of the bodies
+        whose positional parameters are the script's arguments: the top levels, and the functions
+        they hand them to (`parse_args "$@"`), however deep."""
+        tops = [f.facts for f in self.interp.files.values()]
+        bodies: dict[str, list] = {}
+        for facts in tops:
+            for name, found in facts.functions.items():
+                bodies.setdefault(name, []).extend(found)
+        arguments, todo, handed = [], list(tops), set()
+        while todo:
+            facts = todo.pop()
+            arguments.append(facts)
+            for name in facts.forwards:
+                if name not in handed:
+                    handed.add(name)
+                    todo.extend(bodies.get(name, ()))
+        return [*tops, *(facts for found in bodies.values() for facts in found)], arguments
+
     def _comparands(self, name: str) -> list:
-        facts = [f.facts for f in self.interp.files.values()]
+        every, of_arguments = self._facts()
         seeds = {name}
         if is_argument(name) and name != ARGUMENT_COUNT:  # shifts move an argument through $1, $2, …: what any of them is compared with
-            seeds = {key for fact in facts for key in [*fact.comparands, *(read for _, read in fact.aliases)] if is_argument(key)}
+            seeds = {key for fact in of_arguments for key in [*fact.comparands, *(read for _, read in fact.aliases)] if is_argument(key)}
             seeds.discard(ARGUMENT_COUNT)
         names, todo = set(seeds), list(seeds)
         while todo:
             current = todo.pop()
-            for fact in facts:
+            for fact in of_arguments if is_argument(current) else every:
                 for assigned, read in fact.aliases:
                     if read == current and assigned not in names:
                         names.add(assigned)
                         todo.append(assigned)
-        return [c for n in names for fact in facts for c in fact.comparands.get(n, ())]
+        return [c for n in names for fact in (of_arguments if is_argument(n) else every) for c in fact.comparands.get(n, ())]
 
     def _compute(self, name: str) -> tuple:
         if name == ARGUMENT_COUNT:
@@ -192,7 +211,7 @@ class Candidates:
     def _counts(self) -> tuple:
         """How many arguments the script may be given: none up to the most any command reads (one,
         where none reads a given one: `"$@"`), and the counts its tests of `$#` tell apart."""
-        most = max([1, *(f.facts.arguments for f in self.interp.files.values())])
+        most = max([1, *(facts.arguments for facts in self._facts()[1])])
         counts = set(range(most + 1))
         for kind, payload in self._comparands(ARGUMENT_COUNT):
             if kind == "int" and payload.isdigit():
