@@ -31,9 +31,9 @@ from flaglint.frontends.lint.launch_parts import COMBINATION_CAP, concrete_argvs
 from flaglint.frontends.lint.unverified import Unverified
 from flaglint.frontends.lint.witnesses import (
     FIX_TRIES,
+    Witnesses,
     keys_read,
     script_location,
-    witness,
 )
 from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
@@ -182,10 +182,11 @@ def with_witnesses(seen: dict[tuple, tuple[Finding, list[ExploredPath]]], explor
         return []
     explored = [path for outcome in exploration.outcomes for path in outcome.paths]
     conditions = PathConditions(exploration.inputs, explored)
+    witness = Witnesses(script, text)
     found = []
     for finding, paths in seen.values():
         path, matters = conditions.witness(paths)
-        finding.witness = witness(script, path, matters, text)
+        finding.witness = witness(path, matters)
         for name in _unset_inputs_at(finding.location, path, exploration.inputs):
             finding.witness["env"].setdefault(name, None)
         found.append(finding)

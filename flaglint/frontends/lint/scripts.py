@@ -32,9 +32,9 @@ from flaglint.frontends.lint.tunix_commands import (
 from flaglint.frontends.lint.unverified import Unverified
 from flaglint.frontends.lint.witnesses import (
     FIX_TRIES,
+    Witnesses,
     keys_read,
     script_location,
-    witness,
 )
 from flaglint.maxtext.pyconfig import HF_TOKEN_VARIABLE
 from flaglint.maxtext.values import format_value
@@ -329,6 +329,7 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
         if check.result.fixes:
             break
     conditions = None
+    witness = Witnesses(check.path, check.given)
     for finding, paths in seen.values():
         if not quiet and not unfollowed and not mistyped and _whole_regions(exploration, paths):
             path, matters = paths[0], {}  # on every launch: no input matters
@@ -338,7 +339,7 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
                 excluded = [c.path for c in launches if id(c.path) in mistyped] + quiet + unfollowed
                 conditions = PathConditions(exploration.inputs, explored, excluded)
             path, matters = conditions.witness(paths)
-        finding.witness = witness(check.path, path, matters, check.given)
+        finding.witness = witness(path, matters)
         check.result.findings.append(finding)
     check.result.notes.extend(sorted(notes))
 

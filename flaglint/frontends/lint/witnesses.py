@@ -41,16 +41,28 @@ def _witness_value(values: list) -> str | None:
     return "<any other value>" if best is not None and best.startswith(OTHER) else best
 
 
-def witness(script: Path, path: ExploredPath, matters: Mapping[str, list], text: bytes | None) -> dict[str, Any]:
-    """The inputs that matter, and the arms a run with them (the path's other inputs as they are) takes."""
-    chosen = {name: _witness_choice(values) for name, values in matters.items()}
-    variables, args = run_inputs({**path.env, **chosen})
-    env = {name: value for name, value in variables.items() if value is not None}
-    branches = render(script, env, text, args).branches
-    return {
-        "env": {name: _witness_value(values) for name, values in matters.items()},
-        "branches": [{"file": str(file), "line": line} for file, line in branches],
-    }
+class Witnesses:
+    """The witnesses of one script's findings: the inputs that matter, and the arms a run with them
+    (the path's other inputs as they are) takes. Findings on the same paths (several rules or keys
+    at one place) share one run of the script."""
+
+    def __init__(self, script: Path, text: bytes | None):
+        self.script, self.text = script, text
+        self._branches: dict[tuple, list] = {}
+
+    def __call__(self, path: ExploredPath, matters: Mapping[str, list]) -> dict[str, Any]:
+        chosen = {name: _witness_choice(values) for name, values in matters.items()}
+        key = (id(path), tuple(sorted(chosen.items(), key=lambda item: item[0])))
+        branches = self._branches.get(key)
+        if branches is None:
+            variables, args = run_inputs({**path.env, **chosen})
+            env = {name: value for name, value in variables.items() if value is not None}
+            branches = self._branches[key] = [{"file": str(file), "line": line}
+                                              for file, line in render(self.script, env, self.text, args).branches]
+        return {
+            "env": {name: _witness_value(values) for name, values in matters.items()},
+            "branches": [dict(branch) for branch in branches],
+        }
 
 
 def keys_read(finding: Finding, checker: Checker) -> set:

@@ -50,6 +50,9 @@ class PathConditions:
         self._members: dict[tuple, z3.BoolRef] = {}
         self._constrains: dict[tuple, bool] = {}  # (input, id of a path's values): whether they leave some out
         self._excluded = self._cubes(excluded)
+        # paths (by identity: they live as long as the exploration) -> their witness; findings of
+        # one place on the same paths (several rules, several keys) ask for the same one
+        self._witnesses: dict[tuple, tuple[ExploredPath, dict[str, list]]] = {}
 
     def variable(self, name: str) -> z3.ArithRef:
         if name not in self.variables:
@@ -104,6 +107,14 @@ class PathConditions:
     def witness(self, paths: Sequence[ExploredPath]) -> tuple[ExploredPath, dict[str, list]]:
         """A path among `paths`, and the fewest of its inputs whose values imply the disjunction of the
         paths' conditions whatever the other inputs are; each input with every value that does."""
+        key = tuple(id(path) for path in paths)
+        found = self._witnesses.get(key)
+        if found is None:
+            found = self._witnesses[key] = self._witness(paths)
+        path, matters = found
+        return path, {name: list(values) for name, values in matters.items()}
+
+    def _witness(self, paths: Sequence[ExploredPath]) -> tuple[ExploredPath, dict[str, list]]:
         cubes = self._cubes(paths)
         starts = sorted(((p, c) for p in paths for c in p.products()), key=lambda start: len(start[1]))[:WITNESS_STARTS]
         if len(cubes) == 1 and not self._excluded:
