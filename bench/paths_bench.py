@@ -9,9 +9,13 @@ package has); for one group of 14 interacting inputs (82,944 combinations, more 
 the solver checks it: tests/fixtures/recipes/guards/fourteen_mesh_inputs.sh) and its refusal:
 `lint` in process and as a command. Targets: 12 switches lint end to end <= 0.3 s,
 40 switches <= 2 s (with one input or two to each), a family file <= 2 s cold, the 14-input
-group <= 2 s as a command.
+group <= 2 s as a command. Then a GPU launcher's shape, generated with N options (an options loop
+in a function handed "$@", the options in an array handed to a function whose locals make a
+`bash -c` string), as it is and with the script's last possible argument read (so the loop may go
+round once for each option): evaluate() CPU time, paths, and the growth time(N)/time(N/2).
+Target: 8 options well under 2 s, each size's time a small multiple of the one before.
 
-    python bench/paths_bench.py [--switches 12] [--many 40]
+    python bench/paths_bench.py [--switches 12] [--many 40] [--options 2 4 8 16]
 """
 
 from __future__ import annotations
@@ -70,6 +74,33 @@ def recipe(keys: list[str], conflict: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
+def options_launcher(options: int, reads_last: bool) -> str:
+    arms = "".join(f'      -o{i}|--opt{i}) opt{i}="$2"; shift 2 ;;\n' for i in range(options))
+    locals_ = "".join(f"  local v{i}=${i + 1}\n" for i in range(options))
+    return ('parse_args() {\n  while [[ "$#" -gt 0 ]]; do\n    case "$1" in\n' + arms
+            + '      -h|--help) echo usage; exit ;;\n      *) echo "bad $1"; exit 1 ;;\n    esac\n  done\n}\n'
+            + "run() {\n" + locals_ + '  mpirun -np 2 bash -c "run ' + " ".join(f"-x ${{v{i}}}" for i in range(options)) + '"\n}\n'
+            + "".join(f"opt{i}=d{i}\n" for i in range(options))
+            + (f'last="${{{2 * options}}}"\n' if reads_last else "")
+            + 'parse_args "$@"\nargs=(' + " ".join(f'"${{opt{i}}}"' for i in range(options)) + ')\nrun "${args[@]}"\n')
+
+
+def options_growth(sizes: list[int]) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        for reads_last in (False, True):
+            before = None
+            for n in sizes:
+                path = Path(d) / f"options_{n}_{reads_last}.sh"
+                path.write_text(options_launcher(n, reads_last))
+                start = time.process_time()
+                result = evaluate(path)
+                cpu = time.process_time() - start
+                growth = f", growth x{cpu / before:.1f}" if before else ""
+                print(f"options launcher, {n} options{' (last argument read)' if reads_last else ''}:"
+                      f" evaluate {cpu:.3f} s CPU, {result.paths_explored} path(s){growth}")
+                before = cpu
+
+
 def timed(function, *args, **kwargs):
     start = time.perf_counter()
     result = function(*args, **kwargs)
@@ -93,7 +124,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--switches", type=int, default=12)
     parser.add_argument("--many", type=int, default=40)
+    parser.add_argument("--options", type=int, nargs="+", default=[2, 4, 8, 16])
     args = parser.parse_args()
+    options_growth(args.options)
     from flaglint.frontends.checker import Checker
     from flaglint.frontends.lint.scripts import check_script
 

@@ -148,3 +148,24 @@ def test_an_m_variable_set_on_one_branch_reaches_the_launch_on_that_branch(tmp_p
     (finding,) = [f for f in check_script(script, Checker()).result.findings if f.severity == "error"]
     assert finding.rule == "FL042" and "M_LOG_PERIOD" in finding.message
     assert finding.witness["env"] == {"X": "a"}
+
+
+def test_joined_values_handed_to_a_function_through_an_array_stay_one_launch(tmp_path):
+    # The values go into an array, the array to a function as its arguments, the function's locals
+    # into a `bash -c` string: each stays symbolic, so the paths do not fork on every combination.
+    names = DEFAULTS[:8]
+    script = "".join(f"if [[ -z ${{{n}}} ]]; then\n  {n}=d{i}\nfi\n" for i, n in enumerate(names))
+    script += "run() {\n" + "".join(f"  local v{i}=${i + 1}\n" for i in range(len(names)))
+    script += ('  python3 -m maxtext.trainers.pre_train.train cfg.yml '
+               + " ".join(f'"key{i}=${{v{i}}}"' for i in range(len(names))) + "\n}\n")
+    script += "args=(" + " ".join(f'"${{{n}}}"' for n in names) + ')\nrun "${args[@]}"\n'
+    (tmp_path / "gen.sh").write_text(script)
+    merged = evaluate(tmp_path / "gen.sh")
+    paths = [(p, o) for o in merged.outcomes for p in o.paths]
+    assert len(paths) == 1  # not 2**8
+    ((launch,),) = [o.rendering.launched for _, o in paths]
+    assert sum(type(w) in (Choice, Sym) for w in launch.words) == len(names)
+    for sample in _samples(paths[0][0].domains, 12, seed=3):
+        env = {k: v for k, v in sample.items() if v is not None}
+        words = [_resolved(w, env) if type(w) in (Choice, Sym) else w for w in launch.words]
+        assert [w.text for w in words][1:] == _bash_argv(tmp_path, env), env

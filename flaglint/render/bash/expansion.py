@@ -198,9 +198,8 @@ class Expansion:
         pieces: list = []
         segs: list = []
         for p in word.parts:
-            if type(p) is Param and p.index is None and not p.length and not p.indirect and p.op in ("", ":-", "-") \
-                    and (p.name[0].isalpha() or p.name[0] == "_"):
-                raw = self.raw(st, p.name)
+            if type(p) is Param and p.index is None and not p.length and not p.indirect and p.op in ("", ":-", "-"):
+                raw = self._raw_param(p.name, st)
                 if is_symbolic(raw) and (not p.op or self._never_empty(raw, st)):
                     if segs:
                         pieces.append(join_segments(segs))
@@ -213,6 +212,49 @@ class Expansion:
         if segs:
             pieces.append(join_segments(segs))
         return Sym(tuple(pieces))
+
+    def _raw_param(self, name: str, st: State):
+        """A variable's or a positional parameter's value as stored (symbolic where it was joined,
+        or handed to a function as array_fields keeps it); None for any other parameter."""
+        if name[0].isalpha() or name[0] == "_":
+            return self.raw(st, name)
+        if name.isdigit() and name != "0" and st.positional != UNKNOWN_ARGUMENTS:
+            index = int(name)
+            return st.positional[index - 1] if index <= len(st.positional) else None
+        return None
+
+    def array_fields(self, words: list, st: State) -> list:
+        """The fields of an array's elements or a function's arguments, as fields() gives them,
+        except that a word that is one field whatever its joined variables hold stays symbolic
+        (launch_fields), and so does each element of `"${a[@]}"`: handed on undecided, they fork
+        the path only where something reads them (Interp.lookup, argument)."""
+        out: list = []
+        for w in words:
+            elements = self._quoted_elements(w, st)
+            if elements is not None:
+                out.extend(elements)
+                continue
+            value = self._symbolic_field(w, st) if w.literal is None else None
+            if value is None:
+                out.extend(self.fields([w], st))
+            else:
+                # a quoted unset variable is an empty field, as a Sym's unset piece reads
+                out.append(Sym((value,)) if type(value) is Choice else value)
+        return out
+
+    def _quoted_elements(self, word: Word, st: State) -> list | None:
+        """`"${a[@]}"` of an array with a symbolic element: its set elements, one field each as
+        stored; None for any other word."""
+        if len(word.parts) != 1:
+            return None
+        p = word.parts[0]
+        if not (type(p) is Param and p.quoted and p.index == "@" and not p.op and not p.length and not p.indirect
+                and (p.name[0].isalpha() or p.name[0] == "_")):
+            return None
+        raw = self.raw(st, p.name)
+        if type(raw) is not list or not any(is_symbolic(element) for element in raw):
+            return None
+        return [element for element in raw if element is not None]
 
     def launch_fields(self, words: list, st: State) -> list:
         """The words of a launched program, as fields() gives them, except that a word that is one
@@ -369,7 +411,7 @@ class Expansion:
         return settled_positional(st)
 
     def positional_values(self, st: State) -> list:
-        return [self._input(st, v.name) if type(v) is FromInput else v for v in self.positional(st)]
+        return [self._input(st, v.name) if type(v) is FromInput else self.concrete(st, v) for v in self.positional(st)]
 
     def argument(self, st: State, index: int):
         """`$index`: None when there is no such argument. Where the arguments are not given, the path
@@ -382,7 +424,7 @@ class Expansion:
                 return None
         arguments = self.positional(st)
         value = arguments[index - 1] if index <= len(arguments) else None
-        return self._input(st, value.name) if type(value) is FromInput else value
+        return self._input(st, value.name) if type(value) is FromInput else self.concrete(st, value)
 
     def _special(self, p: Param, st: State):
         name = p.name

@@ -164,11 +164,17 @@ class Interp(Expansion, Conditions, Builtins):
         """The variable's value (a Value, a list of Values for an array, or None when unset)."""
         for scope in reversed(st.scopes):
             if name in scope:
-                value = scope[name]
-                if type(value) is Choice or type(value) is Sym:
-                    value = resolve(value, lambda c: self._pick(st, c), lambda n: self._input(st, n))
+                value = self.concrete(st, scope[name])
+                if type(value) is list:  # an array's elements may be symbolic (array_fields)
+                    return [self.concrete(st, element) for element in value]
                 return value
         return self._input(st, name)
+
+    def concrete(self, st: State, value):
+        """A stored value as this path sees it: a joined (symbolic) one is decided here (it may fork)."""
+        if type(value) is Choice or type(value) is Sym:
+            return resolve(value, lambda c: self._pick(st, c), lambda n: self._input(st, n))
+        return value
 
     def raw(self, st: State, name: str):
         """The variable's value as stored: a Choice or Sym stays symbolic."""
@@ -435,7 +441,10 @@ class Interp(Expansion, Conditions, Builtins):
             self._input(st, ins.name)
         local = builtin == "local" or (builtin in ("declare", "typeset") and "g" not in flags and len(st.scopes) > 1)
         if ins.array is not None:
-            new = self.fields(ins.array, st)
+            # An element that is one field whatever its joined variables hold stays symbolic, so
+            # `a=("$X" "$Y")` after n joins is one array, not a path per combination (lookup decides
+            # it); words that assign as they expand are expanded once, as bash does.
+            new = self.fields(ins.array, st) if ins.mutates else self.array_fields(ins.array, st)
             if ins.append:
                 old = self.lookup(st, ins.name)
                 old = old if isinstance(old, list) else ([old] if old is not None else [])
@@ -538,6 +547,11 @@ class Interp(Expansion, Conditions, Builtins):
             # arguments are decided where the code that reads them (and its comparisons) is loaded.
             if head and head[0].text in st.functions and _forwards_arguments(ins.words[1:]):
                 self.call(st, st.functions[head[0].text], st.positional, self.prefix(ins, st))
+                return
+            if len(head) == 1 and head[0].text in st.functions and ins.words[0].literal is not None:
+                # its arguments stay symbolic where they may (array_fields): what the function
+                # reads of them forks the path, not every combination of them
+                self.call(st, st.functions[head[0].text], self.array_fields(ins.words[1:], st), self.prefix(ins, st))
                 return
             if head and head[0].text in ("source", ".") and len(ins.words) == 3 and _forwards_arguments(ins.words[2:]):
                 named = self.fields(ins.words[1:2], st)
