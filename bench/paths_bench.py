@@ -29,7 +29,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "render")]
+
+from script_shapes import options_launcher  # noqa: E402
 
 from flaglint.render import evaluate, explore  # noqa: E402
 
@@ -72,17 +74,6 @@ def recipe(keys: list[str], conflict: bool = False) -> str:
         ]
     lines.append("kubectl apply -f jobset.yaml")
     return "\n".join(lines) + "\n"
-
-
-def options_launcher(options: int, reads_last: bool) -> str:
-    arms = "".join(f'      -o{i}|--opt{i}) opt{i}="$2"; shift 2 ;;\n' for i in range(options))
-    locals_ = "".join(f"  local v{i}=${i + 1}\n" for i in range(options))
-    return ('parse_args() {\n  while [[ "$#" -gt 0 ]]; do\n    case "$1" in\n' + arms
-            + '      -h|--help) echo usage; exit ;;\n      *) echo "bad $1"; exit 1 ;;\n    esac\n  done\n}\n'
-            + "run() {\n" + locals_ + '  mpirun -np 2 bash -c "run ' + " ".join(f"-x ${{v{i}}}" for i in range(options)) + '"\n}\n'
-            + "".join(f"opt{i}=d{i}\n" for i in range(options))
-            + (f'last="${{{2 * options}}}"\n' if reads_last else "")
-            + 'parse_args "$@"\nargs=(' + " ".join(f'"${{opt{i}}}"' for i in range(options)) + ')\nrun "${args[@]}"\n')
 
 
 def options_growth(sizes: list[int]) -> None:

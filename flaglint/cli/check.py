@@ -108,13 +108,7 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
                 progress.step(f"running MaxText's own config check with {confirm_with} ({number} of {len(checked)})")
                 answer = confirm(confirm_with, settings["pin"], item.text, env, settings["model"])
             click.echo(answer, err=True)
-    fixed: dict = {}
-    if fixing:
-        checked, fixed, changed = apply_fixes(checked, run, unsafe=options.unsafe_fixes, diff=options.diff,
-                                              show_fixes=options.show_fixes, quiet=options.quiet)
-        if options.diff:
-            sys.exit(1 if changed else 0)
-    emit(options, checked, settings, fixed)
+    _fix_and_emit(checked, run, options, settings)
 
 
 def _check_tunix(args: tuple[str, ...], options: Options, settings, env: dict[str, str]) -> None:
@@ -131,8 +125,13 @@ def _check_tunix(args: tuple[str, ...], options: Options, settings, env: dict[st
             item.config_edits = [edit for edit in item.fix.edits if edit.file is not None]
         return [item]
 
-    checked, fixed = run(None), {}
-    if fixing:
+    _fix_and_emit(run(None), run, options, settings)
+
+
+def _fix_and_emit(checked: list[Checked], run, options: Options, settings) -> None:
+    """The report of what was checked; with --fix or --diff, after the fixes `run(fixed)` confirms."""
+    fixed: dict = {}
+    if options.fix or options.diff:
         checked, fixed, changed = apply_fixes(checked, run, unsafe=options.unsafe_fixes, diff=options.diff,
                                               show_fixes=options.show_fixes, quiet=options.quiet)
         if options.diff:

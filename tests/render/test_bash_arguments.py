@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from script_shapes import options_launcher
 from test_bash_property import BASH_OWN
 
 from flaglint.render import evaluate, explore, render
@@ -146,20 +147,6 @@ def test_a_function_given_other_words_compares_its_own_arguments_not_the_script_
     result = explore(script)
     assert "null" not in result.inputs.get("$1", ())
     assert max(int(count) for count in result.inputs["$#"]) <= 1
-
-
-def options_launcher(options: int, reads_last: bool) -> str:
-    """A GPU launcher's shape: an options loop in a function handed "$@", the options put in an
-    array, the array handed to a function whose locals make a `bash -c` string. `reads_last`: the
-    script also reads its last possible argument, so the loop may go round once for each option."""
-    arms = "".join(f'      -o{i}|--opt{i}) opt{i}="$2"; shift 2 ;;\n' for i in range(options))
-    locals_ = "".join(f"  local v{i}=${i + 1}\n" for i in range(options))
-    return ('parse_args() {\n  while [[ "$#" -gt 0 ]]; do\n    case "$1" in\n' + arms
-            + '      *) echo "bad $1"; exit 1 ;;\n    esac\n  done\n}\n'
-            + "run() {\n" + locals_ + '  mpirun -np 2 bash -c "run ' + " ".join(f"-x ${{v{i}}}" for i in range(options)) + '"\n}\n'
-            + "".join(f"opt{i}=d{i}\n" for i in range(options))
-            + (f'last="${{{2 * options}}}"\n' if reads_last else "")
-            + 'parse_args "$@"\nargs=(' + " ".join(f'"${{opt{i}}}"' for i in range(options)) + ')\nrun "${args[@]}"\n')
 
 
 @pytest.mark.parametrize("options,reads_last,most", [(8, False, 8 + 8), (4, True, 4 * 4 * 4)])

@@ -84,6 +84,10 @@ def open_document(client: LanguageClient, path: Path, language: str, text: str |
     return uri
 
 
+async def hover_at(client: LanguageClient, uri: str, line: int, character: int) -> types.Hover | None:
+    return await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line, character)))
+
+
 def change_document(client: LanguageClient, uri: str, text: str, version: int) -> None:
     client.text_document_did_change(types.DidChangeTextDocumentParams(
         types.VersionedTextDocumentIdentifier(version=version, uri=uri), [types.TextDocumentContentChangeWholeDocument(text)]))
@@ -199,7 +203,7 @@ async def test_completion_in_a_flag_file_and_nothing_for_an_untitled_buffer(clie
     assert [(item.label, item.insert_text) for item in keys if item.label == "steps"] == [("steps", "steps=")]
     untitled = "untitled:Untitled-1"
     client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(untitled, "shellscript", 1, "steps=1\n")))
-    assert await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(untitled), types.Position(0, 1))) is None
+    assert await hover_at(client, untitled, 0, 1) is None
     for closed in (uri, untitled):
         client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(closed)))
 
@@ -210,26 +214,25 @@ async def test_hover_on_tunix_keys_in_a_tunix_config_and_on_a_tunix_command_line
     config.write_text(text, encoding="utf-8")
     uri = open_document(client, config, "yaml")
     await diagnostics_until(client, uri, lambda d: True)
-    hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(1, 4)))
+    hover = await hover_at(client, uri, 1, 4)
     shown = hover.contents.value
     assert shown.startswith("**model_config.model_source**: Tunix key at tunix-0.1.7 (base_config.yaml, line ")
     assert "- type: `str`" in shown and '- default: `"huggingface"`' in shown
     assert "- defined at: tunix-0.1.0, tunix-0.1.1" in shown and shown.count("tunix-0.1.") >= 9
     assert "TX13FFD" in shown.split("checks that read it:")[1]  # model_source's choices at 0.1.7
-    nested = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(3, 6)))
+    nested = await hover_at(client, uri, 3, 6)
     assert nested.contents.value.startswith("**model_config.mesh.shape**: Tunix key at tunix-0.1.7")
-    top = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(4, 2)))
+    top = await hover_at(client, uri, 4, 2)
     assert top.contents.value.startswith("**batch_size**: Tunix key") and "- default: `16`" in top.contents.value
     script = project / "run_tunix.sh"
     lines = ["#!/bin/bash", "python -m tunix.cli.grpo_main base_config.yaml \\", "  grpo_config.num_generations=4 max_target_length=64"]
     script.write_text("\n".join(lines) + "\n", encoding="utf-8")
     script_uri = open_document(client, script, "shellscript")
     await diagnostics_until(client, script_uri, lambda d: True)
-    on_line = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(script_uri), types.Position(2, 5)))
+    on_line = await hover_at(client, script_uri, 2, 5)
     assert on_line.contents.value.startswith("**grpo_config.num_generations**: Tunix key at tunix-0.1.7")
     # max_target_length is a MaxText key too: on a Tunix command line it is Tunix's
-    both = await client.text_document_hover_async(types.HoverParams(
-        types.TextDocumentIdentifier(script_uri), types.Position(2, lines[2].index("max_target") + 1)))
+    both = await hover_at(client, script_uri, 2, lines[2].index("max_target") + 1)
     assert both.contents.value.startswith("**max_target_length**: Tunix key") and "MaxText key" not in both.contents.value
     for closed in (uri, script_uri):
         client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(closed)))
