@@ -1,7 +1,7 @@
 """MaxText command lines, checked as MaxText's argv with their config file chain and the M_<KEY>
 variables of their environment: the command lines a launched program runs (itself, or the string
 it hands to XPK's `--command`, `bash -c` or `eval`), for recipe scripts (lint) and containers (gate). An entry point that validates with another config class (train_rl: RLConfig)
-is noted and not checked, since flaglint knows MaxTextConfig's keys only.
+is not checked, since flaglint models MaxTextConfig's checks only: it is a launch that cannot be verified (FL011).
 """
 
 from __future__ import annotations
@@ -227,7 +227,8 @@ def not_checked(command: MaxTextCommand) -> str | None:
     """Why a command line is not checked, or None."""
     entry = command.entry
     if entry is not None and entry.config_class != MAXTEXT_CONFIG_CLASS:
-        return (f"{command.module} validates its config with {entry.config_class}, whose own keys flaglint does not know: not checked")
+        return (f"{command.module} validates its config with {entry.config_class}, not MaxTextConfig, and flaglint models "
+                "MaxTextConfig's checks only")
     return None
 
 

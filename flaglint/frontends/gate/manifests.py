@@ -369,7 +369,7 @@ def _by_hand_where_not_written(text: str, fix: Fix, file: str) -> Fix:
 def check_launch(checker: Checker, launch: ContainerProcess, label: str, *, env: Mapping[str, str] | None = None,
                  fix: bool = True, max_fixes: int = 3, tunix_pin: str | None = None, allow_unverified: bool = False) -> Result:
     """One launch's flags and Tunix variables (over `env`, the values assumed for every launch), checked together."""
-    command = _maxtext_command(checker, launch, label)
+    command = _maxtext_command(checker, launch, label, allow_unverified)
     if command is not None:
         return command
     tunix = _tunix_command(checker, launch, label, tunix_pin, allow_unverified)
@@ -386,7 +386,7 @@ def check_launch(checker: Checker, launch: ContainerProcess, label: str, *, env:
     return result
 
 
-def _maxtext_command(checker: Checker, launch: ContainerProcess, label: str) -> Result | None:
+def _maxtext_command(checker: Checker, launch: ContainerProcess, label: str, allow_unverified: bool) -> Result | None:
     """A container that runs MaxText's own entry point: its argv (after the config argument, which
     resolves in MaxText's configs) and the M_ variables of its environment, checked as MaxText reads them."""
     index = load_index(checker.pin.configs)
@@ -398,7 +398,9 @@ def _maxtext_command(checker: Checker, launch: ContainerProcess, label: str) -> 
     where = f"{launch.container.path} ({command.module})"
     reason = not_checked(command)
     if reason is not None:
-        result.notes.append(f"{label}: {where}: {reason}")
+        placer = _FlagPlacer(launch.args[0] if launch.args else Scalar("", ()), {}, label)
+        unverified = built_in("FL011", (), Location(None, 1, 1, end_column=2), allow_unverified=allow_unverified, reason=reason)
+        result.findings = [placer.place(unverified, where)]
         return result
     argv = [launch.args[i - 1] for i in command.args]
     config, note = config_path(command, [], index)

@@ -140,7 +140,7 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
     unverified: dict[tuple, Finding] = {}
     old_layout: dict[str, set[int]] = {}  # the lines of each file whose config is in the MaxText/ layout
 
-    def not_verified(launch: Launch, reason: str) -> None:
+    def not_verified(launch: Launch | CommandLine, reason: str) -> None:
         unverified.setdefault((launch.file, launch.line, reason), built_in(
             "FL011", (), Location(launch.file, launch.line, 1, end_column=2), allow_unverified=allow_unverified, reason=reason))
 
@@ -151,9 +151,11 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
             not_verified(launch, unknown)
             continue
         for line in command_lines(launch, index):
-            findings = _check_line(line, script, checker, index, notes, results)
-            if findings is None:
+            reason = not_checked(line.command)
+            if reason is not None:
+                not_verified(line, reason)
                 continue
+            findings = _check_line(line, script, checker, index, notes, results)
             checked += 1
             if line.command.old_layout:
                 old_layout.setdefault(line.file, set()).add(line.line)
@@ -226,11 +228,7 @@ def _unset_inputs_at(location: Location | None, path: ExploredPath, inputs: dict
 
 
 def _check_line(line: CommandLine, script: Path, checker: Checker, index: ConfigIndex | None, notes: set[str],
-                results: dict[tuple, list[Finding]]) -> list[Finding] | None:
-    reason = not_checked(line.command)
-    if reason is not None:
-        notes.add(f"{line.file}:{line.line}: {reason}")
-        return None
+                results: dict[tuple, list[Finding]]) -> list[Finding]:
     argv = [line.words[i] for i in line.command.args]
     words = [w.text for w in argv]
     origins = Value(argv_source(words).text, quoted_origins([(w.text, w.origins) for w in argv]))

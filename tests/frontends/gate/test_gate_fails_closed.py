@@ -232,3 +232,12 @@ def test_references_that_expand_past_the_limit_are_fl011_not_built():
     args = text.replace("image: trainer", 'image: trainer\n    args: ["python3", "-m", "maxtext.trainers.pre_train.train", "$(A16)$(A16)"]')
     assert [rule for rule, _, _ in _rules(args)] == ["FL011", "FL011"]
     assert _rules(text.replace("$(A40)", "$(A10)")) != []  # 8 KiB of x: a value MaxText refuses, checked
+
+
+def test_a_container_running_an_entry_point_flaglint_cannot_verify_blocks_the_launch():
+    """train_rl validates with RLConfig: its container is FL011 (a warning with --allow-unverified)."""
+    command = '["python3", "-m", "maxtext.trainers.post_train.rl.train_rl", "rl.yml", "run_name=x"]'
+    text = _WORKLOADS["Pod"].replace(_container(indent=2), _container("[]", indent=2, extra=f"  command: {command}"))
+    line = _line_of(text, "command:")
+    assert _rules(text) == [("FL011", "error", line)]
+    assert _rules(text, allow_unverified=True) == [("FL011", "warning", line)]
