@@ -18,6 +18,7 @@ from flaglint.core.findings import InputError
 from flaglint.frontends.checker import Checker
 from flaglint.maxtext.launch import (
     MaxTextCommand,
+    handed_command,
     is_key_variable,
     may_launch,
     recognise,
@@ -117,17 +118,18 @@ def unknown_command_string(launch: Launch) -> str | None:
     if inner is None or not inner.opaque:
         return None
     texts = [w.text for w in words]
-    handed = "XPK's --command" if xpk_command(texts) is not None else "the eval" if posixpath.basename(texts[0]) == "eval" else "the bash -c"
+    remote = handed_command(texts)
+    handed = remote.launcher if remote is not None else "the eval" if posixpath.basename(texts[0]) == "eval" else "the bash -c"
     return f"{handed} string is not known here (it holds the output of a command, or text read from a file)"
 
 
 def _command_string(words: list[Value]) -> Value | None:
-    """The shell command a launch hands over as a string: XPK's `--command`, `bash -c` (or sh),
-    `eval`'s words joined."""
+    """The shell command a launch hands over as a string: XPK's `--command` (gcloud's, MaxText's
+    multihost `--COMMAND`), `bash -c` (or sh), `eval`'s words joined."""
     texts = [w.text for w in words]
-    if xpk_command(texts) is not None:
-        at = next(i for i, t in enumerate(texts) if t == "--command" or t.startswith("--command="))
-        return words[at + 1] if texts[at] == "--command" else _tail(words[at], len("--command="))
+    remote = handed_command(texts)
+    if remote is not None:
+        return _tail(words[remote.at], remote.start)
     program = posixpath.basename(texts[0]) if texts else ""
     # bash itself, or the shell a wrapper runs: `docker run … IMAGE /bin/bash -c "…"`
     shell = next((i for i, t in enumerate(texts) if posixpath.basename(t) in SHELLS), None)
@@ -152,7 +154,7 @@ def _found(launch: Launch, words: list[Value], env: dict[str, str], index: Confi
 
 
 def _tail(value: Value, start: int) -> Value:
-    return Value(value.text[start:], list(value.origins[start:]))
+    return Value(value.text[start:], list(value.origins[start:]), value.opaque)
 
 
 def _words_of(value: Value) -> list[Value]:

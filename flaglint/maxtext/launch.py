@@ -10,8 +10,8 @@ hand their argv to pyconfig (schema/config_index.py); an older short name (`MaxT
 `MaxText/train.py`) is the pin's module that ends with it (maxtext.inference.decode,
 maxtext.trainers.pre_train.train). argv[1] is the config as the pin's pyconfig finds it (when it
 ends in `.yml`; at 0.2.0 whatever its name), otherwise the module's own default config (rl.yml,
-sft.yml, …) is used. An XPK `--command "…"` string holds such a command line: its text is split
-into shell words again.
+sft.yml, …) is used. An XPK `--command "…"` string (also gcloud's `tpu-vm ssh --command`, MaxText's
+multihost_runner.py `--COMMAND`) holds such a command line: its text is split into shell words again.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ WRAPPERS: dict[str, Wrapper] = {
 }
 # Programs whose command line may hold a MaxText launch somewhere in its words: python itself,
 # the wrappers, XPK, and launchers whose own syntax is not followed (the python in their words is).
-_LAUNCHERS = {"xpk", "xpk.py", "sudo", "srun", "mpirun", "docker", "podman"} | set(WRAPPERS)
+_LAUNCHERS = {"xpk", "xpk.py", "gcloud", "sudo", "srun", "mpirun", "docker", "podman"} | set(WRAPPERS)
 
 
 @dataclass(frozen=True)
@@ -277,13 +277,50 @@ def _module_of_path(path: str) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class HandedCommand:
+    """The shell command string a launcher hands to the hosts it starts: the word at `at`, its text
+    from `start` (past `--command=`); `launcher` names it for the user."""
+
+    launcher: str
+    at: int
+    start: int
+
+
+def _runs_xpk(words: list[str]) -> bool:
+    return "xpk" in (posixpath.basename(w) for w in words[:3]) or any(w.endswith("xpk.py") for w in words[:3])
+
+
+def _runs_tpu_ssh(words: list[str]) -> bool:
+    """`gcloud [alpha] compute tpus tpu-vm ssh` or `… tpus queued-resources ssh`: the command runs on each worker."""
+    return bool(words) and posixpath.basename(words[0]) == "gcloud" and "tpus" in words and "ssh" in words
+
+
+def _runs_multihost(words: list[str]) -> bool:
+    """MaxText's multihost_runner.py or multihost_job.py, which run --COMMAND on every TPU VM."""
+    return any(posixpath.basename(w) in ("multihost_runner.py", "multihost_job.py") for w in words[:3])
+
+
+# Each launcher that hands a command string to the hosts it starts, with the option that holds it.
+_HANDING = (("XPK's --command", "--command", _runs_xpk), ("gcloud's --command", "--command", _runs_tpu_ssh),
+            ("MaxText's --COMMAND", "--COMMAND", _runs_multihost))
+
+
+def handed_command(words: list[str]) -> HandedCommand | None:
+    """Where the command string is in an `xpk workload create`, `gcloud compute tpus tpu-vm ssh` or
+    MaxText multihost_runner.py/multihost_job.py command line (`--command TEXT` or `--command=TEXT`)."""
+    for launcher, option, runs in _HANDING:
+        if not runs(words):
+            continue
+        for at, word in enumerate(words):
+            if word == option and at + 1 < len(words):
+                return HandedCommand(launcher, at + 1, 0)
+            if word.startswith(option + "="):
+                return HandedCommand(launcher, at, len(option) + 1)
+    return None
+
+
 def xpk_command(words: list[str]) -> str | None:
     """The text of `--command` (or `--command=…`) in an `xpk workload create` command line."""
-    if "xpk" not in (posixpath.basename(w) for w in words[:3]) and not any(w.endswith("xpk.py") for w in words[:3]):
-        return None
-    for at, word in enumerate(words):
-        if word == "--command" and at + 1 < len(words):
-            return words[at + 1]
-        if word.startswith("--command="):
-            return word.split("=", 1)[1]
-    return None
+    handed = handed_command(words) if _runs_xpk(words) else None
+    return None if handed is None else words[handed.at][handed.start:]

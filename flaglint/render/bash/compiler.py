@@ -219,15 +219,20 @@ class FileFacts:
 def sole_variable(word: Word) -> str | None:
     """The variable a word reads when it is just that variable (possibly with a default)."""
     params = [p for p in word.parts if not (isinstance(p, Lit) and p.text == "")]
-    if len(params) == 1 and isinstance(params[0], Param):
-        p = params[0]
-        if p.index is None and not p.length and not p.indirect and p.op in ("", ":-", "-", ":=", "="):
-            if p.name.isdigit() and p.name != "0":
-                return argument_input(int(p.name))
-            if p.name == "#":
-                return ARGUMENT_COUNT
-            if not p.name[0].isdigit() and p.name not in "@*?$!-":
-                return p.name
+    if len(params) == 1 and isinstance(params[0], Param) and params[0].op in ("", ":-", "-", ":=", "="):
+        return parameter_input(params[0])
+    return None
+
+
+def parameter_input(p: Param) -> str | None:
+    """The input a parameter expansion reads (a variable, `$N`, `$#`), whatever its operator."""
+    if p.index is None and not p.length and not p.indirect:
+        if p.name.isdigit() and p.name != "0":
+            return argument_input(int(p.name))
+        if p.name == "#":
+            return ARGUMENT_COUNT
+        if not p.name[0].isdigit() and p.name not in "@*?$!-":
+            return p.name
     return None
 
 
@@ -284,13 +289,17 @@ class Compiler:
             raise self.fail(node, f"arithmetic: {e}") from None
 
     def _counted(self, word: Word) -> Word:
-        """The word, its positional parameters counted (FileFacts.arguments)."""
+        """The word, its positional parameters counted (FileFacts.arguments), and each `${X?}`
+        (`${X:?}`) taken as a test of X: bash stops where it is unset (or empty) and goes on where
+        the environment sets it, so both are outcomes."""
         todo = [word]
         while todo:
             for part in todo.pop().parts:
                 if type(part) is Param:
                     if part.name.isdigit() and part.name != "0":
                         self.facts.arguments = max(self.facts.arguments, int(part.name))
+                    if part.op in ("?", ":?"):
+                        self.compare(parameter_input(part), "empty" if part.op == ":?" else "set", None)
                     todo.extend(w for w in (part.arg, part.arg2, part.index) if isinstance(w, Word))
         return word
 

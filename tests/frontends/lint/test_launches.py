@@ -186,3 +186,24 @@ def test_render_takes_the_scripts_arguments(tmp_path):
     proc = run_flaglint("render", "--arg", "a b", "--arg", "c", "--arg", "d", str(script), cwd=tmp_path)
     assert proc.stdout.splitlines() == ["export COUNT=3", "export FIRST='a b'", "export REST='c d'"]
     assert "not followed: the sourced file './missing.sh' is not found" in proc.stderr
+
+
+def test_a_command_string_handed_to_tpu_vms_is_checked_and_a_required_variable_is_an_outcome():
+    """gcloud's `tpu-vm ssh --command` (and `queued-resources ssh`), MaxText's multihost_runner.py and
+    multihost_job.py `--COMMAND`: their strings are checked like XPK's; `${X?}` stops bash where X is
+    unset, so the launch is reached where the environment sets it, and its witness says so."""
+    result = check_script(SCRIPTS / "remote_commands.sh", Checker()).result
+    errors = sorted((f.rule, f.location.line) for f in result.findings if f.severity == "error")
+    assert errors == [("FL011", 12), (PAIR, 5), (PAIR, 7), (PAIR, 9), (PAIR, 11)]
+    (refused,) = [f for f in result.findings if f.rule == "FL011"]
+    assert "gcloud's --command string is not known here" in refused.message
+    (required,) = [f for f in result.findings if f.rule == PAIR and f.location.line == 9]
+    # every earlier ${X?} must hold too: bash stops at the first that does not
+    assert required.witness["env"] == {name: "<any other value>" for name in ("RUN_NAME", "TPU_NAME", "TPU_PREFIX")}
+
+
+def test_a_required_variable_that_is_unset_stops_the_script_as_bash_does(tmp_path):
+    script = tmp_path / "run.sh"
+    script.write_text("#!/bin/bash\nunset RUN_NAME\necho \"${RUN_NAME?}\"\n"
+                      "python3 -m maxtext.trainers.pre_train.train run_name=r num_moe_token_chunks=2 use_ring_of_experts=false\n")
+    assert [f.rule for f in check_script(script, Checker()).result.findings if f.severity == "error"] == []
