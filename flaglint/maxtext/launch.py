@@ -5,7 +5,7 @@ the wrappers a command line runs its program through (`nice -n 5`, `timeout 1h`,
 Recognised: `python3 -m maxtext.<module>` (also `MaxText.<module>`, the older package name, and
 `src.maxtext.<module>`), a script path ending in `maxtext/<module path>.py` or
 `MaxText/<module>.py`, after the wrappers of WRAPPERS (`uv run -m <module>` is python's `-m`) and
-inside launchers such as `docker run` or `srun`. The entry points are the modules of the pin that
+inside launchers such as `docker run`, `srun` or `kubectl exec`. The entry points are the modules of the pin that
 hand their argv to pyconfig (schema/config_index.py); an older short name (`MaxText.decode`,
 `MaxText/train.py`) is the pin's module that ends with it (maxtext.inference.decode,
 maxtext.trainers.pre_train.train). argv[1] is the config as the pin's pyconfig finds it (when it
@@ -67,7 +67,7 @@ WRAPPERS: dict[str, Wrapper] = {
 }
 # Programs whose command line may hold a MaxText launch somewhere in its words: python itself,
 # the wrappers, XPK, and launchers whose own syntax is not followed (the python in their words is).
-_LAUNCHERS = {"xpk", "xpk.py", "gcloud", "sudo", "srun", "mpirun", "docker", "podman"} | set(WRAPPERS)
+_LAUNCHERS = {"xpk", "xpk.py", "gcloud", "kubectl", "sudo", "srun", "mpirun", "docker", "podman"} | set(WRAPPERS)
 
 
 @dataclass(frozen=True)

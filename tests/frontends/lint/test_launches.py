@@ -190,11 +190,11 @@ def test_render_takes_the_scripts_arguments(tmp_path):
 
 def test_a_command_string_handed_to_tpu_vms_is_checked_and_a_required_variable_is_an_outcome():
     """gcloud's `tpu-vm ssh --command` (and `queued-resources ssh`), MaxText's multihost_runner.py and
-    multihost_job.py `--COMMAND`: their strings are checked like XPK's; `${X?}` stops bash where X is
+    multihost_job.py `--COMMAND`: their strings are checked like XPK's, and `kubectl exec -- CMD`; `${X?}` stops bash where X is
     unset, so the launch is reached where the environment sets it, and its witness says so."""
     result = check_script(SCRIPTS / "remote_commands.sh", Checker()).result
     errors = sorted((f.rule, f.location.line) for f in result.findings if f.severity == "error")
-    assert errors == [("FL011", 12), (PAIR, 5), (PAIR, 7), (PAIR, 9), (PAIR, 11)]
+    assert errors == [("FL011", 12), (PAIR, 5), (PAIR, 7), (PAIR, 9), (PAIR, 11), (PAIR, 13)]
     (refused,) = [f for f in result.findings if f.rule == "FL011"]
     assert "gcloud's --command string is not known here" in refused.message
     (required,) = [f for f in result.findings if f.rule == PAIR and f.location.line == 9]
