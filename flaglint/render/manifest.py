@@ -561,10 +561,16 @@ def _container(node: yaml.Node, workload: str, index: int, tpu_slice: Scalar | N
 _TOO_LONG = f"its $(NAME) references expand past {MAX_EXPANDED:,} characters"
 
 
+def unknown_reference(written: Scalar, container: Container) -> str | None:
+    """The first variable a `$(NAME)` of WRITTEN refers to whose value is not known here (the
+    kubelet puts in a value flaglint cannot tell: a fieldRef, a ConfigMap not in the input)."""
+    return next((match.group(1) for match in _REFERENCE.finditer(written.text) if match.group(1) in container.unknown_env), None)
+
+
 def _expanded(written: Scalar, container: Container) -> Scalar | str:
     """An env value with its `$(NAME)` references expanded, or why it is not known here: it refers
     to a variable whose value is not, or it would be longer than MAX_EXPANDED characters."""
-    unknown = next((match.group(1) for match in _REFERENCE.finditer(written.text) if match.group(1) in container.unknown_env), None)
+    unknown = unknown_reference(written, container)
     if unknown is not None:
         return f"it refers to $({unknown}), whose value is not known here"
     expanded = expand_references(written, container.env)

@@ -33,7 +33,13 @@ from flaglint.render.bash.builtins import shell_operand
 from flaglint.render.bash.compiler import Command
 from flaglint.render.bash.machine import SHELLS, Interp
 from flaglint.render.bash.types import ScriptError, Value
-from flaglint.render.manifest import Container, Scalar, Unread, read_manifest
+from flaglint.render.manifest import (
+    Container,
+    Scalar,
+    Unread,
+    read_manifest,
+    unknown_reference,
+)
 from flaglint.report import Checked
 from flaglint.resolve.topology import DeviceCount
 from flaglint.rules.ruleset import built_in
@@ -398,11 +404,15 @@ def _maxtext_command(checker: Checker, launch: ContainerProcess, label: str, all
     where = f"{launch.container.path} ({command.module})"
     reason = not_checked(command)
     if reason is not None:
-        placer = _FlagPlacer(launch.args[0] if launch.args else Scalar("", ()), {}, label)
-        unverified = built_in("FL011", (), Location(None, 1, 1, end_column=2), allow_unverified=allow_unverified, reason=reason)
-        result.findings = [placer.place(unverified, where)]
+        result.findings = [_unverified_at(launch.args[0] if launch.args else Scalar("", ()), reason, label, where, allow_unverified)]
         return result
     argv = [launch.args[i - 1] for i in command.args]
+    unknown = next(((word, name) for word in argv if (name := unknown_reference(word, launch.container)) is not None), None)
+    if unknown is not None:
+        word, name = unknown
+        reason = f"its argument {word.text!r} refers to $({name}), whose value is not known here"
+        result.findings = [_unverified_at(word, reason, label, where, allow_unverified)]
+        return result
     config, note = config_path(command, [], index)
     if note is not None:
         result.notes.append(f"{label}: {where}: {note}")
@@ -414,6 +424,12 @@ def _maxtext_command(checker: Checker, launch: ContainerProcess, label: str, all
     result.findings = [placer.place(f, where) if f.location is None or f.location.file is None else f
                        for f in check_command(_on_slice(checker, launch), texts, config, environment, index=index)]
     return result
+
+
+def _unverified_at(word: Scalar, reason: str, label: str, where: str, allow_unverified: bool) -> Finding:
+    """FL011 for a launch, at the start of one of its words in the manifest."""
+    unverified = built_in("FL011", (), Location(None, 1, 1, end_column=2), allow_unverified=allow_unverified, reason=reason)
+    return _FlagPlacer(word, {}, label).place(unverified, where)
 
 
 def _tunix_command(checker: Checker, launch: ContainerProcess, label: str, tunix_pin: str | None,

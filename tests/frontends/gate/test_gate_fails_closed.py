@@ -241,3 +241,14 @@ def test_a_container_running_an_entry_point_flaglint_cannot_verify_blocks_the_la
     line = _line_of(text, "command:")
     assert _rules(text) == [("FL011", "error", line)]
     assert _rules(text, allow_unverified=True) == [("FL011", "warning", line)]
+
+
+def test_a_maxtext_argument_that_refers_to_a_variable_not_known_here_blocks_the_launch():
+    """`steps=$(STEPS)` with STEPS from a fieldRef: the kubelet puts in a value flaglint cannot tell,
+    so the command line is FL011, not a type error on the text `$(STEPS)`; given a value, it is checked."""
+    command = '["python3", "-m", "maxtext.trainers.pre_train.train", "run_name=x", "steps=$(STEPS)"]'
+    env = "[{name: STEPS, valueFrom: {fieldRef: {fieldPath: metadata.name}}}]"
+    text = _WORKLOADS["Pod"].replace(_container(indent=2), _container(env, indent=2, extra=f"  command: {command}"))
+    assert _rules(text) == [("FL011", "error", _line_of(text, "command:"))]
+    assert _rules(text.replace("valueFrom: {fieldRef: {fieldPath: metadata.name}}", 'value: "-3"')) == [
+        ("FL005", "error", _line_of(text, "command:"))]
