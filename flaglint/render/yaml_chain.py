@@ -114,9 +114,24 @@ def config_node(argument: str, index: ConfigIndex | None, written: Mapping[str, 
     raise InputError(f"{argument}: cannot read (No such file or directory, here or among the pin's MaxText configs)")
 
 
+# The chain of each of a pin's own configs, once per index (by identity: the index is held, so its id
+# is not reused): a script's command lines name the same base.yml on every path, and its ~800 keys
+# were merged again for each.
+_PIN_CHAINS: dict[int, tuple[ConfigIndex, dict[str, Chain]]] = {}
+
+
 def load_chain(top: _Node, index: ConfigIndex | None, written: Mapping[str, Written] = {}) -> Chain:
     """The merged chain from `top` up through its base_configs (`written`: the files the script
-    wrote, by the paths it names them)."""
+    wrote, by the paths it names them). A chain is shared: never change one."""
+    if top.path is None and top.written is None and index is not None:  # a pin's config: its bases are the pin's too
+        _, chains = _PIN_CHAINS.setdefault(id(index), (index, {}))
+        if top.relpath not in chains:
+            chains[top.relpath] = _merged_chain(top, index, written)
+        return chains[top.relpath]
+    return _merged_chain(top, index, written)
+
+
+def _merged_chain(top: _Node, index: ConfigIndex | None, written: Mapping[str, Written]) -> Chain:
     files: list[tuple[_Node, ConfigFile]] = []
     seen: list[str] = []
     node: _Node | None = top
