@@ -29,7 +29,7 @@ from flaglint.read.argv import shell_words
 from flaglint.read.flags import Token
 from flaglint.render.bash.builtins import shell_operand
 from flaglint.render.bash.machine import SHELLS
-from flaglint.render.bash.types import Launch, Value
+from flaglint.render.bash.types import OTHER, Launch, Value
 from flaglint.render.yaml_chain import (
     Written,
     pin_relpath,
@@ -115,12 +115,22 @@ def unknown_command_string(launch: Launch) -> str | None:
     script reads (`read` from a file), so the command lines in it cannot be checked."""
     words = list(launch.words)
     inner = _command_string(words)
-    if inner is None or not inner.opaque:
+    if inner is None or not inner.opaque or _opaque_only_in_values(inner):
         return None
     texts = [w.text for w in words]
     remote = handed_command(texts)
     handed = remote.launcher if remote is not None else "the eval" if posixpath.basename(texts[0]) == "eval" else "the bash -c"
     return f"{handed} string is not known here (it holds the output of a command, or text read from a file)"
+
+
+def _opaque_only_in_values(inner: Value) -> bool:
+    """Whether what the evaluator cannot know of a command string (a command's output, written
+    OTHER) is only inside the values of its `key=value` and `NAME=value` words (`run_name=$(whoami)-x`):
+    its command lines are then known, and those keys are not judged (as on a launch's own words)."""
+    if OTHER not in inner.text:
+        return False  # text read from a file: nothing of it is known
+    return all(OTHER not in word.text or OTHER not in word.text.split("=", 1)[0] and "=" in word.text
+               for word in _words_of(inner))
 
 
 def _command_string(words: list[Value]) -> Value | None:

@@ -207,3 +207,15 @@ def test_a_required_variable_that_is_unset_stops_the_script_as_bash_does(tmp_pat
     script.write_text("#!/bin/bash\nunset RUN_NAME\necho \"${RUN_NAME?}\"\n"
                       "python3 -m maxtext.trainers.pre_train.train run_name=r num_moe_token_chunks=2 use_ring_of_experts=false\n")
     assert [f.rule for f in check_script(script, Checker()).result.findings if f.severity == "error"] == []
+
+
+@pytest.mark.parametrize(("assignment", "refused"), [
+    ("NAME=$(whoami)-$(date +%s)", False),  # a command's output only in run_name's value: the rest is known
+    ('NAME="x $(cat ./flags.txt)"', True),  # words of their own: what they set is not known
+])
+def test_a_command_string_with_a_commands_output_is_checked_where_only_a_value_holds_it(tmp_path, assignment, refused):
+    script = tmp_path / "run.sh"
+    script.write_text(f"{assignment}\nxpk workload create --cluster c --command \"python3 -m maxtext.trainers.pre_train.train "
+                      "run_name=$NAME num_moe_token_chunks=2 use_ring_of_experts=false\"\n")
+    rules = [f.rule for f in check_script(script, Checker()).result.findings if f.severity == "error"]
+    assert rules == (["FL011"] if refused else [PAIR])
