@@ -214,6 +214,9 @@ class CallWalker:
             return self.map_choice(args[0], lambda value: self.builtin(name, [value], node, st, frame))
         if name in ("tuple", "list", "set", "frozenset", "sorted") and len(args) == 1:
             return args[0]
+        if name == "map" and len(args) == 2 and args[0] in (Ref("builtin", "float"), Ref("builtin", "int"), Ref("builtin", "str")):
+            # each piece retyped: a piece that is no number is refused where the value is typed
+            return args[1]
         if len(args) == 1 and isinstance(args[0], Each):
             return self.over_each(name, args[0])
         if name in ("str", "float", "repr") and len(args) == 1:
@@ -388,6 +391,6 @@ class CallWalker:
             return ast.Call(ast.Name("lower", ast.Load()), [expr], [])
         if name == "strip":
             return expr
-        if name in ("startswith", "endswith") and len(args) == 1 and isinstance(args[0], Const):
+        if name in ("startswith", "endswith", "split") and len(args) == 1 and isinstance(args[0], Const) and isinstance(args[0].value, str):
             return ast.Call(ast.Name(name, ast.Load()), [expr, ast.Constant(args[0].value)], [])
         return Unexpressible(f"method {name}() of a value")

@@ -50,7 +50,7 @@ _PY_BINOPS: dict[type, Callable[[Any, Any], Any]] = {
 _SILENT_MODULES = {"logger", "max_logging", "logging"}
 _BUILTINS = {
     "len", "int", "float", "str", "bool", "abs", "min", "max", "sum", "any", "all", "isinstance", "getattr",
-    "hasattr", "tuple", "list", "set", "sorted", "divmod", "prod", "range", "frozenset", "repr", "setattr",
+    "hasattr", "tuple", "list", "set", "sorted", "divmod", "prod", "range", "frozenset", "repr", "setattr", "map",
 }
 _OUT_OF_RANGE = Unexpressible("subscript out of range")
 _ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)

@@ -266,6 +266,8 @@ class StatementWalker:
             if looped is not None:
                 return looped
         if items is None:
+            if isinstance(iterable, GuardedChoice) and all(isinstance(v, Unexpressible) for _, v in iterable.options):
+                iterable = iterable.options[-1][1]  # what it is otherwise (0.1.0: the model file's keys)
             reason = iterable.reason if isinstance(iterable, Unexpressible) else f"list value: loop over {clean_source(stmt.iter)}"
             return self._unknown_loop(stmt, st, frame, reason)
         return self._unroll(stmt, st, frame, items)

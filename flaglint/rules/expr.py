@@ -161,6 +161,7 @@ FUNCTIONS: dict[str, tuple[int, int, Callable[..., Any]]] = {
     "lower": (1, 1, _strings(str.lower)),
     "startswith": (2, 2, _strings(str.startswith)),
     "endswith": (2, 2, _strings(str.endswith)),
+    "split": (2, 2, _strings(str.split)),  # the pieces of a string, as a list (constant_bound_config before 0.2.0)
     "kind": (1, 1, _kind),
 }
 # Functions rules may call whose knowledge is not the language's, by (min args, max args): the

@@ -33,6 +33,14 @@ GENERATORS = [
 ]
 
 
+@given(text=st.text(alphabet="12,.x ", max_size=12))
+def test_split_cuts_a_string_as_python_does(text):
+    # MaxText before 0.2.0 reads constant_bound_config as the pieces between commas
+    assert evaluate(parse("len(split(value, ','))"), {"value": text}.__getitem__) == len(text.split(","))
+    with pytest.raises(Unknown):
+        evaluate(parse("split(value, ',')"), {"value": None}.__getitem__)
+
+
 @pytest.mark.parametrize("text, python", GENERATORS, ids=[text for text, _ in GENERATORS])
 @given(xs=st.lists(st.integers(-2, 9), max_size=5), k=st.integers(-1, 5))
 def test_a_generator_computes_what_python_computes(text, python, xs, k):
