@@ -460,8 +460,8 @@ class ExpressionWalker:
         exclusive = exclusive_options(choice)
         values = [fn(v) for _, v in exclusive]
         if any(isinstance(v, Each) for v in [*values, *(v for _, v in exclusive)]):
-            # a list read element by element: the options' own guards, in order (the first that
-            # holds), so that a guard is not repeated, negated, in each later option's
+            # a list read element by element: the options' own guards, the first that holds
+            # chosen, so that no later option repeats the earlier guards, negated
             options = [(g, v) for (g, _), v in zip(choice.options, values)]
         else:
             options = [(g, v) for (g, _), v in zip(exclusive, values)]

@@ -29,7 +29,8 @@ from flaglint.maxtext.tpu import LIVE_SLICES, NUM_DEVICES
 
 class ListWalker:
     """List values, for `Walker`: uses its `keys`, how it walks (`ev`, `cond`, `assign`,
-    `exec_block`, `expr`, `truth`) and `binders`, the loops over list values being walked."""
+    `exec_block`, `expr`, `truth`, `compare`), `binders` (the loops over list values being walked)
+    and `elements` (the names their elements are given)."""
 
     def listed(self, value: Any) -> bool:
         """Whether VALUE is a list the config holds: a list key, or a comprehension over one."""
@@ -84,14 +85,15 @@ class ListWalker:
             guard = None if guard.value else guard
         return Each(element, source, value, guard)
 
-    def exec_each_loop(self, stmt: ast.For, iterable: Any, st: State, frame: Frame) -> State | None:
-        """`for x in L:` over a list the config holds: the body once, with x the element; None
-        where it cannot be walked so (a return or yield in it: the loop's way out is not stated)."""
+    def walk_each_loop(self, stmt: ast.For, iterable: Any, st: State, frame: Frame) -> bool:
+        """`for x in L:` over a list the config holds: the body once from ST, with x the element,
+        for its sites; False where it cannot be walked so (a return or yield in it: the loop's way
+        out is not stated)."""
         if any(isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom)) for n in ast.walk(ast.Module(stmt.body, []))):
-            return None
+            return False
         bound = self.element_of(iterable, stmt.target)
         if bound is None:
-            return None
+            return False
         element, source, item, guard = bound
         body = st.fork(guard)
         self.assign(stmt.target, item, body, frame, name_it=False)
@@ -102,15 +104,7 @@ class ListWalker:
         finally:
             frame.breaks.pop()
             self.binders.pop()
-        reason = Unexpressible(f"value set in a loop over {clean_source(stmt.iter)}")
-        for node in ast.walk(ast.Module(stmt.body, [])):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
-            for target in targets:
-                if isinstance(target, ast.Name):
-                    st.locals[target.id] = reason
-                elif isinstance(target, ast.Attribute) and (key := self._self_key(target)) is not None:
-                    st.fields[key] = reason
-        return st
+        return True
 
     def over_each(self, name: str, each: Each) -> Any:
         """any, all, sum, prod or len of a list built from one the config holds."""

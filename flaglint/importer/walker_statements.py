@@ -2,7 +2,7 @@
 
 A mixin of `Walker` (validator_walker.py). It forks the path `State` at each branch and joins the
 branches again, merging what each assigned into `GuardedChoice` values, unrolls loops over known
-items, and records a `Site` for each raise and assert with the path that reaches it. Expressions
+items (a loop over a list the config holds is walked once, by `ListWalker`), and records a `Site` for each raise and assert with the path that reaches it. Expressions
 are evaluated by `ExpressionWalker`, calls by `CallWalker`.
 """
 
@@ -254,17 +254,15 @@ class StatementWalker:
                 branch = st.fork(guard)
                 if items_of(value) is not None:
                     branch = self._unroll(stmt, branch, frame, items_of(value))
+                elif self.walk_each_loop(stmt, value, branch, frame):
+                    _forget_assigned(stmt, branch, f"value set in a loop over {clean_source(stmt.iter)}")
                 else:
-                    branch = self.exec_each_loop(stmt, value, branch, frame)
-                    if branch is None:
-                        return self._unknown_loop(stmt, st, frame, f"list value: loop over {clean_source(stmt.iter)}")
+                    return self._unknown_loop(stmt, st, frame, f"list value: loop over {clean_source(stmt.iter)}")
                 exits.append(branch)
             return self.merge_exits(st, exits, with_locals=True) if exits else st
         items = items_of(iterable)
-        if items is None and self.listed(iterable):
-            looped = self.exec_each_loop(stmt, iterable, st, frame)
-            if looped is not None:
-                return looped
+        if items is None and self.listed(iterable) and self.walk_each_loop(stmt, iterable, st, frame):
+            return _forget_assigned(stmt, st, f"value set in a loop over {clean_source(stmt.iter)}")
         if items is None:
             if isinstance(iterable, GuardedChoice) and all(isinstance(v, Unexpressible) for _, v in iterable.options):
                 iterable = iterable.options[-1][1]  # what it is otherwise (0.1.0: the model file's keys)
@@ -278,9 +276,7 @@ class StatementWalker:
         body_state = st.fork()
         self.assign(stmt.target, Unexpressible(reason), body_state, frame)
         self.exec_block(stmt.body, body_state, frame)
-        for name in _assigned_names(stmt.body):
-            st.locals[name] = Unexpressible(reason)
-        return st
+        return _forget_assigned(stmt, st, reason)
 
     def _unroll(self, stmt: ast.For, st: State, frame: Frame, items: list) -> State:
         base = st
@@ -397,6 +393,13 @@ class StatementWalker:
         if dump not in self.candidates or (prefer and not self.candidates[dump].startswith("effective_")):
             self.candidates[dump] = name
             self.candidate_nodes[dump] = value
+
+
+def _forget_assigned(stmt: ast.For, st: State, reason: str) -> State:
+    """ST after a loop whose iterations the walk did not follow: what its body assigns is not known."""
+    for name in _assigned_names(stmt.body):
+        st.locals[name] = Unexpressible(reason)
+    return st
 
 
 def _assigned_names(stmts: list[ast.stmt]) -> set[str]:
