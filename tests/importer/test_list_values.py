@@ -138,3 +138,73 @@ def test_a_key_named_as_the_element_gives_the_element_another_name(tmp_path: Pat
     (root / "configs" / "base.yml").write_text(BASE + "ratio: 0\n")
     rule = next(r for r in extract(root.parent).rules if r["source"].endswith("check_each_ratio"))
     assert rule["require"] == "not any(ratio_item != 0 and ratio_item < 4 for ratio_item in ratios)"
+
+
+# ---- a list a custom mesh file may set, else the user's: each file's value unrolled, the user's read element by element
+
+MESH_FILES = {"wide": ["a", "bad"], "narrow": ["a"]}
+MESH_CHECK = '''
+    if self.custom_mesh_and_rule != "":
+      loaded = _load_mesh_config_from_yaml(self.custom_mesh_and_rule)
+      if "mesh_axes" in loaded:
+        self.mesh_axes = loaded["mesh_axes"]
+    for axis in self.mesh_axes:
+      if axis == "bad":
+        raise ValueError("no mesh axis may be called bad")
+'''
+MESH_TYPES = f'''
+import os
+from enum import Enum
+import yaml
+from pydantic import BaseModel, Field
+from pydantic.functional_validators import model_validator
+
+
+class CustomRule(str, Enum):
+  DEFAULT = ""
+  WIDE = "wide"
+  NARROW = "narrow"
+
+
+def _load_mesh_config_from_yaml(rule_value: str) -> dict:
+  path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "custom_mesh_and_rule", f"{{rule_value}}.yml")
+  with open(path, "r", encoding="utf-8") as f:
+    return yaml.safe_load(f)
+
+
+class MaxTextConfig(BaseModel):
+  custom_mesh_and_rule: CustomRule = Field(CustomRule.DEFAULT)
+  mesh_axes: list[str] = Field(default_factory=list)
+
+  @model_validator(mode="after")
+  def check_axes(self):{MESH_CHECK}    return self
+'''
+
+
+@pytest.fixture(scope="module")
+def mesh_rule(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    root = tmp_path_factory.mktemp("mesh") / "maxtext"
+    (root / "configs" / "custom_mesh_and_rule").mkdir(parents=True)
+    (root / "version.py").write_text('__version__ = "9.9.9"\n')
+    (root / "configs" / "types.py").write_text(MESH_TYPES)
+    (root / "configs" / "base.yml").write_text("custom_mesh_and_rule: ''\nmesh_axes: [a]\n")
+    for name, axes in MESH_FILES.items():
+        (root / "configs" / "custom_mesh_and_rule" / f"{name}.yml").write_text(f"mesh_axes: [{', '.join(axes)}]\n")
+    found = extract(root.parent)
+    assert not found.unexpressible and len(found.rules) == 1
+    return found.rules[0]
+
+
+@given(rule=st.sampled_from(["", *MESH_FILES]), axes=st.lists(st.sampled_from(["a", "b", "bad"]), max_size=3))
+def test_a_loop_over_a_list_a_mesh_file_may_set_judges_as_python_runs_it(mesh_rule, rule, axes):
+    scope: dict = {"_load_mesh_config_from_yaml": lambda name: {"mesh_axes": MESH_FILES[name]}}
+    exec(f"def check_axes(self):{MESH_CHECK}", scope)  # noqa: S102 - the test's own validator text
+    try:
+        scope["check_axes"](SimpleNamespace(custom_mesh_and_rule=rule, mesh_axes=list(axes)))
+        raises = False
+    except ValueError:
+        raises = True
+    values = {"custom_mesh_and_rule": rule, "mesh_axes": list(axes)}
+    broken = (evaluate(parse(mesh_rule["when"]), values.__getitem__) if "when" in mesh_rule else True) \
+        and not evaluate(parse(mesh_rule["require"]), values.__getitem__)
+    assert broken == raises, (values, mesh_rule)
