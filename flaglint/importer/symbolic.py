@@ -47,6 +47,18 @@ class Filtered:
 
 
 @dataclass
+class Each:
+    """A list built element by element from one the config holds (a list key): `value`, a value
+    over the element's name `element`, for each element of `source` where `guard` holds (None:
+    every one). The rules state what is computed of it with a generator over `source`."""
+
+    element: str
+    source: ast.expr
+    value: Any
+    guard: ast.expr | None = None
+
+
+@dataclass
 class DictVal:
     """A dict literal with constant keys: [(key, value, guard or None)]."""
 
@@ -183,6 +195,21 @@ def _build_const(value: Any) -> ast.expr | Unexpressible:
     return Unexpressible(f"value of type {type(value).__name__}")
 
 
+def each_node(function: str, element: str, source: ast.expr, body: ast.expr, guard: ast.expr | None = None) -> ast.expr:
+    """`function(body for element in source if guard)`: any, all, sum or prod over a list value."""
+    loop = ast.comprehension(ast.Name(element, ast.Store()), source, [guard] if guard is not None else [], 0)
+    return ast.Call(ast.Name(function, ast.Load()), [ast.GeneratorExp(body, [loop])], [])
+
+
+def condition_text(node: ast.AST) -> str:
+    """NODE as rule text: `any(x for x in l)` as Python writes it (ast.unparse doubles the
+    parentheses of a generator that is a call's only argument)."""
+    text = ast.unparse(node)
+    for gen in {ast.unparse(n) for n in ast.walk(node) if isinstance(n, ast.GeneratorExp)}:
+        text = text.replace(f"({gen})", gen)
+    return text
+
+
 def freeze(value: Any) -> Any:
     if isinstance(value, list):
         return tuple(freeze(v) for v in value)
@@ -304,6 +331,17 @@ ENUM_CHOICES: dict[str, tuple] = {}  # enum/literal key -> its values, set by Wa
 
 def names_in(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def free_names(node: ast.AST) -> set[str]:
+    """The names NODE reads that no generator in it binds."""
+    if isinstance(node, ast.GeneratorExp):
+        bound = {n.id for gen in node.generators for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+        inner = set().union(free_names(node.elt), *(free_names(t) for gen in node.generators for t in gen.ifs))
+        return (inner - bound) | set().union(*(free_names(gen.iter) for gen in node.generators))
+    if isinstance(node, ast.Name):
+        return {node.id}
+    return set().union(*(free_names(child) for child in ast.iter_child_nodes(node)))
 
 
 def _decide(node: ast.AST, env: dict[str, Any]) -> bool | None:

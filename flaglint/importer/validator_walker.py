@@ -47,6 +47,7 @@ from flaglint.importer.topologies import topology_table
 from flaglint.importer.validator_models import MESH_DIR_NAME, MESH_SUFFIX, HelperModels
 from flaglint.importer.walker_calls import CallWalker
 from flaglint.importer.walker_expressions import ExpressionWalker
+from flaglint.importer.walker_lists import ListWalker
 from flaglint.importer.walker_state import Frame, Site, State
 from flaglint.importer.walker_statements import StatementWalker
 from flaglint.schema.model import MaxTextSchemaFile
@@ -62,7 +63,7 @@ M_VARIABLE = "environment variable (M_<KEY> override, checked when the M_ variab
 CHECKED_ELSEWHERE = frozenset({MODEL_CONFLICT, UNKNOWN_KEY, VALUE_TYPING, M_VARIABLE})
 
 
-class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
+class Walker(StatementWalker, ExpressionWalker, CallWalker, ListWalker, HelperModels):
     """One walk over the validators of the MaxText package in FILES; `run` fills `sites`."""
 
     def __init__(self, files: PackageFiles, schema: MaxTextSchemaFile | None = None):
@@ -103,6 +104,8 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
         self.message_values: dict[str, set[str]] = {}
         self.crash_guards: list[ast.expr] = []
         self.catching: list[set[str]] = []  # exception names the enclosing try statements catch
+        self.binders: list[tuple[str, ast.expr]] = []  # the loops over list values being walked: (element, list)
+        self.elements: set[str] = set()  # the names given to their elements
         self.mesh_files = self._custom_mesh_files()
         self.topologies = topology_table(files)
         ENUM_CHOICES.clear()
@@ -257,6 +260,7 @@ class Walker(StatementWalker, ExpressionWalker, CallWalker, HelperModels):
         if any(exception.split(".")[-1] in caught or caught & {"*", "Exception", "BaseException"} for caught in self.catching):
             return  # an enclosing try catches it: no rejection (subclasses are not followed)
         site = self.site_at(node, frame, kind, exception, message)
+        cond = self.bound_by_loops(cond)
         if message not in site.variants:
             site.variants.append(message)
         if message_node is not None and not site.message_source:

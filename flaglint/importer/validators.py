@@ -39,6 +39,7 @@ from flaglint.importer.symbolic import (
     PY_COMPARE,
     TRUE,
     Unexpressible,
+    condition_text,
     conj,
     disj,
     names_in,
@@ -211,7 +212,7 @@ def _derived_values(walker: Walker, names: dict[int, str], namer: _Namer) -> dic
         node = walker.candidate_nodes[by_name[name]]
         inner = _Namer({d: n for d, n in names.items() if d != by_name[name]})
         rewritten = inner.generic_visit(copy.deepcopy(node))
-        derived[name] = ast.unparse(rewritten)
+        derived[name] = condition_text(rewritten)
         pending.extend(sorted(inner.used - set(derived)))
     for name, texts in sorted(walker.message_values.items()):
         # A local a message names, computed from keys the same way wherever it is named (and named
@@ -238,8 +239,8 @@ def _rule(rule_id: str, site: Site, message: str, cond: ast.expr, version: str, 
                             "pins": [pin or f"maxtext-{version}"]}
     when, require = _split(cond)
     if when is not None:
-        rule["when"] = ast.unparse(when)
-    rule["require"] = ast.unparse(require)
+        rule["when"] = condition_text(when)
+    rule["require"] = condition_text(require)
     rule["message"] = message
     function = site.owner.split(".")[-1]
     rule["rationale"] = f"MaxText {version} raises this at trainer startup ({function})"
@@ -335,7 +336,7 @@ def _not_judged_when(site: Site, ways: list[Unexpressible], reads: KeyReads, nam
     one's `given`; a way without one makes it hold always)."""
     given = _simplify([TRUE if way.given is None else way.given for way in ways])
     entry: dict[str, Any] = {"keys": sorted(reads.at(site.file, site.line) | (names_in(given) & keys))}
-    when = ast.unparse(namer.visit(copy.deepcopy(given)))
+    when = condition_text(namer.visit(copy.deepcopy(given)))
     if not (isinstance(given, ast.Constant) and given.value) and len(when) <= MAX_CONDITION_CHARS:
         entry["when"] = when
     return entry

@@ -19,6 +19,7 @@ from flaglint.importer.symbolic import (
     TRUE,
     Const,
     DictVal,
+    Each,
     Filtered,
     GuardedChoice,
     Ref,
@@ -33,6 +34,7 @@ from flaglint.importer.symbolic import (
     key_of,
     make_choice,
     neg,
+    same,
 )
 from flaglint.importer.validator_models import MODELS
 from flaglint.importer.walker_state import Frame, State
@@ -212,6 +214,11 @@ class CallWalker:
             return self.map_choice(args[0], lambda value: self.builtin(name, [value], node, st, frame))
         if name in ("tuple", "list", "set", "frozenset", "sorted") and len(args) == 1:
             return args[0]
+        if name == "map" and len(args) == 2 and args[0] in (Ref("builtin", "float"), Ref("builtin", "int"), Ref("builtin", "str")):
+            # each piece retyped: a piece that is no number is refused where the value is typed
+            return args[1]
+        if len(args) == 1 and isinstance(args[0], Each):
+            return self.over_each(name, args[0])
         if name in ("str", "float", "repr") and len(args) == 1:
             return args[0]
         if name in ("int", "float") and len(args) == 1:
@@ -291,6 +298,24 @@ class CallWalker:
             return Const(tuple(range(*(a.value for a in args))))
         return Unexpressible(f"builtin {name}")
 
+    def dict_lookup(self, base: DictVal, key: ast.expr, default: Any) -> Any:
+        """`d.get(k, default)` for a K known when the config is (a list's element): the value of the
+        entry K equals, the last written of a key winning, else DEFAULT; the keys of one value are
+        tested together, and those of DEFAULT's value not at all."""
+        if any(guard is not None for _, _, guard in base.entries):
+            return Unexpressible("a dict written under conditions, read at a list's element")
+        by_value: list[tuple[Any, list]] = []
+        for k, v in {k: v for k, v, _ in base.entries}.items():
+            group = next((g for g in by_value if same(g[0], v)), None)
+            if group is None:
+                by_value.append((v, [k]))
+            else:
+                group[1].append(k)
+        options = [(ast.Compare(key, [ast.In()], [const_node(tuple(names))]) if len(names) > 1
+                    else ast.Compare(key, [ast.Eq()], [const_node(names[0])]), v)
+                   for v, names in by_value if not same(v, default)]
+        return make_choice(options + [(None, default)])
+
     def _getattr_pattern(self, text: Text, default: Any, st: State) -> Any:
         """getattr(self, f"ici_{x}_parallelism", d): one option per key the pattern can name."""
         holes = [p for p in text.parts if not isinstance(p, str)]
@@ -355,6 +380,8 @@ class CallWalker:
                 return Filtered([(g, Tup([Const(k), v])) for k, v, g in base.entries])
             if name == "get" and args and isinstance(args[0], Const):
                 return self.dict_get(base, args[0].value, args[1] if len(args) > 1 else Const(None))
+            if name == "get" and args and isinstance(args[0], ast.expr):
+                return self.dict_lookup(base, args[0], args[1] if len(args) > 1 else Const(None))
         if name in ("append", "remove", "insert", "extend", "update"):
             return Const(None)
         expr = self.expr(base)
@@ -364,6 +391,6 @@ class CallWalker:
             return ast.Call(ast.Name("lower", ast.Load()), [expr], [])
         if name == "strip":
             return expr
-        if name in ("startswith", "endswith") and len(args) == 1 and isinstance(args[0], Const):
+        if name in ("startswith", "endswith", "split") and len(args) == 1 and isinstance(args[0], Const) and isinstance(args[0].value, str):
             return ast.Call(ast.Name(name, ast.Load()), [expr, ast.Constant(args[0].value)], [])
         return Unexpressible(f"method {name}() of a value")

@@ -21,6 +21,7 @@ from flaglint.importer.symbolic import (
     BoolVal,
     Const,
     DictVal,
+    Each,
     Filtered,
     GuardedChoice,
     Ref,
@@ -49,7 +50,7 @@ _PY_BINOPS: dict[type, Callable[[Any, Any], Any]] = {
 _SILENT_MODULES = {"logger", "max_logging", "logging"}
 _BUILTINS = {
     "len", "int", "float", "str", "bool", "abs", "min", "max", "sum", "any", "all", "isinstance", "getattr",
-    "hasattr", "tuple", "list", "set", "sorted", "divmod", "prod", "range", "frozenset", "repr", "setattr",
+    "hasattr", "tuple", "list", "set", "sorted", "divmod", "prod", "range", "frozenset", "repr", "setattr", "map",
 }
 _OUT_OF_RANGE = Unexpressible("subscript out of range")
 _ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
@@ -356,7 +357,13 @@ class ExpressionWalker:
         if isinstance(op, (ast.In, ast.NotIn)) and isinstance(left, Tup) and items_of(right) is not None:
             found = disj([self.truth(self.compare(ast.Eq(), left, v)) for _, v in items_of(right)])
             return found if isinstance(op, ast.In) else neg(found)
-        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (Tup, Filtered)):
+        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, Each):
+            return self.member_of_each(op, left, right)
+        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, DictVal) and isinstance(left, ast.expr) \
+                and all(g is None for _, _, g in right.entries):
+            # a dict's keys, for a value known when the config is (a list's element)
+            return ast.Compare(left, [op], [const_node(tuple(dict.fromkeys(k for k, _, _ in right.entries)))])
+        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (Tup, Filtered, DictVal)):
             items = items_of(right)
             eqs = [
                 self.truth(self.compare(ast.Eq(), left, v)) if g is None else conj([g, self.truth(self.compare(ast.Eq(), left, v))])
@@ -401,6 +408,8 @@ class ExpressionWalker:
         items = items_of(iterable)
         if items is None:
             items = self.members(node.elt, gen.target, iterable, st, frame)
+        if items is None and self.listed(iterable):
+            return self.each_comprehension(node, gen, iterable, st, frame)
         if items is None:
             return iterable if isinstance(iterable, Unexpressible) else Unexpressible(f"list value: comprehension over {clean_source(gen.iter)}")
         out = []
@@ -448,7 +457,14 @@ class ExpressionWalker:
     # ---- conversions -------------------------------------------------------------------
 
     def map_choice(self, choice: GuardedChoice, fn: Callable[[Any], Any]) -> Any:
-        options = [(g, fn(v)) for g, v in exclusive_options(choice)]
+        exclusive = exclusive_options(choice)
+        values = [fn(v) for _, v in exclusive]
+        if any(isinstance(v, Each) for v in [*values, *(v for _, v in exclusive)]):
+            # a list read element by element: the options' own guards, the first that holds
+            # chosen, so that no later option repeats the earlier guards, negated
+            options = [(g, v) for (g, _), v in zip(choice.options, values)]
+        else:
+            options = [(g, v) for (g, _), v in zip(exclusive, values)]
         options[-1] = (None, options[-1][1])
         return make_choice(options)
 
@@ -506,11 +522,13 @@ class ExpressionWalker:
             return disj([g if g is not None else TRUE for g, _ in items])
         if isinstance(value, DictVal):
             return disj([g if g is not None else TRUE for _, _, g in value.entries])
+        if isinstance(value, Each):
+            return self.truth_of_each(value)
         if isinstance(value, (Ref, Text, ScaleExp)):
             return Unexpressible(f"truth of {type(value).__name__}")
         if isinstance(value, (ast.Compare, ast.BoolOp)) or (isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not)):
             return value
-        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("startswith", "endswith"):
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("startswith", "endswith", "any", "all"):
             return value
         if isinstance(value, ast.Constant):
             return ast.Constant(bool(value.value))

@@ -2,7 +2,7 @@
 
 A mixin of `Walker` (validator_walker.py). It forks the path `State` at each branch and joins the
 branches again, merging what each assigned into `GuardedChoice` values, unrolls loops over known
-items, and records a `Site` for each raise and assert with the path that reaches it. Expressions
+items (a loop over a list the config holds is walked once, by `ListWalker`), and records a `Site` for each raise and assert with the path that reaches it. Expressions
 are evaluated by `ExpressionWalker`, calls by `CallWalker`.
 """
 
@@ -30,6 +30,7 @@ from flaglint.importer.symbolic import (
     conj,
     disj,
     exclusive_options,
+    free_names,
     items_of,
     key_node,
     make_choice,
@@ -247,23 +248,35 @@ class StatementWalker:
 
     def exec_for(self, stmt: ast.For, st: State, frame: Frame) -> State:
         iterable = self.ev(stmt.iter, st, frame)
-        if isinstance(iterable, GuardedChoice) and all(isinstance(v, (Const, Tup)) for _, v in iterable.options):
+        if isinstance(iterable, GuardedChoice) and all(isinstance(v, (Const, Tup)) or self.listed(v) for _, v in iterable.options):
             exits = []
             for guard, value in exclusive_options(iterable):
                 branch = st.fork(guard)
-                branch = self._unroll(stmt, branch, frame, items_of(value))
+                if items_of(value) is not None:
+                    branch = self._unroll(stmt, branch, frame, items_of(value))
+                elif self.walk_each_loop(stmt, value, branch, frame):
+                    _forget_assigned(stmt, branch, f"value set in a loop over {clean_source(stmt.iter)}")
+                else:
+                    return self._unknown_loop(stmt, st, frame, f"list value: loop over {clean_source(stmt.iter)}")
                 exits.append(branch)
             return self.merge_exits(st, exits, with_locals=True) if exits else st
         items = items_of(iterable)
+        if items is None and self.listed(iterable) and self.walk_each_loop(stmt, iterable, st, frame):
+            return _forget_assigned(stmt, st, f"value set in a loop over {clean_source(stmt.iter)}")
         if items is None:
+            if isinstance(iterable, GuardedChoice) and all(isinstance(v, Unexpressible) for _, v in iterable.options):
+                iterable = iterable.options[-1][1]  # what it is otherwise (0.1.0: the model file's keys)
             reason = iterable.reason if isinstance(iterable, Unexpressible) else f"list value: loop over {clean_source(stmt.iter)}"
-            body_state = st.fork()
-            self.assign(stmt.target, Unexpressible(reason), body_state, frame)
-            self.exec_block(stmt.body, body_state, frame)  # for its sites; what it assigns is unknown after
-            for name in _assigned_names(stmt.body):
-                st.locals[name] = Unexpressible(reason)
-            return st
+            return self._unknown_loop(stmt, st, frame, reason)
         return self._unroll(stmt, st, frame, items)
+
+    def _unknown_loop(self, stmt: ast.For, st: State, frame: Frame, reason: str) -> State:
+        """A loop over items the rules cannot state: its body for its sites, each reached for the
+        REASON; what it assigns is unknown after."""
+        body_state = st.fork()
+        self.assign(stmt.target, Unexpressible(reason), body_state, frame)
+        self.exec_block(stmt.body, body_state, frame)
+        return _forget_assigned(stmt, st, reason)
 
     def _unroll(self, stmt: ast.For, st: State, frame: Frame, items: list) -> State:
         base = st
@@ -374,10 +387,19 @@ class StatementWalker:
             value = self.expr(value)
         if not isinstance(value, ast.expr) or isinstance(value, (ast.Name, ast.Constant, ast.Attribute)):
             return
+        if free_names(value) & self.elements:
+            return  # a list element's value is named only inside its generator
         dump = shape_id(value)
         if dump not in self.candidates or (prefer and not self.candidates[dump].startswith("effective_")):
             self.candidates[dump] = name
             self.candidate_nodes[dump] = value
+
+
+def _forget_assigned(stmt: ast.For, st: State, reason: str) -> State:
+    """ST after a loop whose iterations the walk did not follow: what its body assigns is not known."""
+    for name in _assigned_names(stmt.body):
+        st.locals[name] = Unexpressible(reason)
+    return st
 
 
 def _assigned_names(stmts: list[ast.stmt]) -> set[str]:

@@ -7,6 +7,7 @@ values. The Z3 translation lives with the solver (flaglint/solve/smt.py), so thi
 from __future__ import annotations
 
 import ast
+import math
 import operator
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
@@ -30,9 +31,10 @@ class Node:
     __slots__ = ("op", "args", "value", "_free", "_hash")
 
     def __init__(self, op: str, args: tuple = (), value: Any = None):
-        self.op = op  # const, var, not, and, or, implies, cmp, in, notin, isnone, notnone, arith, neg, call, if
+        self.op = op  # const, var, not, and, or, implies, cmp, in, notin, isnone, notnone, arith, neg, call, if, each
         self.args = args
-        self.value = value  # const value, var name, comparison/arith operator, function name
+        # const value, var name, comparison/arith operator, function name; for each: (function, element name)
+        self.value = value
         self._free: frozenset | None = None
         self._hash: int | None = None
 
@@ -55,6 +57,8 @@ class Node:
         if self._free is None:
             if self.op == "var":
                 self._free = frozenset((self.value,))
+            elif self.op == "each":
+                self._free = self.args[0].free | (self.args[1].free - {self.value[1]})
             else:
                 self._free = frozenset().union(*(a.free for a in self.args))
         return self._free
@@ -81,6 +85,12 @@ def _collect_names(node: Node, found: list[str]) -> None:
         if node.value not in found:
             found.append(node.value)
         return
+    if node.op == "each":  # the element's name is the generator's own, no key
+        _collect_names(node.args[0], found)
+        inner: list[str] = []
+        _collect_names(node.args[1], inner)
+        found.extend(n for n in inner if n != node.value[1] and n not in found)
+        return
     for arg in node.args:
         _collect_names(arg, found)
 
@@ -100,7 +110,7 @@ def from_json(data: Any) -> Node | None:
     if data[0] == "const":
         value = data[1]
         return Node("const", value=tuple(value) if isinstance(value, list) else value)
-    return Node(data[0], tuple(from_json(a) for a in data[2]), data[1])
+    return Node(data[0], tuple(from_json(a) for a in data[2]), tuple(data[1]) if data[0] == "each" else data[1])
 
 
 def const(value: Any) -> Node:
@@ -151,6 +161,7 @@ FUNCTIONS: dict[str, tuple[int, int, Callable[..., Any]]] = {
     "lower": (1, 1, _strings(str.lower)),
     "startswith": (2, 2, _strings(str.startswith)),
     "endswith": (2, 2, _strings(str.endswith)),
+    "split": (2, 2, _strings(str.split)),  # the pieces of a string, as a list (constant_bound_config before 0.2.0)
     "kind": (1, 1, _kind),
 }
 # Functions rules may call whose knowledge is not the language's, by (min args, max args): the
@@ -160,6 +171,14 @@ HANDED: dict[str, tuple[int, int]] = {
     "refused_dtype_name": (1, 1),  # a word numpy's dtype() refuses whatever its release
 }
 NOTHING_HANDED: Mapping[str, Callable[..., Any]] = MappingProxyType({})
+# The functions of a generator over a list value (`any(r > 0 for r in compress_ratios)`), on the
+# element values as they are computed (any and all stop where Python's do).
+EACH: dict[str, Callable[[Any], Any]] = {
+    "any": any,
+    "all": all,
+    "sum": lambda values: sum(_number(v) for v in values),
+    "prod": lambda values: math.prod(_number(v) for v in values),
+}
 
 
 def parse(text: str) -> Node:
@@ -198,6 +217,8 @@ def _build(node: ast.AST) -> Node:
         return _compare(node)
     if isinstance(node, ast.IfExp):
         return Node("if", (_build(node.test), _build(node.body), _build(node.orelse)))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in EACH:
+        return _each(node)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
         name = node.func.id
         if name not in FUNCTIONS and name not in HANDED:
@@ -208,6 +229,28 @@ def _build(node: ast.AST) -> Node:
         args = tuple(_build(a) for a in node.args)
         return Node("implies", args) if name == "implies" else Node("call", args, name)
     raise ExprError(f"unsupported expression: {ast.dump(node)[:60]}", column)
+
+
+def _each(node: ast.Call) -> Node:
+    """`any(X for x in LIST if C)` (all, sum, prod): X for each element of a list the config holds,
+    the element named x (a name of the generator's own). The filter is folded into X: an element it
+    skips adds nothing (False to any, True to all, 0 to sum, 1 to prod)."""
+    name = node.func.id
+    gen = node.args[0] if len(node.args) == 1 and not node.keywords else None
+    if (not isinstance(gen, ast.GeneratorExp) or len(gen.generators) != 1 or gen.generators[0].is_async
+            or not isinstance(gen.generators[0].target, ast.Name)):
+        raise ExprError(f"{name}() takes one generator over a list: {name}(X for x in LIST)", node.col_offset)
+    comp = gen.generators[0]
+    body = _build(gen.elt)
+    for test in reversed(comp.ifs):
+        cond = _build(test)
+        if name == "any":
+            body = Node("and", (cond, body))
+        elif name == "all":
+            body = Node("implies", (cond, body))
+        else:
+            body = Node("if", (cond, body, const(0 if name == "sum" else 1)))
+    return Node("each", (_build(comp.iter), body), (name, comp.target.id))
 
 
 def _dotted(node: ast.Attribute) -> str | None:
@@ -298,12 +341,23 @@ def evaluate(node: Node, lookup: Callable[[str], Any], handed: Mapping[str, Call
             raise Unknown("division by zero") from None
     if op == "call":
         return call(node.value, [evaluate(a, lookup, handed) for a in node.args], handed)
+    if op == "each":
+        function, element = node.value
+        items = evaluate(node.args[0], lookup, handed)
+        if not isinstance(items, (list, tuple)):
+            raise Unknown(f"{function}() over {items!r}, which is no list")
+        return EACH[function](evaluate(node.args[1], _bound(lookup, element, item), handed) for item in items)
     raise AssertionError(f"unknown node {op}")
 
 
 def call(name: str, args: list[Any], handed: Mapping[str, Callable[..., Any]] = NOTHING_HANDED) -> Any:
     """The function `name` of the language (or of `handed`) on `args`."""
     return (FUNCTIONS[name][2] if name in FUNCTIONS else handed[name])(*args)
+
+
+def _bound(lookup: Callable[[str], Any], name: str, value: Any) -> Callable[[str], Any]:
+    """LOOKUP with NAME (a generator's element) bound to VALUE."""
+    return lambda key: value if key == name else lookup(key)
 
 
 ARITH_FUNCS: dict[str, Callable[[Any, Any], Any]] = {
@@ -323,6 +377,9 @@ def substitute(node: Node, definitions: Mapping[str, Node]) -> Node:
     """Inline derived values, so the solver sees only keys and variables."""
     if node.op == "var" and node.value in definitions:
         return substitute(definitions[node.value], definitions)
+    if node.op == "each":  # the element's name hides a definition of that name
+        inner = {k: v for k, v in definitions.items() if k != node.value[1]}
+        return Node("each", (substitute(node.args[0], definitions), substitute(node.args[1], inner)), node.value)
     if not node.args:
         return node
     return Node(node.op, tuple(substitute(a, definitions) if isinstance(a, Node) else a for a in node.args), node.value)

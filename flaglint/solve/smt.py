@@ -32,7 +32,9 @@ from flaglint.rules.expr import (
     Node,
     Unknown,
     call,
+    const,
     evaluate,
+    substitute,
     values_equal,
 )
 from flaglint.rules.ruleset import Rule
@@ -193,6 +195,10 @@ class FixProblem:
         # A MaxText number takes its default, or a value the rules name (or one either side of it):
         # values the rules never mention are where MaxText's unmodelled checks and crashes live.
         candidates = [self._default(name), *self._domain_literals(name)] if kind in ("int", "float") else self._domain_literals(name)
+        if kind == "list" and self._iterated(name):
+            # a list the rules read element by element compares its elements with their literals,
+            # not itself: it may take its default
+            candidates.append(self._default(name))
         if kind in ("int", "float"):
             candidates += [v + step for v in self._domain_literals(name) if _numeric(v) and not isinstance(v, bool) for step in (-1, 1)]
         literals = [v for v in fix_values(name, candidates) if self._accepts(name, v)]
@@ -203,6 +209,11 @@ class FixProblem:
                 values.append(value)
         index = z3.Int(f"{name}#", self.ctx)
         return Finite(index, values), [index >= 0, index < len(values)]
+
+    def _iterated(self, name: str) -> bool:
+        """Whether a rule reads the list NAME element by element (a generator over it)."""
+        return any(_iterates(tree, name) for rule in self.rules if name in rule.name_set
+                   for tree in (rule.when, rule.require) if tree is not None)
 
     def _accepts(self, name: str, value: Any) -> bool:
         if value is None:
@@ -288,6 +299,8 @@ class FixProblem:
             return ARITH_FUNCS[node.value](left, right) if node.value not in ("//",) else left / right
         if op == "call":
             return self.call(node)
+        if op == "each":
+            return self.each(node)
         raise Unsupported(op)
 
     def call(self, node: Node) -> Any:
@@ -312,6 +325,44 @@ class FixProblem:
                 result = z3.If(n < result, n, result) if name == "min" else z3.If(n > result, n, result)
             return result
         raise Unsupported(f"{name}() over a symbolic value")
+
+    def each(self, node: Node) -> Any:
+        """`any(X for x in LIST)` (all, sum, prod): X once per element of each list LIST may be (a
+        list key a fix may change takes its current value or another candidate: one case each)."""
+        function = node.value[0]
+        container = self.translate(node.args[0])
+        if not isinstance(container, Finite):
+            return self._each_over(node, container)
+        cases = [self._each_over(node, v) if isinstance(v, (list, tuple)) else None for v in container.values]
+        if function in ("any", "all"):
+            # a value that is no list (None) is no case of the generator
+            hits = [z3.And(container.is_(i), self.boolean_term(c)) for i, c in enumerate(cases) if c is not None]
+            return z3.Or(*hits) if hits else z3.BoolVal(False, self.ctx)
+        listed = [(i, self.number(c)) for i, c in enumerate(cases) if c is not None]
+        if not listed:
+            raise Unsupported(f"{function}() over a value that is no list")
+        result = listed[-1][1]
+        for i, term in reversed(listed[:-1]):
+            result = z3.If(container.is_(i), term, result)
+        return result
+
+    def _each_over(self, node: Node, items: Any) -> Any:
+        function, element = node.value
+        if not isinstance(items, (list, tuple)):
+            raise Unsupported(f"{function}() over a value that is no list")
+        terms = [self.translate(substitute(node.args[1], {element: const(_hashable(item))})) for item in items]
+        if function in ("any", "all"):
+            truths = [self.boolean_term(t) for t in terms]
+            if not truths:
+                return z3.BoolVal(function == "all", self.ctx)
+            return z3.Or(*truths) if function == "any" else z3.And(*truths)
+        numbers = [self.number(t) for t in terms]
+        if function == "sum":
+            return z3.Sum(*numbers) if numbers else self.num(0)
+        product = self.num(1)
+        for number in numbers:
+            product = product * number
+        return product
 
     def compare(self, op: str, left: Any, right: Any) -> Any:
         fn = CMP_FUNCS[op]
@@ -671,6 +722,17 @@ def _finite_if(condition: Any, then: Any, other: Any) -> Finite:
         return z3.IntVal(position(term), condition.ctx)
 
     return Finite(z3.If(condition, mapped(then), mapped(other)), values)
+
+
+def _iterates(node: Node, name: str) -> bool:
+    if node.op == "each" and node.args[0].op == "var" and node.args[0].value == name:
+        return True
+    return any(_iterates(arg, name) for arg in node.args)
+
+
+def _hashable(value: Any) -> Any:
+    """An element of a list value as a rule constant (a list in it as a tuple)."""
+    return tuple(_hashable(v) for v in value) if isinstance(value, list) else value
 
 
 def _numeric(value: Any) -> bool:

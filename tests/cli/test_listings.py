@@ -149,11 +149,11 @@ def test_show_is_a_table_of_key_value_origin_and_where():
 
 
 def test_explain_shows_a_check_no_rule_states_by_the_id_fl016_names():
-    found = json.loads(run_flaglint("check", "--format", "json", "log_period=10 compress_ratios=[2]").stdout)["findings"]
+    found = json.loads(run_flaglint("check", "--format", "json", "log_period=10 chat_template=template.jinja").stdout)["findings"]
     (message,) = [f["message"] for f in found if f["rule"] == "FL016"]
     rule_id = re.search(r"check (MX[0-9A-Z]{5}) ", message)[1]
     done = run_flaglint("explain", rule_id)
-    assert done.returncode == 0 and done.stdout.startswith(f"{rule_id}: a check of MaxText's that no rule states (list value: ")
-    assert "Keys:    compress_ratios" in done.stdout and "FL016 says so" in done.stdout
+    assert done.returncode == 0 and done.stdout.startswith(f"{rule_id}: a check of MaxText's that no rule states (jinja parse ")
+    assert "Keys:    chat_template" in done.stdout and "FL016 says so" in done.stdout
     data = json.loads(run_flaglint("explain", rule_id, "--format", "json").stdout)
-    assert data["keys"] == ["compress_ratios"] and "maxtext-0.2.5" in data["pins"]
+    assert data["keys"] == ["chat_template"] and "maxtext-0.2.5" in data["pins"]

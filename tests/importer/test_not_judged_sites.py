@@ -98,9 +98,10 @@ def test_where_some_ways_to_a_raise_can_be_stated_it_is_a_rule_by_those_and_not_
     assert (entry["id"], entry["reason"], entry["when"]) == (rule["id"], "file system: os.path.exists", "dump and hardware == 'gpu'")
 
 
-def test_a_loop_over_a_list_value_lists_the_list(found):
-    entry = _entry(found, "ratio {value} below 4")
-    assert entry["reason"] == "list value: loop over ratios" and entry["keys"] == ["ratios"] and "when" not in entry
+def test_a_loop_over_a_list_value_is_a_rule_over_its_elements(found):
+    rule = next(r for r in found.rules if r["message"].startswith("ratio {value} below 4"))
+    assert rule["require"] == "not any(value != 0 and value < 4 for value in ratios)" and "when" not in rule
+    assert not any(u["message"].startswith("ratio") for u in found.unexpressible)
 
 
 def test_a_value_the_pass_computes_is_read_through_to_its_keys(found):

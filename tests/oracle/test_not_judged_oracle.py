@@ -21,11 +21,20 @@ CUSTOM_MESH = [
     "context_sharding=tensor",
 ]
 DILOCO = "num_slices=3 dcn_diloco_parallelism=-1 dcn_fsdp_parallelism=2"
+RATIO = "compress_ratios=[2]"
+# Each refusal, and whether a rule states the check MaxText raised (an error whose message starts as
+# MaxText's does), else at least FL016 (not judged). The list values are read element by element:
+# the loop over compress_ratios, the comprehension over mesh_axes (base.yml's or the user's).
 CASES = {
-    "0.2.2": [*CUSTOM_MESH, DILOCO],
-    "0.2.3": [*CUSTOM_MESH, "ici_sequence_parallelism=3", DILOCO, "compress_ratios=[2]"],
-    "0.2.4": [DILOCO, "compress_ratios=[2]"],
-    "0.2.5": [DILOCO, "compress_ratios=[2]"],
+    # pyconfig splits constant_bound_config at ',' and wants 0 or 6 pieces
+    "0.1.0": [("constant_bound_config=1,2,3", True), ("constant_bound_config=1,2,3,4,5,6,7", True)],
+    "0.2.2": [(flags, False) for flags in CUSTOM_MESH] + [(DILOCO, True)],
+    "0.2.3": [(flags, False) for flags in CUSTOM_MESH] + [("ici_sequence_parallelism=3", False), (DILOCO, True), (RATIO, True),
+                                                          ("compress_ratios=[0,8,3]", True)],
+    "0.2.4": [(DILOCO, True), (RATIO, True)],
+    "0.2.5": [(DILOCO, True), (RATIO, True),
+              ("mesh_axes=[data,fsdp,diloco] num_slices=4 dcn_diloco_parallelism=-1 dcn_data_parallelism=3", True),
+              ("attention_type=compressed compress_ratios=[0,4] ici_context_parallelism=2 dq_reduction_steps=0", True)],
 }
 
 
@@ -53,11 +62,16 @@ def test_maxtext_refuses_each_and_flaglint_says_so(version, imported):
     python = oracle_python(version)
     if python is None:
         pytest.skip(unavailable("oracle", version))
-    flags = CASES[version]
     checker = Checker(imported(version))
-    for text, verdict in zip(flags, verdicts(python, [f.split() for f in flags])):
+    cases = CASES[version]
+    for (text, stated), verdict in zip(cases, verdicts(python, [flags.split() for flags, _ in cases])):
         assert not verdict.ok, (version, text, "MaxText accepts it")
         findings = checker.check(FlagSource(text), fix=False).findings
-        judged = [f.rule for f in findings if f.severity == "error"]
+        judged = [f for f in findings if f.severity == "error"]
         not_judged = [f.rule for f in findings if f.rule == "FL016"]
         assert judged or not_judged, (version, text, verdict.describe())
+        if stated:
+            # MaxText's words, before the values the finding adds and the first value the message names
+            starts = [f.message.rsplit(" (", 1)[0].split("{")[0].split("=")[0] for f in judged if f.rule.startswith("MX")]
+            assert any(start in str(verdict.message) for start in starts), (version, text, verdict.describe(), starts)
+            assert not not_judged, (version, text)

@@ -54,11 +54,19 @@ def test_the_inline_custom_mesh_read_of_0_2_3_is_judged_by_rules():
 
 
 def test_the_finding_names_the_check_the_keys_set_and_why():
-    (finding,) = _findings("maxtext-0.2.5", "log_period=10 compress_ratios=[2]")["warning"]
-    assert finding.rule == "FL016" and finding.keys == ("compress_ratios",)
-    assert "MXTJXF5 (maxtext/configs/types.py:" in finding.message and "reads compress_ratios, set here" in finding.message
-    assert "(list value: loop over compress_ratios)" in finding.message and "compress_ratio must be 0 (disabled) or >= 4" in finding.message
+    (finding,) = _findings("maxtext-0.2.5", "log_period=10 chat_template=template.jinja")["warning"]
+    assert finding.rule == "FL016" and finding.keys == ("chat_template",)
+    assert "MX78525 (maxtext/configs/types.py:" in finding.message and "reads chat_template, set here" in finding.message
+    assert "(jinja parse (chat_template))" in finding.message and "Specified chat_template is invalid" in finding.message
     assert (finding.location.line, finding.location.column) == (1, 15)
+
+
+@pytest.mark.parametrize("version", ["0.2.3", "0.2.4", "0.2.5"])
+def test_a_list_value_is_judged_element_by_element(version):
+    # MaxText loops over compress_ratios: one term per element of the list the config gives
+    (finding,) = _findings(f"maxtext-{version}", "log_period=10 compress_ratios=[0,8,2]")["error"]
+    assert finding.rule == "MXA8YX8" and finding.keys == ("compress_ratios",)
+    assert not _findings(f"maxtext-{version}", "compress_ratios=[0,4,128]")
 
 
 @pytest.mark.parametrize("flags", ["log_period=10", "dcn_diloco_parallelism=2 num_slices=4", "hf_access_token=x"])
@@ -69,9 +77,10 @@ def test_no_finding_where_no_key_is_set_or_the_stated_part_of_the_way_fails(flag
 
 def test_values_from_maxtext_own_files_do_not_make_a_check_worth_naming():
     # deepseek4-284b's model file sets compress_ratios (0, 4, 128): MaxText's checks accept its own values
-    assert not [f for f in Checker("maxtext-0.2.5").check(FlagSource("model_name=deepseek4-284b"), fix=False).findings if f.rule == "FL016"]
+    own = Checker("maxtext-0.2.5").check(FlagSource("model_name=deepseek4-284b"), fix=False)
+    assert not [f for f in own.findings if "compress_ratios" in f.keys or f.rule == "FL016"]
     set_again = Checker("maxtext-0.2.5").check(FlagSource("model_name=deepseek4-284b override_model_config=true compress_ratios=[2]"), fix=False)
-    assert [f.keys for f in set_again.findings if f.rule == "FL016"] == [("compress_ratios",)]
+    assert [f.rule for f in set_again.findings if "compress_ratios" in f.keys or f.rule == "FL016"] == ["MXA8YX8"]
 
 
 def test_a_check_a_hand_written_rule_states_is_judged():
@@ -107,14 +116,14 @@ JOBSET = textwrap.dedent("""\
                 containers:
                 - name: main
                   image: trainer
-                  command: [bash, -c, "MAXTEXT_EXTRA_FLAGS='compress_ratios=[2]' python -m tunix.experimental.distributed.runtime.main"]
+                  command: [bash, -c, "MAXTEXT_EXTRA_FLAGS='chat_template=template.jinja' python -m tunix.experimental.distributed.runtime.main"]
     """)
 
 
 def test_check_warns_and_the_gate_fails_closed_unless_unverified_is_allowed(tmp_path):
     manifest = tmp_path / "jobset.yaml"
     manifest.write_text(JOBSET)
-    check = run_flaglint("check", "--format", "json", "compress_ratios=[2]")
+    check = run_flaglint("check", "--format", "json", "chat_template=template.jinja")
     assert check.returncode == 0 and [f["severity"] for f in json.loads(check.stdout)["findings"]] == ["warning"]
     gate = run_flaglint("gate", "--format", "json", str(manifest))
     assert gate.returncode == 1 and [(f["rule"], f["severity"]) for f in json.loads(gate.stdout)["findings"]] == [("FL016", "error")]
