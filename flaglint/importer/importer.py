@@ -123,6 +123,7 @@ def _old_layout_schema(files: PackageFiles, path: str | Path) -> MaxTextSchemaFi
         refuses_model_and_argv=any("overwritten from both the model" in m for m in refused),
         refuses_model_and_env=any("overwritten from both the model" in m for m in refused),
         refuses_model_key_at_its_value=any("overwritten from both the model" in m for m in refused),
+        refuses_stray_key_variables=any("doesn't match a key" in m for m in refused),
         keys=keys,
         base_defaults=defaults,
         models={

@@ -71,7 +71,10 @@ def m_variables(config, env: Mapping[str, str], last: dict[str, int], findings: 
     only for a key already in the merged config (argv, the config files, the model, base.yml); one
     that argv also sets, or that the model sets (unless override_model_config), is an error (into
     `findings`); the text is parsed by the type of the value it replaces (bool: y/yes/t/true/1 or
-    n/no/f/false/0, any case), and only scalars can be replaced."""
+    n/no/f/false/0, any case), and only scalars can be replaced. Before 0.2.0 pyconfig first
+    refuses any M_ variable that names no key of the config files, or is not all upper case."""
+    if config.pin.refuses_stray_key_variables:
+        findings.extend(_stray_key_variables(config, env))
     for variable, text in env.items():
         if not is_key_variable(variable) or variable != variable.upper():
             continue
@@ -96,6 +99,20 @@ def m_variables(config, env: Mapping[str, str], last: dict[str, int], findings: 
             findings.append(built_in("FL042", (key, variable), variable=variable, text=text, type=parser.__name__, key=key, value=original))
             continue
         yield key, variable, parsed
+
+
+def _stray_key_variables(config, env: Mapping[str, str]) -> Iterator[Finding]:
+    """The M_ variables pyconfig before 0.2.0 refuses before it reads any: one whose key is in no
+    config file of the chain (base.yml when none is given), or whose name is not all upper case."""
+    in_files = config.chain.settings if config.chain is not None else config.pin.defaults
+    for variable in env:
+        if not is_key_variable(variable):
+            continue
+        key = variable[len(KEY_VARIABLE_PREFIX):].lower()
+        if key not in in_files:
+            yield built_in("FL044", (variable,), variable=variable, key=key)
+        elif not variable[len(KEY_VARIABLE_PREFIX):].isupper():
+            yield built_in("FL044", (key, variable), variant="lowercase", variable=variable, key=key)
 
 
 def check_raw_splash(config, tokens: list, last: dict[str, int], findings: list[Finding]) -> None:

@@ -55,6 +55,7 @@ class PinSchema:
     refuses_model_and_argv: bool = True  # pyconfig's model-file checks (model.MaxTextSchemaFile); absent before 0.2.3
     refuses_model_and_env: bool = True
     refuses_model_key_at_its_value: bool = False  # before 0.2.0 pyconfig compares the keys, not their values
+    refuses_stray_key_variables: bool = False  # before 0.2.0 an M_ variable must name a key of the config files, in upper case
     chain: list[str] = field(default_factory=list)  # this pin and every pin it extends
     rules: str | Path = ""  # the imported rules: a bundled version, or a store entry's rules folder
     configs: str | Path = ""  # the index of configs/**/*.yml: a bundled version, or a store entry's file
@@ -232,6 +233,7 @@ def _from_schema(name: str, schema: dict[str, Any], where: str, rules: str | Pat
         refuses_model_and_argv=schema.get("refuses_model_and_argv", True),
         refuses_model_and_env=schema.get("refuses_model_and_env", True),
         refuses_model_key_at_its_value=schema.get("refuses_model_key_at_its_value", False),
+        refuses_stray_key_variables=schema.get("refuses_stray_key_variables", False),
         config_classes={name: ConfigClass(KeyTable(entry.get("keys", {}), where), tuple(entry.get("lacks", ())))
                         for name, entry in schema.get("config_classes", {}).items()},
     )
@@ -261,6 +263,7 @@ def _from_overlay(name: str) -> PinSchema:
         refuses_model_and_argv=parent.refuses_model_and_argv,
         refuses_model_and_env=parent.refuses_model_and_env,
         refuses_model_key_at_its_value=parent.refuses_model_key_at_its_value,
+        refuses_stray_key_variables=parent.refuses_stray_key_variables,
         config_classes=parent.config_classes,
         chain=[name, *parent.chain],
         rules=parent.rules,

@@ -56,6 +56,8 @@ class MaxTextSchemaFile(BaseModel):
     refuses_model_and_env: bool = Field(True, description="a key the model file sets given by an M_<KEY> variable is an error")
     refuses_model_key_at_its_value: bool = Field(
         False, description="a key the model file sets is refused on argv even at the model's value (before 0.2.0)")
+    refuses_stray_key_variables: bool = Field(
+        False, description="an M_ variable that names no key of the config files, or is not all upper case, is an error (before 0.2.0)")
     config_classes: dict[str, ConfigClassKeys] = Field(default_factory=dict, description="the other config classes, by name")
 
 

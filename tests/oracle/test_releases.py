@@ -69,18 +69,22 @@ def test_every_disagreement_at_the_release_is_explained(release):
 
 
 # pyconfig's checks of a model file against argv and M_ variables, which the drawn configs seldom
-# reach: a key the model sets, given another value.
+# reach: a key the model sets, given another value; and M_ variables that name no key.
 MODEL_CASES = [
     (["model_name=llama2-7b", "base_emb_dim=1024"], {}),
     (["model_name=llama2-7b", "base_emb_dim=4096"], {}),
     (["model_name=llama2-7b", "base_emb_dim=1024", "override_model_config=true"], {}),
     (["model_name=llama2-7b", "steps=3"], {"M_BASE_EMB_DIM": "1024"}),
     (["model_name=llama2-7b", "steps=3"], {"M_STEPS": "5"}),
+    # M_ variables that name no key, or not in upper case: refused before 0.2.0, ignored after
+    (["steps=3"], {"M_STEPZ": "5"}),
+    (["steps=3"], {"M_log_period": "5"}),
+    (["steps=3"], {"M_LOG_PERIOD": "5"}),
 ]
 
 
 @pytest.mark.parametrize("version", RELEASES)
-def test_model_file_conflicts_as_each_release_treats_them(version):
+def test_model_file_conflicts_and_m_variables_as_each_release_treats_them(version):
     python = oracle_python(version)
     if python is None:
         pytest.skip(unavailable("oracle", version))
