@@ -129,6 +129,10 @@ def test_a_rule_the_solver_cannot_express_leaves_the_group_unverified_never_pass
     assert allowed.severity == "warning"
 
 
+def _places(findings) -> set[tuple[str, int, int]]:
+    return {(f.rule, f.location.line, f.location.column) for f in findings if f.location is not None}
+
+
 # Switches a generated recipe may flip: each appends one token to the flags of a v5p-8 slice whose
 # ici_fsdp_parallelism fills what the other axes leave; together they break the mesh rules
 # (FL140, FL141), the MoE rules, or nothing.
@@ -160,22 +164,18 @@ def switched_recipes(draw) -> str:
 @given(script=switched_recipes())
 def test_the_solver_finds_the_rules_that_enumerating_every_combination_finds(script, tmp_path_factory):
     """A cap of 1 sends every group with two combinations or more to the solver; the default cap
-    enumerates them (the reference). Both report the same rules; the solver's witness, run,
-    breaks its rule."""
+    enumerates them (the reference). Both report the same rules at the same places; the solver's
+    witness, run, breaks its rule at its place."""
     recipe = tmp_path_factory.mktemp("recipe") / "recipe.sh"
     recipe.write_text(script)
     checker = Checker()
     enumerated = check_script(recipe, checker).result.findings
     solved = check_script(recipe, checker, path_cap=1).result.findings
     assert "FL011" not in {f.rule for f in enumerated + solved}
-    assert sorted({f.rule for f in solved}) == sorted({f.rule for f in enumerated})
+    assert _places(solved) == _places(enumerated)
     for finding in solved:
         env = {name: value for name, value in finding.witness["env"].items() if value is not None}
-        assert finding.rule in {f.rule for f in check_script(recipe, checker, fixed=env).result.findings}
-
-
-def _places(findings) -> set[tuple[str, int, int]]:
-    return {(f.rule, f.location.line, f.location.column) for f in findings if f.location is not None}
+        assert (finding.rule, finding.location.line, finding.location.column) in _places(check_script(recipe, checker, fixed=env).result.findings)
 
 
 # Two switches each append the key the MoE rule reads (FL101 at bbd0f6f10: moe_roe_packed_routing_gather=true
@@ -190,8 +190,6 @@ python3 -m tunix.launcher
 """
 
 
-@pytest.mark.xfail(strict=True, reason="known: over path-cap the solver reports each rule once, at the place of its first "
-                                       "model (line 3 here), not at every place enumerating finds (lines 3, 4 and 5)")
 def test_a_rule_broken_at_several_places_of_a_group_over_the_cap_is_reported_at_each(tmp_path):
     recipe = tmp_path / "recipe.sh"
     recipe.write_text(THREE_PLACES)
@@ -203,6 +201,22 @@ def test_a_rule_broken_at_several_places_of_a_group_over_the_cap_is_reported_at_
         env = {name: value for name, value in finding.witness["env"].items() if value is not None}
         assert (finding.rule, finding.location.line, finding.location.column) in _places(
             check_script(recipe, checker, fixed=env).result.findings)
+
+
+def test_a_rule_broken_at_more_places_of_a_group_than_are_reported_is_fl011_at_the_group(tmp_path, monkeypatch):
+    from flaglint.frontends.lint import launch_query
+
+    monkeypatch.setattr(launch_query, "PLACES", 2)
+    recipe = tmp_path / "recipe.sh"
+    recipe.write_text(THREE_PLACES)
+    findings = check_script(recipe, Checker("bbd0f6f10"), path_cap=1).result.findings
+    (unverified,) = [f for f in findings if f.rule == "FL011"]
+    assert "FL101 is broken at more than 2 places" in unverified.message and unverified.location.line == 3
+    assert unverified.severity == "error"
+    monkeypatch.setattr(launch_query, "PLACES", 3)  # the third place is the last: nothing is left out
+    findings = check_script(recipe, Checker("bbd0f6f10"), path_cap=1).result.findings
+    assert "FL011" not in {f.rule for f in findings}
+    assert {place for place in _places(findings) if place[0] == "FL101"} == {("FL101", 3, 95), ("FL101", 4, 96), ("FL101", 5, 93)}
 
 
 def test_a_maxtext_command_line_whose_words_twelve_inputs_decide_is_checked_by_the_solver_too():
