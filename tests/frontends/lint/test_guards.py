@@ -180,19 +180,11 @@ def test_the_solver_finds_the_rules_that_enumerating_every_combination_finds(scr
 
 # Two switches each append the key the MoE rule reads (FL101 at bbd0f6f10: moe_roe_packed_routing_gather=true
 # needs moe_chunk_pipeline=true), a third the other key: the rule is broken where each of the three is written last.
-THREE_PLACES = """\
-#!/bin/bash
-export MAXTEXT_EXTRA_FLAGS="${MAXTEXT_EXTRA_FLAGS:-} steps=10"
-if [[ "${TUNED:-false}" == "true" ]]; then export MAXTEXT_EXTRA_FLAGS="${MAXTEXT_EXTRA_FLAGS} moe_roe_packed_routing_gather=true"; fi
-if [[ "${ROUTED:-false}" == "true" ]]; then export MAXTEXT_EXTRA_FLAGS="${MAXTEXT_EXTRA_FLAGS} moe_roe_packed_routing_gather=true"; fi
-if [[ "${BIG:-false}" == "true" ]]; then export MAXTEXT_EXTRA_FLAGS="${MAXTEXT_EXTRA_FLAGS} moe_chunk_pipeline=false"; fi
-python3 -m tunix.launcher
-"""
+THREE_PLACES = GUARDS / "three_places.sh"
 
 
-def test_a_rule_broken_at_several_places_of_a_group_over_the_cap_is_reported_at_each(tmp_path):
-    recipe = tmp_path / "recipe.sh"
-    recipe.write_text(THREE_PLACES)
+def test_a_rule_broken_at_several_places_of_a_group_over_the_cap_is_reported_at_each():
+    recipe = THREE_PLACES
     checker = Checker("bbd0f6f10")
     enumerated = [f for f in check_script(recipe, checker).result.findings if f.severity == "error"]
     solved = [f for f in check_script(recipe, checker, path_cap=1).result.findings if f.severity == "error"]
@@ -203,12 +195,11 @@ def test_a_rule_broken_at_several_places_of_a_group_over_the_cap_is_reported_at_
             check_script(recipe, checker, fixed=env).result.findings)
 
 
-def test_a_rule_broken_at_more_places_of_a_group_than_are_reported_is_fl011_at_the_group(tmp_path, monkeypatch):
+def test_a_rule_broken_at_more_places_of_a_group_than_are_reported_is_fl011_at_the_group(monkeypatch):
     from flaglint.frontends.lint import launch_query
 
     monkeypatch.setattr(launch_query, "PLACES", 2)
-    recipe = tmp_path / "recipe.sh"
-    recipe.write_text(THREE_PLACES)
+    recipe = THREE_PLACES
     findings = check_script(recipe, Checker("bbd0f6f10"), path_cap=1).result.findings
     (unverified,) = [f for f in findings if f.rule == "FL011"]
     assert "FL101 is broken at more than 2 places" in unverified.message and unverified.location.line == 3
