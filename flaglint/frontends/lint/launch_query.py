@@ -302,9 +302,14 @@ def _verdict(work: SolverWork, solver: z3.Solver, query: Any, inputs: Mapping) -
     return verdict
 
 
+# A name the launch's flags or words do not set (its place is the next name's).
+_UNSET = object()
+
+
 class _Places:
     """Where a rule's finding is on each case of the tables: where the script writes the first
-    name of the rule (in located_order) that the launch's flags or words set."""
+    name of the rule (in located_order) that the launch's flags or words set (None: a name set
+    where the script wrote none of it)."""
 
     def __init__(self, translator: _Translator, tables: Mapping[str, _Table], judge: Judge, base_config: Config, base_launch: Any):
         self.translator, self.tables, self.judge = translator, tables, judge
@@ -313,7 +318,7 @@ class _Places:
 
     def _place(self, launch: Any, config: Config, name: str) -> Any:
         location = config.location(name)
-        return None if location is None else self.judge.place(launch, location)
+        return _UNSET if location is None else self.judge.place(launch, location)
 
     def cases(self, name: str) -> list:
         """The name's place on each case of its table; of a name no part of the group sets, its one place."""
@@ -321,9 +326,9 @@ class _Places:
             table = self.tables.get(name)
             if table is None:
                 self._cases[name] = [self._place(self.base_launch, self.base_config, name)]
-            else:  # a name of the device count has no launches: it is written nowhere
+            else:  # a name of the device count has no launches: the flags do not set it
                 self._cases[name] = [self._place(launch, config, name) for (config, _), launch in zip(table.configs, table.launches)] \
-                    or [None] * len(table.values)
+                    or [_UNSET] * len(table.values)
         return self._cases[name]
 
     def _term(self, name: str, test: Callable[[Any], bool]) -> Any:
@@ -337,9 +342,8 @@ class _Places:
         """Where the rule's finding is at `place` (None: at no place of the script)."""
         terms, unset = [], z3.BoolVal(True, self.translator.ctx)
         for name in located_order(rule):
-            if place is not None:
-                terms.append(z3.And(unset, self._term(name, lambda found: found == place)))
-            unset = z3.And(unset, self._term(name, lambda found: found is None))
+            terms.append(z3.And(unset, self._term(name, lambda found: found is not _UNSET and found == place)))
+            unset = z3.And(unset, self._term(name, lambda found: found is _UNSET))
         return z3.simplify(z3.Or(*terms, unset if place is None else z3.BoolVal(False, self.translator.ctx)))
 
     def of_model(self, rule: Rule, model: Any) -> Any:
@@ -347,7 +351,7 @@ class _Places:
         for name in located_order(rule):
             table = self.tables.get(name)
             case = 0 if table is None else model.eval(self.translator.term(table), model_completion=True).as_long()
-            if (place := self.cases(name)[case]) is not None:
+            if (place := self.cases(name)[case]) is not _UNSET:
                 return place
         return None
 

@@ -264,3 +264,26 @@ def test_tunix_variables_that_bind_mesh_axes_are_terms_of_the_query_too(tmp_path
     script.write_text(text)
     (finding,) = check_script(script, Checker()).result.findings
     assert finding.rule == "FL141" and finding.witness["env"] == AXIS_INPUTS
+
+
+# Each if sets F anew, so a key reaches the launch only where every later if is not taken.
+SEQUENTIAL = "#!/bin/bash\n" + "".join(f'if [ "$A{i}" != x ]; then F=bad_key_{i}=1; fi\n' for i in range(4)) + \
+    "python3 -m MaxText.train MaxText/configs/base.yml $F\n"
+
+
+def test_the_witness_of_a_key_set_anew_by_sequential_ifs_names_each_later_input_and_each_matters(tmp_path):
+    """bench/appends_bench.py's sequential ifs: the witness of the key the i-th if sets names A_i and
+    every later input, none of the earlier ones (their ifs are overwritten), so the output grows as
+    N**2; and it cannot be smaller: any later input not x sets F again, and the key is gone."""
+    recipe = tmp_path / "sequential.sh"
+    recipe.write_text(SEQUENTIAL)
+    checker = Checker()
+    findings = check_script(recipe, checker).result.findings
+    assert sorted((f.location.line, f.witness["env"]) for f in findings) == [
+        (2 + i, {f"A{i}": None, **{f"A{j}": "x" for j in range(i + 1, 4)}}) for i in range(4)]
+    for finding in findings:
+        place = {(finding.rule, finding.location.line, finding.location.column)}
+        later = {name: value for name, value in finding.witness["env"].items() if value is not None}
+        assert place <= _places(check_script(recipe, checker, fixed=later).result.findings)
+        for name in later:
+            assert not place & _places(check_script(recipe, checker, fixed={**later, name: "y"}).result.findings)
