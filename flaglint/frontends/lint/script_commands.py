@@ -194,7 +194,7 @@ def with_witnesses(seen: dict[tuple, tuple[Finding, list[ExploredPath]]], explor
     found = []
     for finding, paths in seen.values():
         path, matters = conditions.witness(paths)
-        finding.witness = witness(path, matters)
+        finding.witness = witness(path, matters, paths)
         for name in _unset_inputs_at(finding.location, path, exploration.inputs):
             finding.witness["env"].setdefault(name, None)
         found.append(finding)

@@ -339,7 +339,7 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
                 excluded = [c.path for c in launches if id(c.path) in mistyped] + quiet + unfollowed
                 conditions = PathConditions(exploration.inputs, explored, excluded)
             path, matters = conditions.witness(paths)
-        finding.witness = witness(path, matters)
+        finding.witness = witness(path, matters, paths)
         check.result.findings.append(finding)
     check.result.notes.extend(sorted(notes))
 

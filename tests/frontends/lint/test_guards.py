@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from flaglint.frontends.checker import Checker
@@ -160,8 +160,23 @@ def switched_recipes(draw) -> str:
     return "\n".join(lines) + "\n"
 
 
+# A guard refuses S0 and S2 on together: the witness of the MoE rules at line 4 (S0 on writes
+# num_experts, S2 half would write it again) takes S2 unset, not "on" (the refused combination).
+REFUSED_PAIR = """\
+#!/bin/bash
+FLAGS="compile_topology=v5p-8 compile_topology_num_slices=1"
+if [[ "${S2:-off}" == "on" && "${S0:-off}" == "on" ]]; then echo refused >&2; exit 1; fi
+if [[ "${S0:-on}" != "off" ]]; then FLAGS="${FLAGS} num_experts=4"; fi
+if [[ "${S1:-off}" == "on" ]]; then FLAGS="${FLAGS} ici_data_parallelism=2"; fi
+case "${S2:-off}" in on) FLAGS="${FLAGS} ici_tensor_parallelism=2" ;; half) FLAGS="${FLAGS} num_experts=4" ;; esac
+if [[ "${S3:-off}" == "on" ]]; then FLAGS="${FLAGS} ici_context_parallelism=3"; fi
+export MAXTEXT_EXTRA_FLAGS="${FLAGS}"
+"""
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(script=switched_recipes())
+@example(script=REFUSED_PAIR)
 def test_the_solver_finds_the_rules_that_enumerating_every_combination_finds(script, tmp_path_factory):
     """A cap of 1 sends every group with two combinations or more to the solver; the default cap
     enumerates them (the reference). Both report the same rules at the same places; the solver's
