@@ -219,9 +219,10 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
                depends: Mapping[str, set[str]], base: Mapping[str, Any], launch_at: Callable[[Mapping], Any],
                confirm_at: Callable[[Mapping[str, list]], Any], judge: Judge, cap: int,
                sequences: Mapping[str, Any] = {}) -> list[tuple[str, dict[str, list], Any]]:
-    """Each rule that some allowed assignment breaks, at each place (Judge.place) it is broken at,
-    with the inputs that matter to one such assignment, each with its values there, and the place. `classes`: each input's value classes (no Choice and
-    no product of the path's condition tells the values of a class apart); `depends`: the inputs
+    """Each rule that some allowed assignment breaks, at each place (Judge.place) it is broken at:
+    the rule, the inputs that matter to one such assignment (each with its values there) and the
+    place. `classes`: each input's value classes (no Choice and no product of the path's
+    condition tells the values of a class apart); `depends`: the inputs
     that decide each name the group sets; `base`: the path's own values; `launch_at(env)`: the
     launch with those inputs' values; `confirm_at(fixed)`: the launch of the path narrowed to them; `cap`: the most combinations of
     the inputs that decide one name (each is a launch resolved); `sequences`: of a key many parts
