@@ -47,11 +47,16 @@ def violated(rules: Iterable[Rule], config: Config) -> list[Rule]:
     return [rule for rule in rules if not holds(rule, config.lookup)]
 
 
+def located_order(rule: Rule) -> list[str]:
+    """The names a finding of the rule is located at, in order: the first one the flags set is its place."""
+    return list(dict.fromkeys([*(rule.require.names() if rule.require else []), *rule_names(rule)]))
+
+
 def finding(rule: Rule, config: Config, derived: dict | None = None) -> Finding:
     """`derived`: the ruleset's derived values, for placeholders that name one."""
     names = rule_names(rule)
     shown = _values(names, config)
-    located = [n for n in (rule.require.names() if rule.require else []) if config.location(n)] + [n for n in names if config.location(n)]
+    located = [n for n in located_order(rule) if config.location(n)]
     primary = config.location(located[0]) if located else None
     related = tuple(loc for n in dict.fromkeys(located) if (loc := config.location(n)) and loc != primary)
     return Finding(rule.id, rule.severity, f"{_filled(rule.message, config, derived or {})} ({shown})", tuple(names), primary, related)

@@ -1,6 +1,7 @@
 """The same fixing checks give the same bytes on an idle machine and on a busy one, in this process
-and as fresh commands: what bounds the solver is a count of its work (solve/smt.py FIX_WORK_LIMIT),
-never a clock, and each search counts in a Z3 context of its own."""
+and as fresh commands: what bounds the solver is a count of its work (solve/smt.py FIX_WORK_LIMIT,
+lint's launch_query.QUERY_WORK_LIMIT and PLACES), never a clock, and each search counts in a Z3
+context of its own."""
 
 import subprocess
 import sys
@@ -19,15 +20,20 @@ from flaglint.solve.smt import FixProblem
 pytestmark = pytest.mark.process
 
 FIXTURES = REPO / "tests" / "fixtures"
+GUARDS = FIXTURES / "recipes" / "guards"
 # (working directory, arguments): mesh fixes of twelve axes; a rule no fix can meet (FL119: the
 # search ends in the conflict's explanation); a two-key conflict with its fix; the same conflict
-# on one branch of a recipe (its witness and fix); and in a JobSet manifest.
+# on one branch of a recipe (its witness and fix); and in a JobSet manifest; then recipes whose
+# inputs are too many to enumerate (past path-cap: the solver's query, its witnesses and fix): a
+# mesh of fourteen inputs, and a rule broken at three places (a query for each).
 FIXING_CHECKS = [
     (REPO, ("check", "--pin", "maxtext-0.2.5", TWELVE_AXES)),
     (FIXTURES / "FL119", ("check", "-f", "bad.flags")),
     (FIXTURES / "FL101", ("check", "--env", "TRAINER_MESH_EXPERT=2", "-f", "bad.flags")),
     (FIXTURES / "FL101", ("lint", "--env", "TRAINER_MESH_EXPERT=2", "bad.sh")),
     (FIXTURES / "FL101", ("gate", "bad-jobset.yaml")),
+    (GUARDS, ("lint", "fourteen_mesh_inputs.sh")),
+    (GUARDS, ("lint", "--pin", "bbd0f6f10", "--path-cap", "1", "three_places.sh")),
 ]
 BUSY_LOOPS = 2
 
@@ -57,7 +63,8 @@ def _as_command(cwd, args):
 def test_fixing_checks_give_the_same_bytes_idle_and_busy_in_process_and_as_commands():
     reference = [_in_process(cwd, args) for cwd, args in FIXING_CHECKS]
     assert [code for code, _ in reference] == [1] * len(FIXING_CHECKS)
-    assert [out.count("fix (") for _, out in reference] == [3, 0, 1, 1, 1]
+    assert [out.count("fix (") for _, out in reference] == [3, 0, 1, 1, 1, 1, 1]
+    assert reference[-1][1].count("error FL101") == 3
     # The commands run side by side, and beside the in-process runs: the load is theirs too.
     with _busy(BUSY_LOOPS), ThreadPoolExecutor(len(FIXING_CHECKS)) as pool:
         commands = [pool.submit(_as_command, cwd, args) for cwd, args in FIXING_CHECKS]

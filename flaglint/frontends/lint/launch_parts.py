@@ -76,7 +76,7 @@ class Owned:
     excluded: frozenset = frozenset()
     rule: str | None = None
     only: frozenset | None = None  # the rules it owns (None: any)
-    at: object = None  # Origin | None: of a launch that shows one token, the place the findings it owns are at (None: any)
+    at: object = None  # of a launch that shows one token or one place of a rule (the solver's answer), the place the findings it owns are at (None: any)
 
     def owns(self, read: set, rule: str) -> bool:
         return ((self.names is None or not self.names.isdisjoint(read)) and self.excluded.isdisjoint(read)
@@ -265,7 +265,7 @@ def _group_paths(path: ExploredPath, group: _Part, splits: _Splits, explored: Ma
     """The paths on which to check a group, each with what it owns (Owned's fields): every combination of its inputs' values; or, over `cap`, the combinations of the parts
     that set a name, for the names only they set (the other parts stay at the path's values there,
     so a rule that reads names of other parts too is the solver's), and each launch the solver
-    finds a rule broken on, for that rule (the inputs it left free take one value each there).
+    finds a rule broken on, for that rule at that place (the inputs it left free take one value each there).
     `launch_at(env)`: the launch with those inputs' values."""
     try:
         return _checked_group(path, group, splits, explored, cap, judge, launch_at, flag_pieces)
@@ -320,9 +320,9 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
     classes = _input_classes(path, group.inputs, splits, explored, cubes)
     from flaglint.frontends.lint.launch_query import violations  # noqa: PLC0415 z3: only for a group over the path cap
 
-    for rule, fixed in violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(_narrowed(path, fixed).env), judge, few,
-                                  sequences):
-        found.append((_narrowed(path, fixed), {"names": frozenset(group.names), "rule": rule}))
+    for rule, fixed, place in violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(_narrowed(path, fixed).env), judge,
+                                         few, sequences):
+        found.append((_narrowed(path, fixed), {"names": frozenset(group.names), "rule": rule, "at": place}))
     return found
 
 

@@ -7,9 +7,11 @@ variable) is a term over the few inputs that decide it: its value on each of the
 read from that launch resolved for real (so typing, defaults and Tunix bindings are MaxText's and
 Tunix's), every other part at the path's own value. The rules that read these names are
 translated as a fix's are (solve/smt.py), and the solver is asked for an assignment under which one
-breaks. A model is minimised to the inputs the violation depends on (an input is dropped while the
-violation stays forced with it free), confirmed by the normal check of that one launch, and its
-rule is left out before asking again, so every rule the group can break is found.
+breaks. A finding's place is where the script writes the first of its rule's names the launch
+sets (solve/rules.located_order), a term over the same cases. A model is minimised to the inputs
+the violation at its place depends on (an input is dropped while the violation stays forced there
+with it free), confirmed by the normal check of that one launch, and that place of its rule is
+left out before asking again, so every rule the group can break is found at each place it can be.
 
 Fail closed: a rule the encoding cannot express, or a solver that gives no answer, leaves the
 launch unverified (Unverified), never passed. z3 is imported here, and this module only for a
@@ -31,7 +33,7 @@ from flaglint.resolve.resolver import Config
 from flaglint.resolve.topology import DEVICE_NAMES
 from flaglint.rules.expr import Node, Unknown, evaluate
 from flaglint.rules.ruleset import Rule
-from flaglint.solve.rules import holds
+from flaglint.solve.rules import holds, located_order
 from flaglint.solve.smt import UNDEFINED, Finite, FixProblem, SolverWork, Unsupported
 
 # The work one group's query may do, in Z3's resource units (solve/smt.py FIX_WORK_LIMIT): past it
@@ -41,6 +43,8 @@ from flaglint.solve.smt import UNDEFINED, Finite, FixProblem, SolverWork, Unsupp
 QUERY_WORK_LIMIT = 20_000_000
 # Models that the concrete check of their launch does not confirm, before the group is given up.
 MISMATCHES = 8
+# The places one rule is reported at for one group: one more is FL011 (never a place left out).
+PLACES = 64
 # A rule, or a part of one, that fewer combinations of inputs decide is evaluated on each of them
 # (exactly as the check does, float arithmetic and undefined values included) instead of translated.
 CASES = 128
@@ -57,6 +61,7 @@ class _Table:
     judged: list[bool]  # where a rule that reads it is judged: no token of it refused, no value unknown
     index: Any = None
     configs: list = ()  # the launches' configs it was read from
+    launches: list = ()  # those launches
 
 
 class _Translator(FixProblem):
@@ -202,17 +207,22 @@ class Judge(Protocol):
     def rules(self, config: Config) -> list[Rule]:
         """The rules judged on a launch with this config."""
 
-    def broken(self, launch: Any) -> set[str]:
-        """The rules the normal check of the launch finds broken."""
+    def broken(self, launch: Any) -> set[tuple[str, Any]]:
+        """The rules the normal check of the launch finds broken, each with its place (`place`)."""
+
+    def place(self, launch: Any, location: Any) -> Any:
+        """Where the script wrote what the launch's config has at `location` (a Location, hashable;
+        None: nowhere in the script)."""
 
 
 def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[str, Sequence]],
                depends: Mapping[str, set[str]], base: Mapping[str, Any], launch_at: Callable[[Mapping], Any],
                confirm_at: Callable[[Mapping[str, list]], Any], judge: Judge, cap: int,
-               sequences: Mapping[str, Any] = {}) -> list[tuple[str, dict[str, list]]]:
-    """Each rule that some allowed assignment breaks, with the inputs that matter to one such
-    assignment, each with its values there. `classes`: each input's value classes (no Choice and
-    no product of the path's condition tells the values of a class apart); `depends`: the inputs
+               sequences: Mapping[str, Any] = {}) -> list[tuple[str, dict[str, list], Any]]:
+    """Each rule that some allowed assignment breaks, at each place (Judge.place) it is broken at:
+    the rule, the inputs that matter to one such assignment (each with its values there) and the
+    place. `classes`: each input's value classes (no Choice and no product of the path's
+    condition tells the values of a class apart); `depends`: the inputs
     that decide each name the group sets; `base`: the path's own values; `launch_at(env)`: the
     launch with those inputs' values; `confirm_at(fixed)`: the launch of the path narrowed to them; `cap`: the most combinations of
     the inputs that decide one name (each is a launch resolved); `sequences`: of a key many parts
@@ -224,7 +234,8 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
     solver = z3.Solver(ctx=ctx)
     solver.add([z3.And(0 <= var, var < len(classes[name])) for name, var in inputs.items()])
     solver.add(_condition(classes, cubes, inputs, ctx))
-    base_config, base_unjudged = judge.config(launch_at(base))
+    base_launch = launch_at(base)
+    base_config, base_unjudged = judge.config(base_launch)
     if base_config is None:
         return []
     resolved = _Resolved(classes, base, launch_at, judge, cap)
@@ -250,29 +261,100 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
             broken[rule.id] = translator.violated(rule, cap)
         except (Unsupported, Unknown, z3.Z3Exception) as err:
             raise Unverified(f"rule {rule.id} over {', '.join(sorted(names))} cannot be decided by the solver ({err})") from None
+    where = _Places(translator, tables, judge, base_config, base_launch)
     found = []
+    places: dict[str, int] = {}  # rule -> the places it is found broken at so far
     mismatches = 0
     while broken:
-        verdict = work.check(solver, z3.Or(*broken.values()))
+        verdict = _verdict(work, solver, z3.Or(*broken.values()), inputs)
         if verdict == z3.unsat:
             break
-        if verdict != z3.sat:
-            reason = "its work limit was reached" if work.left() <= 0 else solver.reason_unknown()
-            raise Unverified(f"the solver gave no answer on {', '.join(inputs)} ({reason})")
         model = solver.model()
         chosen = {name: model.eval(var, model_completion=True).as_long() for name, var in inputs.items()}
         rule_id = next(r for r in sorted(broken) if z3.is_true(model.eval(broken[r], model_completion=True)))
-        kept = _minimised(solver, work, broken[rule_id], inputs, chosen, len(cubes) <= 1)
+        place = where.of_model(rules[rule_id], model)
+        at_place = where.at(rules[rule_id], place)
+        kept = _minimised(solver, work, z3.And(broken[rule_id], at_place), inputs, chosen, len(cubes) <= 1)
         fixed = {name: list(classes[name][chosen[name]]) for name in kept}
-        if rule_id in judge.broken(confirm_at(fixed)):
-            found.append((rule_id, fixed))
-            del broken[rule_id]
+        if (rule_id, place) in judge.broken(confirm_at(fixed)):
+            found.append((rule_id, fixed, place))
+            # The rule may be broken at other places too (where other parts set its names): asked
+            # again with this one left out, up to PLACES of them.
+            broken[rule_id] = z3.And(broken[rule_id], z3.Not(at_place))
+            places[rule_id] = places.get(rule_id, 0) + 1
+            if places[rule_id] == PLACES:
+                if _verdict(work, solver, broken[rule_id], inputs) == z3.sat:  # fail closed: a place past the count is not left out
+                    raise Unverified(f"rule {rule_id} is broken at more than {PLACES} places that {', '.join(inputs)} decide")
+                del broken[rule_id]
             continue
         mismatches += 1
         if mismatches > MISMATCHES:
             raise Unverified(f"the solver's reading of rule {rule_id} disagrees with its check on {', '.join(inputs)}")
         solver.add(z3.Not(z3.And(*[inputs[name] == index for name, index in chosen.items()], ctx)))
     return found
+
+
+def _verdict(work: SolverWork, solver: z3.Solver, query: Any, inputs: Mapping) -> Any:
+    """sat or unsat; a solver that gives no answer (its work limit) leaves the group unverified."""
+    verdict = work.check(solver, query)
+    if verdict not in (z3.sat, z3.unsat):
+        reason = "its work limit was reached" if work.left() <= 0 else solver.reason_unknown()
+        raise Unverified(f"the solver gave no answer on {', '.join(inputs)} ({reason})")
+    return verdict
+
+
+# A name the launch's flags or words do not set (its place is the next name's).
+_UNSET = object()
+
+
+class _Places:
+    """Where a rule's finding is on each case of the tables: where the script writes the first
+    name of the rule (in located_order) that the launch's flags or words set (None: a name set
+    where the script wrote none of it)."""
+
+    def __init__(self, translator: _Translator, tables: Mapping[str, _Table], judge: Judge, base_config: Config, base_launch: Any):
+        self.translator, self.tables, self.judge = translator, tables, judge
+        self.base_config, self.base_launch = base_config, base_launch
+        self._cases: dict[str, list] = {}
+
+    def _place(self, launch: Any, config: Config, name: str) -> Any:
+        location = config.location(name)
+        return _UNSET if location is None else self.judge.place(launch, location)
+
+    def cases(self, name: str) -> list:
+        """The name's place on each case of its table; of a name no part of the group sets, its one place."""
+        if name not in self._cases:
+            table = self.tables.get(name)
+            if table is None:
+                self._cases[name] = [self._place(self.base_launch, self.base_config, name)]
+            else:  # a name of the device count has no launches: the flags do not set it
+                self._cases[name] = [self._place(launch, config, name) for (config, _), launch in zip(table.configs, table.launches)] \
+                    or [_UNSET] * len(table.values)
+        return self._cases[name]
+
+    def _term(self, name: str, test: Callable[[Any], bool]) -> Any:
+        """Where the name's place passes `test`, as a Z3 term."""
+        found = [test(place) for place in self.cases(name)]
+        if name not in self.tables:
+            return z3.BoolVal(found[0], self.translator.ctx)
+        return self.translator.boolean_term(Finite(self.translator.term(self.tables[name]), found))
+
+    def at(self, rule: Rule, place: Any) -> Any:
+        """Where the rule's finding is at `place` (None: at no place of the script)."""
+        terms, unset = [], z3.BoolVal(True, self.translator.ctx)
+        for name in located_order(rule):
+            terms.append(z3.And(unset, self._term(name, lambda found: found is not _UNSET and found == place)))
+            unset = z3.And(unset, self._term(name, lambda found: found is _UNSET))
+        return z3.simplify(z3.Or(*terms, unset if place is None else z3.BoolVal(False, self.translator.ctx)))
+
+    def of_model(self, rule: Rule, model: Any) -> Any:
+        """The place of the rule's finding on the model's case of each table."""
+        for name in located_order(rule):
+            table = self.tables.get(name)
+            case = 0 if table is None else model.eval(self.translator.term(table), model_completion=True).as_long()
+            if (place := self.cases(name)[case]) is not _UNSET:
+                return place
+        return None
 
 
 def _condition(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[str, Sequence]], inputs: Mapping, ctx: z3.Context) -> Any:
@@ -295,6 +377,7 @@ class _Resolved:
     def __init__(self, classes: Mapping[str, Sequence[list]], base: Mapping, launch_at: Callable[[Mapping], Any], judge: Judge, cap: int):
         self.classes, self.base, self.launch_at, self.judge, self.cap = classes, base, launch_at, judge, cap
         self._configs: dict[tuple, list] = {}
+        self._launches: dict[tuple, list] = {}  # the launches the configs were read from
 
     def configs(self, deciding: list[str], what: str = "") -> list[tuple[Config, frozenset]]:
         key = tuple(deciding)
@@ -302,19 +385,22 @@ class _Resolved:
             count = _combinations(self.classes, deciding)
             if count > self.cap:
                 raise Unverified(f"{what or 'a name'} is decided by {count} combinations of {', '.join(deciding)} (more than {self.cap})")
-            found = []
+            found, launches = [], []
             for combo in itertools.product(*(range(len(self.classes[n])) for n in deciding)):
-                config, unjudged = self.judge.config(self.launch_at({**self.base, **{n: self.classes[n][i][0] for n, i in zip(deciding, combo)}}))
+                launch = self.launch_at({**self.base, **{n: self.classes[n][i][0] for n, i in zip(deciding, combo)}})
+                config, unjudged = self.judge.config(launch)
                 if config is None:
                     raise Unverified(f"whether MaxText runs at all depends on {', '.join(deciding)}")
                 found.append((config, unjudged))
-            self._configs[key] = found
+                launches.append(launch)
+            self._configs[key], self._launches[key] = found, launches
         return self._configs[key]
 
     def table(self, name: str, deciding: list[str]) -> _Table:
         """The name's value on each combination of the inputs that decide it."""
         configs = self.configs(deciding, name)
-        return _Table(deciding, [c.lookup(name) for c, _ in configs], [name not in unjudged for _, unjudged in configs], configs=configs)
+        return _Table(deciding, [c.lookup(name) for c, _ in configs], [name not in unjudged for _, unjudged in configs], configs=configs,
+                      launches=self._launches[tuple(deciding)])
 
     def sequence_table(self, name: str, deciding: list[str], tokens, inputs: Mapping, launch_of: Callable[[Mapping], Any],
                        ctx: z3.Context) -> _Table:
@@ -324,16 +410,18 @@ class _Resolved:
         def written(token: int) -> Any:
             return z3.Or(*[z3.And(*[inputs[n] == i for n, i in combo.items()], ctx) for combo in tokens.present[token]], ctx)
 
-        configs = []
+        configs, launches = [], []
         for fixed in (tokens.none, *tokens.last):
-            found = self.judge.config(self.launch_at(self.base) if fixed is None else launch_of(fixed))
+            launch = self.launch_at(self.base) if fixed is None else launch_of(fixed)
+            found = self.judge.config(launch)
             if found[0] is None:
                 raise Unverified(f"whether MaxText runs at all depends on {', '.join(deciding)}")
             configs.append(found)
+            launches.append(launch)
         index: Any = z3.IntVal(0, ctx)  # the last token written wins: each If asks first of the later ones
         for token in range(len(tokens.present)):
             index = z3.If(written(token), token + 1, index)
-        return _Table(deciding, [c.lookup(name) for c, _ in configs], [name not in unjudged for _, unjudged in configs], index, configs)
+        return _Table(deciding, [c.lookup(name) for c, _ in configs], [name not in unjudged for _, unjudged in configs], index, configs, launches)
 
     def device_table(self, name: str, deciding: list[str]) -> _Table:
         """A name of the device count (topology.DEVICE_NAMES), judged where the launch gives one."""

@@ -100,13 +100,19 @@ class CommandJudge:
     def rules(self, config) -> list:
         return self.checker.judgeable_rules(config)
 
-    def broken(self, words: tuple) -> set[str]:
+    def broken(self, words: tuple) -> set[tuple[str, Location | None]]:
         found = self._line(words)
         if found is None:
             return set()
         line, argv, config_file = found
         findings = check_command(line.checker(self.checker), argv, config_file, line.env, _unknown_keys(argv), self.index, line.written)
-        return {f.rule for f in findings}
+        origins = _argv_origins(line)
+        return {(f.rule, placed(f.location, origins)) for f in findings}
+
+    def place(self, words: tuple, location: Location) -> Location | None:
+        """Where the script (or a config file) wrote what the command line has at `location`."""
+        found = self._line(words)
+        return None if found is None else placed(location, _argv_origins(found[0]))
 
 
 def _unknown_keys(words: list[str]) -> frozenset[str]:
@@ -159,7 +165,7 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
             checked += 1
             if line.command.old_layout:
                 old_layout.setdefault(line.file, set()).add(line.line)
-            owned = [f for f in findings if argv.owns(keys_read(f, checker), f.rule)]
+            owned = [f for f in findings if argv.owns(keys_read(f, checker), f.rule) and argv.owns_at(f.location)]
             if any(f.severity != "info" for f in owned):
                 to_fix.setdefault(tuple(w.text for w in line.words), line)
             for finding in owned:
@@ -188,7 +194,7 @@ def with_witnesses(seen: dict[tuple, tuple[Finding, list[ExploredPath]]], explor
     found = []
     for finding, paths in seen.values():
         path, matters = conditions.witness(paths)
-        finding.witness = witness(path, matters)
+        finding.witness = witness(path, matters, paths)
         for name in _unset_inputs_at(finding.location, path, exploration.inputs):
             finding.witness["env"].setdefault(name, None)
         found.append(finding)
@@ -229,9 +235,8 @@ def _unset_inputs_at(location: Location | None, path: ExploredPath, inputs: dict
 
 def _check_line(line: CommandLine, script: Path, checker: Checker, index: ConfigIndex | None, notes: set[str],
                 results: dict[tuple, list[Finding]]) -> list[Finding]:
-    argv = [line.words[i] for i in line.command.args]
-    words = [w.text for w in argv]
-    origins = Value(argv_source(words).text, quoted_origins([(w.text, w.origins) for w in argv]))
+    words = [line.words[i].text for i in line.command.args]
+    origins = _argv_origins(line)
     config, note = config_path(line.command, [script.parent, Path.cwd()], index, line.written)
     if note is not None:
         notes.add(f"{line.file}:{line.line}: {note}")
@@ -248,6 +253,12 @@ def _check_line(line: CommandLine, script: Path, checker: Checker, index: Config
         located = placed(finding.location, origins) or Location(line.file, line.line, 1, end_column=2)
         in_script.append(replace(finding, location=located, related=related))
     return in_script
+
+
+def _argv_origins(line: CommandLine) -> Value:
+    """The command line's argv as MaxText reads it, with where the script wrote each character."""
+    argv = [line.words[i] for i in line.command.args]
+    return Value(argv_source([w.text for w in argv]).text, quoted_origins([(w.text, w.origins) for w in argv]))
 
 
 def placed(where: Location | None, origins: Value) -> Location | None:

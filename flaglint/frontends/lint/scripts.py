@@ -339,7 +339,7 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
                 excluded = [c.path for c in launches if id(c.path) in mistyped] + quiet + unfollowed
                 conditions = PathConditions(exploration.inputs, explored, excluded)
             path, matters = conditions.witness(paths)
-        finding.witness = witness(path, matters)
+        finding.witness = witness(path, matters, paths)
         check.result.findings.append(finding)
     check.result.notes.extend(sorted(notes))
 
@@ -374,9 +374,16 @@ class _TrainerJudge:
     def rules(self, config) -> list:
         return self.checker.judgeable_rules(config)
 
-    def broken(self, rendering: Rendering) -> set[str]:
+    def broken(self, rendering: Rendering) -> set[tuple[str, Location | None]]:
         flags, env, unknown = _trainer_input(rendering)
-        return {f.rule for f in self.checker.check(FlagSource(flags.text), env, fix=False, unknown=unknown).findings}
+        return {(f.rule, self.place(rendering, f.location)) for f in self.checker.check(FlagSource(flags.text), env, fix=False, unknown=unknown).findings}
+
+    def place(self, rendering: Rendering, location: Location | None) -> Location | None:
+        """Where the script wrote the flag token at `location` of the launch's flag string."""
+        if location is None:
+            return None
+        flags = _trainer_input(rendering)[0]
+        return script_location(flags, *_span(flags.text, location))
 
 
 def _record(seen: dict, findings: list[Finding], launch: Concrete, flags: Value, checker: Checker) -> bool:

@@ -3,7 +3,7 @@ its witness (the inputs that make it happen and the branches a run with them tak
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +36,31 @@ def _witness_choice(values: list) -> str | None:
     return min(values, key=rank)
 
 
-def _witness_value(values: list) -> str | None:
-    best = _witness_choice(values)
-    return "<any other value>" if best is not None and best.startswith(OTHER) else best
+def _witness_value(value: str | None) -> str | None:
+    return "<any other value>" if value is not None and value.startswith(OTHER) else value
+
+
+def _on_paths(path: ExploredPath, paths: Sequence[ExploredPath], matters: Mapping[str, list]) -> dict[str, str | None]:
+    """One value of each input that matters, as a user would write it (_witness_choice), where the
+    finding is: input by input where that meets on one of its `paths`; else all in one product of
+    the condition of `path` (theirs), which a run with its other inputs as they are takes. Input by
+    input, the values of a guard over several inputs (one that refuses a combination with `exit 1`)
+    could meet where no path of the finding is."""
+    chosen = {name: _witness_choice(values) for name, values in matters.items()}
+    if any(_admits(product, chosen) for found in paths for product in found.products()):
+        return chosen
+    products = path.products()
+    for product in products:
+        if len(products) > 1 and any(name not in matters and path.env.get(name) not in values for name, values in product.items()):
+            continue
+        allowed = {name: [v for v in values if name not in product or v in product[name]] for name, values in matters.items()}
+        if all(allowed.values()):
+            return {name: _witness_choice(found) for name, found in allowed.items()}
+    return chosen
+
+
+def _admits(product: Mapping[str, Sequence], chosen: Mapping[str, str | None]) -> bool:
+    return all(name not in product or value in product[name] for name, value in chosen.items())
 
 
 class Witnesses:
@@ -50,8 +72,9 @@ class Witnesses:
         self.script, self.text = script, text
         self._branches: dict[tuple, list] = {}
 
-    def __call__(self, path: ExploredPath, matters: Mapping[str, list]) -> dict[str, Any]:
-        chosen = {name: _witness_choice(values) for name, values in matters.items()}
+    def __call__(self, path: ExploredPath, matters: Mapping[str, list], paths: Sequence[ExploredPath]) -> dict[str, Any]:
+        """`path` and `matters`: the finding's witness among its `paths` (PathConditions.witness)."""
+        chosen = _on_paths(path, paths, matters)
         key = (id(path), tuple(sorted(chosen.items(), key=lambda item: item[0])))
         branches = self._branches.get(key)
         if branches is None:
@@ -60,7 +83,7 @@ class Witnesses:
             branches = self._branches[key] = [{"file": str(file), "line": line}
                                               for file, line in render(self.script, env, self.text, args).branches]
         return {
-            "env": {name: _witness_value(values) for name, values in matters.items()},
+            "env": {name: _witness_value(value) for name, value in chosen.items()},
             "branches": [dict(branch) for branch in branches],
         }
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from flaglint.frontends.checker import Checker
@@ -129,6 +129,10 @@ def test_a_rule_the_solver_cannot_express_leaves_the_group_unverified_never_pass
     assert allowed.severity == "warning"
 
 
+def _places(findings) -> set[tuple[str, int, int]]:
+    return {(f.rule, f.location.line, f.location.column) for f in findings if f.location is not None}
+
+
 # Switches a generated recipe may flip: each appends one token to the flags of a v5p-8 slice whose
 # ici_fsdp_parallelism fills what the other axes leave; together they break the mesh rules
 # (FL140, FL141), the MoE rules, or nothing.
@@ -156,45 +160,46 @@ def switched_recipes(draw) -> str:
     return "\n".join(lines) + "\n"
 
 
+# A guard refuses S0 and S2 on together: the witness of the MoE rules at line 4 (S0 on writes
+# num_experts, S2 half would write it again) takes S2 unset, not "on" (the refused combination).
+REFUSED_PAIR = """\
+#!/bin/bash
+FLAGS="compile_topology=v5p-8 compile_topology_num_slices=1"
+if [[ "${S2:-off}" == "on" && "${S0:-off}" == "on" ]]; then echo refused >&2; exit 1; fi
+if [[ "${S0:-on}" != "off" ]]; then FLAGS="${FLAGS} num_experts=4"; fi
+if [[ "${S1:-off}" == "on" ]]; then FLAGS="${FLAGS} ici_data_parallelism=2"; fi
+case "${S2:-off}" in on) FLAGS="${FLAGS} ici_tensor_parallelism=2" ;; half) FLAGS="${FLAGS} num_experts=4" ;; esac
+if [[ "${S3:-off}" == "on" ]]; then FLAGS="${FLAGS} ici_context_parallelism=3"; fi
+export MAXTEXT_EXTRA_FLAGS="${FLAGS}"
+"""
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(script=switched_recipes())
+@example(script=REFUSED_PAIR)
 def test_the_solver_finds_the_rules_that_enumerating_every_combination_finds(script, tmp_path_factory):
     """A cap of 1 sends every group with two combinations or more to the solver; the default cap
-    enumerates them (the reference). Both report the same rules; the solver's witness, run,
-    breaks its rule."""
+    enumerates them (the reference). Both report the same rules at the same places; the solver's
+    witness, run, breaks its rule at its place."""
     recipe = tmp_path_factory.mktemp("recipe") / "recipe.sh"
     recipe.write_text(script)
     checker = Checker()
     enumerated = check_script(recipe, checker).result.findings
     solved = check_script(recipe, checker, path_cap=1).result.findings
     assert "FL011" not in {f.rule for f in enumerated + solved}
-    assert sorted({f.rule for f in solved}) == sorted({f.rule for f in enumerated})
+    assert _places(solved) == _places(enumerated)
     for finding in solved:
         env = {name: value for name, value in finding.witness["env"].items() if value is not None}
-        assert finding.rule in {f.rule for f in check_script(recipe, checker, fixed=env).result.findings}
-
-
-def _places(findings) -> set[tuple[str, int, int]]:
-    return {(f.rule, f.location.line, f.location.column) for f in findings if f.location is not None}
+        assert (finding.rule, finding.location.line, finding.location.column) in _places(check_script(recipe, checker, fixed=env).result.findings)
 
 
 # Two switches each append the key the MoE rule reads (FL101 at bbd0f6f10: moe_roe_packed_routing_gather=true
 # needs moe_chunk_pipeline=true), a third the other key: the rule is broken where each of the three is written last.
-THREE_PLACES = """\
-#!/bin/bash
-export MAXTEXT_EXTRA_FLAGS="${MAXTEXT_EXTRA_FLAGS:-} steps=10"
-if [[ "${TUNED:-false}" == "true" ]]; then export MAXTEXT_EXTRA_FLAGS="${MAXTEXT_EXTRA_FLAGS} moe_roe_packed_routing_gather=true"; fi
-if [[ "${ROUTED:-false}" == "true" ]]; then export MAXTEXT_EXTRA_FLAGS="${MAXTEXT_EXTRA_FLAGS} moe_roe_packed_routing_gather=true"; fi
-if [[ "${BIG:-false}" == "true" ]]; then export MAXTEXT_EXTRA_FLAGS="${MAXTEXT_EXTRA_FLAGS} moe_chunk_pipeline=false"; fi
-python3 -m tunix.launcher
-"""
+THREE_PLACES = GUARDS / "three_places.sh"
 
 
-@pytest.mark.xfail(strict=True, reason="known: over path-cap the solver reports each rule once, at the place of its first "
-                                       "model (line 3 here), not at every place enumerating finds (lines 3, 4 and 5)")
-def test_a_rule_broken_at_several_places_of_a_group_over_the_cap_is_reported_at_each(tmp_path):
-    recipe = tmp_path / "recipe.sh"
-    recipe.write_text(THREE_PLACES)
+def test_a_rule_broken_at_several_places_of_a_group_over_the_cap_is_reported_at_each():
+    recipe = THREE_PLACES
     checker = Checker("bbd0f6f10")
     enumerated = [f for f in check_script(recipe, checker).result.findings if f.severity == "error"]
     solved = [f for f in check_script(recipe, checker, path_cap=1).result.findings if f.severity == "error"]
@@ -203,6 +208,21 @@ def test_a_rule_broken_at_several_places_of_a_group_over_the_cap_is_reported_at_
         env = {name: value for name, value in finding.witness["env"].items() if value is not None}
         assert (finding.rule, finding.location.line, finding.location.column) in _places(
             check_script(recipe, checker, fixed=env).result.findings)
+
+
+def test_a_rule_broken_at_more_places_of_a_group_than_are_reported_is_fl011_at_the_group(monkeypatch):
+    from flaglint.frontends.lint import launch_query
+
+    monkeypatch.setattr(launch_query, "PLACES", 2)
+    recipe = THREE_PLACES
+    findings = check_script(recipe, Checker("bbd0f6f10"), path_cap=1).result.findings
+    (unverified,) = [f for f in findings if f.rule == "FL011"]
+    assert "FL101 is broken at more than 2 places" in unverified.message and unverified.location.line == 3
+    assert unverified.severity == "error"
+    monkeypatch.setattr(launch_query, "PLACES", 3)  # the third place is the last: nothing is left out
+    findings = check_script(recipe, Checker("bbd0f6f10"), path_cap=1).result.findings
+    assert "FL011" not in {f.rule for f in findings}
+    assert {place for place in _places(findings) if place[0] == "FL101"} == {("FL101", 3, 95), ("FL101", 4, 96), ("FL101", 5, 93)}
 
 
 def test_a_maxtext_command_line_whose_words_twelve_inputs_decide_is_checked_by_the_solver_too():
@@ -259,3 +279,26 @@ def test_tunix_variables_that_bind_mesh_axes_are_terms_of_the_query_too(tmp_path
     script.write_text(text)
     (finding,) = check_script(script, Checker()).result.findings
     assert finding.rule == "FL141" and finding.witness["env"] == AXIS_INPUTS
+
+
+# Each if sets F anew, so a key reaches the launch only where every later if is not taken.
+SEQUENTIAL = "#!/bin/bash\n" + "".join(f'if [ "$A{i}" != x ]; then F=bad_key_{i}=1; fi\n' for i in range(4)) + \
+    "python3 -m MaxText.train MaxText/configs/base.yml $F\n"
+
+
+def test_the_witness_of_a_key_set_anew_by_sequential_ifs_names_each_later_input_and_each_matters(tmp_path):
+    """bench/appends_bench.py's sequential ifs: the witness of the key the i-th if sets names A_i and
+    every later input, none of the earlier ones (their ifs are overwritten), so the output grows as
+    N**2; and it cannot be smaller: any later input not x sets F again, and the key is gone."""
+    recipe = tmp_path / "sequential.sh"
+    recipe.write_text(SEQUENTIAL)
+    checker = Checker()
+    findings = check_script(recipe, checker).result.findings
+    assert sorted((f.location.line, f.witness["env"]) for f in findings) == [
+        (2 + i, {f"A{i}": None, **{f"A{j}": "x" for j in range(i + 1, 4)}}) for i in range(4)]
+    for finding in findings:
+        place = {(finding.rule, finding.location.line, finding.location.column)}
+        later = {name: value for name, value in finding.witness["env"].items() if value is not None}
+        assert place <= _places(check_script(recipe, checker, fixed=later).result.findings)
+        for name in later:
+            assert not place & _places(check_script(recipe, checker, fixed={**later, name: "y"}).result.findings)
