@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+from maxtext_packages import write_package
 
 from flaglint.importer.validators import extract
 from flaglint.rules.expr import evaluate, parse
@@ -76,12 +77,7 @@ BASE = "ratios: []\nmode: plain\nparallel: 1\naxes: [a, b]\np_a: 1\np_b: 1\nslic
 
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("lists") / "maxtext"
-    (root / "configs").mkdir(parents=True)
-    (root / "version.py").write_text('__version__ = "9.9.9"\n')
-    (root / "configs" / "types.py").write_text(TYPES)
-    (root / "configs" / "base.yml").write_text(BASE)
-    return extract(root.parent)
+    return extract(write_package(tmp_path_factory.mktemp("lists"), TYPES, BASE))
 
 
 def test_every_check_is_a_rule(imported):
@@ -131,12 +127,8 @@ def test_each_rule_breaks_exactly_where_python_raises(imported, **values):
 
 
 def test_a_key_named_as_the_element_gives_the_element_another_name(tmp_path: Path):
-    root = tmp_path / "maxtext"
-    (root / "configs").mkdir(parents=True)
-    (root / "version.py").write_text('__version__ = "9.9.9"\n')
-    (root / "configs" / "types.py").write_text(TYPES.replace("  floor: int = Field(0)\n", "  floor: int = Field(0)\n  ratio: int = Field(0)\n"))
-    (root / "configs" / "base.yml").write_text(BASE + "ratio: 0\n")
-    rule = next(r for r in extract(root.parent).rules if r["source"].endswith("check_each_ratio"))
+    types = TYPES.replace("  floor: int = Field(0)\n", "  floor: int = Field(0)\n  ratio: int = Field(0)\n")
+    rule = next(r for r in extract(write_package(tmp_path, types, BASE + "ratio: 0\n")).rules if r["source"].endswith("check_each_ratio"))
     assert rule["require"] == "not any(ratio_item != 0 and ratio_item < 4 for ratio_item in ratios)"
 
 
@@ -183,14 +175,8 @@ class MaxTextConfig(BaseModel):
 
 @pytest.fixture(scope="module")
 def mesh_rule(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    root = tmp_path_factory.mktemp("mesh") / "maxtext"
-    (root / "configs" / "custom_mesh_and_rule").mkdir(parents=True)
-    (root / "version.py").write_text('__version__ = "9.9.9"\n')
-    (root / "configs" / "types.py").write_text(MESH_TYPES)
-    (root / "configs" / "base.yml").write_text("custom_mesh_and_rule: ''\nmesh_axes: [a]\n")
-    for name, axes in MESH_FILES.items():
-        (root / "configs" / "custom_mesh_and_rule" / f"{name}.yml").write_text(f"mesh_axes: [{', '.join(axes)}]\n")
-    found = extract(root.parent)
+    files = {f"configs/custom_mesh_and_rule/{name}.yml": f"mesh_axes: [{', '.join(axes)}]\n" for name, axes in MESH_FILES.items()}
+    found = extract(write_package(tmp_path_factory.mktemp("mesh"), MESH_TYPES, "custom_mesh_and_rule: ''\nmesh_axes: [a]\n", files))
     assert not found.unexpressible and len(found.rules) == 1
     return found.rules[0]
 

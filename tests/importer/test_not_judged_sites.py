@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from maxtext_packages import write_package
 
 from flaglint.importer.key_reads import KeyReads
 from flaglint.importer.validators import extract
@@ -71,13 +72,8 @@ class MaxTextConfig(BaseModel):
 
 @pytest.fixture(scope="module")
 def found(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("not-judged") / "maxtext"
-    (root / "configs" / "custom_mesh_and_rule").mkdir(parents=True)
-    (root / "version.py").write_text('__version__ = "9.9.9"\n')
-    (root / "configs" / "types.py").write_text(TYPES)
-    (root / "configs" / "base.yml").write_text("dump: false\nratios: []\naxis: a\nhardware: tpu\n")
-    (root / "configs" / "custom_mesh_and_rule" / "wide.yml").write_text("context_sharding: c\n")
-    return extract(root.parent)
+    return extract(write_package(tmp_path_factory.mktemp("not-judged"), TYPES, "dump: false\nratios: []\naxis: a\nhardware: tpu\n",
+                                 {"configs/custom_mesh_and_rule/wide.yml": "context_sharding: c\n"}))
 
 
 def _entry(found, start: str) -> dict:
@@ -189,12 +185,7 @@ class MaxTextConfig(BaseModel):
 
 @pytest.fixture(scope="module")
 def elementwise(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("elementwise") / "maxtext"
-    (root / "configs").mkdir(parents=True)
-    (root / "version.py").write_text('__version__ = "9.9.9"\n')
-    (root / "configs" / "types.py").write_text(ELEMENTWISE_TYPES)
-    (root / "configs" / "base.yml").write_text("axes: [a, b]\np_a: 1\np_b: 1\np_c: 1\nslices: 1\n")
-    found = extract(root.parent)
+    found = extract(write_package(tmp_path_factory.mktemp("elementwise"), ELEMENTWISE_TYPES, "axes: [a, b]\np_a: 1\np_b: 1\np_c: 1\nslices: 1\n"))
     assert not found.unexpressible and len(found.rules) == 1
     return found
 

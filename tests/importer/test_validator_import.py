@@ -13,6 +13,7 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
+from maxtext_packages import write_package
 
 from flaglint.importer.importer import import_schema
 from flaglint.importer.validators import _implies, extract, write_rules
@@ -230,12 +231,7 @@ class MaxTextConfig(Part):
 
 @pytest.fixture(scope="module")
 def synthetic(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("synthetic") / "maxtext"
-    (root / "configs").mkdir(parents=True)
-    (root / "version.py").write_text('__version__ = "9.9.9"\n')
-    (root / "configs" / "types.py").write_text(SYNTHETIC_TYPES)
-    (root / "configs" / "base.yml").write_text('flag: false\nn: 1\nmode: a\nk: 0\nname: ""\ntiles: 1\n')
-    return extract(root.parent)
+    return extract(write_package(tmp_path_factory.mktemp("synthetic"), SYNTHETIC_TYPES, 'flag: false\nn: 1\nmode: a\nk: 0\nname: ""\ntiles: 1\n'))
 
 
 def _by_message(found, start: str) -> dict:
@@ -367,14 +363,8 @@ def get_system_characteristics(user_facing_name):
 
 @pytest.fixture(scope="module")
 def topology_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("topology") / "maxtext"
-    (root / "configs").mkdir(parents=True)
-    (root / "utils").mkdir()
-    (root / "version.py").write_text('__version__ = "9.9.9"\n')
-    (root / "configs" / "types.py").write_text(TOPOLOGY_TYPES)
-    (root / "configs" / "base.yml").write_text('compile_topology: ""\ninternal_compile: false\n')
-    (root / "utils" / "accelerator_to_spec_map.py").write_text(SPEC_MAP)
-    return root.parent
+    return write_package(tmp_path_factory.mktemp("topology"), TOPOLOGY_TYPES, 'compile_topology: ""\ninternal_compile: false\n',
+                         {"utils/accelerator_to_spec_map.py": SPEC_MAP})
 
 
 def test_compile_topology_takes_the_table_names_as_choices(topology_package: Path) -> None:
@@ -396,10 +386,6 @@ def test_a_topology_outside_the_table_is_a_rule_under_the_lookup_guard(topology_
 
 
 def test_without_the_table_compile_topology_stays_a_free_string(tmp_path: Path) -> None:
-    root = tmp_path / "maxtext"
-    (root / "configs").mkdir(parents=True)
-    (root / "version.py").write_text('__version__ = "9.9.9"\n')
-    (root / "configs" / "types.py").write_text(TOPOLOGY_TYPES)
-    (root / "configs" / "base.yml").write_text('compile_topology: ""\ninternal_compile: false\n')
+    write_package(tmp_path, TOPOLOGY_TYPES, 'compile_topology: ""\ninternal_compile: false\n')
     assert import_schema(tmp_path).keys["compile_topology"].choices is None
     assert not [r for r in extract(tmp_path).rules if "topology" in r["message"]]
