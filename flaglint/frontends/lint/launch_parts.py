@@ -124,8 +124,9 @@ class _FlagPieces:
 @dataclass
 class KeyTokens:
     """The tokens of one key that several parts of a group write, in the order of the flag string.
-    `present[i]`: the combinations of its part's inputs (each input's class index) where token i is
-    written; `last[i]`: the values of the inputs to fix for a launch where token i is the last one
+    `present[i]`: where token i is written, as combinations of classes of its part's inputs (each
+    input's values, in the classes that part alone tells apart: a part that reads one option of a
+    loop over many tells that option from the rest, not each from each); `last[i]`: the values of the inputs to fix for a launch where token i is the last one
     written (None: it never is); `none`: the same where none is written."""
 
     present: list
@@ -304,7 +305,7 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
         members = [group.members[i] for i in sorted(who)]
         fixes: list[tuple[dict, dict]] = []
         for name in sorted(names):
-            tokens = _key_tokens(path, members, name, flag_pieces, splits, explored, few, fixes)
+            tokens = _key_tokens(path, members, name, flag_pieces, explored, few, fixes)
             if tokens is None:  # not one piece a part, or parts that share inputs: every combination
                 fixes = None
                 break
@@ -326,7 +327,7 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
     return found
 
 
-def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces: _FlagPieces | None, splits: _Splits,
+def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces: _FlagPieces | None,
                 explored: Mapping[str, Sequence], cap: int, fixes: list[tuple[dict, dict]]) -> KeyTokens | None:
     """The tokens of `key` the parts write (each one piece of the flag string, no two reading an
     input together, on a path of one product; else None), and, into `fixes`, the launches that
@@ -346,7 +347,7 @@ def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces:
     origins: dict[tuple, object] = {}  # token -> where the script writes its first character, when in its piece
     for part in sorted(members, key=lambda p: p.pieces[0]):
         (index,) = part.pieces
-        classes = _input_classes(path, part.inputs, splits, explored)
+        classes = _input_classes(path, part.inputs, _Splits([flag_pieces.pieces[index]]), explored)
         if _count(classes) > cap:
             return None
         names = list(classes)
@@ -358,7 +359,7 @@ def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces:
             texts = [t for t, _ in flag_pieces.tokens.touching(index, text) if t.split("=", 1)[0] == key]
             written = [(index, place, token) for place, token in enumerate(texts)]
             for token, start in zip(written, _starts(text, texts)):
-                present.setdefault(token, []).append(dict(zip(names, combo)))
+                present.setdefault(token, []).append({n: classes[n][c] for n, c in zip(names, combo)})
                 if start is not None and token not in origins:
                     origins[token] = value.origins[start]
             combos.append((written, {n: list(classes[n][c]) for n, c in zip(names, combo)}))
