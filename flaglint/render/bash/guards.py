@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 from flaglint.render.bash.state import State
-from flaglint.render.bash.types import Choice, FromInput, Sym, Value
+from flaglint.render.bash.types import Choice, FromInput, Spans, Sym, Value
 
 Cube = frozenset  # frozenset[tuple[str, frozenset]]
 EVERYTHING: Cube = frozenset()
@@ -179,5 +179,11 @@ def _on_values(value, name: str, values: frozenset) -> list[tuple[frozenset, obj
 
 def _identity(value) -> object:
     """What makes two alternatives one value: symbolic ones are made once per content
-    (types._Interned), so it is the object; the input's own value, whichever object holds it."""
-    return value if type(value) is FromInput else id(value)
+    (types._Interned), so it is the object; a string with spans, its content (a Choice keeps one
+    Value per content: the same piece of text cut from each of many joined paths is one
+    alternative); the input's own value, whichever object holds it."""
+    if type(value) is FromInput:
+        return value
+    if type(value) is Value and type(value.origins) is Spans:
+        return (value.text, value.opaque, value.origins)
+    return id(value)
