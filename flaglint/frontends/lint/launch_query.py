@@ -295,6 +295,8 @@ class _Resolved:
     def __init__(self, classes: Mapping[str, Sequence[list]], base: Mapping, launch_at: Callable[[Mapping], Any], judge: Judge, cap: int):
         self.classes, self.base, self.launch_at, self.judge, self.cap = classes, base, launch_at, judge, cap
         self._configs: dict[tuple, list] = {}
+        self._class_of: dict[str, dict] = {}  # each input's first value of each class -> the class's index
+        self._indices: dict[tuple, frozenset[int]] = {}
 
     def configs(self, deciding: list[str], what: str = "") -> list[tuple[Config, frozenset]]:
         key = tuple(deciding)
@@ -340,8 +342,14 @@ class _Resolved:
 
     def indices(self, name: str, values: Sequence) -> frozenset[int]:
         """The input's classes within `values` (a class of the part that writes a token: a union of
-        the group's classes, which every part's Choices tell apart)."""
-        return frozenset(i for i, found in enumerate(self.classes[name]) if found[0] in values)
+        the group's classes, which every part's Choices tell apart), found once per class."""
+        key = (name, tuple(values))
+        if key not in self._indices:
+            if name not in self._class_of:
+                self._class_of[name] = {found[0]: i for i, found in enumerate(self.classes[name])}
+            class_of = self._class_of[name]
+            self._indices[key] = frozenset(class_of[v] for v in values if v in class_of)
+        return self._indices[key]
 
     def everywhere(self, name: str) -> frozenset[int]:
         return frozenset(range(len(self.classes[name])))
