@@ -79,9 +79,11 @@ def _join_key(st: State) -> tuple:
 def merge(states: list[State], candidates) -> list[State]:
     """The states, with every two that differ only in their variables and their inputs' values
     merged. `candidates(name)`: the values an input no path has read yet may take. Only states at
-    the same point, in the same frames, can merge; within such a group each sweep merges every
-    state into the first it joins with, and sweeps repeat until none merges (starting over after
-    each merge cost the cube of the states where many do not merge)."""
+    the same point, in the same frames, can merge; such a group is merged all at once where all of
+    it can be (a merge two at a time rebuilds the growing guarded values once per state: the
+    square of the group); else each sweep merges every state into the first it joins with, and
+    sweeps repeat until none merges (starting over after each merge cost the cube of the states
+    where many do not merge)."""
     groups: dict[tuple, list[State]] = {}
     for st in states:
         groups.setdefault(_where(st), []).append(st)
