@@ -363,7 +363,7 @@ def _differing(mappings: Sequence[Mapping], names: Iterable[str]) -> list[str]:
 def _pieces(value) -> tuple | None:
     """The string's pieces, less empty ones (a quote's end leaves one)."""
     if type(value) is Sym:
-        return tuple(p for p in value.pieces if not _empty(p))
+        return tuple(itertools.filterfalse(_empty, value.pieces))
     if type(value) is Value:
         return (value,)
     return None
