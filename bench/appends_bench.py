@@ -5,8 +5,8 @@ linted as a command, cold (a fresh interpreter, with the bytecode an installed p
 Prints, for N = 8, 64, 256 and 1,024 appends in three shapes (flat ifs; ifs nested two deep, four
 appends under each outer switch; `case` arms on a mode input; every value an option of the script's
 own, read by a `while [[ $# -gt 0 ]]; case "$1"` loop whose `shift 2` fails on a last lone option), the time of `flaglint lint`, wall
-and CPU (user and system: what a busy machine does not inflate), and the growth ratio
-time(256) / time(64); the same for one pair of switches that breaks a MaxText validator
+and CPU (user and system: what a busy machine does not inflate), the growth over the size
+before it (CPU) and the ratio time(256) / time(64); the same for one pair of switches that breaks a MaxText validator
 (moe_roe_packed_routing_gather=true needs moe_chunk_pipeline=true); then the switch
 benches (bench/paths_bench.py) and the recipe family (tests/fixtures/recipes/family), unless
 --appends-only. Targets: 64 appends <= 1 s, 256 <= 3 s, time(256)/time(64) <= 4, a family file <= 1 s.
@@ -154,9 +154,11 @@ def main() -> None:
                 script = Path(d) / f"appends_{shape}_{n}.sh"
                 script.write_text(appends_script(pairs[:n], shape))
                 proc, seconds, cpu = lint_command("--pin", args.pin, str(script))
+                previous = times[max(times)] if times else None
+                growth = f", growth x{cpu / previous[1]:.2f} over {max(times)} (CPU)" if previous else ""
                 times[n] = (seconds, cpu)
                 size = script.stat().st_size
-                print(f"{shape:6} {n:5} appends ({size / 1024:.0f} KB): {seconds:.3f} s ({cpu:.3f} s CPU), {_summary(proc)}")
+                print(f"{shape:6} {n:5} appends ({size / 1024:.0f} KB): {seconds:.3f} s ({cpu:.3f} s CPU){growth}, {_summary(proc)}")
             if 64 in times and 256 in times:
                 print(f"{shape:6} growth time(256)/time(64) = {times[256][0] / times[64][0]:.2f}"
                       f" (CPU {times[256][1] / times[64][1]:.2f})  targets: 64 <= 1 s, 256 <= 3 s, ratio <= 4")

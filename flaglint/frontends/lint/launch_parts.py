@@ -26,15 +26,18 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from flaglint.core.findings import InputError
 from flaglint.frontends.lint.unverified import Unverified
+from flaglint.maxtext.pyconfig import INFERRED_WHEN_EMPTY, RAW_EXCLUSIVE
+from flaglint.maxtext.values import ValueError_, parse_cli_value, type_value
 from flaglint.read.argv import shell_words
 from flaglint.render.bash.expansion import input_value
 from flaglint.render.bash.explorer import ExploredPath
 from flaglint.render.bash.types import (
+    OTHER,
     Choice,
     FromInput,
     Rendering,
@@ -124,8 +127,9 @@ class _FlagPieces:
 @dataclass
 class KeyTokens:
     """The tokens of one key that several parts of a group write, in the order of the flag string.
-    `present[i]`: the combinations of its part's inputs (each input's class index) where token i is
-    written; `last[i]`: the values of the inputs to fix for a launch where token i is the last one
+    `present[i]`: where token i is written, as combinations of classes of its part's inputs (each
+    input's values, in the classes that part alone tells apart: a part that reads one option of a
+    loop over many tells that option from the rest, not each from each); `last[i]`: the values of the inputs to fix for a launch where token i is the last one
     written (None: it never is); `none`: the same where none is written."""
 
     present: list
@@ -295,6 +299,7 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
     few = max(cap, PART_COMBINATIONS)
     found = []
     sequences: dict[str, KeyTokens] = {}
+    refused = _refusal(judge.config(launch_at(path.env))[0] if flag_pieces is not None else None)
     for who, names in decided.items():
         inputs = depends[next(iter(names))]
         owned = {"names": frozenset(names), "excluded": frozenset(group.names - names)}
@@ -304,7 +309,7 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
         members = [group.members[i] for i in sorted(who)]
         fixes: list[tuple[dict, dict]] = []
         for name in sorted(names):
-            tokens = _key_tokens(path, members, name, flag_pieces, splits, explored, few, fixes)
+            tokens = _key_tokens(path, members, name, flag_pieces, explored, few, fixes, refused)
             if tokens is None:  # not one piece a part, or parts that share inputs: every combination
                 fixes = None
                 break
@@ -326,8 +331,9 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
     return found
 
 
-def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces: _FlagPieces | None, splits: _Splits,
-                explored: Mapping[str, Sequence], cap: int, fixes: list[tuple[dict, dict]]) -> KeyTokens | None:
+def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces: _FlagPieces | None,
+                explored: Mapping[str, Sequence], cap: int, fixes: list[tuple[dict, dict]],
+                refused: Callable[[str, str], bool]) -> KeyTokens | None:
     """The tokens of `key` the parts write (each one piece of the flag string, no two reading an
     input together, on a path of one product; else None), and, into `fixes`, the launches that
     show each (the values of the parts' inputs, and what of theirs they own: Owned's fields):
@@ -335,7 +341,11 @@ def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces:
     it is written at all, what a token alone decides (TOKEN_RULES); where another follows it, its
     being written again (REPEATED_RULES); where it is the last written, all else; each with only
     the inputs of the parts that decide that fixed, owning only the findings at the token (the
-    parts left free change nothing there)."""
+    parts left free change nothing there). The tokens one place of a
+    part writes with values MaxText refuses alike (`refused(key, value)`: an option's value that is
+    another option's name, given to a number or a switch) are one token, shown by the first: each
+    launch of another judges as it does, so the launches grow with the part's values MaxText reads,
+    not with every value the script compares its arguments with."""
     if flag_pieces is None or path.cubes is not None or any(len(p.pieces) != 1 for p in members) \
             or sum(len(p.inputs) for p in members) != len(set().union(*(p.inputs for p in members))):
         return None
@@ -344,9 +354,10 @@ def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces:
     parts: list[tuple[int, list, dict]] = []
     present: dict[tuple, list] = {}
     origins: dict[tuple, object] = {}  # token -> where the script writes its first character, when in its piece
+    alike: dict[tuple, str] = {}  # (piece, place) -> the first token written there with a value MaxText refuses alike
     for part in sorted(members, key=lambda p: p.pieces[0]):
         (index,) = part.pieces
-        classes = _input_classes(path, part.inputs, splits, explored)
+        classes = _input_classes(path, part.inputs, _Splits([flag_pieces.pieces[index]]), explored)
         if _count(classes) > cap:
             return None
         names = list(classes)
@@ -356,9 +367,10 @@ def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces:
             value = resolve(flag_pieces.pieces[index], *_picker(env, {}))
             text = "" if value is None else value.text
             texts = [t for t, _ in flag_pieces.tokens.touching(index, text) if t.split("=", 1)[0] == key]
-            written = [(index, place, token) for place, token in enumerate(texts)]
+            written = [(index, place, alike.setdefault((index, place), token) if refused(key, token.split("=", 1)[1]) else token)
+                       for place, token in enumerate(texts)]
             for token, start in zip(written, _starts(text, texts)):
-                present.setdefault(token, []).append(dict(zip(names, combo)))
+                present.setdefault(token, []).append({n: classes[n][c] for n, c in zip(names, combo)})
                 if start is not None and token not in origins:
                     origins[token] = value.origins[start]
             combos.append((written, {n: list(classes[n][c]) for n, c in zip(names, combo)}))
@@ -407,6 +419,32 @@ def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces:
         none = {**base, **none}
         fixes.append((none, {}))
     return KeyTokens([present[t] for t in tokens], last, none)
+
+
+def _refusal(config) -> Callable[[str, str], bool]:
+    """Whether MaxText refuses `key=value` alike wherever the token stands (`config`: the launch's
+    resolved config, whose pin types the keys; None: no value is): a value a number or a switch
+    cannot be, which YAML still reads, so the last such token is FL005 and the key is not judged,
+    and one another token follows is only set again. A value the evaluator does not know, a key
+    whose raw value or emptiness MaxText reads itself, are never alike."""
+    pin = None if config is None else config.pin
+
+    def refused(key: str, value: str) -> bool:
+        schema = None if pin is None else pin.keys.get(key)
+        if schema is None or schema.kind not in ("bool", "int", "float") or OTHER in value \
+                or key in INFERRED_WHEN_EMPTY or key in RAW_EXCLUSIVE:
+            return False
+        try:
+            parse_cli_value(value)
+        except ValueError_:
+            return False
+        try:
+            type_value(schema, value)
+        except ValueError_:
+            return True
+        return False
+
+    return refused
 
 
 def _starts(text: str, tokens: list[str]) -> list[int | None]:

@@ -378,6 +378,8 @@ class _Resolved:
         self.classes, self.base, self.launch_at, self.judge, self.cap = classes, base, launch_at, judge, cap
         self._configs: dict[tuple, list] = {}
         self._launches: dict[tuple, list] = {}  # the launches the configs were read from
+        self._class_of: dict[str, dict] = {}  # each input's first value of each class -> the class's index
+        self._indices: dict[tuple, frozenset[int]] = {}
 
     def configs(self, deciding: list[str], what: str = "") -> list[tuple[Config, frozenset]]:
         key = tuple(deciding)
@@ -408,7 +410,10 @@ class _Resolved:
         tokens is written, then where each is the last written, read from one launch each
         (`launch_of(fixed)`: the launch with those inputs' values); the case, a term over `inputs`."""
         def written(token: int) -> Any:
-            return z3.Or(*[z3.And(*[inputs[n] == i for n, i in combo.items()], ctx) for combo in tokens.present[token]], ctx)
+            names = sorted({n for combo in tokens.present[token] for n in combo})
+            cells = {tuple(self.indices(n, combo[n]) if n in combo else self.everywhere(n) for n in names)
+                     for combo in tokens.present[token]}
+            return _union(cells, [inputs[n] for n in names], [len(self.classes[n]) for n in names], ctx)
 
         configs, launches = [], []
         for fixed in (tokens.none, *tokens.last):
@@ -423,6 +428,20 @@ class _Resolved:
             index = z3.If(written(token), token + 1, index)
         return _Table(deciding, [c.lookup(name) for c, _ in configs], [name not in unjudged for _, unjudged in configs], index, configs, launches)
 
+    def indices(self, name: str, values: Sequence) -> frozenset[int]:
+        """The input's classes within `values` (a class of the part that writes a token: a union of
+        the group's classes, which every part's Choices tell apart), found once per class."""
+        key = (name, tuple(values))
+        if key not in self._indices:
+            if name not in self._class_of:
+                self._class_of[name] = {found[0]: i for i, found in enumerate(self.classes[name])}
+            class_of = self._class_of[name]
+            self._indices[key] = frozenset(class_of[v] for v in values if v in class_of)
+        return self._indices[key]
+
+    def everywhere(self, name: str) -> frozenset[int]:
+        return frozenset(range(len(self.classes[name])))
+
     def device_table(self, name: str, deciding: list[str]) -> _Table:
         """A name of the device count (topology.DEVICE_NAMES), judged where the launch gives one."""
         configs = self.configs(deciding, "the device count")
@@ -434,6 +453,39 @@ class _Resolved:
         if not deciding:
             return []
         return list({frozenset(c.devices): c for c, _ in self.configs(deciding, "the device count")}.values())
+
+
+def _union(cells: set[tuple], inputs: Sequence, sizes: Sequence[int], ctx: z3.Context) -> Any:
+    """Where one of the cells (each a class set per input, in `inputs`' order) holds, factored one
+    input at a time: cells that agree on the inputs after one are one term over it, so a token
+    written on every value of an input but one is a term of its size, not of its cells."""
+    memo: dict[tuple[int, frozenset], Any] = {}
+
+    def term(depth: int, rests: frozenset) -> Any:
+        if depth == len(inputs):
+            return z3.BoolVal(bool(rests), ctx)
+        if (depth, rests) not in memo:
+            by_rest: dict[tuple, set] = {}
+            for cell in rests:
+                by_rest.setdefault(cell[1:], set()).update(cell[0])
+            # the values of this input that lead to the same cells of the rest share one term
+            shared: dict[frozenset, set] = {}
+            for rest, values in by_rest.items():
+                shared.setdefault(frozenset(values), set()).add(rest)
+            memo[depth, rests] = z3.Or(*[z3.And(_among(inputs[depth], values, sizes[depth], ctx), term(depth + 1, frozenset(rest)), ctx)
+                                         for values, rest in sorted(shared.items(), key=lambda item: sorted(item[0]))], ctx)
+        return memo[depth, rests]
+
+    return term(0, frozenset(cells))
+
+
+def _among(var: Any, values: frozenset[int], size: int, ctx: z3.Context) -> Any:
+    """var is one of the class indices `values` (of `size`): the shorter of the two ways to say it."""
+    if len(values) == size:
+        return z3.BoolVal(True, ctx)
+    if 2 * len(values) <= size:
+        return z3.Or(*[var == i for i in sorted(values)], ctx)
+    return z3.And(*[var != i for i in range(size) if i not in values], ctx)
 
 
 def _minimised(solver: z3.Solver, work: SolverWork, broken: Any, inputs: Mapping, chosen: Mapping[str, int],

@@ -11,6 +11,7 @@ from flaglint.core.findings import Finding
 from flaglint.core.location import Location
 from flaglint.frontends.checker import Checker
 from flaglint.render.bash.explorer import OTHER, ExploredPath, run_inputs
+from flaglint.render.bash.path_conditions import preference
 from flaglint.render.bash.types import Value
 from flaglint.render.recipes import render
 
@@ -28,12 +29,8 @@ def script_location(value: Value, start: int, end: int) -> Location | None:
 
 
 def _witness_choice(values: list) -> str | None:
-    """One of the values, as a user would write it: a non-empty literal, else unset, else empty,
-    else "anything else"."""
-    def rank(v: str | None) -> int:
-        return 1 if v is None else 3 if v.startswith(OTHER) else 2 if v == "" else 0
-
-    return min(values, key=rank)
+    """One of the values, as a user would write it (path_conditions.preference)."""
+    return min(values, key=preference)
 
 
 def _witness_value(value: str | None) -> str | None:

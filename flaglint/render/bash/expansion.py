@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import weakref
 
 from flaglint.render.bash.arithmetic import (
     ArithContext,
@@ -149,6 +150,23 @@ def _every_alternative(value, leaf, any_piece: bool) -> bool:
         results = [found[(id(child), inside)] for child, inside in below]
         found[key] = any(results) if type(part) is Sym and any_piece else all(results)
     return found[(id(value), None)]
+
+
+# Of each symbolic value asked about, whether it could be never empty on some path (its inputs' own
+# values set and not empty): whatever the path, an empty or unset alternative of it is not.
+_MAYBE_NEVER_EMPTY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _maybe_never_empty(value) -> bool:
+    """Whether some path may find every alternative of a symbolic value set and not empty: false
+    where one holds an empty string or nothing, whatever its inputs take (each value is walked once,
+    not once for each path that reads it: the arms of an options loop read the same value n times,
+    each forked n ways)."""
+    found = _MAYBE_NEVER_EMPTY.get(value)
+    if found is None:
+        found = _MAYBE_NEVER_EMPTY[value] = _every_alternative(
+            value, lambda part, _: part.text != "" if type(part) is Value else type(part) is FromInput, any_piece=True)
+    return found
 
 
 class _Arith(ArithContext):
@@ -319,6 +337,9 @@ class Expansion:
 
     def _never_empty(self, value, st: State) -> bool:
         """Whether every alternative of a symbolic value is set and not empty."""
+        if not _maybe_never_empty(value):
+            return False
+
         def leaf(part, within) -> bool:
             if type(part) is Value:
                 return part.text != ""

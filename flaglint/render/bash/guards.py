@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 from flaglint.render.bash.state import State
-from flaglint.render.bash.types import Choice, FromInput, Sym, Value
+from flaglint.render.bash.types import Choice, FromInput, Spans, Sym, Value
 
 Cube = frozenset  # frozenset[tuple[str, frozenset]]
 EVERYTHING: Cube = frozenset()
@@ -116,29 +116,39 @@ def holds_for(cube: Cube, name: str, value) -> bool:
     return True
 
 
-def guarded(cubes_a: Sequence[Cube], va, cubes_b: Sequence[Cube], vb, universe: Mapping[str, Sequence]):
-    """va where one of cubes_a holds, vb where one of cubes_b does (the two never overlap): a Choice
-    on the input that most cubes constrain, its alternatives guarded in turn by the other inputs."""
-    if not cubes_b:
-        return va
-    if not cubes_a:
-        return vb
-    counts = Counter(n for c in (*cubes_a, *cubes_b) for n, _ in c)
-    if not counts:  # both hold everywhere: not two paths of a partition
-        return va
+def guarded(sides: Sequence[tuple[Sequence[Cube], object]], universe: Mapping[str, Sequence]):
+    """Each side's value where one of its cubes holds (no two sides overlap): a Choice on the input
+    that most cubes constrain, its alternatives guarded in turn by the other inputs. The values of
+    that input are told apart by the cubes that allow each, found once per cube, so k paths joined
+    at once on one input cost their values, not k times them."""
+    live = [(cubes, value) for cubes, value in sides if cubes]
+    if len(live) <= 1:
+        return live[0][1] if live else sides[0][1]
+    counts = Counter(n for cubes, _ in live for c in cubes for n, _ in c)
+    if not counts:  # every side holds everywhere: not paths of a partition
+        return live[0][1]
     name = max(sorted(counts), key=counts.__getitem__)
-    splits = [dict(c).get(name) for c in (*cubes_a, *cubes_b)]
+    splits = [(side, cube) for side, (cubes, _) in enumerate(live) for cube in cubes]
+    allowing: dict = {v: [] for v in universe[name]}  # each value -> the splits whose cube allows it
+    for index, (_, cube) in enumerate(splits):
+        values = dict(cube).get(name)
+        for v in universe[name] if values is None else values:
+            if v in allowing:
+                allowing[v].append(index)
     classes: dict[tuple, list] = {}
-    for v in universe[name]:
-        classes.setdefault(tuple(s is None or v in s for s in splits), []).append(v)
+    for v, found in allowing.items():
+        classes.setdefault(tuple(found), []).append(v)
     alts: list[tuple[frozenset, object]] = []
     where: dict[object, int] = {}  # an alternative's identity -> its place in alts
-    for values in classes.values():
-        sub_a = [without(c, name) for c in cubes_a if holds_for(c, name, values[0])]
-        sub_b = [without(c, name) for c in cubes_b if holds_for(c, name, values[0])]
-        if not sub_a and not sub_b:
+    for found, values in classes.items():
+        if not found:
             continue
-        for taken, value in _on_values(guarded(sub_a, va, sub_b, vb, universe), name, frozenset(values)):
+        sub: dict[int, list] = {}
+        for index in found:
+            side, cube = splits[index]
+            sub.setdefault(side, []).append(without(cube, name))
+        for taken, value in _on_values(guarded([(cubes, live[side][1]) for side, cubes in sub.items()], universe),
+                                       name, frozenset(values)):
             same = where.setdefault(_identity(value), len(alts))
             if same == len(alts):
                 alts.append((taken, value))
@@ -169,5 +179,11 @@ def _on_values(value, name: str, values: frozenset) -> list[tuple[frozenset, obj
 
 def _identity(value) -> object:
     """What makes two alternatives one value: symbolic ones are made once per content
-    (types._Interned), so it is the object; the input's own value, whichever object holds it."""
-    return value if type(value) is FromInput else id(value)
+    (types._Interned), so it is the object; a string with spans, its content (a Choice keeps one
+    Value per content: the same piece of text cut from each of many joined paths is one
+    alternative); the input's own value, whichever object holds it."""
+    if type(value) is FromInput:
+        return value
+    if type(value) is Value and type(value.origins) is Spans:
+        return (value.text, value.opaque, value.origins)
+    return id(value)

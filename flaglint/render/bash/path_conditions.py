@@ -18,6 +18,7 @@ import z3
 
 from flaglint.render.bash.explorer import ExploredPath
 from flaglint.render.bash.guards import simplified
+from flaglint.render.bash.types import OTHER
 
 # Candidate paths tried as the start of the witness search: a witness from any path is correct,
 # trying a few of the least constrained ones finds a small one at a cost that does not grow with the paths.
@@ -28,6 +29,12 @@ WITNESS_STARTS = 8
 # The largest query of the test suite's scripts and bench/appends_bench.py's took 11,449 units
 # (z3-solver 5.4.1).
 WITNESS_QUERY_WORK = 2_000_000
+
+
+def preference(value: str | None) -> int:
+    """How a witness prefers an input's value, lowest first: a non-empty literal, unset, empty,
+    "anything else" (as a user would write it)."""
+    return 1 if value is None else 3 if value.startswith(OTHER) else 2 if value == "" else 0
 
 
 class PathConditions:
@@ -153,15 +160,19 @@ class PathConditions:
 
     def _widened(self, refuter: z3.Solver, kept: dict[str, list], names: set[str]) -> dict[str, list]:
         """Each kept input with every explored value that, with the others' values, still implies the
-        paths (merged paths of one outcome spread its values over several paths) and occurs at all."""
+        paths (merged paths of one outcome spread its values over several paths) and occurs at all,
+        where one of them is preferred to all the input's own (a witness names its most preferred
+        value, the first of them: an input that has a literal already is not widened, so a witness
+        costs its inputs, not every value the script compares them with)."""
         reachable = z3.Solver()
         reachable.add(*self._space(names))
         widened = {}
         for name, values in kept.items():
             others = {n: v for n, v in kept.items() if n != name}
+            best = min(map(preference, values), default=None)
             extra = [
                 v for v in self.values[name]
-                if v not in values
+                if v not in values and (best is None or preference(v) < best)
                 and not self._satisfiable(refuter, {**others, name: [v]})
                 and self._satisfiable(reachable, {**others, name: [v]})
             ]

@@ -79,9 +79,11 @@ def _join_key(st: State) -> tuple:
 def merge(states: list[State], candidates) -> list[State]:
     """The states, with every two that differ only in their variables and their inputs' values
     merged. `candidates(name)`: the values an input no path has read yet may take. Only states at
-    the same point, in the same frames, can merge; within such a group each sweep merges every
-    state into the first it joins with, and sweeps repeat until none merges (starting over after
-    each merge cost the cube of the states where many do not merge)."""
+    the same point, in the same frames, can merge; such a group is merged all at once where all of
+    it can be (a merge two at a time rebuilds the growing guarded values once per state: the
+    square of the group); else each sweep merges every state into the first it joins with, and
+    sweeps repeat until none merges (starting over after each merge cost the cube of the states
+    where many do not merge)."""
     groups: dict[tuple, list[State]] = {}
     for st in states:
         groups.setdefault(_where(st), []).append(st)
@@ -94,6 +96,12 @@ def _where(st: State) -> tuple:
 
 
 def _merged_group(states: list[State], candidates) -> list[State]:
+    """The group merged: all at once where they can be (the arms of a `case` on one input, the
+    values a read forked into), in one pass over their values; else two at a time, in sweeps."""
+    if len(states) > 2:
+        whole = _merge(states, candidates)
+        if whole is not None:
+            return [whole]
     pending = list(states)
     changed = True
     while changed and len(pending) > 1:
@@ -101,7 +109,7 @@ def _merged_group(states: list[State], candidates) -> list[State]:
         joined: list[State] = []
         for st in pending:
             for k, other in enumerate(joined):
-                m = _merge_two(other, st, candidates)
+                m = _merge([other, st], candidates)
                 if m is not None:
                     joined[k] = m
                     changed = True
@@ -133,70 +141,89 @@ def _explicit(st: State, universe: dict, spread: Iterable[str]) -> list[Cube]:
     return [trimmed(frozenset({**own, **dict(cube)}.items()), universe) for cube in cubes_of(st)]
 
 
-def _merge_two(a: State, b: State, candidates) -> State | None:
-    if (a.code is not b.code or a.pc != b.pc or a.status != b.status or a.exit_code != b.exit_code
-            or len(a.scopes) != len(b.scopes) or a.functions is not b.functions and a.functions != b.functions
-            or settled_positional(a) != settled_positional(b) or a.iters != b.iters or a.stack != b.stack
-            or a.options != b.options or a.errexit_ignored != b.errexit_ignored
-            or a.handoffs is not b.handoffs and a.handoffs != b.handoffs
-            or a.unfound != b.unfound or a.unbounded != b.unbounded or a.launched != b.launched
-            or a.files is not b.files and a.files != b.files):
+def _alike(a: State, b: State) -> bool:
+    """Whether two states differ at most in their variables' values and their inputs' values."""
+    return not (a.code is not b.code or a.pc != b.pc or a.status != b.status or a.exit_code != b.exit_code
+                or len(a.scopes) != len(b.scopes) or a.functions is not b.functions and a.functions != b.functions
+                or settled_positional(a) != settled_positional(b) or a.iters != b.iters or a.stack != b.stack
+                or a.options != b.options or a.errexit_ignored != b.errexit_ignored
+                or a.handoffs is not b.handoffs and a.handoffs != b.handoffs
+                or a.unfound != b.unfound or a.unbounded != b.unbounded or a.launched != b.launched
+                or a.files is not b.files and a.files != b.files
+                or any(set(sa) != set(sb) for sa, sb in zip(a.scopes[1:], b.scopes[1:])))
+
+
+def _merge(states: list[State], candidates) -> State | None:
+    """One state for all of `states` (each variable they disagree on guarded by their conditions),
+    or None where they differ in more than their variables and inputs, or no one rule says what
+    bash does on all of them."""
+    a, others = states[0], states[1:]
+    if not all(_alike(a, b) for b in others):
         return None
-    if any(set(sa) != set(sb) for sa, sb in zip(a.scopes[1:], b.scopes[1:])):
-        return None
-    names = a.domains.keys() | b.domains.keys()
+    names = set().union(*(st.domains.keys() for st in states))
+    every_input = set().union(*(st.inputs.keys() for st in states))
     read_once = {}
-    for n in _differing(a.inputs, b.inputs, (a.inputs.keys() | b.inputs.keys()) - names):
-        va, vb = a.inputs.get(n, _MISSING), b.inputs.get(n, _MISSING)
-        if va == vb:
+    inputs = [st.inputs for st in states]
+    for n in _differing(inputs, every_input - names):
+        found = [st.inputs.get(n, _MISSING) for st in states]
+        present = [v for v in found if v is not _MISSING]
+        if any(v != present[0] for v in present[1:]):
+            return None  # read with different values
+        if len(present) == len(found):
             continue
-        if _MISSING not in (va, vb) or not _only_candidate(va if vb is _MISSING else vb, n, candidates):
-            return None  # read with different values, or the other path may yet read another
-        read_once[n] = va if vb is _MISSING else vb
-    for other in (a, b):
+        if not _only_candidate(present[0], n, candidates):
+            return None  # another path may yet read another value
+        read_once[n] = present[0]
+    for other in states:
         for n in names - other.domains.keys() - other.inputs.keys():
             if n not in other.exported and any(n in scope for scope in other.scopes):
                 return None  # other assigned it unread: bash exports it there exactly when it was set
-    # The inputs whose values the two paths do not share: most are shared, untouched since they forked.
-    spread = {n for n, _ in a.domains.items() ^ b.domains.items()}
-    spread.update(_differing(a.inputs, b.inputs, (a.inputs.keys() | b.inputs.keys()) & names))
-    merged = {n: tuple(dict.fromkeys(_universe(a, n, candidates) + _universe(b, n, candidates))) for n in spread}
-    universe = dict(sorted({**a.domains, **b.domains, **merged}.items()))
-    # The inputs the two paths treat differently: their exports must agree but for these.
-    differ = {n for n in spread if set(_universe(a, n, candidates)) != set(_universe(b, n, candidates))
-              or a.inputs.get(n, _MISSING) != b.inputs.get(n, _MISSING)}
-    if a.exported - differ != b.exported - differ:
+    # The inputs whose values the paths do not share: most are shared, untouched since they forked.
+    spread = {n for b in others for n, _ in a.domains.items() ^ b.domains.items()}
+    spread.update(_differing(inputs, every_input & names))
+    universes = {n: [_universe(st, n, candidates) for st in states] for n in spread}
+    merged = {n: tuple(dict.fromkeys(itertools.chain.from_iterable(found))) for n, found in universes.items()}
+    universe = dict(sorted(({k: v for st in states for k, v in st.domains.items()} | merged).items()))
+    # The inputs the paths treat differently: their exports must agree but for these.
+    differ = {n for n, found in universes.items()
+              if any(set(values) != set(found[0]) for values in found[1:])
+              or any(st.inputs.get(n, _MISSING) != a.inputs.get(n, _MISSING) for st in others)}
+    if any(b.exported - differ != a.exported - differ for b in others):
         return None
     exports = {}
     for name in differ:
-        exports[name] = _exported_on_both(a, b, name, _universe(a, name, candidates), _universe(b, name, candidates))
+        exports[name] = _exported_on_all(states, name, universes[name])
         if exports[name] is None:
             return None
-    cubes_a, cubes_b = _explicit(a, universe, spread), _explicit(b, universe, spread)
+    cubes = [_explicit(st, universe, spread) for st in states]
     m = a.copy()
     m.inputs.update(read_once)
     m.positional = settled_positional(a)
-    for index, (sa, sb) in enumerate(zip(a.scopes, b.scopes)):
-        scope = m.scopes[index]
-        for var in sa.keys() | sb.keys():
-            va = sa[var] if var in sa else FromInput(var)
-            vb = sb[var] if var in sb else FromInput(var)
-            if va is not vb and va != vb:
-                scope[var] = _choice((a, cubes_a, va), (b, cubes_b, vb), universe)
+    for index, scope in enumerate(m.scopes):
+        scopes = [st.scopes[index] for st in states]
+        for var in _differing(scopes, set().union(*scopes)):
+            values = [sc[var] if var in sc else FromInput(var) for sc in scopes]
+            if any(v is not values[0] and v != values[0] for v in values[1:]):
+                scope[var] = _choice(list(zip(states, cubes, values)), universe)
     m.domains = universe
     for name in differ:
         if len(universe[name]) > 1:
             m.inputs.pop(name, None)
-        elif name not in m.inputs and name in b.inputs:
-            m.inputs[name] = b.inputs[name]
+        elif name not in m.inputs:
+            source = next((st for st in others if name in st.inputs), None)
+            if source is not None:
+                m.inputs[name] = source.inputs[name]
         if exports[name]:
-            m.exported.add(name)  # exported on both paths (`export IN1` before the fork, or set on each)
+            m.exported.add(name)  # exported on every path (`export IN1` before the fork, or set on each)
         else:
             m.exported.discard(name)  # an input whose values stay grouped is exported when set (machine.py)
-    settle(m, cubes_a + cubes_b)
-    m.notes = a.notes + tuple(n for n in b.notes if n not in a.notes)
+    settle(m, [cube for found in cubes for cube in found])
+    notes = a.notes
+    for other in others:
+        notes = notes + tuple(n for n in other.notes if n not in notes)
+    m.notes = notes
     m.branches = ()  # the arms taken differ; a witness's are found by rendering it (lint)
-    m.steps = max(a.steps, b.steps)
+    m.steps = max(st.steps for st in states)
     return m
 
 
@@ -237,10 +264,11 @@ def _only_candidate(value, name: str, candidates) -> bool:
     return found == (None if value is None else value.text,)
 
 
-def _exported_on_both(a: State, b: State, name: str, values_a: tuple, values_b: tuple) -> bool | None:
-    """How the merged path exports the input: True, on every value; False, where the environment
-    sets it (the rule for an input whose values stay grouped: machine.Interp.rendering, assign);
-    None when no one rule says what bash does on both paths."""
+def _exported_on_all(states: Sequence[State], name: str, universes: Sequence[tuple]) -> bool | None:
+    """How the merged path exports the input (`universes`: the values each path lets it take):
+    True, on every value; False, where the environment sets it (the rule for an input whose values
+    stay grouped: machine.Interp.rendering, assign); None when no one rule says what bash does on
+    every path."""
     def status(st: State) -> bool | None:  # None: where the environment sets it
         if name in st.exported:
             return True
@@ -252,7 +280,7 @@ def _exported_on_both(a: State, b: State, name: str, values_a: tuple, values_b: 
         # decided and not exported: unset, or set and then `export -n` (an argument: never exported)
         return is_argument(name) and st.inputs[name] is not None
 
-    found = [(status(a), values_a), (status(b), values_b)]
+    found = [(status(st), values) for st, values in zip(states, universes)]
     if all(s is True or s is None and None not in values for s, values in found):
         return True
     # An assigned input, exported exactly where the environment set it: a child process gets it
@@ -262,50 +290,55 @@ def _exported_on_both(a: State, b: State, name: str, values_a: tuple, values_b: 
     return None
 
 
-def _choice(side_a: tuple[State, list[Cube], object], side_b: tuple[State, list[Cube], object], universe: dict):
-    """Each side's value where one of its cubes holds; the prefix and the suffix both strings share
-    stay outside the guarded value, cut where a token begins or ends, so each Choice holds the
+def _choice(sides: list[tuple[State, list[Cube], object]], universe: dict):
+    """Each side's value where one of its cubes holds; the prefix and the suffix all the strings
+    share stay outside the guarded value, cut where a token begins or ends, so each Choice holds the
     tokens that differ (`X="${X} k=v"` and `X="k=v ${X}"` after n joins are n Choices side by
     side, not n nested). What differs is narrowed to each side's path (_narrowed); what they share
     is kept as it is, shared."""
-    (a, cubes_a, va), (b, cubes_b, vb) = side_a, side_b
-    pa, pb = _pieces(va), _pieces(vb)
-    if pa is None or pb is None:
-        return guarded(cubes_a, _narrowed(va, a), cubes_b, _narrowed(vb, b), universe)
-    common = _shared_prefix(pa, pb)
-    while common < min(len(pa), len(pb)) and pa[common] == pb[common]:
+    pieces = [_pieces(value) for _, _, value in sides]
+    if any(p is None for p in pieces):
+        return guarded([(cubes, _narrowed(value, st)) for st, cubes, value in sides], universe)
+    first, shortest = pieces[0], min(map(len, pieces))
+    common = min(_shared_prefix(first, p) for p in pieces[1:])
+    while common < shortest and all(p[common] == first[common] for p in pieces[1:]):
         common += 1
-    head = list(pa[:common])
-    rest_a, rest_b = list(pa[common:]), list(pb[common:])
-    if rest_a and rest_b and type(rest_a[0]) is Value and type(rest_b[0]) is Value:
-        cut = _token_cut(rest_a[0].text, rest_b[0].text)
+    head = list(first[:common])
+    rests = [list(p[common:]) for p in pieces]
+    if all(rest and type(rest[0]) is Value for rest in rests):
+        cut = min(_token_cut(rests[0][0].text, rest[0].text) for rest in rests[1:])
         if cut:
-            head.append(_slice(rest_a[0], 0, cut))
-            rest_a[0], rest_b[0] = _slice(rest_a[0], cut, None), _slice(rest_b[0], cut, None)
-    shared = _shared_prefix(rest_a[::-1], rest_b[::-1])
-    tail = rest_a[len(rest_a) - shared:]
-    rest_a, rest_b = rest_a[:len(rest_a) - shared], rest_b[:len(rest_b) - shared]
-    if rest_a and rest_b and type(rest_a[-1]) is Value and type(rest_b[-1]) is Value:
-        kept = _token_tail(rest_a[-1], rest_b[-1])
+            head.append(_slice(rests[0][0], 0, cut))
+            for rest in rests:
+                rest[0] = _slice(rest[0], cut, None)
+    shared = min(_shared_prefix(rests[0][::-1], rest[::-1]) for rest in rests[1:])
+    tail = rests[0][len(rests[0]) - shared:]
+    rests = [rest[:len(rest) - shared] for rest in rests]
+    if all(rest and type(rest[-1]) is Value for rest in rests):
+        kept = _token_tail([rest[-1] for rest in rests])
         if kept:
-            last_a, last_b = rest_a[-1], rest_b[-1]
-            tail.insert(0, _slice(last_a, len(last_a.text) - kept, None))
-            rest_a[-1], rest_b[-1] = _slice(last_a, 0, len(last_a.text) - kept), _slice(last_b, 0, len(last_b.text) - kept)
+            tail.insert(0, _slice(rests[0][-1], len(rests[0][-1].text) - kept, None))
+            for rest in rests:
+                rest[-1] = _slice(rest[-1], 0, len(rest[-1].text) - kept)
     if not head and not tail:  # still a string: an assignment to it need not decide which one (machine.Interp.assign)
-        return Sym((guarded(cubes_a, _narrowed(va, a), cubes_b, _narrowed(vb, b), universe),))
-    differing = guarded(cubes_a, _narrowed(_rejoined(rest_a), a), cubes_b, _narrowed(_rejoined(rest_b), b), universe)
+        return Sym((guarded([(cubes, _narrowed(value, st)) for st, cubes, value in sides], universe),))
+    differing = guarded([(cubes, _narrowed(_rejoined(rest), st)) for (st, cubes, _), rest in zip(sides, rests)], universe)
     return Sym((*head, differing, *tail))
 
 
-def _token_tail(a: Value, b: Value) -> int:
-    """The length of the suffix a and b share, written in the same place, that begins a token in
-    both (after a blank, or at the start)."""
-    shared = 0
-    while shared < min(len(a.text), len(b.text)) and a.text[-1 - shared] == b.text[-1 - shared]:
-        shared += 1
+def _token_tail(values: list[Value]) -> int:
+    """The length of the suffix the values share, written in the same place, that begins a token in
+    each (after a blank, or at the start)."""
+    first = values[0]
+    shared = min(len(v.text) for v in values)
+    for other in values[1:]:
+        same = 0
+        while same < shared and first.text[-1 - same] == other.text[-1 - same]:
+            same += 1
+        shared = same
     for kept in range(shared, 0, -1):
-        if all(len(s.text) == kept or s.text[-1 - kept].isspace() for s in (a, b)) \
-                and a.origins[len(a.text) - kept:] == b.origins[len(b.text) - kept:]:
+        if all(len(v.text) == kept or v.text[-1 - kept].isspace() for v in values) \
+                and all(v.origins[len(v.text) - kept:] == first.origins[len(first.text) - kept:] for v in values[1:]):
             return kept
     return 0
 
@@ -315,17 +348,22 @@ def _shared_prefix(a: tuple, b: tuple) -> int:
     return next(itertools.compress(itertools.count(), map(operator.is_not, a, b)), min(len(a), len(b)))
 
 
-def _differing(a: Mapping, b: Mapping, names: Iterable[str]) -> list[str]:
-    """The names whose values in `a` and `b` are not the same object (missing in one: differing)."""
+def _differing(mappings: Sequence[Mapping], names: Iterable[str]) -> list[str]:
+    """The names whose values in the mappings are not all the same object (missing in one:
+    differing), each mapping read at C speed: k joined paths' variables cost k dict reads each."""
     names = list(names)
     missing = itertools.repeat(_MISSING)
-    return list(itertools.compress(names, map(operator.is_not, map(a.get, names, missing), map(b.get, names, missing))))
+    first = list(map(mappings[0].get, names, missing))
+    found: set[str] = set()
+    for other in mappings[1:]:
+        found.update(itertools.compress(names, map(operator.is_not, first, map(other.get, names, missing))))
+    return [n for n in names if n in found]
 
 
 def _pieces(value) -> tuple | None:
     """The string's pieces, less empty ones (a quote's end leaves one)."""
     if type(value) is Sym:
-        return tuple(p for p in value.pieces if not _empty(p))
+        return tuple(itertools.filterfalse(_empty, value.pieces))
     if type(value) is Value:
         return (value,)
     return None

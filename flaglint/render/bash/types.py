@@ -188,7 +188,7 @@ def _canonical(parts: tuple) -> tuple:
             swapped[found] = same
     if not swapped:
         return parts
-    return tuple(swapped.get(i, part) for i, part in zip(ids, parts))
+    return tuple(map(swapped.get, ids, parts))  # each part, or the one Value of its content
 
 
 class _Interned:
