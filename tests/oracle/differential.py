@@ -21,10 +21,12 @@ import hypothesis
 import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from maxtext_env import maxtext_tree, maxtext_wheel
 
 from flaglint.core.findings import Result
 from flaglint.frontends.checker import Checker
-from flaglint.pins.pins import PinSchema, load_pin
+from flaglint.pins.pins import PinSchema, bundled_pins, load_pin
+from flaglint.pins.register import register
 from flaglint.read.flags import FlagSource
 from flaglint.rules.expr import Node
 from flaglint.rules.ruleset import load_ruleset
@@ -79,6 +81,22 @@ def _spellings(schema: KeySchema, value: Any) -> list[str]:
     if isinstance(value, list) and all(isinstance(v, (int, str)) and not isinstance(v, bool) for v in value):
         return ["[" + ",".join(str(v) for v in value) + "]"]
     return []
+
+
+def release_pin(version: str) -> str | None:
+    """The pin of MaxText VERSION: bundled, else its wheel imported into the user pin store (point
+    XDG_CACHE_HOME at a scratch folder first); None when the wheel cannot be had."""
+    if f"maxtext-{version}" in bundled_pins():
+        return f"maxtext-{version}"
+    wheel = maxtext_wheel(version)
+    return None if wheel is None else register(wheel).name
+
+
+def tree_pin(git_dir: str | Path, commit: str) -> str | None:
+    """The pin of the MaxText tree of GIT_DIR at COMMIT (a full sha), imported into the user pin
+    store under the commit's name; None when the tree cannot be written out."""
+    tree = maxtext_tree(git_dir, commit)
+    return None if tree is None else register(tree, name=commit).name
 
 
 @dataclass
@@ -250,6 +268,42 @@ class Case:
 
     def as_entry(self) -> dict[str, str]:
         return {"flags": self.flags, "flaglint": self.flaglint.description[:300], "maxtext": self.maxtext.describe()}
+
+
+@dataclass(frozen=True)
+class Figures:
+    """Agreement over some cases, with recall (of the configs MaxText rejects, the share flaglint
+    rejects) and specificity (of those it accepts, the share flaglint accepts)."""
+
+    cases: int
+    agreed: int
+    rejected: int  # by MaxText
+    caught: int  # of those, rejected by flaglint
+    accepted: int  # by MaxText
+    passed: int  # of those, accepted by flaglint
+
+    @property
+    def agreement(self) -> float:
+        return self.agreed / max(1, self.cases)
+
+    @property
+    def recall(self) -> float:
+        return self.caught / max(1, self.rejected)
+
+    @property
+    def specificity(self) -> float:
+        return self.passed / max(1, self.accepted)
+
+    def __str__(self) -> str:
+        return (f"agreement {self.agreed}/{self.cases} = {self.agreement:.2%}, recall {self.recall:.2%} "
+                f"(of {self.rejected} MaxText rejects), specificity {self.specificity:.2%} (of {self.accepted} MaxText accepts)")
+
+
+def figures(cases: list[Case]) -> Figures:
+    rejected = [c for c in cases if not c.maxtext.ok]
+    accepted = [c for c in cases if c.maxtext.ok]
+    return Figures(len(cases), sum(c.agrees for c in cases), len(rejected), sum(c.flaglint.rejects is True for c in rejected),
+                   len(accepted), sum(c.flaglint.rejects is False for c in accepted))
 
 
 @dataclass
