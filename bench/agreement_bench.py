@@ -12,7 +12,8 @@ temporary XDG_CACHE_HOME), as `flaglint schema import` does for a user. The orac
 environment of that release or commit (tests/maxtext_env.py builds it).
 
 The configs are the differential tests' (tests/oracle/differential.py), drawn from the pin's own
-keys and rules. MaxText runs in one
+keys and rules (with --not-judged-checks, also from the keys of the checks no rule states, which
+flaglint reports as not judged: FL016). MaxText runs in one
 long-lived process (its import is timed apart, not per config); flaglint reuses one Checker, as
 `flaglint check --batch` does, and is timed both with fixes (as --batch) and findings only.
 """
@@ -79,6 +80,8 @@ def main() -> int:
     parser.add_argument("--tree", metavar="GIT_DIR", help="a MaxText git repository: measure its tree at --commit instead")
     parser.add_argument("--commit", default="HEAD", help="the revision of --tree (default HEAD)")
     parser.add_argument("--python", help="a Python with that maxtext (default: the cached oracle environment)")
+    parser.add_argument("--not-judged-checks", action="store_true",
+                        help="also draw configs that set the keys of MaxText's checks no rule states (FL016 where set)")
     parser.add_argument("--fix-sample", type=int, default=200, help="configs whose fixes are timed (default 200)")
     parser.add_argument("--write-disagreements", action="store_true",
                         help="rewrite tests/disagreements.yml from this run (classes kept; new entries need one)")
@@ -103,7 +106,7 @@ def measure(args: argparse.Namespace) -> int:
         return 2
 
     start = time.perf_counter()
-    configs = draw_configs(args.n, pin=pin)
+    configs = draw_configs(args.n, pin=pin, not_judged_checks=args.not_judged_checks)
     print(f"{len(configs)} configs drawn in {time.perf_counter() - start:.1f} s")
 
     start = time.perf_counter()

@@ -25,7 +25,7 @@ from maxtext_env import maxtext_tree, maxtext_wheel
 
 from flaglint.core.findings import Result
 from flaglint.frontends.checker import Checker
-from flaglint.pins.pins import PinSchema, bundled_pins, load_pin
+from flaglint.pins.pins import PinSchema, bundled_pins, load_pin, not_judged
 from flaglint.pins.register import register
 from flaglint.read.flags import FlagSource
 from flaglint.rules.expr import Node
@@ -108,20 +108,23 @@ class ConfigSpace:
     literals: dict[str, set] = field(default_factory=dict)
 
     @classmethod
-    def for_pin(cls, pin_name: str = PIN) -> ConfigSpace:
+    def for_pin(cls, pin_name: str = PIN, not_judged_checks: bool = False) -> ConfigSpace:
+        """With NOT_JUDGED_CHECKS, also the keys of each check of MaxText's that no rule states
+        (the pin's unexpressible list), so that a draw reaches what flaglint reports as not judged."""
         pin = load_pin(pin_name)
         space = cls(pin)
         for rule in load_ruleset(pin.rules).rules:
-            if rule.builtin or not rule.applies_to(pin.chain):
-                continue
-            keys = [n for n in rule_names(rule) if n in pin.keys]
-            if not keys:
-                continue
-            space.groups.append(keys)
-            constants = _constants(rule.require, _constants(rule.when, set()))
-            for key in keys:
-                space.literals.setdefault(key, set()).update(constants)
+            if not rule.builtin and rule.applies_to(pin.chain):
+                space._add([n for n in rule_names(rule) if n in pin.keys], _constants(rule.require, _constants(rule.when, set())))
+        for check in not_judged(pin.rules) if not_judged_checks else ():
+            space._add([k for k in check.keys if k in pin.keys], _constants(check.when, set()))
         return space
+
+    def _add(self, keys: list[str], constants: set) -> None:
+        if keys:
+            self.groups.append(keys)
+            for key in keys:
+                self.literals.setdefault(key, set()).update(constants)
 
     @cached_property
     def rule_keys(self) -> list[str]:
@@ -219,9 +222,9 @@ def flag_strings(space: ConfigSpace) -> st.SearchStrategy[str]:
     return draw_flags()
 
 
-def draw_configs(n: int, space: ConfigSpace | None = None, pin: str = PIN) -> list[str]:
+def draw_configs(n: int, space: ConfigSpace | None = None, pin: str = PIN, not_judged_checks: bool = False) -> list[str]:
     """`n` distinct flag strings for PIN, the same ones on every run (hypothesis, derandomized)."""
-    space = space or ConfigSpace.for_pin(pin)
+    space = space or ConfigSpace.for_pin(pin, not_judged_checks)
     drawn: dict[str, None] = {}
 
     @settings(max_examples=3 * n, derandomize=True, database=None, phases=[Phase.generate], deadline=None,
