@@ -12,10 +12,18 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from maxtext_env import IMPORTED, MAXTEXT_VERSION, RELEASES, oracle_python, unavailable
+from maxtext_env import (
+    IMPORTED,
+    MAXTEXT_VERSION,
+    RELEASES,
+    oracle_python,
+    run_in_oracle,
+    unavailable,
+)
 
 from flaglint.frontends.check.confirm import verdicts
 from flaglint.frontends.checker import Checker
+from flaglint.maxtext.tpu import load_topologies
 from flaglint.pins import pins, store
 from oracle.differential import (
     Case,
@@ -75,6 +83,26 @@ def test_every_disagreement_at_the_release_is_explained(release):
         f"(bench/agreement_bench.py --version {pin.removeprefix('maxtext-')} --write-disagreements lists them):\n"
         + yaml.safe_dump([case.as_entry() for case in new], sort_keys=False, width=200)
     )
+
+
+_SPEC_MAP = """
+from maxtext.utils import accelerator_to_spec_map
+OUTPUT = {name: spec.devices_per_slice for name, spec in accelerator_to_spec_map.UserFacingNameToSystemCharacteristics.items()}
+"""
+
+
+@pytest.mark.parametrize("version", IMPORTED)
+def test_an_imported_release_counts_devices_as_its_own_topology_table_does(version, tmp_path, monkeypatch):
+    if oracle_python(version) is None:
+        pytest.skip(unavailable("oracle", version))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    pins.load_pin.cache_clear()
+    pin = release_pin(version)
+    if pin is None:
+        pytest.skip(unavailable("wheel", version))
+    table = load_topologies(pins.load_pin(pin).topologies)
+    pins.load_pin.cache_clear()
+    assert table == run_in_oracle(_SPEC_MAP, None, version=version)
 
 
 # pyconfig's checks of a model file against argv and M_ variables, which the drawn configs seldom
