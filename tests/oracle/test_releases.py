@@ -85,8 +85,13 @@ def test_every_disagreement_at_the_release_is_explained(release):
     )
 
 
+# The module alone, found without running the package's __init__ (0.2.2's loads tensorflow: 25 s).
 _SPEC_MAP = """
-from maxtext.utils import accelerator_to_spec_map
+import importlib.util, os
+package = importlib.util.find_spec("maxtext").submodule_search_locations[0]
+spec = importlib.util.spec_from_file_location("spec_map", os.path.join(package, "utils", "accelerator_to_spec_map.py"))
+accelerator_to_spec_map = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(accelerator_to_spec_map)
 OUTPUT = {name: spec.devices_per_slice for name, spec in accelerator_to_spec_map.UserFacingNameToSystemCharacteristics.items()}
 """
 
@@ -102,7 +107,7 @@ def test_an_imported_release_counts_devices_as_its_own_topology_table_does(versi
         pytest.skip(unavailable("wheel", version))
     table = load_topologies(pins.load_pin(pin).topologies)
     pins.load_pin.cache_clear()
-    assert table == run_in_oracle(_SPEC_MAP, None, version=version)
+    assert len(table) > 100 and table == run_in_oracle(_SPEC_MAP, None, version=version)
 
 
 # pyconfig's checks of a model file against argv and M_ variables, which the drawn configs seldom
