@@ -26,34 +26,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
+sys.path[:0] = [str(Path(__file__).resolve().parents[1] / "tests")]
+
+from maxtext_env import export_tree  # noqa: E402
+
 HANG = 300
 INTERNAL = ("Traceback", "internal error", "RecursionError")
-
-
-def _export(git_dir: str, rev: str, into: Path) -> None:
-    """The tree's files at REV; a blob a partial mirror does not hold (its largest files) is left out."""
-    listing = subprocess.run(["git", "-C", git_dir, "ls-tree", "-r", "-z", rev], capture_output=True, check=True).stdout
-    blobs = []
-    for entry in listing.split(b"\0"):
-        if entry:
-            meta, name = entry.split(b"\t", 1)
-            mode, kind, sha = meta.split()
-            if kind == b"blob" and mode != b"120000":
-                blobs.append((sha, name.decode("utf-8", "replace")))
-    batch = subprocess.run(["git", "-C", git_dir, "cat-file", "--batch"], input=b"".join(sha + b"\n" for sha, _ in blobs),
-                           capture_output=True, check=True).stdout
-    at = 0
-    for _, name in blobs:
-        header_end = batch.index(b"\n", at)
-        header = batch[at:header_end].split()
-        at = header_end + 1
-        if header[-1] == b"missing":
-            continue
-        size = int(header[2])
-        target = into / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(batch[at:at + size])
-        at += size + 1
 
 
 def _lint(root: Path, script: Path, pin: str) -> dict:
@@ -80,7 +58,7 @@ def _lint(root: Path, script: Path, pin: str) -> dict:
 def sweep(git_dir: str, rev: str, pin: str, under: str | None) -> None:
     with tempfile.TemporaryDirectory(prefix="sweep-") as tmp:
         root = Path(tmp)
-        _export(git_dir, rev, root)
+        export_tree(git_dir, rev, root)
         scripts = sorted((root / under if under else root).rglob("*.sh"))
         runs = [_lint(root, script, pin) for script in scripts if script.is_file()]
     codes = Counter("hang" if run["rc"] is None else run["rc"] for run in runs)

@@ -26,6 +26,7 @@ from typing import Any, Iterator
 
 MAXTEXT_VERSION = "0.2.5"  # the default pin's release
 RELEASES = ("0.1.0", "0.2.0", "0.2.3", "0.2.4", "0.2.5")  # the bundled ones
+IMPORTED = ("0.2.1", "0.2.2")  # releases not bundled: the tests import their wheels into a scratch pin store
 REPO = Path(__file__).resolve().parents[1]
 CACHE = REPO / ".cache"
 WHEEL_DIR = CACHE / "maxtext"
@@ -104,27 +105,95 @@ def maxtext_wheel(version: str = MAXTEXT_VERSION) -> Path | None:
 
 def oracle_python(version: str = MAXTEXT_VERSION) -> Path | None:
     """The interpreter of a Python 3.12 venv where maxtext VERSION and its config dependencies import."""
-    target = oracle_dir(version)
+    wheel = maxtext_wheel(version)
+    if wheel is None:
+        _reasons[f"oracle {version}"] = unavailable("wheel", version)
+        return None
+    return _oracle_venv(oracle_dir(version), str(wheel), EXTRA_DEPS.get(version, []), f"oracle {version}",
+                        f"maxtext=={version}")
+
+
+def maxtext_tree(git_dir: str | Path, commit: str) -> Path | None:
+    """The MaxText tree of GIT_DIR at COMMIT (a full sha), written out once under .cache/."""
+    tree = CACHE / f"maxtext-{commit[:12]}"
+    if (tree / ".complete").is_file():
+        return tree
+    with locked(tree.name):
+        if not (tree / ".complete").is_file():
+            shutil.rmtree(tree, ignore_errors=True)
+            try:
+                export_tree(git_dir, commit, tree)
+            except (OSError, subprocess.CalledProcessError) as err:
+                _reasons[f"tree {commit}"] = f"cannot write out {git_dir} at {commit}: {err}"
+                return None
+            (tree / ".complete").write_text(f"{git_dir} at {commit}\n")
+    return tree
+
+
+def tree_oracle_python(git_dir: str | Path, commit: str) -> Path | None:
+    """The interpreter of a Python 3.12 venv where the MaxText tree of GIT_DIR at COMMIT is
+    installed (`pip install --no-deps` of its files) over the base's config dependencies: an oracle
+    for a commit, built as the releases' are."""
+    tree = maxtext_tree(git_dir, commit)
+    if tree is None:
+        _reasons[f"oracle {commit}"] = unavailable("tree", commit)
+        return None
+    # main's pyconfig (measured at e591f30) imports nothing beyond the base's packages
+    return _oracle_venv(oracle_dir(commit[:12]), str(tree), [], f"oracle {commit}", f"maxtext at {commit}")
+
+
+def export_tree(git_dir: str | Path, rev: str, into: Path) -> None:
+    """The files of GIT_DIR at REV written under INTO (git is asked, nothing is checked out); a blob
+    a partial mirror does not hold (its largest files) is left out. A package build wants the
+    README its pyproject names: a missing one is written empty."""
+    listing = subprocess.run(["git", "-C", str(git_dir), "ls-tree", "-r", "-z", rev], capture_output=True, check=True).stdout
+    blobs = []
+    for entry in listing.split(b"\0"):
+        if entry:
+            meta, name = entry.split(b"\t", 1)
+            mode, kind, sha = meta.split()
+            if kind == b"blob" and mode != b"120000":
+                blobs.append((sha, name.decode("utf-8", "replace")))
+    batch = subprocess.run(["git", "-C", str(git_dir), "cat-file", "--batch"], input=b"".join(sha + b"\n" for sha, _ in blobs),
+                           capture_output=True, check=True).stdout
+    at = 0
+    for _, name in blobs:
+        header_end = batch.index(b"\n", at)
+        header = batch[at:header_end].split()
+        at = header_end + 1
+        if header[-1] == b"missing":
+            continue
+        size = int(header[2])
+        target = into / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(batch[at:at + size])
+        at += size + 1
+    if (into / "pyproject.toml").is_file() and not (into / "README.md").exists():
+        (into / "README.md").write_text("")
+
+
+def _oracle_venv(target: Path, package: str, extra: list[str], what: str, marked: str) -> Path | None:
+    """TARGET: a Python 3.12 venv seeing the base's site-packages, with PACKAGE (a wheel or a tree)
+    and EXTRA installed without dependencies; built once, under a lock."""
     python, marker = target / "bin" / "python", target / ".complete"
     if marker.is_file():
         return python
-    wheel = maxtext_wheel(version)
     base = base_site_packages(BASE_DIR, ORACLE_DEPS, _reasons)
-    if wheel is None or base is None:
-        _reasons[f"oracle {version}"] = unavailable("wheel", version) if wheel is None else _reasons["base"]
+    if base is None:
+        _reasons[what] = _reasons["base"]
         return None
-    with locked(f"oracle-{version}"):
+    with locked(target.name):
         if marker.is_file():
             return python
         shutil.rmtree(target, ignore_errors=True)
-        if not build_steps([[str(find_python312()), "-m", "venv", str(target)]], f"oracle {version}", target, _reasons):
+        if not build_steps([[str(find_python312()), "-m", "venv", str(target)]], what, target, _reasons):
             return None
         own = next(target.glob("lib/python3.12/site-packages"))
         (own / "oracle-base.pth").write_text(f"{base.resolve()}\n")  # the base's packages, after the venv's own
-        install = [[str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel), *EXTRA_DEPS.get(version, [])]]
-        if not build_steps(install, f"oracle {version}", target, _reasons):
+        install = [[str(python), "-m", "pip", "install", "-q", "--no-deps", package, *extra]]
+        if not build_steps(install, what, target, _reasons):
             return None
-        marker.write_text(f"maxtext=={version} over {BASE_DIR.name}\n")
+        marker.write_text(f"{marked} over {BASE_DIR.name}\n")
     return python
 
 

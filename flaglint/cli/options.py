@@ -83,7 +83,8 @@ class Options:
         if not self.topology:
             return None
 
-        return from_option(self.topology, self.slices, load_pin(pin).version)
+        pinned = load_pin(pin)
+        return from_option(self.topology, self.slices, pinned.version, pinned.topologies)
 
 
 def _refuse_what_does_nothing(options: Options) -> None:

@@ -61,7 +61,7 @@ def show(words, flag_string, env_items, env_file, pin, tunix_pin, requirements, 
     unknown = [k for k in keys if not config.knows(k)]
     if unknown:
         raise InputError(f"{', '.join(unknown)}: not a key MaxText {checker.pin.pin} defines")
-    count = option or from_config(config, checker.pin.version)
+    count = option or from_config(config)
     rows = provenance(config, keys, count.source if count else None)
     click.echo(render_json(checker.pin.pin, rows) if output_format == "json" else render_text(_shown(rows)))
 

@@ -63,7 +63,7 @@ class Checker:
 
     def config(self, source: FlagSource, env: Mapping[str, str] | None = None) -> tuple[Config, list[Finding]]:
         config, findings = resolve(source, self.pin, env or {}, self.model)
-        count = self.devices or from_config(config, self.pin.version)
+        count = self.devices or from_config(config)
         if count is not None:
             config.devices = device_names(config, count)
         return config, findings

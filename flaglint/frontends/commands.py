@@ -64,7 +64,7 @@ class CommandLine:
         --num-slices), when it gives one and the caller did not (--topology)."""
         if not self.workload or checker.devices is not None:
             return checker
-        count = xpk_devices(self.workload, checker.pin.version)
+        count = xpk_devices(self.workload, checker.pin.topologies)
         if count is None:
             return checker
         on_workload = copy.copy(checker)
@@ -72,7 +72,7 @@ class CommandLine:
         return on_workload
 
 
-def xpk_devices(words: Sequence[str], version: str) -> DeviceCount | None:
+def xpk_devices(words: Sequence[str], topologies: str | Path) -> DeviceCount | None:
     """The devices an XPK workload asks for: its accelerator's devices per slice times its slices."""
     options: dict[str, str] = {}
     for at, word in enumerate(words):
@@ -84,7 +84,7 @@ def xpk_devices(words: Sequence[str], version: str) -> DeviceCount | None:
     if not accelerator or not slices.isdigit() or int(slices) < 1:
         return None
     shaped = re.fullmatch(r"(.+)-(\d+x\d+(?:x\d+)?)", accelerator)  # tpu7x-4x8x8: a generation and a slice shape
-    per_slice = named_devices(accelerator, version) or (slice_devices(f"{shaped[1]}:{shaped[2]}") if shaped else None)
+    per_slice = named_devices(accelerator, topologies) or (slice_devices(f"{shaped[1]}:{shaped[2]}") if shaped else None)
     if per_slice is None:
         return None
     flags = " ".join(f"{name}={value}" for name, value in options.items())

@@ -81,7 +81,12 @@ def _devices_argument(call: ast.expr) -> int | None:
     return None
 
 
+def write_topologies(package: str | Path, path: Path, version: str) -> int:
+    """PACKAGE's table written to PATH as flaglint/maxtext/tpu.py reads it; its size."""
+    table = build_topologies(package)
+    path.write_text(json.dumps({"version": version, "devices_per_slice": table}, indent=1) + "\n", encoding="utf-8")
+    return len(table)
+
+
 if __name__ == "__main__":  # python -m flaglint.importer.topologies WHEEL_OR_TREE OUT.json VERSION
-    table = build_topologies(sys.argv[1])
-    Path(sys.argv[2]).write_text(json.dumps({"version": sys.argv[3], "devices_per_slice": table}, indent=1) + "\n", encoding="utf-8")
-    print(f"{len(table)} compile topologies of maxtext {sys.argv[3]} into {sys.argv[2]}")
+    print(f"{write_topologies(sys.argv[1], Path(sys.argv[2]), sys.argv[3])} compile topologies of maxtext {sys.argv[3]} into {sys.argv[2]}")

@@ -3,7 +3,8 @@
 MaxText release knows with their devices per slice, and the names rules read for a device count.
 
 The compile topology tables are generated per release (`schemas/topologies/maxtext-<version>.json`)
-by flaglint/importer/topologies.py from MaxText's `utils/accelerator_to_spec_map.py`.
+by flaglint/importer/topologies.py from MaxText's `utils/accelerator_to_spec_map.py`; an import
+into the pin store writes its own (`topologies.json` of the entry).
 """
 
 from __future__ import annotations
@@ -51,18 +52,21 @@ def _known_slice_devices(topology: Any) -> int:
 RULE_FUNCTIONS = {"slice_devices": _known_slice_devices, "refused_dtype_name": refused_dtype_name}
 
 
-def topologies_path(version: str) -> Path:
-    return data_dir("schemas") / "topologies" / f"maxtext-{version}.json"
+def topologies_path(topologies: str | Path) -> Path:
+    """A release's bundled table; a Path is a pin store entry's own."""
+    return topologies if isinstance(topologies, Path) else data_dir("schemas") / "topologies" / f"maxtext-{topologies}.json"
 
 
 @lru_cache(maxsize=None)
-def load_topologies(version: str) -> dict[str, int]:
-    """compile topology name -> devices per slice, at a release ({} when none is bundled)."""
-    path = topologies_path(version)
+def load_topologies(topologies: str | Path) -> dict[str, int]:
+    """compile topology name -> devices per slice: a bundled release's (a version) or a pin store
+    entry's (its file); {} when there is none."""
+    path = topologies_path(topologies)
     return json.loads(read_text(path, DATA_FILE))["devices_per_slice"] if path.is_file() else {}
 
 
-def named_devices(name: str, version: str) -> int | None:
-    """Devices per slice of a compile topology name or a TPU slice, or None if unknown."""
-    table = load_topologies(version)
+def named_devices(name: str, topologies: str | Path) -> int | None:
+    """Devices per slice of a compile topology name (in the table TOPOLOGIES: a pin's) or a TPU
+    slice, or None if unknown."""
+    table = load_topologies(topologies)
     return table[name] if name in table else slice_devices(name)

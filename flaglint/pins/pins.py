@@ -59,6 +59,7 @@ class PinSchema:
     chain: list[str] = field(default_factory=list)  # this pin and every pin it extends
     rules: str | Path = ""  # the imported rules: a bundled version, or a store entry's rules folder
     configs: str | Path = ""  # the index of configs/**/*.yml: a bundled version, or a store entry's file
+    topologies: str | Path = ""  # the compile topology table: a bundled version, or a store entry's file
     origin: str = ""  # where the pin's schema comes from, for `flaglint pins`
     config_classes: dict[str, ConfigClass] = field(default_factory=dict)  # other classes an entry point validates with
 
@@ -192,7 +193,7 @@ def load_pin(pin: str = DEFAULT_PIN) -> PinSchema:
     if name.startswith("maxtext-") and (_schemas() / f"{name}.json").is_file():
         where = f"schemas/{name}.json"
         version = name.removeprefix("maxtext-")
-        return _from_schema(name, _released(name), where, version, version, f"bundled ({where})")
+        return _from_schema(name, _released(name), where, version, version, version, f"bundled ({where})")
     if name in bundled_pins():
         return _from_overlay(name)
     from flaglint.pins import store  # noqa: PLC0415 the pin store (shutil): only for a pin that is not bundled
@@ -215,11 +216,13 @@ def load_pin(pin: str = DEFAULT_PIN) -> PinSchema:
         raise InputError(f"{entry.schema_path}: damaged pin store entry ({where}: {first['msg']}); import it again") from None
     except (Unreadable, ValueError) as err:
         raise InputError(f"{entry.schema_path}: damaged pin store entry ({err}); import it again") from None
-    return _from_schema(name, data, str(entry.schema_path), entry.rules_dir, entry.configs_path, entry.describe())
+    # an entry imported before its topology table was stored: its release's bundled table
+    topologies = entry.topologies_path if entry.topologies_path.is_file() else str(data["version"])
+    return _from_schema(name, data, str(entry.schema_path), entry.rules_dir, entry.configs_path, topologies, entry.describe())
 
 
 def _from_schema(name: str, schema: dict[str, Any], where: str, rules: str | Path, configs: str | Path,
-                 origin: str) -> PinSchema:
+                 topologies: str | Path, origin: str) -> PinSchema:
     return PinSchema(
         pin=name,
         version=schema["version"],
@@ -229,6 +232,7 @@ def _from_schema(name: str, schema: dict[str, Any], where: str, rules: str | Pat
         chain=[name],
         rules=rules,
         configs=configs,
+        topologies=topologies,
         origin=origin,
         refuses_model_and_argv=schema.get("refuses_model_and_argv", True),
         refuses_model_and_env=schema.get("refuses_model_and_env", True),
@@ -268,6 +272,7 @@ def _from_overlay(name: str) -> PinSchema:
         chain=[name, *parent.chain],
         rules=parent.rules,
         configs=parent.configs,
+        topologies=parent.topologies,
         origin=f"overlay ({where}) on {overlay['extends']}: {overlay['title']}",
     )
 

@@ -46,6 +46,7 @@ def register(source: str | Path, where: str = "user", name: str | None = None, r
 def _register(source: str | Path, where: str, name: str | None, replace: bool, kind: str | None, progress: Progress) -> Imported:
     from flaglint.importer.configs import build_index, write_index  # noqa: PLC0415 the importer: only when importing
     from flaglint.importer.importer import import_schema, schema_summary, write_schema  # noqa: PLC0415 the importer: only when importing
+    from flaglint.importer.topologies import topology_table, write_topologies  # noqa: PLC0415 the importer: only when importing
     from flaglint.importer.validators import summary as rules_summary  # noqa: PLC0415 the importer: only when importing
     from flaglint.importer.validators import write_rules  # noqa: PLC0415 the importer: only when importing
 
@@ -89,6 +90,8 @@ def _register(source: str | Path, where: str, name: str | None, replace: bool, k
                 progress.step(f"indexing the config files of {source}")
                 with open_package(source) as files:
                     write_index(build_index(files, schema.version), folder / store.CONFIGS_FILE)
+                    if topology_table(files) is not None:  # a MaxText without one looks no compile topology up
+                        write_topologies(source, folder / store.TOPOLOGIES_FILE, schema.version)
 
         folder = store.write_entry(root, entry, fill, replace=True)
     lines.append(f"registered {name} in the {where} store ({folder})"

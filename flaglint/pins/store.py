@@ -2,7 +2,8 @@
 
 A store is a folder with one entry per pin, `<store>/<name>/`: `pin.json` (what was imported and
 from where), `schema.json` (model.MaxTextSchemaFile), `rules/` (as rules/maxtext/<version>/) and
-`configs.json` (the index of its configs/**/*.yml, as schemas/configs/maxtext-<version>.json). A release is
+`configs.json` (the index of its configs/**/*.yml, as schemas/configs/maxtext-<version>.json) and
+`topologies.json` (its compile topology table, as schemas/topologies/maxtext-<version>.json). A release is
 named `maxtext-X.Y.Z` (from the package's version file), a git checkout by its commit. The user
 store is `$XDG_CACHE_HOME/flaglint/pins`; a project store is the folder `pin-store` names in
 `[tool.flaglint]`, which a team can commit. An entry is written in a temporary folder and renamed
@@ -27,6 +28,7 @@ ENTRY_FILE = "pin.json"
 SCHEMA_FILE = "schema.json"
 RULES_DIR = "rules"
 CONFIGS_FILE = "configs.json"  # config_index.py's index of the package's configs/**/*.yml
+TOPOLOGIES_FILE = "topologies.json"  # the compile topology table, as schemas/topologies/maxtext-<version>.json
 _TEMPORARY = ".tmp-"
 
 
@@ -52,6 +54,10 @@ class Entry:
     @property
     def configs_path(self) -> Path:
         return self.path / CONFIGS_FILE
+
+    @property
+    def topologies_path(self) -> Path:
+        return self.path / TOPOLOGIES_FILE
 
     def describe(self) -> str:
         what = f"maxtext {self.version}" + (f" at commit {self.commit[:12]}" if self.commit else "")

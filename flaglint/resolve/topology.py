@@ -10,6 +10,7 @@ slice is worth is MaxText's knowledge (flaglint/maxtext/tpu.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from flaglint.core.findings import InputError
 from flaglint.maxtext.mesh import MESH_DEVICES_PER_SLICE, MESH_SLICES
@@ -36,26 +37,30 @@ class DeviceCount:
         return self.devices // self.slices
 
 
-def from_option(name: str, slices: int, version: str) -> DeviceCount:
-    per_slice = named_devices(name, version)
+def from_option(name: str, slices: int, version: str, topologies: str | Path | None = None) -> DeviceCount:
+    """The devices of `--topology NAME --slices SLICES` at MaxText VERSION, whose compile topology
+    table is TOPOLOGIES (a pin's: a bundled version or a store entry's file; default VERSION's)."""
+    table = topologies or version
+    per_slice = named_devices(name, table)
     if per_slice is None:
         import difflib  # noqa: PLC0415 difflib: only for a did-you-mean
 
-        close = difflib.get_close_matches(name, load_topologies(version), n=3)
+        close = difflib.get_close_matches(name, load_topologies(table), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else " (a compile topology name such as v5p-8, or a slice such as tpu7x:4x4x8)"
         raise InputError(f"--topology {name!r}: not a topology MaxText {version} knows{hint}")
     return DeviceCount(per_slice * slices, slices, f"--topology {name}" + (f" --slices {slices}" if slices != 1 else ""))
 
 
-def from_config(config, version: str) -> DeviceCount | None:
-    """compile_topology (+ compile_topology_num_slices) as MaxText reads them, else Tunix's slice variable."""
+def from_config(config) -> DeviceCount | None:
+    """compile_topology (+ compile_topology_num_slices) as MaxText reads them (in the table of the
+    config's pin), else Tunix's slice variable."""
 
     def lookup(key: str):
         return config.lookup(key) if config.knows(key) else None
 
     name = lookup("compile_topology")
     if isinstance(name, str) and name:
-        per_slice = named_devices(name, version)
+        per_slice = named_devices(name, config.pin.topologies)
         slices = lookup("compile_topology_num_slices")
         if per_slice is not None and isinstance(slices, int) and slices > 0:
             return DeviceCount(per_slice * slices, slices, f"compile_topology={name} compile_topology_num_slices={slices}")

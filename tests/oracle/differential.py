@@ -21,10 +21,12 @@ import hypothesis
 import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from maxtext_env import maxtext_tree, maxtext_wheel
 
 from flaglint.core.findings import Result
 from flaglint.frontends.checker import Checker
-from flaglint.pins.pins import PinSchema, load_pin
+from flaglint.pins.pins import PinSchema, bundled_pins, load_pin, not_judged
+from flaglint.pins.register import register
 from flaglint.read.flags import FlagSource
 from flaglint.rules.expr import Node
 from flaglint.rules.ruleset import load_ruleset
@@ -81,6 +83,22 @@ def _spellings(schema: KeySchema, value: Any) -> list[str]:
     return []
 
 
+def release_pin(version: str) -> str | None:
+    """The pin of MaxText VERSION: bundled, else its wheel imported into the user pin store (point
+    XDG_CACHE_HOME at a scratch folder first); None when the wheel cannot be had."""
+    if f"maxtext-{version}" in bundled_pins():
+        return f"maxtext-{version}"
+    wheel = maxtext_wheel(version)
+    return None if wheel is None else register(wheel).name
+
+
+def tree_pin(git_dir: str | Path, commit: str) -> str | None:
+    """The pin of the MaxText tree of GIT_DIR at COMMIT (a full sha), imported into the user pin
+    store under the commit's name; None when the tree cannot be written out."""
+    tree = maxtext_tree(git_dir, commit)
+    return None if tree is None else register(tree, name=commit).name
+
+
 @dataclass
 class ConfigSpace:
     """The keys the loaded rules involve, and the candidate values of every key."""
@@ -90,20 +108,23 @@ class ConfigSpace:
     literals: dict[str, set] = field(default_factory=dict)
 
     @classmethod
-    def for_pin(cls, pin_name: str = PIN) -> ConfigSpace:
+    def for_pin(cls, pin_name: str = PIN, not_judged_checks: bool = False) -> ConfigSpace:
+        """With NOT_JUDGED_CHECKS, also the keys of each check of MaxText's that no rule states
+        (the pin's unexpressible list), so that a draw reaches what flaglint reports as not judged."""
         pin = load_pin(pin_name)
         space = cls(pin)
         for rule in load_ruleset(pin.rules).rules:
-            if rule.builtin or not rule.applies_to(pin.chain):
-                continue
-            keys = [n for n in rule_names(rule) if n in pin.keys]
-            if not keys:
-                continue
-            space.groups.append(keys)
-            constants = _constants(rule.require, _constants(rule.when, set()))
-            for key in keys:
-                space.literals.setdefault(key, set()).update(constants)
+            if not rule.builtin and rule.applies_to(pin.chain):
+                space._add([n for n in rule_names(rule) if n in pin.keys], _constants(rule.require, _constants(rule.when, set())))
+        for check in not_judged(pin.rules) if not_judged_checks else ():
+            space._add([k for k in check.keys if k in pin.keys], _constants(check.when, set()))
         return space
+
+    def _add(self, keys: list[str], constants: set) -> None:
+        if keys:
+            self.groups.append(keys)
+            for key in keys:
+                self.literals.setdefault(key, set()).update(constants)
 
     @cached_property
     def rule_keys(self) -> list[str]:
@@ -201,9 +222,9 @@ def flag_strings(space: ConfigSpace) -> st.SearchStrategy[str]:
     return draw_flags()
 
 
-def draw_configs(n: int, space: ConfigSpace | None = None, pin: str = PIN) -> list[str]:
+def draw_configs(n: int, space: ConfigSpace | None = None, pin: str = PIN, not_judged_checks: bool = False) -> list[str]:
     """`n` distinct flag strings for PIN, the same ones on every run (hypothesis, derandomized)."""
-    space = space or ConfigSpace.for_pin(pin)
+    space = space or ConfigSpace.for_pin(pin, not_judged_checks)
     drawn: dict[str, None] = {}
 
     @settings(max_examples=3 * n, derandomize=True, database=None, phases=[Phase.generate], deadline=None,
@@ -250,6 +271,42 @@ class Case:
 
     def as_entry(self) -> dict[str, str]:
         return {"flags": self.flags, "flaglint": self.flaglint.description[:300], "maxtext": self.maxtext.describe()}
+
+
+@dataclass(frozen=True)
+class Figures:
+    """Agreement over some cases, with recall (of the configs MaxText rejects, the share flaglint
+    rejects) and specificity (of those it accepts, the share flaglint accepts)."""
+
+    cases: int
+    agreed: int
+    rejected: int  # by MaxText
+    caught: int  # of those, rejected by flaglint
+    accepted: int  # by MaxText
+    passed: int  # of those, accepted by flaglint
+
+    @property
+    def agreement(self) -> float:
+        return self.agreed / max(1, self.cases)
+
+    @property
+    def recall(self) -> float:
+        return self.caught / max(1, self.rejected)
+
+    @property
+    def specificity(self) -> float:
+        return self.passed / max(1, self.accepted)
+
+    def __str__(self) -> str:
+        return (f"agreement {self.agreed}/{self.cases} = {self.agreement:.2%}, recall {self.recall:.2%} "
+                f"(of {self.rejected} MaxText rejects), specificity {self.specificity:.2%} (of {self.accepted} MaxText accepts)")
+
+
+def figures(cases: list[Case]) -> Figures:
+    rejected = [c for c in cases if not c.maxtext.ok]
+    accepted = [c for c in cases if c.maxtext.ok]
+    return Figures(len(cases), sum(c.agrees for c in cases), len(rejected), sum(c.flaglint.rejects is True for c in rejected),
+                   len(accepted), sum(c.flaglint.rejects is False for c in accepted))
 
 
 @dataclass

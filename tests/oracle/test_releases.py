@@ -1,5 +1,6 @@
-"""flaglint at each older bundled release against that release's own pyconfig, on configs drawn
-from that release's rules (test_differential.py does 0.2.5, with more configs and the fixes).
+"""flaglint at each older release against that release's own pyconfig, on configs drawn from that
+release's rules (test_differential.py does 0.2.5, with more configs and the fixes): the bundled
+ones, and 0.2.1 and 0.2.2, whose wheels are imported into a scratch pin store as a user imports them.
 
 Per release: agreement >= 99%, recall >= 99% (of the configs MaxText rejects, flaglint rejects),
 specificity >= 98% (of those it accepts, flaglint accepts), and every disagreement fits a class of
@@ -11,50 +12,66 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from maxtext_env import MAXTEXT_VERSION, RELEASES, oracle_python, unavailable
+from maxtext_env import (
+    IMPORTED,
+    MAXTEXT_VERSION,
+    RELEASES,
+    oracle_python,
+    run_in_oracle,
+    unavailable,
+)
 
 from flaglint.frontends.check.confirm import verdicts
 from flaglint.frontends.checker import Checker
+from flaglint.maxtext.tpu import load_topologies
+from flaglint.pins import pins, store
 from oracle.differential import (
     Case,
     classify,
     draw_configs,
+    figures,
     flaglint_verdict,
     load_disagreements,
+    release_pin,
 )
 
 pytestmark = pytest.mark.oracle
 
 CONFIGS = 200  # per release: about 35 s of MaxText on two processes (bench/agreement_bench.py --version V draws more)
+# per imported release: its wheel's import (about 2 s) and about 7 s of MaxText (0.2.2 starts in 10 s more: tensorflow)
+IMPORTED_CONFIGS = 40
 
 
-@pytest.fixture(scope="module", params=[v for v in RELEASES if v != MAXTEXT_VERSION])
-def release(request) -> tuple[str, list[Case]]:
+@pytest.fixture(scope="module", params=[v for v in RELEASES if v != MAXTEXT_VERSION] + list(IMPORTED))
+def release(request, tmp_path_factory) -> tuple[str, list[Case]]:
     version = request.param
     python = oracle_python(version)
     if python is None:
         pytest.skip(unavailable("oracle", version))
-    pin = f"maxtext-{version}"
-    configs = draw_configs(CONFIGS, pin=pin)
-    checker = Checker(pin)
-    flaglint = [flaglint_verdict(checker, flags, fix=False) for flags in configs]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg")))  # a wheel's import goes to a scratch store
+        pins.load_pin.cache_clear()
+        store.project_store.cache_clear()
+        pin = release_pin(version)
+        if pin is None:
+            pytest.skip(unavailable("wheel", version))
+        configs = draw_configs(IMPORTED_CONFIGS if version in IMPORTED else CONFIGS, pin=pin)
+        checker = Checker(pin)
+        flaglint = [flaglint_verdict(checker, flags, fix=False) for flags in configs]
+    pins.load_pin.cache_clear()
     maxtext = verdicts(python, [flags.split() for flags in configs])
     return pin, [Case(*row) for row in zip(configs, flaglint, maxtext)]
 
 
 def test_verdicts_agree_with_the_release(release):
     pin, cases = release
-    rejected = [c for c in cases if not c.maxtext.ok]
-    accepted = [c for c in cases if c.maxtext.ok]
-    agreement = sum(c.agrees for c in cases) / len(cases)
-    recall = sum(c.flaglint.rejects is True for c in rejected) / len(rejected)
-    specificity = sum(c.flaglint.rejects is False for c in accepted) / len(accepted)
-    print(f"\n{pin}: agreement {agreement:.2%}, recall {recall:.2%} of {len(rejected)}, "
-          f"specificity {specificity:.2%} of {len(accepted)}")  # fmt: skip
-    assert len(cases) >= CONFIGS and rejected and accepted
-    assert agreement >= 0.99, f"agreement {agreement:.2%} at {pin}"
-    assert recall >= 0.99, f"recall {recall:.2%} at {pin}"
-    assert specificity >= 0.98, f"specificity {specificity:.2%} at {pin}"
+    measured = figures(cases)
+    print(f"\n{pin}: {measured}")
+    assert len(cases) >= (IMPORTED_CONFIGS if pin.removeprefix("maxtext-") in IMPORTED else CONFIGS)
+    assert measured.rejected and measured.accepted
+    assert measured.agreement >= 0.99, f"agreement {measured.agreement:.2%} at {pin}"
+    assert measured.recall >= 0.99, f"recall {measured.recall:.2%} at {pin}"
+    assert measured.specificity >= 0.98, f"specificity {measured.specificity:.2%} at {pin}"
 
 
 def test_every_disagreement_at_the_release_is_explained(release):
@@ -66,6 +83,31 @@ def test_every_disagreement_at_the_release_is_explained(release):
         f"(bench/agreement_bench.py --version {pin.removeprefix('maxtext-')} --write-disagreements lists them):\n"
         + yaml.safe_dump([case.as_entry() for case in new], sort_keys=False, width=200)
     )
+
+
+# The module alone, found without running the package's __init__ (0.2.2's loads tensorflow: 25 s).
+_SPEC_MAP = """
+import importlib.util, os
+package = importlib.util.find_spec("maxtext").submodule_search_locations[0]
+spec = importlib.util.spec_from_file_location("spec_map", os.path.join(package, "utils", "accelerator_to_spec_map.py"))
+accelerator_to_spec_map = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(accelerator_to_spec_map)
+OUTPUT = {name: spec.devices_per_slice for name, spec in accelerator_to_spec_map.UserFacingNameToSystemCharacteristics.items()}
+"""
+
+
+@pytest.mark.parametrize("version", IMPORTED)
+def test_an_imported_release_counts_devices_as_its_own_topology_table_does(version, tmp_path, monkeypatch):
+    if oracle_python(version) is None:
+        pytest.skip(unavailable("oracle", version))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    pins.load_pin.cache_clear()
+    pin = release_pin(version)
+    if pin is None:
+        pytest.skip(unavailable("wheel", version))
+    table = load_topologies(pins.load_pin(pin).topologies)
+    pins.load_pin.cache_clear()
+    assert len(table) > 100 and table == run_in_oracle(_SPEC_MAP, None, version=version)
 
 
 # pyconfig's checks of a model file against argv and M_ variables, which the drawn configs seldom

@@ -22,6 +22,7 @@ from flaglint.frontends.checker import Checker
 from flaglint.importer.gitrefs import checkout_commit
 from flaglint.pins import pins, store
 from flaglint.read.flags import FlagSource
+from flaglint.resolve.topology import from_config, from_option
 from flaglint.rules.ruleset import load_ruleset
 from flaglint.schema.config_index import load_index
 
@@ -143,6 +144,53 @@ def test_a_tree_without_git_is_named_by_its_version_and_a_hash_of_what_it_define
     assert "extra_key" in pins.load_pin(names[2]).keys and "extra_key" not in pins.load_pin(names[0]).keys
     with pytest.raises(InputError, match="unknown pin"):
         pins.canonical_pin("maxtext-9.1.0")
+
+
+# A tree's compile topology table, in the constructs of MaxText's utils/accelerator_to_spec_map.py:
+# the names get_system_characteristics looks up, each with its devices per slice.
+SPEC_MAP = """\
+from dataclasses import dataclass
+
+@dataclass
+class SystemCharacteristics:
+  platform: str
+  topology_name: str
+  chip_config_name: str
+  chips_per_host_bounds: tuple
+  devices_per_slice: int
+
+UserFacingNameToSystemCharacteristics = {
+    "v9z-12": SystemCharacteristics("tpu", "v9z:2x3", "megacore", (2, 3, 1), 6),
+    "v9z-24": SystemCharacteristics("tpu", "v9z:2x6", "megacore", (2, 3, 1), devices_per_slice=12),
+}
+
+def get_system_characteristics(user_facing_name):
+  return UserFacingNameToSystemCharacteristics.get(user_facing_name)
+"""
+
+
+def test_an_imported_tree_counts_devices_by_its_own_topology_table(tmp_path):
+    tree = make_tree(tmp_path / "maxtext")
+    (tree / "src" / "maxtext" / "utils").mkdir()
+    (tree / "src" / "maxtext" / "utils" / "accelerator_to_spec_map.py").write_text(SPEC_MAP)
+    assert flaglint("schema", "import", str(tree)).exit_code == 0
+    pin = pins.load_pin(COMMIT)
+    assert from_option("v9z-12", 2, pin.version, pin.topologies).devices == 12 and from_option("v9z-24", 1, pin.version, pin.topologies).devices == 12
+    assert from_option("tpu7x:2x2x2", 1, pin.version, pin.topologies).devices == 16  # a slice is counted whatever the table
+    checked = flaglint("check", "--pin", COMMIT, "--topology", "v9z-24", "num_chunks=1")
+    assert checked.exit_code == 0, checked.output
+    refused = flaglint("check", "--pin", COMMIT, "--topology", "v5p-8", "num_chunks=1")  # a name of the bundled releases only
+    assert refused.exit_code == 2 and "--topology 'v5p-8': not a topology MaxText 9.1.0 knows" in refused.output
+    read = Checker(COMMIT).config(FlagSource("compile_topology=v9z-24 compile_topology_num_slices=2"))[0]
+    assert from_config(read).devices == 24
+
+
+def test_an_entry_imported_without_a_topology_table_uses_its_releases(tmp_path):
+    tree = make_tree(tmp_path / "maxtext", version="0.2.4")
+    assert flaglint("schema", "import", str(tree)).exit_code == 0
+    assert not (tmp_path / "xdg" / "flaglint" / "pins" / COMMIT / "topologies.json").exists()
+    pin = pins.load_pin(COMMIT)
+    assert from_option("v5p-8", 1, pin.version, pin.topologies).devices == 4  # maxtext 0.2.4's table
 
 
 def test_a_bundled_release_imported_again_is_that_release(tmp_path):

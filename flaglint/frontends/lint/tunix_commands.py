@@ -109,7 +109,7 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
             texts = [w.text for w in args]
             env = {name: value.text for name, value in launch.env.items() if _READS.reads_variable(name)}
             env.update(w.text.split("=", 1) for w in words[:command.start] if "=" in w.text and _READS.reads_variable(w.text.split("=", 1)[0]))
-            on = devices or (xpk_devices(workload, maxtext.pin.version if maxtext else "") if workload else None)
+            on = devices or (xpk_devices(workload, maxtext.pin.topologies if maxtext else "") if workload else None)
             key = (tuple(texts), tuple(sorted(env.items())), on)
             if key not in results:
                 unknown = frozenset(i for i, t in enumerate(texts) if OTHER in t)
