@@ -5,13 +5,13 @@ refuses every one, and flaglint gives a rule's error or FL016 (not judged), neve
 from __future__ import annotations
 
 import pytest
-from maxtext_env import maxtext_wheel, oracle_python, unavailable
+from maxtext_env import oracle_python, unavailable
 
 from flaglint.frontends.check.confirm import verdicts
 from flaglint.frontends.checker import Checker
 from flaglint.pins import pins, store
-from flaglint.pins.register import register
 from flaglint.read.flags import FlagSource
+from oracle.differential import release_pin
 
 pytestmark = pytest.mark.oracle
 
@@ -46,12 +46,10 @@ def imported(tmp_path_factory, monkeypatch):
     store.project_store.cache_clear()
 
     def pin_of(version: str) -> str:
-        if f"maxtext-{version}" in pins.bundled_pins():
-            return f"maxtext-{version}"
-        wheel = maxtext_wheel(version)
-        if wheel is None:
+        pin = release_pin(version)
+        if pin is None:
             pytest.skip(unavailable("wheel", version))
-        return register(wheel).name
+        return pin
 
     yield pin_of
     pins.load_pin.cache_clear()

@@ -501,7 +501,9 @@ class Interp(Expansion, Conditions, Builtins):
         # a joined value (a variable set on some branches) is decided here: it may fork
         env = {n: extra[n] if n in extra else self.scalar(st, n) for n in exported}
         env = {n: v for n, v in env.items() if isinstance(v, Value)}
-        st.launched = st.launched + (Launch(st.code.src.path, ins.line, tuple(words), env, st.files, dict(extra)),)
+        launch = Launch(st.code.src.path, ins.line, tuple(words), env, st.files, dict(extra))
+        if launch not in st.launched:  # the same launch again (a loop polling `gcloud … describe`) says nothing new, and a loop must reach its fixed point
+            st.launched = st.launched + (launch,)
 
     def i_writefile(self, ins: WriteFile, st: State) -> None:
         target = self.value(ins.target, st)

@@ -219,3 +219,14 @@ def test_a_command_string_with_a_commands_output_is_checked_where_only_a_value_h
                       "run_name=$NAME num_moe_token_chunks=2 use_ring_of_experts=false\"\n")
     rules = [f.rule for f in check_script(script, Checker()).result.findings if f.severity == "error"]
     assert rules == (["FL011"] if refused else [PAIR])
+
+
+@pytest.mark.parametrize("poll", ["gcloud compute tpus tpu-vm describe my-tpu", "xpk workload list --cluster c",
+                                  "kubectl get jobset my-run"])
+def test_a_loop_that_polls_a_launcher_ends_and_the_launch_after_it_is_checked(tmp_path, poll):
+    """`until ! kubectl get …; do sleep 5; done`: the launcher it polls is the same launch on each
+    round, so the loop is seen to go round without end (or to stop) and what follows is checked."""
+    script = tmp_path / "run.sh"
+    script.write_text(f"until ! {poll} >/dev/null 2>&1; do\n  sleep 5\ndone\n"
+                      "python3 -m maxtext.trainers.pre_train.train run_name=r num_moe_token_chunks=2 use_ring_of_experts=false\n")
+    assert [(f.rule, f.location.line) for f in check_script(script, Checker()).result.findings if f.severity == "error"] == [(PAIR, 4)]
