@@ -13,6 +13,7 @@ import os
 import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import yaml
@@ -26,8 +27,10 @@ from flaglint.schema.config_index import ConfigFile, ConfigIndex
 BASE_CONFIG = "base_config"
 
 
+@lru_cache(maxsize=32)  # by its text: a script's command lines read the same config file on every path
 def parse_config(text: str, name: str) -> ConfigFile:
-    """One config file's values and the line of each top-level key; InputError on what MaxText refuses."""
+    """One config file's values and the line of each top-level key; InputError on what MaxText
+    refuses. The ConfigFile is shared: never change one."""
     node, data = load_document(text, name, "MaxText")
     if data is None:
         return ConfigFile(name, {}, {}, None)
