@@ -32,6 +32,7 @@ from flaglint.resolve.topology import (
     device_names,
     from_config,
     not_judged_note,
+    unmodelled_mesh_note,
 )
 from flaglint.rules.expr import Unknown, evaluate, substitute
 from flaglint.rules.ruleset import built_in, load_ruleset
@@ -83,7 +84,7 @@ class Checker:
         findings += ep_rank_without_axes(judged, broken, config, lambda rule: finding(rule, config, self.ruleset.derived))
         findings += self._not_judged(config, refused)
         result = Result(pin=self.pin.pin, findings=findings)
-        note = None if config.devices else self._not_judged_note(config)
+        note = self._mesh_note(config) if config.devices else self._not_judged_note(config)
         if note is not None:
             result.notes.append(note)
         if fix and (broken or config.rejected):
@@ -91,10 +92,16 @@ class Checker:
         return result
 
     def _not_judged_note(self, config: Config) -> str | None:
-        chain = tuple(config.pin.chain)
-        if chain not in self._notes:
-            self._notes[chain] = not_judged_note(self.ruleset, config)
-        return self._notes[chain]
+        return self._note(not_judged_note, config)
+
+    def _mesh_note(self, config: Config) -> str | None:
+        return self._note(unmodelled_mesh_note, config)
+
+    def _note(self, note_of, config: Config) -> str | None:
+        key = (note_of.__name__, tuple(config.pin.chain))
+        if key not in self._notes:
+            self._notes[key] = note_of(self.ruleset, config)
+        return self._notes[key]
 
     def _not_judged(self, config: Config, refused: set[str]) -> list[Finding]:
         """MaxText's checks that no rule states (neither imported nor by hand), each where the config

@@ -91,6 +91,18 @@ def device_keys() -> frozenset[str]:
     return frozenset({"compile_topology", "compile_topology_num_slices", launcher().slice, "mesh_axes", "custom_mesh_and_rule"})
 
 
+def unmodelled_mesh_note(ruleset, config) -> str | None:
+    """The one line that names flaglint's own checks of the mesh MaxText builds at start-up that are
+    written for other releases' mesh code, so not judged at this pin even with a device count."""
+    elsewhere = [rule for rule in ruleset.rules if not rule.builtin and rule.id.startswith("FL") and rule.pins
+                 and not rule.applies_to(config.pin.chain) and rule.name_set.intersection(DEVICE_NAMES)]
+    if not elsewhere:
+        return None
+    written_for = sorted({pin for rule in elsewhere for pin in rule.pins})
+    return (f"{', '.join(rule.id for rule in elsewhere)} (the mesh MaxText builds at start-up) are written for the mesh code of "
+            f"{', '.join(written_for)}: not judged at {config.pin.pin}")
+
+
 def not_judged_note(ruleset, config) -> str | None:
     """The one line that names the rules on devices a device count would let flaglint judge: they
     are not judged, never passed (None where the pin has none)."""

@@ -16,6 +16,7 @@ from flaglint.frontends.checker import Checker
 from flaglint.importer.validator_walker import CHECKED_ELSEWHERE
 from flaglint.pins.pins import load_pin, not_judged
 from flaglint.read.flags import FlagSource
+from flaglint.resolve.topology import DeviceCount
 from flaglint.rules.expr import parse
 
 
@@ -129,3 +130,17 @@ def test_check_warns_and_the_gate_fails_closed_unless_unverified_is_allowed(tmp_
     assert gate.returncode == 1 and [(f["rule"], f["severity"]) for f in json.loads(gate.stdout)["findings"]] == [("FL016", "error")]
     allowed = run_flaglint("gate", "--format", "json", "--allow-unverified", str(manifest))
     assert allowed.returncode == 0 and [f["severity"] for f in json.loads(allowed.stdout)["findings"]] == ["warning"]
+
+
+@pytest.mark.parametrize("release", [r for r in RELEASES if r != "0.2.5"])
+def test_with_a_device_count_the_mesh_checks_another_release_has_are_said_not_judged(release):
+    """FL140–FL143 follow 0.2.5's mesh code: at another release a device count does not judge them,
+    and the check says so, never a silent pass of an ICI mesh that does not span the slice."""
+    result = Checker(f"maxtext-{release}", devices=DeviceCount(4, 1, "--topology v5p-8")).check(
+        FlagSource("ici_tensor_parallelism=3"), fix=False)
+    assert not any(f.rule.startswith("FL14") for f in result.findings)
+    assert [n for n in result.notes if "FL140, FL141, FL142, FL143" in n] == [
+        f"FL140, FL141, FL142, FL143 (the mesh MaxText builds at start-up) are written for the mesh code of maxtext-0.2.5: "
+        f"not judged at maxtext-{release}"]
+    judged = Checker("maxtext-0.2.5", devices=DeviceCount(4, 1, "--topology v5p-8")).check(FlagSource("ici_tensor_parallelism=3"), fix=False)
+    assert "FL141" in {f.rule for f in judged.findings} and not [n for n in judged.notes if "FL140" in n]
