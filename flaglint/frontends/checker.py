@@ -60,7 +60,7 @@ class Checker:
         # MaxText's messages of the checks hand-written rules state
         self._stated = tuple(m for rule in self.ruleset.rules if rule.applies_to(self.pin.chain) for m in rule.states)
         self._rules: list | None = None  # the rules this pin can judge; the same for every flag string
-        self._notes: dict[tuple, str | None] = {}  # not_judged_note, by the pin chain it depends on
+        self._notes: dict[tuple, str | None] = {}  # each note (not_judged_note, unmodelled_mesh_note), by the pin chain it depends on
 
     def config(self, source: FlagSource, env: Mapping[str, str] | None = None) -> tuple[Config, list[Finding]]:
         config, findings = resolve(source, self.pin, env or {}, self.model)
@@ -98,7 +98,7 @@ class Checker:
         return self._note(unmodelled_mesh_note, config)
 
     def _note(self, note_of, config: Config) -> str | None:
-        key = (note_of.__name__, tuple(config.pin.chain))
+        key = (note_of, tuple(config.pin.chain))
         if key not in self._notes:
             self._notes[key] = note_of(self.ruleset, config)
         return self._notes[key]

@@ -129,7 +129,7 @@ def _opaque_only_in_values(inner: Value) -> bool:
     its command lines are then known, and those keys are not judged (as on a launch's own words)."""
     if OTHER not in inner.text:
         return False  # text read from a file: nothing of it is known
-    return all(OTHER not in word.text or OTHER not in word.text.split("=", 1)[0] and "=" in word.text
+    return all(OTHER not in word.text or ("=" in word.text and OTHER not in word.text.split("=", 1)[0])
                for word in _words_of(inner))
 
 

@@ -84,6 +84,18 @@ def open_document(client: LanguageClient, path: Path, language: str, text: str |
     return uri
 
 
+async def checked_document(client: LanguageClient, path: Path, language: str) -> str:
+    """Open the file and wait for its first diagnostics: the server has read it."""
+    uri = open_document(client, path, language)
+    await diagnostics_until(client, uri, lambda d: True)
+    return uri
+
+
+def close_documents(client: LanguageClient, *uris: str) -> None:
+    for uri in uris:
+        client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+
+
 async def hover_at(client: LanguageClient, uri: str, line: int, character: int) -> types.Hover | None:
     return await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line, character)))
 
@@ -104,7 +116,7 @@ async def test_the_256_chip_conflict_is_a_diagnostic_at_its_token(client: Langua
     # the findings in the files it sources are published for those files
     block = from_fs_path(str(project / "examples/recipes/tuned_block.sh"))
     assert "FL003" in codes(await diagnostics_until(client, block, lambda d: bool(d)))
-    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    close_documents(client, uri)
     assert await diagnostics_until(client, uri, lambda d: not d) == []
 
 
@@ -133,7 +145,7 @@ async def test_the_quick_fix_makes_the_edit_fix_makes_and_the_diagnostic_goes(cl
     remaining = await diagnostics_until(client, uri, lambda d: "FL101" not in codes(d))
     assert "FL101" not in codes(remaining)
     assert script.read_text(encoding="utf-8") == text  # the server never writes
-    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    close_documents(client, uri)
 
 
 async def test_an_unsaved_edit_changes_the_diagnostics(client: LanguageClient, project: Path):
@@ -146,7 +158,7 @@ async def test_an_unsaved_edit_changes_the_diagnostics(client: LanguageClient, p
     assert flags.read_text(encoding="utf-8") == text
     change_document(client, uri, text, 3)  # and back, still unsaved
     await diagnostics_until(client, uri, lambda d: "FL101" in codes(d))
-    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    close_documents(client, uri)
 
 
 async def test_a_sourced_file_is_read_from_its_unsaved_buffer(client: LanguageClient, project: Path):
@@ -157,8 +169,7 @@ async def test_a_sourced_file_is_read_from_its_unsaved_buffer(client: LanguageCl
     edited = block.read_text(encoding="utf-8").replace("moe_roe_packed_routing_gather=true", "moe_roe_packed_routing_gather=false")
     block_uri = open_document(client, block, "shellscript", edited)
     assert "FL101" not in codes(await diagnostics_until(client, uri, lambda d: "FL101" not in codes(d)))
-    for closed in (block_uri, uri):
-        client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(closed)))
+    close_documents(client, block_uri, uri)
 
 
 async def test_hover_on_a_key_and_on_a_finding(client: LanguageClient, project: Path):
@@ -171,15 +182,14 @@ async def test_hover_on_a_key_and_on_a_finding(client: LanguageClient, project: 
     assert "- type: `bool`" in shown and "- default: `false`" in shown
     assert "FL101" in shown.split("rules that read it:")[1].split("\n")[0]
     assert "FL101: packed routing gather needs the chunk pipeline" in shown  # `flaglint explain FL101`
-    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    close_documents(client, uri)
 
 
 async def test_completion_of_keys_and_values_in_a_config(client: LanguageClient, project: Path):
     config = project / "my_run.yml"
     text = "base_config: base.yml\nmoe_roe_packed\nmoe_chunk_pipeline: \n"
     config.write_text(text, encoding="utf-8")
-    uri = open_document(client, config, "yaml")
-    await diagnostics_until(client, uri, lambda d: True)
+    uri = await checked_document(client, config, "yaml")
     keys = await client.text_document_completion_async(types.CompletionParams(
         types.TextDocumentIdentifier(uri), types.Position(1, len("moe_roe_packed"))))
     labels = [item.label for item in keys]
@@ -187,14 +197,13 @@ async def test_completion_of_keys_and_values_in_a_config(client: LanguageClient,
     values = await client.text_document_completion_async(types.CompletionParams(
         types.TextDocumentIdentifier(uri), types.Position(2, len("moe_chunk_pipeline: "))))
     assert [item.label for item in values] == ["true", "false"]
-    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    close_documents(client, uri)
 
 
 async def test_completion_in_a_flag_file_and_nothing_for_an_untitled_buffer(client: LanguageClient, project: Path):
     flags = project / "run.flags"
     flags.write_text("steps=10 moe_chunk_pipeline=\n", encoding="utf-8")
-    uri = open_document(client, flags, "plaintext")
-    await diagnostics_until(client, uri, lambda d: True)
+    uri = await checked_document(client, flags, "plaintext")
     values = await client.text_document_completion_async(types.CompletionParams(
         types.TextDocumentIdentifier(uri), types.Position(0, len("steps=10 moe_chunk_pipeline="))))
     assert [item.label for item in values] == ["true", "false"]
@@ -204,16 +213,14 @@ async def test_completion_in_a_flag_file_and_nothing_for_an_untitled_buffer(clie
     untitled = "untitled:Untitled-1"
     client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(untitled, "shellscript", 1, "steps=1\n")))
     assert await hover_at(client, untitled, 0, 1) is None
-    for closed in (uri, untitled):
-        client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(closed)))
+    close_documents(client, uri, untitled)
 
 
 async def test_hover_on_tunix_keys_in_a_tunix_config_and_on_a_tunix_command_line(client: LanguageClient, project: Path):
     config = project / "grpo.yaml"
     text = "model_config:\n  model_source: kaggle\n  mesh:\n    shape: (2,2)\nbatch_size: 8\n"
     config.write_text(text, encoding="utf-8")
-    uri = open_document(client, config, "yaml")
-    await diagnostics_until(client, uri, lambda d: True)
+    uri = await checked_document(client, config, "yaml")
     hover = await hover_at(client, uri, 1, 4)
     shown = hover.contents.value
     assert shown.startswith("**model_config.model_source**: Tunix key at tunix-0.1.7 (base_config.yaml, line ")
@@ -227,23 +234,20 @@ async def test_hover_on_tunix_keys_in_a_tunix_config_and_on_a_tunix_command_line
     script = project / "run_tunix.sh"
     lines = ["#!/bin/bash", "python -m tunix.cli.grpo_main base_config.yaml \\", "  grpo_config.num_generations=4 max_target_length=64"]
     script.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    script_uri = open_document(client, script, "shellscript")
-    await diagnostics_until(client, script_uri, lambda d: True)
+    script_uri = await checked_document(client, script, "shellscript")
     on_line = await hover_at(client, script_uri, 2, 5)
     assert on_line.contents.value.startswith("**grpo_config.num_generations**: Tunix key at tunix-0.1.7")
     # max_target_length is a MaxText key too: on a Tunix command line it is Tunix's
     both = await hover_at(client, script_uri, 2, lines[2].index("max_target") + 1)
     assert both.contents.value.startswith("**max_target_length**: Tunix key") and "MaxText key" not in both.contents.value
-    for closed in (uri, script_uri):
-        client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(closed)))
+    close_documents(client, uri, script_uri)
 
 
 async def test_completion_of_tunix_keys_nested_in_a_config_and_dotted_on_a_command_line(client: LanguageClient, project: Path):
     config = project / "peft.yaml"
     text = "model_config:\n  use_f\n  mesh:\n    axis\nmodel_config_x: 1\noffload_to_cpu: \nbatch\n"
     config.write_text(text, encoding="utf-8")
-    uri = open_document(client, config, "yaml")
-    await diagnostics_until(client, uri, lambda d: True)
+    uri = await checked_document(client, config, "yaml")
 
     async def labels(document: str, line: int, column: int) -> list[tuple[str, str | None]]:
         items = await client.text_document_completion_async(types.CompletionParams(
@@ -256,11 +260,9 @@ async def test_completion_of_tunix_keys_nested_in_a_config_and_dotted_on_a_comma
     assert await labels(uri, 6, len("batch")) == [("batch_size", "batch_size: ")]  # the top level again
     script = project / "run_peft.sh"
     script.write_text("#!/bin/bash\npython -m tunix.cli.peft_main base_config.yaml \\\n  model_config.mesh.sh\n", encoding="utf-8")
-    script_uri = open_document(client, script, "shellscript")
-    await diagnostics_until(client, script_uri, lambda d: True)
+    script_uri = await checked_document(client, script, "shellscript")
     assert await labels(script_uri, 2, len("  model_config.mesh.sh")) == [("model_config.mesh.shape", "model_config.mesh.shape=")]
-    for closed in (uri, script_uri):
-        client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(closed)))
+    close_documents(client, uri, script_uri)
 
 
 async def test_a_quick_fix_of_a_tunix_command_line_is_the_edit_lint_fix_makes(client: LanguageClient, project: Path):
@@ -277,4 +279,4 @@ async def test_a_quick_fix_of_a_tunix_command_line_is_the_edit_lint_fix_makes(cl
     assert fixed == text.replace("  batch_sise=8 \\\n", "  \\\n").replace("num_batches=2.0", "num_batches=2")
     change_document(client, uri, fixed, 2)
     assert await diagnostics_until(client, uri, lambda d: "FL204" not in codes(d)) == []
-    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    close_documents(client, uri)
