@@ -20,7 +20,7 @@ from test_bash_symbolic import _own, _resolved, _taken
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.lint.scripts import check_script
 from flaglint.render import evaluate
-from flaglint.render.bash.types import Choice, Sym
+from flaglint.render.bash.types import Choice, Split, Sym, ifs_fields
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
@@ -90,20 +90,31 @@ def test_a_launch_after_many_joins_is_one_launch_whose_words_are_what_bash_runs(
         assert [w.text for w in words][1:] == _bash_argv(tmp_path, env), env
 
 
-def test_an_input_that_bash_splits_in_a_launch_word_is_decided_there(tmp_path):
-    # MODE's values include one with a blank: unquoted, bash makes two words of it.
+def _concrete_words(launch, env: dict) -> list[str]:
+    """The launch's words where the inputs take `env`: a Split word's fields as bash splits it."""
+    words = []
+    for w in launch.words:
+        if type(w) is Split:
+            words.extend(ifs_fields(_resolved(w.value, env)))
+        else:
+            words.append(_resolved(w, env) if type(w) in (Choice, Sym) else w)
+    return [w.text for w in words]
+
+
+def test_an_input_that_bash_splits_in_a_launch_word_stays_one_launch_and_splits_as_bash_does(tmp_path):
+    # MODE's values include one with a blank: unquoted, bash makes two words of it (and none of "").
     script = ('if [[ "$MODE" == "a b" ]]; then :; fi\nif [[ -z ${MODE} ]]; then\n  MODE=one\nfi\n'
-              "python3 -m maxtext.trainers.pre_train.train cfg.yml k=$MODE last\n")
+              "python3 -m maxtext.trainers.pre_train.train cfg.yml k=$MODE $MODE last\n")
     (tmp_path / "gen.sh").write_text(script)
     merged = evaluate(tmp_path / "gen.sh")
     seen = set()
     for outcome in merged.outcomes:
         for path in outcome.paths:
             (launch,) = outcome.rendering.launched
-            assert all(type(w) not in (Choice, Sym) for w in launch.words)
+            assert sum(type(w) is Split for w in launch.words) == 2  # not forked on MODE
             for value in path.domains["MODE"]:
                 env = {} if value is None else {"MODE": value}
-                assert [w.text for w in launch.words][1:] == _bash_argv(tmp_path, env)
+                assert _concrete_words(launch, env)[1:] == _bash_argv(tmp_path, env)
                 seen.add(value)
     assert {"a b", None, ""} <= seen
 

@@ -42,9 +42,11 @@ from flaglint.render.bash.types import (
     FromInput,
     Rendering,
     Spans,
+    Split,
     Sym,
     Value,
     choice_names,
+    ifs_fields,
     joined_origins,
     parts_of,
     read_names,
@@ -797,27 +799,44 @@ def _groups(parts: list[_Part], rule_names: Iterable[frozenset]) -> list[_Part]:
 def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, Sequence],
                    rule_names: Iterable[frozenset], cap: int = COMBINATION_CAP, judge=None) -> list[ConcreteArgv]:
     """The command lines to check for a launched program's words, some of them symbolic: one part
-    per symbolic word, named by the key it sets (`key=...`) in any of its values, grouped and split
-    as a flag string's parts are (`judge`: launch_query.Judge on the words)."""
-    symbolic = {str(i): w for i, w in enumerate(words) if _is_symbolic(w)}
+    per symbolic word, named by the key it sets (`key=...`) in any of its values; the words bash
+    splits (Split) are read as one flag string, a part per Choice (as _flag_parts reads one); all
+    grouped and split as a flag string's parts are (`judge`: launch_query.Judge on the words)."""
+    symbolic = [w for w in words if _is_symbolic(w)]
+    split = [w.value for w in words if type(w) is Split]
     base = dict(path.env)
-    if not symbolic:
+    if not symbolic and not split:
         return [ConcreteArgv(tuple(words), path)]
     parts = []
-    for word in symbolic.values():
+    for word in symbolic:
         keys = set()
         for assignment in _own_assignments(word, base, max(cap, PART_COMBINATIONS)):
             pick, read_input = _picker(base, assignment)
             value = resolve(word, pick, read_input)
             keys |= _word_keys("" if value is None else value.text)
         parts.append(_Part(_inputs(word), keys, origin=_first_origin(word)))
+    flag_pieces = None
+    if split:
+        found, flag_pieces = _flag_parts(_one_string(split), base, max(cap, PART_COMBINATIONS))
+        parts.extend(found)
     groups = _groups(parts, rule_names)
-    splits = _Splits(symbolic.values())
+    splits = _Splits([*symbolic, *split])
     argvs = [ConcreteArgv(_resolved_words(words, base), path, excluded=frozenset().union(*(g.names for g in groups)))]
     for group in groups:
-        for sub, owned in _group_paths(path, group, splits, explored, cap, judge, lambda env: _resolved_words(words, env)):
+        for sub, owned in _group_paths(path, group, splits, explored, cap, judge, lambda env: _resolved_words(words, env), flag_pieces):
             argvs.append(ConcreteArgv(_resolved_words(words, sub.env), sub, **owned))
     return argvs
+
+
+def _one_string(values: list) -> Sym:
+    """The values of the words bash splits, one string: their fields are its tokens."""
+    blank = Value(" ", Spans.unwritten(1))
+    pieces: list = []
+    for value in values:
+        if pieces:
+            pieces.append(blank)
+        pieces.extend(value.pieces if type(value) is Sym else (value,))
+    return Sym(tuple(pieces))
 
 
 def _word_keys(text: str) -> set:
@@ -833,5 +852,13 @@ def _word_keys(text: str) -> set:
 
 def _resolved_words(words: Sequence, env: Mapping) -> tuple:
     pick, read_input = _picker(env, {})
-    resolved = (resolve(w, pick, read_input) if _is_symbolic(w) else w for w in words)
-    return tuple(w if w is not None else Value("", []) for w in resolved)
+    resolved: list = []
+    for w in words:
+        if type(w) is Split:
+            resolved.extend(ifs_fields(resolve(w.value, pick, read_input)))
+        elif _is_symbolic(w):
+            found = resolve(w, pick, read_input)
+            resolved.append(found if found is not None else Value("", []))
+        else:
+            resolved.append(w)
+    return tuple(resolved)

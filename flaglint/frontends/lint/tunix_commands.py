@@ -31,7 +31,7 @@ from flaglint.frontends.lint.witnesses import FIX_TRIES
 from flaglint.frontends.tunix_commands import check_tunix_words
 from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
-from flaglint.render.bash.types import Choice, Launch, Sym, Value
+from flaglint.render.bash.types import Choice, Launch, Split, Sym, Value
 from flaglint.resolve.topology import DeviceCount
 from flaglint.rules.ruleset import built_in
 from flaglint.tunix.launch import HF_TOKEN, TunixLaunches, recognise_tunix
@@ -73,6 +73,8 @@ def may_name_tunix(word) -> bool:
             stack.extend(value.pieces)
         elif type(value) is Choice:
             stack.extend(alt for _, alt in value.alts)
+        elif type(value) is Split:
+            stack.append(value.value)
         elif value is not None:
             return True
     return False

@@ -34,6 +34,7 @@ from flaglint.render.bash.types import (
     Choice,
     FromInput,
     Spans,
+    Split,
     Sym,
     Value,
     joined_origins,
@@ -276,40 +277,53 @@ class Expansion:
 
     def launch_fields(self, words: list, st: State) -> list:
         """The words of a launched program, as fields() gives them, except that a word that is one
-        field whatever its joined (symbolic) variables hold stays symbolic (a Sym or Choice): a
-        launch after n joins is one launch, not 2**n paths (launch_parts makes it concrete)."""
+        field whatever its joined (symbolic) variables hold stays symbolic (a Sym or Choice), and
+        an unquoted one bash may split stays whole as a Split: a launch after n joins is one
+        launch, not 2**n paths (launch_parts makes it concrete)."""
         out: list = []
         for w in words:
-            value = self._symbolic_field(w, st) if w.literal is None else None
+            value = self._symbolic_field(w, st, split=True) if w.literal is None else None
             if value is None:
                 out.extend(self.fields([w], st))
             else:
                 out.append(value)
         return out
 
-    def _symbolic_field(self, word: Word, st: State):
+    def _symbolic_field(self, word: Word, st: State, split: bool = False):
+        """The word as one symbolic field; with `split`, a word with no quotes that bash may split
+        into several fields (or none) is a Split of its value; None where it is neither."""
         plain = [type(p) is Param and p.index is None and not p.length and not p.indirect and not p.op
                  and (p.name[0].isalpha() or p.name[0] == "_") for p in word.parts]
         raws = [self.raw(st, p.name) if is_plain else None for p, is_plain in zip(word.parts, plain)]
         if not any(is_symbolic(raw) for raw in raws):
             return None
+        splits = False  # bash may split it into several fields, or none
         pieces: list = []
         segs: list = []
         for p, raw in zip(word.parts, raws):
             if is_symbolic(raw):
                 if not p.quoted and not (self._blank_free(raw, st) and self._never_empty(raw, st)):
-                    return None  # bash may split it into several fields, or none
+                    if not split:
+                        return None
+                    splits = True
                 if segs:
                     pieces.append(join_segments(segs))
                     segs = []
                 pieces.extend(raw.pieces if type(raw) is Sym else (raw,))
                 continue
             for seg in self.part(p, st):
-                if seg is _BREAK or not seg[2] and any(ch in _IFS for ch in seg[0]):
+                if seg is _BREAK:
                     return None
+                if not seg[2] and any(ch in _IFS for ch in seg[0]):
+                    if not split:
+                        return None
+                    splits = True
                 segs.append(seg)
         if segs:
             pieces.append(join_segments(segs))
+        if splits:
+            # a quoted part would keep its blanks in one field: only a word with no quotes is split whole
+            return None if any(p.quoted for p in word.parts) else Split(Sym(tuple(pieces)))
         return pieces[0] if len(pieces) == 1 else Sym(tuple(pieces))
 
     def _texts(self, name: str, st: State, within) -> tuple:

@@ -41,7 +41,9 @@ from flaglint.render.bash.types import (
     Origin,
     Rendering,
     ScriptError,
+    Split,
     Value,
+    read_names,
 )
 
 __all__ = [
@@ -390,8 +392,21 @@ class Explorer:
                     witnesses[name] = env[name]
         rendering = self.interp.rendering(st, witnesses)
         rendering.handoffs = list(st.handoffs)
+        self._record_launch_reads(rendering)
         return Outcome(rendering, [ExploredPath(env, list(st.branches), domains, cubes)])
 
+
+    def _record_launch_reads(self, rendering: Rendering) -> None:
+        """The inputs a launch's symbolic words read whole (an unquoted `$F` that some paths never
+        assigned): decided where the launch is made concrete, so their values are explored too."""
+        candidates = self.interp.candidates
+        for launch in rendering.launched:
+            for word in launch.words:
+                for name in read_names(word.value if type(word) is Split else word):
+                    seen = self.explored.setdefault(name, [])
+                    seen.extend(v for v in (candidates(name) if candidates else (None,)) if v not in seen)
+        for handoff in rendering.handoffs:
+            self._record_launch_reads(handoff)
 
 
 class _Fork:

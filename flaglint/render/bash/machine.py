@@ -53,6 +53,7 @@ from flaglint.render.bash.types import (
     LaunchRecogniser,
     Note,
     Rendering,
+    Split,
     Sym,
     Value,
     resolve,
@@ -598,6 +599,9 @@ class Interp(Expansion, Conditions, Builtins):
                 start = word.text.index("=") + 1
                 extra[word.text[:start - 1]] = Value(word.text[start:], word.origins[start:], word.opaque)
             at += unwrapped.start
+        if any(type(w) is Split for w in words[:at + 1]):  # where the program starts depends on how a word splits
+            self.run_program(ins, st, self.fields(ins.words, st), replace)
+            return
         program = words[at].text if at < len(words) and type(words[at]) is Value else ""
         if os.path.basename(program) in SHELLS or program.endswith(".sh"):
             if any(type(w) is not Value for w in words):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import re
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -273,6 +274,27 @@ class FromInput:
     """The alternative of a variable that one joined path never assigned: it reads the input."""
 
     name: str
+
+
+@dataclass(frozen=True)
+class Split:
+    """An unquoted word of a launched program whose joined (symbolic) value may hold blanks: bash
+    splits it into as many fields as its value has (none where it is empty). Kept whole, so a
+    launch after n joins that expands `$FLAGS` is one launch, not 2**n paths; its fields are made
+    where its inputs are decided (ifs_fields)."""
+
+    value: object  # Sym | Choice
+
+
+_IFS_FIELD = re.compile(r"[^ \t\n]+")
+
+
+def ifs_fields(value: Value | None) -> list[Value]:
+    """The fields bash splits an unquoted expansion into, with the default IFS: each run of
+    characters that are not a blank, tab or newline, its origins sliced (never read one by one)."""
+    if value is None:
+        return []
+    return [Value(m.group(), value.origins[m.start():m.end()], value.opaque) for m in _IFS_FIELD.finditer(value.text)]
 
 
 def parts_of(value) -> list:
