@@ -11,13 +11,18 @@ before it (CPU) and the ratio time(256) / time(64); the same for one pair of swi
 benches (bench/paths_bench.py) and the recipe family (tests/fixtures/recipes/family), unless
 --appends-only. Targets: 64 appends <= 1 s, 256 <= 3 s, time(256)/time(64) <= 4, a family file <= 1 s.
 
+Then the shape real recipe families write (tests/render/script_shapes.repeated_appends): N switches
+appending the same four keys again (steps, log_period, eval_interval, checkpoint_period), one pair
+breaking a validator (use_dpo=true, packing=true), and a MaxText command line that splits the flags
+unquoted; flat, nested and case, at N = 8, 16, 32, 64, 256 (`--repeated`), with each size's growth.
+
 Then N sequential ifs on N inputs setting one variable (`if [ "$Ai" != x ]; then F=bad_key_i=1; fi`)
 and a MaxText launch reading it: N findings (a key MaxText does not define, at each if), each
 witness naming the inputs after its if, so the output grows as N**2; printed with the growth
 ratio time(N)/time(N/2) (CPU) of each size.
 
     python bench/appends_bench.py [--sizes 8 64 256 1024] [--pin bbd0f6f10] [--appends-only]
-                                  [--sequential 20 40 80 160]
+                                  [--repeated 8 16 32 64 256] [--sequential 20 40 80 160]
 """
 
 from __future__ import annotations
@@ -33,7 +38,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "render")]
+
+from script_shapes import REPEATED_SHAPES, repeated_appends  # noqa: E402
 
 SHAPES = ("flat", "nested", "case", "options")
 FLAGS = "MAXTEXT_EXTRA_FLAGS"
@@ -130,12 +137,30 @@ def _summary(proc: subprocess.CompletedProcess) -> str:
     return f"exit {proc.returncode}, {len(findings)} findings {rules}"
 
 
+def _print_sizes(label: str, sizes: list[int], script_of, directory: Path, pin: str) -> None:
+    """The lint time of the script `script_of(n)` at each size, with its growth over the size before
+    (CPU) and time(256)/time(64)."""
+    times: dict[int, tuple[float, float]] = {}
+    for n in sizes:
+        script = directory / f"{label.replace(' ', '_')}_{n}.sh"
+        script.write_text(script_of(n))
+        proc, seconds, cpu = lint_command("--pin", pin, str(script))
+        growth = f", growth x{cpu / times[max(times)][1]:.2f} over {max(times)} (CPU)" if times else ""
+        times[n] = (seconds, cpu)
+        print(f"{label} {n:5}: {seconds:.3f} s ({cpu:.3f} s CPU){growth}, {_summary(proc)}")
+    if 64 in times and 256 in times:
+        print(f"{label} growth time(256)/time(64) = {times[256][0] / times[64][0]:.2f}"
+              f" (CPU {times[256][1] / times[64][1]:.2f})  targets: 64 <= 1 s, 256 <= 3 s, ratio <= 4")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[8, 64, 256, 1024])
     parser.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=SHAPES)
     parser.add_argument("--pin", default="bbd0f6f10")
     parser.add_argument("--appends-only", action="store_true", help="skip the switch benches and the family")
+    parser.add_argument("--repeated", type=int, nargs="*", default=[8, 16, 32, 64, 256],
+                        help="sizes of the repeated-keys recipes (none: skip them)")
     parser.add_argument("--sequential", type=int, nargs="*", default=[20, 40, 80, 160],
                         help="sizes of the sequential-ifs recipe (none: skip it)")
     args = parser.parse_args()
@@ -162,6 +187,8 @@ def main() -> None:
             if 64 in times and 256 in times:
                 print(f"{shape:6} growth time(256)/time(64) = {times[256][0] / times[64][0]:.2f}"
                       f" (CPU {times[256][1] / times[64][1]:.2f})  targets: 64 <= 1 s, 256 <= 3 s, ratio <= 4")
+        for shape in REPEATED_SHAPES if args.repeated else ():
+            _print_sizes(f"repeated {shape}", args.repeated, lambda n, shape=shape: repeated_appends(n, shape), Path(d), args.pin)
         previous = None
         for n in args.sequential:
             script = Path(d) / f"sequential_{n}.sh"

@@ -16,3 +16,36 @@ def options_launcher(options: int, reads_last: bool) -> str:
             + "".join(f"opt{i}=d{i}\n" for i in range(options))
             + (f'last="${{{2 * options}}}"\n' if reads_last else "")
             + 'parse_args "$@"\nargs=(' + " ".join(f'"${{opt{i}}}"' for i in range(options)) + ')\nrun "${args[@]}"\n')
+
+
+REPEATED_KEYS = ("log_period", "eval_interval", "checkpoint_period", "steps")
+REPEATED_SHAPES = ("flat", "nested", "case")
+# Under each outer switch of the nested shape.
+REPEATED_GROUP = 4
+
+
+def repeated_appends(count: int, shape: str) -> str:
+    """A recipe family's shape: `count` switches, each appending one of four keys again (overriding
+    the one before) to MAXTEXT_EXTRA_FLAGS; switch 3 appends use_dpo=true and switch count-1
+    packing=true, which MaxText refuses together; then a MaxText command line that splits the flags
+    unquoted. `shape`: flat ifs, ifs nested under a group switch, or `case` arms on a mode input."""
+    flags = "MAXTEXT_EXTRA_FLAGS"
+    lines = ["#!/bin/bash", f'export {flags}="${{{flags}:-steps=10 packing=false}}"']
+    for i in range(1, count + 1):
+        token = ("use_dpo=true" if i == 3 else "packing=true" if i == count - 1
+                 else f"{REPEATED_KEYS[i % len(REPEATED_KEYS)]}={100 + i}")
+        append = f'export {flags}="${{{flags}}} {token}"'
+        if shape == "flat":
+            lines += [f'if [[ "${{SW_{i:03d}}}" == "on" ]]; then', f"  {append}", "fi"]
+        elif shape == "nested":
+            if (i - 1) % REPEATED_GROUP == 0:
+                lines.append(f'if [[ "${{GROUP_{(i - 1) // REPEATED_GROUP:03d}:-off}}" == "on" ]]; then')
+            lines += [f'  if [[ "${{SW_{i:03d}}}" == "on" ]]; then', f"    {append}", "  fi"]
+            if i % REPEATED_GROUP == 0 or i == count:
+                lines.append("fi")
+        elif shape == "case":
+            lines += [f'case "${{MODE_{i:03d}:-off}}" in', f"  on) {append} ;;", f"  low) {append} ;;", "  *) ;;", "esac"]
+        else:
+            raise ValueError(shape)
+    lines.append(f"python3 -m maxtext.train src/maxtext/configs/base.yml ${flags}")
+    return "\n".join(lines) + "\n"

@@ -186,24 +186,21 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
 
 class _Renderer:
     """The rendering made concrete at the path's own values (`base`), and at other values of a
-    few inputs: only the values (and, of a string joined from pieces, only the pieces) that read
-    one of those inputs are resolved again, so a launch costs what its inputs change."""
+    few inputs: only the values (and, of a string joined from pieces, only the pieces: _Joined)
+    that read one of those inputs are resolved again, so a launch costs what its inputs change."""
 
     def __init__(self, rendering: Rendering, base: Mapping):
         self.rendering = rendering
         pick, read_input = _picker(base, {})
         self._at_base: dict[int, object] = {}
-        self._pieces: dict[int, list] = {}  # a Sym's pieces at the path's values
-        self._readers: dict[int, dict[str, list[int]]] = {}  # a Sym's pieces that read each input
+        self._joined: dict[int, _Joined] = {}
         for value in (*rendering.exported.values(), *rendering.variables.values()):
             if id(value) not in self._at_base:
-                self._at_base[id(value)] = _concrete(value, pick, read_input)
                 if type(value) is Sym:
-                    self._pieces[id(value)] = [_concrete(piece, pick, read_input) for piece in value.pieces]
-                    readers = self._readers[id(value)] = {}
-                    for index, piece in enumerate(value.pieces):
-                        for name in _inputs(piece):
-                            readers.setdefault(name, []).append(index)
+                    joined = self._joined[id(value)] = _Joined(value, pick, read_input)
+                    self._at_base[id(value)] = joined.base
+                else:
+                    self._at_base[id(value)] = _concrete(value, pick, read_input)
         self.base = self._rendering(lambda value: self._at_base[id(value)])
 
     def at(self, env: Mapping, changed: frozenset) -> Rendering:
@@ -216,11 +213,7 @@ class _Renderer:
                 if not _is_symbolic(value) and type(value) is not FromInput or (choice_names(value) | read_names(value)).isdisjoint(changed):
                     done[id(value)] = self._at_base[id(value)]
                 elif type(value) is Sym:
-                    pieces = list(self._pieces[id(value)])
-                    readers = self._readers[id(value)]
-                    for index in {i for name in changed for i in readers.get(name, ())}:
-                        pieces[index] = _concrete(value.pieces[index], pick, read_input)
-                    done[id(value)] = _joined([p for p in pieces if p is not None])
+                    done[id(value)] = self._joined[id(value)].at(changed, pick, read_input)
                 else:
                     done[id(value)] = _concrete(value, pick, read_input)
             return done[id(value)]
@@ -240,6 +233,51 @@ class _Renderer:
 
         r = self.rendering
         return Rendering(values(r.exported), values(r.variables), r.notes, r.script, r.handoffs, r.status, r.branches)
+
+
+class _Joined:
+    """A string joined from pieces, concrete at the path's own values (`base`) and at other values
+    of a few inputs, where only the pieces that read one of them are resolved again."""
+
+    def __init__(self, value: Sym, pick, read_input):
+        self.value = value
+        self.pieces = [_concrete(piece, pick, read_input) for piece in value.pieces]
+        self.readers: dict[str, list[int]] = {}
+        for index, piece in enumerate(value.pieces):
+            for name in _inputs(piece):
+                self.readers.setdefault(name, []).append(index)
+        self.base = _joined([p for p in self.pieces if p is not None])
+
+    def at(self, changed: frozenset, pick, read_input) -> Value:
+        pieces = list(self.pieces)
+        for index in {i for name in changed for i in self.readers.get(name, ())}:
+            pieces[index] = _concrete(self.value.pieces[index], pick, read_input)
+        return _joined([p for p in pieces if p is not None])
+
+
+class _Words:
+    """A launch's words made concrete at the path's own values (`base`) and at others: a word bash
+    splits (Split) into its fields, its pieces resolved again only where they read a changed input."""
+
+    def __init__(self, words: Sequence, base: Mapping):
+        self.words, self.base = words, base
+        pick, read_input = _picker(base, {})
+        self._split = {index: _Joined(w.value, pick, read_input) for index, w in enumerate(words) if type(w) is Split}
+
+    def at(self, env: Mapping) -> tuple:
+        changed = frozenset(n for n in env.keys() | self.base.keys() if env.get(n) != self.base.get(n))
+        pick, read_input = _picker(env, {})
+        resolved: list = []
+        for index, w in enumerate(self.words):
+            if type(w) is Split:
+                resolved.extend(ifs_fields(self._split[index].at(changed, pick, read_input)))
+            elif _is_symbolic(w):
+                found = resolve(w, pick, read_input)
+                resolved.append(found if found is not None else Value("", []))
+            else:
+                resolved.append(w)
+        return tuple(resolved)
+
 
 def _concrete(value, pick, read_input):
     return resolve(value, pick, read_input) if _is_symbolic(value) or type(value) is FromInput else value
@@ -821,10 +859,11 @@ def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, S
         parts.extend(found)
     groups = _groups(parts, rule_names)
     splits = _Splits([*symbolic, *split])
-    argvs = [ConcreteArgv(_resolved_words(words, base), path, excluded=frozenset().union(*(g.names for g in groups)))]
+    concrete = _Words(words, base)
+    argvs = [ConcreteArgv(concrete.at(base), path, excluded=frozenset().union(*(g.names for g in groups)))]
     for group in groups:
-        for sub, owned in _group_paths(path, group, splits, explored, cap, judge, lambda env: _resolved_words(words, env), flag_pieces):
-            argvs.append(ConcreteArgv(_resolved_words(words, sub.env), sub, **owned))
+        for sub, owned in _group_paths(path, group, splits, explored, cap, judge, concrete.at, flag_pieces):
+            argvs.append(ConcreteArgv(concrete.at(sub.env), sub, **owned))
     return argvs
 
 
@@ -848,17 +887,3 @@ def _word_keys(text: str) -> set:
     except InputError:
         pass
     return keys
-
-
-def _resolved_words(words: Sequence, env: Mapping) -> tuple:
-    pick, read_input = _picker(env, {})
-    resolved: list = []
-    for w in words:
-        if type(w) is Split:
-            resolved.extend(ifs_fields(resolve(w.value, pick, read_input)))
-        elif _is_symbolic(w):
-            found = resolve(w, pick, read_input)
-            resolved.append(found if found is not None else Value("", []))
-        else:
-            resolved.append(w)
-    return tuple(resolved)

@@ -132,11 +132,12 @@ class CommandsChecked:
 
 
 def check_commands(script: Path, exploration: Exploration, checker: Checker, text: bytes | None = None,
-                   max_fixes: int = 0, allow_unverified: bool = False) -> CommandsChecked:
+                   max_fixes: int = 0, allow_unverified: bool = False, witnesses: Witnesses | None = None) -> CommandsChecked:
     """The findings on every MaxText command line of every outcome (one per rule and place, with
     the smallest witness), the notes, and how many command lines were checked; with `max_fixes`,
     a fix. A launch whose words cannot be decided is FL011 (a warning with `allow_unverified`).
-    `text`: the script's bytes, when `script` names no file (stdin)."""
+    `text`: the script's bytes, when `script` names no file (stdin); `witnesses`: the script's
+    (Witnesses), shared with its other checks."""
     index = load_index(checker.pin.configs)
     notes: set[str] = set()
     seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
@@ -174,7 +175,7 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
     for file, lines in old_layout.items():
         numbers = sorted(lines)
         notes.add(layout_note(checker, f"{file}:{numbers[0]}" if len(numbers) == 1 else f"{file}: lines {', '.join(map(str, numbers))}"))
-    found = list(unverified.values()) + with_witnesses(seen, exploration, script, text)
+    found = list(unverified.values()) + with_witnesses(seen, exploration, witnesses or Witnesses(script, text))
     fix = None
     if max_fixes:
         data = text if text is not None else read_file(script, SCRIPT)
@@ -183,14 +184,13 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
     return CommandsChecked(found, notes, checked, fix)
 
 
-def with_witnesses(seen: dict[tuple, tuple[Finding, list[ExploredPath]]], exploration: Exploration, script: Path,
-                   text: bytes | None) -> list[Finding]:
+def with_witnesses(seen: dict[tuple, tuple[Finding, list[ExploredPath]]], exploration: Exploration,
+                   witness: Witnesses) -> list[Finding]:
     """Each finding of the command lines with its smallest witness over the paths it occurs on."""
     if not seen:
         return []
     explored = [path for outcome in exploration.outcomes for path in outcome.paths]
     conditions = PathConditions(exploration.inputs, explored)
-    witness = Witnesses(script, text)
     found = []
     for finding, paths in seen.values():
         path, matters = conditions.witness(paths)

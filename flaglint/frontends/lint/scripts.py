@@ -207,10 +207,11 @@ def check_script(
         result.findings.append(built_in("FL010", (), Location(err.file, err.line, err.column, end_column=err.column + 1), reason=err.message))
         return check
     check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
-    _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
-    commands = check_commands(path, exploration, checker, given, max_fixes, allow_unverified)
+    witnesses = Witnesses(path, given)
+    _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified, witnesses)
+    commands = check_commands(path, exploration, checker, given, max_fixes, allow_unverified, witnesses)
     tunix = (check_tunix_commands(path, exploration, load_tunix_pin(tunix_pin), given, allow_unverified, checker.devices,
-                                  checker, fix=max_fixes > 0) if runs_tunix(exploration) else TunixLinesChecked([], set(), 0))
+                                  checker, fix=max_fixes > 0, witnesses=witnesses) if runs_tunix(exploration) else TunixLinesChecked([], set(), 0))
     # the script runs MaxText or Tunix itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
     if commands.checked or commands.findings or tunix.checked:
         rules = checker.ruleset
@@ -295,7 +296,7 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
 
 
 def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Checker, max_fixes: int, cap: int,
-                    allow_unverified: bool) -> None:
+                    allow_unverified: bool, witness: Witnesses) -> None:
     seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
     launches, quiet, unfollowed, notes = _launches(exploration, checker, check, cap, allow_unverified)
     # Paths that give a typed Tunix input a wrong-typed value are outside the space of witnesses too.
@@ -329,7 +330,6 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
         if check.result.fixes:
             break
     conditions = None
-    witness = Witnesses(check.path, check.given)
     for finding, paths in seen.values():
         if not quiet and not unfollowed and not mistyped and _whole_regions(exploration, paths):
             path, matters = paths[0], {}  # on every launch: no input matters

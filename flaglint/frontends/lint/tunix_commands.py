@@ -27,7 +27,7 @@ from flaglint.frontends.lint.script_commands import (
     renderings,
     with_witnesses,
 )
-from flaglint.frontends.lint.witnesses import FIX_TRIES
+from flaglint.frontends.lint.witnesses import FIX_TRIES, Witnesses
 from flaglint.frontends.tunix_commands import check_tunix_words
 from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
@@ -82,7 +82,7 @@ def may_name_tunix(word) -> bool:
 
 def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, text: bytes | None = None,
                          allow_unverified: bool = False, devices: DeviceCount | None = None,
-                         maxtext: Checker | None = None, fix: bool = False) -> TunixLinesChecked:
+                         maxtext: Checker | None = None, fix: bool = False, witnesses: Witnesses | None = None) -> TunixLinesChecked:
     """`devices`: what the launches run on (--topology); else an XPK workload's --tpu-type and
     --num-slices, named as the MaxText pin of `maxtext` names TPU topologies; `maxtext`: the
     checker of the argv a model section with `model_source: maxtext` builds; `fix`: with a fix
@@ -133,7 +133,7 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
                 finding = replace(finding, location=located, related=related)
                 key_seen = (finding.rule, finding.location, finding.message)
                 seen.setdefault(key_seen, (finding, []))[1].append(argv.path)
-    found = with_witnesses(seen, exploration, script, text)
+    found = with_witnesses(seen, exploration, witnesses or Witnesses(script, text))
     for finding in found:
         if HF_TOKEN in finding.keys and finding.witness is not None:
             finding.witness["env"].setdefault(HF_TOKEN, None)  # the script does not set it: the environment it runs in decides

@@ -62,8 +62,9 @@ def _admits(product: Mapping[str, Sequence], chosen: Mapping[str, str | None]) -
 
 class Witnesses:
     """The witnesses of one script's findings: the inputs that matter, and the arms a run with them
-    (the path's other inputs as they are) takes. Findings on the same paths (several rules or keys
-    at one place) share one run of the script."""
+    (the path's other inputs as they are) takes. Findings whose runs take the same inputs share one
+    run of the script: several rules or keys at one place, and the trainer's flags and its command
+    lines alike (one Witnesses for all of a script's checks)."""
 
     def __init__(self, script: Path, text: bytes | None):
         self.script, self.text = script, text
@@ -72,11 +73,11 @@ class Witnesses:
     def __call__(self, path: ExploredPath, matters: Mapping[str, list], paths: Sequence[ExploredPath]) -> dict[str, Any]:
         """`path` and `matters`: the finding's witness among its `paths` (PathConditions.witness)."""
         chosen = _on_paths(path, paths, matters)
-        key = (id(path), tuple(sorted(chosen.items(), key=lambda item: item[0])))
+        variables, args = run_inputs({**path.env, **chosen})
+        env = {name: value for name, value in variables.items() if value is not None}
+        key = (tuple(sorted(env.items())), tuple(args))
         branches = self._branches.get(key)
         if branches is None:
-            variables, args = run_inputs({**path.env, **chosen})
-            env = {name: value for name, value in variables.items() if value is not None}
             branches = self._branches[key] = [{"file": str(file), "line": line}
                                               for file, line in render(self.script, env, self.text, args).branches]
         return {

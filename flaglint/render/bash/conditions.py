@@ -6,7 +6,6 @@ import os
 import re
 
 from flaglint.render.bash.expansion import glob_pieces
-from flaglint.render.bash.lexer import compile_glob
 from flaglint.render.bash.state import State
 
 
@@ -38,7 +37,7 @@ class Conditions:
         op, lw, rw = expr[1], expr[2], expr[3]
         left = self.value(lw, st).text
         if op in ("==", "=", "!=") and double:
-            matched = compile_glob(glob_pieces(self.segments(rw, st))).fullmatch(left) is not None
+            matched = self.glob(rw, st).fullmatch(left) is not None
             return 0 if matched == (op != "!=") else 1
         if op == "=~":
             return self.regex(left, self.segments(rw, st), st, line)

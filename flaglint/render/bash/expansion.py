@@ -375,6 +375,15 @@ class Expansion:
                 out.extend(split_fields(self.segments(w, st)))
         return out
 
+    def glob(self, word: Word, st: State) -> re.Pattern:
+        """The word as a pattern (`case` arms, `[[ x == pattern ]]`); a literal one compiled once."""
+        if word.literal is None:
+            return compile_glob(glob_pieces(self.segments(word, st)))
+        cached = self._literal_globs.get(id(word))
+        if cached is None:
+            cached = self._literal_globs[id(word)] = (word, compile_glob(glob_pieces(self.segments(word, st))))
+        return cached[1]
+
     def part(self, p, st: State) -> list:
         if type(p) is Lit:
             return [(p.text, p.origins, p.quoted, False)]

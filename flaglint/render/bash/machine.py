@@ -38,13 +38,12 @@ from flaglint.render.bash.expansion import (
     AbortCommand,
     ExitScript,
     Expansion,
-    glob_pieces,
     input_value,
     is_symbolic,
     join_segments,
     segment,
 )
-from flaglint.render.bash.lexer import Lit, Param, compile_glob
+from flaglint.render.bash.lexer import Lit, Param
 from flaglint.render.bash.state import UNKNOWN_ARGUMENTS, State, is_argument
 from flaglint.render.bash.types import (
     Choice,
@@ -119,6 +118,7 @@ class Interp(Expansion, Conditions, Builtins):
         self.files: dict[str, object] = {}
         self.line = 0  # the line of the instruction being run, for notes
         self._literal_fields: dict[int, tuple] = {}  # id(word) -> (word, fields); Values never change
+        self._literal_globs: dict[int, tuple] = {}  # id(word) -> (word, compiled pattern), of a literal word
 
     # ---- setup ----
     def load(self, path: str):
@@ -379,7 +379,7 @@ class Interp(Expansion, Conditions, Builtins):
         subject = self.value(ins.word, st).text
         for patterns, target in ins.items:
             for pat in patterns:
-                if compile_glob(glob_pieces(self.segments(pat, st))).fullmatch(subject):
+                if self.glob(pat, st).fullmatch(subject):
                     st.pc = target
                     st.status = 0
                     return
