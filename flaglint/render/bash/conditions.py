@@ -6,7 +6,8 @@ import os
 import re
 
 from flaglint.render.bash.expansion import glob_pieces
-from flaglint.render.bash.state import State
+from flaglint.render.bash.state import State, file_test_input
+from flaglint.render.bash.types import OTHER
 
 
 class Conditions:
@@ -52,14 +53,19 @@ class Conditions:
         if op in ("-f", "-d", "-e", "-a", "-r", "-w", "-x", "-s", "-L", "-h"):
             if not arg:
                 return 1
-            path = arg if os.path.isabs(arg) else os.path.join(os.path.dirname(os.path.abspath(st.code.src.path)), arg)
+            path = os.path.normpath(arg if os.path.isabs(arg) else os.path.join(os.path.dirname(os.path.abspath(st.code.src.path)), arg))
             check = {
                 "-f": os.path.isfile, "-d": os.path.isdir, "-L": os.path.islink, "-h": os.path.islink,
                 "-r": lambda x: os.access(x, os.R_OK), "-w": lambda x: os.access(x, os.W_OK),
                 "-x": lambda x: os.access(x, os.X_OK),
                 "-s": lambda x: os.path.exists(x) and os.path.getsize(x) > 0,
             }.get(op, os.path.exists)
-            return 0 if check(path) else 1
+            tree = self.repo_root or os.path.dirname(os.path.abspath(self.script))
+            if OTHER not in arg and (path == tree or path.startswith(tree + os.sep)) and check(path):
+                return 0  # a file of the recipe's own tree: where it runs, the tree is there too
+            # A path the recipe's tree does not hold (a mounted checkpoint, an output directory):
+            # whether it holds is known only where the script runs, an input like its environment.
+            return 0 if self.lookup(st, file_test_input(op, arg)) is not None else 1
         self.note(st, line, f"unsupported test operator {op}; taken as false")
         return 1
 

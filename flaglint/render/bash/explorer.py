@@ -33,7 +33,7 @@ from flaglint.render.bash.expansion import input_value
 from flaglint.render.bash.guards import holds_for, ordered, restrict
 from flaglint.render.bash.lexer import compile_glob, glob_sample
 from flaglint.render.bash.machine import Interp, NeedInput
-from flaglint.render.bash.state import ARGUMENT_COUNT, State, is_argument
+from flaglint.render.bash.state import ARGUMENT_COUNT, State, is_argument, is_file_test
 from flaglint.render.bash.types import (
     OTHER,
     LaunchRecogniser,
@@ -173,6 +173,8 @@ class Candidates:
     def _compute(self, name: str) -> tuple:
         if name == ARGUMENT_COUNT:
             return self._counts()
+        if is_file_test(name):
+            return (None, "true")  # it fails, or it holds
         comparands = self._comparands(name)
         values: list[str | None] = [] if is_argument(name) else [None]  # an argument that exists is set
         matchers = []

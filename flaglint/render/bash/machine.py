@@ -44,7 +44,12 @@ from flaglint.render.bash.expansion import (
     segment,
 )
 from flaglint.render.bash.lexer import Lit, Param
-from flaglint.render.bash.state import UNKNOWN_ARGUMENTS, State, is_argument
+from flaglint.render.bash.state import (
+    UNKNOWN_ARGUMENTS,
+    State,
+    is_argument,
+    is_file_test,
+)
 from flaglint.render.bash.types import (
     Choice,
     FromInput,
@@ -216,7 +221,7 @@ class Interp(Expansion, Conditions, Builtins):
     def decide(self, st: State, name: str, text: str | None) -> Value | None:
         v = input_value(text)
         st.inputs[name] = v
-        if v is not None and not is_argument(name):
+        if v is not None and not is_argument(name) and not is_file_test(name):
             st.exported.add(name)
         return v
 

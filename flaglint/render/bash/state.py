@@ -14,6 +14,17 @@ def argument_input(index: int) -> str:
     return f"${index}"
 
 
+def file_test_input(op: str, path: str) -> str:
+    """The input that is whether a file test (`[ -d PATH ]`) holds where the script runs, on a path
+    outside the recipe's own tree: set where it holds, unset where not."""
+    return f"[ {op} {path} ]"
+
+
+def is_file_test(name: str) -> bool:
+    """Whether an input is a file test (file_test_input), never a variable of the environment."""
+    return name.startswith("[ ")
+
+
 def is_argument(name: str) -> bool:
     """Whether an input is the script's argument count or one of its arguments (never a variable)."""
     return name.startswith("$")
