@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 from script_shapes import options_launcher
 from test_bash_property import BASH_OWN
 
+from flaglint.frontends.checker import Checker
+from flaglint.frontends.lint.scripts import check_script
 from flaglint.render import evaluate, explore, render
 from flaglint.render.bash.explorer import run_inputs
 
@@ -159,3 +161,35 @@ def test_options_handed_to_a_function_through_an_array_do_not_multiply_the_paths
     script.write_text(options_launcher(options, reads_last))
     evaluated = evaluate(script)
     assert evaluated.paths_explored <= most
+
+
+LOOP_OVER_ARGUMENTS = """MAXTEXT_MODEL=""
+for arg in "$@"; do
+  case $arg in
+    --model=*) MAXTEXT_MODEL="${arg#*=}" ;;
+    --steps=*) STEPS="${arg#*=}" ;;
+  esac
+done
+[[ -z ${MAXTEXT_MODEL} ]] && { echo "need --model"; exit 1; }
+python3 -m maxtext.trainers.pre_train.train src/maxtext/configs/base.yml model_name=${MAXTEXT_MODEL} stepz=${STEPS:-10}
+"""
+
+
+def test_a_loop_over_the_arguments_reaches_the_launch_that_needs_an_option():
+    # `for arg in "$@"` hands each argument to `arg`: an argument is compared with the loop's
+    # patterns, so `$1=--model=<any value>` reaches the launch (it was read as no argument: no findings).
+    with tempfile.TemporaryDirectory() as d:
+        script = Path(d) / "run.sh"
+        script.write_text(LOOP_OVER_ARGUMENTS)
+        (finding,) = [f for f in check_script(script, Checker()).result.findings if f.severity == "error"]
+        assert (finding.rule, finding.location.line) == ("FL004", 9)
+        assert finding.witness["env"] == {"$#": "1", "$1": "--model=<any value>", "STEPS": None}
+        # and the launch is what bash runs with such an argument
+        launched = render(script, {}, args=["--model=llama2-7b"]).launched
+        assert [w.text for w in launched[0].words][1:] == _bash_launch(Path(d), script, ["--model=llama2-7b"])
+
+
+def _bash_launch(directory: Path, script: Path, args: list[str]) -> list[str]:
+    out = subprocess.run(["env", "-i", "PATH=/usr/bin:/bin", "bash", "-c", f"python3() {{ printf '%s\\0' \"$@\"; }}; source {script}",
+                          "bash", *args], cwd=directory, capture_output=True, timeout=20)
+    return out.stdout.decode().split("\0")[:-1]

@@ -34,7 +34,10 @@ def _witness_choice(values: list) -> str | None:
 
 
 def _witness_value(value: str | None) -> str | None:
-    return "<any other value>" if value is not None and value.startswith(OTHER) else value
+    if value is None or OTHER not in value:
+        return value
+    # a value the script compares with nothing; or a pattern's part of one (`--model=*`)
+    return "<any other value>" if value.startswith(OTHER) else value.replace(OTHER, "<any value>")
 
 
 def _on_paths(path: ExploredPath, paths: Sequence[ExploredPath], matters: Mapping[str, list]) -> dict[str, str | None]:

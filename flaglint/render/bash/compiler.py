@@ -224,6 +224,13 @@ def sole_variable(word: Word) -> str | None:
     return None
 
 
+def _all_arguments(word: Word) -> bool:
+    """Whether a word is the script's arguments, one field each (`"$@"`, `$@`, `$*`)."""
+    params = [p for p in word.parts if not (isinstance(p, Lit) and p.text == "")]
+    return (len(params) == 1 and isinstance(params[0], Param) and params[0].name in ("@", "*")
+            and not params[0].op and params[0].index is None and not params[0].length)
+
+
 def parameter_input(p: Param) -> str | None:
     """The input a parameter expansion reads (a variable, `$N`, `$#`), whatever its operator."""
     if p.index is None and not p.length and not p.indirect:
@@ -800,6 +807,10 @@ class Compiler:
         values = [self.word(node.children[i]) for i in range(node.child_count)
                   if node.field_name_for_child(i) == "value"]
         has_in = any(c.type == "in" for c in node.children)
+        if not has_in or len(values) == 1 and _all_arguments(values[0]):
+            # `for arg in "$@"`: each argument passes through the loop variable, so what it is
+            # compared with is what an argument may be (explorer.Candidates)
+            self.facts.aliases.append((self.text(var), argument_input(1)))
         init = ForInit(self.line(node), values if has_in else None, any(w.mutates() for w in values))
         out.append(init)
         head = len(out)

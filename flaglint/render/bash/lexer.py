@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Union
 
 from flaglint.render.bash.arithmetic import parse_arith
-from flaglint.render.bash.types import Origin, Spans
+from flaglint.render.bash.types import OTHER, Origin, Spans
 
 
 class WordSyntaxError(Exception):
@@ -601,7 +601,8 @@ def glob_sample(pieces: list[tuple[str, bool]]) -> str | None:
     while i < len(chars):
         ch, q = chars[i]
         if not q and ch == "*":
-            pass
+            if sample and sample[-1] == "=":
+                sample.append(OTHER)  # an option's value (`--model=*`): some value, not known here
         elif not q and ch == "?":
             sample.append("x")
         elif not q and ch == "[":
