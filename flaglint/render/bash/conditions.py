@@ -6,8 +6,9 @@ import os
 import re
 
 from flaglint.render.bash.expansion import glob_pieces
-from flaglint.render.bash.state import State, file_test_input
-from flaglint.render.bash.types import OTHER
+from flaglint.render.bash.lexer import Lit, Param
+from flaglint.render.bash.state import NeedInput, State, file_test_input
+from flaglint.render.bash.types import OTHER, Choice, FromInput, Sym
 
 
 class Conditions:
@@ -26,14 +27,21 @@ class Conditions:
             s = self.test(expr[1], st, double, line)
             return 2 if s == 2 else 1 - s
         if kind == "word":
-            return 0 if self.value(expr[1], st).text else 1
+            return 1 if self._is_empty(expr[1], st) else 0
         if kind == "posix":
-            return self.posix_test([f.text for f in self.fields(expr[1], st)], st, line)
+            words = expr[1]
+            # `[ -n "$X" ]`: quoted, the word is one field whatever X holds
+            if len(words) in (2, 3) and words[0].literal in ("-n", "-z") and (len(words) == 2 or words[2].literal == "]") \
+                    and words[1].parts and all(p.quoted for p in words[1].parts):
+                return 0 if self._is_empty(words[1], st) == (words[0].literal == "-z") else 1
+            return self.posix_test([f.text for f in self.fields(words, st)], st, line)
         if kind == "un":
             op = expr[1]
             if op == "-v":
                 name = self.value(expr[2], st).text
                 return 0 if self.lookup(st, name) is not None else 1
+            if op in ("-n", "-z"):
+                return 0 if self._is_empty(expr[2], st) == (op == "-z") else 1
             return self.unary(op, self.value(expr[2], st).text, st, line)
         op, lw, rw = expr[1], expr[2], expr[3]
         left = self.value(lw, st).text
@@ -44,6 +52,87 @@ class Conditions:
             return self.regex(left, self.segments(rw, st), st, line)
         right = self.value(rw, st).text
         return self.binary(op, left, right, st, double, line)
+
+    def _is_empty(self, word, st: State) -> bool:
+        """Whether the word expands to the empty string. A variable that holds a joined (symbolic)
+        value is not resolved: only the inputs that decide whether it is empty are read (a value
+        joined from fifty optional parts, `${X:+--x=$X}`, is empty or not by one or two of them)."""
+        param = _sole_variable(word)
+        raw = self.raw(st, param.name) if param is not None else None
+        if type(raw) is Choice or type(raw) is Sym:
+            found = self._symbolic_empty(raw, st)
+            if type(found) is bool:
+                return found
+            # An input decides it: the path forks on that input alone, its values in the classes
+            # that leave the value empty, not, or still undecided on one other part (a guard over
+            # n inputs merged into nested Choices forks n times, not 2**n).
+            name = found.name
+            candidates = self._texts(name, st, None)
+            classes: dict = {}
+            for text in candidates:
+                decided = st.copy()
+                self.decide(decided, name, text)
+                result = self._symbolic_empty(raw, decided)
+                classes.setdefault(result if type(result) is bool else id(result), []).append(text)
+            if len(classes) > 1:
+                raise NeedInput(name, tuple(candidates), tuple(tuple(values) for values in classes.values()))
+            (result,) = classes
+            if type(result) is bool:
+                return result
+            return not self.value(word, st).text  # (never: a Choice's input decides which alternative)
+        try:
+            return not self.value(word, st).text
+        except NeedInput as need:
+            # the values of the input it reads, in two classes: those that leave the word empty and
+            # the others (`-n "${A:-}" || -n "${B:-}" || …` forks each input once, not per value)
+            classes: dict[bool, list] = {}
+            for text in need.candidates:
+                decided = st.copy()
+                self.decide(decided, need.name, text)
+                try:
+                    classes.setdefault(not self.value(word, decided).text, []).append(text)
+                except NeedInput:
+                    raise need from None  # another input too: one value at a time
+            if len(classes) == 1:
+                return next(iter(classes))
+            raise NeedInput(need.name, need.candidates, tuple(tuple(values) for values in classes.values())) from None
+
+    def _symbolic_empty(self, value, st: State):
+        """Whether a symbolic value is empty on this path (True or False), or the Choice or
+        FromInput whose input decides it. Each shared part is read once, without recursion: values
+        nest as deep as joins go."""
+        found: dict[tuple, object] = {}  # (id(part), the Choice values it is within) -> True, False or a part
+        stack = [(value, None, False)]
+        while stack:
+            part, within, ready = stack.pop()
+            key = (id(part), within)
+            if key in found:
+                continue
+            if type(part) is FromInput:
+                empty = {not text for text in self._texts(part.name, st, within)}
+                found[key] = empty.pop() if len(empty) == 1 else part
+                continue
+            if type(part) is not Choice and type(part) is not Sym:
+                found[key] = part is None or not part.text
+                continue
+            if type(part) is Choice:
+                domain = set(self._texts(part.name, st, None))
+                below = [(alt, (part.name, values)) for values, alt in part.alts if not values.isdisjoint(domain)]
+                below = below or [(part.alts[0][1], within)]
+            else:
+                below = [(piece, within) for piece in part.pieces]
+            if not ready:
+                stack.append((part, within, True))
+                stack.extend((child, inside, False) for child, inside in below)
+                continue
+            results = [found[(id(child), inside)] for child, inside in below]
+            if type(part) is Sym:  # not empty where a piece is not; empty where every piece is
+                found[key] = False if False in results else next((r for r in results if r is not True), True)
+            elif len(results) == 1 or all(r is True for r in results) or all(r is False for r in results):
+                found[key] = results[0]
+            else:
+                found[key] = part  # its alternatives differ: its input decides
+        return found[(id(value), None)]
 
     def unary(self, op: str, arg: str, st: State, line: int) -> int:
         if op == "-n":
@@ -129,3 +218,13 @@ class Conditions:
                 return left if left == 0 else self.posix_test(args[i + 1:], st, line)
         self.note(st, line, "unsupported test; taken as false")
         return 2
+
+
+def _sole_variable(word) -> Param | None:
+    """The variable a word is, and nothing else (`"$X"`, `${X}`); None for any other word."""
+    parts = [p for p in word.parts if not (type(p) is Lit and p.text == "")]
+    if len(parts) != 1 or type(parts[0]) is not Param:
+        return None
+    p = parts[0]
+    plain = p.index is None and not p.length and not p.indirect and not p.op and (p.name[0].isalpha() or p.name[0] == "_")
+    return p if plain else None

@@ -25,6 +25,7 @@ from flaglint.render.bash.lexer import (
 from flaglint.render.bash.state import (
     ARGUMENT_COUNT,
     UNKNOWN_ARGUMENTS,
+    NeedInput,
     State,
     argument_input,
     settled_positional,
@@ -42,6 +43,8 @@ from flaglint.render.bash.types import (
 
 _BREAK = ("", (), True, False)  # separates the fields of "$@"
 _IFS = " \t\n"
+# The most alternatives a launch word is expanded on, its inputs decided one by one (_guarded_fields).
+GUARDED_LEAVES = 256
 
 
 class ExitScript(Exception):
@@ -282,12 +285,94 @@ class Expansion:
         launch, not 2**n paths (launch_parts makes it concrete)."""
         out: list = []
         for w in words:
-            value = self._symbolic_field(w, st, split=True) if w.literal is None else None
-            if value is None:
-                out.extend(self.fields([w], st))
-            else:
+            try:
+                value = self._symbolic_field(w, st, split=True) if w.literal is None else None
+            except NeedInput:
+                value = None  # another part of it reads an input the path has not decided
+            if value is not None:
                 out.append(value)
+            elif w.literal is None and not w.mutates():
+                out.extend(self._guarded_fields(w, st))
+            else:
+                out.extend(self.fields([w], st))
         return out
+
+    def _guarded_fields(self, word: Word, st: State) -> list:
+        """The fields of a launch word; where a part of it reads inputs the path has not decided
+        (`${X:+--x=$X}`, `${MODE:-train}`), that part is a Choice on them, each alternative the
+        part with that input decided, so that a launch whose words read n inputs is one launch,
+        not a path for each combination of their values: a word of fifty optional parts is fifty
+        Choices side by side. A word with an unquoted expansion is a Split (its fields are made
+        where its inputs are decided). The path forks as for any command where that would not be
+        what bash does: a quoted blank in a word bash splits, a value that stops bash (set -u) or
+        notes something, a part of more than GUARDED_LEAVES alternatives."""
+        try:
+            return self.fields([word], st)
+        except NeedInput:
+            pass
+        pieces: list = []
+        splits = blank_in_quotes = False
+        for p in word.parts:
+            if type(p) is Lit:
+                pieces.append(Value(p.text, p.origins))
+                continue
+            found = self._guarded_part(p, st)
+            if found is None:
+                return self.fields([word], st)
+            value, blank = found
+            pieces.append(value)
+            splits = splits or not p.quoted
+            blank_in_quotes = blank_in_quotes or blank
+        if not splits:
+            return [Sym(tuple(pieces))]
+        if blank_in_quotes or any(p.quoted for p in word.parts) and not any(type(p) is Lit and p.text for p in word.parts):
+            return self.fields([word], st)  # a quoted blank, or a quoted empty field, that a Split would lose
+        return [Split(Sym(tuple(pieces)))]
+
+    def _guarded_part(self, part, st: State) -> tuple | None:
+        """One expansion of a word, as a Value where the path decides it, else a Choice on the inputs
+        it reads (each decided in turn, on copies of the path), and whether a quoted segment of it
+        holds a blank; None where bash would stop or note something on one of its values, it
+        yields several fields of "$@", or it has more than GUARDED_LEAVES alternatives."""
+        if type(part) is Param and part.index is None and not part.length and not part.indirect and not part.op \
+                and (part.name[0].isalpha() or part.name[0] == "_"):
+            raw = self.raw(st, part.name)
+            if is_symbolic(raw):  # a joined value: kept as it is, never walked alternative by alternative
+                return raw, part.quoted and not self._blank_free(raw, st)
+        leaves = 0
+        blank = False
+
+        def expanded(state: State):
+            nonlocal leaves, blank
+            scratch = state.copy()
+            try:
+                segs = self.part(part, scratch)
+            except NeedInput as need:
+                alternatives: dict[tuple, tuple[list, object]] = {}
+                for text in need.candidates:
+                    decided = state.copy()
+                    self.decide(decided, need.name, text)
+                    value = expanded(decided)
+                    if value is None:
+                        return None
+                    alternatives.setdefault(_identity(value), ([], value))[0].append(text)
+                return Choice(need.name, tuple((frozenset(texts), value) for texts, value in alternatives.values()))
+            except (ExitScript, AbortCommand):
+                return None
+            leaves += 1
+            if leaves > GUARDED_LEAVES or scratch.notes is not state.notes or any(seg is _BREAK for seg in segs):
+                return None
+            blank = blank or any(seg[2] and any(ch in _IFS for ch in seg[0]) for seg in segs)
+            return join_segments(segs)
+
+        try:
+            segs = self.part(part, st)
+        except NeedInput:
+            value = expanded(st)
+            return None if value is None else (value, blank)
+        if any(seg is _BREAK for seg in segs):
+            return None
+        return join_segments(segs), any(seg[2] and any(ch in _IFS for ch in seg[0]) for seg in segs)
 
     def _symbolic_field(self, word: Word, st: State, split: bool = False):
         """The word as one symbolic field; with `split`, a word with no quotes that bash may split
@@ -664,3 +749,10 @@ class Expansion:
                 out_o.append(origins[i])
             i += 1
         return ("".join(out_t), out_o, q, val.opaque or rep.opaque)
+
+
+def _identity(value) -> tuple:
+    """What tells two alternatives of a guarded word apart: a Value's text and origins, a Choice itself."""
+    if type(value) is not Value:
+        return (id(value),)
+    return (value.text, value.opaque, value.origins.runs if type(value.origins) is Spans else tuple(value.origins))

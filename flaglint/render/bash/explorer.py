@@ -32,8 +32,14 @@ from pathlib import Path
 from flaglint.render.bash.expansion import input_value
 from flaglint.render.bash.guards import holds_for, ordered, restrict
 from flaglint.render.bash.lexer import compile_glob, glob_sample
-from flaglint.render.bash.machine import Interp, NeedInput
-from flaglint.render.bash.state import ARGUMENT_COUNT, State, is_argument, is_file_test
+from flaglint.render.bash.machine import Interp
+from flaglint.render.bash.state import (
+    ARGUMENT_COUNT,
+    NeedInput,
+    State,
+    is_argument,
+    is_file_test,
+)
 from flaglint.render.bash.types import (
     OTHER,
     LaunchRecogniser,
@@ -347,19 +353,23 @@ class Explorer:
     def _fork_in_place(self, st: State, e: NeedInput) -> list[State] | None:
         """Group the candidates of a step that only jumps or sets the status, trying each on `st`
         itself and copying the state once per group; None when the step reads another undecided input."""
-        pc, status, notes, steps, inputs = st.pc, st.status, st.notes, st.steps, st.inputs
+        pc, status, notes, steps, inputs, domains = st.pc, st.status, st.notes, st.steps, st.inputs, st.domains
         groups: dict[tuple, list] = {}
         try:
-            for v in e.candidates:
-                st.inputs = inputs.copy()
-                st.inputs[e.name] = input_value(v)
+            for values in e.classes():
+                st.inputs, st.domains = inputs.copy(), domains.copy()
+                if len(values) == 1:
+                    st.inputs[e.name] = input_value(values[0])
+                else:  # a class the step treats alike: it reads the input's domain
+                    st.inputs.pop(e.name, None)
+                    st.domains[e.name] = values
                 self.interp.step(st)
-                groups.setdefault((st.pc, st.status, st.notes), []).append(v)
+                groups.setdefault((st.pc, st.status, st.notes), []).extend(values)
                 st.pc, st.status, st.notes, st.steps = pc, status, notes, steps
         except NeedInput:
             return None
         finally:
-            st.pc, st.status, st.notes, st.steps, st.inputs = pc, status, notes, steps, inputs
+            st.pc, st.status, st.notes, st.steps, st.inputs, st.domains = pc, status, notes, steps, inputs, domains
         out = []
         for (gpc, gstatus, gnotes), values in groups.items():
             s = st.copy()
@@ -417,18 +427,20 @@ class _Fork:
 
     def __init__(self, interp: Interp, st: State, e: NeedInput, groupable: bool):
         self.interp, self.st, self.e, self.groupable = interp, st, e, groupable
-        self.candidates = iter(e.candidates)
-        self.value: str | None = None
-        self.results: list[tuple[str | None, State]] = []
+        self.candidates = iter(e.classes())
+        self.value: tuple = ()
+        self.results: list[tuple[tuple, State]] = []
 
-    def next_candidate(self) -> tuple[str | None, State] | None:
-        """The next candidate and a copy of the state that has decided it; None when none is left."""
-        for v in self.candidates:
+    def next_candidate(self) -> tuple[tuple, State] | None:
+        """The next class of candidates (one value, or those the step treats alike) and a copy of
+        the state narrowed to it (a value decided); None when none is left."""
+        for values in self.candidates:
             s = self.st.copy()
-            if restrict(s, self.e.name, (v,)):
-                self.interp.decide(s, self.e.name, v)
-                self.value = v
-                return v, s
+            if restrict(s, self.e.name, values):
+                if len(values) == 1:
+                    self.interp.decide(s, self.e.name, values[0])
+                self.value = values
+                return values, s
         return None
 
     def grouped(self) -> list[State]:
@@ -441,10 +453,10 @@ class _Fork:
             key = (id(r.code), r.pc, r.status, len(r.stack),
                    frozenset(item for item in r.domains.items() if item[0] != name), r.condition)
             if key in groups:
-                groups[key][1].append(v)
+                groups[key][1].extend(v)
                 groups[key][2].append(name in r.exported)
             else:
-                groups[key] = (r, [v], [name in r.exported])
+                groups[key] = (r, list(v), [name in r.exported])
         out = []
         for r, values, exported in groups.values():
             if len(values) > 1:

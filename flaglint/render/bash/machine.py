@@ -46,6 +46,7 @@ from flaglint.render.bash.expansion import (
 from flaglint.render.bash.lexer import Lit, Param
 from flaglint.render.bash.state import (
     UNKNOWN_ARGUMENTS,
+    NeedInput,
     State,
     is_argument,
     is_file_test,
@@ -68,15 +69,6 @@ STEP_LIMIT = 200_000
 ARRAY_INDEX_LIMIT = 2**16  # arrays are held whole; a recipe indexes a few elements
 SHELLS = ("bash", "sh")
 NESTING_LIMIT = 8  # how deep one file may run inside itself (a sourced file that sources itself, guarded)
-
-
-class NeedInput(Exception):
-    """A step read an input whose value the path has not decided yet."""
-
-    def __init__(self, name: str, candidates: tuple):
-        super().__init__(name)
-        self.name = name
-        self.candidates = candidates
 
 
 def _joined(old, new):

@@ -30,6 +30,22 @@ def is_argument(name: str) -> bool:
     return name.startswith("$")
 
 
+class NeedInput(Exception):
+    """A step read an input whose value the path has not decided yet. `groups`: where the step
+    treats some of the candidates alike (whether a value is empty), those classes: the path forks
+    once per class, not once per value."""
+
+    def __init__(self, name: str, candidates: tuple, groups: tuple | None = None):
+        super().__init__(name)
+        self.name = name
+        self.candidates = candidates
+        self.groups = groups
+
+    def classes(self) -> tuple:
+        """The candidates in the classes the path forks into."""
+        return self.groups if self.groups is not None else tuple((v,) for v in self.candidates)
+
+
 @dataclass(frozen=True)
 class UnknownArguments:
     """The positional parameters of a script whose arguments are not given: inputs, like its

@@ -18,6 +18,7 @@ their conditions.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import operator
 from collections.abc import Iterable, Mapping, Sequence
@@ -34,7 +35,15 @@ from flaglint.render.bash.explorer import (
 from flaglint.render.bash.guards import Cube, cubes_of, guarded, settle, trimmed
 from flaglint.render.bash.machine import Interp
 from flaglint.render.bash.state import State, is_argument, settled_positional
-from flaglint.render.bash.types import Choice, FromInput, LaunchRecogniser, Sym, Value
+from flaglint.render.bash.types import (
+    Choice,
+    FromInput,
+    Launch,
+    LaunchRecogniser,
+    Split,
+    Sym,
+    Value,
+)
 
 
 def evaluate(script: Path, launches: LaunchRecogniser, fixed: Mapping[str, str] = {}, vary: Mapping[str, list[str]] = {},
@@ -148,9 +157,37 @@ def _alike(a: State, b: State) -> bool:
                 or settled_positional(a) != settled_positional(b) or a.iters != b.iters or a.stack != b.stack
                 or a.options != b.options or a.errexit_ignored != b.errexit_ignored
                 or a.handoffs is not b.handoffs and a.handoffs != b.handoffs
-                or a.unfound != b.unfound or a.unbounded != b.unbounded or a.launched != b.launched
+                or a.unfound != b.unfound or a.unbounded != b.unbounded or not _launches_alike(a.launched, b.launched)
                 or a.files is not b.files and a.files != b.files
                 or any(set(sa) != set(sb) for sa, sb in zip(a.scopes[1:], b.scopes[1:])))
+
+
+def _launches_alike(a: tuple, b: tuple) -> bool:
+    """Whether two paths' launches differ at most in their words' values: the same commands, each
+    with as many words, split alike (a word bash splits on both or on neither)."""
+    return a == b or len(a) == len(b) and all(
+        x == y or (x.file, x.line, x.env, x.files, x.assigned, len(x.words)) == (y.file, y.line, y.env, y.files, y.assigned, len(y.words))
+        and all((type(v) is Split) == (type(w) is Split) for v, w in zip(x.words, y.words))
+        for x, y in zip(a, b))
+
+
+def _merged_launch(launches: list[Launch], states: list[State], cubes: list, universe: dict) -> Launch:
+    """One launch for the joined paths' launches of one command (_launches_alike): each word they
+    disagree on guarded by their conditions, as a variable is, so the paths need not stay apart."""
+    first = launches[0]
+    if all(launch == first for launch in launches[1:]):
+        return first
+    words = []
+    for index, word in enumerate(first.words):
+        found = [launch.words[index] for launch in launches]
+        if all(w == word for w in found[1:]):
+            words.append(word)
+        elif type(word) is Split:
+            value = _choice([(st, c, w.value) for st, c, w in zip(states, cubes, found)], universe)
+            words.append(Split(value if type(value) is Sym else Sym((value,))))
+        else:
+            words.append(_choice(list(zip(states, cubes, found)), universe))
+    return dataclasses.replace(first, words=tuple(words))
 
 
 def _merge(states: list[State], candidates) -> State | None:
@@ -205,6 +242,8 @@ def _merge(states: list[State], candidates) -> State | None:
             values = [sc[var] if var in sc else FromInput(var) for sc in scopes]
             if any(v is not values[0] and v != values[0] for v in values[1:]):
                 scope[var] = _choice(list(zip(states, cubes, values)), universe)
+    if any(st.launched != a.launched for st in others):
+        m.launched = tuple(_merged_launch([st.launched[k] for st in states], states, cubes, universe) for k in range(len(a.launched)))
     m.domains = universe
     for name in differ:
         if len(universe[name]) > 1:
