@@ -32,7 +32,7 @@ def _fingerprint(sources: list[Path], layout: int) -> str:
     for path in sources:
         try:
             stat = path.stat()
-            parts.append(f"{path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}")
+            parts.append(f"{os.path.abspath(path)}\0{stat.st_size}\0{stat.st_mtime_ns}")  # abspath: no lstat per folder, as resolve() makes
         except OSError:
             parts.append(f"{path}\0missing")
     text = "\0".join(parts).encode()

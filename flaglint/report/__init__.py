@@ -10,7 +10,6 @@ from importlib import import_module
 from flaglint.core.edits import Edit
 from flaglint.core.findings import Change, Fix, Result
 from flaglint.maxtext.values import format_value
-from flaglint.report.rule_docs import rules_by_id
 
 FORMATS = ("text", "json", "sarif", "github", "junit")
 STATISTICS_FORMATS = ("text", "json")
@@ -71,6 +70,8 @@ def statistics(checked: list[Checked], format_name: str = "text") -> str:
         for finding in item.result.findings:
             counts[finding.rule] += 1
             fixable[finding.rule] += bool(item.result.fixes) and (not finding.keys or bool(changed & set(finding.keys)))
+    from flaglint.report.rule_docs import rules_by_id  # noqa: PLC0415 rule docs: only for --statistics' titles
+
     rules = rules_by_id(next((item.result.pin for item in checked if item.result.pin), "")) if counts else {}
     ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     if format_name == "json":

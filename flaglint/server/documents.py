@@ -25,11 +25,11 @@ from flaglint.frontends.check.tunix_argv import check_tunix_argv
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.gate.manifests import check_manifest_text, manifest_edits
 from flaglint.frontends.lint.scripts import check_script
-from flaglint.frontends.tunix_commands import is_tunix_argv
 from flaglint.read.flags import BOM, FlagSource
 from flaglint.rules.ruleset import built_in
 from flaglint.settings.applied import apply_settings
 from flaglint.settings.settings import Settings, load_settings
+from flaglint.tunix.launch import is_tunix_argv
 from flaglint.tunix.pins import tunix_base_names
 
 MAX_FIXES = 3  # as the command line's --max-fixes
