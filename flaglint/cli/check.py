@@ -85,10 +85,9 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
                 source = replace(source, chain=check_sources(tuple(flags), checker.pin.configs)[0].chain)
             result = apply_settings(checker.check(source, env, max_fixes=options.max_fixes), settings, source.file)
             if source.chain is not None:  # each fix made where each value was set: the report lists what --fix applies
-                from flaglint.fix.config_files import config_fix  # noqa: PLC0415 YAML edits: only for an argv over a config file
+                from flaglint.fix.config_files import config_fixes  # noqa: PLC0415 YAML edits: only for an argv over a config file
 
-                config = checker.config(source, env)[0]
-                result.fixes = [made for fix in result.fixes or [None] if (made := config_fix(config, result, fix)) is not None]
+                result.fixes = config_fixes(checker.config(source, env)[0], result, checker.meant)
             item = Checked(source.file, source.text, result, in_file=source.file in on_disk)
             item.fix = choose(result.fixes, options.unsafe_fixes) if fixing else None
             if item.fix is not None:
