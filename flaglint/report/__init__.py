@@ -18,7 +18,8 @@ STATISTICS_FORMATS = ("text", "json")
 @dataclass
 class Checked:
     """One checked input: its label (a file path, or None for a command-line string), its text, and the result.
-    `fix_hint`: how the fixes reach a file, said instead of the whole fixed flag string (scripts).
+    `fix_hint`: the command whose --fix makes the fixes in the file, said instead of the whole fixed
+    flag string (scripts).
     `in_file`: the text is the file `label` names (so --fix writes there; else it prints the input fixed).
     `fix` and `edits`: the fix --fix would apply and its edits (of the file, or of the text's UTF-8
     bytes); `config_edits`: the fix's byte edits of the YAML config files an argv starts from
@@ -61,15 +62,16 @@ def render(format_name: str, checked: list[Checked], *, colour: bool = False, qu
 
 
 def statistics(checked: list[Checked], format_name: str = "text") -> str:
-    """`--statistics`: findings per rule, most first, how many of them the offered fixes cover, and
+    """`--statistics`: findings per rule, most first, how many of them the offered safe fixes cover, and
     the rule's title; a table (text) or JSON."""
     counts: Counter[str] = Counter()
     fixable: Counter[str] = Counter()
     for item in checked:
-        changed = {c.key for fix in item.result.fixes for c in fix.changes}
+        safe = [fix for fix in item.result.fixes if fix.safe]  # what --fix makes without --unsafe-fixes
+        changed = {c.key for fix in safe for c in fix.changes}
         for finding in item.result.findings:
             counts[finding.rule] += 1
-            fixable[finding.rule] += bool(item.result.fixes) and (not finding.keys or bool(changed & set(finding.keys)))
+            fixable[finding.rule] += bool(safe) and (not finding.keys or bool(changed & set(finding.keys)))
     from flaglint.report.rule_docs import rules_by_id  # noqa: PLC0415 rule docs: only for --statistics' titles
 
     rules = rules_by_id(next((item.result.pin for item in checked if item.result.pin), "")) if counts else {}

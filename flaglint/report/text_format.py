@@ -32,8 +32,10 @@ def _excerpt(text: str, loc: Location | None, colour: bool) -> list[str]:
 _SHOWN_FLAGS = 160  # a longer fixed string is not printed whole: the changes above say what it does
 
 
-def _fix_lines(number: int, fix: Fix, hint: str | None, text: str) -> list[str]:
+def _fix_lines(number: int, fix: Fix, command: str | None, text: str) -> list[str]:
     head = f"  {number}. {describe_fix(fix)}"
+    unsafe = "" if fix.safe else " --unsafe-fixes"
+    hint = f"{command} --fix{unsafe} edits the script (--diff{unsafe} shows the edit)" if command else None
     if fix.placed:
         return [head, *(f"    {_edit_line(edit.shown())}" for edit in fix.edits), *([f"    {hint}"] if hint else [])]
     if hint:
