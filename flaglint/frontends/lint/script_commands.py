@@ -6,6 +6,7 @@ words of the script that wrote it, with the smallest witness; and one fix, as ed
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -132,7 +133,7 @@ class CommandsChecked:
 
 
 def check_commands(script: Path, exploration: Exploration, checker: Checker, text: bytes | None = None,
-                   max_fixes: int = 0, allow_unverified: bool = False) -> CommandsChecked:
+                   max_fixes: int = 0, allow_unverified: bool = False, env: Mapping[str, str] = {}) -> CommandsChecked:
     """The findings on every MaxText command line of every outcome (one per rule and place, with
     the smallest witness), the notes, and how many command lines were checked; with `max_fixes`,
     a fix. A launch whose words cannot be decided is FL011 (a warning with `allow_unverified`).
@@ -174,7 +175,7 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
     for file, lines in old_layout.items():
         numbers = sorted(lines)
         notes.add(layout_note(checker, f"{file}:{numbers[0]}" if len(numbers) == 1 else f"{file}: lines {', '.join(map(str, numbers))}"))
-    found = list(unverified.values()) + with_witnesses(seen, exploration, script, text)
+    found = list(unverified.values()) + with_witnesses(seen, exploration, script, text, env)
     fix = None
     if max_fixes:
         data = text if text is not None else read_file(script, SCRIPT)
@@ -184,13 +185,13 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
 
 
 def with_witnesses(seen: dict[tuple, tuple[Finding, list[ExploredPath]]], exploration: Exploration, script: Path,
-                   text: bytes | None) -> list[Finding]:
+                   text: bytes | None, env: Mapping[str, str] = {}) -> list[Finding]:
     """Each finding of the command lines with its smallest witness over the paths it occurs on."""
     if not seen:
         return []
     explored = [path for outcome in exploration.outcomes for path in outcome.paths]
     conditions = PathConditions(exploration.inputs, explored)
-    witness = Witnesses(script, text)
+    witness = Witnesses(script, text, env)
     found = []
     for finding, paths in seen.values():
         path, matters = conditions.witness(paths)

@@ -7,7 +7,7 @@ flag tokens in the script; when a value comes from elsewhere, the line to add is
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
@@ -55,6 +55,7 @@ class ScriptCheck:
     text: str
     result: Result
     given: bytes | None = None  # the script's bytes, when `path` names no file (stdin)
+    env: Mapping[str, str] = field(default_factory=dict)  # the variables the user gave (--env)
     paths: int = 0
     outcomes: int = 0
 
@@ -196,7 +197,7 @@ def check_script(
         text = ""
         return ScriptCheck(path, text, Result(checker.pin.pin, [built_in("FL010", (), Location(str(path), 1, 1, end_column=1), variant="unreadable", path=path, reason=err.reason)]))
     result = Result(pin=checker.pin.pin)
-    check = ScriptCheck(path, text, result, given)
+    check = ScriptCheck(path, text, result, given, env=dict(fixed or {}))
     try:
         exploration = evaluate(path, dict(fixed or {}), dict(vary or {}), given, args)
     except TooDeep as err:  # fail closed: what it launches is not known
@@ -208,7 +209,7 @@ def check_script(
         return check
     check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified)
-    commands = check_commands(path, exploration, checker, given, max_fixes, allow_unverified)
+    commands = check_commands(path, exploration, checker, given, max_fixes, allow_unverified, check.env)
     tunix = (check_tunix_commands(path, exploration, load_tunix_pin(tunix_pin), given, allow_unverified, checker.devices,
                                   checker, fix=max_fixes > 0) if runs_tunix(exploration) else TunixLinesChecked([], set(), 0))
     # the script runs MaxText or Tunix itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
@@ -353,7 +354,7 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
         if check.result.fixes:
             break
     conditions = None
-    witness = Witnesses(check.path, check.given)
+    witness = Witnesses(check.path, check.given, check.env)
     for finding, paths in seen.values():
         if not quiet and not unfollowed and not mistyped and _whole_regions(exploration, paths):
             path, matters = paths[0], {}  # on every launch: no input matters

@@ -65,8 +65,9 @@ class Witnesses:
     (the path's other inputs as they are) takes. Findings on the same paths (several rules or keys
     at one place) share one run of the script."""
 
-    def __init__(self, script: Path, text: bytes | None):
-        self.script, self.text = script, text
+    def __init__(self, script: Path, text: bytes | None, env: Mapping[str, str] = {}):
+        """`env`: the variables the user gave (--env), which no path varies: a run has them too."""
+        self.script, self.text, self.env = script, text, env
         self._branches: dict[tuple, list] = {}
 
     def __call__(self, path: ExploredPath, matters: Mapping[str, list], paths: Sequence[ExploredPath]) -> dict[str, Any]:
@@ -75,7 +76,7 @@ class Witnesses:
         key = (id(path), tuple(sorted(chosen.items(), key=lambda item: item[0])))
         branches = self._branches.get(key)
         if branches is None:
-            variables, args = run_inputs({**path.env, **chosen})
+            variables, args = run_inputs({**self.env, **path.env, **chosen})
             env = {name: value for name, value in variables.items() if value is not None}
             branches = self._branches[key] = [{"file": str(file), "line": line}
                                               for file, line in render(self.script, env, self.text, args).branches]

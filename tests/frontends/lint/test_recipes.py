@@ -2,6 +2,7 @@
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 from commandline import EXAMPLES, run_flaglint
@@ -198,3 +199,15 @@ def test_an_unsafe_fix_that_breaks_a_rule_on_another_launch_says_which(tmp_path)
     (fix,) = report["fixes"]  # the value of ROE cannot be edited where the token is: the pipeline is turned on
     assert not fix["safe"] and [(c["key"], c["to"]) for c in fix["changes"]] == [("moe_chunk_pipeline", True)]
     assert f"the unsafe fix (moe_chunk_pipeline=true) breaks FL102 at {script}:7 on a launch it reaches" in report["notes"]
+
+
+def test_the_branches_of_a_witness_are_those_a_run_with_the_given_env_takes():
+    # --env chooses the 256-chip slice and the "before" recipe: the run takes the then branch at
+    # line 25 that sources it, never the else at 27 that sources the 128-chip recipe
+    report = json.loads(run_flaglint("lint", "--pin", "bbd0f6f10", "--env", "RECIPE_VARIANT=before", "--env",
+                                     "TRAINER_TPU_SLICE=tpu7x:4x8x8", str(RECIPES / "mlperf_gbs1024_submission.sh"),
+                                     "--format", "json").stdout)
+    (conflict,) = [f for f in report["findings"] if f["rule"] == "FL101"]
+    taken = [(Path(b["file"]).name, b["line"]) for b in conflict["witness"]["branches"]]
+    assert ("mlperf_gbs1024_submission.sh", 25) in taken and ("mlperf_gbs1024_submission.sh", 27) not in taken
+    assert {file for file, _ in taken} == {"mlperf_gbs1024_submission.sh", "mlperf_397b_256_v7x_before.sh"}
