@@ -88,7 +88,7 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
                 from flaglint.fix.config_files import config_fixes  # noqa: PLC0415 YAML edits: only for an argv over a config file
 
                 result.fixes = config_fixes(checker.config(source, env)[0], result, checker.meant)
-            item = Checked(source.file, source.text, result, in_file=source.file in on_disk)
+            item = Checked(source.file, source.text, result, in_file=source.file in on_disk, argv=source.argv)
             item.fix = choose(result.fixes, options.unsafe_fixes) if fixing else None
             if item.fix is not None:
                 offset = bom_length(source.file, FLAG_FILE) if item.in_file else 0

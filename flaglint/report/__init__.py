@@ -19,7 +19,8 @@ STATISTICS_FORMATS = ("text", "json")
 class Checked:
     """One checked input: its label (a file path, or None for a command-line string), its text, and the result.
     `fix_hint`: the command whose --fix makes the fixes in the file, said instead of the whole fixed
-    flag string (scripts).
+    flag string (scripts). `argv`: the text is MaxText's argv words (`check CONFIG.yml k=v …`), not
+    a flag string: named `<argv>` where it has no label.
     `in_file`: the text is the file `label` names (so --fix writes there; else it prints the input fixed).
     `fix` and `edits`: the fix --fix would apply and its edits (of the file, or of the text's UTF-8
     bytes); `config_edits`: the fix's byte edits of the YAML config files an argv starts from
@@ -35,6 +36,27 @@ class Checked:
     edits: list[Edit] = field(default_factory=list)
     config_edits: list[Edit] = field(default_factory=list)
     applied: list[Fix] = field(default_factory=list)
+    argv: bool = False
+
+    @property
+    def name(self) -> str:
+        """The input as a report names it: its label, else `<argv>` or `<flags>`."""
+        return self.label or ("<argv>" if self.argv else "<flags>")
+
+
+def in_order(checked: list[Checked]) -> list[Checked]:
+    """The inputs by label, and each one's findings by file, line and column (a finding without a
+    place first, at its input), as ruff and shellcheck order theirs; ties keep their order."""
+
+    def place(item: Checked, finding) -> tuple[str, int, int]:
+        where = finding.location
+        if where is None:
+            return item.label or "", 0, 0
+        return where.file or item.label or "", where.line, where.column
+
+    for item in checked:
+        item.result.findings.sort(key=lambda finding: place(item, finding))
+    return sorted(checked, key=lambda item: item.label or "")
 
 
 def merged(checked: list[Checked]) -> Result:

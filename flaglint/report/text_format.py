@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from flaglint.core.edits import Edit
-from flaglint.core.findings import Fix, severity_rank
+from flaglint.core.findings import Fix
 from flaglint.core.location import Location
 from flaglint.core.reading import QUOTED_FILE, Unreadable, read_file
 from flaglint.report import Checked, describe_fix
@@ -76,8 +76,8 @@ def render(checked: list[Checked], *, colour: bool = False, quiet: bool = False)
     counts = {"error": 0, "warning": 0, "info": 0}
     texts = _Texts()
     for item in checked:
-        label = item.label or "<flags>"
-        for finding in sorted(item.result.findings, key=lambda f: (-severity_rank(f.severity), f.location.line if f.location else 0)):
+        label = item.name
+        for finding in item.result.findings:  # in_order: by file, line and column
             counts[finding.severity] += 1
             where = f"{finding.location.file or label}:{finding.location.line}:{finding.location.column}" if finding.location else label
             out.append(f"{where}: {_paint(finding.severity, finding.severity, colour)} {_paint(finding.rule, 'rule', colour)} {finding.message}")
