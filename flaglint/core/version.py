@@ -9,6 +9,7 @@ file, loose refs, packed-refs).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 
 __version__ = "0.1.0"
@@ -24,6 +25,7 @@ def described_version() -> str:
     return f"{__version__}+g{commit[:9]}" if commit else __version__
 
 
+@lru_cache(maxsize=1)
 def built_commit() -> str | None:
     try:
         recorded = (_PACKAGE / COMMIT_RECORD).read_text(encoding="ascii").strip()
