@@ -14,6 +14,8 @@ def _excerpt(text: str, loc: Location | None, colour: bool) -> list[str]:
     if loc is None or not 1 <= loc.line <= len(lines):
         return []
     line = lines[loc.line - 1]
+    if not line.strip():
+        return []  # nothing to point at (an empty flag string)
     start = loc.column - 1
     end = loc.end_column if loc.end_column is not None and loc.end_line in (None, loc.line) else loc.column + 1  # a point: one caret
     width = max(1, min(end, len(line) + 1) - loc.column)
@@ -123,4 +125,6 @@ def witness_line(witness: dict) -> str:
     for branch in witness.get("branches", []):
         lines_of.setdefault(branch["file"], []).append(str(branch["line"]))
     branches = " and ".join(f"{', '.join(lines)} of {file}" for file, lines in lines_of.items())
-    return f"when: {env or '(any environment)'}" + (f"; branches taken at lines {branches}" if branches else "")
+    one = sum(map(len, lines_of.values())) == 1
+    taken = f"; {'branch' if one else 'branches'} taken at {'line' if one else 'lines'} {branches}" if branches else ""
+    return f"when: {env or '(any environment)'}" + taken
