@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import importlib.util
+import sys
 import tempfile
 from pathlib import Path
 
@@ -12,17 +12,20 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 class CommitRecord(BuildHookInterface):
     def initialize(self, version, build_data):
-        # flaglint/core/version.py alone (the package's imports are not installed at build time)
-        spec = importlib.util.spec_from_file_location("flaglint_version", Path(self.root) / "flaglint" / "core" / "version.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        commit = module.head_commit(Path(self.root))
+        # flaglint's core reads the checkout's .git (standard library only: nothing else is installed at build time)
+        sys.path.insert(0, self.root)
+        try:
+            from flaglint.core.gitrefs import head_commit  # noqa: PLC0415 flaglint is importable only once its root is on the path
+            from flaglint.core.version import COMMIT_RECORD  # noqa: PLC0415 as above
+        finally:
+            sys.path.remove(self.root)
+        commit = head_commit(Path(self.root))
         if commit is None:
             return
         self._folder = tempfile.TemporaryDirectory()
         record = Path(self._folder.name) / "commit"
         record.write_text(commit + "\n", encoding="ascii")
-        build_data["force_include"][str(record)] = f"flaglint/{module.COMMIT_RECORD}"
+        build_data["force_include"][str(record)] = f"flaglint/{COMMIT_RECORD}"
 
     def finalize(self, version, build_data, artifact_path):
         if getattr(self, "_folder", None) is not None:

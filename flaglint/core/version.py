@@ -2,8 +2,7 @@
 commit it was built from, for `--version` (hooks pin flaglint by commit).
 
 The commit is read from files, never from a `git` process: the record the wheel build wrote
-(hatch_build.py), else the HEAD of the checkout flaglint runs from (`.git`, a worktree's `.git`
-file, loose refs, packed-refs).
+(hatch_build.py), else the HEAD of the checkout flaglint runs from (core/gitrefs.py).
 """
 
 from __future__ import annotations
@@ -11,6 +10,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import Path
+
+from flaglint.core.gitrefs import head_commit
+from flaglint.core.reading import GIT_FILE, Unreadable, read_text
 
 __version__ = "0.1.0"
 COMMIT_RECORD = "_data/commit"  # under the package: written into the wheel when it is built
@@ -28,31 +30,7 @@ def described_version() -> str:
 @lru_cache(maxsize=1)
 def built_commit() -> str | None:
     try:
-        recorded = (_PACKAGE / COMMIT_RECORD).read_text(encoding="ascii").strip()
-    except (OSError, UnicodeDecodeError):
+        recorded = read_text(_PACKAGE / COMMIT_RECORD, GIT_FILE).strip()
+    except Unreadable:
         return head_commit(_PACKAGE.parent)
     return recorded if _SHA.fullmatch(recorded) else None
-
-
-def head_commit(root: Path) -> str | None:
-    """The commit HEAD names in the git checkout at ROOT, or None."""
-    try:
-        git = root / ".git"
-        gitdir = git if git.is_dir() else root / git.read_text(encoding="utf-8").strip().removeprefix("gitdir:").strip()
-        head = (gitdir / "HEAD").read_text(encoding="utf-8").strip()
-        if not head.startswith("ref:"):
-            return head if _SHA.fullmatch(head) else None
-        ref = head.removeprefix("ref:").strip()
-        common = gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip() if (gitdir / "commondir").is_file() else gitdir
-        for base in (gitdir, common):
-            if (base / ref).is_file():
-                sha = (base / ref).read_text(encoding="utf-8").strip()
-                return sha if _SHA.fullmatch(sha) else None
-        packed = (common / "packed-refs").read_text(encoding="utf-8") if (common / "packed-refs").is_file() else ""
-    except (OSError, UnicodeDecodeError):
-        return None
-    for line in packed.splitlines():
-        sha, _, name = line.partition(" ")
-        if name == ref and _SHA.fullmatch(sha):
-            return sha
-    return None

@@ -10,7 +10,8 @@ import zipfile
 import pytest
 from commandline import REPO, run_flaglint
 
-from flaglint.core.version import __version__, head_commit
+from flaglint.core.gitrefs import head_commit
+from flaglint.core.version import __version__
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 

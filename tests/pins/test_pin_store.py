@@ -18,8 +18,8 @@ from maxtext_env import REPO
 
 from flaglint.cli import main
 from flaglint.core.findings import InputError
+from flaglint.core.gitrefs import checkout_commit
 from flaglint.frontends.checker import Checker
-from flaglint.importer.gitrefs import checkout_commit
 from flaglint.pins import pins, store
 from flaglint.read.flags import FlagSource
 from flaglint.resolve.topology import from_config, from_option
