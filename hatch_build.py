@@ -12,6 +12,8 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 class CommitRecord(BuildHookInterface):
     def initialize(self, version, build_data):
+        if version == "editable":
+            return  # an editable install runs from the checkout, whose .git --version reads
         # flaglint's core reads the checkout's .git (standard library only: nothing else is installed at build time)
         sys.path.insert(0, self.root)
         try:
