@@ -310,5 +310,14 @@ async def test_each_diagnostic_has_its_own_quick_fixes_and_an_unsafe_one_is_labe
                     ("fix (unsafe): drop remat_polcy=full, add remat_policy=full", text.replace("remat_polcy", "remat_policy"))]
     conflict = next(d.code for d in found if d.code.startswith("MX"))
     turned_off = {fixed for _, fixed in await fixes_of(conflict)}
+    refused = project / "refused.flags"
+    refused.write_text("log_period=1.5", encoding="utf-8")
+    only_unsafe = open_document(client, refused, "plaintext")
+    (typed,) = await diagnostics_until(client, only_unsafe, lambda d: "FL005" in codes(d))
+    (action,) = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(only_unsafe), typed.range, types.CodeActionContext(diagnostics=[typed])))
+    # its only fix drops the value (the default comes back): offered, labelled, not preferred; no safe fix to make whole
+    assert action.title == "fix (unsafe): drop log_period=1.5" and not action.is_preferred
+    close_documents(client, only_unsafe)
     assert turned_off == {text.replace("packing=true", "packing=false"), text.removeprefix("use_dpo=true ")}  # false by default
     close_documents(client, uri)
