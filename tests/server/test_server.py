@@ -321,3 +321,17 @@ async def test_each_diagnostic_has_its_own_quick_fixes_and_an_unsafe_one_is_labe
     close_documents(client, only_unsafe)
     assert turned_off == {text.replace("packing=true", "packing=false"), text.removeprefix("use_dpo=true ")}  # false by default
     close_documents(client, uri)
+
+
+async def test_a_conflict_in_a_config_buffer_has_a_quick_fix_for_each_way_out(client: LanguageClient, project: Path):
+    config = project / "dpo.yml"
+    text = "base_config: base.yml\nuse_dpo: true\npacking: true\n"
+    config.write_text(text, encoding="utf-8")
+    uri = open_document(client, config, "yaml")
+    found = await diagnostics_until(client, uri, lambda d: any(code.startswith("MX") for code in codes(d)))
+    conflict = next(d for d in found if d.code.startswith("MX"))
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri), conflict.range, types.CodeActionContext(diagnostics=[conflict])))
+    fixed = {apply_edits(text, action.edit.changes[uri]) for action in actions if conflict in (action.diagnostics or [])}
+    assert fixed == {text.replace("packing: true", "packing: false"), text.replace("use_dpo: true", "use_dpo: false")}
+    close_documents(client, uri)
