@@ -95,3 +95,9 @@ def test_the_workflow_gates_its_manifest_at_the_pin_it_needs():
         assert ran.returncode == 0 and "FL004" not in ran.stdout, ran.stdout + ran.stderr
     without_pin = run_flaglint("gate", manifest)
     assert "FL004" in without_pin.stdout  # the pin is what keeps the fork's keys from being undefined
+
+
+def test_the_readme_makes_a_virtual_environment_before_it_installs():
+    commands = _first_block("sh")
+    venv = next(i for i, c in enumerate(commands) if re.match(r"python3? -m venv \S+ && \. \S+/bin/activate$", c))
+    assert venv < min(i for i, c in enumerate(commands) if "pip install" in c)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from flaglint.cli.group import FlaglintGroup, end_of_process
-from flaglint.core.version import __version__
+from flaglint.core.version import described_version
 
 # command name -> (module under flaglint.cli, the click command in it, its line in `flaglint --help`)
 COMMANDS = {
@@ -29,9 +29,16 @@ COMMANDS = {
 
 
 @click.group(cls=FlaglintGroup, commands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="flaglint")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=lambda ctx, _, given: _version(ctx, given),
+              help="Show the version and the commit it was built from, and exit.")
 def main() -> None:
     """Check MaxText/Tunix training flags, recipe scripts and JobSets before launch."""
+
+
+def _version(ctx: click.Context, given: bool) -> None:
+    if given and not ctx.resilient_parsing:
+        click.echo(f"flaglint, version {described_version()}")
+        ctx.exit()
 
 
 def run() -> None:

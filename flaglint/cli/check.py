@@ -17,14 +17,12 @@ from flaglint.cli.output import emit
 from flaglint.core.findings import InputError
 from flaglint.core.progress import Progress
 from flaglint.core.reading import BATCH_FILE, FLAG_FILE, decode, read_file, read_stdin
-from flaglint.fix.config_files import config_fix
 from flaglint.fix.files import text_edits
 from flaglint.frontends.check.inputs import check_sources
-from flaglint.frontends.check.tunix_argv import check_tunix_argv
-from flaglint.frontends.tunix_commands import is_tunix_argv
 from flaglint.read.flags import FlagSource, bom_length, read_text_file
 from flaglint.report import Checked
 from flaglint.settings.applied import apply_settings
+from flaglint.tunix.launch import is_tunix_argv
 from flaglint.tunix.pins import tunix_base_names
 
 
@@ -87,9 +85,10 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
                 source = replace(source, chain=check_sources(tuple(flags), checker.pin.configs)[0].chain)
             result = apply_settings(checker.check(source, env, max_fixes=options.max_fixes), settings, source.file)
             if source.chain is not None:  # each fix made where each value was set: the report lists what --fix applies
-                config = checker.config(source, env)[0]
-                result.fixes = [made for fix in result.fixes or [None] if (made := config_fix(config, result, fix)) is not None]
-            item = Checked(source.file, source.text, result, in_file=source.file in on_disk)
+                from flaglint.fix.config_files import config_fixes  # noqa: PLC0415 YAML edits: only for an argv over a config file
+
+                result.fixes = config_fixes(checker.config(source, env)[0], result, checker.meant)
+            item = Checked(source.file, source.text, result, in_file=source.file in on_disk, argv=source.argv)
             item.fix = choose(result.fixes, options.unsafe_fixes) if fixing else None
             if item.fix is not None:
                 offset = bom_length(source.file, FLAG_FILE) if item.in_file else 0
@@ -112,6 +111,8 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
 
 
 def _check_tunix(args: tuple[str, ...], options: Options, settings, env: dict[str, str]) -> None:
+    from flaglint.frontends.check.tunix_argv import check_tunix_argv  # noqa: PLC0415 Tunix's modules: only for a Tunix command line
+
     end_of_startup()
     fixing = options.fix or options.diff
 

@@ -55,7 +55,7 @@ def apply_fixes(checked: list[Checked], rerun: Callable[[dict[str | None, str]],
                 if item.in_file and item.label in files:
                     _print_diff(item.label, *files[item.label])
                 elif item.label in memory:
-                    _print_diff(item.label or "<flags>", item.text.encode("utf-8"), memory[item.label])
+                    _print_diff(item.name, item.text.encode("utf-8"), memory[item.label])
             if not files and not memory and not quiet:
                 _tell_held_back(checked, unsafe, "--unsafe-fixes --diff shows them")
             return checked, fixed, bool(files or memory)
@@ -86,6 +86,14 @@ def _file_edits(item: Checked) -> list[Edit]:
     return [*(item.edits if item.in_file else []), *item.config_edits]
 
 
+def _edited(name: str, fix: Fix) -> str:
+    """What the fix edited: the files (a config file an argv starts from), and the input named NAME
+    where it edits the input's own text."""
+    written = [edit for edit in fix.edits if edit.written]
+    edited = dict.fromkeys(edit.location.file if edit.location is not None and edit.location.file else name for edit in written)
+    return ", ".join(edited) or name
+
+
 def _print_diff(label: str, old: bytes, new: bytes) -> None:
     import difflib  # noqa: PLC0415 --diff only: not on the path of every run
 
@@ -99,9 +107,10 @@ def _tell(checked: list[Checked], applied: dict[str | None, list[Fix]], unsafe: 
     if quiet:
         return
     if show_fixes:
+        names = {item.label: item.name for item in checked}
         for label, fixes in applied.items():
             for fix in fixes:
-                click.echo(f"fixed {label or '<flags>'}: {describe_fix(fix)}", err=True)
+                click.echo(f"fixed {_edited(names.get(label) or '<flags>', fix)}: {describe_fix(fix)}", err=True)
     elif applied:
         count = sum(len(fixes) for fixes in applied.values())
         click.echo(f"flaglint: applied {count} fix(es) to {len(applied)} input(s); --show-fixes lists them", err=True)

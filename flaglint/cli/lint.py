@@ -47,7 +47,7 @@ def lint(scripts, options: Options, vary_items, path_cap, allow_unverified, scri
     settings.override("path-cap", path_cap, "--path-cap")
     env = options.env()
     checker = load_checker(settings, options.devices(settings["pin"]))
-    hint = "flaglint lint --fix edits the script (--diff shows the edit)"
+    hint = "flaglint lint"  # the command whose --fix edits the script
 
     stdin = None
     if "-" in scripts:

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from flaglint.core.findings import InputError
-from flaglint.report import Checked, render, statistics
+from flaglint.report import Checked, in_order, render, statistics
 
 
 def _colour(options) -> bool:
@@ -57,8 +57,11 @@ def emit(options, checked: list[Checked], settings, fixed: dict | None = None) -
     failed = any(item.result.fails(settings["fail-on"]) for item in checked)
     printed = [item for item in checked if not item.in_file] if options.fix and options.output_format == "text" else []
     for item in printed:
-        click.echo((fixed or {}).get(item.label, item.text).strip())
+        text = (fixed or {}).get(item.label, item.text).strip()
+        if text or not item.argv:  # argv words after a config file: none, when the file holds the run
+            click.echo(text)
     _relative(checked)
+    checked = in_order(checked)
     colour = _colour(options)
     report = (statistics(checked, options.output_format) if options.statistics else
               render(options.output_format, checked, colour=colour, quiet=options.quiet, docs_url=settings["docs-url"],

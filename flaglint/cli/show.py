@@ -11,10 +11,10 @@ from flaglint.core.findings import InputError
 from flaglint.frontends.check.inputs import config_source
 from flaglint.frontends.check.show import provenance, render_json, render_text
 from flaglint.frontends.check.tunix_argv import tunix_provenance
-from flaglint.frontends.tunix_commands import is_tunix_argv
 from flaglint.read.argv import argv_source
 from flaglint.read.flags import FlagSource
 from flaglint.resolve.topology import from_config
+from flaglint.tunix.launch import is_tunix_argv
 from flaglint.tunix.pins import tunix_base_names
 from flaglint.tunix.variables import launcher
 

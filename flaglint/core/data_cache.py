@@ -1,7 +1,9 @@
 """A JSON cache of parsed data files (rule sets, YAML schemas), so a cold `flaglint check` neither
 re-parses every rule nor imports a YAML parser for files it has read before.
 
-Entries are keyed by the source files' paths, sizes and modification times; never pickle, since the
+Entries are keyed by the source files' paths, sizes and modification times, and by the flaglint
+that built them (its version and commit: a clone updated in place reads no entry an older one
+wrote); never pickle, since the
 cache directory is writable by the user. Old entries are pruned, so checkouts and upgrades do not
 fill the disk.
 """
@@ -16,7 +18,7 @@ from typing import Any, Callable
 
 from flaglint.core.findings import InputError
 from flaglint.core.reading import DATA_FILE, read_text
-from flaglint.core.version import __version__
+from flaglint.core.version import __version__, built_commit
 
 KEPT_ENTRIES = 64  # per kind: enough for every bundled pin, store pins and a few checkouts
 
@@ -28,11 +30,11 @@ def cache_root() -> Path:
 
 def _fingerprint(sources: list[Path], layout: int) -> str:
     # A cache key, not a security boundary: crc32 (zlib is already loaded) instead of hashlib's import.
-    parts = [__version__, str(layout)]
+    parts = [__version__, built_commit() or "", str(layout)]
     for path in sources:
         try:
             stat = path.stat()
-            parts.append(f"{path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}")
+            parts.append(f"{os.path.abspath(path)}\0{stat.st_size}\0{stat.st_mtime_ns}")  # abspath: no lstat per folder, as resolve() makes
         except OSError:
             parts.append(f"{path}\0missing")
     text = "\0".join(parts).encode()

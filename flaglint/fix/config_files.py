@@ -12,35 +12,57 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import accumulate
 from os.path import commonprefix
-from typing import Any
+from typing import Any, Callable
 
 from flaglint.core.edits import Applicability, Edit
 from flaglint.core.findings import Change, Fix, InputError, Result
 from flaglint.core.reading import CONFIG_FILE
 from flaglint.fix.files import text_edits
-from flaglint.fix.flags import apply_edits
+from flaglint.fix.flags import apply_edits, case_corrected
 from flaglint.read.config_chain import PIN_LABEL
 from flaglint.read.flags import bom_length, read_text_file
 from flaglint.resolve.resolver import Config
 from flaglint.rules.ruleset import load_ruleset
 
 REMOVE = object()  # the key is deleted from the file
+UNDEFINED_KEY = "FL004"
+
+
+@dataclass(frozen=True)
+class Renamed:
+    """The key is renamed in the file (its value and everything after its name stay)."""
+
+    key: str
 
 
 def _user_file(file: str | None) -> bool:
     return bool(file) and not file.startswith(f"{PIN_LABEL}/")
 
 
-def config_fix(config: Config, result: Result, fix: Fix | None) -> Fix | None:
-    """`fix` (the fix of argv --fix chose, or None) made where each value was set, with the values
-    the user's config files set that MaxText refuses removed from them: a Fix whose edits are
-    edits of argv's characters and byte edits of the files; None when there is nothing to do.
+def config_fixes(config: Config, result: Result, suggestions: Callable[[str], list[str]]) -> list[Fix]:
+    """The fixes of MaxText's argv with a config file (config_fix of each fix the check offered,
+    or of none), then, as for a flag string, the first of them with each key the user's files set
+    that the pin does not define renamed to the one key `suggestions` names (unsafe: a guess)."""
+    made = [fix for candidate in result.fixes or [None] if (fix := config_fix(config, result, candidate)) is not None]
+    first = result.fixes[0] if result.fixes else None
+    renamed = config_fix(config, result, first, suggestions)
+    if renamed is not None and (not made or renamed.changes != made[0].changes):
+        made.append(renamed)
+    return made
 
-    A refused value is removed whether or not a fix was chosen, as every fix drops a refused token
-    (MaxText does not start with it). What comes back in its place (a parent's value, the default)
-    is a value the user did not choose, so a fix that removes one is unsafe; otherwise it has
-    `fix`'s applicability."""
-    files: dict[str, dict[str, Any]] = {}  # file -> key -> new value or REMOVE
+
+def config_fix(config: Config, result: Result, fix: Fix | None, suggestions: Callable[[str], list[str]] | None = None) -> Fix | None:
+    """`fix` (the fix of argv --fix chose, or None) made where each value was set, with what the
+    user's config files set that MaxText refuses made right in them: a Fix whose edits are edits of
+    argv's characters and byte edits of the files; None when there is nothing to do.
+
+    As a flag string's tokens are: a key the pin does not define is removed (safe: it set nothing),
+    or with `suggestions`, renamed to the one key they name (unsafe); a value that is one of the
+    key's choices in another case is that choice (safe); any other refused value is removed
+    whether or not a fix was chosen (MaxText does not start with it). What comes back in its
+    place (a parent's value, the default) is a value the user did not choose, so a fix that
+    removes one is unsafe; otherwise it has `fix`'s applicability."""
+    files: dict[str, dict[str, Any]] = {}  # file -> key -> new value, REMOVE or Renamed
     changes = list(fix.changes) if fix else []
     argv_edits = []
     for index, change in enumerate(changes):
@@ -50,19 +72,32 @@ def config_fix(config: Config, result: Result, fix: Fix | None) -> Fix | None:
             files.setdefault(where.file, {})[change.key] = REMOVE if change.to is None else change.to
         elif index < len(fix.edits):
             argv_edits.append(fix.edits[index])
+    unsafe = suggestions is not None
+    renames = False
     rules = load_ruleset()
-    for finding in result.findings:  # a value a file sets that MaxText refuses
+    for finding in result.findings:  # what a file sets that MaxText refuses
         where, rule = finding.location, rules.by_id(finding.rule)
-        if rule is not None and rule.refused_value and where is not None and _user_file(where.file) and finding.keys:
-            key, keys = finding.keys[0], files.setdefault(where.file, {})
-            if key not in keys:
-                keys[key] = REMOVE
-                setting = config.chain.settings.get(key) if config.chain is not None else None
-                changes.append(Change(key, setting.value if setting is not None and setting.file == where.file else None, None))
-    if fix is None and not files:
+        if where is None or not _user_file(where.file) or not finding.keys:
+            continue
+        key, keys = finding.keys[0], files.setdefault(where.file, {})
+        setting = config.chain.settings.get(key) if config.chain is not None else None
+        old = setting.value if setting is not None and setting.file == where.file else None
+        if key in keys:
+            continue
+        if finding.rule == UNDEFINED_KEY:
+            names = suggestions(key) if suggestions is not None else []
+            keys[key] = Renamed(names[0]) if len(names) == 1 else REMOVE
+            renames = renames or len(names) == 1
+            changes += [Change(key, old, None), *([Change(names[0], None, old)] if len(names) == 1 else [])]
+        elif rule is not None and rule.refused_value:
+            choice = case_corrected(config.pin.keys.get(key), old if isinstance(old, str) else None)
+            keys[key] = REMOVE if choice is None else choice
+            unsafe = unsafe or choice is None
+            changes.append(Change(key, old, choice))
+    files = {file: keys for file, keys in files.items() if keys}
+    if fix is None and not files or suggestions is not None and not renames:
         return None
-    removes_refused = len(changes) > len(fix.changes if fix else [])
-    applicability = Applicability.UNSAFE if removes_refused else fix.applicability
+    applicability = Applicability.UNSAFE if unsafe else fix.applicability if fix else Applicability.SAFE
     argv = config.source.text
     flags = apply_edits(argv, argv_edits)
     edits = [*_edits_making(argv, flags), *(edit for edit in argv_edits if not edit.written)]
@@ -70,11 +105,18 @@ def config_fix(config: Config, result: Result, fix: Fix | None) -> Fix | None:
         text = read_text_file(file, CONFIG_FILE)
         made = yaml_edits(text, keys, file)
         if made is None:  # a config written as one flow mapping: a person edits it
-            edits += [Edit(None, "", f"in {file}, " + (f"remove {key}" if value is REMOVE else f"set {key}: {_rendered(value, None)}"),
-                           Applicability.BY_HAND) for key, value in keys.items()]
+            edits += [Edit(None, "", f"in {file}, " + _by_hand(key, value), Applicability.BY_HAND) for key, value in keys.items()]
         else:
             edits += text_edits(file, text, made, applicability, bom_length(file, CONFIG_FILE))
     return Fix(changes, flags, applicability, edits)
+
+
+def _by_hand(key: str, value: Any) -> str:
+    if value is REMOVE:
+        return f"remove {key}"
+    if isinstance(value, Renamed):
+        return f"rename {key} to {value.key}"
+    return f"set {key}: {_rendered(value, None)}"
 
 
 def _edits_making(text: str, new: str) -> list[Edit]:
@@ -97,8 +139,8 @@ def _edits_making(text: str, new: str) -> list[Edit]:
 
 
 def yaml_edits(text: str, changes: dict[str, Any], name: str) -> list[Edit] | None:
-    """Edits of a YAML config's text that set each top-level key to its new value, or remove it
-    (REMOVE): a value's own characters are replaced (its anchor and the comment after it stay), a
+    """Edits of a YAML config's text that set each top-level key to its new value, remove it
+    (REMOVE) or rename it (Renamed: a plain key's characters): a value's own characters are replaced (its anchor and the comment after it stay), a
     removed key's lines go with their line break, and a key the file does not set is added as a
     last line. Every other character stays, CRLF line breaks and a missing final newline included.
     None when the config is not a block mapping (`{steps: 10}`), whose edits are left to a person."""
@@ -117,6 +159,10 @@ def yaml_edits(text: str, changes: dict[str, Any], name: str) -> list[Edit] | No
         found = [entry for entry in entries if entry.key == key]
         if value is REMOVE:
             continue  # removed above, with its neighbours
+        if isinstance(value, Renamed):
+            edits += [Edit.in_text(text, entry.key_start, entry.key_start + len(key), value.key) for entry in found
+                      if text.startswith(key, entry.key_start)]
+            continue
         if found:
             edits += [Edit.in_text(text, entry.value_start, entry.value_end, _rendered(value, entry)) for entry in found]
         elif not text or text.endswith("\n"):

@@ -14,6 +14,7 @@ from flaglint.core.findings import Change, Fix
 from flaglint.maxtext.values import ValueError_, format_value, type_value
 from flaglint.read.flags import Token
 from flaglint.resolve.resolver import Config
+from flaglint.schema.keys import Key
 from flaglint.solve.solutions import Solution
 from flaglint.tunix.variables import bindings, load_tunix
 
@@ -64,19 +65,18 @@ def refused_edit(text: str, token: Token, config: Config) -> tuple[Edit, Change]
     """What every fix does with a token MaxText refuses. A value that differs from one of the key's
     choices only in case is that choice (context=Offload means offload: dropping it would give
     remat); any other token is dropped."""
-    choice = _case_corrected(token, config)
+    choice = case_corrected(config.pin.keys.get(token.key or ""), token.value)
     if choice is not None:
         return Edit.in_text(text, token.offset, token.end_offset, f"{token.key}={choice}"), Change(token.key, token.value, choice)
     # A token without a key is named by its text (its value is part of that text).
     return drop_token(text, token), (Change(token.key, token.value, None) if token.key else Change(token.text, None, None))
 
 
-def _case_corrected(token: Token, config: Config) -> str | None:
-    """The choice the token's value spells in another case, if MaxText accepts that spelling."""
-    schema = config.pin.keys.get(token.key or "")
-    if schema is None or not schema.choices or token.value is None:
+def case_corrected(schema: Key | None, value: str | None) -> str | None:
+    """The key's choice the value spells in another case, if MaxText accepts that spelling."""
+    if schema is None or not schema.choices or value is None:
         return None
-    matches = [c for c in schema.choices if isinstance(c, str) and c.lower() == token.value.lower() and c != token.value]
+    matches = [c for c in schema.choices if isinstance(c, str) and c.lower() == value.lower() and c != value]
     if len(matches) != 1:
         return None
     try:

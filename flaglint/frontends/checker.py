@@ -183,9 +183,14 @@ class Checker:
         """Beside the first fix, the same fix with misspelled keys renamed as "did you mean" says
         (a key another pin defines is not misspelled: it is left to be dropped)."""
 
-        candidate = renamed(config, result.fixes[0], lambda key: [] if pins_defining(key) else close_keys(key, self.pin.pin))
+        candidate = renamed(config, result.fixes[0], self.meant)
         if candidate is not None and self._clean(replace(config.source, text=candidate.flags), env) is not None:
             result.fixes.append(candidate)
+
+    def meant(self, key: str) -> list[str]:
+        """The keys of this pin "did you mean" names for KEY, which it does not define (none for a
+        key another pin defines: it is not misspelled)."""
+        return [] if pins_defining(key) else close_keys(key, self.pin.pin)
 
     def _without_refused(self, config: Config, env: dict[str, str]) -> Config:
         """The flags as every fix leaves them: tokens MaxText refuses dropped (or their case

@@ -19,11 +19,11 @@ from flaglint.frontends.checker import Checker
 from flaglint.maxtext.launch import (
     MaxTextCommand,
     handed_command,
-    is_key_variable,
     may_launch,
     recognise,
     xpk_command,
 )
+from flaglint.maxtext.pyconfig import is_key_variable
 from flaglint.maxtext.tpu import named_devices, slice_devices
 from flaglint.read.argv import shell_words
 from flaglint.read.flags import Token

@@ -8,7 +8,6 @@ MaxText's command lines, so the callers place them the same way.
 from __future__ import annotations
 
 import os
-import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -16,7 +15,6 @@ from pathlib import Path
 
 from flaglint.core.findings import Finding, Fix, InputError
 from flaglint.core.location import Location
-from flaglint.core.reading import CONFIG_FILE, Unreadable, read_file
 from flaglint.fix.tunix_argv import CommandLineCheck, tunix_fixes
 from flaglint.frontends.checker import Checker, check_command
 from flaglint.read.flags import read_env_assignments
@@ -28,14 +26,12 @@ from flaglint.tunix.launch import (
     TunixCommand,
     TunixLaunches,
     absl_parse,
-    recognise_tunix,
     suggested_override,
 )
 from flaglint.tunix.maxtext_model import maxtext_argvs
 from flaglint.tunix.merge import AFTER_DOWNLOADS, STARTUP, TunixArgv, staged
 from flaglint.tunix.pins import TunixPin
 
-TUNIX_BASE_SUFFIX = ".yaml"
 MAXTEXT_CONFIGS = "src/maxtext/configs/"  # where a config of the MaxText pin is named (frontends/commands.py config_path)
 DOTENV = ".env"  # `flaglint check BASE.yaml k=v …` is a Tunix argv (MaxText's configs end in .yml)
 
@@ -195,24 +191,3 @@ def _with_dotenv(env: dict[str, str], search: tuple[Path, ...], notes: list[str]
         notes.append(f"{err}: the .env is not read")
         return env
     return {**{k: v for k, v in loaded.items() if TunixLaunches().reads_variable(k)}, **env}
-
-
-def is_tunix_argv(args: tuple[str, ...], base_names: Callable[[], frozenset[str]]) -> bool:
-    """Whether `flaglint check ARGS` names a Tunix command line: a program that runs tunix.cli, or
-    a Tunix base YAML first (`BASE.yaml k=v …`): one of the pin's base files by name, or a file
-    with a top-level `model_config:` section. Another `.yaml` is left to MaxText's argv, which
-    says that MaxText reads only a `.yml`. `base_names` is called only for a `.yaml` first (it
-    loads the Tunix pin)."""
-    if not args:
-        return False
-    if recognise_tunix(list(args)) is not None:
-        return True
-    first = Path(args[0])
-    if not args[0].endswith(TUNIX_BASE_SUFFIX):
-        return False
-    if first.name in base_names():
-        return True
-    try:
-        return os.path.isfile(first) and re.search(r"^model_config:", read_file(first, CONFIG_FILE).decode("utf-8", "replace"), re.M) is not None
-    except Unreadable:
-        return False

@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from flaglint.core.findings import InputError
+from flaglint.core.gitrefs import checkout_commit
 from flaglint.core.omegaconf_yaml import load_document
 from flaglint.core.reading import SOURCE_FILE, read_file, read_text
-from flaglint.importer.gitrefs import checkout_commit
 from flaglint.importer.symbolic import conj, neg
 from flaglint.importer.tunix_checks import (
     Argv,

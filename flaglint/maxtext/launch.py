@@ -22,12 +22,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from flaglint.core.python_command import is_python, python_targets
+from flaglint.maxtext.pyconfig import is_key_variable
 from flaglint.schema.config_index import CONFIG_SUFFIX, ConfigIndex, EntryPoint
 
 _PACKAGES = ("maxtext", "MaxText")
 _SOURCE_ROOT = "src"  # a checkout's source folder: `-m src.maxtext.<module>` run from its root
 TRAIN = "maxtext.trainers.pre_train.train"  # what the older `MaxText.train` / MaxText/train.py became
-KEY_VARIABLE_PREFIX = "M_"  # pyconfig reads M_<KEY> of its environment as the key's value
 # Where the configs were before 0.2.0 moved them to src/maxtext/configs/ (the MaxText/ package)
 OLD_LAYOUT_CONFIGS = "MaxText/configs/"
 
@@ -160,11 +160,6 @@ def unwrap(words: Sequence[str | None]) -> Unwrapped | None:
 def may_launch(program: str) -> bool:
     name = posixpath.basename(program)
     return name in _LAUNCHERS or is_python(name)
-
-
-def is_key_variable(name: str) -> bool:
-    """Whether MaxText reads this variable of its environment (as a key's value)."""
-    return name.startswith(KEY_VARIABLE_PREFIX)
 
 
 class MaxTextLaunches:

@@ -12,11 +12,17 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator, Mapping
 
 from flaglint.core.findings import Finding
-from flaglint.maxtext.launch import KEY_VARIABLE_PREFIX, is_key_variable
 from flaglint.maxtext.tpu import RULE_FUNCTIONS
 from flaglint.maxtext.values import ValueError_, parse_cli_value
 from flaglint.rules.expr import Unknown, evaluate
 from flaglint.rules.ruleset import built_in
+
+KEY_VARIABLE_PREFIX = "M_"  # pyconfig reads M_<KEY> of its environment as the key's value
+
+
+def is_key_variable(name: str) -> bool:
+    """Whether MaxText reads this variable of its environment (as a key's value)."""
+    return name.startswith(KEY_VARIABLE_PREFIX)
 
 HF_TOKEN_VARIABLE = "HF_TOKEN"  # read by MaxText's pyconfig itself, not by Tunix
 # pyconfig infers these when the merged config files and argv leave them empty (any false raw value:

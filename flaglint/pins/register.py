@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 
 from flaglint.core.data import data_dir
 from flaglint.core.findings import InputError
+from flaglint.core.gitrefs import checkout_commit
 from flaglint.core.progress import Progress
 from flaglint.core.reading import PIN_FILE, RULE_FILE, read_file, read_text
-from flaglint.importer.gitrefs import checkout_commit
 from flaglint.importer.sources import CONFIG_CODE, open_package
 from flaglint.pins import store
 

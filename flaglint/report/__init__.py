@@ -10,7 +10,6 @@ from importlib import import_module
 from flaglint.core.edits import Edit
 from flaglint.core.findings import Change, Fix, Result
 from flaglint.maxtext.values import format_value
-from flaglint.report.rule_docs import rules_by_id
 
 FORMATS = ("text", "json", "sarif", "github", "junit")
 STATISTICS_FORMATS = ("text", "json")
@@ -19,7 +18,9 @@ STATISTICS_FORMATS = ("text", "json")
 @dataclass
 class Checked:
     """One checked input: its label (a file path, or None for a command-line string), its text, and the result.
-    `fix_hint`: how the fixes reach a file, said instead of the whole fixed flag string (scripts).
+    `fix_hint`: the command whose --fix makes the fixes in the file, said instead of the whole fixed
+    flag string (scripts). `argv`: the text is MaxText's argv words (`check CONFIG.yml k=v …`), not
+    a flag string: named `<argv>` where it has no label.
     `in_file`: the text is the file `label` names (so --fix writes there; else it prints the input fixed).
     `fix` and `edits`: the fix --fix would apply and its edits (of the file, or of the text's UTF-8
     bytes); `config_edits`: the fix's byte edits of the YAML config files an argv starts from
@@ -35,6 +36,27 @@ class Checked:
     edits: list[Edit] = field(default_factory=list)
     config_edits: list[Edit] = field(default_factory=list)
     applied: list[Fix] = field(default_factory=list)
+    argv: bool = False
+
+    @property
+    def name(self) -> str:
+        """The input as a report names it: its label, else `<argv>` or `<flags>`."""
+        return self.label or ("<argv>" if self.argv else "<flags>")
+
+
+def in_order(checked: list[Checked]) -> list[Checked]:
+    """The inputs by label, and each one's findings by file, line and column (a finding without a
+    place first, at its input), as ruff and shellcheck order theirs; ties keep their order."""
+
+    def place(item: Checked, finding) -> tuple[str, int, int]:
+        where = finding.location
+        if where is None:
+            return item.label or "", 0, 0
+        return where.file or item.label or "", where.line, where.column
+
+    for item in checked:
+        item.result.findings.sort(key=lambda finding: place(item, finding))
+    return sorted(checked, key=lambda item: item.label or "")
 
 
 def merged(checked: list[Checked]) -> Result:
@@ -62,15 +84,18 @@ def render(format_name: str, checked: list[Checked], *, colour: bool = False, qu
 
 
 def statistics(checked: list[Checked], format_name: str = "text") -> str:
-    """`--statistics`: findings per rule, most first, how many of them the offered fixes cover, and
+    """`--statistics`: findings per rule, most first, how many of them the offered safe fixes cover, and
     the rule's title; a table (text) or JSON."""
     counts: Counter[str] = Counter()
     fixable: Counter[str] = Counter()
     for item in checked:
-        changed = {c.key for fix in item.result.fixes for c in fix.changes}
+        safe = [fix for fix in item.result.fixes if fix.safe]  # what --fix makes without --unsafe-fixes
+        changed = {c.key for fix in safe for c in fix.changes}
         for finding in item.result.findings:
             counts[finding.rule] += 1
-            fixable[finding.rule] += bool(item.result.fixes) and (not finding.keys or bool(changed & set(finding.keys)))
+            fixable[finding.rule] += bool(safe) and (not finding.keys or bool(changed & set(finding.keys)))
+    from flaglint.report.rule_docs import rules_by_id  # noqa: PLC0415 rule docs: only for --statistics' titles
+
     rules = rules_by_id(next((item.result.pin for item in checked if item.result.pin), "")) if counts else {}
     ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     if format_name == "json":

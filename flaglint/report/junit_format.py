@@ -21,16 +21,16 @@ def _xml_text(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
-def _where(finding: Finding, label: str | None) -> str:
+def _where(finding: Finding, label: str) -> str:
     loc = finding.location
     if loc is None:
-        return label or "<flags>"
-    return f"{loc.file or label or '<flags>'}:{loc.line}:{loc.column}"
+        return label
+    return f"{loc.file or label}:{loc.line}:{loc.column}"
 
 
-def _testcase(suite: ET.Element, finding: Finding, label: str | None, fail_on: str) -> bool:
+def _testcase(suite: ET.Element, finding: Finding, label: str, fail_on: str) -> bool:
     where = _where(finding, label)
-    case = ET.SubElement(suite, "testcase", classname=_xml_text(label or "<flags>"), name=_xml_text(f"{finding.rule} {where}"))
+    case = ET.SubElement(suite, "testcase", classname=_xml_text(label), name=_xml_text(f"{finding.rule} {where}"))
     detail = _xml_text(f"{where}: {finding.severity} {finding.rule} {finding.message}")
     if severity_rank(finding.severity) >= severity_rank(fail_on):
         failure = ET.SubElement(case, "failure", type=finding.rule, message=_xml_text(finding.message))
@@ -44,9 +44,9 @@ def render(checked: list[Checked], fail_on: str = "error") -> str:
     root = ET.Element("testsuites", name="flaglint")
     total_tests = total_failures = 0
     for item in checked:
-        label = item.label or "<flags>"
+        label = item.name
         suite = ET.SubElement(root, "testsuite", name=_xml_text(label))
-        failures = sum(_testcase(suite, finding, item.label, fail_on) for finding in item.result.findings)
+        failures = sum(_testcase(suite, finding, label, fail_on) for finding in item.result.findings)
         tests = len(item.result.findings)
         if not tests:
             ET.SubElement(suite, "testcase", classname=_xml_text(label), name="flaglint")

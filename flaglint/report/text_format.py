@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from flaglint.core.edits import Edit
-from flaglint.core.findings import Fix, severity_rank
+from flaglint.core.findings import Fix
 from flaglint.core.location import Location
 from flaglint.core.reading import QUOTED_FILE, Unreadable, read_file
 from flaglint.report import Checked, describe_fix
@@ -14,6 +14,8 @@ def _excerpt(text: str, loc: Location | None, colour: bool) -> list[str]:
     if loc is None or not 1 <= loc.line <= len(lines):
         return []
     line = lines[loc.line - 1]
+    if not line.strip():
+        return []  # nothing to point at (an empty flag string)
     start = loc.column - 1
     end = loc.end_column if loc.end_column is not None and loc.end_line in (None, loc.line) else loc.column + 1  # a point: one caret
     width = max(1, min(end, len(line) + 1) - loc.column)
@@ -32,8 +34,10 @@ def _excerpt(text: str, loc: Location | None, colour: bool) -> list[str]:
 _SHOWN_FLAGS = 160  # a longer fixed string is not printed whole: the changes above say what it does
 
 
-def _fix_lines(number: int, fix: Fix, hint: str | None, text: str) -> list[str]:
+def _fix_lines(number: int, fix: Fix, command: str | None, text: str) -> list[str]:
     head = f"  {number}. {describe_fix(fix)}"
+    unsafe = "" if fix.safe else " --unsafe-fixes"
+    hint = f"{command} --fix{unsafe} edits the script (--diff{unsafe} shows the edit)" if command else None
     if fix.placed:
         return [head, *(f"    {_edit_line(edit.shown())}" for edit in fix.edits), *([f"    {hint}"] if hint else [])]
     if hint:
@@ -74,8 +78,8 @@ def render(checked: list[Checked], *, colour: bool = False, quiet: bool = False)
     counts = {"error": 0, "warning": 0, "info": 0}
     texts = _Texts()
     for item in checked:
-        label = item.label or "<flags>"
-        for finding in sorted(item.result.findings, key=lambda f: (-severity_rank(f.severity), f.location.line if f.location else 0)):
+        label = item.name
+        for finding in item.result.findings:  # in_order: by file, line and column
             counts[finding.severity] += 1
             where = f"{finding.location.file or label}:{finding.location.line}:{finding.location.column}" if finding.location else label
             out.append(f"{where}: {_paint(finding.severity, finding.severity, colour)} {_paint(finding.rule, 'rule', colour)} {finding.message}")
@@ -121,4 +125,6 @@ def witness_line(witness: dict) -> str:
     for branch in witness.get("branches", []):
         lines_of.setdefault(branch["file"], []).append(str(branch["line"]))
     branches = " and ".join(f"{', '.join(lines)} of {file}" for file, lines in lines_of.items())
-    return f"when: {env or '(any environment)'}" + (f"; branches taken at lines {branches}" if branches else "")
+    one = sum(map(len, lines_of.values())) == 1
+    taken = f"; {'branch' if one else 'branches'} taken at {'line' if one else 'lines'} {branches}" if branches else ""
+    return f"when: {env or '(any environment)'}" + taken

@@ -110,7 +110,7 @@ def resolve(
     tokens = shell_words(source.text) if source.argv else tokenize(source.text)
     config = Config(pin=pin, source=source, tokens=tokens, model=model, chain=chain)
     if not tokens and not source.argv:
-        findings.append(built_in("FL012"))
+        findings.append(built_in("FL012", (), Location(source.file, 1, 1, offset=0, end_column=1, end_offset=0)))
     if not pin.starts_trainer:
         findings.append(built_in("FL007", pin=pin.pin, reason=pin.does_not_start_reason))
     _resolve_tunix(config, env or {}, findings)

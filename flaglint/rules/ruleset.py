@@ -228,7 +228,7 @@ def load_rule_file(path: Path) -> list[Rule]:
         rules.append(
             Rule(
                 id=str(entry["id"]),
-                title=str(entry["title"]),
+                title=readable_title(str(entry["title"])),
                 severity=entry["severity"],
                 message=str(entry["message"]),
                 rationale=str(entry["rationale"]).strip(),
@@ -309,6 +309,18 @@ def rule_files(version: str | Path | None = None) -> list[Path]:
     return files
 
 
+def readable_title(text: str) -> str:
+    """A title as a person reads it: each placeholder of the MaxText message it comes from
+    (`{model_name}`, `{value!r}`, `{ratio:.2f}`) shown as the name it stands for, `<model_name>`;
+    one the title's cut ends in (`got {num_s...`) is left out."""
+    text = _PLACEHOLDER.sub(lambda found: f"<{re.split(r'[!:]', found[1], maxsplit=1)[0].strip()}>", text)
+    return _CUT_PLACEHOLDER.sub("...", text)
+
+
+_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
+_CUT_PLACEHOLDER = re.compile(r"\s*\{[^{}]*\.\.\.$")
+
+
 @lru_cache(maxsize=None)
 def load_ruleset(version: str | Path | None = None, extra: tuple[str, ...] = ()) -> RuleSet:
     """The rules (and derived values) for a MaxText version, from a compiled cache when it is fresh.
@@ -320,7 +332,7 @@ def load_ruleset(version: str | Path | None = None, extra: tuple[str, ...] = ())
     sources = [*rule_files(version), *(Path(p) for p in extra), root / "derived.yml"]
     if version:
         sources.append(imported_dir(version) / "derived.yml")
-    return cached("rules", sources, lambda: _parse_ruleset(version, extra), _encode, _decode, layout=5)
+    return cached("rules", sources, lambda: _parse_ruleset(version, extra), _encode, _decode, layout=6)
 
 
 def _parse_ruleset(version: str | Path | None, extra: tuple[str, ...]) -> RuleSet:

@@ -14,5 +14,6 @@ def serve(settings_file: str | None = None) -> None:
     except ModuleNotFoundError as err:
         if err.name not in ("pygls", "lsprotocol") and not (err.name or "").startswith(("pygls.", "lsprotocol.")):
             raise
-        raise InputError(f"flaglint server needs {err.name.split('.')[0]}: pip install 'flaglint[server]'") from None
+        raise InputError(f"flaglint server needs the server extra (pip install '.[server]' in a clone of flaglint): "
+                         f"no module named {err.name.split('.')[0]}") from None
     build(settings_file).start_io()

@@ -18,18 +18,18 @@ from flaglint.core.edits import Applicability, Edit
 from flaglint.core.findings import Finding, Fix, InputError, Result
 from flaglint.core.location import Location
 from flaglint.core.reading import buffers_over_files
-from flaglint.fix.config_files import config_fix
+from flaglint.fix.config_files import config_fixes
 from flaglint.fix.files import text_edits
 from flaglint.frontends.check.inputs import config_source
 from flaglint.frontends.check.tunix_argv import check_tunix_argv
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.gate.manifests import check_manifest_text, manifest_edits
 from flaglint.frontends.lint.scripts import check_script
-from flaglint.frontends.tunix_commands import is_tunix_argv
 from flaglint.read.flags import BOM, FlagSource
 from flaglint.rules.ruleset import built_in
 from flaglint.settings.applied import apply_settings
 from flaglint.settings.settings import Settings, load_settings
+from flaglint.tunix.launch import is_tunix_argv
 from flaglint.tunix.pins import tunix_base_names
 
 MAX_FIXES = 3  # as the command line's --max-fixes
@@ -140,8 +140,7 @@ def _config(bench: Workbench, path: Path, text: str, settings: Settings) -> Docu
     checker = bench.checker(settings)
     source = config_source(str(path), (), checker.pin.configs)
     result = apply_settings(checker.check(source, {}, max_fixes=MAX_FIXES), settings, str(path))
-    config = checker.config(source, {})[0]
-    made = [fix for candidate in result.fixes or [None] if (fix := config_fix(config, result, candidate)) is not None]
+    made = config_fixes(checker.config(source, {})[0], result, checker.meant)
     return _checked("config", result, [FileFix(fix, [edit for edit in fix.edits if edit.written]) for fix in made])
 
 

@@ -12,7 +12,7 @@ import asyncio
 import os
 import re
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lsprotocol import types
@@ -58,6 +58,7 @@ _FLAG_VALUE = re.compile(r"(?:^|[\s\"'])([A-Za-z_]\w*)=([^\s\"']*)$")
 _NESTED_YAML_KEY = re.compile(r"^ *([A-Za-z_]\w*)$")
 _NESTED_YAML_VALUE = re.compile(r"^ *([A-Za-z_]\w*):\s*['\"]?([^'\"\s]*)$")
 _DOTTED_KEY = re.compile(r"(?:^|[\s\"'])([A-Za-z_][\w.]*)$")
+_KEY_THEN_VALUE = re.compile(r"[ \t]*:[ \t]*")
 _DOTTED_VALUE = re.compile(r"(?:^|[\s\"'])([A-Za-z_][\w.]*)=([^\s\"']*)$")
 
 
@@ -201,23 +202,61 @@ class FlaglintServer(LanguageServer):
 
     # quick fixes
 
-    def fix_actions(self, uri: str, wanted: types.Range) -> list[types.CodeAction]:
-        actions = []
-        for origin, result in self.results.items():
-            if origin in self.workspace.text_documents and self.workspace.get_text_document(origin).version != result.version:
-                continue  # checked before the latest edit: its spans are stale, and a check is under way
-            here = result.placed.get(uri, [])
-            for number, fix in enumerate(result.checked.fixes):
-                keys = {change.key for change in fix.fix.changes}
-                covered = [placed.diagnostic for placed in here
-                           if keys & set(placed.finding.keys) and _overlaps(placed.diagnostic.range, wanted)]
-                edit = self._workspace_edit(fix)
-                if covered and edit is not None:
-                    # describe_fix names the fix's applicability; an edit less safe than its fix says so too
-                    title = describe_fix(fix.fix) + (" (unsafe edit)" if fix.fix.safe and not fix.safe else "")
-                    actions.append(types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix, diagnostics=covered,
-                                                    edit=edit, is_preferred=fix.safe and number == 0))
+    def fix_actions(self, uri: str, wanted: types.Range, only: list[str] | None = None) -> list[types.CodeAction]:
+        """Quick fixes, one for each diagnostic in WANTED and each fix that reaches it: the fix's
+        edits at the diagnostic's places only (so fixing one key leaves the others as they are),
+        its applicability in the title; and a source action that makes the first safe fix of the
+        document whole. `only`: the kinds the editor asks for."""
+        actions: list[types.CodeAction] = []
+        fresh = {origin: result for origin, result in self.results.items()
+                 if origin not in self.workspace.text_documents or self.workspace.get_text_document(origin).version == result.version}
+        # a result checked before the latest edit has stale spans, and a check is under way
+        if _wants(only, types.CodeActionKind.QuickFix):
+            for result in fresh.values():
+                for placed in result.placed.get(uri, []):
+                    if _overlaps(placed.diagnostic.range, wanted):
+                        actions += self._diagnostic_actions(placed, result.checked.fixes)
+        safe = next((fix for fix in fresh[uri].checked.fixes if fix.safe), None) if uri in fresh else None
+        if safe is not None and _wants(only, types.CodeActionKind.SourceFixAll) and (edit := self._workspace_edit(safe)) is not None:
+            actions.append(types.CodeAction(title=f"flaglint: apply the safe fixes ({describe_fix(safe.fix)})",
+                                            kind=types.CodeActionKind.SourceFixAll, edit=edit))
         return actions
+
+    def _diagnostic_actions(self, placed: _Placed, fixes: list[FileFix]) -> list[types.CodeAction]:
+        actions, offered = [], set()
+        for fix in fixes:
+            own = [edit for edit in fix.edits if any(self._meets(edit, where) for where in (placed.finding.location, *placed.finding.related))]
+            if not own and not set(placed.finding.keys) & {change.key for change in fix.fix.changes}:
+                continue
+            part = FileFix(fix.fix, own or fix.edits)
+            key = tuple((edit.location.file, edit.start, edit.end, edit.new) for edit in part.edits)
+            if key in offered or (edit := self._workspace_edit(part)) is None:
+                continue
+            offered.add(key)
+            # the changes of its keys, and a key it adds (a misspelled key renamed)
+            changes = [change for change in fix.fix.changes
+                       if change.key in placed.finding.keys or change.from_ is None and change.to is not None] if own else []
+            # the fix's applicability; an edit less safe than its fix says so too
+            title = describe_fix(replace(fix.fix, changes=changes or fix.fix.changes)) + (" (unsafe edit)" if fix.fix.safe and not fix.safe else "")
+            actions.append(types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[placed.diagnostic],
+                                            edit=edit, is_preferred=part.safe and not actions))
+        return actions
+
+    def _meets(self, edit, where: Location | None) -> bool:
+        """Whether the edit is at the place of a finding: its span overlaps the finding's on a line,
+        or it is the value after the finding's key (`key: value` in a YAML config)."""
+        at = edit.location
+        if where is None or at is None or not where.file or not at.file or os.path.abspath(where.file) != os.path.abspath(at.file):
+            return False
+        if (at.end_line or at.line) < where.line or at.line > (where.end_line or where.line):
+            return False
+        if at.line != (where.end_line or where.line) or where.end_column is None:
+            return True  # lines of their own
+        end = at.end_column if at.end_column is not None else at.column  # end columns are just after the span
+        if at.column < where.end_column and end > where.column or at.column == end and where.column <= at.column <= where.end_column:
+            return True
+        line = lines_of(self.text_of(at.file) or "")[at.line - 1:at.line]
+        return bool(line) and _KEY_THEN_VALUE.fullmatch(line[0][where.end_column - 1:at.column - 1]) is not None
 
     def _workspace_edit(self, fix: FileFix) -> types.WorkspaceEdit | None:
         changes: dict[str, list[types.TextEdit]] = {}
@@ -359,6 +398,11 @@ def _is_file(uri: str) -> bool:
     return uri.startswith("file:")
 
 
+def _wants(only: list[str] | None, kind: str) -> bool:
+    """Whether the editor asks for code actions of KIND (`only` names kinds or their parents)."""
+    return not only or any(kind == wanted or kind.startswith(f"{wanted}.") for wanted in only)
+
+
 def _overlaps(first: types.Range, second: types.Range) -> bool:
     def at(position: types.Position) -> tuple[int, int]:
         return position.line, position.character
@@ -395,9 +439,9 @@ def build(settings_file: str | None = None) -> FlaglintServer:
         ls.close(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
-                    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+                    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll]))
     def code_action(ls: FlaglintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        return ls.fix_actions(params.text_document.uri, params.range)
+        return ls.fix_actions(params.text_document.uri, params.range, params.context.only)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: FlaglintServer, params: types.HoverParams) -> types.Hover | None:

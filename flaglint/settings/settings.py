@@ -239,7 +239,8 @@ def check_rule_ids(settings: Settings) -> list[str]:
             known |= _pin_store_rule_ids(settings["pin"])
         if not _names_a_rule(rule_id, known, exact) or not rule_id:
             origin = settings.origins[name.split(".")[0]]
-            raise InputError(f"{origin}: {name}: no rule {rule_id!r}{'' if exact else ' (an id or a prefix of one)'}; `flaglint rules` lists them")
+            where = origin if origin.startswith("--") else f"{origin}: {name}"  # an option names itself
+            raise InputError(f"{where}: no rule {rule_id!r}{'' if exact else ' (an id or a prefix of one)'}; `flaglint rules` lists them")
     return warnings
 
 

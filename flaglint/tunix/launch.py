@@ -10,13 +10,19 @@ environment and HF_TOKEN.
 
 from __future__ import annotations
 
+import os
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from flaglint.core.python_command import python_targets
+from flaglint.core.reading import CONFIG_FILE, Unreadable, read_file
 
 PACKAGE = "tunix.cli."
 ENV_PREFIX = "T_"  # every release's (schemas/tunix-<version>.json merge.env_prefix)
 HF_TOKEN = "HF_TOKEN"
+TUNIX_BASE_SUFFIX = ".yaml"
 # The flags absl itself defines (absl.app, absl.logging, absl.flags), name -> whether it takes a
 # value; a program's own (`--pathways_bns`) are read from its source by the importer.
 ABSL_FLAGS = {
@@ -96,3 +102,23 @@ class TunixLaunches:
     def reads_variable(self, name: str) -> bool:
         return name.startswith(ENV_PREFIX) or name == HF_TOKEN
 
+
+def is_tunix_argv(args: tuple[str, ...], base_names: Callable[[], frozenset[str]]) -> bool:
+    """Whether `flaglint check ARGS` names a Tunix command line: a program that runs tunix.cli, or
+    a Tunix base YAML first (`BASE.yaml k=v …`): one of the pin's base files by name, or a file
+    with a top-level `model_config:` section. Another `.yaml` is left to MaxText's argv, which
+    says that MaxText reads only a `.yml`. `base_names` is called only for a `.yaml` first (it
+    loads the Tunix pin)."""
+    if not args:
+        return False
+    if recognise_tunix(list(args)) is not None:
+        return True
+    first = Path(args[0])
+    if not args[0].endswith(TUNIX_BASE_SUFFIX):
+        return False
+    if first.name in base_names():
+        return True
+    try:
+        return os.path.isfile(first) and re.search(r"^model_config:", read_file(first, CONFIG_FILE).decode("utf-8", "replace"), re.M) is not None
+    except Unreadable:
+        return False

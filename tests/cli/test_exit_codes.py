@@ -148,3 +148,13 @@ def test_a_closed_pipe_ends_quietly():
     finally:
         os.close(write)
     assert ran.stderr == b"" and ran.returncode == 1
+
+
+@pytest.mark.parametrize("args", [("nonexist.flags",), ("configs/",), ("steps=10", "recipes/nonexist.env"), ("examples",)])
+def test_a_path_that_is_not_there_or_a_directory_is_not_read_as_flags(args, tmp_path):
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "examples").mkdir()
+    done = invoke("check", *args, cwd=tmp_path)
+    word = next(arg for arg in args if "=" not in arg)
+    reason = "Is a directory" if (tmp_path / word).is_dir() else "No such file or directory"
+    assert (done.returncode, done.stderr.strip()) == (2, f"flaglint: error: {word}: cannot read ({reason})"), done.stdout

@@ -157,3 +157,18 @@ def test_explain_shows_a_check_no_rule_states_by_the_id_fl016_names():
     assert "Keys:    chat_template" in done.stdout and "FL016 says so" in done.stdout
     data = json.loads(run_flaglint("explain", rule_id, "--format", "json").stdout)
     assert data["keys"] == ["chat_template"] and "maxtext-0.2.5" in data["pins"]
+
+
+def test_no_title_shows_a_placeholder_of_the_message_it_comes_from():
+    rows = json.loads(run_flaglint("rules", "--format", "json").stdout)["rules"]
+    assert [row["id"] for row in rows if "{" in row["title"] or "}" in row["title"]] == []
+    titles = {row["id"]: row["title"] for row in rows}
+    assert titles["MX03X44"] == "distill_alpha_end must be in [0, 1], got <distill_alpha_end>"
+    assert titles["MX1KWG3"] == "Delayed activation forwarding requires at least 2 * num_stages microbatches, but..."
+    explained = run_flaglint("explain", "MX03X44").stdout
+    assert explained.startswith("MX03X44: distill_alpha_end must be in [0, 1], got <distill_alpha_end> (error)")
+
+
+def test_an_unknown_rule_id_of_an_option_is_named_by_the_option_once():
+    done = run_flaglint("check", "--select", "FOO", "steps=1")
+    assert (done.returncode, done.stderr) == (2, "flaglint: error: --select: no rule 'FOO' (an id or a prefix of one); `flaglint rules` lists them\n")

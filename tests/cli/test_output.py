@@ -34,8 +34,9 @@ def test_output_file_quiet_exit_zero_and_statistics(tmp_path):
     assert invoke("check", "-e", "--output-format", "json", TWO_PROBLEMS).returncode == 0  # ruff's spellings
     assert invoke("check", "--exit-zero", "--pin", "nonexistent", "log_period=1").returncode == 2
     stats = invoke("check", "--statistics", "log_period=1.5 bogus_key=1 other_bogus=2")
-    assert re.search(r"^\s+2\s+FL004\s+2 fixable  key not defined at the pinned MaxText$", stats.stdout, re.M), stats.stdout
-    assert re.search(r"^\s+3\s+total\s+3 fixable$", stats.stdout, re.M) and stats.returncode == 1
+    # the one fix also drops the refused log_period (unsafe): --fix makes none of it
+    assert re.search(r"^\s+2\s+FL004\s+0 fixable  key not defined at the pinned MaxText$", stats.stdout, re.M), stats.stdout
+    assert re.search(r"^\s+3\s+total\s+0 fixable$", stats.stdout, re.M) and stats.returncode == 1
 
 
 @pytest.mark.parametrize(("env", "coloured"), [({"FORCE_COLOR": "1"}, True), ({"FORCE_COLOR": "1", "NO_COLOR": "1"}, False), ({}, False)])
@@ -215,3 +216,21 @@ def test_docs_url_setting_is_where_sarif_rule_links_point(tmp_path):
     (tmp_path / "flaglint.toml").write_text('docs-url = "docs/rules.md"\n')  # relative: SARIF wants an absolute URI
     ran = invoke("check", "-f", str(flags), cwd=tmp_path)
     assert ran.returncode == 2 and len(ran.stderr.strip().splitlines()) == 1 and "docs-url" in ran.stderr
+
+
+def test_findings_are_in_file_line_and_column_order_each_with_its_place():
+    ran = invoke("check", "--pin", "bbd0f6f10", "--env-file", "examples/flags/tuned-256-64x1x8.env",
+                 "examples/flags/tuned-256-64x1x8-before.flags")
+    places = [line.split(": ", 1)[0] for line in ran.stdout.splitlines() if line.startswith("examples/")]
+    assert places == [f"examples/flags/tuned-256-64x1x8-before.flags:1:{column}" for column in (1, 167, 863)]
+    # an empty flag string is at its first column; MaxText's argv words are no flag string
+    assert invoke("check", "").stdout.startswith("<flags>:1:1: info FL012 ")
+    assert invoke("check", "steps=10", "bogus=1").stdout.startswith("<argv>:1:10: error FL004 bogus ")
+
+
+def test_show_fixes_names_the_config_file_a_fix_edited(tmp_path):
+    config = tmp_path / "run.yml"
+    config.write_text("base_config: base.yml\ncontext: Offload\n")
+    ran = invoke("check", str(config), "--fix", "--show-fixes")
+    assert ran.returncode == 0 and ran.stdout == "" and config.read_text() == "base_config: base.yml\ncontext: offload\n"
+    assert ran.stderr == f"fixed {config}: fix (safe): context: Offload -> offload\n"

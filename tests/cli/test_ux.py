@@ -310,3 +310,14 @@ def test_smoke_refuses_a_bad_value_before_it_loads_jax(tmp_path):
                                env={"PYTHONPATH": os.pathsep.join((str(REPO), str(tmp_path)))})
     assert ran.returncode == 1 and "jax was imported" not in ran.stderr, ran.stderr
     assert ran.stdout.startswith("run.env:2:1: error FL008 TUNIX_LOGPS_SHARDED_HEAD='fuse' is not a head mode"), ran.stdout
+
+
+def test_statistics_count_as_fixable_what_fix_makes_without_unsafe_fixes():
+    def fixable(flags: str) -> tuple[int, int]:
+        payload = json.loads(run_flaglint("check", "--statistics", "--format", "json", flags).stdout)
+        return payload["total"], payload["fixable"]
+
+    assert fixable("bogus_key=1 other_bogus=2") == (2, 2)  # dropped by a safe fix
+    # the one fix also drops log_period's refused value (its default comes back): unsafe, so --fix changes nothing
+    assert fixable("bogus_key=1 other_bogus=2 log_period=1.5") == (3, 0)
+    assert run_flaglint("check", "--fix", "bogus_key=1 other_bogus=2 log_period=1.5").stdout.strip() == "bogus_key=1 other_bogus=2 log_period=1.5"

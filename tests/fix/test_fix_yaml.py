@@ -152,3 +152,21 @@ def test_a_config_written_as_one_flow_mapping_is_left_to_a_person(tmp_path, flag
     (fix,) = json.loads(proc.stdout)["fixes"]
     assert proc.returncode == 1 and [e["new"] for e in fix["edits"]] == [f"in {config}, remove log_period"]
     assert config.read_text() == '{base_config: "base.yml", log_period: 1.5, steps: 10}\n'
+
+
+def test_a_config_gets_the_fixes_a_flag_string_gets(tmp_path, flaglint_cli):
+    # a choice in another case is corrected (safe), a misspelled key is dropped (safe) or renamed
+    # to what "did you mean" names (unsafe), as `check context=Offload remat_polcy=full` offers
+    config = tmp_path / "run.yml"
+    written = 'base_config: "base.yml"\ncontext: Offload  # offload the activations\nremat_polcy: full\nsteps: 10\n'
+    config.write_text(written)
+    report = json.loads(flaglint_cli("check", str(config), "--format", "json").stdout)
+    offered = [(fix["safe"], sorted((c["key"], c["from"], c["to"]) for c in fix["changes"])) for fix in report["fixes"]]
+    assert offered == [
+        (True, [("context", "Offload", "offload"), ("remat_polcy", "full", None)]),
+        (False, [("context", "Offload", "offload"), ("remat_polcy", "full", None), ("remat_policy", None, "full")]),
+    ], offered
+    assert flaglint_cli("check", str(config), "--fix").returncode == 0
+    assert config.read_text() == 'base_config: "base.yml"\ncontext: offload  # offload the activations\nsteps: 10\n'
+    renamed = [(edit["line"], edit["old"], edit["new"]) for edit in report["fixes"][1]["edits"]]
+    assert renamed == [(2, "Offload", "offload"), (3, "remat_polcy", "remat_policy")]

@@ -99,6 +99,7 @@ def test_summary_counts_kinds(committed):
 # ---- the layouts MaxText comes in ----
 
 
+@pytest.mark.slow
 def test_wheel_unpacked_src_tree_and_package_dir_give_one_schema(wheel, tmp_path):
     unpacked = tmp_path / "unpacked"
     with zipfile.ZipFile(wheel) as archive:

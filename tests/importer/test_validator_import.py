@@ -44,6 +44,7 @@ def defaults(wheel: Path) -> dict[str, Any]:
     return import_schema(wheel).base_defaults
 
 
+@pytest.mark.slow
 def test_committed_files_are_what_the_importer_makes_of_the_wheel(wheel: Path, tmp_path: Path) -> None:
     counts = write_rules(wheel, tmp_path)
     for name in ("rules.yml", "derived.yml", "unexpressible.yml"):

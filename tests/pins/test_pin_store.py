@@ -18,8 +18,8 @@ from maxtext_env import REPO
 
 from flaglint.cli import main
 from flaglint.core.findings import InputError
+from flaglint.core.gitrefs import checkout_commit
 from flaglint.frontends.checker import Checker
-from flaglint.importer.gitrefs import checkout_commit
 from flaglint.pins import pins, store
 from flaglint.read.flags import FlagSource
 from flaglint.resolve.topology import from_config, from_option
@@ -193,6 +193,7 @@ def test_an_entry_imported_without_a_topology_table_uses_its_releases(tmp_path):
     assert from_option("v5p-8", 1, pin.version, pin.topologies).devices == 4  # maxtext 0.2.4's table
 
 
+@pytest.mark.slow
 def test_a_bundled_release_imported_again_is_that_release(tmp_path):
     wheel = REPO / ".cache" / "maxtext" / "maxtext-0.2.5-py3-none-any.whl"
     if not wheel.is_file():

@@ -275,8 +275,63 @@ async def test_a_quick_fix_of_a_tunix_command_line_is_the_edit_lint_fix_makes(cl
         types.TextDocumentIdentifier(uri), typo.range, types.CodeActionContext(diagnostics=[typo])))
     fixing = [action for action in actions if any(d.code == "FL204" for d in action.diagnostics or [])]
     assert len(fixing) == 1 and "unsafe" not in fixing[0].title and fixing[0].is_preferred
+    # the typo's fix only: the value another diagnostic names is left as it is
     fixed = apply_edits(text, fixing[0].edit.changes[uri])
+    assert fixed == text.replace("  batch_sise=8 \\\n", "  \\\n")
+    everything = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri), typo.range, types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.SourceFixAll])))
+    (fix_all,) = everything
+    assert fix_all.kind == types.CodeActionKind.SourceFixAll
+    fixed = apply_edits(text, fix_all.edit.changes[uri])
     assert fixed == text.replace("  batch_sise=8 \\\n", "  \\\n").replace("num_batches=2.0", "num_batches=2")
     change_document(client, uri, fixed, 2)
     assert await diagnostics_until(client, uri, lambda d: "FL204" not in codes(d)) == []
+    close_documents(client, uri)
+
+
+async def test_each_diagnostic_has_its_own_quick_fixes_and_an_unsafe_one_is_labelled(client: LanguageClient, project: Path):
+    flags = project / "mixed.flags"
+    text = "use_dpo=true packing=true context=Offload remat_polcy=full"
+    flags.write_text(text, encoding="utf-8")
+    uri = open_document(client, flags, "plaintext")
+    found = await diagnostics_until(client, uri, lambda d: {"FL004", "FL005"} <= set(codes(d)))
+
+    async def fixes_of(code: str) -> list[tuple[str, str]]:
+        diagnostic = next(d for d in found if d.code == code)
+        actions = await client.text_document_code_action_async(types.CodeActionParams(
+            types.TextDocumentIdentifier(uri), diagnostic.range, types.CodeActionContext(diagnostics=[diagnostic],
+                                                                                        only=[types.CodeActionKind.QuickFix])))
+        return [(action.title, apply_edits(text, action.edit.changes[uri])) for action in actions
+                if diagnostic in (action.diagnostics or [])]
+
+    assert await fixes_of("FL005") == [("fix (safe): context: Offload -> offload", text.replace("Offload", "offload"))]
+    typo = await fixes_of("FL004")
+    assert typo == [("fix (safe): drop remat_polcy=full", text.removesuffix(" remat_polcy=full")),
+                    ("fix (unsafe): drop remat_polcy=full, add remat_policy=full", text.replace("remat_polcy", "remat_policy"))]
+    conflict = next(d.code for d in found if d.code.startswith("MX"))
+    turned_off = {fixed for _, fixed in await fixes_of(conflict)}
+    refused = project / "refused.flags"
+    refused.write_text("log_period=1.5", encoding="utf-8")
+    only_unsafe = open_document(client, refused, "plaintext")
+    (typed,) = await diagnostics_until(client, only_unsafe, lambda d: "FL005" in codes(d))
+    (action,) = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(only_unsafe), typed.range, types.CodeActionContext(diagnostics=[typed])))
+    # its only fix drops the value (the default comes back): offered, labelled, not preferred; no safe fix to make whole
+    assert action.title == "fix (unsafe): drop log_period=1.5" and not action.is_preferred
+    close_documents(client, only_unsafe)
+    assert turned_off == {text.replace("packing=true", "packing=false"), text.removeprefix("use_dpo=true ")}  # false by default
+    close_documents(client, uri)
+
+
+async def test_a_conflict_in_a_config_buffer_has_a_quick_fix_for_each_way_out(client: LanguageClient, project: Path):
+    config = project / "dpo.yml"
+    text = "base_config: base.yml\nuse_dpo: true\npacking: true\n"
+    config.write_text(text, encoding="utf-8")
+    uri = open_document(client, config, "yaml")
+    found = await diagnostics_until(client, uri, lambda d: any(code.startswith("MX") for code in codes(d)))
+    conflict = next(d for d in found if d.code.startswith("MX"))
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri), conflict.range, types.CodeActionContext(diagnostics=[conflict])))
+    fixed = {apply_edits(text, action.edit.changes[uri]) for action in actions if conflict in (action.diagnostics or [])}
+    assert fixed == {text.replace("packing: true", "packing: false"), text.replace("use_dpo: true", "use_dpo: false")}
     close_documents(client, uri)

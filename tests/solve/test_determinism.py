@@ -60,6 +60,7 @@ def _as_command(cwd, args):
     return done.returncode, done.stdout
 
 
+@pytest.mark.slow
 def test_fixing_checks_give_the_same_bytes_idle_and_busy_in_process_and_as_commands():
     reference = [_in_process(cwd, args) for cwd, args in FIXING_CHECKS]
     assert [code for code, _ in reference] == [1] * len(FIXING_CHECKS)

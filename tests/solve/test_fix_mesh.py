@@ -1,6 +1,7 @@
 """Fixes of mesh configs: the staged search (FixProblem._best) against Z3's weighted MaxSMT over the
 same objective, the search it replaced, run here as the reference within a work limit of its own."""
 
+import pytest
 import z3
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
@@ -91,6 +92,7 @@ def meshes(draw):
     return " ".join(flags)
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(meshes(), st.sampled_from([1, 3]))
 def test_staged_search_finds_the_fixes_of_maxsmt(flags, count):

@@ -120,9 +120,11 @@ CASES = [
     (40, 32, 4096, 16, 1.0),
     (64, 32, 50257, 64, 1.0),  # GPT-2's vocabulary, not a multiple of the entropy sum's lanes
 ]
+# The fast suite compiles the first case; -m slow every one.
+SLOW_BEYOND_FIRST = [CASES[0], *(pytest.param(*case, marks=pytest.mark.slow) for case in CASES[1:])]
 
 
-@pytest.mark.parametrize("n,hidden,vocab,chunk,temperature", CASES)
+@pytest.mark.parametrize("n,hidden,vocab,chunk,temperature", SLOW_BEYOND_FIRST)
 def test_fused_scores_match_local(n, hidden, vocab, chunk, temperature):
     h, w, t = make_inputs(n, n, hidden, vocab, scale=3.0)
     local = scores("local", h, w, t, chunk, temperature)
@@ -139,7 +141,7 @@ def test_fused_gradients_match_local(n, hidden, vocab, chunk):
         assert max_rel_diff(expected, actual) <= 3e-8
 
 
-@pytest.mark.parametrize("n,hidden,vocab,chunk,temperature", CASES)
+@pytest.mark.parametrize("n,hidden,vocab,chunk,temperature", SLOW_BEYOND_FIRST)
 @pytest.mark.parametrize("entropy_weight", [0.0, 0.5])
 def test_fused_gradients_as_accurate_as_local(n, hidden, vocab, chunk, temperature, entropy_weight):
     """Peaked logits and temperatures other than 1, with and without the entropy differentiated."""
@@ -203,12 +205,14 @@ seeds = st.integers(0, 2**16)
 # Derandomized in every profile, as the random-shape tests below: the bounds are measured ones, and
 # CI must not pass or fail by the draw (seed 282 in the (40, 300, 16, 1.3) bucket exceeds the
 # default compiler's bound by half an ulp: a finding for the head, not a flake to retry).
+@pytest.mark.slow
 @settings(derandomize=True)
 @given(bucket=st.sampled_from(SAME_KERNEL_BUCKETS), seed=seeds)
 def test_fused_matches_local_in_shape_buckets(bucket, seed):
     check_same_kernels(*bucket, seed)
 
 
+@pytest.mark.slow
 @settings(derandomize=True)
 @given(bucket=st.sampled_from(DEFAULT_COMPILER_BUCKETS), seed=seeds)
 def test_fused_close_to_local_under_default_compiler_in_shape_buckets(bucket, seed):
@@ -263,7 +267,7 @@ def test_gradient_is_that_of_the_definition(mode):
 
 
 @pytest.mark.parametrize("mode", ["local", "fused"])
-@pytest.mark.parametrize("entropy_weight", [0.0, 0.3])
+@pytest.mark.parametrize("entropy_weight", [0.0, pytest.param(0.3, marks=pytest.mark.slow)])
 def test_check_grads_float64(mode, entropy_weight):
     with jax.enable_x64(True):
         h, w, t = make_inputs(6, 9, 5, 17, dtype=jnp.float64)
@@ -276,6 +280,7 @@ def test_check_grads_float64(mode, entropy_weight):
         check_grads(loss, (h, w), order=1, modes=["rev"], atol=1e-7, rtol=1e-7)
 
 
+@pytest.mark.slow
 def test_bf16_against_f32_reference():
     """bf16 inputs: |f32 reference - fused bf16| <= |f32 reference - local bf16| + 1e-2 (CCE-style)."""
     h, w, t = make_inputs(7, 64, 32, 1000, dtype=jnp.bfloat16, scale=2.0)
@@ -361,7 +366,7 @@ def test_edge_case_scores_match_local():
     assert logps[2] == -np.inf
 
 
-@pytest.mark.parametrize("vocab", [100, 263, 1000, 4097])
+@pytest.mark.parametrize("vocab", [100, *(pytest.param(vocab, marks=pytest.mark.slow) for vocab in (263, 1000, 4097))])
 def test_log_probs_near_zero_match_local(vocab):
     """Targets at their row's max: the log-prob is -log(exp-sum) with the sum near 1, where one
     ulp of the sum is many of the result, so the fused exp-sum must round as local's does (the

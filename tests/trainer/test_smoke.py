@@ -33,8 +33,8 @@ def test_example_envs_pass(path):
     {},
     {"TUNIX_LOGPS_SHARDED_HEAD": "local"},
     {"TUNIX_LOGPS_SHARDED_HEAD": "0", "COMPUTE_LOGPS_CHUNK_SIZE": "1024"},
-    TUNED | {"PACK_PAD_ALIGN": "8192", "COMPUTE_LOGPS_CHUNK_SIZE": "1000"},
-    TUNED | {"MAX_SEQ_TOKEN_PER_TPU": "", "PACK_PAD_POSITION": "end"},
+    pytest.param(TUNED | {"PACK_PAD_ALIGN": "8192", "COMPUTE_LOGPS_CHUNK_SIZE": "1000"}, marks=pytest.mark.slow),
+    pytest.param(TUNED | {"MAX_SEQ_TOKEN_PER_TPU": "", "PACK_PAD_POSITION": "end"}, marks=pytest.mark.slow),
 ])
 def test_good_settings_pass(env):
     assert run_smoke(env) == []

@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from flaglint.maxtext.launch import is_key_variable
-from flaglint.maxtext.pyconfig import HF_TOKEN_VARIABLE
+from flaglint.maxtext.pyconfig import HF_TOKEN_VARIABLE, is_key_variable
 from flaglint.maxtext.values import format_value
 from flaglint.pins.pins import PinSchema, load_pin
 from flaglint.read.flags import FlagSource

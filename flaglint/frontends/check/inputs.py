@@ -7,6 +7,7 @@ each word whole, the .yml its base_config chain. One argument alone is a MAXTEXT
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -32,9 +33,25 @@ def check_sources(args: tuple[str, ...], version: str | Path) -> list[FlagSource
                          f"{suffix} (it would read this one as an undefined key); rename it")
     if suffix is not None and first.endswith(suffix):
         return [config_source(first, args[1:], version)]
+    for word in args:
+        _refuse_missing_path(word)
     if len(args) > 1:
         return [argv_source(args)]
     return read_flag_sources(args)
+
+
+# A word with no `=` that ends so, or holds a `/`, names a file: one that is not there was mistyped.
+PATH_SUFFIXES = (".flags", ".env", ".txt", CONFIG_SUFFIX, ".yaml", ".sh")
+
+
+def _refuse_missing_path(word: str) -> None:
+    """A directory, or a word that names a file that is not there, is no flag string."""
+    if "=" in word or word == "-":
+        return
+    if os.path.isdir(word):
+        raise InputError(f"{word}: cannot read ({os.strerror(errno.EISDIR)})")
+    if (word.endswith(PATH_SUFFIXES) or "/" in word) and not os.path.exists(word):
+        raise InputError(f"{word}: cannot read ({os.strerror(errno.ENOENT)})")
 
 
 def config_source(config: str, words: tuple[str, ...] | list[str], version: str | Path) -> FlagSource:

@@ -24,7 +24,8 @@ from flaglint.fix.files import text_edits
 from flaglint.frontends.checker import Checker, check_command
 from flaglint.frontends.commands import config_path, layout_note, not_checked
 from flaglint.frontends.tunix_commands import check_tunix_words
-from flaglint.maxtext.launch import MAXTEXT_LAUNCHES, is_key_variable, recognise, unwrap
+from flaglint.maxtext.launch import MAXTEXT_LAUNCHES, recognise, unwrap
+from flaglint.maxtext.pyconfig import is_key_variable
 from flaglint.maxtext.tpu import slice_devices
 from flaglint.pins.pins import DEFAULT_PIN
 from flaglint.read.argv import argv_source, quoted_origins

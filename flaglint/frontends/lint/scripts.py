@@ -7,14 +7,15 @@ flag tokens in the script; when a value comes from elsewhere, the line to add is
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from flaglint.core.edits import Applicability, Edit
 from flaglint.core.findings import Finding, Fix, Result
 from flaglint.core.location import Location
 from flaglint.core.reading import SCRIPT, Unreadable, read_file, read_text
+from flaglint.fix.files import apply_to_bytes
 from flaglint.fix.suppressed import withhold_fixes_of
 from flaglint.frontends.checker import Checker, refused_keys
 from flaglint.frontends.lint.launch_parts import (
@@ -54,6 +55,7 @@ class ScriptCheck:
     text: str
     result: Result
     given: bytes | None = None  # the script's bytes, when `path` names no file (stdin)
+    env: Mapping[str, str] = field(default_factory=dict)  # the variables the user gave (--env)
     paths: int = 0
     outcomes: int = 0
 
@@ -140,11 +142,10 @@ def _file_edits(value: Value, fix: Fix, check: ScriptCheck, anchor: int | None) 
             continue
         span = _file_span(value, edit.start, edit.end)
         if span is not None and Path(span[0]).resolve() != check.path.resolve():
-            if not edit.new:
-                return None  # a token to drop from a file other recipes share: left to a person
+            # a token of a file other recipes share, changed or dropped: its new value after the anchor
             inserted = _override(value, edit.end, token_text, anchor, check)
             if inserted is None:
-                return None
+                return None  # left to a person
             edits.append(inserted)
             continue
         if span is None and edit.new == "":
@@ -196,7 +197,7 @@ def check_script(
         text = ""
         return ScriptCheck(path, text, Result(checker.pin.pin, [built_in("FL010", (), Location(str(path), 1, 1, end_column=1), variant="unreadable", path=path, reason=err.reason)]))
     result = Result(pin=checker.pin.pin)
-    check = ScriptCheck(path, text, result, given)
+    check = ScriptCheck(path, text, result, given, env=dict(fixed or {}))
     try:
         exploration = evaluate(path, dict(fixed or {}), dict(vary or {}), given, args)
     except TooDeep as err:  # fail closed: what it launches is not known
@@ -207,7 +208,7 @@ def check_script(
         result.findings.append(built_in("FL010", (), Location(err.file, err.line, err.column, end_column=err.column + 1), reason=err.message))
         return check
     check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
-    witnesses = Witnesses(path, given)
+    witnesses = Witnesses(path, given, check.env)
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified, witnesses)
     commands = check_commands(path, exploration, checker, given, max_fixes, allow_unverified, witnesses)
     tunix = (check_tunix_commands(path, exploration, load_tunix_pin(tunix_pin), given, allow_unverified, checker.devices,
@@ -221,11 +222,36 @@ def check_script(
         line_fix = commands.fix or tunix.fix
         if line_fix is not None and not result.fixes:  # one fix per run, as for the flags (see _add_fix)
             result.fixes.append(line_fix)
+    if max_fixes and result.fixes and not result.fixes[0].safe:
+        _recheck_unsafe(check, result.fixes[0], lambda edited: check_script(
+            path, checker, fixed, vary, path_cap, 0, allow_unverified, edited, args, tunix_pin).result)
     found = result.findings
     renumberings = (Renumbering(renumbered_ids(checker.pin.rules), checker.pin.pin), tunix_renumbering(load_tunix_pin(tunix_pin)))
     result.findings = apply_suppressions(path, found, read_suppressions(path, text), renumberings)
     withhold_fixes_of(result, [f for f in found if not any(f is kept for kept in result.findings)])
     return check
+
+
+def _recheck_unsafe(check: ScriptCheck, fix: Fix, lint: Callable[[str], Result]) -> None:
+    """An unsafe fix changes what a value was, which other rules may read: the script is linted
+    again with the fix made, and a rule it breaks that was not broken before is said in a note."""
+    own = [edit for edit in fix.edits if edit.written and edit.location is not None and edit.location.file
+           and Path(edit.location.file).resolve() == check.path.resolve()]
+    if not own or len(own) != len([edit for edit in fix.edits if edit.written]):
+        return
+    edited = apply_to_bytes(_script_bytes(check, str(check.path)), own).decode("utf-8", "replace")
+    before = {f.rule for f in check.result.findings if f.severity == "error"}
+    broken = {}
+    for finding in lint(edited).findings:
+        if finding.severity == "error" and finding.rule not in before and finding.location is not None:
+            broken.setdefault(finding.rule, f"{finding.rule} at {finding.location.file}:{finding.location.line}")
+    if broken:
+        check.result.notes.append(f"the unsafe fix ({', '.join(_changed(fix))}) breaks {', '.join(broken[rule] for rule in sorted(broken))}"
+                                  " on a launch it reaches")
+
+
+def _changed(fix: Fix) -> list[str]:
+    return [f"{c.key}={format_value(c.to)}" if c.to is not None else f"drop {c.key}" for c in fix.changes]
 
 
 def _once(findings: list[Finding]) -> list[Finding]:
@@ -323,9 +349,8 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
         known = {(f.rule, f.message) for f in checked[key].findings}
         _record(seen, [f for f in result.findings if (f.rule, f.message) not in known], launch, flags, checker)  # FL090
         if result.fixes:
-            in_script = [f.location for f in result.findings if f.location and f.location.file
-                         and Path(f.location.file).resolve() == check.path.resolve() and f.severity != "info"]
-            anchor = max((o for loc in in_script if (o := _flag_offset(flags, loc)) is not None), default=None)
+            anchor = max((o for f in result.findings if f.location and f.severity != "info"
+                          and (o := _token_end(flags, f.location, check.path)) is not None), default=None)
             _add_fix(check, flags, result.fixes, anchor)
         if check.result.fixes:
             break
@@ -425,12 +450,13 @@ def _locate(finding: Finding, flags: Value, rendering: Rendering) -> Location | 
     return None
 
 
-def _flag_offset(flags: Value, location: Location) -> int | None:
-    """The end, in the flag string, of the token written at `location` of a script."""
-    for index, origin in enumerate(flags.origins):
-        if origin is not None and origin.file == location.file and origin.line == location.line and origin.column == location.end_column - 1:
-            return index + 1
-    return None
+def _token_end(flags: Value, location: Location, script: Path) -> int | None:
+    """The end, in the flag string, of the token at `location` (columns of the flag string, as the
+    checker locates a finding), when that token's end is written in `script` itself."""
+    if location.file is not None or location.end_column is None or not 0 < location.end_column - 1 <= len(flags.origins):
+        return None
+    origin = flags.origins[location.end_column - 2]
+    return location.end_column - 1 if origin is not None and origin.file and Path(origin.file).resolve() == script.resolve() else None
 
 
 def _add_fix(check: ScriptCheck, flags: Value, fixes: list[Fix], anchor: int | None) -> None:

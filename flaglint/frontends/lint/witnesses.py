@@ -69,14 +69,15 @@ class Witnesses:
     run of the script: several rules or keys at one place, and the trainer's flags and its command
     lines alike (one Witnesses for all of a script's checks)."""
 
-    def __init__(self, script: Path, text: bytes | None):
-        self.script, self.text = script, text
+    def __init__(self, script: Path, text: bytes | None, env: Mapping[str, str] = {}):
+        """`env`: the variables the user gave (--env), which no path varies: a run has them too."""
+        self.script, self.text, self.env = script, text, env
         self._branches: dict[tuple, list] = {}
 
     def __call__(self, path: ExploredPath, matters: Mapping[str, list], paths: Sequence[ExploredPath]) -> dict[str, Any]:
         """`path` and `matters`: the finding's witness among its `paths` (PathConditions.witness)."""
         chosen = _on_paths(path, paths, matters)
-        variables, args = run_inputs({**path.env, **chosen})
+        variables, args = run_inputs({**self.env, **path.env, **chosen})
         env = {name: value for name, value in variables.items() if value is not None}
         key = (tuple(sorted(env.items())), tuple(args))
         branches = self._branches.get(key)

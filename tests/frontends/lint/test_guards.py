@@ -174,6 +174,7 @@ export MAXTEXT_EXTRA_FLAGS="${FLAGS}"
 """
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(script=switched_recipes())
 @example(script=REFUSED_PAIR)

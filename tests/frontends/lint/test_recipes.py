@@ -2,6 +2,7 @@
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 from commandline import EXAMPLES, run_flaglint
@@ -158,3 +159,55 @@ def test_text_output_points_at_the_script_fix_and_names_unchecked_inputs():
     assert "when: TRAINER_TUNED_FLAGS=true;" in proc.stdout
     # The case on TRAINER_MESH_EXPERT explores "any other value", which Tunix refuses for an integer.
     assert "paths where TRAINER_MESH_EXPERT is not an integer are not checked" in proc.stdout
+
+
+def test_the_fix_hint_names_unsafe_fixes_when_the_fix_is_unsafe(tmp_path):
+    for word, hint in (("bogus_key=1", "flaglint lint --fix edits the script (--diff shows the edit)"),
+                       ("log_period=1.5", "flaglint lint --fix --unsafe-fixes edits the script (--diff --unsafe-fixes shows the edit)")):
+        script = tmp_path / "run.sh"
+        script.write_text(f"#!/bin/bash\npython3 -m maxtext.train src/maxtext/configs/base.yml run_name=a {word}\n")
+        proc = run_flaglint("lint", str(script))
+        assert [line.strip() for line in proc.stdout.splitlines() if "edits the script" in line] == [hint], proc.stdout
+
+
+def test_a_token_of_a_shared_file_is_fixed_after_the_scripts_own_token_and_the_launch_is_then_clean(tmp_path):
+    # check proposes moe_roe_packed_routing_gather=false for these flags; lint made the same fix in
+    # the script (the token it drops is tuned_block.sh's, shared by other recipes), not the unsafe
+    # moe_chunk_pipeline=true that breaks FL102 where num_moe_token_chunks=1
+    recipes = tmp_path / "recipes"
+    shutil.copytree(RECIPES, recipes)
+    script = recipes / "mlperf_397b_256_v7x_before.sh"
+    args = ("lint", "--pin", "bbd0f6f10", "--env", "TRAINER_TPU_SLICE=tpu7x:4x8x8", str(script))
+    report = json.loads(run_flaglint(*args, "--format", "json").stdout)
+    (fix,) = report["fixes"]
+    assert fix["safe"] and [(c["key"], c["to"]) for c in fix["changes"]] == [("moe_roe_packed_routing_gather", False)]
+    assert run_flaglint(*args, "--fix", "--unsafe-fixes").returncode == 0
+    assert "moe_chunk_pipeline=false moe_roe_packed_routing_gather=false" in script.read_text()
+    assert (recipes / "tuned_block.sh").read_text() == (RECIPES / "tuned_block.sh").read_text()
+    after = json.loads(run_flaglint(*args, "--format", "json").stdout)
+    assert [f["rule"] for f in after["findings"] if f["severity"] == "error"] == []
+
+
+def test_an_unsafe_fix_that_breaks_a_rule_on_another_launch_says_which(tmp_path):
+    script = tmp_path / "run.sh"
+    script.write_text(
+        "#!/usr/bin/env bash\nROE=true\n"
+        'export MAXTEXT_EXTRA_FLAGS="moe_roe_packed_routing_gather=${ROE} moe_chunk_pipeline=false use_ring_of_experts=true ici_expert_parallelism=2"\n'
+        'if [[ "${CHUNKS:-2}" == "2" ]]; then\n  export MAXTEXT_EXTRA_FLAGS="${MAXTEXT_EXTRA_FLAGS} num_moe_token_chunks=2"\n'
+        'else\n  export MAXTEXT_EXTRA_FLAGS="${MAXTEXT_EXTRA_FLAGS} num_moe_token_chunks=1"\nfi\n')
+    report = json.loads(run_flaglint("lint", "--pin", "bbd0f6f10", str(script), "--format", "json").stdout)
+    (fix,) = report["fixes"]  # the value of ROE cannot be edited where the token is: the pipeline is turned on
+    assert not fix["safe"] and [(c["key"], c["to"]) for c in fix["changes"]] == [("moe_chunk_pipeline", True)]
+    assert f"the unsafe fix (moe_chunk_pipeline=true) breaks FL102 at {script}:7 on a launch it reaches" in report["notes"]
+
+
+def test_the_branches_of_a_witness_are_those_a_run_with_the_given_env_takes():
+    # --env chooses the 256-chip slice and the "before" recipe: the run takes the then branch at
+    # line 25 that sources it, never the else at 27 that sources the 128-chip recipe
+    report = json.loads(run_flaglint("lint", "--pin", "bbd0f6f10", "--env", "RECIPE_VARIANT=before", "--env",
+                                     "TRAINER_TPU_SLICE=tpu7x:4x8x8", str(RECIPES / "mlperf_gbs1024_submission.sh"),
+                                     "--format", "json").stdout)
+    (conflict,) = [f for f in report["findings"] if f["rule"] == "FL101"]
+    taken = [(Path(b["file"]).name, b["line"]) for b in conflict["witness"]["branches"]]
+    assert ("mlperf_gbs1024_submission.sh", 25) in taken and ("mlperf_gbs1024_submission.sh", 27) not in taken
+    assert {file for file, _ in taken} == {"mlperf_gbs1024_submission.sh", "mlperf_397b_256_v7x_before.sh"}

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from flaglint.core.gitrefs import checkout_commit
 from flaglint.core.reading import GIT_FILE
-from flaglint.importer.gitrefs import checkout_commit
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 

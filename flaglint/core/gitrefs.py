@@ -22,6 +22,12 @@ def checkout_commit(package_dir: Path) -> str | None:
     return None
 
 
+def head_commit(root: Path) -> str | None:
+    """The commit of the checkout at ROOT (its `.git` folder or file), or None when it is none."""
+    git = root / ".git"
+    return _head(git) if git.exists() else None
+
+
 def _head(git: Path) -> str | None:
     git_dir = _git_dir(git)
     if git_dir is None:
