@@ -414,7 +414,8 @@ def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces:
                 if start is not None and token not in origins:
                     origins[token] = value.origins[start]
             combos.append((written, {n: list(classes[n][c]) for n, c in zip(names, combo)}))
-        own = {n: next(found for found in classes[n] if path.env.get(n) in found) for n in names}
+        # the path's own class of each input (one it never decided, only a guarded part reads: the first)
+        own = {n: next((found for found in classes[n] if path.env.get(n) in found), classes[n][0]) for n in names}
         parts.append((index, combos, own))
     base = {n: v for _, _, own in parts for n, v in own.items()}
     quiet = {index: next((values for written, values in combos if not written), None) for index, combos, _ in parts}
@@ -847,6 +848,14 @@ def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, S
         return [ConcreteArgv(tuple(words), path)]
     parts = []
     for word in symbolic:
+        if type(word) is Sym:
+            # a word joined from pieces (an XPK --command string of fifty optional parts): a part
+            # per Choice among them, named by the keys of the tokens it writes, as in a flag string
+            found, _ = _flag_parts(word, base, max(cap, PART_COMBINATIONS))
+            for part in found:
+                part.pieces = []  # its pieces are this word's, not the split words' string (_key_tokens)
+            parts.extend(found)
+            continue
         keys = set()
         for assignment in _own_assignments(word, base, max(cap, PART_COMBINATIONS)):
             pick, read_input = _picker(base, assignment)

@@ -28,6 +28,7 @@ from flaglint.render.bash.state import (
     NeedInput,
     State,
     argument_input,
+    is_argument,
     settled_positional,
 )
 from flaglint.render.bash.types import (
@@ -228,7 +229,18 @@ class Expansion:
                         segs = []
                     pieces.extend(raw.pieces if type(raw) is Sym else (raw,))
                     continue
-            segs.extend(self.part(p, st))
+            try:
+                segs.extend(self.part(p, st))
+            except NeedInput:
+                # `X="${A:+--a=$A} ${B:+--b=$B}"`: each part that reads an input the path has not
+                # decided is a Choice on it, not a fork of the assignment per combination
+                found = self._guarded_part(p, st) if self.joins and not word.mutates() else None
+                if found is None:
+                    raise
+                if segs:
+                    pieces.append(join_segments(segs))
+                    segs = []
+                pieces.append(found[0])
         if not pieces:
             return join_segments(segs)
         if segs:
@@ -291,7 +303,7 @@ class Expansion:
                 value = None  # another part of it reads an input the path has not decided
             if value is not None:
                 out.append(value)
-            elif w.literal is None and not w.mutates():
+            elif w.literal is None and self.joins and not w.mutates():
                 out.extend(self._guarded_fields(w, st))
             else:
                 out.extend(self.fields([w], st))
@@ -312,19 +324,25 @@ class Expansion:
             pass
         pieces: list = []
         splits = blank_in_quotes = False
+        maybe_empty = True  # whether bash may find the word empty and drop it (no quote, no literal text)
         for p in word.parts:
             if type(p) is Lit:
                 pieces.append(Value(p.text, p.origins))
+                maybe_empty = maybe_empty and not p.quoted and not p.text
                 continue
             found = self._guarded_part(p, st)
             if found is None:
                 return self.fields([word], st)
             value, blank = found
             pieces.append(value)
-            splits = splits or not p.quoted
+            if p.quoted:
+                maybe_empty = False
+            else:  # unquoted: bash splits it where a value holds a blank
+                splits = splits or not (self._blank_free(value, st) if is_symbolic(value) else not any(ch in _IFS for ch in value.text))
+                maybe_empty = maybe_empty and not (self._never_empty(value, st) if is_symbolic(value) else value.text)
             blank_in_quotes = blank_in_quotes or blank
-        if not splits:
-            return [Sym(tuple(pieces))]
+        if not splits and not maybe_empty:
+            return [Sym(tuple(pieces))]  # one field, whatever its inputs hold
         if blank_in_quotes or any(p.quoted for p in word.parts) and not any(type(p) is Lit and p.text for p in word.parts):
             return self.fields([word], st)  # a quoted blank, or a quoted empty field, that a Split would lose
         return [Split(Sym(tuple(pieces)))]
@@ -332,8 +350,9 @@ class Expansion:
     def _guarded_part(self, part, st: State) -> tuple | None:
         """One expansion of a word, as a Value where the path decides it, else a Choice on the inputs
         it reads (each decided in turn, on copies of the path), and whether a quoted segment of it
-        holds a blank; None where bash would stop or note something on one of its values, it
-        yields several fields of "$@", or it has more than GUARDED_LEAVES alternatives."""
+        holds a blank. Where bash would stop or note something on some values of the first input
+        it reads, or they give more than GUARDED_LEAVES alternatives, the path forks on that input
+        (NeedInput), those values apart; None where it yields several fields of "$@"."""
         if type(part) is Param and part.index is None and not part.length and not part.indirect and not part.op \
                 and (part.name[0].isalpha() or part.name[0] == "_"):
             raw = self.raw(st, part.name)
@@ -342,20 +361,31 @@ class Expansion:
         leaves = 0
         blank = False
 
-        def expanded(state: State):
+        def expanded(state: State, top: bool = False):
             nonlocal leaves, blank
             scratch = state.copy()
             try:
                 segs = self.part(part, scratch)
             except NeedInput as need:
+                if is_argument(need.name):
+                    return None  # the script's arguments are decided where they are read (options loops, witnesses)
                 alternatives: dict[tuple, tuple[list, object]] = {}
+                apart = []  # the values on which bash stops, or which the part cannot be guarded on
                 for text in need.candidates:
                     decided = state.copy()
                     self.decide(decided, need.name, text)
                     value = expanded(decided)
                     if value is None:
-                        return None
+                        if not top:
+                            return None
+                        apart.append(text)
+                        continue
                     alternatives.setdefault(_identity(value), ([], value))[0].append(text)
+                if apart:
+                    # the path forks on the first input alone: each of those values apart, the
+                    # others together (on them, the part is a Choice when the step runs again)
+                    together = tuple(text for texts, _ in alternatives.values() for text in texts)
+                    raise NeedInput(need.name, need.candidates, tuple((text,) for text in apart) + ((together,) if together else ()))
                 return Choice(need.name, tuple((frozenset(texts), value) for texts, value in alternatives.values()))
             except (ExitScript, AbortCommand):
                 return None
@@ -368,7 +398,7 @@ class Expansion:
         try:
             segs = self.part(part, st)
         except NeedInput:
-            value = expanded(st)
+            value = expanded(st, top=True)
             return None if value is None else (value, blank)
         if any(seg is _BREAK for seg in segs):
             return None

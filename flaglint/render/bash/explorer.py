@@ -49,6 +49,7 @@ from flaglint.render.bash.types import (
     ScriptError,
     Split,
     Value,
+    choice_names,
     read_names,
 )
 
@@ -409,14 +410,19 @@ class Explorer:
 
 
     def _record_launch_reads(self, rendering: Rendering) -> None:
-        """The inputs a launch's symbolic words read whole (an unquoted `$F` that some paths never
-        assigned): decided where the launch is made concrete, so their values are explored too."""
+        """The inputs the outcome's symbolic values read (a launch's unquoted `$F` that some paths
+        never assigned, a part guarded on an input the path never decided, a variable the trainer
+        reads): decided where the launch is made concrete, so their values are explored too."""
         candidates = self.interp.candidates
-        for launch in rendering.launched:
-            for word in launch.words:
-                for name in read_names(word.value if type(word) is Split else word):
-                    seen = self.explored.setdefault(name, [])
-                    seen.extend(v for v in (candidates(name) if candidates else (None,)) if v not in seen)
+        words = [word.value if type(word) is Split else word for launch in rendering.launched for word in launch.words]
+        for value in words:
+            for name in read_names(value) | choice_names(value):
+                seen = self.explored.setdefault(name, [])
+                seen.extend(v for v in (candidates(name) if candidates else (None,)) if v not in seen)
+        for value in (*rendering.variables.values(), *rendering.exported.values()):  # those no path read at all
+            for name in read_names(value) | choice_names(value):
+                if name not in self.explored:
+                    self.explored[name] = list(candidates(name) if candidates else (None,))
         for handoff in rendering.handoffs:
             self._record_launch_reads(handoff)
 

@@ -112,6 +112,9 @@ class Interp(Expansion, Conditions, Builtins):
         self.text = text
         self.repo_root = _find_repo_root(script) if text is None else None
         self.candidates = candidates  # callable(name) -> tuple of str | None; None: inputs are unset
+        # Paths that join are merged (symbolic.evaluate): a value may then be guarded on inputs the
+        # path has not decided (a Choice), instead of forking the path on them.
+        self.joins = False
         self.files: dict[str, object] = {}
         self.line = 0  # the line of the instruction being run, for notes
         self._literal_fields: dict[int, tuple] = {}  # id(word) -> (word, fields); Values never change

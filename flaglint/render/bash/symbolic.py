@@ -52,6 +52,7 @@ def evaluate(script: Path, launches: LaunchRecogniser, fixed: Mapping[str, str] 
     `text`: the script's bytes, when `script` names no file (stdin); `args`: its arguments (None:
     not given, so they are inputs too)."""
     interp = Interp(str(script), launches, text=text)
+    interp.joins = True
     interp.candidates = Candidates(interp, {k: v for k, v in vary.items() if k not in fixed})
     explorer = Explorer(interp)
     work = [interp.start(dict(fixed), args)]
