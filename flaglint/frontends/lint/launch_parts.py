@@ -187,13 +187,16 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
 class _Renderer:
     """The rendering made concrete at the path's own values (`base`), and at other values of a
     few inputs: only the values (and, of a string joined from pieces, only the pieces: _Joined)
-    that read one of those inputs are resolved again, so a launch costs what its inputs change."""
+    that read one of those inputs are resolved again, so a launch costs what its inputs change;
+    each value once for the values of the inputs it reads, and each launch once (a group's solver
+    query reads a launch from the tables of several names)."""
 
     def __init__(self, rendering: Rendering, base: Mapping):
         self.rendering = rendering
         pick, read_input = _picker(base, {})
         self._at_base: dict[int, object] = {}
         self._joined: dict[int, _Joined] = {}
+        self._reads: dict[int, tuple[frozenset, tuple]] = {}  # the inputs each symbolic value reads, as a set and in order
         for value in (*rendering.exported.values(), *rendering.variables.values()):
             if id(value) not in self._at_base:
                 if type(value) is Sym:
@@ -201,21 +204,35 @@ class _Renderer:
                     self._at_base[id(value)] = joined.base
                 else:
                     self._at_base[id(value)] = _concrete(value, pick, read_input)
+                if _is_symbolic(value) or type(value) is FromInput:
+                    reads = choice_names(value) | read_names(value)
+                    self._reads[id(value)] = (reads, tuple(sorted(reads)))
         self.base = self._rendering(lambda value: self._at_base[id(value)])
+        self._made: dict[tuple, Rendering] = {}
+        self._values: dict[tuple, object] = {}  # (value, its inputs' values, those of them changed) -> the value there
 
     def at(self, env: Mapping, changed: frozenset) -> Rendering:
         """The rendering where the inputs `changed` take their values in `env` (the others, the path's)."""
+        key = (tuple(sorted(env.items(), key=lambda item: item[0])), changed)
+        if key not in self._made:
+            self._made[key] = self._at(env, changed)
+        return self._made[key]
+
+    def _at(self, env: Mapping, changed: frozenset) -> Rendering:
         pick, read_input = _picker(env, {})
         done: dict[int, object] = {}
 
         def concrete(value):
             if id(value) not in done:
-                if not _is_symbolic(value) and type(value) is not FromInput or (choice_names(value) | read_names(value)).isdisjoint(changed):
+                reads, order = self._reads.get(id(value), (None, None))
+                if reads is None or reads.isdisjoint(changed):
                     done[id(value)] = self._at_base[id(value)]
-                elif type(value) is Sym:
-                    done[id(value)] = self._joined[id(value)].at(changed, pick, read_input)
                 else:
-                    done[id(value)] = _concrete(value, pick, read_input)
+                    key = (id(value), tuple([env.get(name) for name in order]), reads & changed)
+                    if key not in self._values:
+                        self._values[key] = (self._joined[id(value)].at(changed, pick, read_input) if type(value) is Sym
+                                             else _concrete(value, pick, read_input))
+                    done[id(value)] = self._values[key]
             return done[id(value)]
 
         return self._rendering(concrete)
@@ -337,14 +354,16 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
     # parts write, on the launches where each of its tokens is the last written, where one is
     # written again after it, and where none is (KeyTokens): as many as its tokens.
     few = max(cap, PART_COMBINATIONS)
-    found = []
+    # Each set of names' launches, in order; the combinations enumerated are narrowed only once the
+    # solver has answered (where it cannot, the group is not verified and they are never launched).
+    found: list[Callable[[], list]] = []
     sequences: dict[str, KeyTokens] = {}
     refused = _refusal(judge.config(launch_at(path.env))[0] if flag_pieces is not None else None)
     for who, names in decided.items():
         inputs = depends[next(iter(names))]
         owned = {"names": frozenset(names), "excluded": frozenset(group.names - names)}
         if _count(_input_classes(path, inputs, splits, explored)) <= ENUMERATED:
-            found.extend((sub, owned) for sub in _split(path, inputs, splits, explored, few, ", ".join(sorted(names))))
+            found.append(_enumerated(path, inputs, splits, explored, few, ", ".join(sorted(names)), owned))
             continue
         members = [group.members[i] for i in sorted(who)]
         fixes: list[tuple[dict, dict]] = []
@@ -355,20 +374,18 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
                 break
             sequences[name] = tokens
         if fixes is None:
-            found.extend((sub, owned) for sub in _split(path, inputs, splits, explored, few, ", ".join(sorted(names))))
+            found.append(_enumerated(path, inputs, splits, explored, few, ", ".join(sorted(names)), owned))
             continue
-        for fixed, own in fixes:
-            sub = _narrowed(path, fixed)
-            if sub is not None:
-                found.append((sub, {**owned, **own}))
+        shown = [(sub, {**owned, **own}) for fixed, own in fixes if (sub := _narrowed(path, fixed)) is not None]
+        found.append(lambda shown=shown: shown)
     cubes = path.products()
     classes = _input_classes(path, group.inputs, splits, explored, cubes)
     from flaglint.frontends.lint.launch_query import violations  # noqa: PLC0415 z3: only for a group over the path cap
 
-    for rule, fixed, place in violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(_narrowed(path, fixed).env), judge,
-                                         few, sequences):
-        found.append((_narrowed(path, fixed), {"names": frozenset(group.names), "rule": rule, "at": place}))
-    return found
+    answers = violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(_narrowed(path, fixed).env), judge,
+                         few, sequences)
+    return [launch for launches in found for launch in launches()] + [
+        (_narrowed(path, fixed), {"names": frozenset(group.names), "rule": rule, "at": place}) for rule, fixed, place in answers]
 
 
 def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces: _FlagPieces | None,
@@ -523,16 +540,29 @@ def _split(path: ExploredPath, inputs: set, splits: _Splits, explored: Mapping[s
            deciding: str = "") -> list[ExploredPath]:
     """The path, once for each combination of the inputs' values that the symbolic values tell
     apart; more than `cap` of them for what the inputs decide (`deciding`) is Unverified."""
+    return _splitting(path, inputs, splits, explored, cap, deciding)()
+
+
+def _enumerated(path: ExploredPath, inputs: set, splits: _Splits, explored: Mapping[str, Sequence], cap: int,
+                deciding: str, owned: dict) -> Callable[[], list]:
+    """_split's paths, each with what it owns, made when called (Unverified now)."""
+    subs = _splitting(path, inputs, splits, explored, cap, deciding)
+    return lambda: [(sub, owned) for sub in subs()]
+
+
+def _splitting(path: ExploredPath, inputs: set, splits: _Splits, explored: Mapping[str, Sequence], cap: int,
+               deciding: str) -> Callable[[], list[ExploredPath]]:
+    """_split's paths, narrowed when called; more than `cap` combinations is Unverified now."""
     by_input = _input_classes(path, inputs, splits, explored)
     count = _count(by_input)
     if count > cap:
         raise Unverified(f"{deciding or 'a part of the launch'} is decided by {count} combinations of {', '.join(by_input)} (more than {cap})")
     names, classes = list(by_input), list(by_input.values())
-    subs = []
-    for combo in itertools.product(*classes):
-        sub = _narrowed(path, dict(zip(names, combo)))
-        if sub is not None:
-            subs.append(sub)
+
+    def subs() -> list[ExploredPath]:
+        found = (_narrowed(path, dict(zip(names, combo))) for combo in itertools.product(*classes))
+        return [sub for sub in found if sub is not None]
+
     return subs
 
 

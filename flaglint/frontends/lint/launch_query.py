@@ -72,6 +72,11 @@ class _Translator(FixProblem):
         self.tables, self.classes, self.inputs = tables, classes, inputs
         self._indices: dict[tuple, Any] = {}
         self._judged: dict[str, Any] = {}
+        self._cases_of: dict[int, dict] = {}  # each case term's `case == i` terms (Finite._is), by the term
+
+    def finite(self, term: Any, values: list[Any]) -> Finite:
+        """`values[i]` where `term` is i, its `term == i` terms made once for every value over that term."""
+        return Finite(term, values, self._cases_of.setdefault(term.get_id(), {}))
 
     def deciding(self, names) -> list[str]:
         return sorted({n for name in names for n in self.tables[name].deciding})
@@ -94,7 +99,7 @@ class _Translator(FixProblem):
         for combo in itertools.product(*(range(len(self.classes[n])) for n in deciding)):
             at = dict(zip(deciding, combo))
             values.append(value_of(lambda name: self._value(name, at)))
-        return Finite(self.index(deciding), values)
+        return self.finite(self.index(deciding), values)
 
     def _value(self, name: str, at: Mapping[str, int]) -> Any:
         table = self.tables.get(name)
@@ -179,7 +184,7 @@ class _Translator(FixProblem):
         """Where a rule that reads the name is judged (the same term for every rule)."""
         if name not in self._judged:
             table = self.tables[name]
-            self._judged[name] = z3.BoolVal(True, self.ctx) if all(table.judged) else self.boolean_term(Finite(self.term(table), table.judged))
+            self._judged[name] = z3.BoolVal(True, self.ctx) if all(table.judged) else self.boolean_term(self.finite(self.term(table), table.judged))
         return self._judged[name]
 
 
@@ -250,7 +255,7 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
         tables.update({name: resolved.device_table(name, moving) for name in DEVICE_NAMES})
     translator = _Translator.over(base_config, {}, ctx)
     translator.setup(tables, classes, inputs)
-    translator.terms.update({name: Finite(translator.term(t), t.values) for name, t in tables.items()})
+    translator.terms.update({name: translator.finite(translator.term(t), t.values) for name, t in tables.items()})
     rules = {rule.id: rule for config in [base_config, *resolved.device_configs(moving)] for rule in judge.rules(config)}
     broken: dict[str, Any] = {}
     for rule in rules.values():
@@ -337,7 +342,7 @@ class _Places:
         found = [test(place) for place in self.cases(name)]
         if name not in self.tables:
             return z3.BoolVal(found[0], self.translator.ctx)
-        return self.translator.boolean_term(Finite(self.translator.term(self.tables[name]), found))
+        return self.translator.boolean_term(self.translator.finite(self.translator.term(self.tables[name]), found))
 
     def at(self, rule: Rule, place: Any) -> Any:
         """Where the rule's finding is at `place` (None: at no place of the script)."""

@@ -368,7 +368,7 @@ class _TrainerJudge:
 
     def config(self, rendering: Rendering):
         flags, env, unknown = _trainer_input(rendering)
-        config, _ = self.checker.config(FlagSource(flags.text), env)
+        config = self.checker.shared_config(FlagSource(flags.text), env)
         return config, unknown | refused_keys(config)
 
     def rules(self, config) -> list:
