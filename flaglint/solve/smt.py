@@ -755,7 +755,13 @@ def _is_int(term: Any) -> bool:
 
 def _any(term: Finite, truths: list[bool]) -> Any:
     hits = [term.is_(i) for i, truth in enumerate(truths) if truth]
-    return z3.Or(*hits) if hits else z3.BoolVal(False, term.index.ctx)
+    return _or(hits, term.index.ctx) if hits else z3.BoolVal(False, term.index.ctx)
+
+
+def _or(terms: list[Any], ctx: z3.Context) -> Any:
+    """z3.Or(*terms) of Boolean terms of `ctx`, the same term made without z3.Or's sort check of
+    each (a case split over a group's combinations in launch_query has hundreds)."""
+    return z3.BoolRef(z3.Z3_mk_or(ctx.ref(), len(terms), (z3.Ast * len(terms))(*[t.as_ast() for t in terms])), ctx)
 
 
 def _same(a: Any, b: Any) -> bool:

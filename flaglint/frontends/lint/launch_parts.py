@@ -208,6 +208,9 @@ class _Renderer:
                     reads = choice_names(value) | read_names(value)
                     self._reads[id(value)] = (reads, tuple(sorted(reads)))
         self.base = self._rendering(lambda value: self._at_base[id(value)])
+        # of the rendering's exported variables and its variables, those whose value reads an input
+        self._symbolic = [[(name, value) for name, value in found.items() if id(value) in self._reads]
+                          for found in (rendering.exported, rendering.variables)]
         self._made: dict[tuple, Rendering] = {}
         self._values: dict[tuple, object] = {}  # (value, its inputs' values, those of them changed) -> the value there
 
@@ -220,36 +223,52 @@ class _Renderer:
 
     def _at(self, env: Mapping, changed: frozenset) -> Rendering:
         pick, read_input = _picker(env, {})
-        done: dict[int, object] = {}
-
-        def concrete(value):
-            if id(value) not in done:
-                reads, order = self._reads.get(id(value), (None, None))
-                if reads is None or reads.isdisjoint(changed):
-                    done[id(value)] = self._at_base[id(value)]
-                else:
+        done: dict[int, object] = {}  # the values that read a changed input, there
+        for found in self._symbolic:
+            for _, value in found:
+                reads, order = self._reads[id(value)]
+                if id(value) not in done and not reads.isdisjoint(changed):
                     key = (id(value), tuple([env.get(name) for name in order]), reads & changed)
                     if key not in self._values:
                         self._values[key] = (self._joined[id(value)].at(changed, pick, read_input) if type(value) is Sym
                                              else _concrete(value, pick, read_input))
                     done[id(value)] = self._values[key]
-            return done[id(value)]
-
-        return self._rendering(concrete)
+        # the path's own rendering with those values in place: a variable they unset goes, one
+        # they set that the path leaves unset is made in the order of the whole rendering
+        made = []
+        for found, symbolic in zip((self.base.exported, self.base.variables), self._symbolic):
+            out = dict(found)
+            for name, value in symbolic:
+                if id(value) in done:
+                    v = _present(done[id(value)])
+                    if v is None:
+                        out.pop(name, None)
+                    elif name in out:
+                        out[name] = v
+                    else:
+                        return self._rendering(lambda value: done.get(id(value), self._at_base[id(value)]))
+            made.append(out)
+        r = self.rendering
+        return Rendering(*made, r.notes, r.script, r.handoffs, r.status, r.branches)
 
     def _rendering(self, concrete) -> Rendering:
         def values(found: dict) -> dict:
             out = {}
             for name, value in found.items():
-                v = concrete(value)
-                if isinstance(v, list):
-                    v = v[0] if v and v[0] is not None else None
+                v = _present(concrete(value))
                 if v is not None:
                     out[name] = v
             return out
 
         r = self.rendering
         return Rendering(values(r.exported), values(r.variables), r.notes, r.script, r.handoffs, r.status, r.branches)
+
+
+def _present(value):
+    """A concrete value as a rendering holds it (an array: its first element; None: unset)."""
+    if isinstance(value, list):
+        return value[0] if value and value[0] is not None else None
+    return value
 
 
 class _Joined:
@@ -624,7 +643,10 @@ def _picker(base: Mapping, assignment: Mapping):
 
     def pick(choice: Choice):
         value = value_of(choice.name)
-        return next((alt for values, alt in choice.alts if value in values), choice.alts[0][1])
+        for values, alt in choice.alts:
+            if value in values:
+                return alt
+        return choice.alts[0][1]
 
     return pick, lambda name: input_value(value_of(name))
 

@@ -385,6 +385,7 @@ class _Resolved:
         self._launches: dict[tuple, list] = {}  # the launches the configs were read from
         self._class_of: dict[str, dict] = {}  # each input's first value of each class -> the class's index
         self._indices: dict[tuple, frozenset[int]] = {}
+        self._judged: dict[int, tuple] = {}  # each launch's Judge.config, by the launch
 
     def configs(self, deciding: list[str], what: str = "") -> list[tuple[Config, frozenset]]:
         key = tuple(deciding)
@@ -395,13 +396,20 @@ class _Resolved:
             found, launches = [], []
             for combo in itertools.product(*(range(len(self.classes[n])) for n in deciding)):
                 launch = self.launch_at({**self.base, **{n: self.classes[n][i][0] for n, i in zip(deciding, combo)}})
-                config, unjudged = self.judge.config(launch)
+                config, unjudged = self.judged(launch)
                 if config is None:
                     raise Unverified(f"whether MaxText runs at all depends on {', '.join(deciding)}")
                 found.append((config, unjudged))
                 launches.append(launch)
             self._configs[key], self._launches[key] = found, launches
         return self._configs[key]
+
+    def judged(self, launch: Any) -> tuple[Config | None, frozenset[str]]:
+        """Judge.config of the launch, asked once of each (launch_at gives the same launch for the
+        same values: the tables of several sets of inputs read it)."""
+        if id(launch) not in self._judged:
+            self._judged[id(launch)] = (launch, self.judge.config(launch))  # the launch kept: its id stays its own
+        return self._judged[id(launch)][1]
 
     def table(self, name: str, deciding: list[str]) -> _Table:
         """The name's value on each combination of the inputs that decide it."""
@@ -423,7 +431,7 @@ class _Resolved:
         configs, launches = [], []
         for fixed in (tokens.none, *tokens.last):
             launch = self.launch_at(self.base) if fixed is None else launch_of(fixed)
-            found = self.judge.config(launch)
+            found = self.judged(launch)
             if found[0] is None:
                 raise Unverified(f"whether MaxText runs at all depends on {', '.join(deciding)}")
             configs.append(found)
