@@ -121,8 +121,13 @@ class Finite:
         """The value as one numeric term (every value a number), each made by `num`."""
         if self._number is None:
             result = num(self.values[-1])
+            integer = result.is_int()
             for i, v in reversed(list(enumerate(self.values[:-1]))):
-                result = z3.If(self.is_(i), num(v), result)
+                term = num(v)
+                # of one sort, the term z3.If makes, made without its coercion of the two (a
+                # value of a launch_query table has one case per combination of inputs)
+                result = _if_same_sort(self.is_(i), term, result) if term.is_int() == integer else z3.If(self.is_(i), term, result)
+                integer = result.is_int()
             self._number = result
         return self._number
 
@@ -756,6 +761,11 @@ def _is_int(term: Any) -> bool:
 def _any(term: Finite, truths: list[bool]) -> Any:
     hits = [term.is_(i) for i, truth in enumerate(truths) if truth]
     return _or(hits, term.index.ctx) if hits else z3.BoolVal(False, term.index.ctx)
+
+
+def _if_same_sort(condition: Any, then: Any, other: Any) -> Any:
+    """z3.If(condition, then, other) of two numeric terms of one sort."""
+    return z3.ArithRef(z3.Z3_mk_ite(condition.ctx_ref(), condition.as_ast(), then.as_ast(), other.as_ast()), condition.ctx)
 
 
 def _or(terms: list[Any], ctx: z3.Context) -> Any:

@@ -150,7 +150,8 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
     base = dict(path.env)
     symbolic = {name: v for name, v in rendering.variables.items()
                 if (name == flags_variable or name in variables) and _is_symbolic(v)}
-    renderer = _Renderer(rendering, base)
+    values = _Values()
+    renderer = _Renderer(rendering, base, values)
     if not symbolic:
         return [Concrete(renderer.base, path)]
     splits = _Splits(symbolic.values())
@@ -168,7 +169,7 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
     flags = symbolic.get(flags_variable)
     flag_pieces = None
     if flags is not None:
-        found, flag_pieces = _flag_parts(flags, base, max(cap, PART_COMBINATIONS))
+        found, flag_pieces = _flag_parts(flags, base, max(cap, PART_COMBINATIONS), values)
         parts.extend(found)
     for name, value in symbolic.items():
         if name != flags_variable:
@@ -191,8 +192,8 @@ class _Renderer:
     each value once for the values of the inputs it reads, and each launch once (a group's solver
     query reads a launch from the tables of several names)."""
 
-    def __init__(self, rendering: Rendering, base: Mapping):
-        self.rendering = rendering
+    def __init__(self, rendering: Rendering, base: Mapping, values: _Values):
+        self.rendering, self.values = rendering, values
         pick, read_input = _picker(base, {})
         self._at_base: dict[int, object] = {}
         self._joined: dict[int, _Joined] = {}
@@ -216,7 +217,7 @@ class _Renderer:
 
     def at(self, env: Mapping, changed: frozenset) -> Rendering:
         """The rendering where the inputs `changed` take their values in `env` (the others, the path's)."""
-        key = (tuple(sorted(env.items(), key=lambda item: item[0])), changed)
+        key = (tuple(sorted(env.items())), changed)  # names sort alone: each is once in env
         if key not in self._made:
             self._made[key] = self._at(env, changed)
         return self._made[key]
@@ -230,8 +231,8 @@ class _Renderer:
                 if id(value) not in done and not reads.isdisjoint(changed):
                     key = (id(value), tuple([env.get(name) for name in order]), reads & changed)
                     if key not in self._values:
-                        self._values[key] = (self._joined[id(value)].at(changed, pick, read_input) if type(value) is Sym
-                                             else _concrete(value, pick, read_input))
+                        self._values[key] = (self._joined[id(value)].at(changed, lambda piece: self.values.at(piece, env, pick, read_input))
+                                             if type(value) is Sym else self.values.at(value, env, pick, read_input))
                     done[id(value)] = self._values[key]
         # the path's own rendering with those values in place: a variable they unset goes, one
         # they set that the path leaves unset is made in the order of the whole rendering
@@ -284,10 +285,11 @@ class _Joined:
                 self.readers.setdefault(name, []).append(index)
         self.base = _joined([p for p in self.pieces if p is not None])
 
-    def at(self, changed: frozenset, pick, read_input) -> Value:
+    def at(self, changed: frozenset, concrete: Callable) -> Value:
+        """The string where the inputs `changed` take other values: `concrete(piece)`, a piece there."""
         pieces = list(self.pieces)
         for index in {i for name in changed for i in self.readers.get(name, ())}:
-            pieces[index] = _concrete(self.value.pieces[index], pick, read_input)
+            pieces[index] = concrete(self.value.pieces[index])
         return _joined([p for p in pieces if p is not None])
 
 
@@ -306,7 +308,7 @@ class _Words:
         resolved: list = []
         for index, w in enumerate(self.words):
             if type(w) is Split:
-                resolved.extend(ifs_fields(self._split[index].at(changed, pick, read_input)))
+                resolved.extend(ifs_fields(self._split[index].at(changed, lambda piece: _concrete(piece, pick, read_input))))
             elif _is_symbolic(w):
                 found = resolve(w, pick, read_input)
                 resolved.append(found if found is not None else Value("", []))
@@ -317,6 +319,30 @@ class _Words:
 
 def _concrete(value, pick, read_input):
     return resolve(value, pick, read_input) if _is_symbolic(value) or type(value) is FromInput else value
+
+
+class _Values:
+    """Values made concrete at the inputs' values: each one below the Choices that pick it resolved
+    once for the values of the inputs it reads (of a launch's flag string, the branch a guard picks
+    reads fewer inputs than the launch: its value is read again for every value of the others)."""
+
+    def __init__(self):
+        self._reads: dict[int, tuple] = {}  # the inputs each value reads, in order
+        self._found: dict[tuple, tuple] = {}  # (value, its inputs' values) -> (the value, it there): kept, its id stays its own
+
+    def at(self, value, env: Mapping, pick, read_input):
+        """The value where the inputs take their values in `env` (`pick`, `read_input`: _picker's of it)."""
+        while type(value) is Choice or type(value) is FromInput:
+            value = pick(value) if type(value) is Choice else read_input(value.name)
+        if type(value) is not Sym:
+            return value
+        order = self._reads.get(id(value))
+        if order is None:
+            order = self._reads[id(value)] = tuple(sorted(_inputs(value)))
+        key = (id(value), tuple([env.get(name) for name in order]))
+        if key not in self._found:
+            self._found[key] = (value, resolve(value, pick, read_input))
+        return self._found[key][1]
 
 
 def _joined(values: list) -> Value:
@@ -651,7 +677,7 @@ def _picker(base: Mapping, assignment: Mapping):
     return pick, lambda name: input_value(value_of(name))
 
 
-def _flag_parts(flags, base: Mapping, cap: int) -> tuple[list[_Part], _FlagPieces]:
+def _flag_parts(flags, base: Mapping, cap: int, values: _Values) -> tuple[list[_Part], _FlagPieces]:
     """One part per Choice among the flag string's pieces, with the keys of the tokens it writes
     into in any of its values (the other pieces at the path's values); parts that write into one
     token are one part. Each value of a part is tokenised in its neighbourhood only (PieceTokens),
@@ -668,7 +694,8 @@ def _flag_parts(flags, base: Mapping, cap: int) -> tuple[list[_Part], _FlagPiece
             i = owner[i]
         return i
 
-    own = {i: [resolve(pieces[i], *_picker(base, assignment)) for assignment in _own_assignments(pieces[i], base, cap)] for i in indices}
+    own = {i: [values.at(pieces[i], {**base, **assignment}, *_picker(base, assignment)) for assignment in _own_assignments(pieces[i], base, cap)]
+           for i in indices}
     tokens = PieceTokens(base_texts, {i: _joins(own[i]) for i in indices})
     for i in indices:
         for text in dict.fromkeys("" if value is None else value.text for value in own[i]):
@@ -907,7 +934,7 @@ def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, S
         parts.append(_Part(_inputs(word), keys, origin=_first_origin(word)))
     flag_pieces = None
     if split:
-        found, flag_pieces = _flag_parts(_one_string(split), base, max(cap, PART_COMBINATIONS))
+        found, flag_pieces = _flag_parts(_one_string(split), base, max(cap, PART_COMBINATIONS), _Values())
         parts.extend(found)
     groups = _groups(parts, rule_names)
     splits = _Splits([*symbolic, *split])
