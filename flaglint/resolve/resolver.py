@@ -128,9 +128,10 @@ def resolve(
             if typed is not _INVALID:
                 config.explicit[key] = Assignment(key, typed, None, f"tunix:{variable}")
     seen: dict[str, Token] = {}
-    last = {_key(source, token): index for index, token in enumerate(tokens) if _key(source, token)}
-    for index, token in enumerate(tokens):
-        key, raw = _key(source, token), token.value
+    keys = [_key(source, token) for token in tokens]
+    last = {key: index for index, key in enumerate(keys) if key}
+    for index, (token, key) in enumerate(zip(tokens, keys)):
+        raw = token.value
         if key is None:
             findings.append(built_in("FL001", (), token.location(source.file), token=token.text))
             config.rejected.append(token)

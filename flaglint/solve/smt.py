@@ -126,8 +126,11 @@ class Finite:
                 term = num(v)
                 # of one sort, the term z3.If makes, made without its coercion of the two (a
                 # value of a launch_query table has one case per combination of inputs)
-                result = _if_same_sort(self.is_(i), term, result) if term.is_int() == integer else z3.If(self.is_(i), term, result)
-                integer = result.is_int()
+                if term.is_int() == integer:
+                    result = _if_same_sort(self.is_(i), term, result)
+                else:
+                    result = z3.If(self.is_(i), term, result)
+                    integer = result.is_int()
             self._number = result
         return self._number
 

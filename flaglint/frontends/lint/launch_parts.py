@@ -212,6 +212,8 @@ class _Renderer:
         # of the rendering's exported variables and its variables, those whose value reads an input
         self._symbolic = [[(name, value) for name, value in found.items() if id(value) in self._reads]
                           for found in (rendering.exported, rendering.variables)]
+        self._distinct = list({id(value): value for found in self._symbolic for _, value in found}.values())
+        self._plans: dict[frozenset, tuple[list, list]] = {}
         self._made: dict[tuple, Rendering] = {}
         self._values: dict[tuple, object] = {}  # (value, its inputs' values, those of them changed) -> the value there
 
@@ -224,33 +226,41 @@ class _Renderer:
 
     def _at(self, env: Mapping, changed: frozenset) -> Rendering:
         pick, read_input = _picker(env, {})
+        values, names = self._plan(changed)
         done: dict[int, object] = {}  # the values that read a changed input, there
-        for found in self._symbolic:
-            for _, value in found:
-                reads, order = self._reads[id(value)]
-                if id(value) not in done and not reads.isdisjoint(changed):
-                    key = (id(value), tuple([env.get(name) for name in order]), reads & changed)
-                    if key not in self._values:
-                        self._values[key] = (self._joined[id(value)].at(changed, lambda piece: self.values.at(piece, env, pick, read_input))
-                                             if type(value) is Sym else self.values.at(value, env, pick, read_input))
-                    done[id(value)] = self._values[key]
+        for value, order, changed_here in values:
+            key = (id(value), tuple([env.get(name) for name in order]), changed_here)
+            if key not in self._values:
+                self._values[key] = (self._joined[id(value)].at(changed, lambda piece: self.values.at(piece, env, pick, read_input))
+                                     if type(value) is Sym else self.values.at(value, env, pick, read_input))
+            done[id(value)] = self._values[key]
         # the path's own rendering with those values in place: a variable they unset goes, one
         # they set that the path leaves unset is made in the order of the whole rendering
         made = []
-        for found, symbolic in zip((self.base.exported, self.base.variables), self._symbolic):
+        for found, named in zip((self.base.exported, self.base.variables), names):
             out = dict(found)
-            for name, value in symbolic:
-                if id(value) in done:
-                    v = _present(done[id(value)])
-                    if v is None:
-                        out.pop(name, None)
-                    elif name in out:
-                        out[name] = v
-                    else:
-                        return self._rendering(lambda value: done.get(id(value), self._at_base[id(value)]))
+            for name, value_id in named:
+                v = _present(done[value_id])
+                if v is None:
+                    out.pop(name, None)
+                elif name in out:
+                    out[name] = v
+                else:
+                    return self._rendering(lambda value: done.get(id(value), self._at_base[id(value)]))
             made.append(out)
         r = self.rendering
         return Rendering(*made, r.notes, r.script, r.handoffs, r.status, r.branches)
+
+    def _plan(self, changed: frozenset) -> tuple[list, list]:
+        """The values that read one of the inputs `changed` (each with the inputs it reads in order,
+        and those of them changed), and of the exported variables and the variables, the names
+        that hold one (each with the value's id); found once for each set of inputs."""
+        if changed not in self._plans:
+            values = [(value, order, reads & changed) for value in self._distinct
+                      for reads, order in [self._reads[id(value)]] if not reads.isdisjoint(changed)]
+            read = {id(value) for value, _, _ in values}
+            self._plans[changed] = (values, [[(name, id(value)) for name, value in found if id(value) in read] for found in self._symbolic])
+        return self._plans[changed]
 
     def _rendering(self, concrete) -> Rendering:
         def values(found: dict) -> dict:
@@ -284,11 +294,14 @@ class _Joined:
             for name in _inputs(piece):
                 self.readers.setdefault(name, []).append(index)
         self.base = _joined([p for p in self.pieces if p is not None])
+        self._reading: dict[frozenset, set[int]] = {}  # the pieces that read one of some inputs
 
     def at(self, changed: frozenset, concrete: Callable) -> Value:
         """The string where the inputs `changed` take other values: `concrete(piece)`, a piece there."""
+        if changed not in self._reading:
+            self._reading[changed] = {i for name in changed for i in self.readers.get(name, ())}
         pieces = list(self.pieces)
-        for index in {i for name in changed for i in self.readers.get(name, ())}:
+        for index in self._reading[changed]:
             pieces[index] = concrete(self.value.pieces[index])
         return _joined([p for p in pieces if p is not None])
 
