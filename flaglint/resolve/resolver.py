@@ -262,7 +262,7 @@ def _typed(pin: PinSchema, key: str, raw: str) -> Any:
 
 def _type_bound(pin: PinSchema, key: str, value: Any) -> Any:
     try:
-        return type_value(pin.keys[key], value) if isinstance(value, str) else coerce(pin.keys[key], value)
+        return _typed(pin, key, value) if isinstance(value, str) else coerce(pin.keys[key], value)
     except ValueError_:
         return _INVALID
 
