@@ -110,7 +110,7 @@ class Finite:
 
     def is_(self, i: int) -> Any:
         if i not in self._is:
-            self._is[i] = self.index == i
+            self._is[i] = _equals(self.index, i)
         return self._is[i]
 
     def mapped(self, values: list[Any]) -> Finite:
@@ -764,6 +764,16 @@ def _is_int(term: Any) -> bool:
 def _any(term: Finite, truths: list[bool]) -> Any:
     hits = [term.is_(i) for i, truth in enumerate(truths) if truth]
     return _or(hits, term.index.ctx) if hits else z3.BoolVal(False, term.index.ctx)
+
+
+def _equals(term: Any, number: int) -> Any:
+    """`term == number`: of an integer term, the same term made without z3's coercion of the
+    number (a launch_query table's case term is compared with each of hundreds of cases)."""
+    ctx = term.ctx_ref()
+    sort = z3.Z3_get_sort(ctx, term.as_ast())
+    if z3.Z3_get_sort_kind(ctx, sort) != z3.Z3_INT_SORT:
+        return term == number
+    return z3.BoolRef(z3.Z3_mk_eq(ctx, term.as_ast(), z3.Z3_mk_int(ctx, number, sort)), term.ctx)
 
 
 def _if_same_sort(condition: Any, then: Any, other: Any) -> Any:
