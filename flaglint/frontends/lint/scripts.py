@@ -355,7 +355,7 @@ def _trainer_input(rendering: Rendering) -> tuple[Value, dict[str, str], frozens
     # A value built from an input's "anything else" sample is unknown.
     unknown = frozenset(
         [name for name, text in env.items() if OTHER in text]
-        + [token.split("=", 1)[0] for token in flags.text.split() if OTHER in token]
+        + ([token.split("=", 1)[0] for token in flags.text.split() if OTHER in token] if OTHER in flags.text else [])
     )
     return flags, env, unknown
 
