@@ -43,6 +43,11 @@ from flaglint.solve.solutions import Solution, Unsatisfiable, held_keys
 if TYPE_CHECKING:
     from flaglint.render.yaml_chain import Written
 
+# The configs a checker keeps (shared_config): a recipe's launches, and a language server's checks
+# of it after each edit, resolve the same few flag strings again; past this many the one read
+# longest ago goes.
+SHARED_CONFIGS = 1024
+
 
 class Checker:
     def __init__(self, pin: str = DEFAULT_PIN, model: str | None = None, extra_rules: tuple[str, ...] = (),
@@ -61,6 +66,7 @@ class Checker:
         self._stated = tuple(m for rule in self.ruleset.rules if rule.applies_to(self.pin.chain) for m in rule.states)
         self._rules: list | None = None  # the rules this pin can judge; the same for every flag string
         self._notes: dict[tuple, str | None] = {}  # each note (not_judged_note, unmodelled_mesh_note), by the pin chain it depends on
+        self._shared: dict[tuple, Config] = {}  # shared_config's, the one read longest ago first
 
     def config(self, source: FlagSource, env: Mapping[str, str] | None = None) -> tuple[Config, list[Finding]]:
         config, findings = resolve(source, self.pin, env or {}, self.model)
@@ -68,6 +74,18 @@ class Checker:
         if count is not None:
             config.devices = device_names(config, count)
         return config, findings
+
+    def shared_config(self, source: FlagSource, env: Mapping[str, str]) -> Config:
+        """The config of a flag string with no config chain (`env`: the Tunix variables), resolved
+        once while it is among the last SHARED_CONFIGS read: the caller reads it, never changes it."""
+        key = (source, tuple(sorted(env.items())))
+        config = self._shared.pop(key, None)
+        if config is None:
+            config = self.config(source, env)[0]
+            if len(self._shared) >= SHARED_CONFIGS:
+                del self._shared[next(iter(self._shared))]
+        self._shared[key] = config
+        return config
 
     def check(self, source: FlagSource, env: Mapping[str, str] | None = None, *, fix: bool = True, max_fixes: int = 3,
               unknown: frozenset[str] = frozenset()) -> Result:

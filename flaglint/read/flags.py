@@ -65,7 +65,39 @@ class Token:
         return Location(line=self.line, column=self.column, end_column=self.column + self.end_offset - self.offset, file=file)
 
 
+# Past this many characters of flag strings kept with their tokens (tokenize), the oldest go.
+TOKENIZED_CHARACTERS = 4_000_000
+
+
+class _Tokenized:
+    """The tokens of the flag strings tokenized last, by their text: a recipe's launches are a few
+    flag strings read again and again (each with other Tunix variables)."""
+
+    def __init__(self):
+        self.tokens: dict[str, tuple[Token, ...]] = {}
+        self.characters = 0
+
+    def of(self, text: str) -> tuple[Token, ...]:
+        found = self.tokens.get(text)
+        if found is None:
+            found = self.tokens[text] = tuple(_tokens(text))
+            self.characters += len(text)
+            while self.characters > TOKENIZED_CHARACTERS and len(self.tokens) > 1:
+                oldest = next(iter(self.tokens))
+                self.characters -= len(oldest)
+                del self.tokens[oldest]
+        return found
+
+
+_TOKENIZED = _Tokenized()
+
+
 def tokenize(text: str) -> list[Token]:
+    """The string's tokens, each with its span (a list of the caller's own; the tokens are frozen)."""
+    return list(_TOKENIZED.of(text))
+
+
+def _tokens(text: str) -> list[Token]:
     tokens = []
     line, line_start = 1, 0
     scanned = 0

@@ -128,29 +128,29 @@ def resolve(
             if typed is not _INVALID:
                 config.explicit[key] = Assignment(key, typed, None, f"tunix:{variable}")
     seen: dict[str, Token] = {}
-    last = {_key(source, token): index for index, token in enumerate(tokens) if _key(source, token)}
-    for index, token in enumerate(tokens):
-        where = token.location(source.file)
-        key, raw = _key(source, token), token.value
+    keys = [_key(source, token) for token in tokens]
+    last = {key: index for index, key in enumerate(keys) if key}
+    for index, (token, key) in enumerate(zip(tokens, keys)):
+        raw = token.value
         if key is None:
-            findings.append(built_in("FL001", (), where, token=token.text))
+            findings.append(built_in("FL001", (), token.location(source.file), token=token.text))
             config.rejected.append(token)
             continue
         if not key:
-            findings.append(built_in("FL002", (), where, token=token.text))
+            findings.append(built_in("FL002", (), token.location(source.file), token=token.text))
             config.rejected.append(token)
             continue
         if key in seen:
             earlier = seen[key]
             findings.append(
-                built_in("FL003", (key,), earlier.location(source.file), (where,), key=key, value=token.value)
+                built_in("FL003", (key,), earlier.location(source.file), (token.location(source.file),), key=key, value=token.value)
             )
         seen[key] = token
         if key not in pin.keys and key.startswith("dpo."):
-            findings.append(built_in("FL013", (key,), where, key=key))
+            findings.append(built_in("FL013", (key,), token.location(source.file), key=key))
             continue
         if key not in pin.keys:
-            findings.append(_undefined(key, pin, where))
+            findings.append(_undefined(key, pin, token.location(source.file)))
             config.rejected.append(token)
             continue
         try:
@@ -160,7 +160,7 @@ def resolve(
             else:
                 value = _typed(pin, key, raw) if last[key] == index else parse_cli_value(raw)
         except ValueError_ as err:
-            findings.append(built_in("FL005", (key,), where, key=key, reason=err))
+            findings.append(built_in("FL005", (key,), token.location(source.file), key=key, reason=err))
             config.explicit.pop(key, None)
             config.rejected.append(token)
             continue
@@ -262,7 +262,7 @@ def _typed(pin: PinSchema, key: str, raw: str) -> Any:
 
 def _type_bound(pin: PinSchema, key: str, value: Any) -> Any:
     try:
-        return type_value(pin.keys[key], value) if isinstance(value, str) else coerce(pin.keys[key], value)
+        return _typed(pin, key, value) if isinstance(value, str) else coerce(pin.keys[key], value)
     except ValueError_:
         return _INVALID
 

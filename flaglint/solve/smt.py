@@ -110,7 +110,7 @@ class Finite:
 
     def is_(self, i: int) -> Any:
         if i not in self._is:
-            self._is[i] = self.index == i
+            self._is[i] = _equals(self.index, i)
         return self._is[i]
 
     def mapped(self, values: list[Any]) -> Finite:
@@ -121,8 +121,16 @@ class Finite:
         """The value as one numeric term (every value a number), each made by `num`."""
         if self._number is None:
             result = num(self.values[-1])
+            integer = result.is_int()
             for i, v in reversed(list(enumerate(self.values[:-1]))):
-                result = z3.If(self.is_(i), num(v), result)
+                term = num(v)
+                # of one sort, the term z3.If makes, made without its coercion of the two (a
+                # value of a launch_query table has one case per combination of inputs)
+                if term.is_int() == integer:
+                    result = _if_same_sort(self.is_(i), term, result)
+                else:
+                    result = z3.If(self.is_(i), term, result)
+                    integer = result.is_int()
             self._number = result
         return self._number
 
@@ -755,7 +763,28 @@ def _is_int(term: Any) -> bool:
 
 def _any(term: Finite, truths: list[bool]) -> Any:
     hits = [term.is_(i) for i, truth in enumerate(truths) if truth]
-    return z3.Or(*hits) if hits else z3.BoolVal(False, term.index.ctx)
+    return _or(hits, term.index.ctx) if hits else z3.BoolVal(False, term.index.ctx)
+
+
+def _equals(term: Any, number: int) -> Any:
+    """`term == number`: of an integer term, the same term made without z3's coercion of the
+    number (a launch_query table's case term is compared with each of hundreds of cases)."""
+    ctx = term.ctx_ref()
+    sort = z3.Z3_get_sort(ctx, term.as_ast())
+    if z3.Z3_get_sort_kind(ctx, sort) != z3.Z3_INT_SORT:
+        return term == number
+    return z3.BoolRef(z3.Z3_mk_eq(ctx, term.as_ast(), z3.Z3_mk_int(ctx, number, sort)), term.ctx)
+
+
+def _if_same_sort(condition: Any, then: Any, other: Any) -> Any:
+    """z3.If(condition, then, other) of two numeric terms of one sort."""
+    return z3.ArithRef(z3.Z3_mk_ite(condition.ctx_ref(), condition.as_ast(), then.as_ast(), other.as_ast()), condition.ctx)
+
+
+def _or(terms: list[Any], ctx: z3.Context) -> Any:
+    """z3.Or(*terms) of Boolean terms of `ctx`, the same term made without z3.Or's sort check of
+    each (a case split over a group's combinations in launch_query has hundreds)."""
+    return z3.BoolRef(z3.Z3_mk_or(ctx.ref(), len(terms), (z3.Ast * len(terms))(*[t.as_ast() for t in terms])), ctx)
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -3,6 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from flaglint.read import flags
 from flaglint.read.flags import read_env_assignments, tokenize
 
 whitespace = st.sampled_from([" ", "\t", "\n", "\r\n", "\x0b", "\x0c", "\u00a0", "\u2003", "\x1c", "  "])
@@ -32,6 +33,23 @@ def test_key_and_value_split_at_first_equals():
     assert (token.key, token.value) == ("k", "a=b")
     (bare,) = tokenize("novalue")
     assert bare.key is None and bare.value is None
+
+
+def test_a_string_read_again_gives_the_same_tokens_in_a_list_of_its_own():
+    first = tokenize("steps=1 log_period=2")
+    first.append(first[0])
+    again = tokenize("steps=1 log_period=2")
+    assert [t.text for t in again] == ["steps=1", "log_period=2"]
+    assert [t.where for t in again] == [t.where for t in first[:2]]
+
+
+def test_the_strings_read_longest_ago_go_past_the_characters_kept(monkeypatch):
+    monkeypatch.setattr(flags, "TOKENIZED_CHARACTERS", 21)
+    first = {text: tokenize(text)[0] for text in ("a=1 b=2", "c=3 d=4", "e=5 f=6")}  # seven characters each
+    assert all(tokenize(text)[0] is token for text, token in first.items())  # kept
+    tokenize("g=7 h=8")  # a=1 b=2 goes
+    assert tokenize("c=3 d=4")[0] is first["c=3 d=4"]
+    assert tokenize("a=1 b=2")[0] is not first["a=1 b=2"]
 
 
 def test_env_file_and_items(tmp_path):

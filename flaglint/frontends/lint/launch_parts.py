@@ -150,7 +150,8 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
     base = dict(path.env)
     symbolic = {name: v for name, v in rendering.variables.items()
                 if (name == flags_variable or name in variables) and _is_symbolic(v)}
-    renderer = _Renderer(rendering, base)
+    values = _Values()
+    renderer = _Renderer(rendering, base, values)
     if not symbolic:
         return [Concrete(renderer.base, path)]
     splits = _Splits(symbolic.values())
@@ -168,7 +169,7 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
     flags = symbolic.get(flags_variable)
     flag_pieces = None
     if flags is not None:
-        found, flag_pieces = _flag_parts(flags, base, max(cap, PART_COMBINATIONS))
+        found, flag_pieces = _flag_parts(flags, base, max(cap, PART_COMBINATIONS), values)
         parts.extend(found)
     for name, value in symbolic.items():
         if name != flags_variable:
@@ -187,13 +188,16 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
 class _Renderer:
     """The rendering made concrete at the path's own values (`base`), and at other values of a
     few inputs: only the values (and, of a string joined from pieces, only the pieces: _Joined)
-    that read one of those inputs are resolved again, so a launch costs what its inputs change."""
+    that read one of those inputs are resolved again, so a launch costs what its inputs change;
+    each value once for the values of the inputs it reads, and each launch once (a group's solver
+    query reads a launch from the tables of several names)."""
 
-    def __init__(self, rendering: Rendering, base: Mapping):
-        self.rendering = rendering
+    def __init__(self, rendering: Rendering, base: Mapping, values: _Values):
+        self.rendering, self.values = rendering, values
         pick, read_input = _picker(base, {})
         self._at_base: dict[int, object] = {}
         self._joined: dict[int, _Joined] = {}
+        self._reads: dict[int, tuple[frozenset, tuple]] = {}  # the inputs each symbolic value reads, as a set and in order
         for value in (*rendering.exported.values(), *rendering.variables.values()):
             if id(value) not in self._at_base:
                 if type(value) is Sym:
@@ -201,38 +205,81 @@ class _Renderer:
                     self._at_base[id(value)] = joined.base
                 else:
                     self._at_base[id(value)] = _concrete(value, pick, read_input)
+                if _is_symbolic(value) or type(value) is FromInput:
+                    reads = choice_names(value) | read_names(value)
+                    self._reads[id(value)] = (reads, tuple(sorted(reads)))
         self.base = self._rendering(lambda value: self._at_base[id(value)])
+        # of the rendering's exported variables and its variables, those whose value reads an input
+        self._symbolic = [[(name, value) for name, value in found.items() if id(value) in self._reads]
+                          for found in (rendering.exported, rendering.variables)]
+        self._distinct = list({id(value): value for found in self._symbolic for _, value in found}.values())
+        self._plans: dict[frozenset, tuple[list, list]] = {}
+        self._made: dict[tuple, Rendering] = {}
+        self._values: dict[tuple, object] = {}  # (value, its inputs' values, those of them changed) -> the value there
 
     def at(self, env: Mapping, changed: frozenset) -> Rendering:
         """The rendering where the inputs `changed` take their values in `env` (the others, the path's)."""
+        key = (tuple(sorted(env.items())), changed)  # names sort alone: each is once in env
+        if key not in self._made:
+            self._made[key] = self._at(env, changed)
+        return self._made[key]
+
+    def _at(self, env: Mapping, changed: frozenset) -> Rendering:
         pick, read_input = _picker(env, {})
-        done: dict[int, object] = {}
-
-        def concrete(value):
-            if id(value) not in done:
-                if not _is_symbolic(value) and type(value) is not FromInput or (choice_names(value) | read_names(value)).isdisjoint(changed):
-                    done[id(value)] = self._at_base[id(value)]
-                elif type(value) is Sym:
-                    done[id(value)] = self._joined[id(value)].at(changed, pick, read_input)
+        values, names = self._plan(changed)
+        done: dict[int, object] = {}  # the values that read a changed input, there
+        for value, order, changed_here in values:
+            key = (id(value), tuple([env.get(name) for name in order]), changed_here)
+            if key not in self._values:
+                self._values[key] = (self._joined[id(value)].at(changed, lambda piece: self.values.at(piece, env, pick, read_input))
+                                     if type(value) is Sym else self.values.at(value, env, pick, read_input))
+            done[id(value)] = self._values[key]
+        # the path's own rendering with those values in place: a variable they unset goes, one
+        # they set that the path leaves unset is made in the order of the whole rendering
+        made = []
+        for found, named in zip((self.base.exported, self.base.variables), names):
+            out = dict(found)
+            for name, value_id in named:
+                v = _present(done[value_id])
+                if v is None:
+                    out.pop(name, None)
+                elif name in out:
+                    out[name] = v
                 else:
-                    done[id(value)] = _concrete(value, pick, read_input)
-            return done[id(value)]
+                    return self._rendering(lambda value: done.get(id(value), self._at_base[id(value)]))
+            made.append(out)
+        r = self.rendering
+        return Rendering(*made, r.notes, r.script, r.handoffs, r.status, r.branches)
 
-        return self._rendering(concrete)
+    def _plan(self, changed: frozenset) -> tuple[list, list]:
+        """The values that read one of the inputs `changed` (each with the inputs it reads in order,
+        and those of them changed), and of the exported variables and the variables, the names
+        that hold one (each with the value's id); found once for each set of inputs."""
+        if changed not in self._plans:
+            values = [(value, order, reads & changed) for value in self._distinct
+                      for reads, order in [self._reads[id(value)]] if not reads.isdisjoint(changed)]
+            read = {id(value) for value, _, _ in values}
+            self._plans[changed] = (values, [[(name, id(value)) for name, value in found if id(value) in read] for found in self._symbolic])
+        return self._plans[changed]
 
     def _rendering(self, concrete) -> Rendering:
         def values(found: dict) -> dict:
             out = {}
             for name, value in found.items():
-                v = concrete(value)
-                if isinstance(v, list):
-                    v = v[0] if v and v[0] is not None else None
+                v = _present(concrete(value))
                 if v is not None:
                     out[name] = v
             return out
 
         r = self.rendering
         return Rendering(values(r.exported), values(r.variables), r.notes, r.script, r.handoffs, r.status, r.branches)
+
+
+def _present(value):
+    """A concrete value as a rendering holds it (an array: its first element; None: unset)."""
+    if isinstance(value, list):
+        return value[0] if value and value[0] is not None else None
+    return value
 
 
 class _Joined:
@@ -247,11 +294,15 @@ class _Joined:
             for name in _inputs(piece):
                 self.readers.setdefault(name, []).append(index)
         self.base = _joined([p for p in self.pieces if p is not None])
+        self._reading: dict[frozenset, set[int]] = {}  # the pieces that read one of some inputs
 
-    def at(self, changed: frozenset, pick, read_input) -> Value:
+    def at(self, changed: frozenset, concrete: Callable) -> Value:
+        """The string where the inputs `changed` take other values: `concrete(piece)`, a piece there."""
+        if changed not in self._reading:
+            self._reading[changed] = {i for name in changed for i in self.readers.get(name, ())}
         pieces = list(self.pieces)
-        for index in {i for name in changed for i in self.readers.get(name, ())}:
-            pieces[index] = _concrete(self.value.pieces[index], pick, read_input)
+        for index in self._reading[changed]:
+            pieces[index] = concrete(self.value.pieces[index])
         return _joined([p for p in pieces if p is not None])
 
 
@@ -270,7 +321,7 @@ class _Words:
         resolved: list = []
         for index, w in enumerate(self.words):
             if type(w) is Split:
-                resolved.extend(ifs_fields(self._split[index].at(changed, pick, read_input)))
+                resolved.extend(ifs_fields(self._split[index].at(changed, lambda piece: _concrete(piece, pick, read_input))))
             elif _is_symbolic(w):
                 found = resolve(w, pick, read_input)
                 resolved.append(found if found is not None else Value("", []))
@@ -281,6 +332,30 @@ class _Words:
 
 def _concrete(value, pick, read_input):
     return resolve(value, pick, read_input) if _is_symbolic(value) or type(value) is FromInput else value
+
+
+class _Values:
+    """Values made concrete at the inputs' values: each one below the Choices that pick it resolved
+    once for the values of the inputs it reads (of a launch's flag string, the branch a guard picks
+    reads fewer inputs than the launch: its value is read again for every value of the others)."""
+
+    def __init__(self):
+        self._reads: dict[int, tuple] = {}  # the inputs each value reads, in order
+        self._found: dict[tuple, tuple] = {}  # (value, its inputs' values) -> (the value, it there): kept, its id stays its own
+
+    def at(self, value, env: Mapping, pick, read_input):
+        """The value where the inputs take their values in `env` (`pick`, `read_input`: _picker's of it)."""
+        while type(value) is Choice or type(value) is FromInput:
+            value = pick(value) if type(value) is Choice else read_input(value.name)
+        if type(value) is not Sym:
+            return value
+        order = self._reads.get(id(value))
+        if order is None:
+            order = self._reads[id(value)] = tuple(sorted(_inputs(value)))
+        key = (id(value), tuple([env.get(name) for name in order]))
+        if key not in self._found:
+            self._found[key] = (value, resolve(value, pick, read_input))
+        return self._found[key][1]
 
 
 def _joined(values: list) -> Value:
@@ -337,14 +412,16 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
     # parts write, on the launches where each of its tokens is the last written, where one is
     # written again after it, and where none is (KeyTokens): as many as its tokens.
     few = max(cap, PART_COMBINATIONS)
-    found = []
+    # Each set of names' launches, in order; the combinations enumerated are narrowed only once the
+    # solver has answered (where it cannot, the group is not verified and they are never launched).
+    found: list[Callable[[], list]] = []
     sequences: dict[str, KeyTokens] = {}
     refused = _refusal(judge.config(launch_at(path.env))[0] if flag_pieces is not None else None)
     for who, names in decided.items():
         inputs = depends[next(iter(names))]
         owned = {"names": frozenset(names), "excluded": frozenset(group.names - names)}
         if _count(_input_classes(path, inputs, splits, explored)) <= ENUMERATED:
-            found.extend((sub, owned) for sub in _split(path, inputs, splits, explored, few, ", ".join(sorted(names))))
+            found.append(_enumerated(path, inputs, splits, explored, few, ", ".join(sorted(names)), owned))
             continue
         members = [group.members[i] for i in sorted(who)]
         fixes: list[tuple[dict, dict]] = []
@@ -355,20 +432,18 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
                 break
             sequences[name] = tokens
         if fixes is None:
-            found.extend((sub, owned) for sub in _split(path, inputs, splits, explored, few, ", ".join(sorted(names))))
+            found.append(_enumerated(path, inputs, splits, explored, few, ", ".join(sorted(names)), owned))
             continue
-        for fixed, own in fixes:
-            sub = _narrowed(path, fixed)
-            if sub is not None:
-                found.append((sub, {**owned, **own}))
+        shown = [(sub, {**owned, **own}) for fixed, own in fixes if (sub := _narrowed(path, fixed)) is not None]
+        found.append(lambda shown=shown: shown)
     cubes = path.products()
     classes = _input_classes(path, group.inputs, splits, explored, cubes)
     from flaglint.frontends.lint.launch_query import violations  # noqa: PLC0415 z3: only for a group over the path cap
 
-    for rule, fixed, place in violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(_narrowed(path, fixed).env), judge,
-                                         few, sequences):
-        found.append((_narrowed(path, fixed), {"names": frozenset(group.names), "rule": rule, "at": place}))
-    return found
+    answers = violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(_narrowed(path, fixed).env), judge,
+                         few, sequences)
+    return [launch for launches in found for launch in launches()] + [
+        (_narrowed(path, fixed), {"names": frozenset(group.names), "rule": rule, "at": place}) for rule, fixed, place in answers]
 
 
 def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces: _FlagPieces | None,
@@ -524,16 +599,29 @@ def _split(path: ExploredPath, inputs: set, splits: _Splits, explored: Mapping[s
            deciding: str = "") -> list[ExploredPath]:
     """The path, once for each combination of the inputs' values that the symbolic values tell
     apart; more than `cap` of them for what the inputs decide (`deciding`) is Unverified."""
+    return _splitting(path, inputs, splits, explored, cap, deciding)()
+
+
+def _enumerated(path: ExploredPath, inputs: set, splits: _Splits, explored: Mapping[str, Sequence], cap: int,
+                deciding: str, owned: dict) -> Callable[[], list]:
+    """_split's paths, each with what it owns, made when called (Unverified now)."""
+    subs = _splitting(path, inputs, splits, explored, cap, deciding)
+    return lambda: [(sub, owned) for sub in subs()]
+
+
+def _splitting(path: ExploredPath, inputs: set, splits: _Splits, explored: Mapping[str, Sequence], cap: int,
+               deciding: str) -> Callable[[], list[ExploredPath]]:
+    """_split's paths, narrowed when called; more than `cap` combinations is Unverified now."""
     by_input = _input_classes(path, inputs, splits, explored)
     count = _count(by_input)
     if count > cap:
         raise Unverified(f"{deciding or 'a part of the launch'} is decided by {count} combinations of {', '.join(by_input)} (more than {cap})")
     names, classes = list(by_input), list(by_input.values())
-    subs = []
-    for combo in itertools.product(*classes):
-        sub = _narrowed(path, dict(zip(names, combo)))
-        if sub is not None:
-            subs.append(sub)
+
+    def subs() -> list[ExploredPath]:
+        found = (_narrowed(path, dict(zip(names, combo))) for combo in itertools.product(*classes))
+        return [sub for sub in found if sub is not None]
+
     return subs
 
 
@@ -595,12 +683,15 @@ def _picker(base: Mapping, assignment: Mapping):
 
     def pick(choice: Choice):
         value = value_of(choice.name)
-        return next((alt for values, alt in choice.alts if value in values), choice.alts[0][1])
+        for values, alt in choice.alts:
+            if value in values:
+                return alt
+        return choice.alts[0][1]
 
     return pick, lambda name: input_value(value_of(name))
 
 
-def _flag_parts(flags, base: Mapping, cap: int) -> tuple[list[_Part], _FlagPieces]:
+def _flag_parts(flags, base: Mapping, cap: int, values: _Values) -> tuple[list[_Part], _FlagPieces]:
     """One part per Choice among the flag string's pieces, with the keys of the tokens it writes
     into in any of its values (the other pieces at the path's values); parts that write into one
     token are one part. Each value of a part is tokenised in its neighbourhood only (PieceTokens),
@@ -617,7 +708,8 @@ def _flag_parts(flags, base: Mapping, cap: int) -> tuple[list[_Part], _FlagPiece
             i = owner[i]
         return i
 
-    own = {i: [resolve(pieces[i], *_picker(base, assignment)) for assignment in _own_assignments(pieces[i], base, cap)] for i in indices}
+    own = {i: [values.at(pieces[i], {**base, **assignment}, *_picker(base, assignment)) for assignment in _own_assignments(pieces[i], base, cap)]
+           for i in indices}
     tokens = PieceTokens(base_texts, {i: _joins(own[i]) for i in indices})
     for i in indices:
         for text in dict.fromkeys("" if value is None else value.text for value in own[i]):
@@ -847,11 +939,12 @@ def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, S
     if not symbolic and not split:
         return [ConcreteArgv(tuple(words), path)]
     parts = []
+    values = _Values()
     for word in symbolic:
         if type(word) is Sym:
             # a word joined from pieces (an XPK --command string of fifty optional parts): a part
             # per Choice among them, named by the keys of the tokens it writes, as in a flag string
-            found, _ = _flag_parts(word, base, max(cap, PART_COMBINATIONS))
+            found, _ = _flag_parts(word, base, max(cap, PART_COMBINATIONS), values)
             for part in found:
                 part.pieces = []  # its pieces are this word's, not the split words' string (_key_tokens)
             parts.extend(found)
@@ -864,7 +957,7 @@ def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, S
         parts.append(_Part(_inputs(word), keys, origin=_first_origin(word)))
     flag_pieces = None
     if split:
-        found, flag_pieces = _flag_parts(_one_string(split), base, max(cap, PART_COMBINATIONS))
+        found, flag_pieces = _flag_parts(_one_string(split), base, max(cap, PART_COMBINATIONS), values)
         parts.extend(found)
     groups = _groups(parts, rule_names)
     splits = _Splits([*symbolic, *split])

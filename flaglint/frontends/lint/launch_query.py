@@ -72,6 +72,11 @@ class _Translator(FixProblem):
         self.tables, self.classes, self.inputs = tables, classes, inputs
         self._indices: dict[tuple, Any] = {}
         self._judged: dict[str, Any] = {}
+        self._cases_of: dict[int, dict] = {}  # each case term's `case == i` terms (Finite._is), by the term
+
+    def finite(self, term: Any, values: list[Any]) -> Finite:
+        """`values[i]` where `term` is i, its `term == i` terms made once for every value over that term."""
+        return Finite(term, values, self._cases_of.setdefault(term.get_id(), {}))
 
     def deciding(self, names) -> list[str]:
         return sorted({n for name in names for n in self.tables[name].deciding})
@@ -94,7 +99,7 @@ class _Translator(FixProblem):
         for combo in itertools.product(*(range(len(self.classes[n])) for n in deciding)):
             at = dict(zip(deciding, combo))
             values.append(value_of(lambda name: self._value(name, at)))
-        return Finite(self.index(deciding), values)
+        return self.finite(self.index(deciding), values)
 
     def _value(self, name: str, at: Mapping[str, int]) -> Any:
         table = self.tables.get(name)
@@ -179,7 +184,7 @@ class _Translator(FixProblem):
         """Where a rule that reads the name is judged (the same term for every rule)."""
         if name not in self._judged:
             table = self.tables[name]
-            self._judged[name] = z3.BoolVal(True, self.ctx) if all(table.judged) else self.boolean_term(Finite(self.term(table), table.judged))
+            self._judged[name] = z3.BoolVal(True, self.ctx) if all(table.judged) else self.boolean_term(self.finite(self.term(table), table.judged))
         return self._judged[name]
 
 
@@ -250,7 +255,7 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
         tables.update({name: resolved.device_table(name, moving) for name in DEVICE_NAMES})
     translator = _Translator.over(base_config, {}, ctx)
     translator.setup(tables, classes, inputs)
-    translator.terms.update({name: Finite(translator.term(t), t.values) for name, t in tables.items()})
+    translator.terms.update({name: translator.finite(translator.term(t), t.values) for name, t in tables.items()})
     rules = {rule.id: rule for config in [base_config, *resolved.device_configs(moving)] for rule in judge.rules(config)}
     broken: dict[str, Any] = {}
     for rule in rules.values():
@@ -337,7 +342,7 @@ class _Places:
         found = [test(place) for place in self.cases(name)]
         if name not in self.tables:
             return z3.BoolVal(found[0], self.translator.ctx)
-        return self.translator.boolean_term(Finite(self.translator.term(self.tables[name]), found))
+        return self.translator.boolean_term(self.translator.finite(self.translator.term(self.tables[name]), found))
 
     def at(self, rule: Rule, place: Any) -> Any:
         """Where the rule's finding is at `place` (None: at no place of the script)."""
@@ -380,6 +385,7 @@ class _Resolved:
         self._launches: dict[tuple, list] = {}  # the launches the configs were read from
         self._class_of: dict[str, dict] = {}  # each input's first value of each class -> the class's index
         self._indices: dict[tuple, frozenset[int]] = {}
+        self._judged: dict[int, tuple] = {}  # each launch's Judge.config, by the launch
 
     def configs(self, deciding: list[str], what: str = "") -> list[tuple[Config, frozenset]]:
         key = tuple(deciding)
@@ -390,13 +396,20 @@ class _Resolved:
             found, launches = [], []
             for combo in itertools.product(*(range(len(self.classes[n])) for n in deciding)):
                 launch = self.launch_at({**self.base, **{n: self.classes[n][i][0] for n, i in zip(deciding, combo)}})
-                config, unjudged = self.judge.config(launch)
+                config, unjudged = self.judged(launch)
                 if config is None:
                     raise Unverified(f"whether MaxText runs at all depends on {', '.join(deciding)}")
                 found.append((config, unjudged))
                 launches.append(launch)
             self._configs[key], self._launches[key] = found, launches
         return self._configs[key]
+
+    def judged(self, launch: Any) -> tuple[Config | None, frozenset[str]]:
+        """Judge.config of the launch, asked once of each (launch_at gives the same launch for the
+        same values: the tables of several sets of inputs read it)."""
+        if id(launch) not in self._judged:
+            self._judged[id(launch)] = (launch, self.judge.config(launch))  # the launch kept: its id stays its own
+        return self._judged[id(launch)][1]
 
     def table(self, name: str, deciding: list[str]) -> _Table:
         """The name's value on each combination of the inputs that decide it."""
@@ -418,7 +431,7 @@ class _Resolved:
         configs, launches = [], []
         for fixed in (tokens.none, *tokens.last):
             launch = self.launch_at(self.base) if fixed is None else launch_of(fixed)
-            found = self.judge.config(launch)
+            found = self.judged(launch)
             if found[0] is None:
                 raise Unverified(f"whether MaxText runs at all depends on {', '.join(deciding)}")
             configs.append(found)

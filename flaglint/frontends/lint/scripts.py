@@ -380,7 +380,7 @@ def _trainer_input(rendering: Rendering) -> tuple[Value, dict[str, str], frozens
     # A value built from an input's "anything else" sample is unknown.
     unknown = frozenset(
         [name for name, text in env.items() if OTHER in text]
-        + [token.split("=", 1)[0] for token in flags.text.split() if OTHER in token]
+        + ([token.split("=", 1)[0] for token in flags.text.split() if OTHER in token] if OTHER in flags.text else [])
     )
     return flags, env, unknown
 
@@ -393,7 +393,7 @@ class _TrainerJudge:
 
     def config(self, rendering: Rendering):
         flags, env, unknown = _trainer_input(rendering)
-        config, _ = self.checker.config(FlagSource(flags.text), env)
+        config = self.checker.shared_config(FlagSource(flags.text), env)
         return config, unknown | refused_keys(config)
 
     def rules(self, config) -> list:
