@@ -14,7 +14,9 @@ benches (bench/paths_bench.py) and the recipe family (tests/fixtures/recipes/fam
 Then the shape real recipe families write (tests/render/script_shapes.repeated_appends): N switches
 appending the same four keys again (steps, log_period, eval_interval, checkpoint_period), one pair
 breaking a validator (use_dpo=true, packing=true), and a MaxText command line that splits the flags
-unquoted; flat, nested and case, at N = 8, 16, 32, 64, 256 (`--repeated`), with each size's growth.
+unquoted; flat, nested and case, at N = 8, 16, 32, 64, 256 (`--repeated`), with each size's growth;
+and a distributed launcher's shape (script_shapes.k8s_launcher: an options loop, captured flags
+function output, an `||` guard, a --command string of N optional parts) at N = 10..200 (`--launcher`).
 
 Then N sequential ifs on N inputs setting one variable (`if [ "$Ai" != x ]; then F=bad_key_i=1; fi`)
 and a MaxText launch reading it: N findings (a key MaxText does not define, at each if), each
@@ -22,7 +24,8 @@ witness naming the inputs after its if, so the output grows as N**2; printed wit
 ratio time(N)/time(N/2) (CPU) of each size.
 
     python bench/appends_bench.py [--sizes 8 64 256 1024] [--pin bbd0f6f10] [--appends-only]
-                                  [--repeated 8 16 32 64 256] [--sequential 20 40 80 160]
+                                  [--repeated 8 16 32 64 256] [--launcher 10 50 100 200]
+                                  [--sequential 20 40 80 160]
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "render")]
 
-from script_shapes import REPEATED_SHAPES, repeated_appends  # noqa: E402
+from script_shapes import REPEATED_SHAPES, k8s_launcher, repeated_appends  # noqa: E402
 
 SHAPES = ("flat", "nested", "case", "options")
 FLAGS = "MAXTEXT_EXTRA_FLAGS"
@@ -161,6 +164,8 @@ def main() -> None:
     parser.add_argument("--appends-only", action="store_true", help="skip the switch benches and the family")
     parser.add_argument("--repeated", type=int, nargs="*", default=[8, 16, 32, 64, 256],
                         help="sizes of the repeated-keys recipes (none: skip them)")
+    parser.add_argument("--launcher", type=int, nargs="*", default=[10, 50, 100, 200],
+                        help="optional parts of the distributed launcher's --command string (none: skip it)")
     parser.add_argument("--sequential", type=int, nargs="*", default=[20, 40, 80, 160],
                         help="sizes of the sequential-ifs recipe (none: skip it)")
     args = parser.parse_args()
@@ -189,6 +194,8 @@ def main() -> None:
                       f" (CPU {times[256][1] / times[64][1]:.2f})  targets: 64 <= 1 s, 256 <= 3 s, ratio <= 4")
         for shape in REPEATED_SHAPES if args.repeated else ():
             _print_sizes(f"repeated {shape}", args.repeated, lambda n, shape=shape: repeated_appends(n, shape), Path(d), args.pin)
+        if args.launcher:
+            _print_sizes("launcher optional parts", args.launcher, k8s_launcher, Path(d), args.pin)
         previous = None
         for n in args.sequential:
             script = Path(d) / f"sequential_{n}.sh"

@@ -49,3 +49,28 @@ def repeated_appends(count: int, shape: str) -> str:
             raise ValueError(shape)
     lines.append(f"python3 -m maxtext.train src/maxtext/configs/base.yml ${flags}")
     return "\n".join(lines) + "\n"
+
+
+def k8s_launcher(optional: int, guarded: int = 3) -> str:
+    """A distributed-RL launcher's shape (google/tunix's experimental k8s_launcher.sh): an options
+    loop, a flags function whose output is captured (`args="$(trainer_flags)"`, a printf of
+    `${X:+--x=$X}` parts), a guard `-n "${A:-}" || -n "${B:-}" || …` on `guarded` inputs that sets a value, and a
+    workload whose --command string holds `optional` optional parts and a MaxText command line
+    with one key MaxText does not define (`stepz`)."""
+    lines = ["#!/bin/bash", "set -euo pipefail", "COMMAND=start", "DRY_RUN=false",
+             "while [[ $# -gt 0 ]]; do", '  case "$1" in', '    start|stop) COMMAND="$1"; shift ;;',
+             '    --dry-run) DRY_RUN=true; shift ;;', '    --image) IMAGE="$2"; shift 2 ;;', "    *) shift ;;", "  esac", "done",
+             'export TRAINER_BACKEND="${TRAINER_BACKEND:-maxtext}"',
+             "trainer_flags() {", '  [[ "${TRAINER_BACKEND}" == "maxtext" ]] || return 0',
+             "  printf '%s' \" \\"]
+    lines += [f"    ${{FLAG_{i}:+--flag_{i}=${{FLAG_{i}}}}} \\" for i in range(min(optional, 12))]
+    lines += ['  "', "}", 'trainer_args="$(trainer_flags)"', 'extra_json=""',
+              "if [[ " + " || ".join(f'-n "${{JSON_{i}:-}}"' for i in range(guarded)) + " ]]; then",
+              "  extra_json='{\"a\": 1}'", "fi",
+              'cmd="python3 -m maxtext.trainers.pre_train.train maxtext/configs/base.yml run_name=rl stepz=10 \\']
+    lines += [f"  ${{OPT_{i}:+opt_env_{i}=${{OPT_{i}}}}} \\" for i in range(optional)]
+    lines += ['  ${extra_json:+extra=\\"${extra_json}\\"} ${trainer_args}"',
+              'if [[ "$COMMAND" == "stop" ]]; then echo stopping; exit 0; fi',
+              'if [[ "$DRY_RUN" == "true" ]]; then echo "$cmd"; exit 0; fi',
+              'xpk workload create --workload "rl-${IMAGE:-dev}" --tpu-type v5p-8 --command "$cmd"']
+    return "\n".join(lines) + "\n"

@@ -180,3 +180,24 @@ def test_joined_values_handed_to_a_function_through_an_array_stay_one_launch(tmp
         env = {k: v for k, v in sample.items() if v is not None}
         words = [_resolved(w, env) if type(w) in (Choice, Sym) else w for w in launch.words]
         assert [w.text for w in words][1:] == _bash_argv(tmp_path, env), env
+
+
+GUARDED_WORDS = """if [[ -n "${A:-}" || -n "${B:-}" || -n "${C:-}" ]]; then J='{"a": 1}'; fi
+python3 -m maxtext.trainers.pre_train.train cfg.yml ${A:+a=$A} "--cmd=run ${B:+b=$B} ${J:+j=ok}" ${C:-c} last
+"""
+
+
+def test_a_launch_whose_words_read_undecided_inputs_is_one_launch_that_bash_agrees_with(tmp_path):
+    # `${A:+a=$A}` and the parts of a quoted --cmd string are guarded on their inputs (Choices), and
+    # the `||` guard forks once per class of values (empty or not), not once per value.
+    (tmp_path / "gen.sh").write_text(GUARDED_WORDS)
+    merged = evaluate(tmp_path / "gen.sh")
+    ((outcome,),) = [merged.outcomes]
+    (launch,) = outcome.rendering.launched
+    assert any(type(w) is Split for w in launch.words) and any(type(w) is Sym for w in launch.words)
+    values = [merged.inputs[name] for name in ("A", "B", "C")]
+    for a in values[0]:
+        for b in values[1]:
+            for c in values[2]:
+                env = {k: v for k, v in zip("ABC", (a, b, c)) if v is not None}
+                assert _concrete_words(launch, env)[1:] == _bash_argv(tmp_path, env), env
