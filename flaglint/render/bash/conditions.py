@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 
-from flaglint.render.bash.expansion import glob_pieces
+from flaglint.render.bash.expansion import fold_parts, glob_pieces
 from flaglint.render.bash.lexer import Lit, Param
 from flaglint.render.bash.state import NeedInput, State, file_test_input
 from flaglint.render.bash.types import OTHER, Choice, FromInput, Sym
@@ -101,38 +101,27 @@ class Conditions:
         """Whether a symbolic value is empty on this path (True or False), or the Choice or
         FromInput whose input decides it. Each shared part is read once, without recursion: values
         nest as deep as joins go."""
-        found: dict[tuple, object] = {}  # (id(part), the Choice values it is within) -> True, False or a part
-        stack = [(value, None, False)]
-        while stack:
-            part, within, ready = stack.pop()
-            key = (id(part), within)
-            if key in found:
-                continue
+        def leaf(part, within):
             if type(part) is FromInput:
                 empty = {not text for text in self._texts(part.name, st, within)}
-                found[key] = empty.pop() if len(empty) == 1 else part
-                continue
-            if type(part) is not Choice and type(part) is not Sym:
-                found[key] = part is None or not part.text
-                continue
-            if type(part) is Choice:
-                domain = set(self._texts(part.name, st, None))
-                below = [(alt, (part.name, values)) for values, alt in part.alts if not values.isdisjoint(domain)]
-                below = below or [(part.alts[0][1], within)]
-            else:
-                below = [(piece, within) for piece in part.pieces]
-            if not ready:
-                stack.append((part, within, True))
-                stack.extend((child, inside, False) for child, inside in below)
-                continue
-            results = [found[(id(child), inside)] for child, inside in below]
+                return empty.pop() if len(empty) == 1 else part
+            return part is None or not part.text
+
+        def below(part, within) -> list:
+            if type(part) is Sym:
+                return [(piece, within) for piece in part.pieces]
+            domain = set(self._texts(part.name, st, None))
+            return [(alt, (part.name, values)) for values, alt in part.alts if not values.isdisjoint(domain)] \
+                or [(part.alts[0][1], within)]
+
+        def combine(part, results: list):
             if type(part) is Sym:  # not empty where a piece is not; empty where every piece is
-                found[key] = False if False in results else next((r for r in results if r is not True), True)
-            elif len(results) == 1 or all(r is True for r in results) or all(r is False for r in results):
-                found[key] = results[0]
-            else:
-                found[key] = part  # its alternatives differ: its input decides
-        return found[(id(value), None)]
+                return False if False in results else next((r for r in results if r is not True), True)
+            if len(results) == 1 or all(r is True for r in results) or all(r is False for r in results):
+                return results[0]
+            return part  # its alternatives differ: its input decides
+
+        return fold_parts(value, leaf, below, combine)
 
     def unary(self, op: str, arg: str, st: State, line: int) -> int:
         if op == "-n":

@@ -128,33 +128,41 @@ def glob_pieces(segs: list) -> list[tuple[str, bool]]:
     return [(s[0], s[2]) for s in segs if s is not _BREAK]
 
 
-def _every_alternative(value, leaf, any_piece: bool) -> bool:
-    """Whether `leaf(part, within)` holds of every alternative of a symbolic value: of each Choice's
-    every alternative, of a string's every piece (`any_piece`: of one of them). `within`: the input
-    and value set of the Choice a part is in (a FromInput there takes those values). Each part is
-    read once per Choice around it, without recursion: a value joined n times is a graph of shared
-    parts, never walked as the tree of its 2**n ways down."""
-    found: dict[tuple, bool] = {}
+def fold_parts(value, leaf, below, combine):
+    """A symbolic value folded from its leaves up: `leaf(part, within)` of a part that is no Choice
+    or string, `below(part, within)` the (child, within) pairs of one that is, `combine(part,
+    results)` its result from theirs; `within`: the input and value set of the Choice a part is in
+    (a FromInput there takes those values). Each part is read once per Choice around it, without
+    recursion: a value joined n times is a graph of shared parts, never walked as the tree of its
+    2**n ways down."""
+    found: dict[tuple, object] = {}
     stack = [(value, None, False)]
     while stack:
         part, within, ready = stack.pop()
         key = (id(part), within)
         if key in found:
             continue
-        if type(part) is Choice:
-            below = [(alt, (part.name, values)) for values, alt in part.alts]
-        elif type(part) is Sym:
-            below = [(piece, within) for piece in part.pieces]
-        else:
+        if type(part) is not Choice and type(part) is not Sym:
             found[key] = leaf(part, within)
             continue
+        children = below(part, within)
         if not ready:
             stack.append((part, within, True))
-            stack.extend((child, inside, False) for child, inside in below)
+            stack.extend((child, inside, False) for child, inside in children)
             continue
-        results = [found[(id(child), inside)] for child, inside in below]
-        found[key] = any(results) if type(part) is Sym and any_piece else all(results)
+        found[key] = combine(part, [found[(id(child), inside)] for child, inside in children])
     return found[(id(value), None)]
+
+
+def _every_alternative(value, leaf, any_piece: bool) -> bool:
+    """Whether `leaf(part, within)` holds of every alternative of a symbolic value: of each Choice's
+    every alternative, of a string's every piece (`any_piece`: of one of them)."""
+    def below(part, within) -> list:
+        if type(part) is Choice:
+            return [(alt, (part.name, values)) for values, alt in part.alts]
+        return [(piece, within) for piece in part.pieces]
+
+    return fold_parts(value, leaf, below, lambda part, results: any(results) if type(part) is Sym and any_piece else all(results))
 
 
 # Of each symbolic value asked about, whether it could be never empty on some path (its inputs' own
