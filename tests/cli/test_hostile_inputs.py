@@ -230,3 +230,20 @@ def test_a_full_standard_output_is_one_line_and_exit_2(args):
     with open("/dev/full", "wb") as full:
         ran = subprocess.run([sys.executable, "-m", "flaglint", *args], stdout=full, stderr=subprocess.PIPE, env=env, timeout=120)
     assert ran.returncode == 2 and ran.stderr.decode() == "flaglint: error: standard output: cannot write (No space left on device)\n"
+
+
+def test_a_config_s_int_of_thousands_of_digits_is_json(tmp_path):
+    """remat_policy given an int of 4,300 hex digits in a config: the fix takes it back, and the JSON
+    report writes the value as YAML text (hexadecimal), as json cannot write its decimal digits."""
+    (tmp_path / "run.yml").write_text("steps: 5\nremat_policy: -0x" + "ab" * 2150 + "\n")
+    ran = run_flaglint("check", "--format", "json", "run.yml", cwd=tmp_path)
+    assert [f["rule"] for f in _findings(ran)] == ["FL005"]
+    changes = [change for fix in json.loads(ran.stdout)["fixes"] for change in fix["changes"]]
+    assert changes[0]["from"] == "-0x" + "ab" * 2150
+
+
+def test_a_tunix_fix_beside_an_int_past_a_float_s_range():
+    """Tunix's int() reads '0_999_999…' (a string to YAML) as an int of 600 digits."""
+    ran = run_flaglint("check", "--format", "json", "--", "python", "-m", "tunix.cli.peft_main", "tunix/cli/base_config.yaml",
+                       "num_train_epochs=0_999" + "_999" * 200, "bogus_key=1")
+    assert {f["rule"] for f in _findings(ran)} >= {"FL204", "FL207"}
