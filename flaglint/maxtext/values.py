@@ -171,7 +171,7 @@ def coerce(schema, value: Any) -> Any:
         limit = getattr(schema, bound)
         if limit is not None and not holds(result, limit):  # exact: an int of any size, inf; NaN holds none
             symbol = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}[bound]
-            raise ValueError_(f"{shown_value(value)}: value should be {symbol} {_plain(limit)}")
+            raise ValueError_(f"{shown_value(value)}: value should be {symbol} {format_value(limit)}")
     return result
 
 
@@ -226,10 +226,6 @@ def _one_of_when_set(schema, value: Any) -> Any:
     if schema.choices is not None and value and value not in schema.choices:
         raise ValueError_(_describe_choice(schema, value))
     return value
-
-
-def _plain(number: float) -> str:
-    return format_value(number)
 
 
 TRUE_WORDS = ("1", "on", "t", "true", "y", "yes")  # a string pydantic takes as a bool, in any case
