@@ -21,6 +21,7 @@ class Case:
     args: list[str]
     stdin: bytes | None = None
     env: dict[str, str] = field(default_factory=dict)  # the process environment (XDG_CACHE_HOME for a store)
+    must_fail: bool = False  # the input holds what MaxText or Tunix refuses: exit 0 would pass it (fail-open)
 
 
 KEYS = ["steps", "log_period", "per_device_batch_size", "num_moe_token_chunks", "custom_mesh_and_rule", "run_name",
@@ -288,6 +289,75 @@ def schema_import_tree(rng: random.Random, folder: Path) -> Case:
     return Case(["schema", "import", str(root)], env=env)
 
 
+def huge_number(rng: random.Random) -> str:
+    """A number of any size as YAML writes one: hex, octal, binary or decimal of up to 6,000
+    digits (Python converts 4,300 at most), an exponent past a float's range, inf, NaN."""
+    sign = rng.choice(["", "", "-", "+"])
+    digits = rng.choice([rng.randint(1, 40), rng.randint(300, 400), rng.randint(4_290, 4_310), rng.randint(4_311, 6_000)])
+    roll = rng.randrange(8)
+    if roll == 0:
+        return sign + "0x" + "".join(rng.choice("0123456789abcdefABCDEF") for _ in range(digits))
+    if roll == 1:
+        return sign + rng.choice(["0b", "0o", "0"]) + "".join(rng.choice("01") for _ in range(digits))
+    if roll == 2:
+        return sign + "1" + "0" * digits + rng.choice(["", ".0", ".", ".5"])
+    if roll == 3:
+        return sign + rng.choice(["1e", "1.5e", "9E+", "1e-"]) + str(rng.choice([308, 309, 400, 4_400, 10**6]))
+    if roll == 4:
+        return sign + rng.choice([".inf", ".Inf", ".INF", ".nan", ".NaN", "inf", "nan", "Infinity"])
+    if roll == 5:
+        return sign + "_".join(rng.choice(["1", "999", "0"]) for _ in range(digits // 3 + 1))
+    if roll == 6:
+        return sign + "0" * rng.randint(0, 5) + "9" * digits
+    return sign + str(rng.randint(0, 9)) * digits + rng.choice(["", ":30", "e5"])
+
+
+NUMERIC_KEYS = ["steps", "learning_rate", "dropout_rate", "per_device_batch_size", "ici_fsdp_parallelism", "num_slices",
+                "max_target_length", "log_period", "dcn_data_parallelism", "compile_topology_num_slices", "run_name",
+                "logical_axis_rules", "enable_checkpointing", "remat_policy", "dpo.dpo_beta"]
+TUNIX_NUMERIC_KEYS = ["batch_size", "num_batches", "num_train_epochs", "max_target_length", "training_config.max_steps",
+                      "rl_training_config.eval_every_n_steps", "model_config.mesh.shape"]
+_MAXTEXT_TRAIN = ["python3", "-m", "maxtext.trainers.pre_train.train", "src/maxtext/configs/base.yml"]
+
+
+def huge_numbers(rng: random.Random, folder: Path) -> Case:
+    """A number of any size wherever a value is typed: a flag string and a flag file, a config, an
+    env file (M_ variables, Tunix's, TRAINER_TPU_SLICE's shape), a Tunix word or T_ variable, a
+    container's argument. The input always holds an undefined key as well, so a run must find it."""
+    words = [f"{rng.choice(NUMERIC_KEYS)}={huge_number(rng)}" for _ in range(rng.randint(1, 3))] + ["bogus_key=1"]
+    rng.shuffle(words)
+    channel = rng.randrange(7)
+    if channel == 0:
+        return Case(["check", "--format", "json", " ".join(words)], must_fail=True)
+    if channel == 1:
+        _write(folder / "run.flags", " ".join(words) + "\n")
+        return Case(["check", "--format", "json", "-f", "run.flags"], must_fail=True)
+    if channel == 2:
+        _write(folder / "run.yml", "".join(f"{word.replace('=', ': ', 1)}\n" for word in dict.fromkeys(words)))
+        return Case(["check", "--format", "json", "run.yml", f"{rng.choice(NUMERIC_KEYS)}={huge_number(rng)}"], must_fail=True)
+    if channel == 3:
+        shape = "x".join(huge_number(rng).lstrip("+-") if rng.random() < 0.5 else str(rng.randint(1, 8)) for _ in range(rng.randint(1, 3)))
+        lines = [f"TRAINER_TPU_SLICE={rng.choice(['tpu7x', 'v5p', 'v6e'])}:{shape}",
+                 f"{rng.choice(['TRAINER_MESH_FSDP', 'TRAINER_MESH_EXPERT', 'M_STEPS', 'M_LEARNING_RATE'])}={huge_number(rng)}"]
+        _write(folder / "run.env", "\n".join(lines) + "\n")
+        return Case(["check", "--format", "json", "--env-file", "run.env", " ".join(words)], must_fail=True)
+    if channel == 4:
+        tunix = [f"{rng.choice(TUNIX_NUMERIC_KEYS)}={huge_number(rng)}" for _ in range(rng.randint(1, 3))] + ["bogus_key=1"]
+        env = ["--env", f"T_{rng.choice(['BATCH_SIZE', 'NUM_BATCHES'])}={huge_number(rng)}"] if rng.random() < 0.3 else []
+        return Case(["check", "--format", "json", *env, "--", "python", "-m", rng.choice(["tunix.cli.peft_main", "tunix.cli.grpo_main"]),
+                     "tunix/cli/base_config.yaml", *tunix], must_fail=True)
+    if channel == 5:
+        args = json.dumps([*_MAXTEXT_TRAIN, *words])
+        env = json.dumps(" ".join(f"{rng.choice(NUMERIC_KEYS)}={huge_number(rng)}" for _ in range(2)))
+        _write(folder / "jobset.yaml", "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: t}\nspec:\n"
+               "  replicatedJobs:\n  - name: w\n    template:\n      spec:\n        template:\n          spec:\n"
+               f"            containers:\n            - name: c\n              command: {args}\n"
+               f"              env: [{{name: MAXTEXT_EXTRA_FLAGS, value: {env}}}]\n")
+        return Case(["gate", "--format", "json", "--allow-unverified", "jobset.yaml"], must_fail=True)
+    _write(folder / "run.sh", f"#!/bin/bash\nexport MAXTEXT_EXTRA_FLAGS=\"{' '.join(words)}\"\n{' '.join(_MAXTEXT_TRAIN)}\n")
+    return Case(["lint", "--format", "json", "run.sh"], must_fail=True)
+
+
 MAKERS = {"flag strings": flags, "--batch": batch, "argv with YAML chains": yaml_chain, "M_/T_ and --env": environment,
           "scripts": script, "manifests": manifest, "project config": project_config, "pin store contents": pin_store,
-          "trees for schema import": schema_import_tree}
+          "trees for schema import": schema_import_tree, "numbers of any size": huge_numbers}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import errno
 import gc
 import os
 import re
@@ -50,14 +51,36 @@ def end_of_process() -> None:
     gc.freeze()
 
 
-def _end_on_closed_pipe() -> NoReturn:
-    """The reader went away (`flaglint rules | head`): stop quietly, with the status Python gives EPIPE."""
+def _drop_stdout() -> None:
+    """Standard output can take no more: what is left in its buffer goes nowhere, so the
+    interpreter's last flush does not fail again."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush must not fail again
+        os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):
         pass
+
+
+def _end_on_closed_pipe() -> NoReturn:
+    """The reader went away (`flaglint rules | head`): stop quietly, with the status Python gives EPIPE."""
+    _drop_stdout()
     sys.exit(1)
+
+
+# What writing the report to standard output (a file, a full disk, /dev/full) can meet: the
+# reports flaglint writes to files it names say which file instead.
+_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def _end_on_full_output(err: OSError) -> NoReturn:
+    _drop_stdout()
+    fail(f"standard output: cannot write ({err.strerror})")
+
+
+def _internal_error(err: Exception) -> NoReturn:
+    if os.environ.get("FLAGLINT_DEBUG"):
+        raise err
+    fail(f"internal error ({type(err).__name__}: {err}); rerun with FLAGLINT_DEBUG=1 and report it")
 
 
 def _undecodable_argument(args: list[str]) -> str | None:
@@ -159,14 +182,16 @@ class FlaglintGroup(WholeSentenceGroup):
             fail(str(err))
         except BrokenPipeError:
             _end_on_closed_pipe()
+        except OSError as err:
+            if err.errno not in _FULL:
+                _internal_error(err)
+            _end_on_full_output(err)
         except RecursionError:
             fail("input too deeply nested")
         except SystemExit:
             raise
         except Exception as err:  # noqa: BLE001 - a bug must still not show users a traceback
-            if os.environ.get("FLAGLINT_DEBUG"):
-                raise
-            fail(f"internal error ({type(err).__name__}: {err}); rerun with FLAGLINT_DEBUG=1 and report it")
+            _internal_error(err)
         finally:
             _restore_collector()
         sys.exit(code if isinstance(code, int) else 0)

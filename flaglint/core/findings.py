@@ -10,6 +10,7 @@ from typing import Any
 
 from flaglint.core.edits import Applicability, Edit
 from flaglint.core.location import Location
+from flaglint.core.numbers import int_text
 
 SEVERITIES = ("info", "warning", "error")
 
@@ -63,6 +64,9 @@ class Change:
         return {"key": self.key, "from": _json_value(self.from_), "to": _json_value(self.to)}
 
 
+_JSON_INT_BITS = 14_000  # about 4,200 decimal digits: json writes an int with str(), which stops at 4,300
+
+
 def _json_value(value: Any) -> Any:
     """A key's value as JSON holds it: a YAML `!!binary` or `!!set` in a config (bytes, a set) as
     the text report shows it, since JSON has no such type."""
@@ -72,6 +76,8 @@ def _json_value(value: Any) -> Any:
         return [_json_value(item) for item in value]
     if isinstance(value, dict):
         return {str(key): _json_value(item) for key, item in value.items()}
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > _JSON_INT_BITS:
+        return int_text(value)  # past the digits Python writes: the YAML text of it, hexadecimal where it must be
     return value
 
 

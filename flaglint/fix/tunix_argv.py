@@ -34,6 +34,7 @@ from typing import Any, Callable
 from flaglint.core.edits import Applicability, Edit
 from flaglint.core.findings import Change, Finding, Fix
 from flaglint.core.location import Location
+from flaglint.core.numbers import int_text
 from flaglint.fix.flags import apply_edits, drop_token
 from flaglint.fix.tunix_override import override_edits
 from flaglint.read.argv import argv_source, shell_words
@@ -212,7 +213,9 @@ def _typed_text(config: dict[str, Any] | None, key: str) -> str | None:
     value = config.get(key) if config is not None else None
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (int, float)) and math.isfinite(value):
+    if isinstance(value, int):
+        return int_text(value)
+    if isinstance(value, float) and math.isfinite(value):
         return repr(value)
     return None
 

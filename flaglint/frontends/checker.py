@@ -14,7 +14,7 @@ from flaglint.core.findings import Finding, InputError, Result
 from flaglint.fix.flags import apply_edits, is_safe, refused_edit, renamed, write_fix
 from flaglint.maxtext.pyconfig import ep_rank_without_axes
 from flaglint.maxtext.tpu import RULE_FUNCTIONS
-from flaglint.maxtext.values import format_value
+from flaglint.maxtext.values import shown_setting
 from flaglint.pins.pins import (
     DEFAULT_PIN,
     NotJudged,
@@ -178,7 +178,7 @@ class Checker:
         except Unsatisfiable as err:
             if _only_by_hand(broken, err.rules):
                 return
-            held = ", ".join(f"{k}={format_value(v)}" for k, v in err.fixed.items())
+            held = ", ".join(f"{k}={shown_setting(v)}" for k, v in err.fixed.items())
             result.findings.append(built_in("FL090", tuple(err.rules), variant="together" if len(err.rules) > 1 else None,
                                             rule=err.rules[0], rules=", ".join(err.rules), held=held, pin=self.pin.pin))
             return

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from flaglint.core.data import data_dir
+from flaglint.core.numbers import decimal_int
 from flaglint.core.reading import DATA_FILE, read_text
 from flaglint.maxtext.dtypes import refused_dtype_name
 from flaglint.rules.expr import Unknown
@@ -35,7 +36,7 @@ def slice_devices(topology: Any) -> int | None:
     try:
         chips = 1
         for dim in shape.split("x"):
-            chips *= int(dim)
+            chips *= decimal_int(dim) if dim.isascii() and dim.isdigit() else int(dim)  # any length
     except ValueError:
         return None
     return chips * (2 if generation in TWO_DEVICE_CHIPS else 1)

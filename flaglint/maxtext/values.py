@@ -8,9 +8,11 @@ validation for the field's type (`'T'` is True, `1.0` is 1, `1.5` is refused).
 
 from __future__ import annotations
 
+import operator
 import re
 from typing import Any
 
+from flaglint.core.numbers import as_float, decimal_int, int_text, shown_value
 from flaglint.core.omegaconf_yaml import cli_loader
 
 
@@ -71,7 +73,15 @@ def format_value(value: Any) -> str:
         return "none"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
+    if isinstance(value, int):
+        return int_text(value)
     return str(value)
+
+
+def shown_setting(value: Any) -> str:
+    """format_value for a message: an int too long to read at a glance is cut to its first and
+    last digits and its length."""
+    return shown_value(value) if isinstance(value, int) and not isinstance(value, bool) else format_value(value)
 
 
 def normalise(key: str, value: Any, list_when_string: bool = False) -> Any:
@@ -117,7 +127,7 @@ def check_rule_list(value: Any) -> None:
     if not value:
         return  # pyconfig skips an empty (or false, or null) value: base.yml's rules stay
     if not isinstance(value, list):
-        raise ValueError_(f"{value!r}: pyconfig needs a list of [name, axes] rules here")
+        raise ValueError_(f"{shown_value(value)}: pyconfig needs a list of [name, axes] rules here")
     for rule in value:
         if not (isinstance(rule, (list, str)) and len(rule) > 0 and not isinstance(rule[0], (list, dict))):
             raise ValueError_(f"{rule!r}: each rule must be a non-empty [name, axes] list whose name pyconfig can index")
@@ -130,7 +140,7 @@ def _float_list_when_string(value: Any) -> Any:
     try:
         return [float(v) for v in value.split(",")] if value else []
     except ValueError as err:
-        raise ValueError_(f"{value!r}: {err}") from None
+        raise ValueError_(f"{shown_value(value)}: {err}") from None
 
 
 # Fields with a pydantic before-validator in types.py (constant_bound_config: types.py:2782).
@@ -157,11 +167,11 @@ def coerce(schema, value: Any) -> Any:
             return None
         raise ValueError_(f"None: {schema.name} is not nullable")
     result = _KINDS[schema.kind](schema, value)
-    for bound, holds in (("ge", float.__ge__), ("gt", float.__gt__), ("le", float.__le__), ("lt", float.__lt__)):
+    for bound, holds in (("ge", operator.ge), ("gt", operator.gt), ("le", operator.le), ("lt", operator.lt)):
         limit = getattr(schema, bound)
-        if limit is not None and not holds(float(result), float(limit)):
+        if limit is not None and not holds(result, limit):  # exact: an int of any size, inf; NaN holds none
             symbol = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}[bound]
-            raise ValueError_(f"{value!r}: value should be {symbol} {_plain(limit)}")
+            raise ValueError_(f"{shown_value(value)}: value should be {symbol} {format_value(limit)}")
     return result
 
 
@@ -203,11 +213,11 @@ def _typed_by_default_type(schema, value: Any) -> Any:
     if isinstance(value, expected) or (value is None and parser is not None):
         return _one_of_when_set(schema, value)
     if parser is None:
-        raise ValueError_(f"{value!r}: {schema.name} is a {expected.__name__} in base.yml, and pyconfig takes no other type for it")
+        raise ValueError_(f"{shown_value(value)}: {schema.name} is a {expected.__name__} in base.yml, and pyconfig takes no other type for it")
     try:
         typed = parser(value)
     except (ValueError, TypeError, AttributeError, OverflowError) as err:
-        raise ValueError_(f"{value!r}: pyconfig cannot read it as {schema.kind}, the type of base.yml's value ({err})") from None
+        raise ValueError_(f"{shown_value(value)}: pyconfig cannot read it as {schema.kind}, the type of base.yml's value ({err})") from None
     return _one_of_when_set(schema, typed)
 
 
@@ -218,15 +228,12 @@ def _one_of_when_set(schema, value: Any) -> Any:
     return value
 
 
-def _plain(number: float) -> str:
-    return str(int(number)) if float(number).is_integer() else str(number)
-
-
 TRUE_WORDS = ("1", "on", "t", "true", "y", "yes")  # a string pydantic takes as a bool, in any case
 FALSE_WORDS = ("0", "off", "f", "false", "n", "no")
 INT_TEXT = r"[+-]?[0-9](?:_?[0-9])*(?:\.0+)?"  # a string pydantic takes as an int, once stripped
 _INT_TEXT = re.compile(INT_TEXT)
 _INT64 = 2**63
+_INT_TEXT_DIGITS = 4_300  # pydantic reads a string of more digits as no int (leading zeros aside)
 
 
 def _as_bool(value: Any) -> bool:
@@ -236,7 +243,7 @@ def _as_bool(value: Any) -> bool:
         return bool(value)
     if isinstance(value, str) and value.lower() in TRUE_WORDS + FALSE_WORDS:
         return value.lower() in TRUE_WORDS
-    raise ValueError_(f"{value!r}: value should be a valid boolean")
+    raise ValueError_(f"{shown_value(value)}: value should be a valid boolean")
 
 
 def _as_int(value: Any) -> int:
@@ -246,32 +253,36 @@ def _as_int(value: Any) -> int:
         return value
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
-            raise ValueError_(f"{value!r}: value should be a finite number")
+            raise ValueError_(f"{shown_value(value)}: value should be a finite number")
         if not value.is_integer():
-            raise ValueError_(f"{value!r}: value should be a valid integer, got a number with a fractional part")
+            raise ValueError_(f"{shown_value(value)}: value should be a valid integer, got a number with a fractional part")
         if abs(value) >= _INT64:
-            raise ValueError_(f"{value!r}: value should be a valid integer, too large")
+            raise ValueError_(f"{shown_value(value)}: value should be a valid integer, too large")
         return int(value)
     if isinstance(value, str) and _INT_TEXT.fullmatch(value.strip()):
-        return int(value.strip().split(".")[0].replace("_", ""))
-    raise ValueError_(f"{value!r}: value should be a valid integer")
+        text = value.strip().split(".")[0].replace("_", "")
+        digits = text.lstrip("+-").lstrip("0") or "0"
+        if len(digits) > _INT_TEXT_DIGITS:
+            raise ValueError_(f"{shown_value(value)}: unable to parse input string as an integer, exceeded maximum size")
+        return -decimal_int(digits) if text.startswith("-") else decimal_int(digits)
+    raise ValueError_(f"{shown_value(value)}: value should be a valid integer")
 
 
 def _as_float(value: Any) -> float:
-    if isinstance(value, (bool, int, float)):
+    if isinstance(value, (bool, int, float)) and as_float(value) is not None:  # pydantic refuses an int past a float's range
         return float(value)
     if isinstance(value, str):
         try:
             return float(value)
         except ValueError:
             pass
-    raise ValueError_(f"{value!r}: value should be a valid number")
+    raise ValueError_(f"{shown_value(value)}: value should be a valid number")
 
 
 def _as_str(value: Any) -> str:
     if isinstance(value, str):
         return value
-    raise ValueError_(f"{value!r}: value should be a valid string")
+    raise ValueError_(f"{shown_value(value)}: value should be a valid string")
 
 
 def _check_choice(schema, value: Any) -> Any:
@@ -291,17 +302,17 @@ def _check_choice(schema, value: Any) -> Any:
 
 def _describe_choice(schema, value: Any) -> str:
     if len(schema.choices) <= 8:
-        return f"{value!r} is not one of {', '.join(repr(c) for c in schema.choices)}"
+        return f"{shown_value(value)} is not one of {', '.join(repr(c) for c in schema.choices)}"
     import difflib  # noqa: PLC0415 difflib: only for a did-you-mean
 
     close = difflib.get_close_matches(str(value), [str(c) for c in schema.choices], n=3)
     hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-    return f"{value!r} is not one of the {len(schema.choices)} choices{hint}"
+    return f"{shown_value(value)} is not one of the {len(schema.choices)} choices{hint}"
 
 
 def _as_list(schema, value: Any) -> list:
     if not isinstance(value, (list, tuple)):
-        raise ValueError_(f"{value!r}: value should be a valid list")
+        raise ValueError_(f"{shown_value(value)}: value should be a valid list")
     item = _SCALARS[schema.item or "any"]
     return [item(v) for v in value]
 
@@ -309,7 +320,7 @@ def _as_list(schema, value: Any) -> list:
 def _as_dict(value: Any) -> dict:
     if isinstance(value, dict):
         return value
-    raise ValueError_(f"{value!r}: value should be a valid dictionary")
+    raise ValueError_(f"{shown_value(value)}: value should be a valid dictionary")
 
 
 _SCALARS = {
@@ -329,7 +340,7 @@ def _as_union(schema, value: Any) -> Any:
             return _as_list(schema, value) if member == "list" else _SCALARS[member](value)
         except ValueError_:
             continue
-    raise ValueError_(f"{value!r}: value should be one of {' | '.join(members)}")
+    raise ValueError_(f"{shown_value(value)}: value should be one of {' | '.join(members)}")
 
 
 _KINDS = {

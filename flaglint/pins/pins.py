@@ -20,6 +20,7 @@ from typing import Any
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import yaml_file
 from flaglint.core.findings import InputError
+from flaglint.core.numbers import shown_text
 from flaglint.core.reading import PIN_FILE, REQUIREMENTS, Unreadable, read_text
 from flaglint.core.requirements import pinned_version
 from flaglint.maxtext.values import ValueError_, cleaned, coerce
@@ -165,7 +166,7 @@ def canonical_pin(pin: str) -> str:
                 commit = str(_overlay(overlay)["commit"])
                 if commit.startswith(prefix) or prefix.startswith(overlay):
                     return overlay
-    raise InputError(f"unknown pin {pin!r}; known pins: {', '.join(known_pins())} "
+    raise InputError(f"unknown pin {shown_text(pin, 80)!r}; known pins: {', '.join(known_pins())} "
                      "(`flaglint schema import PATH` adds a MaxText tree, wheel or installed package)")
 
 
@@ -316,10 +317,11 @@ def pin_from_requirements(path: str) -> str:
                             f"(a clone at {commit})")
         if versioned is not None and versioned[0] == number:
             version = versioned[1]
-            return _resolve(f"maxtext-{version}", f"{path}:{number}: maxtext=={version} is neither bundled nor "
-                            f"imported; import it: `pip download --no-deps --only-binary=:all: --python-version 3.12 "
-                            f"maxtext=={version} -d /tmp/maxtext && flaglint schema import "
-                            f"/tmp/maxtext/maxtext-{version}-py3-none-any.whl`")
+            hint = (f"import it: `pip download --no-deps --only-binary=:all: --python-version 3.12 maxtext=={version} "
+                    f"-d /tmp/maxtext && flaglint schema import /tmp/maxtext/maxtext-{version}-py3-none-any.whl`"
+                    if shown_text(version, 60) == version else "no MaxText release has a version that long")
+            return _resolve(f"maxtext-{version}", f"{path}:{number}: maxtext=={shown_text(version, 60)} is neither bundled nor "
+                            f"imported; {hint}")
     raise InputError(f"{path}: no MaxText line (expected a git URL ending in @<commit> or maxtext==X.Y.Z)")
 
 

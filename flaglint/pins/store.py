@@ -111,9 +111,15 @@ def entries(skip_damaged: bool = False) -> list[Entry]:
 
 
 def find(name: str) -> Entry | None:
+    if name.startswith((_TEMPORARY, ".")) or "/" in name or "\0" in name:
+        return None
     for where, root in stores():
         folder = root / name
-        if folder.is_dir() and not name.startswith((_TEMPORARY, ".")) and "/" not in name:
+        try:
+            found = folder.is_dir()
+        except OSError:  # a name longer than a folder's name may be: no entry has it
+            found = False
+        if found:
             return read_entry(folder, where)
     return None
 

@@ -9,7 +9,7 @@ from importlib import import_module
 
 from flaglint.core.edits import Edit
 from flaglint.core.findings import Change, Fix, Result
-from flaglint.maxtext.values import format_value
+from flaglint.maxtext.values import shown_setting
 
 FORMATS = ("text", "json", "sarif", "github", "junit")
 STATISTICS_FORMATS = ("text", "json")
@@ -114,7 +114,7 @@ def describe_fix(fix: Fix) -> str:
 
 def _describe_change(change: Change) -> str:
     if change.to is None:
-        return f"drop {change.key}" + ("" if change.from_ is None else f"={format_value(change.from_)}")
+        return f"drop {change.key}" + ("" if change.from_ is None else f"={shown_setting(change.from_)}")
     if change.from_ is None:
-        return f"add {change.key}={format_value(change.to)}"
-    return f"{change.key}: {format_value(change.from_)} -> {format_value(change.to)}"
+        return f"add {change.key}={shown_setting(change.to)}"
+    return f"{change.key}: {shown_setting(change.from_)} -> {shown_setting(change.to)}"

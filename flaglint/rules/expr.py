@@ -339,6 +339,8 @@ def evaluate(node: Node, lookup: Callable[[str], Any], handed: Mapping[str, Call
             return ARITH_FUNCS[node.value](left, right)
         except ZeroDivisionError:
             raise Unknown("division by zero") from None
+        except OverflowError:  # an int past a float's range met a float or a division: Python (and MaxText) stops there
+            raise Unknown("a number past a float's range") from None
     if op == "call":
         return call(node.value, [evaluate(a, lookup, handed) for a in node.args], handed)
     if op == "each":

@@ -18,6 +18,7 @@ from typing import Any
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import cached
 from flaglint.core.findings import SEVERITIES, Finding, InputError
+from flaglint.core.numbers import shown_value
 from flaglint.core.omegaconf_yaml import check_tagged_scalars
 from flaglint.core.reading import RULE_FILE, read_text
 from flaglint.rules.expr import ExprError, Node, from_json, parse, substitute, to_json
@@ -140,7 +141,13 @@ def fill(template: str, fields: dict[str, Any]) -> str:
     give is an error in the check)."""
 
     def field_text(name: str, as_repr: str | None) -> str:
-        return repr(fields[name]) if as_repr else str(fields[name])
+        value = fields[name]
+        if isinstance(value, int) and not isinstance(value, bool):
+            return shown_value(value)  # an int of thousands of digits is cut short (past 4,300 Python writes none)
+        try:
+            return repr(value) if as_repr else str(value)
+        except ValueError:  # a list or dict holding such an int
+            return shown_value(value)
 
     def part(match: re.Match) -> str:
         if match[1] is None:

@@ -17,7 +17,15 @@ from typing import Mapping
 from flaglint.core.edits import Applicability, Edit
 from flaglint.core.findings import Finding, Fix, InputError, Result
 from flaglint.core.location import Location
-from flaglint.core.reading import buffers_over_files
+from flaglint.core.reading import (
+    CONFIG_FILE,
+    FLAG_FILE,
+    MANIFEST,
+    SCRIPT,
+    Unreadable,
+    buffers_over_files,
+    regular_file,
+)
 from flaglint.fix.config_files import config_fixes
 from flaglint.fix.files import text_edits
 from flaglint.frontends.check.inputs import config_source
@@ -95,22 +103,44 @@ class Workbench:
         return self._checkers[key]
 
     def check(self, path: str, text: str, buffers: Mapping[str, str]) -> DocumentCheck:
-        """The document at PATH holding TEXT, with BUFFERS (path -> text) read in place of files.
-        What cannot be read or parsed is a finding at its place, never an exception."""
+        """The document at PATH holding TEXT, with BUFFERS (path -> text) read in place of files:
+        each read up to the limit of its kind, as the command line reads a file. What cannot be
+        read or parsed is a finding at its place, never an exception; a buffer that is no text
+        of a file (a lone surrogate, a NUL in its name) is not read in place of one."""
         kind = document_kind(path, text)
+        problem = _not_a_file_text(path, text)
+        if problem:
+            return _unreadable(kind, "", path, problem)
         where = Path(path)
         try:
             settings = self.settings(where.parent)
         except InputError as err:
             return _unreadable(kind, "", path, str(err))
-        read = {name: content.encode("utf-8") for name, content in {**buffers, path: text}.items()}
+        read = {name: content.encode("utf-8") for name, content in {**buffers, path: text}.items()
+                if not _not_a_file_text(name, content)}
         with buffers_over_files(read):
+            try:
+                regular_file(path, _KINDS[kind])
+            except Unreadable as err:  # over the limit of its kind
+                return _unreadable(kind, settings["pin"], path, err.reason)
             try:
                 return _CHECKS[kind](self, where, text, settings)
             except InputError as err:
                 return _unreadable(kind, settings["pin"], path, str(err))
             except RecursionError:
                 return _unreadable(kind, settings["pin"], path, "input too deeply nested")
+
+
+def _not_a_file_text(path: str, text: str) -> str | None:
+    """Why an editor's buffer cannot stand for a file's text, or None."""
+    if "\0" in path:
+        return "a file name holds no NUL character"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        line = text.count("\n", 0, err.start) + 1
+        return f"not UTF-8 (a lone surrogate at line {line}, column {err.start - text.rfind(chr(10), 0, err.start)})"
+    return None
 
 
 def _unreadable(kind: str, pin: str, path: str, reason: str) -> DocumentCheck:
@@ -168,4 +198,6 @@ def _checked(kind: str, result: Result, fixes: list[FileFix]) -> DocumentCheck:
     return DocumentCheck(kind, result.pin, list(result.findings), [fix for fix in fixes if fix.edits], list(result.notes))
 
 
+# Each kind of document is read up to the limit the command line reads its file with.
+_KINDS = {"script": SCRIPT, "flags": FLAG_FILE, "config": CONFIG_FILE, "tunix-config": CONFIG_FILE, "manifest": MANIFEST}
 _CHECKS = {"script": _script, "flags": _flags, "config": _config, "tunix-config": _tunix_config, "manifest": _manifest}

@@ -11,14 +11,19 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import BinaryIO
+from urllib.parse import unquote
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
-from pygls.workspace import PositionCodec
+from pygls.workspace import PositionCodec, TextDocument
 
 from flaglint.core.findings import Finding, InputError
 from flaglint.core.location import Location
@@ -27,7 +32,9 @@ from flaglint.core.version import __version__
 from flaglint.frontends.checker import Checker
 from flaglint.report import describe_fix
 from flaglint.report.text_format import witness_line
+from flaglint.rules.ruleset import built_in
 from flaglint.server.documents import DocumentCheck, FileFix, Workbench, document_kind
+from flaglint.server.framing import Framing
 from flaglint.server.knowledge import (
     key_hover,
     keys_starting,
@@ -86,9 +93,26 @@ class FlaglintServer(LanguageServer):
         self.worker: asyncio.Future | None = None
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="flaglint-check")
 
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve over stdio, reading messages as framing.py does: a message framed or written wrong
+        is answered or skipped, never the end of what the server hears."""
+        writer = StdoutWriter(stdout or sys.stdout.buffer)
+        self.protocol.set_writer(writer)
+        try:
+            asyncio.run(Framing(self.protocol, stdin or sys.stdin.buffer, writer.write).serve())
+        except (BrokenPipeError, KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
     @property
     def codec(self) -> PositionCodec:
         return PositionCodec(self.workspace.position_encoding)
+
+    def is_open(self, uri: str) -> bool:
+        """Whether the editor has URI open (pygls keys its documents by the URI with its %-escapes
+        decoded: a path with a space in it is `%20` in the editor's URI)."""
+        return unquote(uri) in self.workspace.text_documents
 
     def units(self, text: str) -> int:
         return self.codec.client_num_units(text)
@@ -121,20 +145,22 @@ class FlaglintServer(LanguageServer):
         while self.pending:
             uri = next(iter(self.pending))
             del self.pending[uri]
-            if uri not in self.workspace.text_documents or not _is_file(uri):
+            if not self.is_open(uri) or not _is_file(uri):
                 continue  # an unsaved, untitled buffer has no folder to take settings from
             document = self.workspace.get_text_document(uri)
             version, text = document.version, document.source
-            buffers = {to_fs_path(other): self.workspace.get_text_document(other).source
-                       for other in self.workspace.text_documents if other != uri and _is_file(other)}
+            buffers = {to_fs_path(other.uri): other.source
+                       for other in self.workspace.text_documents.values() if other.uri != uri and _is_file(other.uri)}
             try:
                 checked = await loop.run_in_executor(self.executor, self.bench.check, to_fs_path(uri), text, buffers)
-            except Exception as err:  # noqa: BLE001 - the editor is told, and the server goes on
+                placed = self._place(uri, checked)
+            except Exception as err:  # noqa: BLE001 - this document says so, and the others are checked on
                 self.window_log_message(types.LogMessageParams(types.MessageType.Error, f"flaglint: {uri}: {type(err).__name__}: {err}"))
-                continue
-            if uri in self.pending or uri not in self.workspace.text_documents:
+                checked = DocumentCheck(document_kind(uri, text), "")
+                placed = {uri: [_unchecked(err)]}
+            if uri in self.pending or not self.is_open(uri):
                 continue  # a newer edit arrived while this text was checked: that check wins
-            self._publish(uri, _Result(version, checked, self._place(uri, checked)))
+            self._publish(uri, _Result(version, checked, placed))
 
     def _publish(self, uri: str, result: _Result | None) -> None:
         before = self.results.pop(uri, None)
@@ -143,7 +169,7 @@ class FlaglintServer(LanguageServer):
         touched = set(before.placed if before else ()) | set(result.placed if result else ()) | ({uri} if result else set())
         for target in touched:
             diagnostics = [placed.diagnostic for origin in self.results.values() for placed in origin.placed.get(target, [])]
-            version = self.workspace.get_text_document(target).version if target in self.workspace.text_documents else None
+            version = self.workspace.get_text_document(target).version if self.is_open(target) else None
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(target, diagnostics, version))
 
     def close(self, uri: str) -> None:
@@ -153,8 +179,10 @@ class FlaglintServer(LanguageServer):
     # findings as diagnostics
 
     def text_of(self, path: str) -> str | None:
+        if "\0" in path:
+            return None  # no file has that name
         uri = from_fs_path(path)
-        if uri in self.workspace.text_documents:
+        if self.is_open(uri):
             return self.workspace.get_text_document(uri).source
         try:
             return read_text(path, QUOTED_FILE)
@@ -207,9 +235,10 @@ class FlaglintServer(LanguageServer):
         edits at the diagnostic's places only (so fixing one key leaves the others as they are),
         its applicability in the title; and a source action that makes the first safe fix of the
         document whole. `only`: the kinds the editor asks for."""
+        self.open_document(uri)
         actions: list[types.CodeAction] = []
         fresh = {origin: result for origin, result in self.results.items()
-                 if origin not in self.workspace.text_documents or self.workspace.get_text_document(origin).version == result.version}
+                 if not self.is_open(origin) or self.workspace.get_text_document(origin).version == result.version}
         # a result checked before the latest edit has stale spans, and a check is under way
         if _wants(only, types.CodeActionKind.QuickFix):
             for result in fresh.values():
@@ -298,8 +327,14 @@ class FlaglintServer(LanguageServer):
             return word
         return None
 
+    def open_document(self, uri: str) -> TextDocument:
+        """The open document URI; the request's error where it names no open document."""
+        if not self.is_open(uri):
+            raise JsonRpcInvalidParams(f"{uri!r} is not an open document")
+        return self.workspace.get_text_document(uri)
+
     def hover(self, uri: str, position: types.Position) -> types.Hover | None:
-        document = self.workspace.get_text_document(uri)
+        document = self.open_document(uri)
         lines = lines_of(document.source)
         if position.line >= len(lines):
             return None
@@ -324,7 +359,7 @@ class FlaglintServer(LanguageServer):
         return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, "\n\n---\n\n".join(dict.fromkeys(parts)))) if parts else None
 
     def complete(self, uri: str, position: types.Position) -> list[types.CompletionItem]:
-        document = self.workspace.get_text_document(uri)
+        document = self.open_document(uri)
         lines = lines_of(document.source)
         if position.line >= len(lines):
             return []
@@ -351,6 +386,14 @@ class FlaglintServer(LanguageServer):
             if match := _FLAG_KEY.search(before):
                 return _keys(match.group(1), checker, "=")
         return []
+
+
+def _unchecked(err: Exception) -> _Placed:
+    """The diagnostic of a document whose check failed: at its start, the reason in one line."""
+    reason = " ".join(f"{type(err).__name__}: {err}".split())[:300]
+    finding = built_in("FL010", (), None, variant="unchecked", reason=reason)
+    return _Placed(finding, types.Diagnostic(range=types.Range(types.Position(0, 0), types.Position(0, 0)), message=finding.message,
+                                             severity=types.DiagnosticSeverity.Error, code=finding.rule, source="flaglint"))
 
 
 def _message(finding: Finding, elsewhere: bool) -> str:

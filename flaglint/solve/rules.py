@@ -14,7 +14,7 @@ from typing import Any, Iterable
 
 from flaglint.core.findings import Finding
 from flaglint.maxtext.tpu import RULE_FUNCTIONS
-from flaglint.maxtext.values import format_value
+from flaglint.maxtext.values import shown_setting
 from flaglint.resolve.resolver import Config
 from flaglint.rules.expr import ExprError, Unknown, evaluate, parse
 from flaglint.rules.ruleset import Rule, RuleSet
@@ -69,7 +69,7 @@ SHARED_BY = 3
 
 
 def _values(names: list[str], config: Config) -> str:
-    pairs = [(n, format_value(config.lookup(n))) for n in names]
+    pairs = [(n, shown_setting(config.lookup(n))) for n in names]
     if len(pairs) <= MAX_VALUES_EACH:
         return ", ".join(f"{n}={v}" for n, v in pairs)
     pairs.sort(key=lambda pair: config.location(pair[0]) is None)  # stable: the rule's order within each
@@ -96,8 +96,8 @@ def _filled(message: str, config: Config, derived: Mapping) -> str:
         text = match[1]
         try:
             if _NAME.fullmatch(text):
-                return format_value(known(text))
-            return format_value(evaluate(parse(text), known, RULE_FUNCTIONS))
+                return shown_setting(known(text))
+            return shown_setting(evaluate(parse(text), known, RULE_FUNCTIONS))
         except (Unknown, ExprError, ArithmeticError, TypeError, ValueError):
             return match[0]
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import z3
 
+from flaglint.core.numbers import decimal_int, shown_value
 from flaglint.maxtext.mesh import (
     DCN,
     FILL,
@@ -551,7 +552,8 @@ class FixProblem:
         if z3.is_bool(result):
             return z3.is_true(result)
         if z3.is_int_value(result):
-            return result.as_long()
+            text = result.as_string()
+            return -decimal_int(text[1:]) if text.startswith("-") else decimal_int(text)
         fraction = result.as_fraction()
         return float(fraction.numerator) / float(fraction.denominator)
 
@@ -747,10 +749,17 @@ def _numeric(value: Any) -> bool:
     return isinstance(value, (int, float)) and value is not UNDEFINED
 
 
+# Z3's work limit counts steps, not digits: a search over integers of thousands of digits runs far
+# past the time the limit stands for, and no setting of MaxText's needs more than 64 bits.
+_SEARCHED_INTS = 2**64
+
+
 def _num(value: Any, ctx: z3.Context) -> Any:
     if isinstance(value, bool):
         return z3.IntVal(int(value), ctx)
     if isinstance(value, int):
+        if abs(value) >= _SEARCHED_INTS:
+            raise Unsupported(f"the value {shown_value(value)}, past the 64-bit integers a fix is searched among")
         return z3.IntVal(value, ctx)
     if not math.isfinite(value):
         raise Unsupported(f"the value {value!r}, which no real number is")

@@ -472,7 +472,7 @@ def _typed(facts: dict, key: str, base: Any, proposal: Any, origin: Origin, repo
         return proposal
     try:
         value = _PARSERS[kind](proposal)
-    except (ValueError, TypeError, AttributeError) as err:
+    except (ValueError, TypeError, AttributeError, OverflowError) as err:  # int(inf), float() of a huge int: Tunix stops
         report(staged(built_in('FL206', (key,), where, key=key, value=proposal, kind=kind, reason=_reason(err)), STARTUP))
         return _REFUSED
     if not _equal_value(value, proposal):

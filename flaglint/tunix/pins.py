@@ -21,6 +21,7 @@ from typing import Any
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import cache_root
 from flaglint.core.findings import InputError
+from flaglint.core.numbers import shown_text
 from flaglint.core.reading import PIN_FILE, RULE_FILE, Unreadable, read_text
 from flaglint.core.requirements import pinned_version
 from flaglint.rules.expr import Node, parse
@@ -161,7 +162,7 @@ def canonical_tunix_pin(pin: str) -> str:
     for candidate in (pin, f"{PREFIX}{pin}"):
         if candidate in known:
             return candidate
-    raise InputError(f"unknown Tunix pin {pin!r}; known: {', '.join(known)} (releases before 0.1.0 have no tunix.cli; "
+    raise InputError(f"unknown Tunix pin {shown_text(pin, 80)!r}; known: {', '.join(known)} (releases before 0.1.0 have no tunix.cli; "
                      "`flaglint schema import PATH` adds a Tunix source tree)")
 
 
@@ -232,5 +233,5 @@ def tunix_pin_from_requirements(text: str, path: str) -> str | None:
     try:
         return canonical_tunix_pin(version)
     except InputError:
-        raise InputError(f"{path}:{number}: google-tunix=={version} is not a bundled Tunix pin "
+        raise InputError(f"{path}:{number}: google-tunix=={shown_text(version, 60)} is not a bundled Tunix pin "
                          f"({', '.join(bundled_tunix_pins())})") from None

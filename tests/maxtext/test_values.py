@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flaglint.maxtext.values import ValueError_, coerce, type_value
+from flaglint.maxtext.values import ValueError_, coerce, format_value, type_value
 from flaglint.pins.pins import load_pin
 from flaglint.schema.model import KeySchema
 
@@ -276,3 +276,34 @@ def test_before_0_2_0_a_str_key_takes_any_value_and_a_bool_key_only_true_or_fals
     else:
         with pytest.raises(ValueError_):
             coerce(boolean, value)
+
+
+# Numbers of any size: ints past 64 bits and past a float's range, infinities and NaN, digit
+# strings past the 4,300 digits Python converts (pydantic refuses those as no int).
+huge_numbers = st.one_of(
+    st.integers(-(2**20_000), 2**20_000),
+    st.sampled_from([10**400, -(10**400), 2**1024, 2**64, float("inf"), float("-inf"), float("nan"), 1e308]),
+    st.builds(lambda sign, n, lead: sign + "0" * lead + "1" * n, st.sampled_from(["", "-", "+"]), st.integers(4_290, 4_310),
+              st.integers(0, 3)),
+    st.builds(lambda n: "1" + "0" * n + ".0", st.integers(300, 4_400)),
+)
+
+
+@pytest.mark.parametrize("schema", SCHEMAS, ids=lambda s: f"{s.kind}-{s.members or s.choices or ''}-{s.nullable}")
+@given(value=st.one_of(huge_numbers, st.lists(huge_numbers, max_size=2)))
+def test_numbers_of_any_size_agree_with_pydantic(schema, value):
+    test_coercion_agrees_with_pydantic.hypothesis.inner_test(schema, value)
+
+
+@pytest.mark.parametrize("raw", ["0x" + "f" * 320, "1" + "0" * 400, "0b" + "1" * 5000, "-0b" + "1" * 5000, ".inf", "1e400", ".nan"])
+@pytest.mark.parametrize("key", ["steps", "learning_rate", "dropout_rate", "run_name", "logical_axis_rules", "num_slices"])
+def test_a_number_of_any_size_is_typed_or_refused_in_one_short_line(key, raw):
+    """A hex int of 300 digits, 1 and 400 zeros, a binary int of 5,000 digits, an infinity: typed
+    exactly, or refused with a message that shows the number cut short."""
+    schema = load_pin("maxtext-0.2.5").keys[key]
+    try:
+        typed = type_value(schema, raw)
+    except ValueError_ as err:
+        assert len(str(err)) < 200, str(err)
+    else:
+        assert format_value(typed)

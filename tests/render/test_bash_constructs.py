@@ -78,3 +78,10 @@ def test_relative_source_is_found_from_the_working_directory_as_bash_does(tmp_pa
     for cwd in (tmp_path, tmp_path / "recipes"):  # run from the repository root, and from the recipe's folder
         monkeypatch.chdir(cwd)
         assert render(script, {}).exported["FROM"].text == _bash_value(cwd, script, "FROM")
+
+
+def test_an_indirect_reference_to_an_element_with_a_digit_of_another_script_is_read_as_index_0(tmp_path):
+    # `'²'.isdigit()` is true, yet no int: the subscript is read as bash's index 0 (it was a ValueError)
+    script = tmp_path / "ref.sh"
+    script.write_text('arr=(a b)\nref="arr[²]"\nexport Y=${!ref}\n')
+    assert render(script, {}).exported["Y"].text == "a"

@@ -622,7 +622,7 @@ class Expansion:
             name = m.group(1)
             val = self.lookup(st, name)
             if m.group(2) is not None and isinstance(val, list):
-                idx = int(m.group(2)) if m.group(2).isdigit() else 0
+                idx = int(m.group(2)) if m.group(2).isascii() and m.group(2).isdigit() else 0
                 val = val[idx] if idx < len(val) else None
         elif name in ("@", "*"):
             val = self.positional_values(st)
