@@ -28,6 +28,20 @@ CONFLICT = "moe_chunk_pipeline=false"
 WAIT = 120  # seconds a test waits for the server before it fails, never what a check finds
 
 
+def written_document(client: LanguageClient, path: Path, text: str, language: str) -> str:
+    """The file written with `text` and opened in the editor: its URI."""
+    path.write_text(text, encoding="utf-8")
+    return open_document(client, path, language)
+
+
+async def code_actions(client: LanguageClient, uri: str, diagnostic, diagnostics: list | None = None, only: list | None = None) -> list:
+    """The code actions the server offers at a diagnostic's range (`diagnostics`: those the editor
+    names there, by default the diagnostic itself; `only`: the kinds asked for)."""
+    return await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri), diagnostic.range,
+        types.CodeActionContext(diagnostics=[diagnostic] if diagnostics is None else diagnostics, only=only)))
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("project")
@@ -125,8 +139,7 @@ async def test_the_quick_fix_makes_the_edit_fix_makes_and_the_diagnostic_goes(cl
     text = script.read_text(encoding="utf-8")
     uri = open_document(client, script, "shellscript")
     conflict = next(d for d in await diagnostics_until(client, uri, lambda d: "FL101" in codes(d)) if d.code == "FL101")
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
-        types.TextDocumentIdentifier(uri), conflict.range, types.CodeActionContext(diagnostics=[conflict])))
+    actions = await code_actions(client, uri, conflict)
     fixing = [action for action in actions if any(d.code == "FL101" for d in action.diagnostics or [])]
     assert len(fixing) == 1
     action = fixing[0]
@@ -271,15 +284,13 @@ async def test_a_quick_fix_of_a_tunix_command_line_is_the_edit_lint_fix_makes(cl
     script.write_text(text, encoding="utf-8")
     uri = open_document(client, script, "shellscript")
     typo = next(d for d in await diagnostics_until(client, uri, lambda d: "FL204" in codes(d)) if d.code == "FL204")
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
-        types.TextDocumentIdentifier(uri), typo.range, types.CodeActionContext(diagnostics=[typo])))
+    actions = await code_actions(client, uri, typo)
     fixing = [action for action in actions if any(d.code == "FL204" for d in action.diagnostics or [])]
     assert len(fixing) == 1 and "unsafe" not in fixing[0].title and fixing[0].is_preferred
     # the typo's fix only: the value another diagnostic names is left as it is
     fixed = apply_edits(text, fixing[0].edit.changes[uri])
     assert fixed == text.replace("  batch_sise=8 \\\n", "  \\\n")
-    everything = await client.text_document_code_action_async(types.CodeActionParams(
-        types.TextDocumentIdentifier(uri), typo.range, types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.SourceFixAll])))
+    everything = await code_actions(client, uri, typo, diagnostics=[], only=[types.CodeActionKind.SourceFixAll])
     (fix_all,) = everything
     assert fix_all.kind == types.CodeActionKind.SourceFixAll
     fixed = apply_edits(text, fix_all.edit.changes[uri])
@@ -290,17 +301,13 @@ async def test_a_quick_fix_of_a_tunix_command_line_is_the_edit_lint_fix_makes(cl
 
 
 async def test_each_diagnostic_has_its_own_quick_fixes_and_an_unsafe_one_is_labelled(client: LanguageClient, project: Path):
-    flags = project / "mixed.flags"
     text = "use_dpo=true packing=true context=Offload remat_polcy=full"
-    flags.write_text(text, encoding="utf-8")
-    uri = open_document(client, flags, "plaintext")
+    uri = written_document(client, project / "mixed.flags", text, "plaintext")
     found = await diagnostics_until(client, uri, lambda d: {"FL004", "FL005"} <= set(codes(d)))
 
     async def fixes_of(code: str) -> list[tuple[str, str]]:
         diagnostic = next(d for d in found if d.code == code)
-        actions = await client.text_document_code_action_async(types.CodeActionParams(
-            types.TextDocumentIdentifier(uri), diagnostic.range, types.CodeActionContext(diagnostics=[diagnostic],
-                                                                                        only=[types.CodeActionKind.QuickFix])))
+        actions = await code_actions(client, uri, diagnostic, only=[types.CodeActionKind.QuickFix])
         return [(action.title, apply_edits(text, action.edit.changes[uri])) for action in actions
                 if diagnostic in (action.diagnostics or [])]
 
@@ -310,12 +317,9 @@ async def test_each_diagnostic_has_its_own_quick_fixes_and_an_unsafe_one_is_labe
                     ("fix (unsafe): drop remat_polcy=full, add remat_policy=full", text.replace("remat_polcy", "remat_policy"))]
     conflict = next(d.code for d in found if d.code.startswith("MX"))
     turned_off = {fixed for _, fixed in await fixes_of(conflict)}
-    refused = project / "refused.flags"
-    refused.write_text("log_period=1.5", encoding="utf-8")
-    only_unsafe = open_document(client, refused, "plaintext")
+    only_unsafe = written_document(client, project / "refused.flags", "log_period=1.5", "plaintext")
     (typed,) = await diagnostics_until(client, only_unsafe, lambda d: "FL005" in codes(d))
-    (action,) = await client.text_document_code_action_async(types.CodeActionParams(
-        types.TextDocumentIdentifier(only_unsafe), typed.range, types.CodeActionContext(diagnostics=[typed])))
+    (action,) = await code_actions(client, only_unsafe, typed)
     # its only fix drops the value (the default comes back): offered, labelled, not preferred; no safe fix to make whole
     assert action.title == "fix (unsafe): drop log_period=1.5" and not action.is_preferred
     close_documents(client, only_unsafe)
@@ -324,14 +328,11 @@ async def test_each_diagnostic_has_its_own_quick_fixes_and_an_unsafe_one_is_labe
 
 
 async def test_a_conflict_in_a_config_buffer_has_a_quick_fix_for_each_way_out(client: LanguageClient, project: Path):
-    config = project / "dpo.yml"
     text = "base_config: base.yml\nuse_dpo: true\npacking: true\n"
-    config.write_text(text, encoding="utf-8")
-    uri = open_document(client, config, "yaml")
+    uri = written_document(client, project / "dpo.yml", text, "yaml")
     found = await diagnostics_until(client, uri, lambda d: any(code.startswith("MX") for code in codes(d)))
     conflict = next(d for d in found if d.code.startswith("MX"))
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
-        types.TextDocumentIdentifier(uri), conflict.range, types.CodeActionContext(diagnostics=[conflict])))
+    actions = await code_actions(client, uri, conflict)
     fixed = {apply_edits(text, action.edit.changes[uri]) for action in actions if conflict in (action.diagnostics or [])}
     assert fixed == {text.replace("packing: true", "packing: false"), text.replace("use_dpo: true", "use_dpo: false")}
     close_documents(client, uri)
