@@ -157,8 +157,19 @@ def unwrap(words: Sequence[str | None]) -> Unwrapped | None:
     return Unwrapped(at, tuple(assigned), tuple(unset), cleared)
 
 
-def may_launch(program: str) -> bool:
+# Launchers that start a command only under some of their subcommands (`kubectl exec -- CMD`): one
+# whose first argument is another of theirs (`kubectl delete`, `get`, `apply -f -`) starts nothing.
+_QUIET_SUBCOMMANDS = {"kubectl": frozenset({
+    "delete", "get", "apply", "create", "describe", "logs", "wait", "patch", "label", "annotate", "scale", "rollout",
+    "config", "cp", "port-forward", "top", "edit", "replace", "set", "auth", "api-resources", "cluster-info", "version"})}
+
+
+def may_launch(program: str, arguments: Sequence[str | None] = ()) -> bool:
+    """Whether a command that runs `program` with `arguments` (None: a word not known here) may
+    start MaxText; without its arguments, whether the program may."""
     name = posixpath.basename(program)
+    if arguments and arguments[0] in _QUIET_SUBCOMMANDS.get(name, ()):
+        return False
     return name in _LAUNCHERS or is_python(name)
 
 
@@ -167,8 +178,8 @@ class MaxTextLaunches:
     python or a launcher may start MaxText, which reads the M_<KEY> variables of its environment;
     a wrapper runs the command after its options."""
 
-    def may_launch(self, program: str) -> bool:
-        return may_launch(program)
+    def may_launch(self, program: str, arguments: Sequence[str | None] = ()) -> bool:
+        return may_launch(program, arguments)
 
     def reads_variable(self, name: str) -> bool:
         return is_key_variable(name)

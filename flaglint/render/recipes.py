@@ -20,8 +20,8 @@ class _Launches:
 
     _tunix = TunixLaunches()
 
-    def may_launch(self, program: str) -> bool:
-        return MAXTEXT_LAUNCHES.may_launch(program)
+    def may_launch(self, program: str, arguments: Sequence[str | None] = ()) -> bool:
+        return MAXTEXT_LAUNCHES.may_launch(program, arguments)
 
     def reads_variable(self, name: str) -> bool:
         return MAXTEXT_LAUNCHES.reads_variable(name) or self._tunix.reads_variable(name)

@@ -608,7 +608,7 @@ class Interp(Expansion, Conditions, Builtins):
                 words = self.fields(ins.words, st)  # the same fields, concrete (only a command that mutates nothing has symbolic ones)
             self._run_script(ins, st, words[at:], extra, cleared, replace)
             return
-        if self.launches.may_launch(program):
+        if self.launches.may_launch(program, [w.text if type(w) is Value else None for w in words[at + 1:]]):
             self.record_launch(ins, st, words[at:], extra, cleared)
         if replace:
             self.exit(st, 0)  # this process became the program: the script ends here

@@ -405,8 +405,9 @@ class LaunchRecogniser(Protocol):
     """What the machine is told of the programs it never runs: which commands it keeps as launches
     (Rendering.launched), and which variables of their environment it keeps with them."""
 
-    def may_launch(self, program: str) -> bool:
-        """Whether a command that runs `program` (a name or a path) may start the launched program."""
+    def may_launch(self, program: str, arguments: Sequence[str | None] = ()) -> bool:
+        """Whether a command that runs `program` (a name or a path) with `arguments` (None: a word
+        not known here) may start the launched program."""
 
     def reads_variable(self, name: str) -> bool:
         """Whether the launched program reads this variable of its environment."""

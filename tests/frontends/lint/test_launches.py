@@ -230,3 +230,19 @@ def test_a_loop_that_polls_a_launcher_ends_and_the_launch_after_it_is_checked(tm
     script.write_text(f"until ! {poll} >/dev/null 2>&1; do\n  sleep 5\ndone\n"
                       "python3 -m maxtext.trainers.pre_train.train run_name=r num_moe_token_chunks=2 use_ring_of_experts=false\n")
     assert [(f.rule, f.location.line) for f in check_script(script, Checker()).result.findings if f.severity == "error"] == [(PAIR, 4)]
+
+
+def test_a_kubectl_command_that_runs_nothing_is_no_launch(tmp_path):
+    # `kubectl delete`/`get` start no program, however many inputs their words read: no launch to
+    # verify (they were FL011 past the path cap); `kubectl exec -- …` is still followed.
+    from flaglint.render import evaluate
+
+    script = tmp_path / "k8s.sh"
+    script.write_text('case "$1" in --ns) NS="$2" ;; --name) NAME="$2" ;; esac\n'
+                      'kubectl delete jobset "${NAME:-x}" -n "${NS:-default}" --wait=true\n'
+                      'kubectl get jobset "${NAME:-x}" -n "${NS:-default}"\n'
+                      "kubectl exec pod -- python3 -m maxtext.trainers.pre_train.train maxtext/configs/base.yml stepz=1\n")
+    launched = {launch.line for outcome in evaluate(script).outcomes for launch in outcome.rendering.launched}
+    assert launched == {4}
+    findings = check_script(script, Checker()).result.findings
+    assert [(f.rule, f.location.line) for f in findings if f.severity == "error"] == [("FL004", 4)]
