@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 
-from flaglint.render.bash.expansion import fold_parts, glob_pieces
+from flaglint.render.bash.expansion import fold_parts, glob_pieces, plain_variable
 from flaglint.render.bash.lexer import Lit, Param
 from flaglint.render.bash.state import NeedInput, State, file_test_input
 from flaglint.render.bash.types import OTHER, Choice, FromInput, Sym
@@ -212,8 +212,4 @@ class Conditions:
 def _sole_variable(word) -> Param | None:
     """The variable a word is, and nothing else (`"$X"`, `${X}`); None for any other word."""
     parts = [p for p in word.parts if not (type(p) is Lit and p.text == "")]
-    if len(parts) != 1 or type(parts[0]) is not Param:
-        return None
-    p = parts[0]
-    plain = p.index is None and not p.length and not p.indirect and not p.op and (p.name[0].isalpha() or p.name[0] == "_")
-    return p if plain else None
+    return parts[0] if len(parts) == 1 and plain_variable(parts[0]) else None

@@ -128,6 +128,17 @@ def glob_pieces(segs: list) -> list[tuple[str, bool]]:
     return [(s[0], s[2]) for s in segs if s is not _BREAK]
 
 
+def plain_variable(p) -> bool:
+    """Whether a word's part is a variable read whole (`$X`, `${X}`): no operator, index or length."""
+    return (type(p) is Param and p.index is None and not p.length and not p.indirect and not p.op
+            and (p.name[0].isalpha() or p.name[0] == "_"))
+
+
+def _quoted_blank(segs: list) -> bool:
+    """Whether a quoted segment holds a blank (bash keeps it inside one field)."""
+    return any(seg[2] and any(ch in _IFS for ch in seg[0]) for seg in segs)
+
+
 def fold_parts(value, leaf, below, combine):
     """A symbolic value folded from its leaves up: `leaf(part, within)` of a part that is no Choice
     or string, `below(part, within)` the (child, within) pairs of one that is, `combine(part,
@@ -361,8 +372,7 @@ class Expansion:
         holds a blank. Where bash would stop or note something on some values of the first input
         it reads, or they give more than GUARDED_LEAVES alternatives, the path forks on that input
         (NeedInput), those values apart; None where it yields several fields of "$@"."""
-        if type(part) is Param and part.index is None and not part.length and not part.indirect and not part.op \
-                and (part.name[0].isalpha() or part.name[0] == "_"):
+        if plain_variable(part):
             raw = self.raw(st, part.name)
             if is_symbolic(raw):  # a joined value: kept as it is, never walked alternative by alternative
                 return raw, part.quoted and not self._blank_free(raw, st)
@@ -400,7 +410,7 @@ class Expansion:
             leaves += 1
             if leaves > GUARDED_LEAVES or scratch.notes is not state.notes or any(seg is _BREAK for seg in segs):
                 return None
-            blank = blank or any(seg[2] and any(ch in _IFS for ch in seg[0]) for seg in segs)
+            blank = blank or _quoted_blank(segs)
             return join_segments(segs)
 
         try:
@@ -410,13 +420,12 @@ class Expansion:
             return None if value is None else (value, blank)
         if any(seg is _BREAK for seg in segs):
             return None
-        return join_segments(segs), any(seg[2] and any(ch in _IFS for ch in seg[0]) for seg in segs)
+        return join_segments(segs), _quoted_blank(segs)
 
     def _symbolic_field(self, word: Word, st: State, split: bool = False):
         """The word as one symbolic field; with `split`, a word with no quotes that bash may split
         into several fields (or none) is a Split of its value; None where it is neither."""
-        plain = [type(p) is Param and p.index is None and not p.length and not p.indirect and not p.op
-                 and (p.name[0].isalpha() or p.name[0] == "_") for p in word.parts]
+        plain = [plain_variable(p) for p in word.parts]
         raws = [self.raw(st, p.name) if is_plain else None for p, is_plain in zip(word.parts, plain)]
         if not any(is_symbolic(raw) for raw in raws):
             return None
