@@ -405,11 +405,11 @@ class Explorer:
                     witnesses[name] = env[name]
         rendering = self.interp.rendering(st, witnesses)
         rendering.handoffs = list(st.handoffs)
-        self._record_launch_reads(rendering)
+        self._record_reads(rendering)
         return Outcome(rendering, [ExploredPath(env, list(st.branches), domains, cubes)])
 
 
-    def _record_launch_reads(self, rendering: Rendering) -> None:
+    def _record_reads(self, rendering: Rendering) -> None:
         """The inputs the outcome's symbolic values read (a launch's unquoted `$F` that some paths
         never assigned, a part guarded on an input the path never decided, a variable the trainer
         reads): decided where the launch is made concrete, so their values are explored too."""
@@ -424,7 +424,7 @@ class Explorer:
                 if name not in self.explored:
                     self.explored[name] = list(candidates(name) if candidates else (None,))
         for handoff in rendering.handoffs:
-            self._record_launch_reads(handoff)
+            self._record_reads(handoff)
 
 
 class _Fork:
