@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from dataclasses import replace
@@ -33,16 +34,18 @@ def shown_path(path: str | None) -> str | None:
 
 
 def _relative(checked: list[Checked]) -> None:
+    shown = functools.cache(shown_path)  # a witness names the same file at each branch it took
+
     def moved(location):
-        return location and replace(location, file=shown_path(location.file))
+        return location and replace(location, file=shown(location.file))
 
     for item in checked:
-        item.label = shown_path(item.label)
+        item.label = shown(item.label)
         for finding in item.result.findings:
             finding.location = moved(finding.location)
             finding.related = tuple(moved(loc) for loc in finding.related)
             if finding.witness:
-                finding.witness["branches"] = [{**branch, "file": shown_path(branch["file"])} for branch in finding.witness.get("branches", [])]
+                finding.witness["branches"] = [{**branch, "file": shown(branch["file"])} for branch in finding.witness.get("branches", [])]
         for fix in [*item.result.fixes, *item.applied]:
             fix.edits = [replace(edit, location=moved(edit.location)) for edit in fix.edits]
 

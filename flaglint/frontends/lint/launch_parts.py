@@ -635,7 +635,7 @@ def _narrowed(path: ExploredPath, fixed: Mapping[str, list]) -> ExploredPath | N
             if not changes[name]:
                 return None
         env = {**path.env, **{name: found[0] for name, found in changes.items()}}
-        return ExploredPath(env, [], {**path.domains, **changes}, narrowed_from=path, changed=changes)
+        return ExploredPath(env, path.branches, {**path.domains, **changes}, narrowed_from=path, changed=changes)
     cubes = []
     for cube in path.products():
         narrowed = {**cube, **{name: [v for v in cube.get(name, values) if v in values] for name, values in fixed.items()}}
@@ -648,7 +648,7 @@ def _narrowed(path: ExploredPath, fixed: Mapping[str, list]) -> ExploredPath | N
     for name, values in cubes[0].items():
         if name in fixed or env.get(name) not in values:
             env[name] = values[0]
-    return ExploredPath(env, [], domains, cubes if len(cubes) > 1 else None)
+    return ExploredPath(env, path.branches, domains, cubes if len(cubes) > 1 else None)
 
 
 def _classes(domain: list, splits: set | None) -> list[list]:

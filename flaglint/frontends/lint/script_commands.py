@@ -192,10 +192,11 @@ def with_witnesses(seen: dict[tuple, tuple[Finding, list[ExploredPath]]], explor
     explored = [path for outcome in exploration.outcomes for path in outcome.paths]
     conditions = PathConditions(exploration.inputs, explored)
     found = []
+    lines: dict[str, list[str] | None] = {}  # each file's lines, read once for all its findings
     for finding, paths in seen.values():
         path, matters = conditions.witness(paths)
         finding.witness = witness(path, matters, paths)
-        for name in _unset_inputs_at(finding.location, path, exploration.inputs):
+        for name in _unset_inputs_at(finding.location, path, exploration.inputs, lines):
             finding.witness["env"].setdefault(name, None)
         found.append(finding)
     return found
@@ -218,16 +219,22 @@ def _fix_line(line: CommandLine, script: Path, data: bytes, checker: Checker, in
 _EXPANSION = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def _unset_inputs_at(location: Location | None, path: ExploredPath, inputs: dict) -> list[str]:
+def _unset_inputs_at(location: Location | None, path: ExploredPath, inputs: dict,
+                     lines: dict[str, list[str] | None]) -> list[str]:
     """The inputs the finding's word expands that are unset on the path. An input no condition
     compares has the one value `unset` (so no witness condition names it), yet it is why MaxText
-    gets `key=` there."""
+    gets `key=` there. `lines`: the files' lines read so far."""
     if location is None or location.file is None or location.end_line is not None:
         return []
-    try:
-        text = read_text(location.file, SCRIPT).splitlines()[location.line - 1]
-    except (Unreadable, IndexError):
+    if location.file not in lines:
+        try:
+            lines[location.file] = read_text(location.file, SCRIPT).splitlines()
+        except Unreadable:
+            lines[location.file] = None
+    found = lines[location.file]
+    if found is None or not 0 < location.line <= len(found):
         return []
+    text = found[location.line - 1]
     word = re.match(r"\S*", text[location.column - 1:]).group()  # the word as written, with its expansions
     return [name for name in _EXPANSION.findall(word)
             if (name in path.env and path.env[name] is None) or list(inputs.get(name, ())) == [None]]

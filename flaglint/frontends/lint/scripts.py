@@ -208,7 +208,7 @@ def check_script(
         result.findings.append(built_in("FL010", (), Location(err.file, err.line, err.column, end_column=err.column + 1), reason=err.message))
         return check
     check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
-    witnesses = Witnesses(path, given, check.env)
+    witnesses = Witnesses(path, given, check.env, args)
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified, witnesses)
     commands = check_commands(path, exploration, checker, given, max_fixes, allow_unverified, witnesses)
     tunix = (check_tunix_commands(path, exploration, load_tunix_pin(tunix_pin), given, allow_unverified, checker.devices,

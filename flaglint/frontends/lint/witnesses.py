@@ -11,6 +11,7 @@ from flaglint.core.findings import Finding
 from flaglint.core.location import Location
 from flaglint.frontends.checker import Checker
 from flaglint.render.bash.explorer import OTHER, ExploredPath, run_inputs
+from flaglint.render.bash.guards import arms_taken
 from flaglint.render.bash.path_conditions import preference
 from flaglint.render.bash.types import Value
 from flaglint.render.recipes import render
@@ -63,27 +64,42 @@ def _admits(product: Mapping[str, Sequence], chosen: Mapping[str, str | None]) -
     return all(name not in product or value in product[name] for name, value in chosen.items())
 
 
+def _arms_on_paths(inputs: Mapping[str, str | None], paths: Sequence[ExploredPath]) -> list | None:
+    """The arms a run with `inputs` takes, read off the first of `paths` whose condition holds for
+    them (every run it holds for takes that path); None where none tells (a run must)."""
+    for path in paths:
+        if any(all(inputs.get(name) in values for name, values in product.items()) for product in path.products()):
+            return arms_taken(path.branches, inputs)
+    return None
+
+
 class Witnesses:
     """The witnesses of one script's findings: the inputs that matter, and the arms a run with them
     (the path's other inputs as they are) takes. Findings whose runs take the same inputs share one
     run of the script: several rules or keys at one place, and the trainer's flags and its command
     lines alike (one Witnesses for all of a script's checks)."""
 
-    def __init__(self, script: Path, text: bytes | None, env: Mapping[str, str] = {}):
-        """`env`: the variables the user gave (--env), which no path varies: a run has them too."""
-        self.script, self.text, self.env = script, text, env
+    def __init__(self, script: Path, text: bytes | None, env: Mapping[str, str] = {}, args: Sequence[str] | None = None):
+        """`env` and `args`: the variables and the arguments the user gave (--env, --arg), which no
+        path varies: a run has them too."""
+        self.script, self.text, self.env, self.args = script, text, env, args
         self._branches: dict[tuple, list] = {}
 
     def __call__(self, path: ExploredPath, matters: Mapping[str, list], paths: Sequence[ExploredPath]) -> dict[str, Any]:
         """`path` and `matters`: the finding's witness among its `paths` (PathConditions.witness)."""
         chosen = _on_paths(path, paths, matters)
-        variables, args = run_inputs({**self.env, **path.env, **chosen})
+        inputs = {**self.env, **path.env, **chosen}
+        variables, args = run_inputs(inputs)
+        if self.args is not None:
+            args = list(self.args)
         env = {name: value for name, value in variables.items() if value is not None}
         key = (tuple(sorted(env.items())), tuple(args))
         branches = self._branches.get(key)
         if branches is None:
-            branches = self._branches[key] = [{"file": str(file), "line": line}
-                                              for file, line in render(self.script, env, self.text, args).branches]
+            arms = _arms_on_paths(inputs, [path, *paths])
+            if arms is None:
+                arms = render(self.script, env, self.text, args).branches
+            branches = self._branches[key] = [{"file": str(file), "line": line} for file, line in arms]
         return {
             "env": {name: _witness_value(value) for name, value in chosen.items()},
             "branches": [dict(branch) for branch in branches],

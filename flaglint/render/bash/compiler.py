@@ -16,6 +16,7 @@ from flaglint.render.bash.arithmetic import ArithError, ArithTooDeep
 from flaglint.render.bash.depth import check_depth
 from flaglint.render.bash.lexer import (
     ARITH_ASSIGN,
+    CmdSub,
     Lit,
     Param,
     Source,
@@ -113,6 +114,9 @@ class JumpIf(Instr):
     on_success: bool
     target: int = -1
     loop: bool = False  # the test of a while or until loop: the machine sees when an iteration changes nothing
+    # a loop's test that reads only the shell's variables and arguments (no program, no file): an
+    # iteration that changes nothing comes back to it for ever (`shift 2` with one argument left)
+    settled: bool = False
     groupable = True
 
 
@@ -829,7 +833,7 @@ class Compiler:
         conds = [c for c in node.named_children if c is not body and c.type not in _SKIP and c != body]
         conds = [c for c in conds if not (c.start_byte == body.start_byte and c.end_byte == body.end_byte)]
         self.condition(conds, code)
-        exit_jump = JumpIf(on_success=until, loop=True)
+        exit_jump = JumpIf(on_success=until, loop=True, settled=all(map(_reads_variables_only, out[head:])))
         out.append(exit_jump)
         self._loop_body(body, code, head)
         out.append(Jump(target=head))
@@ -1193,3 +1197,26 @@ def compile_text(path: str, data: bytes) -> CompiledFile:
     code = Code(src)
     compiler.block(compiler.statements(tree.root_node), code)
     return CompiledFile(code, facts)
+
+
+_FILE_TESTS = frozenset(("-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-t", "-u", "-w", "-x",
+                         "-G", "-L", "-N", "-O", "-S", "-ef", "-nt", "-ot"))
+
+
+def _reads_variables_only(instr: Instr) -> bool:
+    """Whether a loop test's instruction reads nothing but the shell's variables and arguments."""
+    if type(instr) is Test:
+        return _test_reads_variables_only(instr.expr)
+    return type(instr) in (ArithCmd, Negate)
+
+
+def _test_reads_variables_only(expr: tuple) -> bool:
+    kind = expr[0]
+    if kind in ("and", "or"):
+        return _test_reads_variables_only(expr[1]) and _test_reads_variables_only(expr[2])
+    if kind == "not":
+        return _test_reads_variables_only(expr[1])
+    if kind in ("un", "bin"):
+        words = expr[2:]
+        return expr[1] not in _FILE_TESTS and not any(w.mutates() or any(type(p) is CmdSub for p in w.parts) for w in words)
+    return kind == "word" and not expr[1].mutates() and not any(type(p) is CmdSub for p in expr[1].parts)

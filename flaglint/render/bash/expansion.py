@@ -511,10 +511,7 @@ class Expansion:
         """The word as a pattern (`case` arms, `[[ x == pattern ]]`); a literal one compiled once."""
         if word.literal is None:
             return compile_glob(glob_pieces(self.segments(word, st)))
-        cached = self._literal_globs.get(id(word))
-        if cached is None:
-            cached = self._literal_globs[id(word)] = (word, compile_glob(glob_pieces(self.segments(word, st))))
-        return cached[1]
+        return word.literal_pattern
 
     def part(self, p, st: State) -> list:
         if type(p) is Lit:

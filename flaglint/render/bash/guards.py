@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
 
 from flaglint.render.bash.state import State
 from flaglint.render.bash.types import Choice, FromInput, Spans, Sym, Value
@@ -187,3 +189,58 @@ def _identity(value) -> object:
     if type(value) is Value and type(value.origins) is Spans:
         return (value.text, value.opaque, value.origins)
     return id(value)
+
+
+@dataclass(frozen=True, eq=False)
+class ArmsByCondition:
+    """Where paths merged after they forked: the arms each took since, beside its condition (its
+    cubes over the merged universe), in a merged path's branches (State.branches)."""
+    alternatives: tuple  # ((cubes, branches), ...), one for each merged path
+
+    def arms(self, env: Mapping[str, str | None]) -> tuple | None:
+        """The arms of the one merged path whose condition holds for `env`; None where none or
+        several do."""
+        by_value = self._by_value
+        if by_value is not None:
+            found = by_value[1].get(env.get(by_value[0]), ())
+        else:
+            found = [arms for cubes, arms in self.alternatives if any(admits(cube, env) for cube in cubes)]
+        return found[0] if len(found) == 1 else None
+
+    @cached_property
+    def _by_value(self) -> tuple[str, dict] | None:
+        """Where every condition is on one input (the arms of a `case` on it): that input, and the
+        arms of each of its values, looked up at once for each witness."""
+        names = {name for cubes, _ in self.alternatives for cube in cubes for name, _ in cube}
+        if len(names) != 1 or any(not cube for cubes, _ in self.alternatives for cube in cubes):
+            return None
+        table: dict = {}
+        for cubes, arms in self.alternatives:
+            for value in {v for cube in cubes for _, values in cube for v in values}:
+                table.setdefault(value, []).append(arms)
+        return names.pop(), table
+
+
+def admits(cube: Cube, env: Mapping[str, str | None]) -> bool:
+    """Whether the cube holds for the inputs' values in `env` (an input `env` lacks is unset)."""
+    return all(env.get(name) in values for name, values in cube)
+
+
+def arms_taken(branches: Sequence, env: Mapping[str, str | None]) -> list | None:
+    """The arms (file, line) that a run with the inputs `env` takes along a path's branches: at
+    each merge, those of the one merged path whose condition holds there. None where no merged path's
+    condition holds, or more than one does (a run must tell)."""
+    taken: list = []
+    pending = [iter(branches)]
+    while pending:
+        entry = next(pending[-1], None)
+        if entry is None:
+            pending.pop()
+        elif type(entry) is ArmsByCondition:
+            arms = entry.arms(env)
+            if arms is None:
+                return None
+            pending.append(iter(arms))
+        else:
+            taken.append(entry)
+    return taken

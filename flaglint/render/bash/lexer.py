@@ -12,6 +12,7 @@ import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Union
 
 from flaglint.render.bash.arithmetic import parse_arith
@@ -127,6 +128,12 @@ class Word:
     def __post_init__(self) -> None:
         literal = "".join(p.text for p in self.parts) if all(isinstance(p, Lit) for p in self.parts) else None
         object.__setattr__(self, "literal", literal)
+
+    @cached_property
+    def literal_pattern(self) -> re.Pattern:
+        """A literal word as a glob pattern (`case` arms, `[[ x == pattern ]]`), compiled once for
+        every run of the script (the witness of each finding runs it again)."""
+        return compile_glob([(p.text, p.quoted) for p in self.parts])
 
     def mutates(self) -> bool:
         """Whether expanding the word can change more than its value (${X:=d}, arithmetic assignment, ${X:?})."""

@@ -118,7 +118,6 @@ class Interp(Expansion, Conditions, Builtins):
         self.files: dict[str, object] = {}
         self.line = 0  # the line of the instruction being run, for notes
         self._literal_fields: dict[int, tuple] = {}  # id(word) -> (word, fields); Values never change
-        self._literal_globs: dict[int, tuple] = {}  # id(word) -> (word, compiled pattern), of a literal word
 
     # ---- setup ----
     def load(self, path: str):
@@ -317,6 +316,11 @@ class Interp(Expansion, Conditions, Builtins):
 
     def i_jumpif(self, ins: JumpIf, st: State) -> None:
         if ins.loop and self._repeats(ins, st):
+            if ins.settled:  # nothing the test reads can change: bash runs this loop for ever, and nothing after it
+                while st.stack:
+                    self.pop(st)
+                st.done = True
+                return
             st.pc = ins.target  # more iterations give this state again: the loop can only be left, in it
             return
         st.pc = ins.target if (st.status == 0) == ins.on_success else st.pc + 1

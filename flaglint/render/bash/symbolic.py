@@ -32,7 +32,14 @@ from flaglint.render.bash.explorer import (
     Explorer,
     Outcome,
 )
-from flaglint.render.bash.guards import Cube, cubes_of, guarded, settle, trimmed
+from flaglint.render.bash.guards import (
+    ArmsByCondition,
+    Cube,
+    cubes_of,
+    guarded,
+    settle,
+    trimmed,
+)
 from flaglint.render.bash.machine import Interp
 from flaglint.render.bash.state import State, is_argument, settled_positional
 from flaglint.render.bash.types import (
@@ -226,7 +233,10 @@ def _merge(states: list[State], candidates) -> State | None:
     differ = {n for n, found in universes.items()
               if any(set(values) != set(found[0]) for values in found[1:])
               or any(st.inputs.get(n, _MISSING) != a.inputs.get(n, _MISSING) for st in others)}
-    if any(b.exported - differ != a.exported - differ for b in others):
+    # A variable exported on some paths that the others never touched is the environment's there,
+    # which bash exports too: exported on the merged path, its value the input's where it is not set.
+    exported = set().union(*(st.exported for st in states)) - differ
+    if any(name not in st.exported and any(name in scope for scope in st.scopes) for name in exported for st in states):
         return None
     exports = {}
     for name in differ:
@@ -235,6 +245,7 @@ def _merge(states: list[State], candidates) -> State | None:
             return None
     cubes = [_explicit(st, universe, spread) for st in states]
     m = a.copy()
+    m.exported |= exported
     m.inputs.update(read_once)
     m.positional = settled_positional(a)
     for index, scope in enumerate(m.scopes):
@@ -262,9 +273,18 @@ def _merge(states: list[State], candidates) -> State | None:
     for other in others:
         notes = notes + tuple(n for n in other.notes if n not in notes)
     m.notes = notes
-    m.branches = ()  # the arms taken differ; a witness's are found by rendering it (lint)
+    m.branches = _merged_branches([st.branches for st in states], cubes)
     m.steps = max(st.steps for st in states)
     return m
+
+
+def _merged_branches(branches: list[tuple], cubes: list[list[Cube]]) -> tuple:
+    """The arms the merged paths took: those they share, then each one's own beside its condition."""
+    first = branches[0]
+    shared = min(len(b) for b in branches)
+    for other in branches[1:]:
+        shared = next((i for i in range(shared) if other[i] is not first[i] and other[i] != first[i]), shared)
+    return first[:shared] + (ArmsByCondition(tuple((c, b[shared:]) for c, b in zip(cubes, branches))),)
 
 
 def _narrowed(value, st: State, depth: int = 0):
