@@ -49,6 +49,7 @@ from flaglint.tunix.pins import value_kind
 
 CONFIG = "tunix/cli/config.py"
 CLI = "tunix/cli"
+MESH_LIBRARY = "tunix/utils/mesh.py"
 HYPERPARAMETERS = "HyperParameters"
 # HyperParameters' own merge, which flaglint models in code (flaglint/tunix/merge.py): its raises
 # are the merge's findings, not rules.
@@ -126,7 +127,7 @@ def import_tunix(path: str | Path, commit: str | None = None) -> TunixImport:
         "bases": bases,
         "merge": _merge_facts(config),
         "entries": entries,
-        "mesh": _mesh_facts(config),
+        "mesh": _mesh_facts(tree, config),
         "read_keys": _read_keys(files),
     }
     maxtext = maxtext_model(tree, sorted(entries))
@@ -353,15 +354,39 @@ def _inheritance(init: ast.FunctionDef) -> dict[str, Any]:
     return {"inherited_roles": [], "inherit_from": None}
 
 
-def _mesh_facts(config: Module) -> dict[str, Any]:
+def _mesh_facts(tree: SourceTree, config: Module) -> dict[str, Any]:
+    """Which mesh parser HyperParameters has; whether the mesh is held to the devices JAX finds (in
+    the parser, or from 0.1.7 in `tunix/utils/mesh.py`'s create_mesh, which the entry points call with
+    the parsed shape); and the allocation policies the release's mesh module accepts (0.1.7)."""
     cls = config.classes[HYPERPARAMETERS]
     for name in ("parse_mesh_config", "create_mesh"):
         method = _method(cls, name)
         if method is not None:
-            text = ast.unparse(method)
-            return {"parser": name, "line": method.lineno, "checks_device_count": "device_count()" in text,
-                    "allocation_policy": _method(cls, "_parse_mesh_allocation_policy") is not None}
+            library = tree.module(MESH_LIBRARY) if tree.files.exists(MESH_LIBRARY) else None
+            creator = library.functions.get("create_mesh") if library is not None else None
+            counted = "device_count()" in ast.unparse(method) or creator is not None and "device_count()" in ast.unparse(creator)
+            facts: dict[str, Any] = {"parser": name, "line": method.lineno, "checks_device_count": counted,
+                                     "allocation_policy": _method(cls, "_parse_mesh_allocation_policy") is not None}
+            policies = _string_set(library, "_SUPPORTED_ALLOCATION_POLICIES") if library is not None else None
+            if policies:
+                facts["allocation_policies"] = policies
+            return facts
     return {"parser": None}
+
+
+def _string_set(module: Module, name: str) -> list[str] | None:
+    """A module constant that is a set, tuple or list of strings (or of constants naming strings), sorted."""
+    node = module.constants.get(name)
+    if not isinstance(node, (ast.Set, ast.Tuple, ast.List)):
+        return None
+    values = []
+    for element in node.elts:
+        if isinstance(element, ast.Name):
+            element = module.constants.get(element.id)
+        if not (isinstance(element, ast.Constant) and isinstance(element.value, str)):
+            return None
+        values.append(element.value)
+    return sorted(values)
 
 
 def _read_keys(files: TreeFiles) -> list[str]:
@@ -401,8 +426,43 @@ def _entry(tree: SourceTree, relpath: str) -> dict[str, Any]:
     owners_only = any(isinstance(s, ast.FunctionDef) and s.name == "_resolve_mesh_owners"
                       for cls in module.classes.values() for s in cls.body)
     filtered = {section: fields for function, _ in _functions(module) for section, fields in _filtered(module, function).items()}
-    return {"builders": list(builders.values()), "flags": _absl_flags(module),
-            "meshes": "roles with a mesh" if owners_only else "every role", "filtered": filtered}
+    facts = {"builders": list(builders.values()), "flags": _absl_flags(module),
+             "meshes": "roles with a mesh" if owners_only else "every role", "filtered": filtered}
+    steps = _data_steps(module)
+    if steps is not None:
+        facts["data_steps"] = steps
+    return facts
+
+
+def _data_steps(module: Module) -> dict[str, Any] | None:
+    """Where the entry point holds `max_steps` to the steps its data gives once the dataset is
+    loaded (0.1.7 grpo_main's compute_params: `if max_steps > allowed_max_steps: raise`): the site,
+    the section max_steps is read from, and the value each factor of the product falls back to
+    when it is not set (`if not train_fraction: train_fraction = 0.8`; the batch size's default of
+    `config.get("batch_size", 1)`). None where it holds it to none."""
+    for function, _ in _functions(module):
+        raises = [node for node in ast.walk(function) if isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
+                  and ast.unparse(node.test.left) == "max_steps" and isinstance(node.test.ops[0], ast.Gt)
+                  and any(isinstance(inner, ast.Raise) for inner in node.body)]
+        if not raises:
+            continue
+        section = next((call.args[0].value for call in ast.walk(function) if isinstance(call, ast.Call)
+                        and ast.unparse(call.func) in ("self._mutable_config_mapping", "self._config_mapping")
+                        and call.args and isinstance(call.args[0], ast.Constant)), None)
+        fallbacks = {}
+        for node in ast.walk(function):
+            if (isinstance(node, ast.If) and isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
+                    and isinstance(node.test.operand, ast.Name) and len(node.body) == 1 and isinstance(node.body[0], ast.Assign)
+                    and isinstance(node.body[0].value, ast.Constant) and ast.unparse(node.body[0].targets[0]) == node.test.operand.id):
+                fallbacks[node.test.operand.id] = node.body[0].value.value
+            elif (isinstance(node, ast.Call) and ast.unparse(node.func) == "self.config.get" and len(node.args) == 2
+                  and all(isinstance(a, ast.Constant) for a in node.args) and node.args[0].value == "batch_size"):
+                fallbacks["batch_size"] = node.args[1].value
+        if section is None or not {"num_train_epochs", "train_fraction", "batch_size"} <= fallbacks.keys():
+            return None
+        return {"site": f"{module.relpath}:{raises[0].lineno} {function.name}", "section": section,
+                "fallbacks": dict(sorted(fallbacks.items()))}
+    return None
 
 
 def _filtered(module: Module, function: ast.FunctionDef) -> dict[str, list[str]]:

@@ -20,6 +20,7 @@ from flaglint.core.findings import Finding
 from flaglint.core.location import Location
 from flaglint.rules.expr import Unknown, evaluate
 from flaglint.rules.ruleset import Rule, built_in
+from flaglint.tunix.data_steps import check_data_steps
 from flaglint.tunix.merge import (
     AFTER_DOWNLOADS,
     NEVER_CHECKED,
@@ -64,6 +65,9 @@ def check_tunix(pin: TunixPin, argv: TunixArgv, entry: str | None, allow_unverif
     findings += _unverified(pin, merged, lookup, builders, allow_unverified)
     findings += _builders(merged, builders)
     findings += _meshes(pin, merged, entry, argv.devices)
+    steps, notes = check_data_steps(pin, merged, entry)
+    findings += steps
+    merged.notes.extend(notes)
     return TunixCheck(merged, _unique(findings), entry)
 
 
