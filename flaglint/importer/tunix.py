@@ -259,10 +259,18 @@ def _merge_facts(config: Module) -> dict[str, Any]:
         "replaced_sections": _replace_keys(init),
         "parsed_types": _parsed_types(config),
         "null_string_kept_empty": "_normalize_cli_override" in config.functions,
+        "null_string_nested": _recursive(config.functions.get("_normalize_cli_override")),
         "nullable_accepts": _nullable_kinds(config),
     }
     facts.update(_inheritance(init))
     return facts
+
+
+def _recursive(function: ast.FunctionDef | None) -> bool:
+    """Whether a function calls itself (0.1.7's `_normalize_cli_override` keeps an empty string
+    for a string key at every depth of a section, not only at the top)."""
+    return function is not None and any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                                        and node.func.id == function.name for node in ast.walk(function))
 
 
 def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
