@@ -128,6 +128,7 @@ def import_tunix(path: str | Path, commit: str | None = None) -> TunixImport:
         "merge": _merge_facts(config),
         "entries": entries,
         "mesh": _mesh_facts(tree, config),
+        "optimizer": _optimizer_facts(config),
         "read_keys": _read_keys(files),
     }
     maxtext = maxtext_model(tree, sorted(entries))
@@ -439,7 +440,47 @@ def _entry(tree: SourceTree, relpath: str) -> dict[str, Any]:
     steps = _data_steps(module)
     if steps is not None:
         facts["data_steps"] = steps
+    optimizers = _optimizer_calls(module)
+    if optimizers:
+        facts["optimizers"] = optimizers
     return facts
+
+
+def _optimizer_facts(config: Module) -> dict[str, Any] | None:
+    """How HyperParameters.create_optimizer (0.1.3 and later) builds an optimizer from a section:
+    `opt_type` is required and looked up as `getattr(optax, opt_type.lower())`; `schedule_type`,
+    when set, as `getattr(optax.schedules, …)` with its required arguments taken from the section;
+    else `learning_rate` must be a number (or left out where the optimizer does not require it).
+    None where the release builds it otherwise (a fixed map of names before 0.1.3)."""
+    cls = config.classes[HYPERPARAMETERS]
+    create = _method(cls, "create_optimizer")
+    schedule = _method(cls, "_get_schedule_fn")
+    rate = _method(cls, "_create_learning_rate")
+    if create is None or schedule is None or rate is None:
+        return None
+    text, schedule_text, rate_text = ast.unparse(create), ast.unparse(schedule), ast.unparse(rate)
+    if ("getattr(optax, opt_type.lower())" not in text or "getattr(optax.schedules, schedule_type)" not in schedule_text
+            or "isinstance(learning_rate, (float, int))" not in rate_text or "if not opt_type:" not in text):
+        return None
+    return {"site": f"{CONFIG}:{create.lineno} HyperParameters.create_optimizer"}
+
+
+def _optimizer_calls(module: Module) -> list[dict[str, Any]]:
+    """The sections an entry point builds an optimizer from (`self.create_optimizer(base_key,
+    "actor_optimizer_config")`), each with whether it is built only when the section is set."""
+    found = []
+    for function, _ in _functions(module):
+        strings = {n.targets[0].id: n.value.value for n in ast.walk(function) if isinstance(n, ast.Assign)
+                   and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)}
+        guarded = {id(inner) for node in ast.walk(function) if isinstance(node, ast.If) and ".get(" in ast.unparse(node.test)
+                   for stmt in node.body for inner in ast.walk(stmt)}
+        for node in ast.walk(function):
+            if not (isinstance(node, ast.Call) and ast.unparse(node.func) == "self.create_optimizer" and node.args):
+                continue
+            keys = [a.value if isinstance(a, ast.Constant) else strings.get(getattr(a, "id", "")) for a in node.args]
+            if all(isinstance(k, str) for k in keys):
+                found.append({"keys": keys, "when_set": id(node) in guarded})
+    return sorted(found, key=lambda f: f["keys"])
 
 
 def _data_steps(module: Module) -> dict[str, Any] | None:
@@ -468,8 +509,17 @@ def _data_steps(module: Module) -> dict[str, Any] | None:
                 fallbacks["batch_size"] = node.args[1].value
         if section is None or not {"num_train_epochs", "train_fraction", "batch_size"} <= fallbacks.keys():
             return None
-        return {"site": f"{module.relpath}:{raises[0].lineno} {function.name}", "section": section,
-                "fallbacks": dict(sorted(fallbacks.items()))}
+        filled = sorted({target.slice.value for node in ast.walk(function) if isinstance(node, ast.Assign)
+                         for target in node.targets if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)
+                         and ast.unparse(target.value) == "actor_opt"})
+        optimizer = next((call.args[0].value for call in ast.walk(function) if isinstance(call, ast.Call)
+                          and ast.unparse(call.func) == f"{section}.get" and call.args and isinstance(call.args[0], ast.Constant)
+                          and str(call.args[0].value).endswith("optimizer_config")), None)
+        facts = {"site": f"{module.relpath}:{raises[0].lineno} {function.name}", "section": section,
+                 "fallbacks": dict(sorted(fallbacks.items()))}
+        if optimizer and filled:
+            facts["fills"] = {f"{section}.{optimizer}": filled}  # keys it sets where the section leaves them out
+        return facts
     return None
 
 

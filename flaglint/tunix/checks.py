@@ -21,6 +21,7 @@ from flaglint.core.location import Location
 from flaglint.rules.expr import Incomparable, Unknown, evaluate
 from flaglint.rules.ruleset import Rule, built_in
 from flaglint.tunix.data_steps import check_data_steps
+from flaglint.tunix.optimizer import check_optimizers
 from flaglint.tunix.merge import (
     AFTER_DOWNLOADS,
     NEVER_CHECKED,
@@ -62,6 +63,8 @@ def check_tunix(pin: TunixPin, argv: TunixArgv, entry: str | None, allow_unverif
     builders = pin.entries.get(entry, ())
     lookup = _lookup(merged, argv, builders)
     ruled, stopped = _rules(pin, merged, lookup, builders)
+    optimizers = check_optimizers(pin, merged, entry)
+    stopped |= {f.keys[0] for f in optimizers}
     # a nested value a check stops on is not also one Tunix "never types"
     findings += [f for f in _nested(merged, builders, pin.read_keys, pin.filtered.get(entry, {})) if not set(f.keys[:1]) & stopped]
     findings += _not_passed(pin, merged, entry)
@@ -69,6 +72,7 @@ def check_tunix(pin: TunixPin, argv: TunixArgv, entry: str | None, allow_unverif
     findings += _unverified(pin, merged, lookup, builders, allow_unverified)
     findings += _builders(merged, builders)
     findings += _meshes(pin, merged, entry, argv.devices)
+    findings += optimizers
     steps, notes = check_data_steps(pin, merged, entry)
     findings += steps
     merged.notes.extend(notes)

@@ -128,6 +128,8 @@ class TunixPin:
     origin: str
     maxtext_model: dict[str, Any] | None = None  # how it builds a MaxText model (importer/tunix_maxtext.py); None: it builds none
     data_steps: dict[str, dict[str, Any]] | None = None  # grpo_main -> how it holds max_steps to the data (importer `_data_steps`)
+    optimizer: dict[str, Any] | None = None  # how create_optimizer looks up optax (importer `_optimizer_facts`); None: not modelled
+    optimizers: dict[str, tuple[dict[str, Any], ...]] | None = None  # grpo_main -> the sections it builds an optimizer from
 
     def base(self, name: str) -> dict[str, BaseKey] | None:
         return self.bases.get(name)
@@ -202,7 +204,8 @@ def pin_from_data(name: str, data: dict[str, Any], rules_dir: Path, origin: str)
                     meshes, filtered, frozenset(data.get("read_keys", ())), data.get("mesh", {}),
                     tuple(load_rule_file(rules)) if rules.is_file() else (), _unexpressible(rules_dir / "unexpressible.yml"),
                     origin, data.get("maxtext_model"),
-                    {entry: facts["data_steps"] for entry, facts in data["entries"].items() if "data_steps" in facts})
+                    {entry: facts["data_steps"] for entry, facts in data["entries"].items() if "data_steps" in facts},
+                    data.get("optimizer"), {entry: tuple(facts.get("optimizers", ())) for entry, facts in data["entries"].items()})
 
 
 def _unexpressible(path: Path) -> tuple[Unexpressible, ...]:
