@@ -21,7 +21,6 @@ from flaglint.core.location import Location
 from flaglint.rules.expr import Incomparable, Unknown, evaluate
 from flaglint.rules.ruleset import Rule, built_in
 from flaglint.tunix.data_steps import check_data_steps
-from flaglint.tunix.optimizer import check_optimizers
 from flaglint.tunix.merge import (
     AFTER_DOWNLOADS,
     NEVER_CHECKED,
@@ -33,6 +32,7 @@ from flaglint.tunix.merge import (
     merge,
     staged,
 )
+from flaglint.tunix.optimizer import check_optimizers
 from flaglint.tunix.pins import PROGRAM, Builder, TunixPin, takes_kind, value_kind
 
 DEFAULT_ENTRY = "grpo_main"
