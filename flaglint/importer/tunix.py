@@ -64,9 +64,12 @@ _PARSER_KINDS = {"str": "str", "int": "int", "float": "float", "bool": "bool", "
 
 class TreeFiles:
     """The files of a Tunix source tree, by posix path relative to its root (the folder holding
-    `tunix/`)."""
+    `tunix/`); a module outside `tunix/` (orbax's `CheckpointManagerOptions`, which Tunix hands a
+    section to) is looked for in the DEPENDENCIES folders too (a site-packages of the releases the
+    Tunix release installs with)."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, dependencies: tuple[Path, ...] = ()):
+        self.dependencies = dependencies
         given = Path(path)
         if (given / CONFIG).is_file():
             self.root = given
@@ -77,11 +80,17 @@ class TreeFiles:
                              "give the folder that holds tunix/)")
         self.origin = given
 
+    def _root_of(self, relpath: str) -> Path:
+        if (self.root / relpath).is_file() or relpath.startswith("tunix/"):
+            return self.root
+        return next((folder for folder in self.dependencies if (folder / relpath).is_file()), self.root)
+
     def exists(self, relpath: str) -> bool:
-        return (self.root / relpath).is_file()
+        return (self._root_of(relpath) / relpath).is_file()
 
     def read(self, relpath: str) -> str:
-        return read_text(self.root / relpath, SOURCE_FILE, within=self.root)
+        root = self._root_of(relpath)
+        return read_text(root / relpath, SOURCE_FILE, within=root)
 
     def parse(self, relpath: str) -> ast.Module:
         try:
@@ -107,9 +116,11 @@ class TunixImport:
         return self.data["version"]
 
 
-def import_tunix(path: str | Path, commit: str | None = None) -> TunixImport:
-    """The Tunix pin of the source tree at PATH (a checkout of google/tunix at a tag or commit)."""
-    files = TreeFiles(path)
+def import_tunix(path: str | Path, commit: str | None = None, dependencies: tuple[Path, ...] = ()) -> TunixImport:
+    """The Tunix pin of the source tree at PATH (a checkout of google/tunix at a tag or commit);
+    DEPENDENCIES: folders holding the packages it hands sections to (orbax), else their classes'
+    fields are not known."""
+    files = TreeFiles(path, dependencies)
     tree = SourceTree(files)
     config = tree.module(CONFIG)
     if HYPERPARAMETERS not in config.classes:
@@ -675,6 +686,8 @@ def _training_dict(tree: SourceTree) -> dict[str, Any]:
                     if key not in built:
                         fields = _dataclass_fields(*target) if target is not None else None
                         built[key] = {"class": ast.unparse(call.func) if call is not None else None, "fields": fields}
+                        if target is not None and not target[0].relpath.startswith("tunix/"):
+                            built[key]["module"] = target[0].relpath  # read from a dependency's release
                 elif isinstance(compare.ops[0], ast.In) and isinstance(compare.left, ast.Constant):
                     if any(isinstance(s, ast.Continue) for s in node.body):
                         dropped.append(compare.left.value)
