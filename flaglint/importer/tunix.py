@@ -454,7 +454,25 @@ def _entry(tree: SourceTree, relpath: str) -> dict[str, Any]:
     optimizers = _optimizer_calls(module)
     if optimizers:
         facts["optimizers"] = optimizers
+    roles = _mesh_roles(module) if owners_only else None
+    if roles:
+        facts["mesh_roles"] = roles
     return facts
+
+
+def _mesh_roles(module: Module) -> dict[str, str] | None:
+    """The role names `same_mesh_as` takes (0.1.7's `_SPLIT_ROLE_ALIASES`), each with the model
+    section of its role (`_ROLE_TO_MODEL_KEY`), in the order the entry point resolves them."""
+    for cls in module.classes.values():
+        tables = {stmt.targets[0].id: stmt.value for stmt in cls.body if isinstance(stmt, ast.Assign)
+                  and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Dict)}
+        sections, aliases = tables.get("_ROLE_TO_MODEL_KEY"), tables.get("_SPLIT_ROLE_ALIASES")
+        if sections is None or aliases is None:
+            continue
+        section_of = {ast.unparse(k): v.value for k, v in zip(sections.keys, sections.values) if isinstance(v, ast.Constant)}
+        alias_of = {ast.unparse(v): k.value for k, v in zip(aliases.keys, aliases.values) if isinstance(k, ast.Constant)}
+        return {alias_of[role]: section for role, section in section_of.items() if role in alias_of}
+    return None
 
 
 def _optimizer_facts(config: Module) -> dict[str, Any] | None:

@@ -32,6 +32,7 @@ from flaglint.tunix.merge import (
     merge,
     staged,
 )
+from flaglint.tunix.mesh_owners import check_mesh_owners
 from flaglint.tunix.optimizer import check_optimizers
 from flaglint.tunix.pins import PROGRAM, Builder, TunixPin, takes_kind, value_kind
 
@@ -72,6 +73,7 @@ def check_tunix(pin: TunixPin, argv: TunixArgv, entry: str | None, allow_unverif
     findings += _unverified(pin, merged, lookup, builders, allow_unverified)
     findings += _builders(merged, builders)
     findings += _meshes(pin, merged, entry, argv.devices)
+    findings += check_mesh_owners(pin, merged, entry)
     findings += optimizers
     steps, notes = check_data_steps(pin, merged, entry)
     findings += steps
