@@ -476,22 +476,38 @@ def _mesh_roles(module: Module) -> dict[str, str] | None:
 
 
 def _optimizer_facts(config: Module) -> dict[str, Any] | None:
-    """How HyperParameters.create_optimizer (0.1.3 and later) builds an optimizer from a section:
-    `opt_type` is required and looked up as `getattr(optax, opt_type.lower())`; `schedule_type`,
-    when set, as `getattr(optax.schedules, …)` with its required arguments taken from the section;
-    else `learning_rate` must be a number (or left out where the optimizer does not require it).
-    None where the release builds it otherwise (a fixed map of names before 0.1.3)."""
+    """How HyperParameters.create_optimizer builds an optimizer from a section: `opt_type` required
+    (`if not opt_type: raise`), then looked up in optax (from 0.1.1 `getattr(optax,
+    opt_type.lower())`: any name optax exports; 0.1.0 a fixed `_OPTIMIZER_MAP` of names to optax
+    functions, the name as written); a `schedule_type` from optax.schedules (from 0.1.1 any of its
+    functions; 0.1.0 only `warmup_cosine`), its required arguments from the section; without one,
+    `learning_rate` a number. `map`: name -> the optax function it stands for; None: optax's own
+    names. None where the release builds it otherwise."""
     cls = config.classes[HYPERPARAMETERS]
-    create = _method(cls, "create_optimizer")
+    create, rate = _method(cls, "create_optimizer"), _method(cls, "_create_learning_rate")
+    if create is None or rate is None:
+        return None
+    text, rate_text = ast.unparse(create), ast.unparse(rate)
+    if "if not opt_type:" not in text or "isinstance(learning_rate, (float, int))" not in rate_text:
+        return None
     schedule = _method(cls, "_get_schedule_fn")
-    rate = _method(cls, "_create_learning_rate")
-    if create is None or schedule is None or rate is None:
-        return None
-    text, schedule_text, rate_text = ast.unparse(create), ast.unparse(schedule), ast.unparse(rate)
-    if ("getattr(optax, opt_type.lower())" not in text or "getattr(optax.schedules, schedule_type)" not in schedule_text
-            or "isinstance(learning_rate, (float, int))" not in rate_text or "if not opt_type:" not in text):
-        return None
-    return {"site": f"{CONFIG}:{create.lineno} HyperParameters.create_optimizer"}
+    if "getattr(optax, opt_type.lower())" in text:
+        names: dict[str, Any] = {"lower": True, "map": None}
+    else:
+        table = config.constants.get("_OPTIMIZER_MAP")
+        if "_OPTIMIZER_MAP" not in text or not isinstance(table, ast.Dict):
+            return None
+        names = {"lower": False, "map": {k.value: ast.unparse(v).removeprefix("optax.") for k, v in zip(table.keys, table.values)
+                                         if isinstance(k, ast.Constant)}}
+    if schedule is not None and "getattr(optax.schedules, schedule_type)" in ast.unparse(schedule):
+        schedules: dict[str, Any] = {"map": None}
+    else:
+        schedules = {"map": {node.test.comparators[0].value: ast.unparse(inner.value).removeprefix("optax.schedules.")
+                             for node in ast.walk(rate) if isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
+                             and ast.unparse(node.test.left) == "schedule_type" and isinstance(node.test.comparators[0], ast.Constant)
+                             for inner in node.body if isinstance(inner, ast.Assign)
+                             and ast.unparse(inner.value).startswith("optax.schedules.")}}
+    return {"site": f"{CONFIG}:{create.lineno} HyperParameters.create_optimizer", "optimizers": names, "schedules": schedules}
 
 
 def _optimizer_calls(module: Module) -> list[dict[str, Any]]:

@@ -1,11 +1,12 @@
 """The optimizers a Tunix entry point builds from a section (`create_optimizer("optimizer_config")`),
-checked as HyperParameters.create_optimizer checks them (0.1.1 and later: the pin's `optimizer`
-facts), against the names and signatures optax exports (schemas/optax.json, read from optax's
-source by flaglint/importer/optax.py):
+checked as HyperParameters.create_optimizer checks them (the pin's `optimizer` facts), against
+the names and signatures optax exports (schemas/optax.json, read from optax's source by
+flaglint/importer/optax.py):
 
 - `opt_type` is required (an override that replaces the section whole and leaves it out drops it);
-- `getattr(optax, opt_type.lower())` must find it;
-- a `schedule_type` must be a function of optax.schedules, each of its required arguments in the section;
+- `getattr(optax, opt_type.lower())` must find it (0.1.0: it must be a name of the release's map);
+- a `schedule_type` must be a function of optax.schedules (0.1.0: `warmup_cosine`), each of its
+  required arguments in the section;
 - without one, `learning_rate` must be a number, and is required where the optimizer requires it;
 - every other required argument of the optimizer must be in the section.
 
@@ -69,18 +70,22 @@ def _first_problem(pin: TunixPin, merged: Merged, path: str, section: Any, fille
     if not opt_type:
         key = f"{path}.opt_type" if "opt_type" in section else path
         return built_in("FL218", (key,), _at(merged, key), variant="name", section=path, version=version)
-    name = opt_type.lower() if isinstance(opt_type, str) else None
-    if name not in facts["optimizers"]:
-        close = difflib.get_close_matches(name or "", [n for n in facts["optimizers"] if n.islower()], n=3, cutoff=0.6)
+    names, schedules = _table(facts["optimizers"], pin.optimizer["optimizers"]), _table(facts["schedules"], pin.optimizer["schedules"])
+    name = (opt_type.lower() if pin.optimizer["optimizers"]["lower"] else opt_type) if isinstance(opt_type, str) else None
+    if name not in names:
+        close = difflib.get_close_matches(name or "", [n for n in names if n.islower()], n=3, cutoff=0.6)
         return built_in("FL218", (f"{path}.opt_type",), _at(merged, f"{path}.opt_type"), variant="unknown", section=path,
-                        value=opt_type, optax=optax, close=", ".join(close), version=version)
+                        value=opt_type, names=", ".join(sorted(pin.optimizer["optimizers"]["map"] or ())) or f"optax {optax}'s exports",
+                        close=", ".join(close), version=version)
     given = set(section) | filled
     schedule = section.get("schedule_type")
     if schedule:
-        if not isinstance(schedule, str) or schedule not in facts["schedules"]:
+        if not isinstance(schedule, str) or schedule not in schedules:
             return built_in("FL218", (f"{path}.schedule_type",), _at(merged, f"{path}.schedule_type"), variant="schedule",
-                            section=path, value=schedule, optax=optax, version=version)
-        arguments = facts["schedules"][schedule]
+                            section=path, value=schedule,
+                            names=", ".join(sorted(pin.optimizer["schedules"]["map"] or ())) or f"optax {optax}'s optax.schedules",
+                            version=version)
+        arguments = schedules[schedule]
         if arguments is None:
             return None  # no function flaglint can read: its arguments are not judged
         missing = [p for p, required in arguments if required and p not in given]
@@ -93,12 +98,20 @@ def _first_problem(pin: TunixPin, merged: Merged, path: str, section: Any, fille
         if rate is not None and not isinstance(rate, (int, float)):
             key = f"{path}.{LEARNING_RATE}"
             return built_in("FL218", (key,), _at(merged, key), variant="learning_rate", section=path, value=rate, version=version)
-    for parameter, required in facts["optimizers"][name] or ():
+    for parameter, required in names[name] or ():
         if parameter in given or parameter == LEARNING_RATE and rate is not None or not required:
             continue
         return built_in("FL218", (path,), _at(merged, path), variant="argument", section=path, argument=parameter, optimizer=name,
                         version=version)
     return None
+
+
+def _table(exported: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]:
+    """The names the release takes -> the parameters of the optax function each stands for: optax's
+    own exports, or the release's fixed map of names to them."""
+    if facts["map"] is None:
+        return exported
+    return {name: exported.get(function) for name, function in facts["map"].items()}
 
 
 def _at(merged: Merged, key: str) -> Location | None:
