@@ -385,8 +385,6 @@ def flaglint_verdicts(version: str, cases: list[Case]) -> list[Verdict]:
 
 # Where flaglint and Tunix may part, each with its cause. A disagreement outside these is a bug.
 EXPLAINED = {
-    "optimizer": "create_optimizer checks the optimizer and schedule against optax (names, required arguments): "
-                 "flaglint does not model optax",
     "unverified": "a raise the importer could not state as a rule (rules/tunix/<version>/unexpressible.yml) may be "
                   "reached, and flaglint says so (FL011): 0.1.0 and 0.1.1 compute RLTrainingConfig's micro batch sizes "
                   "in a helper whose return value the walker does not follow",
@@ -395,8 +393,6 @@ EXPLAINED = {
 
 def classify(case: Case, ours: Verdict, theirs: Verdict) -> str | None:
     """The class of a disagreement (a key of EXPLAINED), or None when it has none."""
-    if theirs.after and ("optax" in theirs.after or "Optimizer" in theirs.after or "learning_rate" in theirs.after):
-        return "optimizer"
     if ours.unverified and theirs.stage is not None and ours.stage is None:
         return "unverified"
     return None
