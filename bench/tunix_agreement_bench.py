@@ -23,6 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 from oracle.tunix_differential import (  # noqa: E402
+    EXPLAINED,
     classify,
     draw_cases,
     flaglint_verdicts,
@@ -42,6 +43,7 @@ def main() -> int:
     header = f"{'release':8} {'cases':>5} {'agree':>7} {'recall':>7} {'spec.':>7} {'start-up':>9} {'after':>6} {'neither':>7}  disagreements by class"
     print(header)
     rows = []
+    seen: set[str] = set()
     for version in args.version or RELEASES:
         if tunix_python(version) is None:
             print(f"{version:8} skipped: {unavailable(version)}")
@@ -51,6 +53,7 @@ def main() -> int:
         stages = Counter(t.stage for t in theirs)
         apart = [(c, o, t) for c, o, t in zip(cases, ours, theirs) if o.stage != t.stage]
         classes = Counter(classify(c, o, t) or "UNEXPLAINED" for c, o, t in apart)
+        seen.update(classes)
         agreement = 1 - len(apart) / len(cases)
         refused = [(o, t) for o, t in zip(ours, theirs) if t.stage is not None]
         taken = [(o, t) for o, t in zip(ours, theirs) if t.stage is None]
@@ -70,7 +73,9 @@ def main() -> int:
                                "by flaglint and by the release (HyperParameters, then the entry point's builders, optimizers, "
                                "meshes and, at 0.1.7, max_steps against the data) on 256 CPU devices.\n\n"
                                "| release | cases | agreement | recall | specificity | Tunix: start-up | after downloads | "
-                               "runs | disagreements by class |\n|---|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n",
+                               "runs | disagreements by class |\n|---|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
+                               + "".join(f"\n{name}: {EXPLAINED.get(name, 'a disagreement with no explained cause')}\n"
+                                         for name in sorted(seen)),
                                encoding="utf-8")
     return 0
 

@@ -39,7 +39,7 @@ for case in INPUT:
     os.environ.update(case["env"])
     try:
         hp = config.HyperParameters([case["program"], *case["argv"]])
-        builders(hp, case["entry"])
+        builders(hp, case["entry"], {})  # no dataset whose length is known: max_steps is held to num_batches alone
     except BaseException as err:
         OUTPUT.append({"refused": f"{type(err).__name__}: {str(err)[:200]}"})
     else:

@@ -4,12 +4,11 @@ refuses it (the pipeline's own methods, the optimizer, the options classes, the 
 flaglint must report the class's rule at that stage exactly where Tunix raises there. Each class
 has a case Tunix refuses and one it takes.
 
-grpo_main.py imports qwix, which the oracle does not install: its pipeline class is compiled from
-the release's own grpo_main.py (each import that fails left out; the methods run here need none of
-them) and run with the HyperParameters' state. The meshes' owners are resolved by the release's
-create_role_to_mesh; the CPU devices have no TPU coordinates for its allocator to carve boxes
-from, so each owner takes the next devices in order (the allocator's shapes within a slice are not
-modelled by flaglint either)."""
+grpo_main's pipeline class is compiled from the release's own grpo_main.py and run with the
+HyperParameters' state (tunix_differential.PIPELINE: it imports qwix, which the oracle does not
+install). The meshes' owners are resolved by the release's create_role_to_mesh; the CPU devices
+have no TPU coordinates for its allocator to carve boxes from, so each owner takes the next
+devices in order (the allocator's shapes within a slice are not modelled by flaglint either)."""
 
 from __future__ import annotations
 
@@ -25,6 +24,7 @@ from flaglint.tunix.data_steps import known_datasets
 from flaglint.tunix.launch import TunixCommand
 from flaglint.tunix.merge import AFTER_DOWNLOADS, STARTUP
 from flaglint.tunix.pins import load_tunix_pin
+from oracle.tunix_differential import PIPELINE
 
 pytestmark = pytest.mark.oracle
 
@@ -106,44 +106,17 @@ CASES = [
     Case("allocation policy in lower case", "grpo_main", "owners", ["actor_model_config.mesh.allocation_policy=compact"], "FL212"),
 ]
 
-ORACLE = r'''
-import ast, importlib.util, os
-from pathlib import Path
+ORACLE = PIPELINE + r'''
+import os
 from tunix.cli import config
 from tunix.utils import mesh as mesh_lib
 
-def pipeline_class():
-    source = Path(importlib.util.find_spec("tunix.cli.grpo_main").origin).read_text()
-    tree = ast.parse(source)
-    namespace = {"__name__": "grpo_main_oracle"}
-    for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            try:
-                exec(compile(ast.Module([node], []), "grpo_main.py", "exec"), namespace)
-            except ImportError:
-                pass
-    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and any(
-        isinstance(f, ast.FunctionDef) and f.name == "compute_params" for f in n.body))
-    exec(compile(ast.Module([cls], []), "grpo_main.py", "exec"), namespace)
-    return namespace[cls.name]
-
 Pipeline = pipeline_class()
-
-
-def in_order(requirements, devices, allocation_policy):
-    # The CPU devices have no TPU coordinates to carve boxes from: each owner takes the next ones.
-    out, start = {}, 0
-    for key, count in requirements:
-        out[key], start = devices[start:start + count], start + count
-    return out
-
-
 mesh_lib.allocate_named_mesh_device_slices = in_order
 
 def step(hp, case):
     kind = case["step"]
-    pipeline = object.__new__(Pipeline)
-    pipeline.__dict__.update(hp.__dict__)
+    pipeline = as_pipeline(Pipeline, hp)
     if kind == "steps":
         pipeline.compute_params(list(range(case["records"])))
     elif kind == "owners":
