@@ -170,14 +170,25 @@ def _rename(option: _Option, words: list[str], builders: tuple[Builder, ...], ba
             names = close_siblings(key, base)
         elif kind == "builder-key":
             section, _, name = key.rpartition(".")
-            fields = next((b.fields for b in builders if b.section == section), {})
-            names = [f"{section}.{n}" for n in close_keys(name, fields)]
+            names = [f"{section}.{n}" for n in close_keys(name, _fields_of(section, builders))]
         else:
             return None
         renamed = f"{names[0]}={word.partition('=')[2]}" if len(names) == 1 else None
     if renamed is None or any(w.partition("=")[0] == renamed.partition("=")[0] for w in words[1:]):
         return None
     return renamed
+
+
+def _fields_of(section: str, builders: tuple[Builder, ...]) -> dict[str, Any]:
+    """The fields of the class a section is handed to: a builder's, or (`training_config.
+    checkpointing_options`) those of the options class the builder's section hands a key to."""
+    for builder in builders:
+        if builder.section == section:
+            return builder.fields
+        parent, _, option = section.partition(".")
+        if builder.section == parent and option in builder.options:
+            return builder.options[option].get("fields") or {}
+    return {}
 
 
 def _same_merge(options: list[_Option], words: list[str], checked: CommandLineCheck, recheck: Callable[[list[str]], CommandLineCheck]) -> bool:

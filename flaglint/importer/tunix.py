@@ -49,6 +49,7 @@ from flaglint.tunix.pins import value_kind
 
 CONFIG = "tunix/cli/config.py"
 CLI = "tunix/cli"
+MESH_LIBRARY = "tunix/utils/mesh.py"
 HYPERPARAMETERS = "HyperParameters"
 # HyperParameters' own merge, which flaglint models in code (flaglint/tunix/merge.py): its raises
 # are the merge's findings, not rules.
@@ -63,9 +64,12 @@ _PARSER_KINDS = {"str": "str", "int": "int", "float": "float", "bool": "bool", "
 
 class TreeFiles:
     """The files of a Tunix source tree, by posix path relative to its root (the folder holding
-    `tunix/`)."""
+    `tunix/`); a module outside `tunix/` (orbax's `CheckpointManagerOptions`, which Tunix hands a
+    section to) is looked for in the DEPENDENCIES folders too (a site-packages of the releases the
+    Tunix release installs with)."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, dependencies: tuple[Path, ...] = ()):
+        self.dependencies = dependencies
         given = Path(path)
         if (given / CONFIG).is_file():
             self.root = given
@@ -76,11 +80,17 @@ class TreeFiles:
                              "give the folder that holds tunix/)")
         self.origin = given
 
+    def _root_of(self, relpath: str) -> Path:
+        if (self.root / relpath).is_file() or relpath.startswith("tunix/"):
+            return self.root
+        return next((folder for folder in self.dependencies if (folder / relpath).is_file()), self.root)
+
     def exists(self, relpath: str) -> bool:
-        return (self.root / relpath).is_file()
+        return (self._root_of(relpath) / relpath).is_file()
 
     def read(self, relpath: str) -> str:
-        return read_text(self.root / relpath, SOURCE_FILE, within=self.root)
+        root = self._root_of(relpath)
+        return read_text(root / relpath, SOURCE_FILE, within=root)
 
     def parse(self, relpath: str) -> ast.Module:
         try:
@@ -106,9 +116,11 @@ class TunixImport:
         return self.data["version"]
 
 
-def import_tunix(path: str | Path, commit: str | None = None) -> TunixImport:
-    """The Tunix pin of the source tree at PATH (a checkout of google/tunix at a tag or commit)."""
-    files = TreeFiles(path)
+def import_tunix(path: str | Path, commit: str | None = None, dependencies: tuple[Path, ...] = ()) -> TunixImport:
+    """The Tunix pin of the source tree at PATH (a checkout of google/tunix at a tag or commit);
+    DEPENDENCIES: folders holding the packages it hands sections to (orbax), else their classes'
+    fields are not known."""
+    files = TreeFiles(path, dependencies)
     tree = SourceTree(files)
     config = tree.module(CONFIG)
     if HYPERPARAMETERS not in config.classes:
@@ -126,7 +138,8 @@ def import_tunix(path: str | Path, commit: str | None = None) -> TunixImport:
         "bases": bases,
         "merge": _merge_facts(config),
         "entries": entries,
-        "mesh": _mesh_facts(config),
+        "mesh": _mesh_facts(tree, config),
+        "optimizer": _optimizer_facts(config),
         "read_keys": _read_keys(files),
     }
     maxtext = maxtext_model(tree, sorted(entries))
@@ -258,10 +271,18 @@ def _merge_facts(config: Module) -> dict[str, Any]:
         "replaced_sections": _replace_keys(init),
         "parsed_types": _parsed_types(config),
         "null_string_kept_empty": "_normalize_cli_override" in config.functions,
+        "null_string_nested": _recursive(config.functions.get("_normalize_cli_override")),
         "nullable_accepts": _nullable_kinds(config),
     }
     facts.update(_inheritance(init))
     return facts
+
+
+def _recursive(function: ast.FunctionDef | None) -> bool:
+    """Whether a function calls itself (0.1.7's `_normalize_cli_override` keeps an empty string
+    for a string key at every depth of a section, not only at the top)."""
+    return function is not None and any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                                        and node.func.id == function.name for node in ast.walk(function))
 
 
 def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
@@ -353,15 +374,39 @@ def _inheritance(init: ast.FunctionDef) -> dict[str, Any]:
     return {"inherited_roles": [], "inherit_from": None}
 
 
-def _mesh_facts(config: Module) -> dict[str, Any]:
+def _mesh_facts(tree: SourceTree, config: Module) -> dict[str, Any]:
+    """Which mesh parser HyperParameters has; whether the mesh is held to the devices JAX finds (in
+    the parser, or from 0.1.7 in `tunix/utils/mesh.py`'s create_mesh, which the entry points call with
+    the parsed shape); and the allocation policies the release's mesh module accepts (0.1.7)."""
     cls = config.classes[HYPERPARAMETERS]
     for name in ("parse_mesh_config", "create_mesh"):
         method = _method(cls, name)
         if method is not None:
-            text = ast.unparse(method)
-            return {"parser": name, "line": method.lineno, "checks_device_count": "device_count()" in text,
-                    "allocation_policy": _method(cls, "_parse_mesh_allocation_policy") is not None}
+            library = tree.module(MESH_LIBRARY) if tree.files.exists(MESH_LIBRARY) else None
+            creator = library.functions.get("create_mesh") if library is not None else None
+            counted = "device_count()" in ast.unparse(method) or creator is not None and "device_count()" in ast.unparse(creator)
+            facts: dict[str, Any] = {"parser": name, "line": method.lineno, "checks_device_count": counted,
+                                     "allocation_policy": _method(cls, "_parse_mesh_allocation_policy") is not None}
+            policies = _string_set(library, "_SUPPORTED_ALLOCATION_POLICIES") if library is not None else None
+            if policies:
+                facts["allocation_policies"] = policies
+            return facts
     return {"parser": None}
+
+
+def _string_set(module: Module, name: str) -> list[str] | None:
+    """A module constant that is a set, tuple or list of strings (or of constants naming strings), sorted."""
+    node = module.constants.get(name)
+    if not isinstance(node, (ast.Set, ast.Tuple, ast.List)):
+        return None
+    values = []
+    for element in node.elts:
+        if isinstance(element, ast.Name):
+            element = module.constants.get(element.id)
+        if not (isinstance(element, ast.Constant) and isinstance(element.value, str)):
+            return None
+        values.append(element.value)
+    return sorted(values)
 
 
 def _read_keys(files: TreeFiles) -> list[str]:
@@ -401,8 +446,126 @@ def _entry(tree: SourceTree, relpath: str) -> dict[str, Any]:
     owners_only = any(isinstance(s, ast.FunctionDef) and s.name == "_resolve_mesh_owners"
                       for cls in module.classes.values() for s in cls.body)
     filtered = {section: fields for function, _ in _functions(module) for section, fields in _filtered(module, function).items()}
-    return {"builders": list(builders.values()), "flags": _absl_flags(module),
-            "meshes": "roles with a mesh" if owners_only else "every role", "filtered": filtered}
+    facts = {"builders": list(builders.values()), "flags": _absl_flags(module),
+             "meshes": "roles with a mesh" if owners_only else "every role", "filtered": filtered}
+    steps = _data_steps(module)
+    if steps is not None:
+        facts["data_steps"] = steps
+    optimizers = _optimizer_calls(module)
+    if optimizers:
+        facts["optimizers"] = optimizers
+    roles = _mesh_roles(module) if owners_only else None
+    if roles:
+        facts["mesh_roles"] = roles
+    return facts
+
+
+def _mesh_roles(module: Module) -> dict[str, str] | None:
+    """The role names `same_mesh_as` takes (0.1.7's `_SPLIT_ROLE_ALIASES`), each with the model
+    section of its role (`_ROLE_TO_MODEL_KEY`), in the order the entry point resolves them."""
+    for cls in module.classes.values():
+        tables = {stmt.targets[0].id: stmt.value for stmt in cls.body if isinstance(stmt, ast.Assign)
+                  and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Dict)}
+        sections, aliases = tables.get("_ROLE_TO_MODEL_KEY"), tables.get("_SPLIT_ROLE_ALIASES")
+        if sections is None or aliases is None:
+            continue
+        section_of = {ast.unparse(k): v.value for k, v in zip(sections.keys, sections.values) if isinstance(v, ast.Constant)}
+        alias_of = {ast.unparse(v): k.value for k, v in zip(aliases.keys, aliases.values) if isinstance(k, ast.Constant)}
+        return {alias_of[role]: section for role, section in section_of.items() if role in alias_of}
+    return None
+
+
+def _optimizer_facts(config: Module) -> dict[str, Any] | None:
+    """How HyperParameters.create_optimizer builds an optimizer from a section: `opt_type` required
+    (`if not opt_type: raise`), then looked up in optax (from 0.1.1 `getattr(optax,
+    opt_type.lower())`: any name optax exports; 0.1.0 a fixed `_OPTIMIZER_MAP` of names to optax
+    functions, the name as written); a `schedule_type` from optax.schedules (from 0.1.1 any of its
+    functions; 0.1.0 only `warmup_cosine`), its required arguments from the section; without one,
+    `learning_rate` a number. `map`: name -> the optax function it stands for; None: optax's own
+    names. None where the release builds it otherwise."""
+    cls = config.classes[HYPERPARAMETERS]
+    create, rate = _method(cls, "create_optimizer"), _method(cls, "_create_learning_rate")
+    if create is None or rate is None:
+        return None
+    text, rate_text = ast.unparse(create), ast.unparse(rate)
+    if "if not opt_type:" not in text or "isinstance(learning_rate, (float, int))" not in rate_text:
+        return None
+    schedule = _method(cls, "_get_schedule_fn")
+    if "getattr(optax, opt_type.lower())" in text:
+        names: dict[str, Any] = {"lower": True, "map": None}
+    else:
+        table = config.constants.get("_OPTIMIZER_MAP")
+        if "_OPTIMIZER_MAP" not in text or not isinstance(table, ast.Dict):
+            return None
+        names = {"lower": False, "map": {k.value: ast.unparse(v).removeprefix("optax.") for k, v in zip(table.keys, table.values)
+                                         if isinstance(k, ast.Constant)}}
+    if schedule is not None and "getattr(optax.schedules, schedule_type)" in ast.unparse(schedule):
+        schedules: dict[str, Any] = {"map": None}
+    else:
+        schedules = {"map": {node.test.comparators[0].value: ast.unparse(inner.value).removeprefix("optax.schedules.")
+                             for node in ast.walk(rate) if isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
+                             and ast.unparse(node.test.left) == "schedule_type" and isinstance(node.test.comparators[0], ast.Constant)
+                             for inner in node.body if isinstance(inner, ast.Assign)
+                             and ast.unparse(inner.value).startswith("optax.schedules.")}}
+    return {"site": f"{CONFIG}:{create.lineno} HyperParameters.create_optimizer", "optimizers": names, "schedules": schedules}
+
+
+def _optimizer_calls(module: Module) -> list[dict[str, Any]]:
+    """The sections an entry point builds an optimizer from (`self.create_optimizer(base_key,
+    "actor_optimizer_config")`), each with whether it is built only when the section is set."""
+    found = []
+    for function, _ in _functions(module):
+        strings = {n.targets[0].id: n.value.value for n in ast.walk(function) if isinstance(n, ast.Assign)
+                   and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)}
+        guarded = {id(inner) for node in ast.walk(function) if isinstance(node, ast.If) and ".get(" in ast.unparse(node.test)
+                   for stmt in node.body for inner in ast.walk(stmt)}
+        for node in ast.walk(function):
+            if not (isinstance(node, ast.Call) and ast.unparse(node.func) == "self.create_optimizer" and node.args):
+                continue
+            keys = [a.value if isinstance(a, ast.Constant) else strings.get(getattr(a, "id", "")) for a in node.args]
+            if all(isinstance(k, str) for k in keys):
+                found.append({"keys": keys, "when_set": id(node) in guarded})
+    return sorted(found, key=lambda f: f["keys"])
+
+
+def _data_steps(module: Module) -> dict[str, Any] | None:
+    """Where the entry point holds `max_steps` to the steps its data gives once the dataset is
+    loaded (0.1.7 grpo_main's compute_params: `if max_steps > allowed_max_steps: raise`): the site,
+    the section max_steps is read from, and the value each factor of the product falls back to
+    when it is not set (`if not train_fraction: train_fraction = 0.8`; the batch size's default of
+    `config.get("batch_size", 1)`). None where it holds it to none."""
+    for function, _ in _functions(module):
+        raises = [node for node in ast.walk(function) if isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
+                  and ast.unparse(node.test.left) == "max_steps" and isinstance(node.test.ops[0], ast.Gt)
+                  and any(isinstance(inner, ast.Raise) for inner in node.body)]
+        if not raises:
+            continue
+        section = next((call.args[0].value for call in ast.walk(function) if isinstance(call, ast.Call)
+                        and ast.unparse(call.func) in ("self._mutable_config_mapping", "self._config_mapping")
+                        and call.args and isinstance(call.args[0], ast.Constant)), None)
+        fallbacks = {}
+        for node in ast.walk(function):
+            if (isinstance(node, ast.If) and isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
+                    and isinstance(node.test.operand, ast.Name) and len(node.body) == 1 and isinstance(node.body[0], ast.Assign)
+                    and isinstance(node.body[0].value, ast.Constant) and ast.unparse(node.body[0].targets[0]) == node.test.operand.id):
+                fallbacks[node.test.operand.id] = node.body[0].value.value
+            elif (isinstance(node, ast.Call) and ast.unparse(node.func) == "self.config.get" and len(node.args) == 2
+                  and all(isinstance(a, ast.Constant) for a in node.args) and node.args[0].value == "batch_size"):
+                fallbacks["batch_size"] = node.args[1].value
+        if section is None or not {"num_train_epochs", "train_fraction", "batch_size"} <= fallbacks.keys():
+            return None
+        filled = sorted({target.slice.value for node in ast.walk(function) if isinstance(node, ast.Assign)
+                         for target in node.targets if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)
+                         and ast.unparse(target.value) == "actor_opt"})
+        optimizer = next((call.args[0].value for call in ast.walk(function) if isinstance(call, ast.Call)
+                          and ast.unparse(call.func) == f"{section}.get" and call.args and isinstance(call.args[0], ast.Constant)
+                          and str(call.args[0].value).endswith("optimizer_config")), None)
+        facts = {"site": f"{module.relpath}:{raises[0].lineno} {function.name}", "section": section,
+                 "fallbacks": dict(sorted(fallbacks.items()))}
+        if optimizer and filled:
+            facts["fills"] = {f"{section}.{optimizer}": filled}  # keys it sets where the section leaves them out
+        return facts
+    return None
 
 
 def _filtered(module: Module, function: ast.FunctionDef) -> dict[str, list[str]]:
@@ -557,6 +720,8 @@ def _training_dict(tree: SourceTree) -> dict[str, Any]:
                     if key not in built:
                         fields = _dataclass_fields(*target) if target is not None else None
                         built[key] = {"class": ast.unparse(call.func) if call is not None else None, "fields": fields}
+                        if target is not None and not target[0].relpath.startswith("tunix/"):
+                            built[key]["module"] = target[0].relpath  # read from a dependency's release
                 elif isinstance(compare.ops[0], ast.In) and isinstance(compare.left, ast.Constant):
                     if any(isinstance(s, ast.Continue) for s in node.body):
                         dropped.append(compare.left.value)

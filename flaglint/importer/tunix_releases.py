@@ -35,7 +35,7 @@ def release_tags(repo: Path) -> list[str]:
     return [t for t in tags if _git(repo, "ls-tree", "--name-only", t, CONFIG).strip()]
 
 
-def regenerate(repo: Path, out: Path) -> list[str]:
+def regenerate(repo: Path, out: Path, dependencies: tuple[Path, ...] = ()) -> list[str]:
     lines = []
     for tag in release_tags(repo):
         commit = _git(repo, "rev-parse", f"{tag}^{{commit}}").decode().strip()
@@ -43,7 +43,7 @@ def regenerate(repo: Path, out: Path) -> list[str]:
         with tempfile.TemporaryDirectory() as tree:
             with tarfile.open(fileobj=BytesIO(archive)) as tar:
                 tar.extractall(tree, filter="data")
-            imported = import_tunix(tree, commit=commit)
+            imported = import_tunix(tree, commit=commit, dependencies=dependencies)
         version = imported.version
         write_tunix(imported, out / "schemas" / f"tunix-{version}.json", out / "rules" / "tunix" / version)
         lines.append(f"{tag}: {tunix_summary(imported)}")
@@ -55,9 +55,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("repo", type=Path, help="a clone of google/tunix (its .git folder, or a bare clone)")
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[2],
                         help="the flaglint checkout to write schemas/ and rules/ into")
+    parser.add_argument("--dependencies", type=Path, action="append", default=[],
+                        help="a folder (site-packages) holding the packages Tunix hands sections to, such as "
+                             "orbax-checkpoint: their classes' fields are read from it")
     args = parser.parse_args(argv)
     repo = args.repo / ".git" if (args.repo / ".git").is_dir() else args.repo
-    for line in regenerate(repo, args.out):
+    for line in regenerate(repo, args.out, tuple(args.dependencies)):
         print(line)
     return 0
 

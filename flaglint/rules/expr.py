@@ -25,6 +25,21 @@ class Unknown(Exception):
     """The value cannot be computed (None in arithmetic, an opaque value): the rule does not apply."""
 
 
+class Incomparable(Unknown):
+    """Unknown where Python itself raises on the same test: a number ordered against a string or
+    None (TypeError), a string method of a value that is no string (AttributeError). A front end
+    whose program runs the test as written (Tunix's checks) may report it as the program's stop.
+    `error`: the exception Python raises."""
+
+    def __init__(self, message: str, error: str, value: Any):
+        super().__init__(message)
+        self.error, self.value = error, value  # the value Python cannot use there
+
+
+def _numeric(value: Any) -> bool:
+    return isinstance(value, (int, float))
+
+
 class Node:
     """One node of a parsed expression; `free` is the set of variables under it."""
 
@@ -126,6 +141,8 @@ CMP_FUNCS: dict[str, Callable[[Any, Any], bool]] = {
 
 def _strings(fn: Callable[..., Any]) -> Callable[..., Any]:
     def checked(*args: Any) -> Any:
+        if args and not isinstance(args[0], str):
+            raise Incomparable(f"a string method of {args[0]!r}", "AttributeError", args[0])
         if not all(isinstance(a, str) for a in args):
             raise Unknown("string function on a non-string")
         return fn(*args)
@@ -330,6 +347,8 @@ def evaluate(node: Node, lookup: Callable[[str], Any], handed: Mapping[str, Call
         left, right = (evaluate(a, lookup, handed) for a in node.args)
         if node.value in ("==", "!="):
             return values_equal(left, right) == (node.value == "==")
+        if _numeric(left) != _numeric(right) and all(_numeric(v) or v is None or isinstance(v, (str, list, dict)) for v in (left, right)):
+            raise Incomparable(f"{left!r} {node.value} {right!r}", "TypeError", right if _numeric(left) else left)
         return CMP_FUNCS[node.value](_number(left), _number(right))
     if op == "neg":
         return -_number(evaluate(node.args[0], lookup, handed))

@@ -18,11 +18,13 @@ from typing import Any, Callable
 
 from flaglint.core.findings import Finding
 from flaglint.core.location import Location
-from flaglint.rules.expr import Unknown, evaluate
+from flaglint.rules.expr import Incomparable, Unknown, evaluate
 from flaglint.rules.ruleset import Rule, built_in
+from flaglint.tunix.data_steps import check_data_steps
 from flaglint.tunix.merge import (
     AFTER_DOWNLOADS,
     NEVER_CHECKED,
+    STARTUP,
     Merged,
     Origin,
     TunixArgv,
@@ -30,9 +32,12 @@ from flaglint.tunix.merge import (
     merge,
     staged,
 )
+from flaglint.tunix.mesh_owners import check_mesh_owners
+from flaglint.tunix.optimizer import check_optimizers
 from flaglint.tunix.pins import PROGRAM, Builder, TunixPin, takes_kind, value_kind
 
 DEFAULT_ENTRY = "grpo_main"
+STAGE_TEXT = {STARTUP: "at start-up, before any download", AFTER_DOWNLOADS: "after the tokenizer, data and model are downloaded"}
 # The sub-section of a model config the base YAML names for MaxText's own keys (from 0.1.7).
 PASSED_THROUGH = "kwargs"
 # The model sections each entry point builds a mesh for (grpo: every role; peft: the one model).
@@ -57,13 +62,22 @@ def check_tunix(pin: TunixPin, argv: TunixArgv, entry: str | None, allow_unverif
     if merged.stopped:
         return TunixCheck(merged, findings, entry)
     builders = pin.entries.get(entry, ())
-    findings += _nested(merged, builders, pin.read_keys, pin.filtered.get(entry, {}))
-    findings += _not_passed(pin, merged, entry)
     lookup = _lookup(merged, argv, builders)
-    findings += _rules(pin, merged, lookup, builders)
+    ruled, stopped = _rules(pin, merged, lookup, builders)
+    optimizers = check_optimizers(pin, merged, entry)
+    stopped |= {f.keys[0] for f in optimizers}
+    # a nested value a check stops on is not also one Tunix "never types"
+    findings += [f for f in _nested(merged, builders, pin.read_keys, pin.filtered.get(entry, {})) if not set(f.keys[:1]) & stopped]
+    findings += _not_passed(pin, merged, entry)
+    findings += ruled
     findings += _unverified(pin, merged, lookup, builders, allow_unverified)
     findings += _builders(merged, builders)
     findings += _meshes(pin, merged, entry, argv.devices)
+    findings += check_mesh_owners(pin, merged, entry)
+    findings += optimizers
+    steps, notes = check_data_steps(pin, merged, entry)
+    findings += steps
+    merged.notes.extend(notes)
     return TunixCheck(merged, _unique(findings), entry)
 
 
@@ -178,10 +192,12 @@ def _lookup(merged: Merged, argv: TunixArgv, builders: tuple[Builder, ...]) -> C
     return lookup
 
 
-def _rules(pin: TunixPin, merged: Merged, lookup: Callable[[str], Any], builders: tuple[Builder, ...]) -> list[Finding]:
-    """The pin's rules; a builder's (after downloads) only where the entry point builds its section."""
+def _rules(pin: TunixPin, merged: Merged, lookup: Callable[[str], Any], builders: tuple[Builder, ...]) -> tuple[list[Finding], set[str]]:
+    """The pin's rules; a builder's (after downloads) only where the entry point builds its section.
+    With them the keys whose value a check could not use (FL217: the run stops at the first such
+    check, so a key is reported once)."""
     built = {b.section for b in builders}
-    out = []
+    out, stopped = [], set()
     for rule in pin.rules:
         if rule.stage == AFTER_DOWNLOADS and not {n.split(".")[0] for n in rule.names} <= built:
             continue
@@ -190,10 +206,38 @@ def _rules(pin: TunixPin, merged: Merged, lookup: Callable[[str], Any], builders
                 continue
             if evaluate(rule.require, lookup):
                 continue
+        except Incomparable as err:
+            # a value of another type than the check compares (`grpo_config.num_generations=two`
+            # against 1): Python raises there as flaglint's evaluation of the same test does
+            raised = _raised_finding(rule, merged, lookup, err)
+            if raised.keys[0] not in stopped:
+                stopped.add(raised.keys[0])
+                out.append(raised)
+            continue
         except (Unknown, TypeError, ValueError, AttributeError):
-            continue  # a value of another type than the rule compares: Tunix's own error differs; the typing checks say it
+            continue
         out.append(_rule_finding(rule, merged, lookup))
-    return out
+    return out, stopped
+
+
+def _raised_finding(rule: Rule, merged: Merged, lookup: Callable[[str], Any], err: Incomparable) -> Finding:
+    """FL217 at the value the check could not use (the first of the rule's names that holds it)."""
+    names = [n for n in dict.fromkeys([*(rule.when.names() if rule.when is not None else []), *rule.require.names()])
+             if n != PROGRAM]
+    key = next((n for n in names if _holds(lookup, n, err.value)), names[0] if names else "")
+    origin = merged.origin(key)
+    finding = built_in("FL217", (key,), origin.location if origin is not None else None, key=key, value=err.value,
+                       kind=value_kind(err.value), error=err.error, check=rule.id, source=rule.source,
+                       stage=STAGE_TEXT.get(rule.stage, rule.stage))
+    return staged(finding, rule.stage)
+
+
+def _holds(lookup: Callable[[str], Any], name: str, value: Any) -> bool:
+    try:
+        found = lookup(name)
+    except Unknown:
+        return False
+    return type(found) is type(value) and found == value
 
 
 def _unverified(pin: TunixPin, merged: Merged, lookup: Callable[[str], Any], builders: tuple[Builder, ...],

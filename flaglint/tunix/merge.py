@@ -453,8 +453,8 @@ def _typed(facts: dict, key: str, base: Any, proposal: Any, origin: Origin, repo
     parsed = facts["parsed_types"]
     where = origin.location
     kind = value_kind(base)
-    if facts.get("null_string_kept_empty") and proposal is None and kind == "str":
-        proposal = ""
+    if facts.get("null_string_kept_empty"):
+        proposal = _kept_empty(base, proposal, facts.get("null_string_nested", False))
     if kind == "null":
         accepts = facts.get("nullable_accepts")
         if proposal is None or (accepts is not None and value_kind(proposal) in accepts):
@@ -478,6 +478,16 @@ def _typed(facts: dict, key: str, base: Any, proposal: Any, origin: Origin, repo
     if not _equal_value(value, proposal):
         report(staged(built_in('FL207', (key,), where, variant='typed', key=key, value=proposal, typed=value, kind=kind), NEVER_CHECKED))
     return value
+
+
+def _kept_empty(base: Any, proposal: Any, nested: bool) -> Any:
+    """An empty override (`key=`, which the dotlist reads as null) of a string key kept as '' (from
+    0.1.6's `_normalize_cli_override`; in a section, key by key, where the release recurses)."""
+    if proposal is None and isinstance(base, str):
+        return ""
+    if nested and isinstance(base, dict) and isinstance(proposal, dict):
+        return {key: _kept_empty(base.get(key), value, nested) for key, value in proposal.items()}
+    return proposal
 
 
 def _same_type(value: Any, base: Any) -> bool:

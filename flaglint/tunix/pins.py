@@ -127,6 +127,10 @@ class TunixPin:
     unexpressible: tuple[Unexpressible, ...]
     origin: str
     maxtext_model: dict[str, Any] | None = None  # how it builds a MaxText model (importer/tunix_maxtext.py); None: it builds none
+    data_steps: dict[str, dict[str, Any]] | None = None  # grpo_main -> how it holds max_steps to the data (importer `_data_steps`)
+    optimizer: dict[str, Any] | None = None  # how create_optimizer looks up optax (importer `_optimizer_facts`); None: not modelled
+    optimizers: dict[str, tuple[dict[str, Any], ...]] | None = None  # grpo_main -> the sections it builds an optimizer from
+    mesh_roles: dict[str, dict[str, str]] | None = None  # grpo_main -> the role names same_mesh_as takes -> their sections (0.1.7)
 
     def base(self, name: str) -> dict[str, BaseKey] | None:
         return self.bases.get(name)
@@ -200,7 +204,10 @@ def pin_from_data(name: str, data: dict[str, Any], rules_dir: Path, origin: str)
     return TunixPin(name, data["version"], data["source"], data.get("commit"), bases, data["merge"], entries, flags,
                     meshes, filtered, frozenset(data.get("read_keys", ())), data.get("mesh", {}),
                     tuple(load_rule_file(rules)) if rules.is_file() else (), _unexpressible(rules_dir / "unexpressible.yml"),
-                    origin, data.get("maxtext_model"))
+                    origin, data.get("maxtext_model"),
+                    {entry: facts["data_steps"] for entry, facts in data["entries"].items() if "data_steps" in facts},
+                    data.get("optimizer"), {entry: tuple(facts.get("optimizers", ())) for entry, facts in data["entries"].items()},
+                    {entry: facts["mesh_roles"] for entry, facts in data["entries"].items() if "mesh_roles" in facts})
 
 
 def _unexpressible(path: Path) -> tuple[Unexpressible, ...]:

@@ -95,6 +95,14 @@ def test_a_misspelt_key_with_one_near_key_is_renamed_only_by_the_unsafe_fix():
     assert unsafe["flags"] == "base_config.yaml batch_size=16"
 
 
+def test_a_misspelt_key_of_a_section_tunix_hands_to_orbax_is_renamed_to_its_field_by_the_unsafe_fix():
+    result = json.loads(invoke("check", "--format", "json", "--tunix-pin", "0.1.7", "--", *PEFT.split(), "tokenizer_config.tokenizer_path=/tmp/tok",
+                               "training_config.eval_every_n_steps=3", "training_config.checkpointing_options.max_to_kep=3").stdout)
+    assert [f["rule"] for f in result["findings"] if f["severity"] == "error"] == ["FL210"]
+    unsafe = [fix for fix in result["fixes"] if not fix["safe"]]
+    assert [e["new"] for e in unsafe[0]["edits"]] == ["training_config.checkpointing_options.max_to_keep=3"]
+
+
 def test_a_dropped_key_whose_word_replaced_a_section_is_no_safe_fix():
     # training_config is taken whole from the command line: dropping the word gives the base's section back
     result = _check_json("training_config.max_stepz=5")

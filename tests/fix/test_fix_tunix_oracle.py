@@ -26,8 +26,8 @@ PLANTED = [
     ([], {"T_BATCH_SIZE": "1"}, []),  # batch_size=1 set by a word and by T_: refused at start-up
     (["grpo_config.num_generationz=3"], {}, []),  # not a field of GrpoConfig: refused after downloads
     (["tokenizer_config.tokenizer_pathh=/tmp/t"], {}, []),  # a nested key Tunix ignores
-    (["num_batches=2.0"], {}, ["num_batches=2"]),  # retyped to 2
-    (["batch_sise=4", "num_batches=2.0", "grpo_config.num_generationz=3"], {}, ["num_batches=2"]),
+    (["num_batches=200.0"], {}, ["num_batches=200"]),  # retyped to 200 (at 0.1.7 at least max_steps, 100)
+    (["batch_sise=4", "num_batches=200.0", "grpo_config.num_generationz=3"], {}, ["num_batches=200"]),
 ]
 
 MERGED = ORACLE.split("OUTPUT = []")[0] + r'''
@@ -39,7 +39,7 @@ for case in INPUT:
     os.environ.update(case["env"])
     try:
         hp = config.HyperParameters([case["program"], *case["argv"]])
-        builders(hp, case["entry"])
+        builders(hp, case["entry"], {})  # no dataset whose length is known: max_steps is held to num_batches alone
     except BaseException as err:
         OUTPUT.append({"refused": f"{type(err).__name__}: {str(err)[:200]}"})
     else:

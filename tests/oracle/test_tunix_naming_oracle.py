@@ -58,3 +58,20 @@ def test_flaglint_names_a_model_id_as_tunix_does():
     apart = [(model_id, o, t) for model_id, o, t in zip(ids, ours, theirs) if o != t]
     assert not apart, apart[:10]
     assert 0.2 * CASES < sum(name is None for name in theirs) < 0.8 * CASES  # both outcomes drawn
+
+
+# A MaxText checkpoint path as the model id (reference_model_config.model_id=gs://…/0/items):
+# AutoModel.from_pretrained names the model from it before it reads model_path, so a path whose
+# last part is no model name is refused when the model is built, as FL215 says.
+CHECKPOINT_IDS = ["/tmp/maxtext/llama3.1-8b/0/items", "gs://bucket/qwen3-8b/checkpoints/0/items", "gs://bucket/ckpt/Qwen3-8B",
+                  "gs://bucket/ckpt/", "/ckpt/llama3.1-8b", "/ckpt/llama-3.1-8b"]
+
+
+def test_a_checkpoint_path_as_model_id_is_named_as_tunix_names_it():
+    if tunix_python(VERSION) is None:
+        pytest.skip(unavailable(VERSION))
+    families = load_tunix_pin(VERSION).maxtext_model["model_families"]
+    theirs = run_in_tunix(VERSION, _NAMING, CHECKPOINT_IDS)
+    ours = [None if naming_refusal(name := model_name_from_id(model_id), families) else name for model_id in CHECKPOINT_IDS]
+    assert ours == theirs
+    assert theirs.count(None) == 4

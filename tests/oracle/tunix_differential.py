@@ -14,14 +14,17 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tunix_env import run_in_tunix
+from tunix_env import CPU_DEVICES, run_in_tunix
 
 from flaglint.frontends.tunix_commands import check_tunix_words
+from flaglint.resolve.topology import DeviceCount
+from flaglint.tunix.data_steps import known_datasets
 from flaglint.tunix.launch import TunixCommand
 from flaglint.tunix.merge import AFTER_DOWNLOADS, STARTUP
 from flaglint.tunix.pins import TunixPin, load_tunix_pin
 
 PROGRAM = "/usr/lib/python3/site-packages/tunix/cli/{entry}.py"  # sys.argv[0] under `python -m tunix.cli.<entry>`
+DEVICES = DeviceCount(CPU_DEVICES, 1, "the oracle's CPU devices")  # the meshes are judged on what the oracle runs on
 
 # Two clean launches per entry point, written as Tunix's example scripts write theirs.
 _MODEL = ["model_config.model_name=gemma2-2b-it", "model_config.model_source=kaggle",
@@ -120,8 +123,35 @@ def _mutations(pin: TunixPin, case: Case, rng: random.Random) -> list[Case]:
         _with(case, "=3", mutation="empty key"),
         _with(case, "batch_size=${oc.env:NOT_SET_ANYWHERE}", mutation="unset interpolation"),
     ]
+    optimizer = "rl_training_config.actor_optimizer_config" if case.entry == "grpo_main" else "optimizer_config"
+    training = "rl_training_config" if case.entry == "grpo_main" else "training_config"
+    out += [
+        _with(case, f"{optimizer}.opt_type={rng.choice(['adamz', 'AdamW', 'sgd', 'lion', 'adam_w'])}", mutation="optimizer name"),
+        _with(case, f"{optimizer}.learning_rate={rng.choice(['fast', '1e-4', 'true'])}", mutation="learning rate type"),
+        _with(case, f"{optimizer}.schedule_type={rng.choice(['warmup_cosine_decay_schedule', 'cosine', 'constant_schedule'])}",
+              mutation="schedule"),
+        _with(case, f"{training}.eval_every_n_steps=5", drop=f"{optimizer}.opt_type", mutation="replaced section without opt_type"),
+        _with(case, f"{training}.checkpointing_options.{rng.choice(['max_to_kep', 'max_to_keep', 'save_interval_step'])}=3",
+              mutation="checkpointing options key"),
+        _with(case, "tokenizer_config.tokenizer_type=huggingface", "tokenizer_config.tokenizer_path=", env={"HF_TOKEN": "hf_x"},
+              mutation="empty tokenizer path"),
+        _with(case, *rng.choice([[f"{role}.mesh.shape=(16,16,2)", f"{role}.mesh.axis_names=('a','b','c')"],
+                                 [f"{role}.mesh.shape=(16,16,1)", f"{role}.mesh.axis_names=('a','b','c')"],
+                                 [f"{role}.mesh.shape=(8,8)", f"{role}.mesh.axis_names=('a','b')"]]), mutation="mesh on the devices"),
+    ]
     if case.entry == "grpo_main":
         out += [
+            _with(case, f"grpo_config.num_generations={rng.choice(['two', '2.5', 'None'])}", mutation="num_generations type"),
+            _with(case, "num_batches=8192", "train_fraction=1.0", f"rl_training_config.max_steps={rng.choice([98304, 8192, 6554])}",
+                  mutation="max_steps beyond num_batches"),
+            _with(case, "data_source=tfds", "dataset_name=gsm8k", "batch_size=12", "num_batches=0",
+                  f"rl_training_config.max_steps={rng.choice([622, 623, 700, 100])}", mutation="max_steps beyond the data"),
+            _with(case, "reference_model_config.mesh.shape=(2,2)", "reference_model_config.mesh.axis_names=('a','b')",
+                  f"reference_model_config.same_mesh_as={rng.choice(['actor', 'rollout'])}", mutation="same_mesh_as beside a mesh"),
+            _with(case, f"reference_model_config.same_mesh_as={rng.choice(['actor', 'Rollout', 'critic', 'nobody'])}",
+                  mutation="same_mesh_as"),
+            _with(case, f"actor_model_config.mesh.allocation_policy={rng.choice(['fast', 'compact', 'COMPACT'])}",
+                  mutation="allocation policy"),
             _with(case, f"grpo_config.num_generations={rng.choice([0, 1, 2, 3, -1])}", mutation="num_generations"),
             _with(case, "grpo_config.loss_algo=ppo", mutation="loss_algo"),
             _with(case, "grpo_config.num_generation=4", mutation="builder keyword"),
@@ -212,14 +242,68 @@ def _key(case: Case) -> tuple:
     return case.entry, tuple(case.argv), tuple(sorted(case.env.items())), tuple(sorted(case.files.items()))
 
 
-ORACLE = r'''
+# grpo_main.py imports qwix, which the oracle does not install: its pipeline class (0.1.7's
+# compute_params holds max_steps to the data) is compiled from the release's own grpo_main.py,
+# each import that fails left out, and run with the HyperParameters' state.
+PIPELINE = r'''
+import ast, importlib.util
+from pathlib import Path
+
+def pipeline_class():
+    """The class of grpo_main that has compute_params; None where the release has none."""
+    source = Path(importlib.util.find_spec("tunix.cli.grpo_main").origin).read_text()
+    tree = ast.parse(source)
+    namespace = {"__name__": "grpo_main_oracle"}
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            try:
+                exec(compile(ast.Module([node], []), "grpo_main.py", "exec"), namespace)
+            except ImportError:
+                pass
+    found = [n for n in tree.body if isinstance(n, ast.ClassDef) and any(
+        isinstance(f, ast.FunctionDef) and f.name == "compute_params" for f in n.body)]
+    if not found:
+        return None
+    exec(compile(ast.Module(found, []), "grpo_main.py", "exec"), namespace)
+    return namespace[found[0].name]
+
+def as_pipeline(cls, hp):
+    pipeline = object.__new__(cls)
+    pipeline.__dict__.update(hp.__dict__)
+    return pipeline
+
+def in_order(requirements, devices, allocation_policy):
+    """0.1.7's allocator carves each owner's mesh out of the TPU devices by their coordinates, which
+    the CPU devices lack: here each owner takes the next devices, and the pool must hold them all."""
+    out, start = {}, 0
+    for key, count in requirements:
+        if start + count > len(devices):
+            raise ValueError(f"Mesh allocation requires {count} devices for {key}, {len(devices) - start} are left")
+        out[key], start = devices[start:start + count], start + count
+    return out
+'''
+
+ORACLE = PIPELINE + r'''
 import os
 from pathlib import Path
 from tunix.cli import config
 
-def builders(hp, entry):
+Pipeline = pipeline_class()
+
+def data_steps(hp, datasets):
+    """compute_params with a dataset of the length the public dataset has; not run where neither
+    num_batches is set nor the dataset's length is known (flaglint says it is not judged there)."""
+    split = hp.config.get("train_split", hp.config.get("split", "train"))
+    known = datasets.get(f"{hp.config.get('data_source')} {hp.config.get('dataset_name')} {split}")
+    if hp.config.get("data_module") or not (hp.config.get("num_batches") or known):
+        return
+    as_pipeline(Pipeline, hp).compute_params(list(range(known or 0)))
+
+def builders(hp, entry, datasets):
     roles = ["model_config"]
     if entry == "grpo_main":
+        if Pipeline is not None:
+            data_steps(hp, datasets)
         from tunix.rl.grpo import grpo_learner
         from tunix.rl import rl_cluster
         grpo_learner.GrpoConfig(**hp.config["grpo_config"])
@@ -235,12 +319,20 @@ def builders(hp, entry):
         from tunix.sft import peft_trainer
         hp.create_optimizer("optimizer_config")
         peft_trainer.TrainingConfig(**hp.obtain_training_config_dict("training_config"))
+    if entry == "grpo_main" and Pipeline is not None and hasattr(Pipeline, "create_role_to_mesh"):
+        from tunix.utils import mesh as mesh_lib
+        mesh_lib.allocate_named_mesh_device_slices = in_order
+        as_pipeline(Pipeline, hp).create_role_to_mesh()
+        return
     for at, role in enumerate(roles):
         if role not in hp.config:
             continue
         if hasattr(hp, "parse_mesh_config"):
             if at == 0 or hp.config[role].get("mesh"):
-                hp.parse_mesh_config(role)
+                shape, names = hp.parse_mesh_config(role)
+                if entry == "peft_main":
+                    from tunix.utils import mesh as mesh_lib
+                    mesh_lib.create_mesh(shape, names)
         else:
             hp.create_mesh(role)
 
@@ -258,7 +350,7 @@ for case in INPUT:
         verdict["startup"] = f"{type(err).__name__}: {str(err)[:200]}"
     else:
         try:
-            builders(hp, case["entry"])
+            builders(hp, case["entry"], case["datasets"])
         except BaseException as err:
             verdict["after"] = f"{type(err).__name__}: {str(err)[:200]}"
     for name in case["files"]:
@@ -268,8 +360,9 @@ for case in INPUT:
 
 
 def tunix_verdicts(version: str, cases: list[Case]) -> list[Verdict]:
-    given = [{"entry": c.entry, "program": PROGRAM.format(entry=c.entry), "argv": c.argv, "env": c.env, "files": c.files}
-             for c in cases]
+    datasets = {" ".join(key): size for key, size in known_datasets().items()}
+    given = [{"entry": c.entry, "program": PROGRAM.format(entry=c.entry), "argv": c.argv, "env": c.env, "files": c.files,
+              "datasets": datasets} for c in cases]
     return [Verdict(v["startup"], v["after"]) for v in run_in_tunix(version, ORACLE, given)]
 
 
@@ -281,7 +374,7 @@ def flaglint_verdicts(version: str, cases: list[Case]) -> list[Verdict]:
             for name, text in case.files.items():
                 Path(tmp, name).write_text(text)
             command = TunixCommand(case.entry, PROGRAM.format(entry=case.entry), 0)
-            checked = check_tunix_words(pin, command, list(case.argv), dict(case.env), (Path(tmp),))
+            checked = check_tunix_words(pin, command, list(case.argv), dict(case.env), (Path(tmp),), devices=DEVICES)
         errors = [f for f in checked.findings if f.severity == "error"]
         startup = [f"{f.rule} {f.message}" for f in errors if f.stage == STARTUP]
         after = [f"{f.rule} {f.message}" for f in errors if f.stage == AFTER_DOWNLOADS]
@@ -292,8 +385,6 @@ def flaglint_verdicts(version: str, cases: list[Case]) -> list[Verdict]:
 
 # Where flaglint and Tunix may part, each with its cause. A disagreement outside these is a bug.
 EXPLAINED = {
-    "optimizer": "create_optimizer checks the optimizer and schedule against optax (names, required arguments): "
-                 "flaglint does not model optax",
     "unverified": "a raise the importer could not state as a rule (rules/tunix/<version>/unexpressible.yml) may be "
                   "reached, and flaglint says so (FL011): 0.1.0 and 0.1.1 compute RLTrainingConfig's micro batch sizes "
                   "in a helper whose return value the walker does not follow",
@@ -302,8 +393,6 @@ EXPLAINED = {
 
 def classify(case: Case, ours: Verdict, theirs: Verdict) -> str | None:
     """The class of a disagreement (a key of EXPLAINED), or None when it has none."""
-    if theirs.after and ("optax" in theirs.after or "Optimizer" in theirs.after or "learning_rate" in theirs.after):
-        return "optimizer"
     if ours.unverified and theirs.stage is not None and ours.stage is None:
         return "unverified"
     return None
