@@ -8,6 +8,10 @@ pyproject.toml has a [tool.flaglint] table (as a team's repository does; the tab
 first run and read from the cache after); the solver's time per fix, and its work in Z3's units
 (rlimit, the same on every machine) beside the limit on it; and the warm `--batch` throughput
 (target >= 500 strings/s).
+
+`--instructions` also counts the instructions each cold command executes (valgrind's callgrind,
+where valgrind is installed; a private data cache, warmed first, and a fixed hash seed), the same
+on a busy machine as on a quiet one: the start-up ratios without the load's noise.
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -45,6 +51,15 @@ def _run(argv: list[str], stdin: bytes | None = None, cwd: Path = REPO) -> tuple
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def _instructions(argv: list[str], cwd: Path, cache: Path) -> int:
+    """The instructions one run of the command executes, its cache warm (callgrind's count)."""
+    env = {**ENV, "XDG_CACHE_HOME": str(cache), "PYTHONHASHSEED": "0"}
+    subprocess.run(argv, capture_output=True, check=False, cwd=cwd, env=env)
+    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv], capture_output=True,
+                          text=True, check=False, cwd=cwd, env=env)
+    return int(re.search(r"Collected : (\d+)", done.stderr)[1])
 
 
 def _medians(commands: dict[str, tuple[list[str], Path]], runs: int) -> dict[str, tuple[float, float]]:
@@ -107,7 +122,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--batch", type=int, default=2000)
+    parser.add_argument("--instructions", action="store_true", help="also count each command's instructions (needs valgrind)")
     args = parser.parse_args()
+    if args.instructions and shutil.which("valgrind") is None:
+        parser.error("--instructions counts with valgrind, which is not on PATH")
     python = sys.executable
     flaglint = [python, "-m", "flaglint", "check", "--pin", "bbd0f6f10"]
     commands = {
@@ -129,6 +147,7 @@ def main() -> None:
         for argv, cwd in commands.values():  # the data cache and the settings table, built once
             _run(argv, cwd=cwd)
         timed = _medians(commands, args.runs)
+        counted = {label: _instructions(argv, cwd, Path(project, "cache")) for label, (argv, cwd) in commands.items()} if args.instructions else {}
     per_fix = _solver_time_per_fix(20)
     conflict_work, limit = _solver_work("bbd0f6f10", (FLAGS / "tuned-256-64x1x8-before.flags").read_text(), FLAGS / "tuned-256-64x1x8.env")
     mesh_work, _ = _solver_work("maxtext-0.2.5", MESH_CONFLICT)
@@ -141,6 +160,10 @@ def main() -> None:
     bare = timed["python -c pass"]
     for label, (wall, cpu) in timed.items():
         print(f"{label:50} {wall * 1000:7.1f} / {cpu * 1000:6.1f} ms  {wall / bare[0]:5.1f}x / {cpu / bare[1]:5.1f}x  {targets.get(label, '')}".rstrip())
+    if counted:
+        print("instructions executed (callgrind, cache warm), and each over python -c pass")
+        for label, count in counted.items():
+            print(f"{label:50} {count / 1e6:7.1f} M  {count / counted['python -c pass']:5.1f}x  {targets.get(label, '')}".rstrip())
     print(f"solver time per fix (warm, in process)                 {per_fix * 1000:7.1f} ms")
     print(f"solver work (Z3 rlimit units): 256-chip conflict {conflict_work:,}, 12-axis mesh {mesh_work:,} (limit {limit:,})")
     print(f"--batch: {args.batch} strings in {batch_seconds:.2f} s = {args.batch / batch_seconds:7.0f} strings/s (target >= 500/s, process start included)")

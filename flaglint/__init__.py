@@ -6,12 +6,14 @@ fixes. Imports stay light; the solver and JAX load only where they are used.
 
 from __future__ import annotations
 
-from flaglint.core.version import __version__ as __version__
-
 __all__ = ["check_flags", "check_manifest", "Checker", "Result", "Finding", "Fix", "Change", "Applicability", "Location"]
 
 
 def __getattr__(name: str):
+    if name == "__version__":
+        from flaglint.core.version import __version__  # noqa: PLC0415 the API: `import flaglint` loads nothing it does not use
+
+        return __version__
     if name in ("check_flags", "Checker"):
         from flaglint.frontends import checker as check  # noqa: PLC0415 the API: `import flaglint` loads nothing it does not use
 

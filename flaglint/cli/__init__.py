@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import click
 
-from flaglint.cli.group import FlaglintGroup, end_of_process
+from flaglint.cli.group import FlaglintGroup
+from flaglint.core.startup import end_of_process
 from flaglint.core.version import described_version
 
 # command name -> (module under flaglint.cli, the click command in it, its line in `flaglint --help`)

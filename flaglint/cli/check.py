@@ -9,21 +9,18 @@ from dataclasses import replace
 
 import click
 
-from flaglint.cli.fixing import apply_fixes, choose
-from flaglint.cli.group import end_of_startup
 from flaglint.cli.inputs import refuse_unread_stdin_filename
 from flaglint.cli.options import Options, common_options, load_checker
 from flaglint.cli.output import emit
 from flaglint.core.findings import InputError
 from flaglint.core.progress import Progress
 from flaglint.core.reading import BATCH_FILE, FLAG_FILE, decode, read_file, read_stdin
-from flaglint.fix.files import text_edits
+from flaglint.core.startup import end_of_startup
 from flaglint.frontends.check.inputs import check_sources
 from flaglint.read.flags import FlagSource, bom_length, read_text_file
 from flaglint.report import Checked
 from flaglint.settings.applied import apply_settings
 from flaglint.tunix.launch import is_tunix_argv
-from flaglint.tunix.pins import tunix_base_names
 
 
 @click.command()
@@ -52,7 +49,7 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
     as_files = as_files or _flag_files(flags)
     settings = options.settings()
     env = options.env()
-    if flags and not (batch or flag_file or as_files) and is_tunix_argv(tuple(flags), lambda: tunix_base_names(settings["tunix-pin"])):
+    if flags and not (batch or flag_file or as_files) and is_tunix_argv(tuple(flags), lambda: _tunix_base_names(settings["tunix-pin"])):
         _check_tunix(tuple(flags), options, settings, env)
         return
     checker = load_checker(settings, options.devices(settings["pin"]))
@@ -73,6 +70,9 @@ def check(flags, options: Options, flag_file, as_files, batch, confirm_with):
         raise InputError("nothing to check: give FLAGS, `-` for stdin, a variable NAME, --file, or --env")
     on_disk = {flag_file} if flag_file else set(flags) if as_files else set()
     fixing = options.fix or options.diff
+    if fixing:
+        from flaglint.cli.fixing import choose  # noqa: PLC0415 fixes: only with --fix or --diff
+        from flaglint.fix.files import text_edits  # noqa: PLC0415 fixes: only with --fix or --diff
 
     def run(fixed: dict) -> list[Checked]:
         checked = []
@@ -115,6 +115,9 @@ def _check_tunix(args: tuple[str, ...], options: Options, settings, env: dict[st
 
     end_of_startup()
     fixing = options.fix or options.diff
+    if fixing:
+        from flaglint.cli.fixing import choose  # noqa: PLC0415 fixes: only with --fix or --diff
+        from flaglint.fix.files import text_edits  # noqa: PLC0415 fixes: only with --fix or --diff
 
     def run(fixed: dict | None) -> list[Checked]:
         text, result = check_tunix_argv(args, settings["tunix-pin"], env, options.devices(settings["pin"]), settings["pin"],
@@ -133,11 +136,18 @@ def _fix_and_emit(checked: list[Checked], run, options: Options, settings) -> No
     """The report of what was checked; with --fix or --diff, after the fixes `run(fixed)` confirms."""
     fixed: dict = {}
     if options.fix or options.diff:
+        from flaglint.cli.fixing import apply_fixes  # noqa: PLC0415 fixes: only with --fix or --diff
         checked, fixed, changed = apply_fixes(checked, run, unsafe=options.unsafe_fixes, diff=options.diff,
                                               show_fixes=options.show_fixes, quiet=options.quiet)
         if options.diff:
             sys.exit(1 if changed else 0)
     emit(options, checked, settings, fixed)
+
+
+def _tunix_base_names(pin: str | None) -> frozenset[str]:
+    from flaglint.tunix.pins import tunix_base_names  # noqa: PLC0415 Tunix's pins: only for a .yaml first word
+
+    return tunix_base_names(pin)
 
 
 def _flag_files(flags: tuple[str, ...]) -> bool:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import errno
-import gc
 import os
 import re
 import sys
@@ -14,41 +13,13 @@ from typing import NoReturn
 import click
 
 from flaglint.core.findings import InputError
+from flaglint.core.startup import pause_collector, restore_collector
 
 
 def fail(message: str) -> NoReturn:
     one_line = re.sub(r"\s*\n\s*", "; ", message.strip())  # a parser's message may run over lines
     click.echo(f"flaglint: error: {one_line}", err=True)
     sys.exit(2)
-
-
-# Start-up (modules, the pin, its rules) makes tens of thousands of objects that live for the whole
-# run; the cyclic garbage collector would scan them over and over, a tenth of a cold check. It is
-# paused until they are loaded, and they are then frozen out of later collections (until the
-# command ends: a caller that runs commands in its own process gets its collector back as it was).
-_startup = {"paused": False, "frozen": False}
-
-
-def end_of_startup() -> None:
-    if _startup["paused"]:
-        _startup.update(paused=False, frozen=True)
-        gc.freeze()
-        gc.enable()
-
-
-def _restore_collector() -> None:
-    if _startup["frozen"]:
-        gc.unfreeze()
-    if _startup["paused"]:
-        gc.enable()
-    _startup.update(paused=False, frozen=False)
-
-
-def end_of_process() -> None:
-    """The process exits next. Everything start-up loaded goes back into the frozen generation: the
-    collector's full pass at interpreter exit would scan it all (a sixth of a fixing check) and
-    free nothing the exit itself does not."""
-    gc.freeze()
 
 
 def _drop_stdout() -> None:
@@ -165,8 +136,7 @@ class FlaglintGroup(WholeSentenceGroup):
         problem = _undecodable_argument(args)
         if problem:
             fail(problem)
-        _startup["paused"] = gc.isenabled()
-        gc.disable()
+        pause_collector()
         try:
             code = super().main(args, prog_name, standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as err:
@@ -193,5 +163,5 @@ class FlaglintGroup(WholeSentenceGroup):
         except Exception as err:  # noqa: BLE001 - a bug must still not show users a traceback
             _internal_error(err)
         finally:
-            _restore_collector()
+            restore_collector()
         sys.exit(code if isinstance(code, int) else 0)

@@ -9,16 +9,15 @@ from typing import Callable
 import click
 from click.core import ParameterSource
 
-from flaglint.cli.group import end_of_startup
 from flaglint.core.findings import InputError
 from flaglint.core.reading import REQUIREMENTS
+from flaglint.core.startup import end_of_startup
 from flaglint.frontends.checker import Checker
 from flaglint.pins.pins import load_pin, names_maxtext, pin_from_requirements
 from flaglint.read.flags import read_env_assignments, read_text_file
 from flaglint.report import FORMATS, STATISTICS_FORMATS
 from flaglint.resolve.topology import from_option
 from flaglint.settings.settings import check_rule_ids, load_settings
-from flaglint.tunix.pins import tunix_pin_from_requirements
 
 
 @dataclass(frozen=True)
@@ -60,6 +59,8 @@ class Options:
         settings = load_settings(config_file=self.config_file, isolated=self.isolated)
         settings.override("requirements", self.requirements, "--requirements")
         if self.requirements:
+            from flaglint.tunix.pins import tunix_pin_from_requirements  # noqa: PLC0415 Tunix's pins: only with --requirements
+
             tunix = tunix_pin_from_requirements(read_text_file(self.requirements, REQUIREMENTS), self.requirements)
             settings.override("tunix-pin", tunix, f"--requirements {self.requirements}")
             if tunix is None or names_maxtext(self.requirements):

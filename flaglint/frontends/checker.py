@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Mapping
 
 from flaglint.core.edits import Applicability
 from flaglint.core.findings import Finding, InputError, Result
-from flaglint.fix.flags import apply_edits, is_safe, refused_edit, renamed, write_fix
 from flaglint.maxtext.pyconfig import ep_rank_without_axes
 from flaglint.maxtext.tpu import RULE_FUNCTIONS
 from flaglint.maxtext.values import shown_setting
@@ -36,12 +35,12 @@ from flaglint.resolve.topology import (
 )
 from flaglint.rules.expr import Unknown, evaluate, substitute
 from flaglint.rules.ruleset import built_in, load_ruleset
-from flaglint.schema.config_index import ConfigIndex
 from flaglint.solve.rules import applicable, finding, minimal_changes, violated
-from flaglint.solve.solutions import Solution, Unsatisfiable, held_keys
 
 if TYPE_CHECKING:
     from flaglint.render.yaml_chain import Written
+    from flaglint.schema.config_index import ConfigIndex
+    from flaglint.solve.solutions import Solution
 
 # The configs a checker keeps (shared_config): a recipe's launches, and a language server's checks
 # of it after each edit, resolve the same few flag strings again; past this many the one read
@@ -165,6 +164,8 @@ class Checker:
 
     def _add_fixes(self, result: Result, config: Config, env: dict[str, str], rules, max_fixes: int, broken: list) -> None:
         """`broken`: the rules the config breaks, as check() judged them."""
+        from flaglint.fix.flags import is_safe, write_fix  # noqa: PLC0415 the fix writer: only for a config a fix is searched for
+        from flaglint.solve.solutions import Solution, Unsatisfiable  # noqa: PLC0415 the fix writer: only for a config a fix is searched for
 
         # Every fix drops the tokens MaxText refuses (undefined keys, bad values), so the solver
         # starts from the flags without them: an earlier token of a refused key is in force again.
@@ -200,6 +201,7 @@ class Checker:
     def _add_rename(self, result: Result, config: Config, env: dict[str, str]) -> None:
         """Beside the first fix, the same fix with misspelled keys renamed as "did you mean" says
         (a key another pin defines is not misspelled: it is left to be dropped)."""
+        from flaglint.fix.flags import renamed  # noqa: PLC0415 the fix writer: only for a config a fix is searched for
 
         candidate = renamed(config, result.fixes[0], self.meant)
         if candidate is not None and self._clean(replace(config.source, text=candidate.flags), env) is not None:
@@ -214,6 +216,7 @@ class Checker:
         """The flags as every fix leaves them: tokens MaxText refuses dropped (or their case
         corrected). Dropping one can bring an earlier token of its key back into force; when MaxText
         refuses that one too, it joins config.rejected, so that every fix drops it as well."""
+        from flaglint.fix.flags import apply_edits, refused_edit  # noqa: PLC0415 the fix writer: only for a config a fix is searched for
 
         text = config.source.text
         kept = config
@@ -260,6 +263,7 @@ def refused_keys(config: Config) -> set[str]:
 def _only_by_hand(broken: list, conflicting: tuple[str, ...]) -> bool:
     """The conflict is a broken rule that only keys the fix policy holds can satisfy (the token of
     FL119): its own finding says what to set by hand, so FL090 would say it twice."""
+    from flaglint.solve.solutions import held_keys  # noqa: PLC0415 the fix writer: only for a config a fix is searched for
     held = set(held_keys())
     by_id = {rule.id: rule for rule in broken}
     return all(rule_id in by_id and by_id[rule_id].require is not None and set(by_id[rule_id].require.names()) <= held
@@ -268,6 +272,7 @@ def _only_by_hand(broken: list, conflicting: tuple[str, ...]) -> bool:
 
 def _back_to_defaults(config: Config, broken: list) -> Solution:
     """A fix that is easy to trust when no smallest one was found: the flags the broken rules read go."""
+    from flaglint.solve.solutions import Solution  # noqa: PLC0415 the fix writer: only for a config a fix is searched for
     names = dict.fromkeys(n for rule in broken for n in rule.names if n in config.explicit and config.explicit[n].origin == "flags")
     return Solution(tuple((n, config.explicit[n].value, config.pin.default(n)) for n in names
                           if config.explicit[n].value != config.pin.default(n)))

@@ -16,7 +16,8 @@ from flaglint.importer.sources import (
     package_version,
 )
 from flaglint.render.yaml_chain import parse_config
-from flaglint.schema.config_index import CONFIG_SUFFIX, ConfigIndex, EntryPoint
+from flaglint.schema.config_index import ConfigIndex, EntryPoint
+from flaglint.schema.index_files import CONFIG_SUFFIX
 
 CONFIGS = "configs"
 INDEX_VERSION = 1

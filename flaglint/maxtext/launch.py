@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 from flaglint.core.python_command import is_python, python_targets
 from flaglint.maxtext.pyconfig import is_key_variable
-from flaglint.schema.config_index import CONFIG_SUFFIX, ConfigIndex, EntryPoint
+from flaglint.schema.config_index import ConfigIndex, EntryPoint
+from flaglint.schema.index_files import CONFIG_SUFFIX
 
 _PACKAGES = ("maxtext", "MaxText")
 _SOURCE_ROOT = "src"  # a checkout's source folder: `-m src.maxtext.<module>` run from its root

@@ -16,9 +16,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from flaglint.core.data import data_dir
 from flaglint.core.findings import InputError
 from flaglint.core.reading import PIN_FILE, read_text
+from flaglint.schema.index_files import CONFIG_SUFFIX, index_path
 
 
 @dataclass(frozen=True)
@@ -43,9 +43,6 @@ class EntryPoint:
     config_class: str = "MaxTextConfig"
 
 
-CONFIG_SUFFIX = ".yml"  # 0.2.3 and later take argv[1] as the config file only when its name ends so
-
-
 @dataclass(frozen=True)
 class ConfigIndex:
     version: str
@@ -61,11 +58,6 @@ class ConfigIndex:
     def is_config_argument(self, word: str) -> bool:
         """Whether pyconfig takes WORD, its argv[1], as the config file (else as a key=value)."""
         return word.endswith(self.config_suffix) if self.config_suffix is not None else "=" not in word
-
-
-def index_path(version: str | Path) -> Path:
-    """A release's bundled index; a Path is a pin store entry's own."""
-    return version if isinstance(version, Path) else data_dir("schemas") / "configs" / f"maxtext-{version}.json"
 
 
 @lru_cache(maxsize=None)

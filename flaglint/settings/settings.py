@@ -32,13 +32,6 @@ from flaglint.rules.ruleset import (
     load_ruleset,
     renumbered_ids,
 )
-from flaglint.tunix.pins import (
-    bundled_tunix_pins,
-    canonical_tunix_pin,
-    load_tunix_pin,
-    tunix_pin_from_requirements,
-    tunix_renumbering,
-)
 
 Severity = Literal["error", "warning", "info"]
 RuleIds = list[str]
@@ -194,6 +187,8 @@ def load_settings(start: Path | None = None, config_file: str | None = None, iso
         settings.values[name] = value
         settings.origins[name] = str(path)
     if "requirements" in typed:
+        from flaglint.tunix.pins import tunix_pin_from_requirements  # noqa: PLC0415 Tunix's pins: only where settings name Tunix or rule ids
+
         requirements = settings.values["requirements"]
         tunix = tunix_pin_from_requirements(read_text_file(requirements, REQUIREMENTS), requirements)
         if tunix is not None and "tunix-pin" not in typed:
@@ -205,8 +200,14 @@ def load_settings(start: Path | None = None, config_file: str | None = None, iso
     return settings
 
 
+def _canonical_tunix_pin(pin: str) -> str:
+    from flaglint.tunix.pins import canonical_tunix_pin  # noqa: PLC0415 Tunix's pins: only where settings name Tunix or rule ids
+
+    return canonical_tunix_pin(pin)
+
+
 # The settings that name a pin, with what checks that the pin exists.
-_PIN_SETTINGS = {"pin": canonical_pin, "tunix-pin": canonical_tunix_pin}
+_PIN_SETTINGS = {"pin": canonical_pin, "tunix-pin": _canonical_tunix_pin}
 
 
 def _line_of(path: Path, name: str) -> int:
@@ -217,6 +218,7 @@ def _line_of(path: Path, name: str) -> int:
 
 def known_rule_ids(extra_rules: tuple[str, ...] = ()) -> set[str]:
     """Every rule id flaglint has, at every MaxText version it carries rules for."""
+    from flaglint.tunix.pins import bundled_tunix_pins, load_tunix_pin  # noqa: PLC0415 Tunix's pins: only where settings name Tunix or rule ids
     imported = data_dir("rules") / "maxtext"
     versions = sorted(p.name for p in imported.iterdir() if p.is_dir()) if imported.is_dir() else []
     maxtext = {rule.id for version in versions or [None] for rule in load_ruleset(version, extra_rules).rules}
@@ -261,6 +263,8 @@ def renumbering(settings: Settings, rule_id: str) -> Renumbering:
     """The old numbers RULE_ID (an MXnnnn or TXnnnn) is read among: the MaxText validators' at the
     settings' pin, or the Tunix checks' at their Tunix pin."""
     if rule_id.startswith("TX"):
+        from flaglint.tunix.pins import load_tunix_pin, tunix_renumbering  # noqa: PLC0415 Tunix's pins: only where settings name Tunix or rule ids
+
         return tunix_renumbering(load_tunix_pin(settings["tunix-pin"]))
     pin = load_pin(settings["pin"])
     return Renumbering(renumbered_ids(pin.rules), pin.pin)

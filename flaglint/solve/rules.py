@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from flaglint.core.findings import Finding
 from flaglint.maxtext.tpu import RULE_FUNCTIONS
@@ -18,7 +18,9 @@ from flaglint.maxtext.values import shown_setting
 from flaglint.resolve.resolver import Config
 from flaglint.rules.expr import ExprError, Unknown, evaluate, parse
 from flaglint.rules.ruleset import Rule, RuleSet
-from flaglint.solve.solutions import Solution
+
+if TYPE_CHECKING:
+    from flaglint.solve.solutions import Solution
 
 
 def rule_names(rule: Rule) -> list[str]:

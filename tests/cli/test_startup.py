@@ -31,11 +31,14 @@ def _probe(tmp_path, prefixes: tuple[str, ...], check: str = "steps=3") -> tuple
 
 
 def test_a_cold_check_imports_neither_a_yaml_parser_nor_other_commands(tmp_path):
-    # nor the solver (no rule is broken), a requirements parser (no requirements file), the rule
-    # docs (no --statistics), another report format, Tunix's checks (no Tunix command line) or the launch recogniser
+    # nor the solver or the fix writer (no rule is broken), a requirements parser (no requirements
+    # file), the rule docs (no --statistics), another report format, Tunix's pins and checks (no
+    # Tunix command line), the launch recogniser, or the index of MaxText's configs (no config file)
     others = ("yaml", "flaglint.cli.lint", "flaglint.cli.gate", "flaglint.frontends.lint.scripts", "z3", "packaging",
               "flaglint.report.rule_docs", "flaglint.report.sarif_format", "flaglint.report.json_format",
-              "flaglint.frontends.tunix_commands", "flaglint.fix.config_files", "flaglint.maxtext.launch")
+              "flaglint.frontends.tunix_commands", "flaglint.fix.config_files", "flaglint.maxtext.launch",
+              "flaglint.fix.flags", "flaglint.solve.solutions", "flaglint.cli.fixing", "flaglint.tunix.pins",
+              "flaglint.schema.config_index")
     _probe(tmp_path, others, "steps=3 log_period=100 enable_checkpointing=false")
     modules, output = _probe(tmp_path, others, "steps=3 log_period=100 enable_checkpointing=false")
     assert modules == [], output  # the second run reads the cache
@@ -52,6 +55,26 @@ def test_a_project_config_read_before_costs_no_pydantic_and_an_edit_is_read_agai
     for _ in range(2):  # an error is reported on every run, never cached
         _, output = _probe(tmp_path, ("pydantic",))
         assert "fail-on" in output and "sometimes" in output and "exit 2" in output, output
+
+
+def test_the_program_collects_nothing_while_it_starts(tmp_path):
+    # `python -m flaglint` and the `flaglint` command pause the collector before the program's
+    # modules (click's among them) are imported, until the pin and its rules are loaded.
+    probe = (
+        "import gc, sys\n"
+        "from flaglint.core import startup\n"
+        "during = []\n"
+        "gc.callbacks.append(lambda phase, info: phase == 'start' and not startup._startup['frozen'] and during.append(len(sys.modules)))\n"
+        "sys.argv = ['flaglint', 'check', 'steps=3']\n"
+        "from flaglint.__main__ import main\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    print('collections during start-up:', len(during))\n"
+    )
+    env = {"XDG_CACHE_HOME": str(tmp_path), "PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert done.stdout.strip().endswith("collections during start-up: 0"), done.stdout + done.stderr
 
 
 def test_the_collector_is_as_it_was_after_a_command():
