@@ -246,8 +246,11 @@ def _launch(container: Container, fields: list[Scalar], env: dict[str, Scalar], 
     """The process a command of the script starts, past `exec` and the wrappers it is written
     behind (`nice`, `timeout 1h`, `env K=V`, …), with the environment they give it."""
     while fields:
-        if fields[0].text == "exec":
-            fields = fields[1:]
+        if fields[0].text in ("exec", "command", "coproc"):  # the rest is the command (coproc's NAME before its braces is not)
+            named = fields[0].text == "coproc" and len(fields) > 2 and fields[2].text in ("{", "(")
+            fields = fields[2 if named else 1:]
+            while fields and fields[0].text in ("-p", "--", "{", "("):
+                fields = fields[1:]
             continue
         unwrapped = unwrap([field.text for field in fields])
         if unwrapped is None:
