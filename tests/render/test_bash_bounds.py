@@ -26,15 +26,14 @@ def _render(tmp_path: Path, text: str, env: dict | None = None):
 
 
 @pytest.mark.parametrize("construct, why", [
-    ("while :; do A+=(x); done", "the array A grows past 16,384 elements at line 1"),
-    ('while true; do X="$X$X a"; done', "X grows past 131,072 characters at line 1"),
-    ('for ((i=0;i<100000;i++)); do X="$X steps=$i"; done', "X grows past 131,072 characters at line 1"),
+    ('while :; do X="$X a"; done', "X grows past 16,384 pieces at line 1"),
+    pytest.param(f'Y={"a" * 10_000}; while :; do X="$X$Y"; done', "X grows past 131,072 characters at line 1", id="10,000 a time"),
     ('while :; do A[${#A[@]}]=x; done', "A[16384] at line 1 is past the 16,384 array elements"),
-    ('while :; do A[1]="${A[1]}${A[1]} x"; done', "A grows past 131,072 characters at line 1"),
-    ("f() { f $X; }; f", "at line 1 functions run inside one another 1,000 levels deep"),
+    ('while :; do A[1]="${A[1]}${A[1]} x"; done', "A grows past 16,384 pieces at line 1"),
     ("f() { ( f ); }; f", "functions run inside one another 1,000 levels deep"),
 ])
 def test_a_construct_without_end_stops_the_path_at_its_line(tmp_path, construct, why):
+    # the issue's own shapes, before a launch, are tests/frontends/lint/test_hidden_launches.py's
     rendering = _render(tmp_path, f"{construct}\nexport DONE=1\n")
     assert "DONE" not in rendering.exported  # nothing after it is taken as known
     assert rendering.unbounded is not None and rendering.unbounded.line == 1

@@ -61,6 +61,7 @@ from flaglint.render.bash.types import (
     LaunchRecogniser,
     Note,
     Rendering,
+    Spans,
     Split,
     Sym,
     Value,
@@ -73,6 +74,9 @@ ARRAY_LIMIT = 2**14  # elements of one array: arrays are held whole, and a recip
 # Characters of one value: the most Linux hands a program as one argument or variable (MAX_ARG_STRLEN),
 # so a longer one reaches no launch; a loop that grows a value without end stops here.
 VALUE_LIMIT = 128 * 1024
+# Pieces of one value (runs of characters one script wrote one after another): a loop that appends a
+# few characters each time costs its pieces at each step, so it stops here.
+PIECE_LIMIT = 2**14
 CALL_DEPTH_LIMIT = 1_000  # functions, subshells and sourced files inside one another (bash recursing without end crashes)
 SHELLS = ("bash", "sh")
 DEFAULT_IFS = (" \t\n", " ")  # IFS values that split words on blanks, as flaglint splits them
@@ -89,13 +93,14 @@ def _joined(old, new):
     return Sym(tuple(pieces))
 
 
-def _size(value) -> int:
-    """A scalar's size: its characters, and for a joined value its pieces too."""
+def _size(value) -> tuple[int, int]:
+    """A scalar's characters, and the pieces it is joined from (runs of characters one script wrote
+    one after another, or a joined value's parts)."""
     if type(value) is Value:
-        return len(value.text)
+        return len(value.text), len(value.origins.runs) if type(value.origins) is Spans else 1
     if type(value) is Sym:
-        return len(value.pieces) + sum(len(piece.text) for piece in value.pieces if type(piece) is Value)
-    return 0
+        return sum(len(piece.text) for piece in value.pieces if type(piece) is Value), len(value.pieces)
+    return 0, 0
 
 
 def _forwards_arguments(words: list) -> bool:
@@ -291,10 +296,15 @@ class Interp(Expansion, Conditions, Builtins):
         if elements > ARRAY_LIMIT:
             self.stop(st, line, f"the array {name} grows past {ARRAY_LIMIT:,} elements at line {line}")
             return True
-        if any(_size(value) > VALUE_LIMIT for value in values):
-            self.stop(st, line, f"{name} grows past {VALUE_LIMIT:,} characters at line {line}, the most Linux hands"
-                      " a program as one argument or variable (MAX_ARG_STRLEN)")
-            return True
+        for characters, pieces in map(_size, values):
+            if characters > VALUE_LIMIT:
+                self.stop(st, line, f"{name} grows past {VALUE_LIMIT:,} characters at line {line}, the most Linux hands"
+                          " a program as one argument or variable (MAX_ARG_STRLEN)")
+                return True
+            if pieces > PIECE_LIMIT:
+                self.stop(st, line, f"{name} grows past {PIECE_LIMIT:,} pieces at line {line} (a loop that appends to it"
+                          " with no end)")
+                return True
         return False
 
     # ---- stepping ----

@@ -42,7 +42,7 @@ def test_a_launch_in_a_corner_of_bash_is_checked(tmp_path, text, line):
 
 @pytest.mark.parametrize("text, line, reason", [
     (f"echo '{LAUNCH}' | bash\n", 1, "bash at line 1 reads its commands from standard input"),
-    (f"FLAGS=stepz=1\ndeclare -n ref=FLAGS\npython3 -m maxtext.train src/maxtext/configs/base.yml $ref\n", 2,
+    ("FLAGS=stepz=1\ndeclare -n ref=FLAGS\npython3 -m maxtext.train src/maxtext/configs/base.yml $ref\n", 2,
      "ref is a name reference at line 2 (declare -n)"),
     (f"declare -n ref=MAXTEXT_EXTRA_FLAGS\nexport ref=stepz=1\n{LAUNCH}\n", 1, "name reference"),
     (f"shopt -s expand_aliases\nalias train='{LAUNCH}'\ntrain\n", 1, "aliases are expanded from line 1"),
@@ -67,8 +67,8 @@ def test_an_alias_without_expand_aliases_is_never_run_and_a_cleanup_trap_is_quie
 
 @pytest.mark.parametrize("construct, why", [
     ("while :; do A+=(x); done", "the array A grows past 16,384 elements at line 1"),
-    ('while true; do X="$X$X a"; done', "X grows past 131,072 characters at line 1"),
-    ('for ((i=0;i<100000;i++)); do X="$X steps=$i"; done', "X grows past 131,072 characters at line 1"),
+    ('while true; do X="$X$X a"; done', "X grows past 16,384 pieces at line 1"),
+    ('for ((i=0;i<100000;i++)); do X="$X steps=$i"; done', "X grows past 16,384 pieces at line 1"),
     ("f() { f $X; }; f", "functions run inside one another 1,000 levels deep"),
 ])
 def test_a_construct_without_end_before_a_launch_is_fl011_naming_it(tmp_path, construct, why):
