@@ -407,8 +407,9 @@ class Builtins:
 
     def _may_launch(self, code) -> bool:
         """Whether a function's code runs a program that may launch, a shell or a script."""
-        programs = [os.path.basename(i.words[0].literal) for i in code.instrs if type(i) is Command and i.words[0].literal]
-        return any(self.launches.may_launch(p) or p in ("bash", "sh") or p.endswith(".sh") for p in programs)
+        commands = [i.words for i in code.instrs if type(i) is Command and i.words[0].literal]
+        return any(self.launches.may_launch(os.path.basename(w[0].literal), [a.literal for a in w[1:]])
+                   or os.path.basename(w[0].literal) in ("bash", "sh") or w[0].literal.endswith(".sh") for w in commands)
 
     def b_shopt(self, ins, st, fields, args) -> None:
         """`shopt -s expand_aliases`: aliases the script defines are expanded from here on, which
