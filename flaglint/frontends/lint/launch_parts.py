@@ -642,8 +642,7 @@ def _narrowed(path: ExploredPath, fixed: Mapping[str, list]) -> ExploredPath | N
     if path.cubes is None:  # one product: only the inputs in `fixed` change (their values shared, never changed)
         changes = {}
         for name, values in fixed.items():
-            allowed = set(values)
-            changes[name] = [v for v in path.domains.get(name, values) if v in allowed]
+            changes[name] = _within(path.domains.get(name, values), values)
             if not changes[name]:
                 return None
         env = {**path.env, **{name: found[0] for name, found in changes.items()}}
@@ -661,6 +660,25 @@ def _narrowed(path: ExploredPath, fixed: Mapping[str, list]) -> ExploredPath | N
         if name in fixed or env.get(name) not in values:
             env[name] = values[0]
     return ExploredPath(env, [], domains, cubes if len(cubes) > 1 else None)
+
+
+# Of each domain a path narrows (by id, the list kept alive), where each value stands in it: a path
+# narrowed once per value of a domain of n costs n look-ups, not n walks of it.
+_POSITIONS: dict[int, tuple[Sequence, dict]] = {}
+
+
+def _within(domain: Sequence, values: Sequence) -> list:
+    """The values of `domain` among `values`, in the domain's order."""
+    if len(domain) <= 8:
+        allowed = set(values)
+        return [v for v in domain if v in allowed]
+    found = _POSITIONS.get(id(domain))
+    if found is None or found[0] is not domain:
+        if len(_POSITIONS) > 256:
+            _POSITIONS.clear()
+        found = _POSITIONS[id(domain)] = (domain, {v: at for at, v in reversed(list(enumerate(domain)))})
+    positions = found[1]
+    return sorted(dict.fromkeys(v for v in values if v in positions), key=positions.__getitem__)
 
 
 def _classes(domain: list, splits: set | None) -> list[list]:
