@@ -211,19 +211,21 @@ def _script_launches(container: Container, script: Scalar, found: _Found, file: 
             steps += 1
             instrs = state.code.instrs
             instr = instrs[state.pc] if state.pc < len(instrs) else None
-            env = None
+            env, seen = None, None
             if isinstance(instr, Command):
                 fields = [to_manifest.scalar(v) for v in interp.fields(instr.words, state)]
                 prefix = interp.prefix(instr, state)
                 env = {name: to_manifest.scalar(v) for name, v in interp.child_env(state, prefix).items() if isinstance(v, Value)}
-                launch = _launch(container, fields, env, set(prefix))
-                if launch is not None:
-                    found.launches.append(launch)
+                seen = _launch(container, fields, env, set(prefix))
+                if seen is not None:
+                    found.launches.append(seen)
             recorded = len(state.launched)
             interp.step(state)
-            # what the command hands over as a string (`eval`, `bash -c`, `bash <<EOF`, `trap … EXIT`)
+            # what the command hands over as a string (`eval`, `bash -c`, `bash <<EOF`, `trap … EXIT`), or
+            # the command the evaluator found in it where its words did not show one (`env -S '…'`)
             for handed in state.launched[recorded:]:
-                for segment in handed_segments(handed):
+                whole = [] if seen is not None or not all(type(w) is Value for w in handed.words) else [list(handed.words)]
+                for segment in handed_segments(handed) or whole:
                     launch = _launch(container, [to_manifest.scalar(v) for v in segment], dict(env or {}), set(handed.assigned))
                     if launch is not None:
                         found.launches.append(launch)

@@ -29,6 +29,7 @@ def _pod(container: str, pod: str = "", before: str = "") -> str:
     f'    command: [bash, -c, "eval \'{LAUNCH}\'"]\n',
     f'    command: [bash, -c, "env A=1 {LAUNCH}"]\n',
     f'    command: [bash, -c, "command -p {LAUNCH}"]\n',
+    f'    command: [bash, -c, "nice env --split-string=\'{LAUNCH}\'"]\n',
     f'    command: [bash, -c, "coproc T {{ {LAUNCH}; }}"]\n',
     f'    command: [bash, -c, "bash <<EOF\\n{LAUNCH}\\nEOF\\n"]\n',
     f'    command: [bash, -c, "trap \'{LAUNCH}\' EXIT; echo ready"]\n',
