@@ -358,6 +358,34 @@ def huge_numbers(rng: random.Random, folder: Path) -> Case:
     return Case(["lint", "--format", "json", "run.sh"], must_fail=True)
 
 
+# Launches in bash's corners, each of a key MaxText does not define (stepz): followed and judged,
+# or refused (FL011); and constructs with no end before a launch, which end in FL011. Exit 0 fails open.
+_HIDDEN_LAUNCH = "python3 -m maxtext.trainers.pre_train.train src/maxtext/configs/base.yml stepz=1"
+_HIDING = ["command {l}", "command -p {l}", "coproc {l}", "coproc T {{ {l}; }}", "env -S '{l}'", "nice env --split-string='{l}'",
+           "bash <<EOF\n{l}\nEOF", "bash <<< '{l}'", "trap '{l}' EXIT", "trap -- '{l}' 0", "echo '{l}' | bash",
+           "bash -euxo pipefail -c '{l}'", "F=stepz=1\ndeclare -n r=F\n{l} $r", "shopt -s expand_aliases\nalias t='{l}'\nt",
+           "f() {{\n  local -x MAXTEXT_EXTRA_FLAGS=stepz=1\n  {l}\n}}\nf", "IFS=,\nX=a,stepz=2\n{l} $X", "g() {{ {l}; }}\ntrap g EXIT"]
+_WITHOUT_END = ["while :; do A+=(x); done", 'while true; do X="$X$X a"; done', 'for ((i=0;i<100000;i++)); do X="$X steps=$i"; done',
+                "f() {{ f $X; }}; f", "while :; do A[${{#A[@]}}]=x; done"]
+
+
+def hidden_launches(rng: random.Random, folder: Path) -> Case:
+    """A script (lint) or a container's bash -c script (gate) that launches from a corner of bash,
+    or runs a construct with no end first."""
+    parts = [rng.choice(_HIDING).format(l=_HIDDEN_LAUNCH) for _ in range(rng.randint(1, 2))]
+    if rng.random() < 0.2:
+        parts.insert(0, rng.choice(_WITHOUT_END).format() + "\n" + _HIDDEN_LAUNCH)
+    text = "\n".join(parts) + "\n"
+    if rng.random() < 0.3:
+        body = "".join(f"      {line}\n" for line in text.splitlines())
+        _write(folder / "pod.yaml", f"apiVersion: v1\nkind: Pod\nmetadata: {{name: w}}\nspec:\n  containers:\n  - name: main\n"
+                                    f"    image: trainer\n    command: [bash, -c]\n    args:\n    - |\n{body}")
+        return Case(["gate", "--format", "json", "pod.yaml"], must_fail=True)
+    _write(folder / "run.sh", text)
+    return Case(["lint", "--format", "json", "run.sh"], must_fail=True)
+
+
 MAKERS = {"flag strings": flags, "--batch": batch, "argv with YAML chains": yaml_chain, "M_/T_ and --env": environment,
           "scripts": script, "manifests": manifest, "project config": project_config, "pin store contents": pin_store,
-          "trees for schema import": schema_import_tree, "numbers of any size": huge_numbers}
+          "trees for schema import": schema_import_tree, "numbers of any size": huge_numbers,
+          "launches in bash's corners": hidden_launches}

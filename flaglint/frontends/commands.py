@@ -26,8 +26,8 @@ from flaglint.maxtext.launch import (
 from flaglint.maxtext.pyconfig import is_key_variable
 from flaglint.maxtext.tpu import named_devices, slice_devices
 from flaglint.read.argv import shell_words
-from flaglint.read.flags import Token
 from flaglint.render.bash.builtins import shell_operand
+from flaglint.render.bash.expansion import token_value
 from flaglint.render.bash.machine import SHELLS
 from flaglint.render.bash.types import OTHER, Launch, Value
 from flaglint.render.yaml_chain import (
@@ -100,6 +100,13 @@ def launched_segments(launch: Launch) -> list[tuple[list[Value], tuple[str, ...]
         return [(words, ())]
     workload = tuple(w.text for w in words) if xpk_command([w.text for w in words]) is not None else ()
     return [(segment, workload) for segment in _segments(_words_of(inner))]
+
+
+def handed_segments(launch: Launch) -> list[list[Value]]:
+    """The words of each command of the string a launch hands over (XPK's --command, `bash -c`,
+    `eval`); none where it hands over no string."""
+    inner = _command_string(list(launch.words))
+    return [] if inner is None else _segments(_words_of(inner))
 
 
 def command_lines(launch: Launch, index: ConfigIndex | None) -> list[CommandLine]:
@@ -183,15 +190,8 @@ def _words_of(value: Value) -> list[Value]:
         elif redirection is not None:
             target_next = redirection[1] == ""
         else:
-            words.append(_word_value(value, token))
+            words.append(token_value(value, token))
     return words
-
-
-def _word_value(value: Value, token: Token) -> Value:
-    origins = list(value.origins[token.offset:token.end_offset])
-    if len(origins) != len(token.text):  # quoted: each character points at the word's start
-        origins = [origins[0] if origins else None] * len(token.text)
-    return Value(token.text, origins)
 
 
 def _segments(words: list[Value]) -> list[list[Value]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import posixpath
 import re
 import weakref
 from dataclasses import dataclass, field
@@ -58,6 +59,8 @@ class Container:
     # The replicated job's replicas: one TPU slice each, as multislice JobSets (XPK's) run them;
     # None when the manifest does not say it as a number.
     slices: int | None = 1
+    hooks: list[list[Scalar]] = field(default_factory=list)  # the commands of its lifecycle hooks (postStart, preStop)
+    files: dict[str, Scalar] = field(default_factory=dict)  # path -> text: the files it mounts from ConfigMaps and Secrets of the input
 
     @property
     def path(self) -> str:
@@ -485,12 +488,47 @@ def _jobset_containers(document: yaml.Node, jobset: str, source: ManifestText, s
 def _pod_containers(pod: yaml.Node | None, workload: str, tpu_slice: Scalar | None, slices: int | None, source: ManifestText,
                     sources: _Sources) -> list[Container]:
     out = []
+    volumes = _volumes(pod, source, sources)
     for section in ("initContainers", "containers"):
         for index, node in enumerate(_items(_get(pod, section)), 1):
             container = _container(node, workload, index, tpu_slice, source, sources)
             container.slices = slices
+            container.files = _mounted(node, volumes)
             out.append(container)
     return out
+
+
+def _volumes(pod: yaml.Node | None, source: ManifestText, sources: _Sources) -> dict[str, dict[str, Scalar]]:
+    """The pod's volumes of a ConfigMap or Secret of the input: volume name -> file name -> text
+    (the keys its `items` name, at their paths; every key where it names none)."""
+    found: dict[str, dict[str, Scalar]] = {}
+    for volume in _items(_get(pod, "volumes")):
+        name = _text(_get(volume, "name"))
+        for field_name, kind, key in (("configMap", "ConfigMap", "name"), ("secret", "Secret", "secretName")):
+            store = _get(volume, field_name)
+            node = sources[kind].get(_text(_get(store, key)) or "") if store is not None else None
+            if name is None or node is None:
+                continue
+            data = _data(node, kind, source)
+            items = _items(_get(store, "items"))
+            found[name] = {(_text(_get(item, "path")) or ""): data[_text(_get(item, "key")) or ""]
+                           for item in items if (_text(_get(item, "key")) or "") in data} if items else data
+    return found
+
+
+def _mounted(node: yaml.Node, volumes: dict[str, dict[str, Scalar]]) -> dict[str, Scalar]:
+    """The files a container sees of those volumes, by path (a `subPath` mounts one file)."""
+    files: dict[str, Scalar] = {}
+    for mount in _items(_get(node, "volumeMounts")):
+        at, name, sub = _text(_get(mount, "mountPath")), _text(_get(mount, "name")), _text(_get(mount, "subPath"))
+        if at is None or name not in volumes:
+            continue
+        for file_name, text in volumes[name].items():
+            if not sub:
+                files[posixpath.join(at, file_name)] = text
+            elif sub == file_name:
+                files[at] = text
+    return files
 
 
 REPLICAS_MAX = 2**31 - 1
@@ -547,15 +585,26 @@ def _container(node: yaml.Node, workload: str, index: int, tpu_slice: Scalar | N
     # A word's reference to a variable not known here stays as written (a bash -c script reads it
     # as a command substitution, whose output is not known either).
     for part in ("command", "args"):
-        for arg in _items(_get(node, part)):
-            if not isinstance(arg, yaml.ScalarNode):
-                continue
-            expanded = expand_references(scalar(arg, source), container.env)
-            if expanded is None:
-                container.unread.append(Unread(source.position(arg.start_mark.index), f"{container.path}: a word of its {part} is not checked: {_TOO_LONG}"))
-            else:
-                container.argv.append(expanded)
+        container.argv.extend(_words(container, _items(_get(node, part)), part, source))
+    for hook in ("postStart", "preStop"):
+        words = _items(_path(node, "lifecycle", hook, "exec", "command"))
+        if words:
+            container.hooks.append(_words(container, words, f"{hook} hook", source))
     return container
+
+
+def _words(container: Container, nodes: list[yaml.Node], part: str, source: ManifestText) -> list[Scalar]:
+    """The words of a command as the kubelet gives them, each `$(NAME)` of the container's env expanded."""
+    words = []
+    for arg in nodes:
+        if not isinstance(arg, yaml.ScalarNode):
+            continue
+        expanded = expand_references(scalar(arg, source), container.env)
+        if expanded is None:
+            container.unread.append(Unread(source.position(arg.start_mark.index), f"{container.path}: a word of its {part} is not checked: {_TOO_LONG}"))
+        else:
+            words.append(expanded)
+    return words
 
 
 _TOO_LONG = f"its $(NAME) references expand past {MAX_EXPANDED:,} characters"

@@ -69,4 +69,4 @@ def test_an_index_past_the_elements_held_is_not_followed(tmp_path):
     path.write_text("b[999999999]=1\nexport DONE=1\n")
     rendering = render(path, {})
     assert "DONE" not in rendering.exported
-    assert any("65,536 array elements" in n.message for n in rendering.notes)
+    assert any("16,384 array elements" in n.message for n in rendering.notes)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import os
+import posixpath
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Union
@@ -22,7 +23,12 @@ from flaglint.core.location import Location
 from flaglint.core.reading import MANIFEST, read_text
 from flaglint.fix.files import text_edits
 from flaglint.frontends.checker import Checker, check_command
-from flaglint.frontends.commands import config_path, layout_note, not_checked
+from flaglint.frontends.commands import (
+    config_path,
+    handed_segments,
+    layout_note,
+    not_checked,
+)
 from flaglint.frontends.tunix_commands import check_tunix_words
 from flaglint.maxtext.launch import MAXTEXT_LAUNCHES, recognise, unwrap
 from flaglint.maxtext.pyconfig import is_key_variable
@@ -130,12 +136,12 @@ def find_launches(container: Container, file: str, allow_unverified: bool = Fals
         if name == launcher().flags or name in schema.variables or is_key_variable(name):
             found.findings.append(_unread(unread, f"{container.path}: {name} is not known here: {unread.reason}", allow_unverified))
     found.findings.extend(_unread(unread, unread.reason, allow_unverified) for unread in container.unread)
-    argv = container.argv
-    script = _bash_script(argv)
-    if script is not None:
-        _script_launches(container, script, found, file, allow_unverified)
-    elif argv:
-        found.launches.append(ContainerProcess(container, dict(container.env), argv[1:], os.path.basename(argv[0].text)))
+    for argv in (container.argv, *container.hooks):
+        script = _bash_script(argv) or _script_file(container, argv, found, file, allow_unverified)
+        if script is not None:
+            _script_launches(container, script, found, file, allow_unverified)
+        elif argv:
+            found.launches.append(ContainerProcess(container, dict(container.env), argv[1:], os.path.basename(argv[0].text)))
     if not found.launches:
         found.launches.append(ContainerProcess(container, dict(container.env), [], ""))
     found.launches = [launch for launch in found.launches if launch.carries_flags]
@@ -166,6 +172,31 @@ def _bash_script(argv: list[Scalar]) -> Scalar | None:
     return argv[at + 1 + operand] if command_string and operand is not None else None
 
 
+def _script_file(container: Container, argv: list[Scalar], found: _Found, file: str, allow_unverified: bool) -> Scalar | None:
+    """The text of the script a command runs (`bash FILE`, `sh -e FILE`, `FILE.sh`, behind a
+    wrapper) where a ConfigMap or Secret of the input holds it at that path; a script that is not
+    in the input is FL011 (what it launches is not known here), and None."""
+    texts = [word.text for word in argv]
+    at = 0
+    while (unwrapped := unwrap(texts[at:])) is not None:
+        at += unwrapped.start
+    if at >= len(argv):
+        return None
+    if os.path.basename(texts[at]) in SHELLS:
+        operand, command_string = shell_operand(texts[at + 1:])
+        if command_string or operand is None:
+            return None
+        at += 1 + operand
+    elif not (texts[at].endswith(".sh") or texts[at] in container.files):
+        return None
+    path = posixpath.normpath(texts[at])
+    if path in container.files:
+        return container.files[path]
+    found.findings.append(_unverified_at(argv[at], f"it runs the script {texts[at]}, which is not in the input (lint that script)",
+                                         file, container.path, allow_unverified))
+    return None
+
+
 def _script_launches(container: Container, script: Scalar, found: _Found, file: str, allow_unverified: bool) -> None:
     path = f"{file}#{container.path}"  # the command evaluated from its text, under a name no file has
     to_manifest = _OriginMap(path, script)
@@ -180,19 +211,33 @@ def _script_launches(container: Container, script: Scalar, found: _Found, file: 
             steps += 1
             instrs = state.code.instrs
             instr = instrs[state.pc] if state.pc < len(instrs) else None
+            env, seen = None, None
             if isinstance(instr, Command):
                 fields = [to_manifest.scalar(v) for v in interp.fields(instr.words, state)]
                 prefix = interp.prefix(instr, state)
                 env = {name: to_manifest.scalar(v) for name, v in interp.child_env(state, prefix).items() if isinstance(v, Value)}
-                launch = _launch(container, fields, env, set(prefix))
-                if launch is not None:
-                    found.launches.append(launch)
+                seen = _launch(container, fields, env, set(prefix))
+                if seen is not None:
+                    found.launches.append(seen)
+            recorded = len(state.launched)
             interp.step(state)
+            # what the command hands over as a string (`eval`, `bash -c`, `bash <<EOF`, `trap … EXIT`), or
+            # the command the evaluator found in it where its words did not show one (`env -S '…'`)
+            for handed in state.launched[recorded:]:
+                whole = [] if seen is not None or not all(type(w) is Value for w in handed.words) else [list(handed.words)]
+                for segment in handed_segments(handed) or whole:
+                    launch = _launch(container, [to_manifest.scalar(v) for v in segment], dict(env or {}), set(handed.assigned))
+                    if launch is not None:
+                        found.launches.append(launch)
     except ScriptError as err:
         # Fail closed: a command that cannot be read could hide any flag.
         found.findings.append(built_in("FL010", (), to_manifest.line_location(err.line, file), variant="bash_c",
                                       container=container.path, reason=err.message))
         return
+    for note in (*state.unfound, *([state.unbounded] if state.unbounded is not None else [])):
+        # Fail closed: what the script runs or sets past a construct it does not follow is not known.
+        found.findings.append(built_in("FL011", (), to_manifest.line_location(note.line, file), variant="unfollowed",
+                                      allow_unverified=allow_unverified, reason=f"{container.path}: {note.message}"))
     if steps >= _STEP_CAP:
         # Fail closed: a launch after the loop is not checked, so the gate must not pass it.
         found.findings.append(built_in("FL011", (), to_manifest.line_location(interp.line, file), variant="step_cap",
@@ -203,8 +248,11 @@ def _launch(container: Container, fields: list[Scalar], env: dict[str, Scalar], 
     """The process a command of the script starts, past `exec` and the wrappers it is written
     behind (`nice`, `timeout 1h`, `env K=V`, …), with the environment they give it."""
     while fields:
-        if fields[0].text == "exec":
-            fields = fields[1:]
+        if fields[0].text in ("exec", "command", "coproc"):  # the rest is the command (coproc's NAME before its braces is not)
+            named = fields[0].text == "coproc" and len(fields) > 2 and fields[2].text in ("{", "(")
+            fields = fields[2 if named else 1:]
+            while fields and fields[0].text in ("-p", "--", "{", "("):
+                fields = fields[1:]
             continue
         unwrapped = unwrap([field.text for field in fields])
         if unwrapped is None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -495,42 +496,52 @@ def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces:
     base = {n: v for _, _, own in parts for n, v in own.items()}
     quiet = {index: next((values for written, values in combos if not written), None) for index, combos, _ in parts}
 
-    # quiet[i] for the parts from piece i on (None: one of them always writes the key), built from the end
-    quiet_from: dict[int, dict | None] = {}
+    # from the end, for the parts after piece i: quiet_after[i], the values with which none writes the
+    # key (None: one always does); writes_after[i], the first combination of theirs that writes it
+    quiet_after: dict[int, dict | None] = {}
+    writes_after: dict[int, dict | None] = {}
     following: dict | None = {}
-    for index, _, _ in reversed(parts):
+    writing: dict | None = None
+    for index, combos, _ in reversed(parts):
+        quiet_after[index], writes_after[index] = following, writing
         following = None if following is None or quiet[index] is None else {**quiet[index], **following}
-        quiet_from[index] = following
+        writing = next((values for written, values in combos if written), writing)
+    quiet_after[-1] = following
 
-    def quiet_after(index: int) -> dict | None:
-        """The values with which no part after piece `index` writes the key (None: one always does)."""
-        return next((quiet_from[i] for i, _, _ in parts if i > index), {})
+    # of each token, the first combination that writes it, the first where it is the last written,
+    # and the first where another token follows it
+    with_token: dict[tuple, dict] = {}
+    written_last: dict[tuple, dict] = {}
+    followed: dict[tuple, dict] = {}
+    for _, combos, _ in parts:
+        for written, values in combos:
+            for token in written:
+                with_token.setdefault(token, values)
+                (written_last if written[-1] == token else followed).setdefault(token, values)
 
     tokens = sorted(present, key=lambda token: token[:2])
     last = []
     for token in tokens:
         index = token[0]
-        combos = next(combos for i, combos, _ in parts if i == index)
-        with_token = next(values for written, values in combos if token in written)
-        own = next((values for written, values in combos if written and written[-1] == token), None)
-        rest = quiet_after(index)
+        own = written_last.get(token)
+        rest = quiet_after[index]
         # what the token written last decides: the parts before it do not matter
         shown = None if own is None or rest is None else {**rest, **own}
         last.append(None if shown is None else {**base, **shown})
-        again = next((values for written, values in combos if token in written and written[-1] != token), None)
+        again = followed.get(token)
         if again is None:
-            after = next((values for later, others, _ in parts if later > index for written, values in others if written), None)
-            again = None if after is None else {**with_token, **after}
+            after = writes_after[index]
+            again = None if after is None else {**with_token[token], **after}
         at = origins.get(token)
         if at is None:  # a token begun in another piece: its launches are whole
             fixes.extend(({**base, **fixed}, {}) for fixed in (shown, again) if fixed is not None)
             continue
-        fixes.append((with_token, {"only": TOKEN_RULES, "at": at}))
+        fixes.append((with_token[token], {"only": TOKEN_RULES, "at": at}))
         if shown is not None:
             fixes.append((shown, {"at": at}))
         if again is not None:
             fixes.append((again, {"only": REPEATED_RULES, "at": at}))
-    none = quiet_after(-1)
+    none = quiet_after[-1]
     if none is not None:
         none = {**base, **none}
         fixes.append((none, {}))
@@ -631,7 +642,7 @@ def _narrowed(path: ExploredPath, fixed: Mapping[str, list]) -> ExploredPath | N
     if path.cubes is None:  # one product: only the inputs in `fixed` change (their values shared, never changed)
         changes = {}
         for name, values in fixed.items():
-            changes[name] = [v for v in path.domains.get(name, values) if v in values]
+            changes[name] = _within(path.domains.get(name, values), values)
             if not changes[name]:
                 return None
         env = {**path.env, **{name: found[0] for name, found in changes.items()}}
@@ -651,14 +662,38 @@ def _narrowed(path: ExploredPath, fixed: Mapping[str, list]) -> ExploredPath | N
     return ExploredPath(env, path.branches, domains, cubes if len(cubes) > 1 else None)
 
 
+# Of each domain a path narrows (by id, the list kept alive), where each value stands in it: a path
+# narrowed once per value of a domain of n costs n look-ups, not n walks of it.
+_POSITIONS: dict[int, tuple[Sequence, dict]] = {}
+
+
+def _within(domain: Sequence, values: Sequence) -> list:
+    """The values of `domain` among `values`, in the domain's order."""
+    if len(domain) <= 8:
+        allowed = set(values)
+        return [v for v in domain if v in allowed]
+    found = _POSITIONS.get(id(domain))
+    if found is None or found[0] is not domain:
+        if len(_POSITIONS) > 256:
+            _POSITIONS.clear()
+        found = _POSITIONS[id(domain)] = (domain, {v: at for at, v in reversed(list(enumerate(domain)))})
+    positions = found[1]
+    return sorted(dict.fromkeys(v for v in values if v in positions), key=positions.__getitem__)
+
+
 def _classes(domain: list, splits: set | None) -> list[list]:
     """The input's values, grouped where no Choice tells them apart; an input read as a value
     (FromInput) has every value apart."""
     if splits is None:
         return [[v] for v in domain]
+    held: dict = {v: [] for v in domain}  # each value: the sets that hold it (each set read once)
+    for s in splits:
+        for v in s:
+            if v in held:
+                held[v].append(id(s))
     grouped: dict[tuple, list] = {}
-    for v in domain:
-        grouped.setdefault(tuple(v in s for s in splits), []).append(v)
+    for v, sets in held.items():
+        grouped.setdefault(tuple(sets), []).append(v)
     return list(grouped.values())
 
 
@@ -677,16 +712,28 @@ def _domain(name: str, path: ExploredPath, explored: Mapping[str, Sequence]) -> 
     return list(dict.fromkeys(values))
 
 
+# Of each Choice read, its alternatives by value: a path picks one by a look-up, not a walk of them all.
+_ALTERNATIVES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _alternative(choice: Choice, value):
+    """The alternative of `choice` whose value set holds `value`; the first where none does."""
+    by_value = _ALTERNATIVES.get(choice)
+    if by_value is None:
+        by_value = {}
+        for values, alt in choice.alts:
+            for held in values:
+                by_value.setdefault(held, alt)
+        _ALTERNATIVES[choice] = by_value
+    return by_value.get(value, choice.alts[0][1])
+
+
 def _picker(base: Mapping, assignment: Mapping):
     def value_of(name: str):
         return assignment[name] if name in assignment else base.get(name)
 
     def pick(choice: Choice):
-        value = value_of(choice.name)
-        for values, alt in choice.alts:
-            if value in values:
-                return alt
-        return choice.alts[0][1]
+        return _alternative(choice, value_of(choice.name))
 
     return pick, lambda name: input_value(value_of(name))
 

@@ -6,6 +6,7 @@ import os
 import re
 
 from flaglint.render.bash.compiler import Command
+from flaglint.render.bash.expansion import input_value
 from flaglint.render.bash.state import State
 from flaglint.render.bash.types import Value
 
@@ -358,6 +359,67 @@ class Builtins:
         st.status = 0
         st.pc += 1
 
+    def b_command(self, ins, st, fields, args) -> None:
+        """`command [-p] NAME ARGS`: NAME run as a builtin or a program, never as a function of the
+        script; `command -v NAME` (or -V) only says what NAME is."""
+        at = 1
+        while at < len(fields) and fields[at].text.startswith("-") and fields[at].text != "-":
+            at += 1
+            if fields[at - 1].text == "--":
+                break
+            if set(fields[at - 1].text[1:]) & {"v", "V"}:
+                at = len(fields)
+        if at >= len(fields):
+            st.status = 0
+            st.pc += 1
+            return
+        self.run_fields(ins, st, fields[at:], functions=False)
+
+    def b_coproc(self, ins, st, fields, args) -> None:
+        """`coproc COMMAND`, `coproc NAME { COMMANDS; }`: the command runs beside the script (its
+        launch is a launch); the braces' name and the braces themselves are no part of it."""
+        at = 1
+        if at + 1 < len(fields) and fields[at + 1].text in ("{", "("):
+            at += 1
+        if at < len(fields) and fields[at].text in ("{", "("):
+            at += 1
+        if at >= len(fields):
+            st.status = 0
+            st.pc += 1
+            return
+        self.run_fields(ins, st, fields[at:])
+
+    def b_trap(self, ins, st, fields, args) -> None:
+        """`trap ACTION EXIT`: the action runs when the script ends. The MaxText command lines in
+        it are checked as an eval string's are; a function of the script that it names and that
+        may launch is not followed (FL011)."""
+        at = 1 if not args or args[0] != "--" else 2
+        signals = args[at:]
+        if len(fields) > at + 1 and fields[at].text not in ("", "-") and set(signals) & {"EXIT", "0", "SIGEXIT"}:
+            action = fields[at]
+            first = action.text.split()[0] if action.text.split() else ""
+            if first in st.functions and self._may_launch(st.functions[first]):
+                self.unfollowed(st, ins.line, f"the EXIT trap at line {ins.line} runs the function {first} when the script"
+                                " ends, which is not followed there")
+            self.record_launch(ins, st, [input_value("eval"), action], self.prefix(ins, st), False)
+        st.status = 0
+        st.pc += 1
+
+    def _may_launch(self, code) -> bool:
+        """Whether a function's code runs a program that may launch, a shell or a script."""
+        commands = [i.words for i in code.instrs if type(i) is Command and i.words[0].literal]
+        return any(self.launches.may_launch(os.path.basename(w[0].literal), [a.literal for a in w[1:]])
+                   or os.path.basename(w[0].literal) in ("bash", "sh") or w[0].literal.endswith(".sh") for w in commands)
+
+    def b_shopt(self, ins, st, fields, args) -> None:
+        """`shopt -s expand_aliases`: aliases the script defines are expanded from here on, which
+        is not followed (FL011); other options change nothing flaglint reads."""
+        if "-s" in args and "expand_aliases" in args:
+            self.stop(st, ins.line, f"aliases are expanded from line {ins.line} (shopt -s expand_aliases), and the commands they stand for are not followed")
+            return
+        st.status = 0
+        st.pc += 1
+
     def b_getopts(self, ins, st, fields, args) -> None:
         """`getopts OPTSTRING NAME [ARG...]`: the next option of the arguments (the positional
         parameters unless ARGs are given), as bash reads them. OPTIND is the index of the next
@@ -415,20 +477,21 @@ BUILTINS = {
     "shift": Builtins.b_shift, "set": Builtins.b_set,
     "test": Builtins.b_test, "[": Builtins.b_test, "let": Builtins.b_let, "read": Builtins.b_read,
     "mapfile": Builtins.b_read, "readarray": Builtins.b_read, "printf": Builtins.b_printf, "eval": Builtins.b_eval,
-    "getopts": Builtins.b_getopts, "builtin": Builtins.b_builtin,
+    "getopts": Builtins.b_getopts, "builtin": Builtins.b_builtin, "command": Builtins.b_command,
+    "coproc": Builtins.b_coproc, "trap": Builtins.b_trap, "shopt": Builtins.b_shopt,
 }
 
 
 def shell_operand(args: list[str]) -> tuple[int | None, bool]:
     """Where bash's options end in its arguments (the script, or with -c the command string), and
-    whether -c is among them (also grouped: `-lc`, `-ec`); `-o NAME` takes the next word."""
+    whether -c is among them (also grouped: `-lc`, `-ec`); each o or O of an option takes the
+    next word as its name (`-o pipefail`, `-euxo pipefail`)."""
     command_string, at = False, 0
     while at < len(args) and args[at][:1] in ("-", "+") and args[at] not in ("-", "--"):
         option = args[at]
         if not option.startswith("--"):
             command_string = command_string or "c" in option[1:]
-            if option[1:] in ("o", "O"):
-                at += 1
+            at += option[1:].count("o") + option[1:].count("O")
         at += 1
     if at < len(args) and args[at] == "--":
         at += 1

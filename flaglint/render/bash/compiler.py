@@ -258,7 +258,8 @@ def _all_arguments(word: Word) -> bool:
 
 _CHECKED = (Test, ArithCmd, Command, Subshell, PipeEnd)  # what `set -e` looks at the status of
 
-_READERS = ("read", "mapfile", "readarray", "cat")  # the commands whose standard input the machine reads
+# the commands whose standard input the machine reads (a shell with no script reads its commands there)
+_READERS = ("read", "mapfile", "readarray", "cat", "bash", "sh")
 
 _RESERVED = {"then", "else", "elif", "fi", "do", "done", "esac", "}", ";;", "in"}
 

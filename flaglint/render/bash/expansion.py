@@ -7,6 +7,8 @@ import os
 import re
 import weakref
 
+from flaglint.core.findings import InputError
+from flaglint.read.argv import shell_words
 from flaglint.render.bash.arithmetic import (
     ArithContext,
     ArithError,
@@ -59,6 +61,26 @@ class AbortCommand(Exception):
 
 def input_value(text: str | None) -> Value | None:
     return None if text is None else Value(text, Spans.unwritten(len(text)))
+
+
+def token_value(value: Value, token) -> Value:
+    """The Value of one shell word (a read.argv Token) of `value`'s text, with the origins of its
+    text; a quoted word's characters each point at where it starts."""
+    origins = list(value.origins[token.offset:token.end_offset])
+    if len(origins) != len(token.text):
+        origins = [origins[0] if origins else None] * len(token.text)
+    return Value(token.text, origins)
+
+
+def split_words(value: Value, start: int = 0) -> list[Value] | None:
+    """The shell words of `value`'s text from `start` (quotes and backslashes as bash reads them,
+    nothing expanded); None where its quotes do not close."""
+    try:
+        tokens = shell_words(value.text[start:])
+    except InputError:
+        return None
+    tail = Value(value.text[start:], value.origins[start:], value.opaque)
+    return [token_value(tail, token) for token in tokens]
 
 
 def segment(v: Value, quoted: bool) -> tuple:
@@ -638,6 +660,9 @@ class Expansion:
         elif not (name[0].isalpha() or name[0] == "_"):
             val = self._special(p, st)
         else:
+            stored = self.raw(st, name) if p.length and p.index in ("@", "*") and not p.op else None
+            if type(stored) is list:  # `${#A[@]}`: the elements are counted, none of them decided
+                return [_computed(str(len(stored)), p.quoted)]
             val = self.lookup(st, name)
         if p.index is not None:
             if p.index in ("@", "*") and name == "BASH_SOURCE":

@@ -4,6 +4,7 @@ Expansion, conditions and builtins are its parts (mixins), each in its own modul
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 
 from flaglint.core.reading import SCRIPT, Unreadable, names_a_file, regular_file
@@ -38,10 +39,12 @@ from flaglint.render.bash.expansion import (
     AbortCommand,
     ExitScript,
     Expansion,
+    glob_pieces,
     input_value,
     is_symbolic,
     join_segments,
     segment,
+    split_words,
 )
 from flaglint.render.bash.lexer import Lit, Param
 from flaglint.render.bash.state import (
@@ -58,6 +61,7 @@ from flaglint.render.bash.types import (
     LaunchRecogniser,
     Note,
     Rendering,
+    Spans,
     Split,
     Sym,
     Value,
@@ -66,8 +70,16 @@ from flaglint.render.bash.types import (
 
 UNSET = None  # a scope entry that is declared but unset
 STEP_LIMIT = 200_000
-ARRAY_INDEX_LIMIT = 2**16  # arrays are held whole; a recipe indexes a few elements
+ARRAY_LIMIT = 2**14  # elements of one array: arrays are held whole, and a recipe's hold a few hosts or flags
+# Characters of one value: the most Linux hands a program as one argument or variable (MAX_ARG_STRLEN),
+# so a longer one reaches no launch; a loop that grows a value without end stops here.
+VALUE_LIMIT = 128 * 1024
+# Pieces of one value (runs of characters one script wrote one after another): a loop that appends a
+# few characters each time costs its pieces at each step, so it stops here.
+PIECE_LIMIT = 2**14
+CALL_DEPTH_LIMIT = 1_000  # functions, subshells and sourced files inside one another (bash recursing without end crashes)
 SHELLS = ("bash", "sh")
+DEFAULT_IFS = (" \t\n", " ")  # IFS values that split words on blanks, as flaglint splits them
 NESTING_LIMIT = 8  # how deep one file may run inside itself (a sourced file that sources itself, guarded)
 
 
@@ -79,6 +91,16 @@ def _joined(old, new):
     for v in (old, new):
         pieces.extend(v.pieces if type(v) is Sym else (v,))
     return Sym(tuple(pieces))
+
+
+def _size(value) -> tuple[int, int]:
+    """A scalar's characters, and the pieces it is joined from (runs of characters one script wrote
+    one after another, or a joined value's parts)."""
+    if type(value) is Value:
+        return len(value.text), len(value.origins.runs) if type(value.origins) is Spans else 1
+    if type(value) is Sym:
+        return sum(len(piece.text) for piece in value.pieces if type(piece) is Value), len(value.pieces)
+    return 0, 0
 
 
 def _forwards_arguments(words: list) -> bool:
@@ -118,6 +140,7 @@ class Interp(Expansion, Conditions, Builtins):
         self.files: dict[str, object] = {}
         self.line = 0  # the line of the instruction being run, for notes
         self._literal_fields: dict[int, tuple] = {}  # id(word) -> (word, fields); Values never change
+        self._case_arms: dict[int, tuple] = {}  # id(Case) -> (Case, exact patterns, other patterns): _arms
 
     # ---- setup ----
     def load(self, path: str):
@@ -259,6 +282,30 @@ class Interp(Expansion, Conditions, Builtins):
     def note(self, st: State, line: int, message: str) -> None:
         st.notes = st.notes + (Note(st.code.src.path, line, message),)
 
+    def stop(self, st: State, line: int, why: str) -> None:
+        """The path meets a construct it does not get past (a bound of the evaluator's): nothing
+        after it is known (FL011 at `line`)."""
+        st.unbounded = Note(st.code.src.path, line, f"{why}; the rest of the script is not evaluated")
+        st.notes = st.notes + (st.unbounded,)
+        st.done = True
+
+    def _too_large(self, st: State, name: str, values: list, line: int, elements: int = 0) -> bool:
+        """Whether `name`'s new values (and its `elements`, for an array) are past what the evaluator
+        holds; if so the path stops there."""
+        if elements > ARRAY_LIMIT:
+            self.stop(st, line, f"the array {name} grows past {ARRAY_LIMIT:,} elements at line {line}")
+            return True
+        for characters, pieces in map(_size, values):
+            if characters > VALUE_LIMIT:
+                self.stop(st, line, f"{name} grows past {VALUE_LIMIT:,} characters at line {line}, the most Linux hands"
+                          " a program as one argument or variable (MAX_ARG_STRLEN)")
+                return True
+            if pieces > PIECE_LIMIT:
+                self.stop(st, line, f"{name} grows past {PIECE_LIMIT:,} pieces at line {line} (a loop that appends to it"
+                          " with no end)")
+                return True
+        return False
+
     # ---- stepping ----
     def run(self, st: State) -> None:
         while not st.done:
@@ -275,10 +322,7 @@ class Interp(Expansion, Conditions, Builtins):
         instr = code.instrs[st.pc]
         self.line = getattr(instr, "line", self.line)
         if st.steps > STEP_LIMIT:
-            st.unbounded = Note(code.src.path, self.line, f"the loop around line {self.line} does not end within"
-                                f" {STEP_LIMIT:,} steps; the rest of the script is not evaluated")
-            st.notes = st.notes + (st.unbounded,)
-            st.done = True
+            self.stop(st, self.line, f"the loop around line {self.line} does not end within {STEP_LIMIT:,} steps")
             return
         try:
             _DISPATCH[type(instr)](self, instr, st)
@@ -381,13 +425,37 @@ class Interp(Expansion, Conditions, Builtins):
 
     def i_case(self, ins: Case, st: State) -> None:
         subject = self.value(ins.word, st).text
-        for patterns, target in ins.items:
-            for pat in patterns:
-                if self.glob(pat, st).fullmatch(subject):
-                    st.pc = target
-                    st.status = 0
-                    return
-        st.pc = ins.end
+        _, exact, others = self._arms(ins, st)
+        first = exact.get(subject)
+        for position, pattern, target in others:  # a pattern before the exact one that matches wins
+            if first is not None and position > first[0]:
+                break
+            if self.glob(pattern, st).fullmatch(subject):
+                first = (position, target)
+                break
+        if first is None:
+            st.pc = ins.end
+            return
+        st.pc = first[1]
+        st.status = 0
+
+    def _arms(self, ins: Case, st: State) -> tuple:
+        """The case's patterns in order: (position, target) of the first literal pattern that
+        matches only its own text, by that text; every other pattern as (position, word, target).
+        An arm is then found by one look-up and the other patterns before it, so a case costs its
+        own arms, not its arms for each path that runs it."""
+        found = self._case_arms.get(id(ins))
+        if found is None:
+            exact: dict[str, tuple] = {}
+            others: list[tuple] = []
+            for position, (pattern, target) in enumerate((p, target) for patterns, target in ins.items for p in patterns):
+                text = None if pattern.literal is None else "".join(t for t, _ in glob_pieces(self.segments(pattern, st)))
+                if text is not None and self.glob(pattern, st).pattern == re.escape(text):  # it matches its text alone
+                    exact.setdefault(text, (position, target))
+                else:
+                    others.append((position, pattern, target))
+            found = self._case_arms[id(ins)] = (ins, exact, others)
+        return found
 
     def i_forinit(self, ins: ForInit, st: State) -> None:
         items = tuple(self.positional_values(st)) if ins.words is None else tuple(self.fields(ins.words, st))
@@ -445,19 +513,35 @@ class Interp(Expansion, Conditions, Builtins):
             # a variable its environment set; decided first (it may fork), -n then ends that
             self._input(st, ins.name)
         local = builtin == "local" or (builtin in ("declare", "typeset") and "g" not in flags and len(st.scopes) > 1)
+        if "n" in flags and builtin in ("declare", "typeset", "local"):
+            self.stop(st, ins.line, f"{ins.name} is a name reference at line {ins.line} ({builtin} -n), which is not followed")
+            return
+        if "x" in flags and local and len(st.scopes) > 1:
+            self.stop(st, ins.line, f"{ins.name} is exported from a function's own scope at line {ins.line} ({builtin} -x),"
+                      " which is not followed")
+            return
+        if ins.name == "IFS" and ins.value is not None and (ins.value.literal is None or ins.value.literal not in DEFAULT_IFS):
+            self.stop(st, ins.line, f"IFS is set at line {ins.line}: words split on other characters than blanks are not followed")
+            return
         if ins.array is not None:
             # An element that is one field whatever its joined variables hold stays symbolic, so
             # `a=("$X" "$Y")` after n joins is one array, not a path per combination (lookup decides
             # it); words that assign as they expand are expanded once, as bash does.
-            new = self.fields(ins.array, st) if ins.mutates else self.array_fields(ins.array, st)
+            added = new = self.fields(ins.array, st) if ins.mutates else self.array_fields(ins.array, st)
             if ins.append:
-                old = self.lookup(st, ins.name)
-                old = old if isinstance(old, list) else ([old] if old is not None else [])
+                old = self.raw(st, ins.name)  # elements as stored: appending decides none of them
+                if type(old) is not list:
+                    old = self.lookup(st, ins.name)
+                    old = old if isinstance(old, list) else ([old] if old is not None else [])
                 new = old + new
+            if self._too_large(st, ins.name, added, ins.line, len(new)):
+                return
             self.assign(st, ins.name, new, local)
         elif ins.value is not None and ins.index is not None:
             value = self.value(ins.value, st)
-            old = self.lookup(st, ins.name)
+            old = self.raw(st, ins.name)  # elements as stored: setting one decides none of the others
+            if type(old) is not list:
+                old = self.lookup(st, ins.name)
             elems = list(old) if isinstance(old, list) else ([old] if old is not None else [])
             i = self.arith_text(self.value(ins.index, st).text or "0", st, ins.line)
             i = i + len(elems) if i < 0 else i  # bash counts a negative index from the end
@@ -466,15 +550,14 @@ class Interp(Expansion, Conditions, Builtins):
                 st.status = 1
                 st.pc += 1
                 return
-            if i >= ARRAY_INDEX_LIMIT:
-                st.unbounded = Note(st.code.src.path, ins.line, f"{ins.name}[{i}] at line {ins.line} is past the"
-                                    f" {ARRAY_INDEX_LIMIT:,} array elements flaglint follows; the rest of the script is not evaluated")
-                st.notes = st.notes + (st.unbounded,)
-                st.done = True
+            if i >= ARRAY_LIMIT:
+                self.stop(st, ins.line, f"{ins.name}[{i}] at line {ins.line} is past the {ARRAY_LIMIT:,} array elements flaglint follows")
                 return
             elems.extend([None] * (i + 1 - len(elems)))
             if ins.append and elems[i] is not None:
-                value = join_segments([segment(elems[i], True), segment(value, True)])
+                value = join_segments([segment(self.concrete(st, elems[i]), True), segment(value, True)])
+            if self._too_large(st, ins.name, [value], ins.line):
+                return
             elems[i] = value
             self.assign(st, ins.name, elems, local)
         elif ins.value is not None:
@@ -485,6 +568,8 @@ class Interp(Expansion, Conditions, Builtins):
                     old = self.scalar(st, ins.name)
                 if old is not None:
                     value = _joined(old, value)
+            if self._too_large(st, ins.name, [value], ins.line):
+                return
             self.assign(st, ins.name, value, local)
         elif local and len(st.scopes) > 1 and ins.name not in st.scopes[-1]:
             self.assign(st, ins.name, UNSET, True)
@@ -493,6 +578,7 @@ class Interp(Expansion, Conditions, Builtins):
                 st.exported.add(ins.name)
             if "n" in flags:
                 st.exported.discard(ins.name)
+
         st.status = 0
         st.pc += 1
 
@@ -572,13 +658,17 @@ class Interp(Expansion, Conditions, Builtins):
             st.status = 0
             st.pc += 1
             return
+        self.run_fields(ins, st, fields)
+
+    def run_fields(self, ins: Command, st: State, fields: list, functions: bool = True) -> None:
+        """Run the command the fields name: a function of the script (unless `functions` is False:
+        `command NAME`), a builtin, or another program."""
         name = fields[0].text
-        args = [f.text for f in fields[1:]]
         handler = BUILTINS.get(name)
-        if name in st.functions:
+        if functions and name in st.functions:
             self.call(st, st.functions[name], fields[1:], self.prefix(ins, st))
         elif handler is not None:
-            handler(self, ins, st, fields, args)
+            handler(self, ins, st, fields, [f.text for f in fields[1:]])
         else:
             self.run_program(ins, st, fields)
 
@@ -606,6 +696,12 @@ class Interp(Expansion, Conditions, Builtins):
         if any(type(w) is Split for w in words[:at + 1]):  # where the program starts depends on how a word splits
             self.run_program(ins, st, self.fields(ins.words, st), replace)
             return
+        split = self._env_split(words, at)
+        if split == []:
+            self.unfollowed(st, ins.line, f"env -S at line {ins.line} splits a string that is not known here")
+        if split:
+            self.run_program(ins, st, split, replace)
+            return
         program = words[at].text if at < len(words) and type(words[at]) is Value else ""
         if os.path.basename(program) in SHELLS or program.endswith(".sh"):
             if any(type(w) is not Value for w in words):
@@ -620,6 +716,27 @@ class Interp(Expansion, Conditions, Builtins):
             st.status = 0  # another program: never run, its arguments change nothing here
             st.pc += 1
 
+    def _env_split(self, words: list, at: int) -> list | None:
+        """Where words[at] is `env` with -S STRING (-SSTRING, --split-string[=]STRING) among its
+        options: the words with the string replaced by the words env splits it into (quotes and
+        backslashes as the shell reads them), or [] where the string is not known here. None
+        where it is not."""
+        if at >= len(words) or type(words[at]) is not Value or os.path.basename(words[at].text) != "env":
+            return None
+        i = at + 1
+        while i < len(words) and type(words[i]) is Value and words[i].text.startswith("-") and words[i].text not in ("-", "--"):
+            text = words[i].text
+            if text in ("-S", "--split-string"):
+                string, start, end = (words[i + 1] if i + 1 < len(words) else None), 0, i + 2
+            elif text.startswith(("-S", "--split-string=")):
+                string, start, end = words[i], 2 if text.startswith("-S") else len("--split-string="), i + 1
+            else:
+                i += 2 if text in ("-u", "-C", "--unset", "--chdir") else 1
+                continue
+            split = split_words(string, start) if type(string) is Value and not string.opaque else None
+            return [] if split is None else [*words[:i], *split, *words[end:]]
+        return None
+
     def _run_script(self, ins: Command, st: State, words: list, extra: dict, cleared: bool, replace: bool) -> None:
         """`bash [options] script args`, `bash -c STRING`, `./script.sh args`: the script is followed
         as its own process; a command string is kept as a launch (the MaxText command lines in it are
@@ -631,6 +748,13 @@ class Interp(Expansion, Conditions, Builtins):
         if command_string:
             self.note(st, ins.line, "bash -c is not evaluated: only the MaxText command lines in its string are checked")
             self.record_launch(ins, st, words, extra, cleared)
+        elif script is None and ins.stdin is not None:
+            # `bash <<EOF`, `bash <<< "…"`: the shell reads its commands from the text, as `bash -c` would
+            self.note(st, ins.line, f"{words[0].text} reads its commands from a here-document: only the MaxText command lines in it are checked")
+            self.record_launch(ins, st, [words[0], input_value("-c"), self.value(ins.stdin, st)], extra, cleared)
+        elif script is None:
+            self.unfollowed(st, ins.line, f"{words[0].text} at line {ins.line} reads its commands from standard input"
+                            " (a pipe or a file), which is not known here")
         elif script is not None:
             self.child(ins, st, words[script + 1].text, words[script + 2:], replace, extra, cleared)
             return
@@ -653,6 +777,10 @@ class Interp(Expansion, Conditions, Builtins):
         st.pc = 0
 
     def call(self, st: State, code: Code, args: list, prefix: dict) -> None:
+        if len(st.stack) >= CALL_DEPTH_LIMIT:
+            self.stop(st, self.line, f"at line {self.line} functions run inside one another {CALL_DEPTH_LIMIT:,} levels"
+                      " deep (a function that calls itself with no end: bash crashes when its stack runs out)")
+            return
         self.push(st, code, "func", st.positional)
         st.scopes.append(dict(prefix))
         st.positional = tuple(args)
@@ -756,8 +884,12 @@ class Interp(Expansion, Conditions, Builtins):
             reason = f"the {what} {name!r} runs inside itself {NESTING_LIMIT} levels deep (it sources or runs itself, directly or through other files)"
         else:
             return resolved
-        st.unfound = st.unfound + (Note(st.code.src.path, line, reason),)
+        self.unfollowed(st, line, reason)
         return None
+
+    def unfollowed(self, st: State, line: int, reason: str) -> None:
+        """What runs at `line` cannot be followed (FL011 there): what it sets and launches is not known."""
+        st.unfound = st.unfound + (Note(st.code.src.path, line, reason),)
 
     def _running(self, st: State, path: str) -> int:
         """How many of the path's frames (and the code it is in) run code of the file `path`."""

@@ -124,17 +124,27 @@ def _merged_group(states: list[State], candidates) -> list[State]:
     while changed and len(pending) > 1:
         changed = False
         joined: list[State] = []
+        by_places: dict[tuple, list[int]] = {}  # only states that launch at the same places may merge
         for st in pending:
-            for k, other in enumerate(joined):
-                m = _merge([other, st], candidates)
+            same = by_places.setdefault(_launch_places(st), [])
+            for k in same:
+                m = _merge([joined[k], st], candidates)
                 if m is not None:
                     joined[k] = m
                     changed = True
                     break
             else:
+                same.append(len(joined))
                 joined.append(st)
         pending = joined
     return pending
+
+
+def _launch_places(st: State) -> tuple:
+    """Where the path's launches are, with their number of words: what no merge changes, and two
+    paths must share to merge (_launches_alike). The arms of a `case` that each launch are told
+    apart by it at once, not by a comparison of every arm with every other."""
+    return tuple((launch.file, launch.line, len(launch.words)) for launch in st.launched)
 
 
 _MISSING = object()

@@ -28,12 +28,13 @@ class Spans(Sequence):
 
     __slots__ = ("_runs", "length", "_ends", "_parts")
 
-    def __init__(self, runs: Iterable[tuple] = (), parts: list[Sequence] | None = None, length: int = 0):
+    def __init__(self, runs: Iterable[tuple] = (), parts: list[Sequence] | None = None, length: int = 0, merged: bool = False):
         """`runs`; or `parts` (each a Spans or a sequence of Origins and None) of `length`
-        characters in all, spanned only when first read."""
+        characters in all, spanned only when first read. `merged`: the runs (a tuple, of `length`
+        characters) are merged already, as _merged gives them."""
         self._parts = parts
-        self._runs = None if parts is not None else _merged(runs)
-        self.length = length if parts is not None else sum(run[2] for run in self._runs)
+        self._runs = None if parts is not None else runs if merged else _merged(runs)
+        self.length = length if parts is not None or merged else sum(run[2] for run in self._runs)
         self._ends: list[int] | None = None
 
     @classmethod
@@ -139,19 +140,27 @@ class _Written:
 
 def joined_origins(parts: Iterable[Sequence]):
     """The origins of values joined one after another: spans, where each part is spans or has no
-    origin at all; else a list of Origins, as the parts were."""
+    origin at all; else a list of Origins, as the parts were. Each part's runs are merged already,
+    so only where two parts meet are runs joined: a value that a loop grows costs its own runs."""
     parts = [part for part in parts if len(part)]
     if len(parts) == 1 and type(parts[0]) is Spans:
         return parts[0]
     runs: list[tuple] = []
+    length = 0
     for part in parts:
         if type(part) is Spans:
-            runs.extend(part.runs)
+            added = part.runs
         elif part.count(None) == len(part):
-            runs.append((None, 0, len(part)))
+            added = ((None, 0, len(part)),)
         else:
             return list(itertools.chain.from_iterable(parts))
-    return Spans(runs)
+        length += len(part)
+        if runs:
+            runs[-1:] = _merged((runs[-1], added[0]))
+            runs.extend(added[1:])
+        else:
+            runs.extend(added)
+    return Spans(tuple(runs), length=length, merged=True)
 
 
 @dataclass
