@@ -89,20 +89,23 @@ def lint(scripts, options: Options, vary_items, path_cap, allow_unverified, scri
 
 def _report_shared_findings_once(checked: list[Checked]) -> None:
     """A finding in a file that scripts source (a shared block) is reported once, with the scripts
-    that reach it, however many of them are linted together."""
+    that reach it, however many of them are linted together, and whether or not that file is
+    linted itself too (its own finding then stands for theirs)."""
     first: dict[tuple, object] = {}
     for item in checked:
         script = Path(item.label).resolve()
         kept = []
         for finding in item.result.findings:
             loc = finding.location
-            if loc is not None and loc.file and Path(loc.file).resolve() != script:
-                key = (finding.rule, Path(loc.file).resolve(), loc.line, loc.column, loc.end_column, finding.message)
+            if loc is not None and loc.file:
+                file = Path(loc.file).resolve()
+                key = (finding.rule, file, loc.line, loc.column, loc.end_column, finding.message)
                 if key in first:
-                    if item.label not in first[key].reached_from:
+                    if file != script and item.label not in first[key].reached_from:
                         first[key].reached_from += (item.label,)
                     continue
-                finding.reached_from = (item.label,)
+                if file != script:
+                    finding.reached_from = (item.label,)
                 first[key] = finding
             kept.append(finding)
         item.result.findings = kept

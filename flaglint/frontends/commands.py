@@ -132,12 +132,41 @@ def unknown_command_string(launch: Launch) -> str | None:
 
 def _opaque_only_in_values(inner: Value) -> bool:
     """Whether what the evaluator cannot know of a command string (a command's output, written
-    OTHER) is only inside the values of its `key=value` and `NAME=value` words (`run_name=$(whoami)-x`):
-    its command lines are then known, and those keys are not judged (as on a launch's own words)."""
+    OTHER) leaves its command lines known: it is only inside the values of `key=value` and
+    `NAME=value` words (`run_name=$(whoami)-x`: those keys are not judged, as on a launch's own
+    words), or inside a word of a command that launches nothing (`gsutil cp log gs://b/$(date)/`).
+    Output that stands as a word of its own, names the program, or is in another word of a
+    program that may launch MaxText could be any command line: not known."""
     if OTHER not in inner.text:
         return False  # text read from a file: nothing of it is known
-    return all(OTHER not in word.text or ("=" in word.text and OTHER not in word.text.split("=", 1)[0])
-               for word in _words_of(inner))
+    for segment in _segments(_words_of(inner)):
+        program = next((at for at, word in enumerate(segment) if not _assignment(word.text)), len(segment))
+        launches = program < len(segment) and may_launch(segment[program].text)
+        for at, word in enumerate(segment):
+            if OTHER not in word.text or _opaque_value(word.text):
+                continue
+            if at == program or launches or not word.text.replace(OTHER, "").strip():
+                return False
+    return True
+
+
+def opaque_values(launch: Launch) -> list[tuple[str, Value]]:
+    """The `key=value` words of the command string a launch hands over whose value holds a
+    command's output (known only when the container runs it), each with the word."""
+    inner = _command_string(list(launch.words))
+    if inner is None or OTHER not in inner.text:
+        return []
+    return [(word.text.split("=", 1)[0], word) for word in _words_of(inner) if OTHER in word.text and _opaque_value(word.text)]
+
+
+def _opaque_value(text: str) -> bool:
+    """A `key=value` (or `NAME=value`) word whose key is known and whose value holds OTHER."""
+    key, equals, value = text.partition("=")
+    return bool(equals) and OTHER not in key and OTHER in value
+
+
+def _assignment(text: str) -> bool:
+    return re.match(r"[A-Za-z_][A-Za-z0-9_]*=", text) is not None
 
 
 def _command_string(words: list[Value]) -> Value | None:

@@ -262,7 +262,30 @@ def entry_module(written: str, entries: dict[str, EntryPoint]) -> str | None:
         return written
     tail = "." + written.removeprefix("maxtext.")
     ending = sorted((name for name in entries if name.endswith(tail)), key=lambda name: (name.count("."), name))
-    return ending[0] if ending else None
+    if ending:
+        return ending[0]
+    # a module an older release had elsewhere (MaxText.utils.ckpt_conversion.to_maxtext: the pin's
+    # maxtext.checkpoint_conversion.to_maxtext) or under an older name (MaxText.sft_trainer)
+    last = written.rsplit(".", 1)[-1]
+    last = _RENAMED.get(last, last)
+    moved = sorted((name for name in entries if name.rsplit(".", 1)[-1] == last), key=lambda name: (name.count("."), name))
+    return moved[0] if moved else None
+
+
+# Entry points an older release named otherwise: its module's last name, the newer one's.
+_RENAMED = {"sft_trainer": "train_sft"}
+
+
+def unknown_module(words: list[str], index: ConfigIndex | None) -> str | None:
+    """The MaxText module these words run (as written) when the pin has no entry point of that name
+    that reads its config from argv (MaxText.tests.forward_pass_logit_checker), else None."""
+    if index is None or recognise(words, index) is not None:
+        return None
+    for kind, target, _ in python_targets(words):
+        written = _module_name(target) if kind == "module" else _module_of_path(target)
+        if written is not None:
+            return target
+    return None
 
 
 def _module_name(name: str) -> str | None:
@@ -304,8 +327,12 @@ def _runs_tpu_ssh(words: list[str]) -> bool:
 
 
 def _runs_multihost(words: list[str]) -> bool:
-    """MaxText's multihost_runner.py or multihost_job.py, which run --COMMAND on every TPU VM."""
-    return any(posixpath.basename(w) in ("multihost_runner.py", "multihost_job.py") for w in words[:3])
+    """MaxText's multihost_runner.py or multihost_job.py (or a renamed copy), which run --COMMAND on every TPU VM."""
+    return any(_MULTIHOST.fullmatch(posixpath.basename(w)) for w in words[:3])
+
+
+# MaxText's runners, and the copies a recipe renames (multihost_runner_orig.py)
+_MULTIHOST = re.compile(r"multihost_(?:runner|job)\w*\.py")
 
 
 # Each launcher that hands a command string to the hosts it starts, with the option that holds it.

@@ -20,7 +20,7 @@ from test_bash_symbolic import _own, _resolved, _taken
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.lint.scripts import check_script
 from flaglint.render import evaluate
-from flaglint.render.bash.types import Choice, Split, Sym, ifs_fields
+from flaglint.render.bash.types import OTHER, Choice, Split, Sym, ifs_fields
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
@@ -85,7 +85,9 @@ def test_a_launch_after_many_joins_is_one_launch_whose_words_are_what_bash_runs(
     ((launch,),) = [o.rendering.launched for _, o in paths]
     assert sum(type(w) in (Choice, Sym) for w in launch.words) == len(DEFAULTS) + 1  # symbolic, not forked
     for sample in _samples(paths[0][0].domains, 12, seed=1):
-        env = {k: v for k, v in sample.items() if v is not None}
+        # CONFIG, which the script never sets, is its caller's: set, to a value not known here
+        env = {**{k: values[0] for k, values in merged.inputs.items() if values == [OTHER]},
+               **{k: v for k, v in sample.items() if v is not None}}
         words = [_resolved(w, env) if type(w) in (Choice, Sym) else w for w in launch.words]
         assert [w.text for w in words][1:] == _bash_argv(tmp_path, env), env
 

@@ -276,6 +276,7 @@ def test_path_conditions_partition_the_inputs_and_predict_the_outcome(script: st
             ((taken, outcome),) = [(p, o) for p, o in paths if all(env.get(n) in vs for n, vs in p.domains.items())]
             # The inputs the path's condition constrains; every other variable unset, as explored.
             env = {k: v for k, v in env.items() if v is not None and k in taken.domains}
+            env.update({k: v for k, v in taken.env.items() if k not in taken.domains and v is not None})  # the caller's
             rendered = render(path, env)
             # Values grouped on one path differ only in that input's own, inherited, exported value.
             assert _texts(rendered.exported, taken.domains) == _texts(outcome.rendering.exported, taken.domains), (script, env)

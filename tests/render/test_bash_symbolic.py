@@ -167,6 +167,7 @@ def _agrees_with_the_explorer_and_bash(script: str, choice) -> None:
             ((ref_taken, ref_outcome),) = _taken(reference_paths, sample)
             # Every other variable unset, as explored; an input grouped on the path keeps its value.
             env = {k: v for k, v in sample.items() if v is not None and k in taken.domains}
+            env.update({k: v for k, v in taken.env.items() if k not in taken.domains and v is not None})  # the caller's
             got = {}
             for name, value in outcome.rendering.exported.items():
                 concrete = _resolved(value, env)
@@ -176,6 +177,7 @@ def _agrees_with_the_explorer_and_bash(script: str, choice) -> None:
             if outcome.rendering.status == 0:
                 assert _comparable(got, env, taken) == _comparable(bash_env(Path(d), env), env, taken), (script, env)
             ref_env = {k: v for k, v in sample.items() if v is not None and k in ref_taken.domains}
+            ref_env.update({k: v for k, v in ref_taken.env.items() if k not in ref_taken.domains and v is not None})
             ref_got = {k: v.text for k, v in ref_outcome.rendering.exported.items()}
             assert ref_outcome.rendering.status == _bash_status(Path(d), ref_env), (script, ref_env)
             if ref_outcome.rendering.status == 0:

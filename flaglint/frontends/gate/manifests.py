@@ -39,6 +39,7 @@ from flaglint.read.flags import FlagSource
 from flaglint.render.bash.builtins import shell_operand
 from flaglint.render.bash.compiler import Command
 from flaglint.render.bash.machine import SHELLS, Interp
+from flaglint.render.bash.state import is_file_test
 from flaglint.render.bash.types import ScriptError, Value
 from flaglint.render.manifest import (
     Container,
@@ -198,14 +199,53 @@ def _script_file(container: Container, argv: list[Scalar], found: _Found, file: 
 
 
 def _script_launches(container: Container, script: Scalar, found: _Found, file: str, allow_unverified: bool) -> None:
+    """The launches of a container's `bash -c` script, run with the container's environment on each
+    combination of the file tests it makes (`[ -d /data ] || exit 1`): whether a path outside the
+    container's command holds is known only where it runs, so a launch behind either outcome is
+    judged. Past _FILE_TEST_RUNS runs, the rest is not verified (FL011)."""
     path = f"{file}#{container.path}"  # the command evaluated from its text, under a name no file has
     to_manifest = _OriginMap(path, script)
+    pending: list[dict[str, bool]] = [{}]
+    tried: set[frozenset] = set()
+    seen: set[tuple] = set()
+    while pending:
+        held = pending.pop(0)
+        if frozenset(held.items()) in tried:
+            continue
+        tried.add(frozenset(held.items()))
+        if len(tried) > _FILE_TEST_RUNS:
+            found.findings.append(built_in("FL011", (), to_manifest.line_location(1, file), allow_unverified=allow_unverified,
+                                          reason=f"{container.path}: the bash -c script makes more file tests than"
+                                                 f" {_FILE_TEST_RUNS} runs of it cover; launches behind the others are not checked"))
+            return
+        ran = _run_script(container, script, path, to_manifest, held, file, allow_unverified, found)
+        if ran is None:
+            return
+        launches, tests = ran
+        for launch in launches:
+            key = (tuple(a.text for a in launch.args), launch.program, tuple(sorted((k, v.text) for k, v in launch.env.items())))
+            if key not in seen:
+                seen.add(key)
+                found.launches.append(launch)
+        pending.extend({**held, name: True} for name in tests if name not in held)
+
+
+_FILE_TEST_RUNS = 64  # runs of a bash -c script over the outcomes of its file tests
+
+
+def _run_script(container: Container, script: Scalar, path: str, to_manifest: _OriginMap, held: dict[str, bool],
+                file: str, allow_unverified: bool, found: _Found) -> tuple[list[ContainerProcess], list[str]] | None:
+    """One run of the script: the file tests in `held` hold, every other one fails. Its launches and
+    the file tests it made; None when it cannot be read (FL010) or runs past _STEP_CAP (FL011)."""
+    launches: list[ContainerProcess] = []
     try:
         interp = Interp(path, MAXTEXT_LAUNCHES, text=script.text.encode("utf-8"))
         state = interp.start({})
         for name, value in container.env.items():
             state.scopes[0][name] = Value(value.text, [_manifest_origin(p) for p in value.positions])
             state.exported.add(name)
+        for name in held:
+            state.inputs[name] = Value("true", [None] * 4)
         steps = 0
         while not state.done and steps < _STEP_CAP:
             steps += 1
@@ -218,7 +258,7 @@ def _script_launches(container: Container, script: Scalar, found: _Found, file: 
                 env = {name: to_manifest.scalar(v) for name, v in interp.child_env(state, prefix).items() if isinstance(v, Value)}
                 seen = _launch(container, fields, env, set(prefix))
                 if seen is not None:
-                    found.launches.append(seen)
+                    launches.append(seen)
             recorded = len(state.launched)
             interp.step(state)
             # what the command hands over as a string (`eval`, `bash -c`, `bash <<EOF`, `trap … EXIT`), or
@@ -228,20 +268,24 @@ def _script_launches(container: Container, script: Scalar, found: _Found, file: 
                 for segment in handed_segments(handed) or whole:
                     launch = _launch(container, [to_manifest.scalar(v) for v in segment], dict(env or {}), set(handed.assigned))
                     if launch is not None:
-                        found.launches.append(launch)
+                        launches.append(launch)
     except ScriptError as err:
         # Fail closed: a command that cannot be read could hide any flag.
         found.findings.append(built_in("FL010", (), to_manifest.line_location(err.line, file), variant="bash_c",
                                       container=container.path, reason=err.message))
-        return
+        return None
     for note in (*state.unfound, *([state.unbounded] if state.unbounded is not None else [])):
         # Fail closed: what the script runs or sets past a construct it does not follow is not known.
-        found.findings.append(built_in("FL011", (), to_manifest.line_location(note.line, file), variant="unfollowed",
-                                      allow_unverified=allow_unverified, reason=f"{container.path}: {note.message}"))
+        unfollowed = built_in("FL011", (), to_manifest.line_location(note.line, file), variant="unfollowed",
+                              allow_unverified=allow_unverified, reason=f"{container.path}: {note.message}")
+        if not any((f.rule, f.location, f.message) == (unfollowed.rule, unfollowed.location, unfollowed.message) for f in found.findings):
+            found.findings.append(unfollowed)  # once, whichever runs of the script meet it
     if steps >= _STEP_CAP:
         # Fail closed: a launch after the loop is not checked, so the gate must not pass it.
         found.findings.append(built_in("FL011", (), to_manifest.line_location(interp.line, file), variant="step_cap",
                                       allow_unverified=allow_unverified, container=container.path, steps=_STEP_CAP, line=interp.line))
+        return None
+    return launches, [name for name in state.inputs if is_file_test(name)]
 
 
 def _launch(container: Container, fields: list[Scalar], env: dict[str, Scalar], prefixed: set[str]) -> ContainerProcess | None:

@@ -23,11 +23,14 @@ from flaglint.frontends.commands import (
     CommandLine,
     command_lines,
     config_path,
+    launched_segments,
     layout_note,
     not_checked,
+    opaque_values,
     unknown_command_string,
 )
 from flaglint.frontends.lint.launch_parts import COMBINATION_CAP, concrete_argvs
+from flaglint.frontends.lint.unknown_values import UnknownKeys, callers
 from flaglint.frontends.lint.unverified import Unverified
 from flaglint.frontends.lint.witnesses import (
     FIX_TRIES,
@@ -35,6 +38,7 @@ from flaglint.frontends.lint.witnesses import (
     keys_read,
     script_location,
 )
+from flaglint.maxtext.launch import unknown_module
 from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
 from flaglint.render.bash.path_conditions import PathConditions
@@ -152,17 +156,26 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
             "FL011", (), Location(launch.file, launch.line, 1, end_column=2), allow_unverified=allow_unverified, reason=reason))
 
     rule_names = [rule.name_set for rule in checker.ruleset.rules]
+    unknown_keys = UnknownKeys(callers(exploration.inputs))
     for launch, argv in concrete_commands(exploration, rule_names, lambda launch: CommandJudge(launch, script, checker, index), not_verified):
         unknown = unknown_command_string(launch)
         if unknown is not None:
             not_verified(launch, unknown)
             continue
-        for line in command_lines(launch, index):
+        notes.update(_opaque_notes(launch))
+        lines = command_lines(launch, index)
+        if not lines:  # a module of MaxText's the pin has no entry point for: said, never silent
+            release = checker.pin.pin.removeprefix("maxtext-")
+            notes.update(f"{launch.file}:{launch.line}: {module} is no module of MaxText {release} that reads its config"
+                         " from the command line: its command line is not checked"
+                         for words, _ in launched_segments(launch) if (module := unknown_module([w.text for w in words], index)))
+        for line in lines:
             reason = not_checked(line.command)
             if reason is not None:
                 not_verified(line, reason)
                 continue
             findings = _check_line(line, script, checker, index, notes, results)
+            notes.update(unknown_keys.notes(line.words[i] for i in line.command.args))
             checked += 1
             if line.command.old_layout:
                 old_layout.setdefault(line.file, set()).add(line.line)
@@ -182,6 +195,18 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
         fix = next((f for line in list(to_fix.values())[:FIX_TRIES]
                     if (f := _fix_line(line, script, data, checker, index, max_fixes)) is not None), None)
     return CommandsChecked(found, notes, checked, fix)
+
+
+def _opaque_notes(launch: Launch) -> list[str]:
+    """A note for each key of a handed command string whose value holds a command's output: not
+    judged, and spliced into the string, so a space in that output splits the word there."""
+    notes = []
+    for key, word in opaque_values(launch):
+        origin = next((o for o in word.origins if o is not None), None)
+        where = f"{origin.file}:{origin.line}" if origin is not None else f"{launch.file}:{launch.line}"
+        notes.append(f"{where}: {key}'s value in the command string holds a command's output, not known here: {key} is not judged"
+                     " (the output is spliced into the string, so where it holds a space, tab or newline the word splits there)")
+    return notes
 
 
 def with_witnesses(seen: dict[tuple, tuple[Finding, list[ExploredPath]]], exploration: Exploration,

@@ -30,6 +30,7 @@ from flaglint.frontends.lint.tunix_commands import (
     check_tunix_commands,
     runs_tunix,
 )
+from flaglint.frontends.lint.unknown_values import UnknownKeys, callers, tokens
 from flaglint.frontends.lint.unverified import Unverified
 from flaglint.frontends.lint.witnesses import (
     FIX_TRIES,
@@ -40,6 +41,8 @@ from flaglint.frontends.lint.witnesses import (
 from flaglint.maxtext.pyconfig import HF_TOKEN_VARIABLE
 from flaglint.maxtext.values import format_value
 from flaglint.read.flags import FlagSource
+from flaglint.render.bash.compiler import before_syntax_error
+from flaglint.render.bash.expansion import STOPS_NOTE
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
 from flaglint.render.bash.path_conditions import PathConditions
 from flaglint.render.bash.types import Rendering, ScriptError, TooDeep, Value
@@ -162,7 +165,7 @@ def _mistyped_inputs(path: ExploredPath) -> list[str]:
     mistyped = []
     for name, var in load_tunix().variables.items():
         value = path.env.get(name)
-        if value is not None and var.kind == "int":
+        if value is not None and var.kind == "int" and OTHER not in value:  # a value not known here is not judged
             try:
                 type_tunix(name, var, value)
             except ValueError:
@@ -206,8 +209,18 @@ def check_script(
         return check
     except ScriptError as err:
         result.findings.append(built_in("FL010", (), Location(err.file, err.line, err.column, end_column=err.column + 1), reason=err.message))
+        _judge_before_syntax_error(check, err, lambda partial: check_script(
+            path, checker, fixed, vary, path_cap, 0, allow_unverified, partial, args, tunix_pin).result)
         return check
     check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
+    if not _launches_anything(exploration):
+        # Nothing MaxText or Tunix reads: quiet, whatever it sources or runs that cannot be followed.
+        found = [rendering for outcome in exploration.outcomes for rendering in renderings(outcome.rendering)]
+        result.notes.extend(sorted({f"{note.file}:{note.line}: not followed ({note.message}); the script launches nothing and"
+                                    " sets no flags, so nothing is left unchecked" for rendering in found for note in rendering.unfound}
+                                   | {f"{note.file}:{note.line}: {note.message}" for rendering in found
+                                      for note in rendering.notes if note.message.startswith(STOPS_NOTE)}))
+        return check
     witnesses = Witnesses(path, given, check.env, args)
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified, witnesses)
     commands = check_commands(path, exploration, checker, given, max_fixes, allow_unverified, witnesses)
@@ -218,10 +231,10 @@ def check_script(
         rules = checker.ruleset
         result.findings = _once([f for f in result.findings if not (rule := rules.by_id(f.rule)) or not rule.flag_string_only]
                                 + commands.findings + [f for f in tunix.findings if f not in commands.findings])
-        result.notes.extend(sorted(commands.notes | tunix.notes))
         line_fix = commands.fix or tunix.fix
         if line_fix is not None and not result.fixes:  # one fix per run, as for the flags (see _add_fix)
             result.fixes.append(line_fix)
+    result.notes.extend(sorted(commands.notes | tunix.notes))
     if max_fixes and result.fixes and not result.fixes[0].safe:
         _recheck_unsafe(check, result.fixes[0], lambda edited: check_script(
             path, checker, fixed, vary, path_cap, 0, allow_unverified, edited, args, tunix_pin).result)
@@ -230,6 +243,34 @@ def check_script(
     result.findings = apply_suppressions(path, found, read_suppressions(path, text), renumberings)
     withhold_fixes_of(result, [f for f in found if not any(f is kept for kept in result.findings)])
     return check
+
+
+def _judge_before_syntax_error(check: ScriptCheck, err: ScriptError, lint: Callable[[str], Result]) -> None:
+    """The commands bash runs before a syntax error of the script itself, judged (bash stops at
+    the error); their fixes are not offered, as they were found on part of the script."""
+    if err.file != str(check.path):
+        return
+    partial = before_syntax_error(check.text.encode("utf-8"))
+    if partial is None:
+        return
+    judged = lint(partial.decode("utf-8"))
+    if not judged.findings and not judged.notes:
+        return  # nothing before it launches
+    check.result.findings.extend(judged.findings)  # the part holds no syntax error: no FL010 of its own
+    check.result.notes.extend([*judged.notes, f"{err.file}:{err.line}: the commands before the syntax error are checked:"
+                               " bash runs them, then stops there"])
+
+
+def _launches_anything(exploration: Exploration) -> bool:
+    """Whether some outcome launches a program (or hands a command string over), sets the flags
+    or a Tunix variable, runs a script that cannot be followed (`bash ./train.sh`: a launcher, as
+    far as anyone can tell; machine.Interp.script_file), or stops at a construct the evaluator does
+    not get past. A file sourced that cannot be followed (`source <(kubectl completion bash)`)
+    alone does not make a script a launcher."""
+    names = {launcher().flags, *load_tunix().variables}
+    return any(rendering.launched or rendering.unbounded is not None or not names.isdisjoint(rendering.variables)
+               or any(note.message.startswith("the script ") for note in rendering.unfound)
+               for outcome in exploration.outcomes for rendering in renderings(outcome.rendering))
 
 
 def _recheck_unsafe(check: ScriptCheck, fix: Fix, lint: Callable[[str], Result]) -> None:
@@ -291,6 +332,8 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
             continue
         if outcome.rendering.status != 0 or trainer.status != 0:
             quiet.extend(outcome.paths)
+            notes.update(f"{note.file}:{note.line}: {note.message}" for rendering in renderings(outcome.rendering)
+                         for note in rendering.notes if note.message.startswith(STOPS_NOTE))
             continue
         stopped = outcome.rendering.unbounded or trainer.unbounded
         if stopped is not None:
@@ -333,9 +376,12 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
         notes.add(f"paths where {names} is not an integer are not checked (Tunix refuses such a value)")
     checked: dict[tuple, Result] = {}
     to_fix: dict[tuple, tuple[Concrete, Value, dict, frozenset]] = {}
+    unknown_keys = UnknownKeys(callers(exploration.inputs), check.env)
     for launch in judged:
         rendering = launch.rendering
         flags, env, unknown = _trainer_input(rendering)
+        if unknown:
+            notes.update(unknown_keys.notes(tokens(flags)))
         key = (flags.text, tuple(sorted(env.items())))
         if key not in checked:
             checked[key] = checker.check(FlagSource(flags.text), env, fix=False, unknown=unknown)
@@ -382,6 +428,9 @@ def _trainer_input(rendering: Rendering) -> tuple[Value, dict[str, str], frozens
         [name for name, text in env.items() if OTHER in text]
         + ([token.split("=", 1)[0] for token in flags.text.split() if OTHER in token] if OTHER in flags.text else [])
     )
+    # A Tunix variable not known here is not read (the rules that name it are not judged, and a fix
+    # may not be sought through it); the token's presence is what pyconfig reads of HF_TOKEN.
+    env = {name: text for name, text in env.items() if OTHER not in text or name == HF_TOKEN_VARIABLE}
     return flags, env, unknown
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from flaglint.render.bash.types import OTHER
+
 _TOKEN = re.compile(
     r"\s*(?:(0[xX][0-9a-fA-F]*|[0-9]+#[0-9a-zA-Z@_]+|[0-9]+)|([A-Za-z_][A-Za-z0-9_]*)|"
     r"(\*\*=|<<=|>>=|\*\*|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&^|]=|[-+*/%<>=!~&^|?:,()]))"
@@ -13,6 +15,11 @@ _TOKEN = re.compile(
 
 class ArithError(Exception):
     pass
+
+
+class ArithUnknown(ArithError):
+    """An operand whose value is not known here (a command's output, an input's "anything else"):
+    so is the expression's value."""
 
 
 class ArithTooDeep(ArithError):
@@ -265,6 +272,8 @@ def eval_arith(node: tuple, ctx: ArithContext, depth: int = 0) -> int:
         return _var_value(node[1], ctx, depth)
     if kind == "exp":
         text = ctx.expand(node[1]).strip()
+        if OTHER in text:
+            raise ArithUnknown(text)
         return eval_arith(parse_arith_text(text), ctx, depth + 1) if text else 0
     if kind == "un":
         v = eval_arith(node[2], ctx, depth)
@@ -310,6 +319,8 @@ def _var_value(name: str, ctx: ArithContext, depth: int) -> int:
     text = ctx.get(name)
     if text is None or not text.strip():
         return 0
+    if OTHER in text:
+        raise ArithUnknown(name)
     if depth > 32:
         raise ArithError("expression recursion level exceeded")
     return eval_arith(parse_arith_text(text.strip()), ctx, depth + 1)

@@ -16,6 +16,7 @@ from flaglint.render.bash.arithmetic import ArithError, ArithTooDeep
 from flaglint.render.bash.depth import check_depth
 from flaglint.render.bash.lexer import (
     ARITH_ASSIGN,
+    UNSET_OPERATORS,
     CmdSub,
     Lit,
     Param,
@@ -218,6 +219,14 @@ class FileFacts:
     arguments: int = 0  # the most positional parameters a command reads (`$3`: 3; getopts with a value: 2)
     functions: dict = field(default_factory=dict)  # function name -> list of the FileFacts of its bodies
     forwards: list = field(default_factory=list)  # the functions this body calls with its own arguments ("$@")
+    shifts: bool = False  # the body moves the arguments (`shift`, `set -- …`): $1 may hold any of them
+    assigned: set = field(default_factory=set)  # the variables the body assigns (`X=…`, `read X`, `for X in`)
+    defaulted: set = field(default_factory=set)  # the variables it reads with an operator for unset (`${X:-d}`)
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[.*\])?$")
+_ASSIGNING = ("read", "mapfile", "readarray", "printf", "getopts", "let")
+_ASSIGNED_NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:=|\[|$)")
 
 
 def sole_variable(word: Word) -> str | None:
@@ -312,6 +321,8 @@ class Compiler:
                         self.facts.arguments = max(self.facts.arguments, int(part.name))
                     if part.op in ("?", ":?"):
                         self.compare(parameter_input(part), "empty" if part.op == ":?" else "set", None)
+                    if part.op in UNSET_OPERATORS:
+                        self.facts.defaulted.add(part.name)
                     todo.extend(w for w in (part.arg, part.arg2, part.index) if isinstance(w, Word))
         return word
 
@@ -377,6 +388,7 @@ class Compiler:
             index = self.word(idx) if idx is not None else None
             name_node = name_node.child_by_field_name("name")
         name = self.text(name_node)
+        self.facts.assigned.add(name)
         value = array = None
         if value_node is not None and value_node.type == "array":
             array = [self.word(c) for c in value_node.named_children if c.type != "comment"]
@@ -398,6 +410,7 @@ class Compiler:
     def s_declaration_command(self, node, code: Code) -> None:
         builtin = self.text(node.children[0])
         flags = ""
+        invalid = []  # words bash refuses as "not a valid identifier": the builtin goes on, then fails
         for c in node.children[1:]:
             if c.type == "variable_assignment":
                 code.instrs.append(self.assignment(c, builtin, flags))
@@ -411,11 +424,21 @@ class Compiler:
                         flags += "n"
                     continue
                 if c.type == "word" and "=" in text:
+                    if not _IDENTIFIER.match(text.split("=", 1)[0]):
+                        invalid.append(text)  # `export RUN_NAME = "x"`: `=`, then "x", are no names
+                        continue
                     raise self.fail(c, f"unsupported {builtin} argument {text!r}")
+                if c.type == "string" and builtin in ("export", "readonly", "declare", "typeset", "local") and invalid:
+                    invalid.append(text)
+                    continue
                 if c.type not in ("variable_name", "word"):
                     code.instrs.append(NoteInstr(self.line(c), f"unsupported {builtin} argument {text!r}"))
                     continue
                 code.instrs.append(Assign(self.line(c), text, None, None, None, False, builtin, flags))
+        if invalid:
+            line = self.line(node)
+            code.instrs.append(NoteInstr(line, f"{builtin}: {', '.join(invalid)}: not a valid identifier; the command fails"))
+            code.instrs.append(Command(line, [Word((Lit("false", (None,) * 5, False),))], [], False))
 
     def s_unset_command(self, node, code: Code) -> None:
         names, functions = [], False
@@ -471,6 +494,10 @@ class Compiler:
         head = words[0].literal
         if head and any(_all_arguments(w) for w in words[1:]):
             self.facts.forwards.append(head)
+        if head == "shift" or head == "set" and len(words) > 1 and words[1].literal == "--":
+            self.facts.shifts = True
+        if head in _ASSIGNING:  # `read -r X Y`, `mapfile -t A`, `printf -v X`, `getopts o OPT`, `let X=1`
+            self.facts.assigned.update(m[1] for w in words[1:] if w.literal and (m := _ASSIGNED_NAME.match(w.literal)))
         if head in ("test", "["):
             self._posix_test_facts(words[1:])
         elif head == "getopts" and len(words) > 1 and words[1].literal:
@@ -812,10 +839,11 @@ class Compiler:
         values = [self.word(node.children[i]) for i in range(node.child_count)
                   if node.field_name_for_child(i) == "value"]
         has_in = any(c.type == "in" for c in node.children)
+        self.facts.assigned.add(self.text(var))
         if not has_in or len(values) == 1 and _all_arguments(values[0]):
             # `for arg in "$@"`: each argument passes through the loop variable, so what it is
-            # compared with is what an argument may be (explorer.Candidates)
-            self.facts.aliases.append((self.text(var), argument_input(1)))
+            # compared with is what any argument may be (explorer.Candidates)
+            self.facts.aliases.append((self.text(var), ANY_ARGUMENT))
         init = ForInit(self.line(node), values if has_in else None, any(w.mutates() for w in values))
         out.append(init)
         head = len(out)
@@ -1051,6 +1079,17 @@ def _check_errors(src: Source, node) -> None:
                 at = n.children[-1] if n.children and not n.is_missing else n
                 raise script_error(src, src.char_index(at.start_byte), what)
         stack.extend(reversed(n.children))
+
+
+def before_syntax_error(data: bytes) -> bytes | None:
+    """The script's top-level commands before the first one bash cannot parse (bash runs those,
+    then stops at the error with status 2), with `exit 2` after them: the same bytes at the same
+    offsets. None when there is none before it."""
+    root = _get_parser().parse(_readable(data)).root_node
+    first = next((c for c in root.children if c.has_error or c.is_missing or c.is_error), None)
+    if first is None or not data[:first.start_byte].strip():
+        return None
+    return data[:first.start_byte] + b"\nexit 2\n"
 
 
 _parser = None

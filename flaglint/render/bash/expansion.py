@@ -12,11 +12,13 @@ from flaglint.read.argv import shell_words
 from flaglint.render.bash.arithmetic import (
     ArithContext,
     ArithError,
+    ArithUnknown,
     eval_arith,
     parse_arith_text,
 )
 from flaglint.render.bash.compiler import compile_span
 from flaglint.render.bash.lexer import (
+    UNSET_OPERATORS,
     Arith,
     CmdSub,
     Lit,
@@ -42,6 +44,7 @@ from flaglint.render.bash.types import (
     Sym,
     Value,
     joined_origins,
+    read_names,
 )
 
 _BREAK = ("", (), True, False)  # separates the fields of "$@"
@@ -52,6 +55,13 @@ GUARDED_LEAVES = 256
 
 class ExitScript(Exception):
     pass
+
+
+STOPS_NOTE = "set -u:"  # how the note of a stop under set -u begins
+
+
+class UnsetStop(ExitScript):
+    """`set -u` and a variable unset on the path: bash stops there."""
 
 
 class AbortCommand(Exception):
@@ -130,7 +140,7 @@ def split_fields(segs: list) -> list[Value]:
                 text.append(ch)
                 origins.append(org)
                 exists = True
-        if s[3]:
+        if s[3] and (exists or not s[0]):  # a value not known here: a field, even where its known text is empty
             opaque = exists = True
     if exists:
         fields.append(Value("".join(text), origins, opaque))
@@ -139,7 +149,11 @@ def split_fields(segs: list) -> list[Value]:
 
 _CAT_HERESTRING = re.compile(r"\$\(\s*cat\s+<<<[^|;&<>`]*\)")  # `$(cat <<< word)` and nothing more
 
-_DEFAULTING = (":-", "-", ":=", "=", ":+", "+", ":?", "?")  # operators that handle an unset variable
+
+
+def _parameter(name: str) -> str:
+    """A parameter as the user reads it: `$3` for an argument, else the variable's name."""
+    return f"${name}" if name.isdigit() else name
 
 
 def is_symbolic(value) -> bool:
@@ -264,7 +278,7 @@ class Expansion:
         for p in word.parts:
             if type(p) is Param and p.index is None and not p.length and not p.indirect and p.op in ("", ":-", "-"):
                 raw = self._raw_param(p.name, st)
-                if is_symbolic(raw) and (not p.op or self._never_empty(raw, st)):
+                if is_symbolic(raw) and (not p.op or self._never_empty(raw, st)) and not (not p.op and self._may_stop(raw, st)):
                     if segs:
                         pieces.append(join_segments(segs))
                         segs = []
@@ -287,6 +301,11 @@ class Expansion:
         if segs:
             pieces.append(join_segments(segs))
         return Sym(tuple(pieces))
+
+    def _may_stop(self, raw, st: State) -> bool:
+        """Whether reading a joined value whole may stop bash: under `set -u`, an alternative of it
+        that some paths never assigned reads the input, unset there."""
+        return "u" in st.options and self.candidates is not None and bool(read_names(raw))
 
     def _raw_param(self, name: str, st: State):
         """A variable's or a positional parameter's value as stored (symbolic where it was joined,
@@ -396,7 +415,7 @@ class Expansion:
         (NeedInput), those values apart; None where it yields several fields of "$@"."""
         if plain_variable(part):
             raw = self.raw(st, part.name)
-            if is_symbolic(raw):  # a joined value: kept as it is, never walked alternative by alternative
+            if is_symbolic(raw) and not self._may_stop(raw, st):  # a joined value: kept as it is, never walked alternative by alternative
                 return raw, part.quoted and not self._blank_free(raw, st)
         leaves = 0
         blank = False
@@ -543,6 +562,8 @@ class Expansion:
         if type(p) is Arith:
             try:
                 return [_computed(str(eval_arith(p.expr, _Arith(self, st))), p.quoted)]
+            except ArithUnknown:  # an operand not known here: neither is the value
+                return [(OTHER, (None,) * len(OTHER), p.quoted, True)]
             except (ArithError, RecursionError) as e:
                 self.note(st, self.line, f"arithmetic error: {e}; bash abandons the command")
                 raise AbortCommand() from None
@@ -719,9 +740,13 @@ class Expansion:
 
     def _apply(self, p: Param, val: Value | None, st: State) -> list:
         q, op = p.quoted, p.op
-        if val is None and "u" in st.options and op not in _DEFAULTING and p.name not in ("@", "*"):
-            # bash stops here when it is unset, which launches nothing; so what follows is the run
-            # where the environment sets it, to a value not known here.
+        if val is None and "u" in st.options and op not in UNSET_OPERATORS and p.name not in ("@", "*"):
+            if self.candidates is not None:
+                # Every value of the inputs is a path of its own (a variable no file assigns is its
+                # caller's, set: explorer.Candidates), so on this one it is unset: bash stops here.
+                self.note(st, p.line, f"{STOPS_NOTE} {_parameter(p.name)} is unset on this path; bash stops here")
+                raise UnsetStop()
+            # One environment (render): the run where the environment sets it, to a value not known here.
             self.note(st, p.line, f"set -u: {p.name} must be set (bash stops where it is not); its value is not known")
             val = Value("", [], True)
         if p.length:

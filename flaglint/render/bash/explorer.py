@@ -29,7 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flaglint.render.bash.expansion import input_value
+from flaglint.render.bash.compiler import ANY_ARGUMENT
+from flaglint.render.bash.expansion import ExitScript, input_value
 from flaglint.render.bash.guards import holds_for, ordered, restrict
 from flaglint.render.bash.lexer import compile_glob, glob_sample
 from flaglint.render.bash.machine import Interp
@@ -124,6 +125,12 @@ def run_inputs(env: Mapping[str, str | None]) -> tuple[dict[str, str | None], li
     return variables, [named.get(index, OTHER) for index in range(1, count + 1)]
 
 
+# The variables bash itself sets or reads with a meaning when unset (getopts' OPTIND starts at 1,
+# an unset IFS splits on blanks): never the caller's.
+_SHELLS_OWN = frozenset({"OPTIND", "OPTARG", "OPTERR", "IFS", "REPLY", "PIPESTATUS", "FUNCNAME", "LINENO", "RANDOM",
+                         "SECONDS", "GROUPS", "SHLVL", "PPID", "UID", "EUID", "PS4", "TMOUT", "SRANDOM", "EPOCHSECONDS"})
+
+
 class Candidates:
     """The candidate values of an input, from the comparisons in every file loaded so far."""
 
@@ -164,8 +171,12 @@ class Candidates:
     def _comparands(self, name: str) -> list:
         every, of_arguments = self._facts()
         seeds = {name}
-        if is_argument(name) and name != ARGUMENT_COUNT:  # shifts move an argument through $1, $2, …: what any of them is compared with
-            seeds = {key for fact in of_arguments for key in [*fact.comparands, *(read for _, read in fact.aliases)] if is_argument(key)}
+        if is_argument(name) and name != ARGUMENT_COUNT:
+            # what every argument is compared with (getopts' options, `for arg in "$@"`); where the
+            # script shifts, an argument moves through $1, $2, …: what any of them is compared with
+            seeds = {name, ANY_ARGUMENT}
+            if any(fact.shifts for fact in of_arguments):
+                seeds |= {key for fact in of_arguments for key in [*fact.comparands, *(read for _, read in fact.aliases)] if is_argument(key)}
             seeds.discard(ARGUMENT_COUNT)
         names, todo = set(seeds), list(seeds)
         while todo:
@@ -183,6 +194,8 @@ class Candidates:
         if is_file_test(name):
             return (None, "true")  # it fails, or it holds
         comparands = self._comparands(name)
+        if not comparands and self._callers(name):
+            return tuple(dict.fromkeys([OTHER, *self.vary.get(name, ())]))
         values: list[str | None] = [] if is_argument(name) else [None]  # an argument that exists is set
         matchers = []
         for kind, payload in comparands:
@@ -218,6 +231,13 @@ class Candidates:
                 values.append(other)
         values.extend(self.vary.get(name, ()))
         return tuple(dict.fromkeys(values))
+
+    def _callers(self, name: str) -> bool:
+        """Whether a variable is its caller's: no file the script loads assigns it or reads it with
+        an operator for unset (`${X:-d}`), so it is taken to be set, to a value not known here."""
+        if is_argument(name) or is_file_test(name) or name in _SHELLS_OWN or name.startswith("BASH"):
+            return False
+        return not any(name in facts.assigned or name in facts.defaulted for facts in self._facts()[0])
 
     def _counts(self) -> tuple:
         """How many arguments the script may be given: none up to the most any command reads (one,
@@ -356,6 +376,7 @@ class Explorer:
         itself and copying the state once per group; None when the step reads another undecided input."""
         pc, status, notes, steps, inputs, domains = st.pc, st.status, st.notes, st.steps, st.inputs, st.domains
         groups: dict[tuple, list] = {}
+        self.interp.grouping = True
         try:
             for values in e.classes():
                 st.inputs, st.domains = inputs.copy(), domains.copy()
@@ -367,9 +388,10 @@ class Explorer:
                 self.interp.step(st)
                 groups.setdefault((st.pc, st.status, st.notes), []).extend(values)
                 st.pc, st.status, st.notes, st.steps = pc, status, notes, steps
-        except NeedInput:
+        except (NeedInput, ExitScript):  # another input, or a value bash stops on (set -u): forked one by one
             return None
         finally:
+            self.interp.grouping = False
             st.pc, st.status, st.notes, st.steps, st.inputs, st.domains = pc, status, notes, steps, inputs, domains
         out = []
         for (gpc, gstatus, gnotes), values in groups.items():
@@ -403,6 +425,9 @@ class Explorer:
                 env[name] = None if None in values else values[0]
                 if name not in st.scopes[0]:  # an assigned one is exported where it was set (rendering)
                     witnesses[name] = env[name]
+        for name, v in st.inputs.items():  # set on its one candidate (the caller's variable): a run sets it too
+            if v is not None and name not in env:
+                env[name] = v.text
         rendering = self.interp.rendering(st, witnesses)
         rendering.handoffs = list(st.handoffs)
         self._record_reads(rendering)

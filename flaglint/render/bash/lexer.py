@@ -87,6 +87,9 @@ class Lit:
     quoted: bool
 
 
+UNSET_OPERATORS = (":-", "-", ":=", "=", ":+", "+", ":?", "?")  # the operators of a Param that handle an unset variable
+
+
 @dataclass(frozen=True)
 class Param:
     name: str  # a variable name, a positional digit string, or one of @ * # ? $ ! - 0

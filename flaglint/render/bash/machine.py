@@ -134,6 +134,7 @@ class Interp(Expansion, Conditions, Builtins):
         self.text = text
         self.repo_root = _find_repo_root(script) if text is None else None
         self.candidates = candidates  # callable(name) -> tuple of str | None; None: inputs are unset
+        self.grouping = False  # the explorer steps one state on each class of an input's values (Explorer._fork_in_place)
         # Paths that join are merged (symbolic.evaluate): a value may then be guarded on inputs the
         # path has not decided (a Choice), instead of forking the path on them.
         self.joins = False
@@ -327,6 +328,8 @@ class Interp(Expansion, Conditions, Builtins):
         try:
             _DISPATCH[type(instr)](self, instr, st)
         except ExitScript:
+            if self.grouping:  # the explorer tries values on a state it shares: it forks instead
+                raise
             self.exit(st, 1)
         except AbortCommand:
             self.abort(st)

@@ -1,0 +1,233 @@
+"""Verdicts a user can act on (issue 34): no error on a value the script does not give, nothing
+reported past where bash stops, each finding once, and a command's output in one value of a command
+string never hiding the rest of the launch. Each script under scripts/verdicts was written for
+these tests, in the shape of the public material named in each test."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from commandline import run_flaglint
+
+from flaglint.frontends.checker import Checker
+from flaglint.frontends.lint.scripts import check_script
+
+SCRIPTS = Path(__file__).with_name("scripts") / "verdicts"
+TRAIN = "python3 -m maxtext.trainers.pre_train.train src/maxtext/configs/base.yml"
+
+
+def _lint(name: str, **options):
+    return check_script(SCRIPTS / name, Checker(), **options).result
+
+
+def _at(result) -> list[tuple]:
+    return sorted((f.rule, f.location.line) for f in result.findings if f.severity != "info")
+
+
+def _in(tmp_path: Path, text: str, **options):
+    script = tmp_path / "run.sh"
+    script.write_text(text)
+    return check_script(script, Checker(), **options).result
+
+
+# -- a command's output inside one key=value of an XPK --command string ----------------------------
+
+
+def test_an_xpk_recipe_whose_run_name_is_a_commands_output_is_judged_on_its_other_keys():
+    # The ironwood XPK recipes' shape: WORKLOAD_NAME="$(printf …)-$(date …)" in run_name= and in
+    # the log copy's path. The keys MaxText 0.2.5 refuses are found on their lines, and no FL011.
+    result = _lint("xpk_run_name.sh")
+    assert _at(result) == [("FL004", 10), ("FL004", 11), ("FL004", 15)]
+    assert [f.keys for f in result.findings if f.rule == "FL004"] == [
+        ("wi_tile_fwd_buffer_count",), ("wo_tile_fwd_buffer_count",), ("output_dir",)]
+    (note,) = [n for n in result.notes if "command string holds" in n]
+    assert note.endswith("xpk_run_name.sh:14: run_name's value in the command string holds a command's output, not known here:"
+                         " run_name is not judged (the output is spliced into the string, so where it holds a space, tab or"
+                         " newline the word splits there)")
+
+
+@pytest.mark.parametrize(("command", "unverified"), [
+    # output only inside a key=value value, or inside a word of a command that launches nothing
+    (f"{TRAIN} run_name=$(date +%s) steps=x", False),
+    (f"{TRAIN} steps=x && gsutil cp log gs://b/$(whoami)/log", False),
+    # output that stands as a word of its own, names the program, or is in a launcher's other word
+    (f"{TRAIN} steps=x && gsutil cp log $(date +%s)", True),
+    ("$(which python3) -m maxtext.trainers.pre_train.train src/maxtext/configs/base.yml steps=x", True),
+    ("python3 -m maxtext.trainers.pre_train.train src/maxtext/configs/$(hostname).yml steps=x", True),
+])
+def test_a_commands_output_in_a_command_string_is_fl011_only_where_it_could_be_any_word(tmp_path, command, unverified):
+    result = _in(tmp_path, f'xpk workload create --cluster c --command "{command}"\n')
+    rules = sorted(f.rule for f in result.findings if f.severity == "error")
+    assert rules == (["FL011"] if unverified else ["FL005"]), [f.message for f in result.findings]
+
+
+# -- a variable the script never sets is its caller's ----------------------------------------------
+
+
+def test_variables_a_readme_block_reads_are_the_callers_and_named_in_notes():
+    """A README's command block reads ${MODEL_NAME} and ${LOAD_PARAMETERS_PATH}, which the reader
+    sets first: not the error 'None is not nullable', but a note naming each; the rest is judged."""
+    result = _lint("readme_block.sh")
+    assert _at(result) == [("FL004", 4)]
+    notes = [n.split(": ", 1)[1] for n in result.notes if "is not judged" in n]
+    assert notes == [
+        "load_parameters_path is not judged: it reads LOAD_PARAMETERS_PATH, which the script never sets: taken as set by its"
+        " caller, to a value not known here (--env LOAD_PARAMETERS_PATH=VALUE judges it)",
+        "model_name is not judged: it reads MODEL_NAME, which the script never sets: taken as set by its caller, to a value"
+        " not known here (--env MODEL_NAME=VALUE judges it)",
+    ]
+
+
+def test_env_judges_a_callers_variable(tmp_path):
+    result = _lint("readme_block.sh", fixed={"MODEL_NAME": "llama9-7b"})
+    assert ("FL005", 3) in _at(result)
+    assert not [n for n in result.notes if "model_name is not judged" in n]
+
+
+@pytest.mark.parametrize(("script", "rules"), [
+    # assigned on one arm: where the arm is not taken, the variable is unset (bash gives MaxText `steps=`)
+    (f'if [[ "$MODE" == fast ]]; then STEPS=10; fi\n{TRAIN} steps=$STEPS\n', ["FL005"]),
+    # read with a default somewhere: the script says it may be unset
+    (f'echo "${{STEPS:-none}}"\n{TRAIN} steps=$STEPS\n', ["FL005"]),
+    # never assigned, never defaulted: the caller's
+    (f"{TRAIN} steps=$STEPS\n", []),
+])
+def test_a_variable_is_the_callers_only_where_the_script_never_sets_it_nor_gives_it_a_default(tmp_path, script, rules):
+    assert sorted({f.rule for f in _in(tmp_path, script).findings if f.severity == "error"}) == rules
+
+
+def test_in_the_gate_a_variable_the_manifest_does_not_set_is_unset(tmp_path):
+    """Fail closed where it matters: a container's environment is the manifest's, so a variable it
+    does not set is unset there, and MaxText gets `model_name=`."""
+    (tmp_path / "job.yaml").write_text(
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      containers:\n"
+        "      - name: trainer\n        image: img\n        command: [bash, -c]\n"
+        f"        args: ['{TRAIN} run_name=r model_name=${{MODEL_NAME}}']\n")
+    ran = run_flaglint("gate", "--format", "json", "job.yaml", cwd=tmp_path)
+    assert ran.returncode == 1 and "FL005" in [f["rule"] for f in json.loads(ran.stdout)["findings"]], ran.stdout
+
+
+# -- values a user would never give ----------------------------------------------------------------
+
+
+def test_an_argument_the_script_never_constrains_takes_no_literal_of_another_arguments_comparison():
+    """MaxText's gpt3_175b_base.sh shape: `${1:-${PER_DEVICE_BATCH_SIZE:-4}}` and `$3 == train_compile`,
+    no shift. $1 is not compared with train_compile, so it never takes it: no FL005."""
+    result = _lint("positional_defaults.sh")
+    assert _at(result) == []
+    assert any(n.endswith("positional_defaults.sh:14: per_device_batch_size is not judged: its value is not known here")
+               for n in result.notes)
+
+
+def test_an_argument_given_is_judged():
+    assert _at(_lint("positional_defaults.sh", args=["train_compile"])) == [("FL005", 14)]
+
+
+# -- paths on which bash stops -------------------------------------------------------------------
+
+
+def test_nothing_is_reported_past_where_bash_stops():
+    """NVIDIA/JAX-Toolbox's test-maxtext.sh shape: parallelism divided by a count a command gives
+    (not known here: neither is the quotient, and there is no division by 0), and under set -u a
+    value set on one arm only (bash stops on the other). No FL005 'None is not nullable', no FL002
+    for an empty word."""
+    result = _lint("stops.sh")
+    assert _at(result) == []
+    assert any(n.endswith("stops.sh:15: set -u: STEPS is unset on this path; bash stops here") for n in result.notes), result.notes
+    assert not [n for n in result.notes if "division by 0" in n]
+    assert any(n.endswith("stops.sh:14: dcn_data_parallelism is not judged: its value is not known here") for n in result.notes)
+
+
+def test_set_u_stops_where_an_argument_is_missing():
+    result = _lint("positional_defaults.sh", args=["2", "64", "train_compile"])
+    assert _at(result) == [] and any(n.endswith("positional_defaults.sh:8: set -u: $4 is unset on this path; bash stops here")
+                                     for n in result.notes)
+
+
+def test_a_known_division_by_zero_leaves_the_variable_unset(tmp_path):
+    # bash abandons the assignment and goes on: the launch gets `ici_data_parallelism=`.
+    result = _in(tmp_path, f"N=0\nDP=$((8 / N))\n{TRAIN} ici_data_parallelism=$DP\n")
+    assert _at(result) == [("FL005", 3)]
+
+
+def test_a_value_a_command_gives_splits_into_no_empty_word(tmp_path):
+    # $OUT is not known here; the unquoted $SETTINGS ends in blanks: bash makes no empty word of them.
+    result = _in(tmp_path, f'OUT=$(mktemp -d)\nSETTINGS="base_output_directory=$OUT steps=1 "\n{TRAIN} $SETTINGS\n')
+    assert _at(result) == []
+
+
+# -- each finding once, and quiet scripts ------------------------------------------------------------
+
+
+def test_a_finding_in_a_sourced_file_linted_too_is_reported_once(tmp_path):
+    (tmp_path / "block.sh").write_text('export MAXTEXT_EXTRA_FLAGS="${MAXTEXT_EXTRA_FLAGS:-} bogus_key=1"\n')
+    for name in ("a.sh", "b.sh"):
+        (tmp_path / name).write_text(f'source "$(dirname "$0")/block.sh"\n{TRAIN} $MAXTEXT_EXTRA_FLAGS\n')
+    ran = run_flaglint("lint", "--format", "json", ".", cwd=tmp_path)
+    findings = json.loads(ran.stdout)["findings"]
+    assert [(f["rule"], f["location"]["file"], f.get("reached_from")) for f in findings] == [
+        ("FL004", "block.sh", ["a.sh", "b.sh"])], findings
+
+
+def test_the_example_recipes_report_each_finding_once():
+    ran = run_flaglint("lint", "--format", "json", "examples/recipes/", cwd=Path(__file__).parents[3])
+    findings = json.loads(ran.stdout)["findings"]
+    places = [(f["rule"], f["location"]["file"], f["location"]["line"], f["location"]["column"]) for f in findings]
+    assert len(places) == len(set(places)) == 22
+
+
+def test_a_script_that_launches_nothing_is_quiet_whatever_it_sources():
+    ran = run_flaglint("lint", str(SCRIPTS / "no_launch.sh"))
+    assert ran.returncode == 0 and "no findings" in ran.stdout, ran.stdout
+    assert "process substitution" in ran.stdout  # said in a note
+
+
+# -- every launch seen ------------------------------------------------------------------------------
+
+
+def test_the_gate_judges_a_launch_behind_a_file_test_of_a_bash_c_script(tmp_path):
+    # A Job whose container checks a mounted directory first: the launch is reached where it holds.
+    (tmp_path / "job.yaml").write_text(
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      containers:\n"
+        "      - name: trainer\n        image: img\n        command: [bash, -c]\n        args:\n        - |\n"
+        '          if [ ! -d /ckpt ]; then echo "no checkpoint"; exit 1; fi\n'
+        f"          {TRAIN} run_name=r bogus_key=1\n")
+    ran = run_flaglint("gate", "--format", "json", "job.yaml", cwd=tmp_path)
+    assert [f["rule"] for f in json.loads(ran.stdout)["findings"]] == ["FL004"], ran.stdout
+
+
+@pytest.mark.parametrize("command", [
+    "python3 -m MaxText.utils.ckpt_conversion.to_maxtext MaxText/configs/base.yml model_name=llama3.1-8b bogus_key=1",
+    "python3 -m MaxText.sft_trainer MaxText/configs/sft.yml bogus_key=1",
+    "python3 src/MaxText/utils/ckpt_scripts/llama_mistral_mixtral_orbax_to_hf.py MaxText/configs/base.yml bogus_key=1",
+])
+def test_entry_points_of_the_maxtext_package_under_their_older_paths_are_checked(tmp_path, command):
+    assert [f.rule for f in _in(tmp_path, command + "\n").findings if f.severity == "error"] == ["FL004"]
+
+
+def test_a_maxtext_module_the_pin_does_not_have_is_named_in_a_note(tmp_path):
+    result = _in(tmp_path, "python3 -m MaxText.tests.forward_pass_logit_checker MaxText/configs/base.yml bogus_key=1\n")
+    assert any(n.endswith("run.sh:1: MaxText.tests.forward_pass_logit_checker is no module of MaxText 0.2.5 that reads its"
+                          " config from the command line: its command line is not checked") for n in result.notes), result.notes
+
+
+def test_a_renamed_multihost_runner_in_a_loop_hands_its_command_on(tmp_path):
+    script = ('for slice in 1 2; do\n  python -u multihost_runner_orig.py --TPU_PREFIX=tpu-$slice '
+              f'--COMMAND="{TRAIN} run_name=r bogus_key=1"\ndone\n')
+    assert [f.rule for f in _in(tmp_path, script).findings if f.severity == "error"] == ["FL004"]
+
+
+def test_the_launches_before_a_syntax_error_are_judged(tmp_path):
+    script = f'set -e\n{TRAIN} run_name=a bogus_one=1\necho "unclosed $(\n{TRAIN} run_name=b bogus_two=1\n'
+    result = _in(tmp_path, script)
+    assert sorted((f.rule, f.location.line) for f in result.findings) == [("FL004", 2), ("FL010", 4)]
+    assert not result.fixes  # found on part of the script: no edit of it is offered
+
+
+def test_export_of_a_word_that_is_no_name_fails_and_the_script_goes_on(tmp_path):
+    # `export RUN_NAME = "my run"`: bash refuses `=` and "my run" as names and goes on (status 1).
+    script = f'{TRAIN} run_name=a bogus_one=1\nexport RUN_NAME = "my run"\n{TRAIN} run_name=b bogus_two=1\n'
+    assert _at(_in(tmp_path, script)) == [("FL004", 1), ("FL004", 3)]
+    assert _at(_in(tmp_path, "set -e\n" + script)) == [("FL004", 2)]  # under set -e bash stops there
