@@ -165,7 +165,7 @@ def _mistyped_inputs(path: ExploredPath) -> list[str]:
     mistyped = []
     for name, var in load_tunix().variables.items():
         value = path.env.get(name)
-        if value is not None and var.kind == "int" and OTHER not in value:  # a value not known here is not judged
+        if value is not None and var.kind == "int":
             try:
                 type_tunix(name, var, value)
             except ValueError:
@@ -263,13 +263,13 @@ def _judge_before_syntax_error(check: ScriptCheck, err: ScriptError, lint: Calla
 
 def _launches_anything(exploration: Exploration) -> bool:
     """Whether some outcome launches a program (or hands a command string over), sets the flags
-    or a Tunix variable, runs a script that cannot be followed (`bash ./train.sh`: a launcher, as
-    far as anyone can tell; machine.Interp.script_file), or stops at a construct the evaluator does
-    not get past. A file sourced that cannot be followed (`source <(kubectl completion bash)`)
-    alone does not make a script a launcher."""
+    or a Tunix variable, runs what cannot be followed (`bash ./train.sh`, `… | bash`, an EXIT
+    trap's function: a launcher, as far as anyone can tell; machine.Interp.unfollowed), or stops at
+    a construct the evaluator does not get past. A file sourced that cannot be followed
+    (`source <(kubectl completion bash)`) alone does not make a script a launcher."""
     names = {launcher().flags, *load_tunix().variables}
     return any(rendering.launched or rendering.unbounded is not None or not names.isdisjoint(rendering.variables)
-               or any(note.message.startswith("the script ") for note in rendering.unfound)
+               or any(not note.message.startswith("the sourced file ") for note in rendering.unfound)
                for outcome in exploration.outcomes for rendering in renderings(outcome.rendering))
 
 
