@@ -12,6 +12,12 @@ import sys
 from commandline import REPO, run_flaglint
 
 
+def _fresh_interpreter(tmp_path, probe: str) -> subprocess.CompletedProcess:
+    """`probe` run by a fresh interpreter in tmp_path, with this checkout's flaglint and its own cache there."""
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
+    return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env=env)
+
+
 def _probe(tmp_path, prefixes: tuple[str, ...], check: str = "steps=3") -> tuple[list[str], str]:
     """`flaglint check CHECK` in a fresh interpreter in tmp_path (its own cache there): the modules
     it imported that are or are under `prefixes`, and what it wrote."""
@@ -24,8 +30,7 @@ def _probe(tmp_path, prefixes: tuple[str, ...], check: str = "steps=3") -> tuple
         "    print('exit', stop.code)\n"
         f"print('modules', sorted(m for m in sys.modules if m in {prefixes!r} or m.startswith(tuple(p + '.' for p in {prefixes!r}))))\n"
     )
-    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env=env)
+    done = _fresh_interpreter(tmp_path, probe)
     (modules,) = [line for line in done.stdout.splitlines() if line.startswith("modules ")]
     return ast.literal_eval(modules.removeprefix("modules ")), done.stdout + done.stderr
 
@@ -72,8 +77,7 @@ def test_the_program_collects_nothing_while_it_starts(tmp_path):
         "except SystemExit:\n"
         "    print('collections during start-up:', len(during))\n"
     )
-    env = {"XDG_CACHE_HOME": str(tmp_path), "PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env=env)
+    done = _fresh_interpreter(tmp_path, probe)
     assert done.stdout.strip().endswith("collections during start-up: 0"), done.stdout + done.stderr
 
 
@@ -99,7 +103,6 @@ def test_the_program_leaves_what_it_loaded_to_the_exit_not_to_the_collector(tmp_
         "from flaglint.cli import run\n"
         "run()\n"
     )
-    env = {"XDG_CACHE_HOME": str(tmp_path), "PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env=env)
+    done = _fresh_interpreter(tmp_path, probe)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("frozen at exit: True"), done.stdout

@@ -1038,19 +1038,30 @@ def _arith_mutates(text: str) -> bool:
     return bool(ARITH_ASSIGN.search(text))
 
 
+def _leaves(expr: tuple):
+    """The comparisons of a test expression, past its `&&`, `||` and `!`."""
+    if expr[0] in ("and", "or"):
+        yield from _leaves(expr[1])
+        yield from _leaves(expr[2])
+    elif expr[0] == "not":
+        yield from _leaves(expr[1])
+    else:
+        yield expr
+
+
 def _expr_mutates(expr: tuple) -> bool:
-    kind = expr[0]
-    if kind in ("and", "or"):
-        return _expr_mutates(expr[1]) or _expr_mutates(expr[2])
-    if kind == "not":
-        return _expr_mutates(expr[1])
+    return any(map(_leaf_mutates, _leaves(expr)))
+
+
+def _leaf_mutates(leaf: tuple) -> bool:
+    kind = leaf[0]
     if kind == "posix":
-        return any(w.mutates() for w in expr[1])
+        return any(w.mutates() for w in leaf[1])
     if kind == "bin":
-        arithmetic = expr[1] in ("-eq", "-ne", "-gt", "-ge", "-lt", "-le") and any(
-            ARITH_ASSIGN.search("".join(p.text for p in w.parts if isinstance(p, Lit))) for w in expr[2:])
-        return expr[2].mutates() or expr[3].mutates() or arithmetic
-    return expr[-1].mutates()
+        arithmetic = leaf[1] in ("-eq", "-ne", "-gt", "-ge", "-lt", "-le") and any(
+            ARITH_ASSIGN.search("".join(p.text for p in w.parts if isinstance(p, Lit))) for w in leaf[2:])
+        return leaf[2].mutates() or leaf[3].mutates() or arithmetic
+    return leaf[-1].mutates()
 
 
 # ---- files ------------------------------------------------------------------------------------
@@ -1251,12 +1262,6 @@ def _reads_variables_only(instr: Instr) -> bool:
 
 
 def _test_reads_variables_only(expr: tuple) -> bool:
-    kind = expr[0]
-    if kind in ("and", "or"):
-        return _test_reads_variables_only(expr[1]) and _test_reads_variables_only(expr[2])
-    if kind == "not":
-        return _test_reads_variables_only(expr[1])
-    if kind in ("un", "bin"):
-        words = expr[2:]
-        return expr[1] not in _FILE_TESTS and not any(w.mutates() or any(type(p) is CmdSub for p in w.parts) for w in words)
-    return kind == "word" and not expr[1].mutates() and not any(type(p) is CmdSub for p in expr[1].parts)
+    return all(leaf[0] in ("un", "bin", "word") and (leaf[0] == "word" or leaf[1] not in _FILE_TESTS) and not _leaf_mutates(leaf)
+               and not any(type(p) is CmdSub for word in leaf[2 if leaf[0] != "word" else 1:] for p in word.parts)
+               for leaf in _leaves(expr))
