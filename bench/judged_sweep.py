@@ -29,7 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
-from judging import CLASSES, NOT_VERIFIED, classify, unseen  # noqa: E402
+from judging import CLASSES, NOT_VERIFIED, as_linted, classify, unseen  # noqa: E402
 from launches import launches_within  # noqa: E402
 from oracle_judge import maxtext_verdicts, tunix_verdicts_of  # noqa: E402
 from sweeping import (  # noqa: E402
@@ -65,20 +65,6 @@ def _lint_one(root: Path, script: Path, args) -> dict:
     return {"run": run, "found": found}
 
 
-def _lint_verdict(launch: dict, run, unverified: list[dict]) -> list[dict]:
-    """flaglint's verdict on a launch as the user sees it: its errors on the argv that lint printed
-    (a rule lint did not print for the script is not shown to the user), and lint's FL011 at its line."""
-    if run.hang:
-        return [{"rule": "FL011", "keys": [], "message": run.error}]
-    printed = {f["rule"] for f in run.findings if f["severity"] == "error" or f["rule"] == "FL016"}
-    mine = [f for f in launch["flaglint"] if f["rule"] in printed]
-    at_line = [{"rule": "FL011", "keys": [], "message": f["message"]} for f in run.findings
-               if f["rule"] == "FL011" and f["location"] and (f["location"]["file"], f["location"]["line"]) == (launch["file"], launch["line"])]
-    at_line += [{"rule": "FL011", "keys": [], "message": u["reason"]} for u in unverified
-                if (u["file"], u["line"]) == (launch["file"], launch["line"])]
-    return at_line + mine
-
-
 def _construct(message: str) -> str:
     """An FL011 message without its script's own words: the construct, to count alike ones together."""
     return re.sub(r"'[^']*'|\"[^\"]*\"|\b\d+\b", "…", message)[:140]
@@ -104,7 +90,7 @@ def sweep(spec: str, args) -> dict:
             found = done["found"] or {"launches": [], "unverified": [], "error": f"did not end within {args.timeout:.0f} s"}
             for launch in found["launches"]:
                 records.append({**launch, "script": str(script.relative_to(root)),
-                                "lint": _lint_verdict(launch, done["run"], found["unverified"])})
+                                "lint": as_linted(launch, done["run"].findings, found["unverified"], done["run"].error if done["run"].hang else None)})
             at = {(launch["file"], launch["line"]) for launch in found["launches"]}
             constructs = {(u["file"], u["line"]): u["reason"] for u in found["unverified"]}
             constructs.update({(f["location"]["file"], f["location"]["line"]): f["message"] for f in done["run"].findings

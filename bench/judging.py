@@ -64,6 +64,21 @@ def classify(flaglint: list[dict], refused: str | None) -> Judged:
     return Judged(FOUND if _meets(errors, refused) else OTHER_KEY, _describe(errors), theirs)
 
 
+def as_linted(launch: dict, findings: list[dict], unverified: list[dict], hang: str | None = None) -> list[dict]:
+    """flaglint's verdict on a LAUNCH (launches.py: its own errors on the argv) as the user of
+    `lint` sees it: the errors of a rule lint printed for the script (FINDINGS, its JSON), and
+    FL011 where lint printed it at the launch's line or could not make a path of it concrete
+    (UNVERIFIED: {file, line, reason}); every launch of a script lint did not finish is FL011 (HANG)."""
+    if hang is not None:
+        return [{"rule": "FL011", "keys": [], "message": hang}]
+    printed = {f["rule"] for f in findings if f["severity"] == "error" or f["rule"] == "FL016"}
+    where = (launch["file"], launch["line"])
+    at_line = [f["message"] for f in findings
+               if f["rule"] == "FL011" and f["location"] and (f["location"]["file"], f["location"]["line"]) == where]
+    at_line += [u["reason"] for u in unverified if (u["file"], u["line"]) == where]
+    return [{"rule": "FL011", "keys": [], "message": m} for m in at_line] + [f for f in launch["flaglint"] if f["rule"] in printed]
+
+
 def unseen(text: str, reported: set[int]) -> list[tuple[int, str]]:
     """The lines of a script's TEXT that look like a MaxText or Tunix launch (LAUNCH_LINE, outside a
     comment) where flaglint reported none (REPORTED: the line numbers it reported a launch or an
