@@ -29,12 +29,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
-from judging import CLASSES, NOT_VERIFIED, as_linted, classify, unseen  # noqa: E402
+from judging import CLASSES, LAUNCH_LINE, NOT_VERIFIED, as_linted, classify, unseen  # noqa: E402
 from launches import launches_within  # noqa: E402
 from oracle_judge import maxtext_verdicts, tunix_verdicts_of  # noqa: E402
 from sweeping import (  # noqa: E402
     SCRIPTS,
     YAML,
+    command_blocks,
     commit_of,
     files_of,
     run_flaglint,
@@ -74,6 +75,7 @@ def sweep(spec: str, args) -> dict:
     path, rev, under = _tree(spec)
     commit = commit_of(path, rev) if rev else None
     with written_out(path, commit) if rev else nullcontext(Path(path).resolve()) as root:
+        blocks = command_blocks(root, LAUNCH_LINE, under) if args.readme and rev else []
         scripts = files_of(root, SCRIPTS, under)
         yamls = [(file, file.read_text(errors="replace")) for file in files_of(root, YAML, under)]
         manifests = [file for file, text in yamls if WORKLOAD.search(text)]
@@ -129,7 +131,7 @@ def sweep(spec: str, args) -> dict:
                    for line, text in unseen(script.read_text(errors="replace"), reported.get(str(script.relative_to(root)), set()))]
         lines = {str(script.relative_to(root)): len(script.read_text(errors="replace").splitlines()) for script in scripts}
     runs = [done["run"] for done in linted.values()]
-    return {"tree": _name(path), "path": path, "commit": commit, "under": under, "scripts": len(scripts),
+    return {"tree": _name(path), "path": path, "commit": commit, "under": under, "scripts": len(scripts), "blocks": len(blocks),
             "manifests": len(manifests), "configs": len(configs), "records": records, "unseen": missing,
             "runs": [vars(run) for run in runs], "gated": [vars(run) for run in gated], "checked": [vars(run) for run in checked],
             "extract_errors": [(str(s.relative_to(root)), d["found"]["error"] if d["found"] else "hang")
@@ -165,7 +167,7 @@ def report(tree: dict, show: bool) -> str:
     internal = [run for run in runs + tree["gated"] + tree["checked"] if run["internal"]]
     kinds = Counter(r["kind"] for r in records)
     out = [f"== {tree['tree']} {tree['commit'] or '(directory)'}{' under ' + tree['under'] if tree['under'] else ''}",
-           f"   files: {tree['scripts']} scripts, {tree['manifests']} manifests, {tree['configs']} MaxText configs; "
+           f"   files: {tree['scripts']} scripts ({tree['blocks']} of them Markdown command blocks), {tree['manifests']} manifests, {tree['configs']} MaxText configs; "
            f"launches: {kinds['maxtext']} MaxText, {kinds['tunix']} Tunix, {kinds['unverified']} not made concrete, "
            f"{kinds['config']} configs alone; not verified {classes[NOT_VERIFIED] / max(len(records), 1):.1%} of {len(records)}",
            "   | " + " | ".join(CLASSES) + " | unseen | hangs | internal | median s/file (CPU) | slowest |",
@@ -207,14 +209,16 @@ def main() -> int:
     parser.add_argument("--tunix", default="0.1.7", help="the Tunix release (bundled)")
     parser.add_argument("--timeout", type=float, default=120, help="seconds per file, for lint and for its launches apart")
     parser.add_argument("--json", help="write every tree's launches, verdicts and times here")
+    parser.add_argument("--readme", action="store_true",
+                        help="lint the shell blocks of Markdown files that hold a launch too (in a written-out tree)")
     parser.add_argument("--show", action="store_true", help="print found and accepted launches too")
     args = parser.parse_args()
     trees = []
     for spec in args.trees:
         trees.append(sweep(spec, args))
-        print(report(trees[-1], args.show), flush=True)
         if args.json:  # after each tree, so that a long sweep's finished trees are kept
             Path(args.json).write_text(json.dumps(trees, indent=1, sort_keys=True) + "\n")
+        print(report(trees[-1], args.show), flush=True)
     return 0
 
 

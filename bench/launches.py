@@ -26,12 +26,15 @@ from flaglint.frontends.tunix_commands import check_tunix_words
 from flaglint.render.bash.explorer import OTHER
 from flaglint.render.bash.types import ScriptError, TooDeep
 from flaglint.render.recipes import evaluate
+from flaglint.render.yaml_chain import Written
+from flaglint.resolve.topology import DeviceCount
 from flaglint.schema.config_index import load_index
-from flaglint.tunix.launch import TunixLaunches, recognise_tunix
+from flaglint.tunix.launch import TunixCommand, TunixLaunches, recognise_tunix
 from flaglint.tunix.maxtext_model import maxtext_model_keys
 from flaglint.tunix.pins import load_tunix_pin
 
 UNVERIFIED_RULES = ("FL011", "FL016")
+PROGRAM = "/usr/lib/python3/site-packages/tunix/cli/{entry}.py"  # argv[0] as Tunix sees it under `python -m tunix.cli.<entry>`
 _TUNIX_READS = TunixLaunches()
 
 
@@ -42,16 +45,41 @@ def _errors(findings) -> list[dict]:
             for f in findings if OTHER not in f.message and (f.severity == "error" or f.rule in UNVERIFIED_RULES)]
 
 
+def maxtext_errors(checker: Checker, words: list[str], config: str, env: dict, index, written) -> list[dict]:
+    """flaglint's verdict on a MaxText argv after its config file, as lint judges a command line."""
+    unknown = frozenset(w.split("=", 1)[0] for w in words if OTHER in w)
+    return _errors(check_command(checker, words, config, env, unknown, index, written))
+
+
+def tunix_errors(pin, entry: str, args: list[str], env: dict, search: tuple[Path, ...], checker: Checker) -> list[dict]:
+    """flaglint's verdict on a Tunix command line (the words after `-m tunix.cli.ENTRY`)."""
+    unknown = frozenset(i for i, text in enumerate(args) if OTHER in text)
+    command = TunixCommand(entry, PROGRAM.format(entry=entry), 0)
+    return _errors(check_tunix_words(pin, command, args, env, search, unknown, False, None, lambda: checker).findings)
+
+
+def stored_errors(launch: dict, pin: str, tunix_pin: str | None) -> list[dict]:
+    """flaglint's verdict on a launch stored as plain data (a sample of the sweep): its argv, its
+    config (MaxText's own, or the text the script wrote), its environment and device count."""
+    count = launch.get("devices")
+    checker = Checker(pin, devices=DeviceCount(**count) if count else None)
+    if launch["kind"] == "tunix":
+        return tunix_errors(load_tunix_pin(tunix_pin), launch["entry"], launch["argv"], launch["env"], (Path.cwd(),), checker)
+    text = launch["config_text"]
+    written = {launch["config"]: Written(launch["config"], text, (None,) * len(text))} if text is not None else {}
+    return maxtext_errors(checker, launch["argv"], launch["config"], launch["env"], load_index(checker.pin.configs), written)
+
+
 def _maxtext(line, script: Path, checker: Checker, index) -> dict:
     words = [line.words[i].text for i in line.command.args]
     config, note = config_path(line.command, [script.parent, Path.cwd()], index, line.written)
-    unknown = frozenset(w.split("=", 1)[0] for w in words if OTHER in w)
     judge = line.checker(checker)
-    findings = check_command(judge, words, config, line.env, unknown, index, line.written)
+    count = judge.devices
     return {"kind": "maxtext", "file": line.file, "line": line.line, "argv": words, "config": config,
             "config_text": line.written[config].text if config in line.written else None, "config_note": note,
-            "env": dict(sorted(line.env.items())), "unknown": sorted(unknown),
-            "devices": None if judge.devices is None else str(judge.devices), "flaglint": _errors(findings)}
+            "env": dict(sorted(line.env.items())), "unknown": sorted(w.split("=", 1)[0] for w in words if OTHER in w),
+            "devices": None if count is None else {"devices": count.devices, "slices": count.slices, "source": count.source},
+            "flaglint": maxtext_errors(judge, words, config, line.env, index, line.written)}
 
 
 def _tunix(launch, words, command, pin, checker: Checker, script: Path) -> dict:
@@ -59,11 +87,10 @@ def _tunix(launch, words, command, pin, checker: Checker, script: Path) -> dict:
     env = {name: value.text for name, value in launch.env.items() if _TUNIX_READS.reads_variable(name)}
     env.update(w.text.split("=", 1) for w in words[:command.start]
                if "=" in w.text and _TUNIX_READS.reads_variable(w.text.split("=", 1)[0]))
-    unknown = frozenset(i for i, text in enumerate(args) if OTHER in text)
-    done = check_tunix_words(pin, command, args, env, (Path.cwd(), script.parent), unknown, False, None, lambda: checker)
     return {"kind": "tunix", "file": launch.file, "line": launch.line, "entry": command.entry, "argv": args,
-            "env": dict(sorted(env.items())), "unknown": sorted(args[i].split("=", 1)[0] for i in unknown),
-            "flaglint": _errors(done.findings)}
+            "config": args[0] if args else None, "env": dict(sorted(env.items())),
+            "unknown": sorted(text.split("=", 1)[0] for text in args if OTHER in text),
+            "flaglint": tunix_errors(pin, command.entry, args, env, (Path.cwd(), script.parent), checker)}
 
 
 def launches(script: str, pin: str, tunix_pin: str | None) -> dict:

@@ -8,6 +8,7 @@ and named, never dropped).
 from __future__ import annotations
 
 import json
+import re
 import resource
 import subprocess
 import sys
@@ -78,6 +79,26 @@ def files_of(root: Path, suffixes: tuple[str, ...], under: str | None = None) ->
     """The regular files below ROOT (or its folder UNDER) whose names end in one of SUFFIXES, in order."""
     return sorted(path for path in (root / under if under else root).rglob("*")
                   if path.suffix in suffixes and path.is_file() and not path.is_symlink())
+
+
+FENCE = re.compile(r"^```[ \t]*(bash|sh|shell|console|zsh)[^\n]*\n(.*?)^```", re.M | re.S)
+
+
+def command_blocks(root: Path, keep: re.Pattern, under: str | None = None) -> list[Path]:
+    """The shell blocks of the Markdown files below ROOT whose text KEEP matches (a README's
+    command lines), each written beside its file as `NAME.md.N.sh` (a console block without its
+    `$ ` prompts), to lint as a script; ROOT must be a written-out copy."""
+    written = []
+    for page in files_of(root, (".md",), under):
+        for number, block in enumerate(FENCE.finditer(page.read_text(errors="replace")), 1):
+            text = block.group(2)
+            if block.group(1) == "console":
+                text = "".join(line[2:] + "\n" for line in text.splitlines() if line.startswith("$ "))
+            if keep.search(text):
+                target = page.with_name(f"{page.name}.{number}.sh")
+                target.write_text(text)
+                written.append(target)
+    return written
 
 
 def commit_of(git_dir: str, rev: str) -> str:
