@@ -1,0 +1,80 @@
+"""The record a judged sweep leaves (bench/results/): the tables of its trees, and a fixed sample
+of their launches stored as the argv flaglint extracted (keys and values, never the scripts) with
+the real program's verdict, which tests/bench/test_judged_sample.py re-judges without the oracle.
+
+    python bench/judged_record.py SWEEP.json [SWEEP.json ...] [--per-tree 12] [--results bench/results]
+                                  [--command "what made the sweeps"]
+
+A launch enters the sample when it can be judged again without its tree: a MaxText launch whose
+config is MaxText's own (src/maxtext/configs/…) or one the script writes (its text is stored), a
+Tunix launch with no override file. Per tree, the launches flaglint gets wrong first, then those
+MaxText or Tunix refuses, then accepted ones, in file and line order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "tests")]
+
+from judged_sweep import report  # noqa: E402
+from judging import ACCEPTED, FALSE_ERROR, FOUND, MISSED, OTHER_KEY  # noqa: E402
+
+ORDER = {FALSE_ERROR: 0, MISSED: 0, FOUND: 1, OTHER_KEY: 1, ACCEPTED: 2}
+KEPT = ("tree", "commit", "file", "line", "kind", "entry", "argv", "config", "config_text", "env", "devices", "oracle", "class")
+
+
+def _replayable(record: dict) -> bool:
+    if record["class"] not in ORDER or record["unknown"]:
+        return False
+    if record["kind"] == "tunix":
+        return not any(word.startswith("override_config_file=") for word in record["argv"])
+    return record["kind"] == "maxtext" and (record["config_text"] is not None or record["config"].startswith("src/maxtext/configs/"))
+
+
+def sample(trees: list[dict], per_tree: int) -> list[dict]:
+    chosen = []
+    for tree in trees:
+        kept = sorted((r for r in tree["records"] if _replayable(r)), key=lambda r: (ORDER[r["class"]], r["file"], r["line"]))
+        seen = set()
+        for record in kept:
+            key = (record["kind"], tuple(record["argv"]), record["config"], record.get("config_text"))
+            if key in seen:
+                continue
+            seen.add(key)
+            entry = {"tree": tree["tree"], "commit": tree["commit"], **record}
+            chosen.append({name: entry.get(name) for name in KEPT})
+            if len(seen) == per_tree:
+                break
+    return chosen
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sweeps", nargs="+", help="files judged_sweep.py --json wrote")
+    parser.add_argument("--per-tree", type=int, default=12)
+    parser.add_argument("--results", default=str(REPO / "bench" / "results"))
+    parser.add_argument("--command", default="", help="the command lines that made the sweeps, for the record")
+    parser.add_argument("--pin", default="maxtext-0.2.5")
+    parser.add_argument("--tunix", default="0.1.7")
+    args = parser.parse_args()
+    trees = [tree for path in args.sweeps for tree in json.loads(Path(path).read_text())]
+    results = Path(args.results)
+    results.mkdir(parents=True, exist_ok=True)
+    tables = "\n\n".join(report(tree, show=False) for tree in trees)
+    (results / "judged_sweep.md").write_text(
+        f"# Public recipe material judged by MaxText {args.pin.removeprefix('maxtext-')} and Tunix {args.tunix}\n\n"
+        f"Made by: `{args.command}`\n\n```\n{tables}\n```\n")
+    launches = sample(trees, args.per_tree)
+    (results / "judged_sample.json").write_text(json.dumps(
+        {"pin": args.pin, "tunix": f"tunix-{args.tunix}", "launches": launches}, indent=1, sort_keys=True) + "\n")
+    print(f"{len(launches)} launches from {len({launch['tree'] for launch in launches})} trees; tables of {len(trees)} trees")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
