@@ -94,16 +94,19 @@ def sweep(spec: str, args) -> dict:
                 records.append({**launch, "script": str(script.relative_to(root)),
                                 "lint": as_linted(launch, done["run"].findings, found["unverified"], done["run"].error if done["run"].hang else None)})
             at = {(launch["file"], launch["line"]) for launch in found["launches"]}
-            constructs = {(u["file"], u["line"]): u["reason"] for u in found["unverified"]}
-            constructs.update({(f["location"]["file"], f["location"]["line"]): f["message"] for f in done["run"].findings
-                               if f["rule"] == "FL011" and f["location"]})
+            # a launch lint cannot make concrete (or a script it did not finish), and apart, an FL011 on
+            # a construct it cannot follow, after which what the script launches is not known
+            unmade = {(u["file"], u["line"]): ("unverified", u["reason"]) for u in found["unverified"]}
             if done["run"].hang:
-                constructs[(str(script.relative_to(root)), 1)] = done["run"].error
-            for (file, line), reason in constructs.items():
-                if (file, line) not in at:  # a launch lint cannot make concrete, or what follows a construct it cannot follow
-                    records.append({"kind": "unverified", "file": file, "line": line, "argv": [], "config": None,
+                unmade[(str(script.relative_to(root)), 1)] = ("unverified", done["run"].error)
+            for f in done["run"].findings:
+                if f["rule"] == "FL011" and f["location"]:
+                    unmade.setdefault((f["location"]["file"], f["location"]["line"]), ("construct", f["message"]))
+            for (file, line), (kind, reason) in unmade.items():
+                if (file, line) not in at:
+                    records.append({"kind": kind, "file": file, "line": line, "argv": [], "config": None, "unknown": [],
                                     "script": str(script.relative_to(root)), "lint": [{"rule": "FL011", "keys": [], "message": reason}],
-                                    "oracle": None, "class": NOT_VERIFIED, "construct": reason})
+                                    "oracle": None, "class": NOT_VERIFIED if kind == "unverified" else None, "construct": reason})
         for run in checked:
             errors = [{"rule": f["rule"], "keys": f["keys"], "message": f["message"]} for f in run.findings
                       if f["severity"] == "error" or f["rule"] in ("FL011", "FL016")]
@@ -156,47 +159,51 @@ def _slowest(run: dict | None) -> str:
 
 
 def report(tree: dict, show: bool) -> str:
-    """The tree's table and, below it, every launch not found or accepted, the FL011 constructs,
-    hangs and internal errors, and the unseen lines."""
-    records, runs = tree["records"], tree["runs"]
-    classes = Counter(r["class"] for r in records)
+    """The tree's table and, below it, every launch not found or accepted (all with SHOW), each FL011
+    off a launch (a construct lint cannot follow), the hangs and internal errors, and the unseen lines."""
+    runs = tree["runs"]
+    launches = [r for r in tree["records"] if r["kind"] != "construct"]
+    constructs = [r for r in tree["records"] if r["kind"] == "construct"]
+    classes = Counter(r["class"] for r in launches)
     walls = [run["wall"] for run in runs]
     cpus = [run["cpu"] for run in runs if run["cpu"] is not None]
     slowest = max(runs, key=lambda run: run["wall"]) if runs else None
     hangs = [run for run in runs + tree["gated"] + tree["checked"] if run["rc"] is None]
     internal = [run for run in runs + tree["gated"] + tree["checked"] if run["internal"]]
-    kinds = Counter(r["kind"] for r in records)
+    kinds = Counter(r["kind"] for r in launches)
     out = [f"== {tree['tree']} {tree['commit'] or '(directory)'}{' under ' + tree['under'] if tree['under'] else ''}",
-           f"   files: {tree['scripts']} scripts ({tree['blocks']} of them Markdown command blocks), {tree['manifests']} manifests, {tree['configs']} MaxText configs; "
-           f"launches: {kinds['maxtext']} MaxText, {kinds['tunix']} Tunix, {kinds['unverified']} not made concrete, "
-           f"{kinds['config']} configs alone; not verified {classes[NOT_VERIFIED] / max(len(records), 1):.1%} of {len(records)}",
-           "   | " + " | ".join(CLASSES) + " | unseen | hangs | internal | median s/file (CPU) | slowest |",
-           "   | " + " | ".join(str(classes[c]) for c in CLASSES) + f" | {len(tree['unseen'])} | {len(hangs)} | {len(internal)} | "
-           f"{statistics.median(walls) if walls else 0:.2f} ({statistics.median(cpus) if cpus else 0:.2f}) | "
+           f"   files: {tree['scripts']} scripts ({tree['blocks']} of them Markdown command blocks), {tree['manifests']} manifests, "
+           f"{tree['configs']} MaxText configs; launches: {kinds['maxtext']} MaxText, {kinds['tunix']} Tunix, "
+           f"{kinds['unverified']} not made concrete, {kinds['config']} configs alone; "
+           f"not verified {classes[NOT_VERIFIED] / max(len(launches), 1):.1%} of {len(launches)}",
+           "   | launches | " + " | ".join(CLASSES) + " | unseen | FL011 off launches | hangs | internal | median s/file (CPU) | slowest |",
+           f"   | {len(launches)} | " + " | ".join(str(classes[c]) for c in CLASSES) + f" | {len(tree['unseen'])} | {len(constructs)} | "
+           f"{len(hangs)} | {len(internal)} | {statistics.median(walls) if walls else 0:.2f} ({statistics.median(cpus) if cpus else 0:.2f}) | "
            f"{_slowest(slowest)} |",
            f"   growth: {_growth(runs, tree['lines'])}"]
-    not_judged = [r for r in records if r["class"] is None]
+    not_judged = [r for r in launches if r["class"] is None]
     if not_judged:
         out.append(f"   not judged by the program ({len(not_judged)}): {not_judged[0]['oracle']}")
     gate_codes = Counter(run["rc"] for run in tree["gated"])
     out.append(f"   gate exit codes {dict(gate_codes)}; check (configs) exit codes {dict(Counter(run['rc'] for run in tree['checked']))}")
-    constructs = Counter(_construct(f["message"]) for run in runs for f in run["findings"] if f["rule"] == "FL011")
-    if constructs:
-        out.append("   FL011 by construct: " + "; ".join(f"{n}x {c}" for c, n in constructs.most_common()))
+    by_construct = Counter(_construct(r["construct"]) for r in tree["records"] if r["construct"])
+    if by_construct:
+        out.append("   FL011 by construct: " + "; ".join(f"{n}x {c}" for c, n in by_construct.most_common()))
     for run in hangs + internal:
         out.append(f"   {'HANG' if run['rc'] is None else 'INTERNAL'} {run['file']}: {run['error']}")
     for file, error in tree["extract_errors"]:
         out.append(f"   launches not extracted from {file}: {error}")
-    for record in records:
-        if record["class"] in (None, "accepted", "found") and not show:
+    for record in launches:
+        if record["class"] in ("accepted", "found") and not show:
             continue
-        argv = " ".join(record["argv"])
         lint = "; ".join(f["rule"] + " " + f["message"] for f in record["lint"])[:300] or "accepts"
         out.append(f"   {record['class'] or 'not judged'}: {record['file']}:{record['line']} ({record['kind']}, config {record['config']})")
         out.append(f"      flaglint: {lint}")
-        out.append(f"      program: {'(not run)' if record['kind'] == 'unverified' else (record['oracle'] or 'accepts')[:300]}")
         if record["class"] != NOT_VERIFIED:
-            out.append(f"      argv: {argv[:400]}")
+            out.append(f"      program: {(record['oracle'] or 'accepts')[:300]}")
+            out.append(f"      argv: {' '.join(record['argv'])[:400]}")
+    for record in constructs:
+        out.append(f"   FL011 off launches {record['file']}:{record['line']}: {record['construct'][:200]}")
     for file, line, text in tree["unseen"]:
         out.append(f"   unseen {file}:{line}: {text}")
     return "\n".join(out)

@@ -13,6 +13,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -81,7 +82,7 @@ def files_of(root: Path, suffixes: tuple[str, ...], under: str | None = None) ->
                   if path.suffix in suffixes and path.is_file() and not path.is_symlink())
 
 
-FENCE = re.compile(r"^```[ \t]*(bash|sh|shell|console|zsh)[^\n]*\n(.*?)^```", re.M | re.S)
+FENCE = re.compile(r"^[ \t]*```[ \t]*(bash|sh|shell|console|zsh)[^\n]*\n(.*?)^[ \t]*```", re.M | re.S)
 
 
 def command_blocks(root: Path, keep: re.Pattern, under: str | None = None) -> list[Path]:
@@ -91,7 +92,7 @@ def command_blocks(root: Path, keep: re.Pattern, under: str | None = None) -> li
     written = []
     for page in files_of(root, (".md",), under):
         for number, block in enumerate(FENCE.finditer(page.read_text(errors="replace")), 1):
-            text = block.group(2)
+            text = textwrap.dedent(block.group(2))
             if block.group(1) == "console":
                 text = "".join(line[2:] + "\n" for line in text.splitlines() if line.startswith("$ "))
             if keep.search(text):
