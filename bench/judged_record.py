@@ -7,7 +7,7 @@ the real program's verdict, which tests/bench/test_judged_sample.py re-judges wi
 
 A launch enters the sample when it can be judged again without its tree: a MaxText launch whose
 config is MaxText's own (src/maxtext/configs/…) or one the script writes (its text is stored), a
-Tunix launch with no override file. Per tree, the launches flaglint gets wrong first, then those
+Tunix launch whose override files were found (their keys and values are stored with it). Per tree, the launches flaglint gets wrong first, then those
 MaxText or Tunix refuses, then accepted ones, in file and line order.
 """
 
@@ -18,21 +18,25 @@ import json
 import sys
 from pathlib import Path
 
+import yaml
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 from judged_sweep import report  # noqa: E402
 from judging import ACCEPTED, FALSE_ERROR, FOUND, MISSED, OTHER_KEY  # noqa: E402
+from launches import OVERRIDE  # noqa: E402
 
 ORDER = {FALSE_ERROR: 0, MISSED: 0, FOUND: 1, OTHER_KEY: 1, ACCEPTED: 2}
-KEPT = ("tree", "commit", "file", "line", "kind", "entry", "argv", "config", "config_text", "env", "devices", "oracle", "class")
+KEPT = ("tree", "commit", "file", "line", "kind", "entry", "argv", "config", "config_text", "files", "env", "devices", "oracle",
+        "class")
 
 
 def _replayable(record: dict) -> bool:
     if record["class"] not in ORDER or record["unknown"]:
         return False
     if record["kind"] == "tunix":
-        return not any(word.startswith("override_config_file=") for word in record["argv"])
+        return all(word[len(OVERRIDE):] in record["files"] for word in record["argv"] if word.startswith(OVERRIDE))
     return record["kind"] == "maxtext" and (record["config_text"] is not None or record["config"].startswith("src/maxtext/configs/"))
 
 
@@ -47,6 +51,8 @@ def sample(trees: list[dict], per_tree: int) -> list[dict]:
                 continue
             seen.add(key)
             entry = {"tree": tree["tree"], "commit": tree["commit"], **record}
+            # an override file's keys and values, not its text (its comments and layout stay in its tree)
+            entry["files"] = {path: yaml.safe_dump(yaml.safe_load(text), sort_keys=False) for path, text in record.get("files", {}).items()}
             chosen.append({name: entry.get(name) for name in KEPT})
             if len(seen) == per_tree:
                 break

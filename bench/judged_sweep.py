@@ -172,7 +172,7 @@ def report(tree: dict, show: bool) -> str:
     internal = [run for run in runs + tree["gated"] + tree["checked"] if run["internal"]]
     kinds = Counter(r["kind"] for r in launches)
     out = [f"== {tree['tree']} {tree['commit'] or '(directory)'}{' under ' + tree['under'] if tree['under'] else ''}",
-           f"   files: {tree['scripts']} scripts ({tree['blocks']} of them Markdown command blocks), {tree['manifests']} manifests, "
+           f"   files: {tree['scripts']} scripts ({tree.get('blocks', 0)} of them Markdown command blocks), {tree['manifests']} manifests, "
            f"{tree['configs']} MaxText configs; launches: {kinds['maxtext']} MaxText, {kinds['tunix']} Tunix, "
            f"{kinds['unverified']} not made concrete, {kinds['config']} configs alone; "
            f"not verified {classes[NOT_VERIFIED] / max(len(launches), 1):.1%} of {len(launches)}",
@@ -186,7 +186,7 @@ def report(tree: dict, show: bool) -> str:
         out.append(f"   not judged by the program ({len(not_judged)}): {not_judged[0]['oracle']}")
     gate_codes = Counter(run["rc"] for run in tree["gated"])
     out.append(f"   gate exit codes {dict(gate_codes)}; check (configs) exit codes {dict(Counter(run['rc'] for run in tree['checked']))}")
-    by_construct = Counter(_construct(r["construct"]) for r in tree["records"] if r["construct"])
+    by_construct = Counter(_construct(r["construct"]) for r in tree["records"] if r.get("construct"))
     if by_construct:
         out.append("   FL011 by construct: " + "; ".join(f"{n}x {c}" for c, n in by_construct.most_common()))
     for run in hangs + internal:

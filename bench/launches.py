@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import tempfile
 from pathlib import Path
 
 from flaglint.frontends.checker import Checker, check_command
@@ -34,6 +35,7 @@ from flaglint.tunix.maxtext_model import maxtext_model_keys
 from flaglint.tunix.pins import load_tunix_pin
 
 UNVERIFIED_RULES = ("FL011", "FL016")
+OVERRIDE = "override_config_file="
 PROGRAM = "/usr/lib/python3/site-packages/tunix/cli/{entry}.py"  # argv[0] as Tunix sees it under `python -m tunix.cli.<entry>`
 _TUNIX_READS = TunixLaunches()
 
@@ -64,7 +66,11 @@ def stored_errors(launch: dict, pin: str, tunix_pin: str | None) -> list[dict]:
     count = launch.get("devices")
     checker = Checker(pin, devices=DeviceCount(**count) if count else None)
     if launch["kind"] == "tunix":
-        return tunix_errors(load_tunix_pin(tunix_pin), launch["entry"], launch["argv"], launch["env"], (Path.cwd(),), checker)
+        with tempfile.TemporaryDirectory(prefix="stored-launch-") as tmp:
+            for path, text in launch.get("files", {}).items():
+                (Path(tmp) / path).parent.mkdir(parents=True, exist_ok=True)
+                (Path(tmp) / path).write_text(text)
+            return tunix_errors(load_tunix_pin(tunix_pin), launch["entry"], launch["argv"], launch["env"], (Path(tmp),), checker)
     text = launch["config_text"]
     written = {launch["config"]: Written(launch["config"], text, (None,) * len(text))} if text is not None else {}
     return maxtext_errors(checker, launch["argv"], launch["config"], launch["env"], load_index(checker.pin.configs), written)
@@ -88,9 +94,22 @@ def _tunix(launch, words, command, pin, checker: Checker, script: Path) -> dict:
     env.update(w.text.split("=", 1) for w in words[:command.start]
                if "=" in w.text and _TUNIX_READS.reads_variable(w.text.split("=", 1)[0]))
     return {"kind": "tunix", "file": launch.file, "line": launch.line, "entry": command.entry, "argv": args,
-            "config": args[0] if args else None, "env": dict(sorted(env.items())),
+            "config": args[0] if args else None, "env": dict(sorted(env.items())), "files": _overrides(args, script),
             "unknown": sorted(text.split("=", 1)[0] for text in args if OTHER in text),
             "flaglint": tunix_errors(pin, command.entry, args, env, (Path.cwd(), script.parent), checker)}
+
+
+def _overrides(args: list[str], script: Path) -> dict[str, str]:
+    """The text of each override file the command line names (`override_config_file=PATH`), by
+    PATH, where it is found (the working directory, then beside the script)."""
+    found = {}
+    for word in args:
+        if word.startswith(OVERRIDE):
+            path = word[len(OVERRIDE):]
+            on_disk = next((p for p in (Path(path), script.parent / path) if p.is_file()), None)
+            if on_disk is not None:
+                found[path] = on_disk.read_text(errors="replace")
+    return found
 
 
 def launches(script: str, pin: str, tunix_pin: str | None) -> dict:

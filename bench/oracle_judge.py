@@ -14,6 +14,7 @@ import posixpath
 import tempfile
 from pathlib import Path
 
+from launches import OVERRIDE
 from maxtext_env import oracle_python
 from maxtext_env import unavailable as maxtext_unavailable
 from oracle.tunix_differential import Case, tunix_verdicts
@@ -23,8 +24,6 @@ from tunix_env import unavailable as tunix_unavailable
 from flaglint.frontends.check.confirm import PyconfigInput, verdicts
 from flaglint.render.bash.explorer import OTHER
 from flaglint.tunix.pins import load_tunix_pin
-
-OVERRIDE = "override_config_file="
 
 
 def _known(words: list[str]) -> tuple[str, ...]:
@@ -54,21 +53,21 @@ def maxtext_verdicts(version: str, root: Path, found: list[dict]) -> list[str | 
 
 
 def _tunix_case(launch: dict, root: Path, bases: set[str]) -> Case:
-    """The launch as the Tunix oracle runs it: its base YAML and override file given as files of
-    its working directory (the tree's own where the launch names one there, else the release's)."""
+    """The launch as the Tunix oracle runs it: its base YAML (the tree's own where the launch names
+    one there, else the release's) and its override files given as files of its working directory."""
     argv, files = list(_known(launch["argv"])), {}
-    script_dir = root / Path(launch["file"]).parent
     for at, word in enumerate(argv):
-        path = word[len(OVERRIDE):] if word.startswith(OVERRIDE) else word if at == 0 else None
-        if path is None:
-            continue
-        name = posixpath.basename(path)
-        on_disk = next((p for p in (root / path, script_dir / path) if p.is_file()), None)
+        if word.startswith(OVERRIDE) and word[len(OVERRIDE):] in launch["files"]:
+            path = word[len(OVERRIDE):]
+            files[posixpath.basename(path)] = launch["files"][path]
+            argv[at] = OVERRIDE + posixpath.basename(path)
+    if argv:
+        name = posixpath.basename(argv[0])
+        on_disk = next((p for p in (root / argv[0], root / Path(launch["file"]).parent / argv[0]) if p.is_file()), None)
         if on_disk is not None:
             files[name] = on_disk.read_text()
-        elif at != 0 or name not in bases:
-            continue
-        argv[at] = name if at == 0 else OVERRIDE + name
+        if on_disk is not None or name in bases:
+            argv[0] = name
     return Case(launch["entry"], argv, dict(launch["env"]), files)
 
 
