@@ -44,7 +44,11 @@ def _describe(findings: list[dict]) -> str:
 
 
 def _meets(findings: list[dict], message: str) -> bool:
-    return any(re.search(rf"(?<![A-Za-z0-9_]){re.escape(key)}(?![A-Za-z0-9_])", message) for f in findings for key in f["keys"])
+    """Whether the program's MESSAGE names a key of a finding (as a whole word), or, for a finding on
+    no key (a word that is not key=value), the word it quotes (`'' has an empty key`)."""
+    if any(re.search(rf"(?<![A-Za-z0-9_]){re.escape(key)}(?![A-Za-z0-9_])", message) for f in findings for key in f["keys"]):
+        return True
+    return any(quoted in message for f in findings if not f["keys"] for quoted in re.findall(r"'[^']*'", f["message"]))
 
 
 def classify(flaglint: list[dict], refused: str | None) -> Judged:

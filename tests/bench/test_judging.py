@@ -47,6 +47,12 @@ def test_a_key_is_met_only_as_a_whole_word():
     assert (judged.ours, judged.theirs) == ("FL004 steps", "ValueError: warmup_steps=0 and steps_per_eval=-1")
 
 
+def test_a_finding_on_no_key_meets_the_word_it_quotes():
+    empty_word = error("FL002", message="'' has an empty key")
+    assert classify([empty_word], "ValueError: '' not in 'emb_dim', 'mlp_dim'").cls == FOUND
+    assert classify([empty_word], "ValueError: 'steps' must be positive").cls == OTHER_KEY
+
+
 def test_not_verified_names_the_construct_whatever_the_program_says():
     construct = "a loop over the output of a command is not followed"
     for refused in (None, "ValueError: steps"):
