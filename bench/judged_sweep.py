@@ -66,6 +66,14 @@ def _lint_one(root: Path, script: Path, args) -> dict:
     return {"run": run, "found": found}
 
 
+def classed(record: dict) -> None:
+    """The record's class and construct from flaglint's verdict and the program's (judging.classify);
+    none where the program could not be run."""
+    judged = classify(record["lint"], record["oracle"]) if record.get("judged", True) else None
+    record["class"] = judged.cls if judged else None
+    record["construct"] = judged.construct if judged else None
+
+
 def _construct(message: str) -> str:
     """An FL011 message without its script's own words: the construct, to count alike ones together."""
     return re.sub(r"'[^']*'|\"[^\"]*\"|\b\d+\b", "…", message)[:140]
@@ -117,10 +125,9 @@ def sweep(spec: str, args) -> dict:
         for group, answers in ((maxtext, maxtext_verdicts(args.pin.removeprefix("maxtext-"), root, maxtext)),
                                (tunix, tunix_verdicts_of(args.tunix, root, tunix))):
             for record, answer in zip(group, answers if isinstance(answers, list) else [None] * len(group)):
-                judged = classify(record["lint"], answer) if isinstance(answers, list) else None
-                record["oracle"] = answer if judged else f"not judged: {answers}"
-                record["class"] = judged.cls if judged else None
-                record["construct"] = judged.construct if judged else None
+                record["oracle"] = answer if isinstance(answers, list) else f"not judged: {answers}"
+                record["judged"] = isinstance(answers, list)
+                classed(record)
         reported: dict[str, set[int]] = {}
         for record in records:
             reported.setdefault(record["file"], set()).add(record["line"])
