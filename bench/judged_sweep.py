@@ -69,7 +69,8 @@ def _lint_one(root: Path, script: Path, args) -> dict:
 def classed(record: dict) -> None:
     """The record's class and construct from flaglint's verdict and the program's (judging.classify);
     none where the program could not be run."""
-    judged = classify(record["lint"], record["oracle"]) if record.get("judged", True) else None
+    run = record.get("judged", not (record["oracle"] or "").startswith("not judged: "))
+    judged = classify(record["lint"], record["oracle"]) if run else None
     record["class"] = judged.cls if judged else None
     record["construct"] = judged.construct if judged else None
 
