@@ -132,6 +132,8 @@ def sweep(spec: str, args) -> dict:
         reported: dict[str, set[int]] = {}
         for record in records:
             reported.setdefault(record["file"], set()).add(record["line"])
+            for file, line in record.get("written_at", []):
+                reported.setdefault(file, set()).add(line)
         for done in linted.values():
             for item in (done["found"] or {}).get("unverified", []):
                 reported.setdefault(item["file"], set()).add(item["line"])

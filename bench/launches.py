@@ -23,6 +23,7 @@ from flaglint.frontends.commands import (
     unknown_command_string,
 )
 from flaglint.frontends.lint.script_commands import concrete_commands
+from flaglint.frontends.lint.witnesses import script_location
 from flaglint.frontends.tunix_commands import check_tunix_words
 from flaglint.render.bash.explorer import OTHER
 from flaglint.render.bash.types import ScriptError, TooDeep
@@ -76,6 +77,13 @@ def stored_errors(launch: dict, pin: str, tunix_pin: str | None) -> list[dict]:
     return maxtext_errors(checker, launch["argv"], launch["config"], launch["env"], load_index(checker.pin.configs), written)
 
 
+def _written_at(words) -> list[list]:
+    """The [file, line] where the script wrote the first character of each word (a command held in
+    a variable is written where the variable is set, not at the launch)."""
+    places = {(where.file, where.line) for word in words if word.text and (where := script_location(word, 0, len(word.text)))}
+    return sorted([file, line] for file, line in places)
+
+
 def _maxtext(line, script: Path, checker: Checker, index) -> dict:
     words = [line.words[i].text for i in line.command.args]
     config, note = config_path(line.command, [script.parent, Path.cwd()], index, line.written)
@@ -85,7 +93,7 @@ def _maxtext(line, script: Path, checker: Checker, index) -> dict:
             "config_text": line.written[config].text if config in line.written else None, "config_note": note,
             "env": dict(sorted(line.env.items())), "unknown": sorted(w.split("=", 1)[0] for w in words if OTHER in w),
             "devices": None if count is None else {"devices": count.devices, "slices": count.slices, "source": count.source},
-            "flaglint": maxtext_errors(judge, words, config, line.env, index, line.written)}
+            "flaglint": maxtext_errors(judge, words, config, line.env, index, line.written), "written_at": _written_at(line.words)}
 
 
 def _tunix(launch, words, command, pin, checker: Checker, script: Path) -> dict:
@@ -96,7 +104,8 @@ def _tunix(launch, words, command, pin, checker: Checker, script: Path) -> dict:
     return {"kind": "tunix", "file": launch.file, "line": launch.line, "entry": command.entry, "argv": args,
             "config": args[0] if args else None, "env": dict(sorted(env.items())), "files": _overrides(args, script),
             "unknown": sorted(text.split("=", 1)[0] for text in args if OTHER in text),
-            "flaglint": tunix_errors(pin, command.entry, args, env, (Path.cwd(), script.parent), checker)}
+            "flaglint": tunix_errors(pin, command.entry, args, env, (Path.cwd(), script.parent), checker),
+            "written_at": _written_at(words)}
 
 
 def _overrides(args: list[str], script: Path) -> dict[str, str]:
