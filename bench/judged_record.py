@@ -23,7 +23,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
-from judged_sweep import classed, report  # noqa: E402
+from judged_sweep import classed, config_lint, report  # noqa: E402
 from judging import ACCEPTED, FALSE_ERROR, FOUND, MISSED, OTHER_KEY  # noqa: E402
 from launches import OVERRIDE  # noqa: E402
 
@@ -69,8 +69,12 @@ def main() -> int:
     parser.add_argument("--tunix", default="0.1.7")
     args = parser.parse_args()
     trees = [tree for path in args.sweeps for tree in json.loads(Path(path).read_text())]
-    for record in (r for tree in trees for r in tree["records"] if r["kind"] in ("maxtext", "tunix", "config")):
-        classed(record)  # by the classifier as it is now
+    for tree in trees:
+        checked = {run["file"]: run for run in tree["checked"]}
+        for record in (r for r in tree["records"] if r["kind"] in ("maxtext", "tunix", "config")):
+            if record["kind"] == "config":
+                record["lint"] = config_lint(checked[record["file"]])
+            classed(record)  # by the classifier as it is now
     results = Path(args.results)
     results.mkdir(parents=True, exist_ok=True)
     tables = "\n\n".join(report(tree, show=False) for tree in trees)

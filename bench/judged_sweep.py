@@ -66,6 +66,16 @@ def _lint_one(root: Path, script: Path, args) -> dict:
     return {"run": run, "found": found}
 
 
+def config_lint(run: dict) -> list[dict]:
+    """flaglint's verdict on a config checked alone (`flaglint check FILE`, its run as a dict): its
+    errors; a refusal to read it as a config (exit 2: a name MaxText reads as an undefined key,
+    not as its config) is an error on that key, the file's name."""
+    if run["rc"] == 2:
+        return [{"rule": "exit 2", "keys": [str(Path(run["file"]).with_suffix(""))], "message": run["error"] or ""}]
+    return [{"rule": f["rule"], "keys": f["keys"], "message": f["message"]} for f in run["findings"]
+            if f["severity"] == "error" or f["rule"] in ("FL011", "FL016")]
+
+
 def classed(record: dict) -> None:
     """The record's class and construct from flaglint's verdict and the program's (judging.classify);
     none where the program could not be run."""
@@ -87,7 +97,8 @@ def sweep(spec: str, args) -> dict:
         blocks = command_blocks(root, LAUNCH_LINE, under) if args.readme and rev else []
         scripts = files_of(root, SCRIPTS, under)
         yamls = [(file, file.read_text(errors="replace")) for file in files_of(root, YAML, under)]
-        manifests = [file for file, text in yamls if WORKLOAD.search(text)]
+        # a Helm template (`{{ … }}`) is no manifest until it is rendered
+        manifests = [file for file, text in yamls if WORKLOAD.search(text) and "{{" not in text]
         configs = [file for file, text in yamls if file not in manifests and MAXTEXT_CONFIG.search(text)]
         linted = {}
         for number, script in enumerate(scripts, 1):
@@ -117,10 +128,8 @@ def sweep(spec: str, args) -> dict:
                                     "script": str(script.relative_to(root)), "lint": [{"rule": "FL011", "keys": [], "message": reason}],
                                     "oracle": None, "class": NOT_VERIFIED if kind == "unverified" else None, "construct": reason})
         for run in checked:
-            errors = [{"rule": f["rule"], "keys": f["keys"], "message": f["message"]} for f in run.findings
-                      if f["severity"] == "error" or f["rule"] in ("FL011", "FL016")]
             records.append({"kind": "config", "file": run.file, "line": 1, "argv": [], "config": run.file, "config_text": None,
-                            "env": {}, "unknown": [], "script": run.file, "lint": errors})
+                            "env": {}, "unknown": [], "script": run.file, "lint": config_lint(vars(run))})
         maxtext = [r for r in records if r["kind"] in ("maxtext", "config")]
         tunix = [r for r in records if r["kind"] == "tunix"]
         for group, answers in ((maxtext, maxtext_verdicts(args.pin.removeprefix("maxtext-"), root, maxtext)),
@@ -201,8 +210,10 @@ def report(tree: dict, show: bool) -> str:
         out.append("   FL011 by construct: " + "; ".join(f"{n}x {c}" for c, n in by_construct.most_common()))
     for run in hangs + internal:
         out.append(f"   {'HANG' if run['rc'] is None else 'INTERNAL'} {run['file']}: {run['error']}")
-    for file, error in tree["extract_errors"]:
-        out.append(f"   launches not extracted from {file}: {error}")
+    unread = Counter(re.sub(r"^\S+:\d+:\d+: ", "", error) for _, error in tree["extract_errors"])
+    if unread:  # a script flaglint cannot parse (lint reports FL010 on it), or an extraction that failed
+        out.append("   launches not extracted: " + "; ".join(f"{n}x {error}" for error, n in unread.most_common())
+                   + f" ({', '.join(file for file, _ in tree['extract_errors'][:3])}{', …' if len(unread) > 3 else ''})")
     for record in launches:
         if record["class"] in ("accepted", "found") and not show:
             continue
