@@ -213,7 +213,7 @@ def report(tree: dict, show: bool) -> str:
     unread = Counter(re.sub(r"^\S+:\d+:\d+: ", "", error) for _, error in tree["extract_errors"])
     if unread:  # a script flaglint cannot parse (lint reports FL010 on it), or an extraction that failed
         out.append("   launches not extracted: " + "; ".join(f"{n}x {error}" for error, n in unread.most_common())
-                   + f" ({', '.join(file for file, _ in tree['extract_errors'][:3])}{', …' if len(unread) > 3 else ''})")
+                   + f" ({', '.join(file for file, _ in tree['extract_errors'][:3])}{', …' if len(tree['extract_errors']) > 3 else ''})")
     for record in launches:
         if record["class"] in ("accepted", "found") and not show:
             continue
