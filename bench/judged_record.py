@@ -5,7 +5,8 @@ the real program's verdict, which tests/bench/test_judged_sample.py re-judges wi
     python bench/judged_record.py SWEEP.json [SWEEP.json ...] [--per-tree 12] [--results bench/results]
                                   [--command "what made the sweeps"]
 
-A launch enters the sample when it can be judged again without its tree: a MaxText launch whose
+A launch enters the sample (with the words the program was given: one only an input decides is
+left out) when it can be judged again without its tree: a MaxText launch whose
 config is MaxText's own (src/maxtext/configs/…) or one the script writes (its text is stored), a
 Tunix launch whose override files were found (their keys and values are stored with it). Per tree, the launches flaglint gets wrong first, then those
 MaxText or Tunix refuses, then accepted ones, in file and line order.
@@ -27,13 +28,15 @@ from judged_sweep import classed, config_lint, report  # noqa: E402
 from judging import ACCEPTED, FALSE_ERROR, FOUND, MISSED, OTHER_KEY  # noqa: E402
 from launches import OVERRIDE  # noqa: E402
 
+from flaglint.render.bash.explorer import OTHER  # noqa: E402
+
 ORDER = {FALSE_ERROR: 0, MISSED: 0, FOUND: 1, OTHER_KEY: 1, ACCEPTED: 2}
 KEPT = ("tree", "commit", "file", "line", "kind", "entry", "argv", "config", "config_text", "files", "env", "devices", "oracle",
         "class")
 
 
 def _replayable(record: dict) -> bool:
-    if record["class"] not in ORDER or record["unknown"]:
+    if record["class"] not in ORDER:
         return False
     if record["kind"] == "tunix":
         return all(word[len(OVERRIDE):] in record["files"] for word in record["argv"] if word.startswith(OVERRIDE))
@@ -46,11 +49,12 @@ def sample(trees: list[dict], per_tree: int) -> list[dict]:
         kept = sorted((r for r in tree["records"] if _replayable(r)), key=lambda r: (ORDER[r["class"]], r["file"], r["line"]))
         seen = set()
         for record in kept:
-            key = (record["kind"], tuple(record["argv"]), record["config"], record.get("config_text"))
+            key = (record["kind"], tuple(w for w in record["argv"] if OTHER not in w), record["config"], record.get("config_text"))
             if key in seen:
                 continue
             seen.add(key)
-            entry = {"tree": tree["tree"], "commit": tree["commit"], **record}
+            # the words the program was given: a word only an input decides is left out (oracle_judge)
+            entry = {"tree": tree["tree"], "commit": tree["commit"], **record, "argv": [w for w in record["argv"] if OTHER not in w]}
             # an override file's keys and values, not its text (its comments and layout stay in its tree)
             entry["files"] = {path: yaml.safe_dump(yaml.safe_load(text), sort_keys=False) for path, text in record.get("files", {}).items()}
             chosen.append({name: entry.get(name) for name in KEPT})
