@@ -8,6 +8,7 @@ and named, never dropped).
 from __future__ import annotations
 
 import json
+import os
 import re
 import resource
 import subprocess
@@ -20,7 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-sys.path[:0] = [str(Path(__file__).resolve().parents[1] / "tests")]
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO / "tests")]
+# the child runs this checkout's flaglint, whatever an installed one (an editable install of another
+# checkout) would give it
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
 
 from maxtext_env import export_tree  # noqa: E402
 
@@ -54,7 +59,7 @@ def run_flaglint(root: Path, command: str, file: Path, options: list[str], timeo
     started = time.perf_counter()
     try:
         proc = subprocess.run([sys.executable, "-m", "flaglint", command, *options, "--format", "json", name],
-                              cwd=root, capture_output=True, text=True, timeout=timeout)
+                              cwd=root, capture_output=True, text=True, timeout=timeout, env=ENV)
     except subprocess.TimeoutExpired:
         return Run(name, None, timeout, error=f"did not end within {timeout:.0f} s")
     wall = time.perf_counter() - started
