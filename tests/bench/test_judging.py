@@ -53,6 +53,13 @@ def test_a_finding_on_no_key_meets_the_word_it_quotes():
     assert classify([empty_word], "ValueError: 'steps' must be positive").cls == OTHER_KEY
 
 
+def test_a_check_that_names_no_key_meets_by_its_sentence():
+    dcn = error("MXRQ7R8", "dcn_data_parallelism", "num_slices",
+                message="DCN parallelism requested but only one slice available. (dcn_data_parallelism=16, num_slices=-1)")
+    assert classify([dcn], "ValueError: DCN parallelism requested but only one slice available.").cls == FOUND
+    assert classify([dcn], "ValueError: Only one slice.").cls == OTHER_KEY  # too short a sentence to tell
+
+
 def test_not_verified_names_the_construct_whatever_the_program_says():
     construct = "a loop over the output of a command is not followed"
     for refused in (None, "ValueError: steps"):
