@@ -7,7 +7,7 @@ the real program's verdict, which tests/bench/test_judged_sample.py re-judges wi
 
 A launch enters the sample (with the words the program was given: one only an input decides is
 left out) when it can be judged again without its tree: a MaxText launch whose
-config is MaxText's own (src/maxtext/configs/…) or one the script writes (its text is stored), a
+config is MaxText's own (src/maxtext/configs/…, where the tree holds none of that name) or one the script writes (its text is stored), a
 Tunix launch whose override files were found (their keys and values are stored with it). Per tree, the launches flaglint gets wrong first, then those
 MaxText or Tunix refuses, then accepted ones, in file and line order.
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -25,7 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 from judged_sweep import classed, config_lint, report  # noqa: E402
-from judging import ACCEPTED, FALSE_ERROR, FOUND, MISSED, OTHER_KEY  # noqa: E402
+from judging import ACCEPTED, FALSE_ERROR, FOUND, MISSED, OTHER_KEY, classify  # noqa: E402
 from launches import OVERRIDE  # noqa: E402
 
 from flaglint.render.bash.explorer import OTHER  # noqa: E402
@@ -43,10 +44,18 @@ def _replayable(record: dict) -> bool:
     return record["kind"] == "maxtext" and (record["config_text"] is not None or record["config"].startswith("src/maxtext/configs/"))
 
 
+def _in_tree(tree: dict, path: str | None) -> bool:
+    """Whether the tree holds the file PATH (a MaxText tree's own configs: read there, not the pin's)."""
+    if path is None or tree["commit"] is None:
+        return path is not None and (Path(tree["path"]) / path).is_file()
+    return subprocess.run(["git", "-C", tree["path"], "cat-file", "-e", f"{tree['commit']}:{path}"], capture_output=True).returncode == 0
+
+
 def sample(trees: list[dict], per_tree: int) -> list[dict]:
     chosen = []
     for tree in trees:
-        kept = sorted((r for r in tree["records"] if _replayable(r)), key=lambda r: (ORDER[r["class"]], r["file"], r["line"]))
+        kept = sorted((r for r in tree["records"] if _replayable(r) and not _in_tree(tree, r["config"])),
+                      key=lambda r: (ORDER[r["class"]], r["file"], r["line"]))
         seen = set()
         for record in kept:
             key = (record["kind"], tuple(w for w in record["argv"] if OTHER not in w), record["config"], record.get("config_text"))
@@ -57,6 +66,8 @@ def sample(trees: list[dict], per_tree: int) -> list[dict]:
             entry = {"tree": tree["tree"], "commit": tree["commit"], **record, "argv": [w for w in record["argv"] if OTHER not in w]}
             # an override file's keys and values, not its text (its comments and layout stay in its tree)
             entry["files"] = {path: yaml.safe_dump(yaml.safe_load(text), sort_keys=False) for path, text in record.get("files", {}).items()}
+            # its class by flaglint's verdict on the argv itself, the one the test judges again
+            entry["class"] = classify(record["flaglint"], record["oracle"]).cls
             chosen.append({name: entry.get(name) for name in KEPT})
             if len(seen) == per_tree:
                 break
