@@ -17,64 +17,33 @@ REV is written into a temporary directory first.
 from __future__ import annotations
 
 import argparse
-import json
-import resource
-import subprocess
 import sys
-import tempfile
-import time
 from collections import Counter
 from pathlib import Path
 
-sys.path[:0] = [str(Path(__file__).resolve().parents[1] / "tests")]
-
-from maxtext_env import export_tree  # noqa: E402
+from sweeping import run_flaglint, written_out
 
 HANG = 300
-INTERNAL = ("Traceback", "internal error", "RecursionError")
-
-
-def _lint(root: Path, script: Path, pin: str) -> dict:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    try:
-        proc = subprocess.run([sys.executable, "-m", "flaglint", "lint", "--pin", pin, "--format", "json",
-                               str(script.relative_to(root))], cwd=root, capture_output=True, text=True, timeout=HANG)
-    except subprocess.TimeoutExpired:
-        return {"file": str(script.relative_to(root)), "rc": None, "wall": HANG, "cpu": None, "rules": [], "error": "hang"}
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    internal = proc.returncode not in (0, 1, 2) or any(word in proc.stderr for word in INTERNAL) or (
-        proc.returncode == 2 and len(proc.stderr.strip().splitlines()) > 1)
-    rules = []
-    if proc.returncode in (0, 1):
-        rules = [finding["rule"] for finding in json.loads(proc.stdout)["findings"]]
-    return {"file": str(script.relative_to(root)), "rc": proc.returncode, "wall": wall, "cpu": cpu, "rules": rules,
-            "error": proc.stderr.strip().splitlines()[-1] if internal or proc.returncode == 2 else None,
-            "internal": internal}
 
 
 def sweep(git_dir: str, rev: str, pin: str, under: str | None) -> None:
-    with tempfile.TemporaryDirectory(prefix="sweep-") as tmp:
-        root = Path(tmp)
-        export_tree(git_dir, rev, root)
+    with written_out(git_dir, rev) as root:
         scripts = sorted((root / under if under else root).rglob("*.sh"))
-        runs = [_lint(root, script, pin) for script in scripts if script.is_file()]
-    codes = Counter("hang" if run["rc"] is None else run["rc"] for run in runs)
-    rules = Counter(rule for run in runs for rule in run["rules"])
+        runs = [run_flaglint(root, "lint", script, ["--pin", pin], HANG) for script in scripts if script.is_file()]
+    codes = Counter("hang" if run.hang else run.rc for run in runs)
+    rules = Counter(finding["rule"] for run in runs for finding in run.findings)
     print(f"== {Path(git_dir).parent.name} {rev} ({pin}): {len(runs)} scripts; exit codes {dict(sorted(codes.items(), key=str))}")
     print(f"   rules: {dict(rules.most_common())}")
     for run in runs:
-        if run.get("internal") or run["rc"] is None:
-            print(f"   INTERNAL {run['file']}: {run['error']}")
-        elif run["rc"] == 2:
-            print(f"   exit 2 {run['file']}: {run['error']}")
-    slowest = sorted(runs, key=lambda run: -run["wall"])[:5]
-    print("   slowest: " + "; ".join(f"{run['file']} {run['wall']:.2f} s wall, {run['cpu'] or 0:.2f} s CPU" for run in slowest))
-    total_cpu = sum(run["cpu"] or 0 for run in runs)
+        if run.internal or run.hang:
+            print(f"   INTERNAL {run.file}: {run.error}")
+        elif run.rc == 2:
+            print(f"   exit 2 {run.file}: {run.error}")
+    slowest = sorted(runs, key=lambda run: -run.wall)[:5]
+    print("   slowest: " + "; ".join(f"{run.file} {run.wall:.2f} s wall, {run.cpu or 0:.2f} s CPU" for run in slowest))
+    total_cpu = sum(run.cpu or 0 for run in runs)
     print(f"   CPU per file: mean {total_cpu / max(len(runs), 1):.2f} s; internal errors "
-          f"{sum(1 for run in runs if run.get('internal'))}, hangs {codes.get('hang', 0)}")
+          f"{sum(1 for run in runs if run.internal)}, hangs {codes.get('hang', 0)}")
 
 
 def main() -> int:
