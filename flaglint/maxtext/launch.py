@@ -185,6 +185,9 @@ class MaxTextLaunches:
     def reads_variable(self, name: str) -> bool:
         return is_key_variable(name)
 
+    def has_default(self, name: str) -> bool:
+        return is_key_variable(name)
+
     def unwrap(self, words: Sequence[str | None]) -> Unwrapped | None:
         return unwrap(words)
 

@@ -12,6 +12,7 @@ from flaglint.render.bash import explorer, symbolic
 from flaglint.render.bash.explorer import Exploration
 from flaglint.render.bash.types import Rendering, Unwrapped
 from flaglint.tunix.launch import TunixLaunches
+from flaglint.tunix.variables import launcher, load_tunix
 
 
 class _Launches:
@@ -25,6 +26,11 @@ class _Launches:
 
     def reads_variable(self, name: str) -> bool:
         return MAXTEXT_LAUNCHES.reads_variable(name) or self._tunix.reads_variable(name)
+
+    def has_default(self, name: str) -> bool:
+        """The M_ and T_ variables, HF_TOKEN, the flags and the variables Tunix's launcher reads
+        (TRAINER_TPU_SLICE, …): unset, each has the launcher's or the trainer's default."""
+        return self.reads_variable(name) or name == launcher().flags or name in load_tunix().variables
 
     def unwrap(self, words: Sequence[str | None]) -> Unwrapped | None:
         return MAXTEXT_LAUNCHES.unwrap(words)

@@ -428,9 +428,6 @@ def _trainer_input(rendering: Rendering) -> tuple[Value, dict[str, str], frozens
         [name for name, text in env.items() if OTHER in text]
         + ([token.split("=", 1)[0] for token in flags.text.split() if OTHER in token] if OTHER in flags.text else [])
     )
-    # A Tunix variable not known here is not read (the rules that name it are not judged, and a fix
-    # may not be sought through it); the token's presence is what pyconfig reads of HF_TOKEN.
-    env = {name: text for name, text in env.items() if OTHER not in text or name == HF_TOKEN_VARIABLE}
     return flags, env, unknown
 
 

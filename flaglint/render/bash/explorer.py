@@ -234,8 +234,10 @@ class Candidates:
 
     def _callers(self, name: str) -> bool:
         """Whether a variable is its caller's: no file the script loads assigns it or reads it with
-        an operator for unset (`${X:-d}`), so it is taken to be set, to a value not known here."""
-        if is_argument(name) or is_file_test(name) or name in _SHELLS_OWN or name.startswith("BASH"):
+        an operator for unset (`${X:-d}`), and neither bash nor what the script launches gives it a
+        meaning where it is unset (has_default), so it is taken to be set, to a value not known here."""
+        if (is_argument(name) or is_file_test(name) or name in _SHELLS_OWN or name.startswith("BASH")
+                or self.interp.launches.has_default(name)):
             return False
         return not any(name in facts.assigned or name in facts.defaulted for facts in self._facts()[0])
 

@@ -421,6 +421,11 @@ class LaunchRecogniser(Protocol):
     def reads_variable(self, name: str) -> bool:
         """Whether the launched program reads this variable of its environment."""
 
+    def has_default(self, name: str) -> bool:
+        """Whether what the script launches gives this variable a meaning of its own where it is
+        unset (its flags, a variable its launcher or trainer reads): a script that reads it
+        without setting it leaves it to that default, never to its caller (explorer.Candidates)."""
+
     def unwrap(self, words: Sequence[str | None]) -> Unwrapped | None:
         """When words[0] is a wrapper (`nice -n 5`, `timeout 1h`, `env K=V`): where the command it
         runs starts, and how it changes that command's environment; None otherwise (None in
