@@ -231,3 +231,12 @@ def test_export_of_a_word_that_is_no_name_fails_and_the_script_goes_on(tmp_path)
     script = f'{TRAIN} run_name=a bogus_one=1\nexport RUN_NAME = "my run"\n{TRAIN} run_name=b bogus_two=1\n'
     assert _at(_in(tmp_path, script)) == [("FL004", 1), ("FL004", 3)]
     assert _at(_in(tmp_path, "set -e\n" + script)) == [("FL004", 2)]  # under set -e bash stops there
+
+
+@pytest.mark.parametrize("read", ['echo "${MAX_SEQ_TOKEN_PER_TPU}"', 'echo "${MAXTEXT_EXTRA_FLAGS}"', 'echo "$HF_TOKEN"'])
+def test_a_variable_the_launcher_gives_a_default_is_never_the_callers(tmp_path, read):
+    """The flags, Tunix's variables and HF_TOKEN keep the launcher's default where the script leaves
+    them unset: the flags are judged whole, and the fix is offered as for any script."""
+    result = _in(tmp_path, f'{read}\nexport MAXTEXT_EXTRA_FLAGS="num_moe_token_chunks=2 use_ring_of_experts=false"\n')
+    assert [f.rule for f in result.findings if f.severity == "error"] == ["MXCQ1N5"] and result.fixes
+    assert not [n for n in result.notes if "is not judged" in n]
