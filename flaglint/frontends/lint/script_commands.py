@@ -41,7 +41,6 @@ from flaglint.frontends.lint.witnesses import (
 from flaglint.maxtext.launch import unknown_module
 from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
-from flaglint.render.bash.path_conditions import PathConditions
 from flaglint.render.bash.types import Launch, Rendering, Value
 from flaglint.rules.ruleset import built_in
 from flaglint.schema.config_index import ConfigIndex, load_index
@@ -215,6 +214,7 @@ def with_witnesses(seen: dict[tuple, tuple[Finding, list[ExploredPath]]], explor
     if not seen:
         return []
     explored = [path for outcome in exploration.outcomes for path in outcome.paths]
+    from flaglint.render.bash.path_conditions import PathConditions  # noqa: PLC0415 z3: only where a finding needs a witness
     conditions = PathConditions(exploration.inputs, explored)
     found = []
     lines: dict[str, list[str] | None] = {}  # each file's lines, read once for all its findings

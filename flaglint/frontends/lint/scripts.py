@@ -44,7 +44,6 @@ from flaglint.read.flags import FlagSource
 from flaglint.render.bash.compiler import before_syntax_error
 from flaglint.render.bash.expansion import STOPS_NOTE
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
-from flaglint.render.bash.path_conditions import PathConditions
 from flaglint.render.bash.types import Rendering, ScriptError, TooDeep, Value
 from flaglint.render.recipes import evaluate
 from flaglint.rules.ruleset import Renumbering, built_in, renumbered_ids
@@ -408,6 +407,7 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
             if conditions is None:
                 explored = [c.path for c in launches] + quiet + unfollowed
                 excluded = [c.path for c in launches if id(c.path) in mistyped] + quiet + unfollowed
+                from flaglint.render.bash.path_conditions import PathConditions  # noqa: PLC0415 z3: only where a finding needs a witness
                 conditions = PathConditions(exploration.inputs, explored, excluded)
             path, matters = conditions.witness(paths)
         finding.witness = witness(path, matters, paths)

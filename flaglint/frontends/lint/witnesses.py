@@ -12,8 +12,7 @@ from flaglint.core.location import Location
 from flaglint.frontends.checker import Checker
 from flaglint.render.bash.explorer import OTHER, ExploredPath, run_inputs
 from flaglint.render.bash.guards import arms_taken
-from flaglint.render.bash.path_conditions import preference
-from flaglint.render.bash.types import Value
+from flaglint.render.bash.types import Value, preference
 from flaglint.render.recipes import render
 
 FIX_TRIES = 3  # launches with findings on which a fix is sought, in order, before giving up

@@ -18,7 +18,7 @@ import z3
 
 from flaglint.render.bash.explorer import ExploredPath
 from flaglint.render.bash.guards import simplified
-from flaglint.render.bash.types import OTHER
+from flaglint.render.bash.types import preference
 
 # Candidate paths tried as the start of the witness search: a witness from any path is correct,
 # trying a few of the least constrained ones finds a small one at a cost that does not grow with the paths.
@@ -29,12 +29,6 @@ WITNESS_STARTS = 8
 # The largest query of the test suite's scripts and bench/appends_bench.py's took 11,449 units
 # (z3-solver 5.4.1).
 WITNESS_QUERY_WORK = 2_000_000
-
-
-def preference(value: str | None) -> int:
-    """How a witness prefers an input's value, lowest first: a non-empty literal, unset, empty,
-    "anything else" (as a user would write it)."""
-    return 1 if value is None else 3 if value.startswith(OTHER) else 2 if value == "" else 0
 
 
 class PathConditions:

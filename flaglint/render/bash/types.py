@@ -16,6 +16,12 @@ from flaglint.core.location import Location
 # command substitution this evaluator does not run. A MaxText key whose value holds it is not judged.
 OTHER = "flaglint-other"
 
+
+def preference(value: str | None) -> int:
+    """How a witness prefers an input's value, lowest first: a non-empty literal, unset, empty,
+    "anything else" (as a user would write it)."""
+    return 1 if value is None else 3 if value.startswith(OTHER) else 2 if value == "" else 0
+
 Origin = Location  # where a character of a rendered value was written: file, line, column, byte offset
 
 
