@@ -226,7 +226,7 @@ def check_script(
     tunix = (check_tunix_commands(path, exploration, load_tunix_pin(tunix_pin), given, allow_unverified, checker.devices,
                                   checker, fix=max_fixes > 0, witnesses=witnesses) if runs_tunix(exploration) else TunixLinesChecked([], set(), 0))
     # the script runs MaxText or Tunix itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
-    if commands.checked or commands.findings or tunix.checked:
+    if commands.checked or commands.findings or tunix.checked or tunix.findings:
         rules = checker.ruleset
         result.findings = _once([f for f in result.findings if not (rule := rules.by_id(f.rule)) or not rule.flag_string_only]
                                 + commands.findings + [f for f in tunix.findings if f not in commands.findings])

@@ -133,7 +133,8 @@ def _runs_of(origins: Sequence) -> Iterable[tuple]:
 
 
 class _Written:
-    """The source of one character whose Origin is made already."""
+    """The source of one character whose Origin is made already; one is another where their
+    Origins are equal, so the same characters give the same runs however often they are joined."""
 
     __slots__ = ("made",)
 
@@ -143,10 +144,16 @@ class _Written:
     def origin(self, index: int) -> Origin:
         return self.made
 
+    def __eq__(self, other) -> bool:
+        return type(other) is _Written and self.made == other.made
+
+    def __hash__(self) -> int:
+        return hash(self.made)
+
 
 def joined_origins(parts: Iterable[Sequence]):
-    """The origins of values joined one after another: spans, where each part is spans or has no
-    origin at all; else a list of Origins, as the parts were. Each part's runs are merged already,
+    """The origins of values joined one after another, as spans (a part kept as a list of Origins
+    gives a run per character). Each part's runs are merged already,
     so only where two parts meet are runs joined: a value that a loop grows costs its own runs."""
     parts = [part for part in parts if len(part)]
     if len(parts) == 1 and type(parts[0]) is Spans:
@@ -156,10 +163,10 @@ def joined_origins(parts: Iterable[Sequence]):
     for part in parts:
         if type(part) is Spans:
             added = part.runs
-        elif part.count(None) == len(part):
-            added = ((None, 0, len(part)),)
         else:
-            return list(itertools.chain.from_iterable(parts))
+            # characters kept one Origin each: spans of their own (a list here would walk every
+            # character of the spans it is joined with, and of every value joined from it later)
+            added = _merged(_runs_of(part))
         length += len(part)
         if runs:
             runs[-1:] = _merged((runs[-1], added[0]))

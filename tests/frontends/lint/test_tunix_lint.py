@@ -70,3 +70,15 @@ def test_the_tunix_pin_decides_what_a_word_means(pin, expected):
     _, findings = lint("grpo_recipe.sh", "--tunix-pin", pin)
     unknown = [f for f in findings if f["rule"] == "FL204" and "override_config_file" in f["message"]]
     assert bool(unknown) == (expected is not None)
+
+
+def test_a_tunix_launch_that_cannot_be_decided_is_not_verified_even_where_nothing_else_is_checked(tmp_path):
+    # seven switches decide one word together (2^7 > 64 combinations): the one launch is FL011,
+    # never a clean exit because no MaxText or Tunix command line was checked
+    switches = "".join(f'[[ "${name}" == 1 ]] && {name.lower()}=1 || {name.lower()}=2\n' for name in "ABCDEFG")
+    script = tmp_path / "undecided.sh"
+    script.write_text(switches + 'python -m tunix.cli.grpo_main base_config.yaml "training_config.max_steps=$a$b$c$d$e$f$g"\n')
+    code, findings = lint(str(script))
+    assert code == 1
+    assert [(f["rule"], f["location"]["line"]) for f in findings] == [("FL011", 8)]
+    assert "A, B, C, D, E, F, G decide the launch together" in findings[0]["message"]
