@@ -386,8 +386,7 @@ def flaglint_verdicts(version: str, cases: list[Case]) -> list[Verdict]:
 # Where flaglint and Tunix may part, each with its cause. A disagreement outside these is a bug.
 EXPLAINED = {
     "unverified": "a raise the importer could not state as a rule (rules/tunix/<version>/unexpressible.yml) may be "
-                  "reached, and flaglint says so (FL011): 0.1.0 and 0.1.1 compute RLTrainingConfig's micro batch sizes "
-                  "in a helper whose return value the walker does not follow",
+                  "reached, and flaglint says so (FL011)",
 }
 
 
