@@ -1,0 +1,174 @@
+"""Fixes of Tunix findings wherever the value was set: an argv word of a script, a line of the
+override file, a line of a base YAML on disk (never the installed package's). The four classes: a
+misspelt top-level key (renamed, unsafe; dropped, safe), a value of another type (written in the
+base value's type), a mesh whose shape and axis names differ in length (the shape's 1s dropped or
+added, unsafe), an optimizer name the release cannot find (the nearest it takes, unsafe). Each fix
+leaves a launch with no error, and a second --fix changes nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from commandline import run_flaglint as invoke
+from hypothesis import given
+from hypothesis import strategies as st
+
+from flaglint.tunix.checks import matching_shape
+from flaglint.tunix.merge import literal
+from flaglint.tunix.optimizer import nearest_optimizer
+from flaglint.tunix.pins import load_tunix_pin, nested_defaults
+
+PEFT = "python -m tunix.cli.peft_main"
+
+
+def _errors(*args: str, cwd: Path) -> list[tuple[str, str | None, int | None]]:
+    found = json.loads(invoke(args[0], "--format", "json", *args[1:], cwd=cwd).stdout)["findings"]
+    return [(f["rule"], f["location"]["file"] and Path(f["location"]["file"]).name, f["location"]["line"])
+            for f in found if f["severity"] == "error"]
+
+
+def _fixed_twice(args: tuple[str, ...], cwd: Path, files: list[Path]) -> None:
+    """--fix alone leaves the unsafe fixes (and says so); with --unsafe-fixes they are made, and a
+    second run changes nothing."""
+    done = invoke(*args[:1], "--fix", "--unsafe-fixes", *args[1:], cwd=cwd)
+    assert done.returncode == 0, done.stdout + done.stderr
+    after = [f.read_bytes() for f in files]
+    again = invoke(*args[:1], "--fix", "--unsafe-fixes", *args[1:], cwd=cwd)
+    assert again.returncode == 0 and "applied" not in again.stderr
+    assert [f.read_bytes() for f in files] == after
+
+
+SCRIPT = f"""#!/bin/bash
+export HF_TOKEN=x
+{PEFT} base_config.yaml tokenizer_config.tokenizer_path=/t \\
+  batch_sise=8 \\
+  offload_to_cpu=1 \\
+  "model_config.mesh.shape=(4,1,1)" \\
+  optimizer_config.opt_type=adamz optimizer_config.learning_rate=1e-5
+"""
+
+
+def test_each_class_is_fixed_in_the_words_of_a_script_and_leaves_it_clean(tmp_path):
+    script = tmp_path / "run.sh"
+    script.write_text(SCRIPT)
+    assert sorted(_errors("lint", str(script), cwd=tmp_path)) == [
+        ("FL204", "run.sh", 4), ("FL206", "run.sh", 5), ("FL212", "run.sh", 6), ("FL218", "run.sh", 7)]
+    safe = invoke("lint", "--fix", str(script), cwd=tmp_path)
+    assert safe.returncode == 1 and "--unsafe-fixes" in safe.stderr
+    assert script.read_text() == SCRIPT.replace("  batch_sise=8 \\\n", "  \\\n")  # the rest are guesses
+    script.write_text(SCRIPT)
+    _fixed_twice(("lint", str(script)), tmp_path, [script])
+    # as for MaxText, --fix makes the safe fix first (the misspelt key dropped), then the guesses
+    assert script.read_text() == SCRIPT.replace("  batch_sise=8 \\\n", "  \\\n").replace("offload_to_cpu=1", "offload_to_cpu=true").replace(
+        '"model_config.mesh.shape=(4,1,1)"', '"model_config.mesh.shape=(4,1)"').replace("opt_type=adamz", "opt_type=adam")
+    assert _errors("lint", str(script), cwd=tmp_path) == []
+
+
+OVERRIDE = """# the short run
+batch_sise: 4   # typo
+offload_to_cpu: 1
+optimizer_config:
+  opt_type: adamz  # optax's name?
+  learning_rate: 1e-5
+model_config:
+  mesh:
+    shape: "(4,1,1)"
+    axis_names: "('fsdp','tp')"
+"""
+
+
+def test_each_class_is_fixed_in_the_lines_of_the_override_file_and_leaves_the_launch_clean(tmp_path):
+    over = tmp_path / "over.yaml"
+    over.write_text(OVERRIDE)
+    args = ("check", "--env", "HF_TOKEN=x", "--", *PEFT.split(), "base_config.yaml", "override_config_file=over.yaml",
+            "tokenizer_config.tokenizer_path=/t")
+    assert sorted(_errors(*args, cwd=tmp_path)) == [
+        ("FL204", "over.yaml", 2), ("FL206", "over.yaml", 3), ("FL212", "over.yaml", 9), ("FL218", "over.yaml", 5)]
+    offered = json.loads(invoke("check", "--format", "json", *args[1:], cwd=tmp_path).stdout)["fixes"]
+    assert [(f["safe"], [(e["old"], e["new"]) for e in f["edits"]]) for f in offered] == [
+        (True, [("batch_sise: 4   # typo", "")]),
+        (False, [("batch_sise", "batch_size"), ("1", "true"), ("adamz", "adam"), ('"(4,1,1)"', '"(4,1)"')])]
+    _fixed_twice(args, tmp_path, [over])
+    # as for MaxText, --fix makes the safe fix first (the misspelt key dropped), then the guesses, each
+    # in the value's own characters: the comments and the quotes stay
+    assert over.read_text() == OVERRIDE.replace("batch_sise: 4   # typo\n", "").replace("offload_to_cpu: 1", "offload_to_cpu: true").replace(
+        "opt_type: adamz", "opt_type: adam").replace('"(4,1,1)"', '"(4,1)"')
+    assert _errors(*args, cwd=tmp_path) == []
+
+
+def test_a_safe_fix_of_the_override_file_drops_the_misspelt_key_and_types_the_number(tmp_path):
+    over = tmp_path / "over.yaml"
+    over.write_text("batch_sise: 4\nbatch_size: 1e3\n")
+    args = ("check", "--env", "HF_TOKEN=x", "--", *PEFT.split(), "base_config.yaml", "override_config_file=over.yaml")
+    assert invoke("check", "--fix", *args[1:], cwd=tmp_path).returncode == 0
+    # batch_size is in the file already: the misspelt key is not renamed onto it, not even by the unsafe fix
+    assert over.read_text() == "batch_size: 1000\n"
+    assert invoke("check", "--fix", "--unsafe-fixes", *args[1:], cwd=tmp_path).returncode == 0
+    assert over.read_text() == "batch_size: 1000\n"
+
+
+def _base(folder: Path, version: str, **changes: str) -> Path:
+    """A base YAML of the release's keys and defaults, some nested values changed."""
+    data = nested_defaults(load_tunix_pin(f"tunix-{version}").bases["base_config.yaml"])
+    for dotted, value in changes.items():
+        *parents, name = dotted.split("__")
+        node = data
+        for part in parents:
+            node = node[part]
+        node[name] = value
+    path = folder / "my_base.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+@pytest.mark.parametrize(("version", "given", "meant"), [("0.1.7", "adamz", "adam"), ("0.1.0", "sgdd", "sgd")])
+def test_the_mesh_and_the_optimizer_are_fixed_at_the_base_line_that_set_them(tmp_path, version, given, meant):
+    base = _base(tmp_path, version, optimizer_config__opt_type=given, model_config__mesh__shape="(2,2,1)")
+    script = tmp_path / "run.sh"
+    # before 0.1.6 a relative base is looked for in the package: an absolute path is the user's file
+    script.write_text(f"#!/bin/bash\nexport HF_TOKEN=x\n{PEFT} {base} tokenizer_config.tokenizer_path=/t\n")
+    text = base.read_text()
+    pinned = ("lint", "--tunix-pin", version, str(script))
+    assert {rule for rule, file, _ in _errors(*pinned, cwd=tmp_path)} == {"FL212", "FL218"}
+    assert all(file == "my_base.yaml" for _, file, _ in _errors(*pinned, cwd=tmp_path))
+    _fixed_twice(pinned, tmp_path, [base, script])
+    assert base.read_text() == text.replace("shape: (2,2,1)", "shape: (2,2)").replace(f"opt_type: {given}", f"opt_type: {meant}")
+    assert _errors(*pinned, cwd=tmp_path) == []
+
+
+def test_the_installed_packages_base_is_never_edited(tmp_path):
+    # at 0.1.7 `base_config.yaml` is the package's: a file of that name here is not what Tunix reads
+    decoy = _base(tmp_path, "0.1.7").rename(tmp_path / "base_config.yaml")
+    text = decoy.read_text()
+    args = ("check", "--env", "HF_TOKEN=x", "--", *PEFT.split(), "base_config.yaml", "tokenizer_config.tokenizer_path=/t",
+            "model_config.mesh.axis_names=('fsdp','tp','sp')")
+    result = json.loads(invoke(*args[:1], "--format", "json", *args[1:], cwd=tmp_path).stdout)
+    assert [f["rule"] for f in result["findings"] if f["severity"] == "error"] == ["FL212"]
+    assert result["fixes"] == []
+    invoke("check", "--fix", "--unsafe-fixes", *args[1:], cwd=tmp_path)
+    assert decoy.read_text() == text
+
+
+def test_an_optimizer_name_is_guessed_only_where_one_name_is_nearest():
+    pin = load_tunix_pin("tunix-0.1.7")
+    assert nearest_optimizer(pin, "adamz") == "adam" and nearest_optimizer(pin, "AdamW") == "adamw"
+    assert nearest_optimizer(pin, "qqqq") is None and nearest_optimizer(pin, 3) is None
+    old = load_tunix_pin("tunix-0.1.0")
+    assert nearest_optimizer(old, "radam") == "adam"  # 0.1.0 takes only the names of its map
+
+
+@given(st.lists(st.integers(1, 8), min_size=1, max_size=5), st.integers(1, 5))
+def test_a_matched_shape_has_the_names_length_and_takes_the_same_devices(sizes, count):
+    names = repr(tuple(f"a{i}" for i in range(count)))
+    shape = "(" + ", ".join(map(str, sizes)) + ",)"
+    matched = matching_shape(shape, names)
+    if matched is None:  # more axes larger than 1 than names: no 1s to drop
+        assert sum(n > 1 for n in sizes) > count
+        return
+    read = literal(matched)
+    assert len(read) == count and all(type(n) is int for n in read)
+    assert eval("*".join(map(str, read))) == eval("*".join(map(str, sizes)))  # noqa: S307 digits and '*' only
+    assert [n for n in read if n > 1] == [n for n in sizes if n > 1]
