@@ -51,3 +51,18 @@ def test_every_disagreement_has_an_explained_class(judged):
     unexplained = [(c.mutation, c.argv[-2:], c.env, o, t) for c, o, t in zip(cases, ours, theirs)
                    if o.stage != t.stage and classify(c, o, t) not in EXPLAINED]
     assert unexplained == []
+
+
+# The kinds of perturbation the agreement is judged on that a release refuses after start-up (the
+# misses measured before: max_steps against the data, meshes against the devices, the sections
+# handed to a constructor, a replaced section, 0.1.7's smaller checks, the micro batch sizes).
+AFTER_START_UP = ("max_steps beyond num_batches", "max_steps beyond the data", "mesh on the devices", "mesh lengths",
+                  "checkpointing options key", "num_generations type", "learning rate type", "optimizer name",
+                  "replaced section without opt_type", "empty tokenizer path", "same_mesh_as beside a mesh",
+                  "allocation policy", "micro batch divides", "rollout micro batch")
+
+
+@pytest.mark.parametrize("version", RELEASES)
+def test_every_kind_of_perturbation_is_drawn_at_every_release(version):
+    drawn = {part for case in draw_cases(version, CASES) for part in case.mutation.split(" + ")}
+    assert set(AFTER_START_UP) <= drawn, sorted(set(AFTER_START_UP) - drawn)
