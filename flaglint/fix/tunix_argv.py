@@ -174,13 +174,13 @@ def _file_changes(checked: CommandLineCheck, base_values: dict[str, Any],
 
 def _written_key(finding: Finding, at: Location) -> str | None:
     """The key the finding is about as the file at its location writes it (a role's mesh inherited
-    from model_config: model_config's), or None where the file does not set it at that line."""
+    from model_config, a section merged in with `<<: *anchor`: the key at that line), or None where
+    the file does not set it at that line."""
     lines = written_lines(at.file)
     key = finding.keys[0]
     if lines.get(key) == at.line:
         return key
-    tail = key.split(".", 1)[1] if "." in key else None
-    found = [k for k, line in lines.items() if line == at.line and tail is not None and k.split(".", 1)[-1] == tail]
+    found = [k for k, line in lines.items() if line == at.line and k.rsplit(".", 1)[-1] == key.rsplit(".", 1)[-1]]
     return found[0] if len(found) == 1 else None
 
 

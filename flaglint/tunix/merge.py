@@ -130,8 +130,8 @@ def merge(pin: TunixPin, argv: TunixArgv) -> Merged:
         return merged
     merged.base, merged.base_values = base_keys, base_values
     base_file = words[0] if base_text is not None else f"{words[0]} (tunix {pin.version})"
-    if base_text is not None:
-        merged.files.add(words[0])
+    if base_text is not None and not words[0].endswith(f"tunix/cli/{PurePosixPath(words[0]).name}"):
+        merged.files.add(words[0])  # a checkout's tunix/cli/ file is Tunix's own: never edited, as MaxText's are not
 
     prefix = facts["env_prefix"]
     env = dict(argv.env)

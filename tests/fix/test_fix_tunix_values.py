@@ -152,6 +152,17 @@ def test_the_installed_packages_base_is_never_edited(tmp_path):
     assert decoy.read_text() == text
 
 
+def test_the_base_of_a_tunix_checkout_is_never_edited(tmp_path):
+    (tmp_path / "tunix" / "cli").mkdir(parents=True)
+    base = _base(tmp_path, "0.1.7", model_config__mesh__shape="(2,2,1)").rename(tmp_path / "tunix" / "cli" / "base_config.yaml")
+    text = base.read_text()
+    args = ("check", "--env", "HF_TOKEN=x", "--", *PEFT.split(), "tunix/cli/base_config.yaml", "tokenizer_config.tokenizer_path=/t")
+    assert _errors(*args, cwd=tmp_path) == [("FL212", "base_config.yaml", text.splitlines().index("    shape: (2,2,1)") + 1)]
+    assert json.loads(invoke(args[0], "--format", "json", *args[1:], cwd=tmp_path).stdout)["fixes"] == []
+    invoke("check", "--fix", "--unsafe-fixes", *args[1:], cwd=tmp_path)
+    assert base.read_text() == text
+
+
 def test_an_optimizer_name_is_guessed_only_where_one_name_is_nearest():
     pin = load_tunix_pin("tunix-0.1.7")
     assert nearest_optimizer(pin, "adamz") == "adam" and nearest_optimizer(pin, "AdamW") == "adamw"
@@ -172,3 +183,27 @@ def test_a_matched_shape_has_the_names_length_and_takes_the_same_devices(sizes, 
     assert len(read) == count and all(type(n) is int for n in read)
     assert eval("*".join(map(str, read))) == eval("*".join(map(str, sizes)))  # noqa: S307 digits and '*' only
     assert [n for n in read if n > 1] == [n for n in sizes if n > 1]
+
+
+def test_a_value_a_section_merges_in_with_an_anchor_is_fixed_at_the_anchors_line(tmp_path):
+    """`actor_optimizer_config: {<<: *opt}`: Tunix's finding is at the line of the anchored section,
+    and so is the fix (the one line that set every copy)."""
+    data = nested_defaults(load_tunix_pin("tunix-0.1.7").bases["base_config.yaml"])
+    optimizer, training = data.pop("optimizer_config"), data.pop("rl_training_config")
+    training.pop("actor_optimizer_config")
+    training["gradient_accumulation_steps"] = None  # RLTrainingConfig derives it (the release's base sets 1)
+    optimizer["opt_type"] = "adamz"
+
+    def block(mapping: dict) -> str:
+        return "".join(f"  {line}\n" for line in yaml.safe_dump(mapping, sort_keys=False).splitlines())
+
+    text = (yaml.safe_dump(data, sort_keys=False) + "optimizer_config: &opt\n" + block(optimizer)
+            + "rl_training_config:\n" + block(training) + "  actor_optimizer_config:\n    <<: *opt\n")
+    base = tmp_path / "my_base.yaml"
+    base.write_text(text)
+    args = ("check", "--env", "HF_TOKEN=x", "--", "python", "-m", "tunix.cli.grpo_main", str(base), "tokenizer_config.tokenizer_path=/t")
+    line = text.splitlines().index("  opt_type: adamz") + 1
+    assert _errors(*args, cwd=tmp_path) == [("FL218", "my_base.yaml", line)]
+    _fixed_twice(args, tmp_path, [base])
+    assert base.read_text() == text.replace("  opt_type: adamz", "  opt_type: adam")
+    assert _errors(*args, cwd=tmp_path) == []
