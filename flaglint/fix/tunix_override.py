@@ -112,6 +112,7 @@ def _made(file: str, keys: dict[str, Any]) -> tuple[str, list[Edit], int, dict] 
         old, data = yaml.safe_load(text), yaml.safe_load(new)
     except yaml.YAMLError:
         return None
+    data = {} if data is None else data  # every key of the file removed
     if not isinstance(old, dict) or not isinstance(data, dict):
         return None
     for key, value in keys.items():

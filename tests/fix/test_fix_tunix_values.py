@@ -207,3 +207,19 @@ def test_a_value_a_section_merges_in_with_an_anchor_is_fixed_at_the_anchors_line
     _fixed_twice(args, tmp_path, [base])
     assert base.read_text() == text.replace("  opt_type: adamz", "  opt_type: adam")
     assert _errors(*args, cwd=tmp_path) == []
+
+
+def test_lint_diff_shows_the_edits_of_the_override_file_and_the_base_and_writes_nothing(tmp_path):
+    over = tmp_path / "over.yaml"
+    over.write_text("batch_sise: 4\n")
+    base = _base(tmp_path, "0.1.7", optimizer_config__opt_type="adamz")
+    script = tmp_path / "run.sh"
+    script.write_text(f"#!/bin/bash\nexport HF_TOKEN=x\n{PEFT} {base} override_config_file=over.yaml tokenizer_config.tokenizer_path=/t\n")
+    before = [f.read_bytes() for f in (over, base, script)]
+    safe = invoke("lint", "--diff", str(script), cwd=tmp_path)
+    assert safe.returncode == 1 and f"--- a/{over}\n" in safe.stdout and "\n-batch_sise: 4\n" in safe.stdout
+    over.write_text("")
+    guessed = invoke("lint", "--diff", "--unsafe-fixes", str(script), cwd=tmp_path)
+    assert f"--- a/{base}\n" in guessed.stdout and "\n-  opt_type: adamz\n+  opt_type: adam\n" in guessed.stdout
+    over.write_bytes(before[0])
+    assert [f.read_bytes() for f in (over, base, script)] == before
