@@ -16,6 +16,9 @@ from commandline import run_flaglint as invoke
 from hypothesis import given
 from hypothesis import strategies as st
 
+from flaglint.core.edits import Applicability
+from flaglint.fix.files import apply_to_bytes
+from flaglint.fix.tunix_override import FileChange, file_edits
 from flaglint.tunix.checks import matching_shape
 from flaglint.tunix.merge import literal
 from flaglint.tunix.optimizer import nearest_optimizer
@@ -223,3 +226,42 @@ def test_lint_diff_shows_the_edits_of_the_override_file_and_the_base_and_writes_
     assert f"--- a/{base}\n" in guessed.stdout and "\n-  opt_type: adamz\n+  opt_type: adam\n" in guessed.stdout
     over.write_bytes(before[0])
     assert [f.read_bytes() for f in (over, base, script)] == before
+
+
+_NAMES = st.sampled_from(["shape", "axis_names", "opt_type", "mesh", "model_config", "rate", "a_b"])
+_SCALARS = st.one_of(st.integers(-5, 99), st.sampled_from(["adam", "(4,1)", "('fsdp','tp')", "x y", "", "1e-5"]), st.booleans())
+
+
+@given(st.recursive(st.dictionaries(_NAMES, _SCALARS, min_size=1, max_size=3),
+                    lambda inner: st.dictionaries(_NAMES, inner, min_size=1, max_size=3), max_leaves=8),
+       st.randoms(use_true_random=False), _SCALARS, st.sampled_from(["'", '"', None]), st.booleans())
+def test_a_nested_value_is_edited_in_its_own_characters_and_nothing_else_changes(tmp_path_factory, data, rng, value, quote, crlf):
+    leaves = []
+
+    def walk(node: dict, prefix: str) -> None:
+        for key, inner in node.items():
+            (walk(inner, f"{prefix}{key}.") if isinstance(inner, dict) else leaves.append(f"{prefix}{key}"))
+
+    walk(data, "")
+    key = rng.choice(leaves)
+    text = yaml.safe_dump(data, sort_keys=False, default_style=quote if quote == '"' else None).replace(": ", ":  ", 1)
+    text = "# written by hand\n" + "".join(f"{line}  # note\n" if ":" in line and not line.endswith(":") else f"{line}\n"
+                                           for line in text.splitlines())
+    if crlf:
+        text = text.replace("\n", "\r\n")
+    path = tmp_path_factory.mktemp("yaml") / "over.yaml"
+    path.write_bytes(text.encode("utf-8"))
+    edits, _ = file_edits([FileChange(str(path), key, value)], Applicability.SAFE)
+    if not edits:  # left to a person: then nothing is written
+        return
+    new = apply_to_bytes(text.encode("utf-8"), edits).decode("utf-8")
+    expected = yaml.safe_load(text)
+    *parents, name = key.split(".")
+    node = expected
+    for part in parents:
+        node = node[part]
+    node[name] = value
+    assert yaml.safe_load(new) == expected
+    changed = [(a, b) for a, b in zip(text.splitlines(), new.splitlines()) if a != b]
+    assert len(new.splitlines()) == len(text.splitlines()) and len(changed) <= 1
+    assert all(b.endswith("# note") == a.endswith("# note") for a, b in changed)
