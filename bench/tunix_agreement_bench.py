@@ -2,14 +2,16 @@
 release, the share of cases where both say the same (stops at start-up, stops after downloads,
 or starts), and each disagreement with its class (tests/oracle/tunix_differential.py EXPLAINED).
 
-    python bench/tunix_agreement_bench.py [--version 0.1.7 ...] [--n 200] [--seed 0] [--show] [-o bench/results/tunix_agreement.md]
+    python bench/tunix_agreement_bench.py [--version 0.1.7 ...] [--n 200] [--seed 0] [--examples TUNIX_GIT_DIR] [--show] [-o FILE.md]
 
 Agreement: the share of cases where both name the same stage (or neither stops). Recall: of the
 cases Tunix refuses, the share flaglint refuses at the same stage. Specificity: of the cases Tunix
 takes, the share where flaglint gives no error.
 
-The cases are the oracle tests' (seeded: the same every run); the real side runs in the release's
-oracle (tests/tunix_env.py, built once under .cache/).
+The cases are the oracle tests' (seeded: the same every run), drawn from clean launches of the
+shape of Tunix's example scripts, or with --examples (a clone of google/tunix, a bare one will do)
+from the launches of each release tag's own examples/**/run_*.sh (tests/oracle/tunix_examples.py);
+the real side runs in the release's oracle (tests/tunix_env.py, built once under .cache/).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from oracle.tunix_differential import (  # noqa: E402
     flaglint_verdicts,
     tunix_verdicts,
 )
+from oracle.tunix_examples import example_launches  # noqa: E402
 from tunix_env import RELEASES, tunix_python, unavailable  # noqa: E402
 
 
@@ -37,6 +40,7 @@ def main() -> int:
     parser.add_argument("--version", action="append", help="a bundled release (default: every one)")
     parser.add_argument("--n", type=int, default=200, help="cases per release")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--examples", type=Path, help="a clone of google/tunix: the clean launches are each release's own examples")
     parser.add_argument("--show", action="store_true", help="print each disagreement")
     parser.add_argument("-o", "--output", type=Path, help="also write the table (Markdown) here")
     args = parser.parse_args()
@@ -48,7 +52,11 @@ def main() -> int:
         if tunix_python(version) is None:
             print(f"{version:8} skipped: {unavailable(version)}")
             continue
-        cases = draw_cases(version, args.n, args.seed)
+        clean = example_launches(args.examples, version) if args.examples else None
+        if args.examples and not clean:
+            print(f"{version:8} skipped: no launch of grpo_main or peft_main read from the tag's examples")
+            continue
+        cases = draw_cases(version, args.n, args.seed, clean)
         ours, theirs = flaglint_verdicts(version, cases), tunix_verdicts(version, cases)
         stages = Counter(t.stage for t in theirs)
         apart = [(c, o, t) for c, o, t in zip(cases, ours, theirs) if o.stage != t.stage]
@@ -68,8 +76,11 @@ def main() -> int:
                 print(f"    {case.entry} [{case.mutation}] {' '.join(case.argv[-3:])} env={case.env}\n"
                       f"      flaglint: {o.stage}: {o.startup or o.after}\n      tunix:    {t.stage}: {t.startup or t.after}")
     if args.output:
+        source = " --examples TUNIX_GIT_DIR" if args.examples else ""
+        drawn = ("the drawn command lines of tests/oracle/tunix_differential.py from the launches of each release tag's own "
+                 "examples/**/run_*.sh" if args.examples else "the drawn command lines of tests/oracle/tunix_differential.py")
         args.output.write_text(f"# flaglint against the real Tunix releases\n\n`python bench/tunix_agreement_bench.py --n {args.n} "
-                               f"--seed {args.seed}`: the drawn command lines of tests/oracle/tunix_differential.py, each judged "
+                               f"--seed {args.seed}{source}`: {drawn}, each judged "
                                "by flaglint and by the release (HyperParameters, then the entry point's builders, optimizers, "
                                "meshes and, at 0.1.7, max_steps against the data) on 256 CPU devices.\n\n"
                                "| release | cases | agreement | recall | specificity | Tunix: start-up | after downloads | "

@@ -49,9 +49,14 @@ def apply_fixes(checked: list[Checked], rerun: Callable[[dict[str | None, str]],
                                  {item.label: item.text for item in checked if item.in_file and item.label})
         memory = {item.label: new for item in checked if not item.in_file and (new := _in_memory(item, unsafe)) is not None}
         if diff:
+            shown: set[str | None] = set()
             for item in checked:
-                for file in dict.fromkeys(edit.file for edit in item.config_edits if edit.file in files):
-                    _print_diff(file, *files[file])
+                # the files an input's fix edits besides itself: a config an argv starts from, a Tunix
+                # override file or base YAML a script's command line reads
+                for file in dict.fromkeys(edit.file for edit in _file_edits(item) if edit.file in files and edit.file != item.label):
+                    if file not in shown:
+                        shown.add(file)
+                        _print_diff(file, *files[file])
                 if item.in_file and item.label in files:
                     _print_diff(item.label, *files[item.label])
                 elif item.label in memory:

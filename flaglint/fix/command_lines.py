@@ -51,7 +51,7 @@ def _script_edits(fix: Fix, argv: list[Value], last: Value, script: Path, data: 
             continue
         if edit.start == edit.end == len(text):  # a new word, after the command line's last word
             written = _written(last, script, data)
-            new = _new_word(written, edit.new.strip())
+            new = _new_word(written, _unquoted(edit.new))
             if new is None:
                 return None
             edits.append(Edit.in_bytes(data, written[1], written[1], " " + new, str(script), applicability=fix.applicability))
@@ -65,7 +65,7 @@ def _script_edits(fix: Fix, argv: list[Value], last: Value, script: Path, data: 
             return None
         word_start, word_end, _ = written
         if edit.new.strip():
-            new = _new_word(written, edit.new.strip())
+            new = _new_word(written, _unquoted(edit.new))
             if new is None:
                 return None
             edits.append(Edit.in_bytes(data, word_start, word_end, new, str(script), applicability=fix.applicability))
@@ -118,10 +118,20 @@ def _in_string(word: Value, data: bytes) -> tuple[int, int, None] | None:
     return start, end, None
 
 
-def _new_word(written: tuple[int, int, str | None] | None, word: str) -> str | None:
+def _unquoted(new: str) -> str | None:
+    """The one word an edit of the argv text writes (in that text it is shell-quoted: a mesh
+    shape's parentheses)."""
+    try:
+        words = shlex.split(new)
+    except ValueError:
+        return None
+    return words[0] if len(words) == 1 else None
+
+
+def _new_word(written: tuple[int, int, str | None] | None, word: str | None) -> str | None:
     """The new word as the script must write it; None where it cannot (no span, or a word inside a
     string that would need quotes there)."""
-    if written is None:
+    if written is None or word is None:
         return None
     if written[2] is None:
         return word if shlex.quote(word) == word else None

@@ -76,9 +76,10 @@ def check_tunix_words(pin: TunixPin, command: TunixCommand | None, args: list[st
 
         merged = done.check.merged if done.check is not None else None
         written_at = {k: o.location for k, o in merged.origins.items()} if merged is not None else {}
-        done.fixes = tunix_fixes(args, CommandLineCheck(done.findings, done.config, written_at), recheck,
+        files = frozenset(merged.files) if merged is not None else frozenset()
+        done.fixes = tunix_fixes(args, CommandLineCheck(done.findings, done.config, written_at, files), recheck,
                                  pin.entries.get(command.entry if command is not None else DEFAULT_ENTRY, ()),
-                                 merged.base if merged is not None else None, merged.base_values if merged is not None else {})
+                                 merged.base if merged is not None else None, merged.base_values if merged is not None else {}, pin)
     return done
 
 

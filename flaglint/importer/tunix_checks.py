@@ -6,7 +6,9 @@ of the function, the merged config (`self.config[...]`, `.get(...)`, a section a
 as `self`), the environment (`os.environ`), the program's path (`argv[0]`). It follows the
 branches (an arm that raises or returns narrows what comes after it), unrolls loops over constant
 lists, and inlines the functions it can read: the class's own methods, functions of the module
-and of the modules it imports from the same tree, and functions defined inside the body.
+and of the modules it imports from the same tree, and functions defined inside the body. What
+such a function returns to an assignment (`a, self.b = helper(...)`) is what each of its
+`return`s gives, under the conditions that reach it.
 Everything else is opaque; a raise under an opaque condition is kept as unexpressible, with the
 reason. Nothing is imported or run: the files are read with `ast`.
 """
@@ -18,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flaglint.importer.source_text import exception_name
-from flaglint.importer.symbolic import conj, disj, key_node, neg
+from flaglint.importer.symbolic import FALSE, TRUE, conj, disj, key_node, neg, shape_id
 from flaglint.tunix.pins import PROGRAM
 
 MAX_DEPTH = 8  # functions inlined inside one another
@@ -198,6 +200,8 @@ class Walker:
 
     def __init__(self):
         self.sites: dict[tuple[str, int], Site] = {}
+        # per depth of inlining, where the `return`s of a function whose value is assigned go
+        self._returns: dict[int, list | None] = {}
 
     def walk(self, function: Function, args: dict[str, Any], label: str) -> None:
         self._body(function.node.body, dict(args), [], function.module, function.instance, label, 0)
@@ -227,11 +231,22 @@ class Walker:
             self._site(stmt, [*path, self._negated(stmt.test, env, module, instance)], module, label)
             return False, path
         if isinstance(stmt, ast.Return):
+            if (returns := self._returns.get(depth)) is not None:
+                returns.append((path, self._returned(stmt.value, env, module, instance)))
             return True, path
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             if stmt.value is None:
                 return False, path
+            if isinstance(stmt.value, ast.Call) and self._is_tunix_function(stmt.value, env, module, instance):
+                returns: list = []
+                if self._call(stmt.value, env, path, module, instance, label, depth, returns):
+                    if not returns:  # every way through it raises
+                        return True, path
+                    value = _joined_returns(returns, len(path))
+                    for target in targets:
+                        _bind(target, value, env)
+                    return False, path
             for target in targets:
                 self._assign(target, stmt.value, env, module, instance)
             return False, path
@@ -312,15 +327,17 @@ class Walker:
             known.reason = known.reason or site.reason
 
     def _call(self, call: ast.Call, env: dict, path: list, module: Module, instance: Instance | None, label: str,
-              depth: int) -> None:
+              depth: int, returns: list | None = None) -> bool:
+        """Walks the body of the function CALL calls, where the walker can read it; whether it did.
+        RETURNS, when given, gets each `return` of that body: (the path that reaches it, its value)."""
         if depth >= MAX_DEPTH:
-            return
+            return False
         try:
             target = self._callee(call.func, env, module, instance)
         except Opaque:
-            return
+            return False
         if not isinstance(target, Function):
-            return
+            return False
         params = [a.arg for a in target.node.args.args]
         bound_self = target.instance
         if params and params[0] == "self" and bound_self is not None:
@@ -336,8 +353,33 @@ class Walker:
                 args[keyword.arg] = self.value_or_opaque(keyword.value, env, module, instance)
         inner = {n: v for n, v in env.items() if isinstance(v, Function)} | args
         callee_label = target.node.name if bound_self is None else f"{bound_self.cls}.{target.node.name}"
-        self._body(target.node.body, inner, path, target.module, bound_self, label if target.node.name == "<lambda>" else
-                   f"{label} -> {callee_label}" if depth else callee_label, depth + 1)
+        outer = self._returns.get(depth + 1)
+        self._returns[depth + 1] = returns
+        try:  # a body that runs off its end returns None
+            self._body([*target.node.body, ast.Return(None)], inner, path, target.module, bound_self,
+                       label if target.node.name == "<lambda>" else f"{label} -> {callee_label}" if depth else callee_label,
+                       depth + 1)
+        finally:
+            self._returns[depth + 1] = outer
+        return True
+
+    def _is_tunix_function(self, call: ast.Call, env: dict, module: Module, instance: Instance | None) -> bool:
+        """Whether CALL calls a function of Tunix's own (a helper whose value is followed; the
+        packages Tunix imports are read for their classes' fields only)."""
+        try:
+            target = self._callee(call.func, env, module, instance)
+        except Opaque:
+            return False
+        return isinstance(target, Function) and target.module.relpath.startswith("tunix/")
+
+    def _returned(self, node: ast.expr | None, env: dict, module: Module, instance: Instance | None) -> Any:
+        """What a `return` gives: its value, a Python tuple of values for `return a, b`, or the
+        Opaque that says why it has none."""
+        if node is None:
+            return ast.Constant(None)
+        if isinstance(node, ast.Tuple):
+            return tuple(self.value_or_opaque(e, env, module, instance) for e in node.elts)
+        return self.value_or_opaque(node, env, module, instance)
 
     def value_or_opaque(self, node: ast.expr, env: dict, module: Module, instance: Instance | None) -> Any:
         """The value of an expression, or the Opaque that says why it has none."""
@@ -499,6 +541,61 @@ class Walker:
                 parts.append(ast.Compare(_as_expr(left), [op], [_as_expr(right)]))
             left = right
         return conj(parts)
+
+
+def _joined_returns(returns: list, prefix: int) -> Any:
+    """The value of a call from its RETURNS (paths that share the caller's first PREFIX
+    conditions, and values): the first return whose own conditions hold, as `a if c else b`,
+    element by element for tuples; an Opaque where a condition or a value cannot be stated."""
+    owns = [path[prefix:] for path, _ in returns]
+    if opaque := next((c for own in owns for c in own if isinstance(c, Opaque)), None):
+        return opaque
+    # a condition every return passes is one without which the function raises: not part of the value
+    shared = set.intersection(*({shape_id(c) for c in own} for own in owns))
+    arms = []
+    for own, (_, value) in zip(owns, returns):
+        condition = conj([c for c in own if shape_id(c) not in shared])
+        if shape_id(condition) == shape_id(FALSE):
+            continue
+        arms.append((condition, value))
+        if shape_id(condition) == shape_id(TRUE):
+            break
+    if not arms:
+        return Opaque("a function with no return Tunix can reach")
+    widths = {len(v) if isinstance(v, tuple) else None for _, v in arms}
+    if len(widths) > 1:
+        return Opaque("a function that returns values of different shapes")
+    width = widths.pop()
+    if width is None:
+        return _chain(arms)
+    return tuple(_chain([(c, v[i]) for c, v in arms]) for i in range(width))
+
+
+def _chain(arms: list) -> Any:
+    """`v1 if c1 else (v2 if c2 else … vn)`: the last arm is taken when the others are not (the
+    function raises otherwise)."""
+    value = arms[-1][1]
+    for condition, arm in reversed(arms[:-1]):
+        if isinstance(opaque := arm if isinstance(arm, Opaque) else value, Opaque):
+            return opaque
+        try:
+            value = ast.IfExp(condition, _as_expr(arm), _as_expr(value))
+        except Opaque as err:
+            return err
+    return value
+
+
+def _bind(target: ast.expr, value: Any, env: dict) -> None:
+    """Binds an assignment's target to a value the walker computed (an Opaque is kept as one)."""
+    name = _target_name(target)
+    if name is not None:
+        env[name] = value
+    elif isinstance(target, ast.Tuple):
+        parts = value if isinstance(value, tuple) and len(value) == len(target.elts) else None
+        for i, element in enumerate(target.elts):
+            _bind(element, parts[i] if parts is not None else
+                  value if isinstance(value, Opaque) else Opaque(f"{ast.unparse(element)}, unpacked from a value that is not a tuple"),
+                  env)
 
 
 def _target_name(target: ast.expr) -> str | None:

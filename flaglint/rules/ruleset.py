@@ -189,7 +189,7 @@ def _load_yaml(path: Path) -> Any:
         raise InputError(f"{path}:{line}: invalid YAML ({getattr(err, 'problem', err)})") from None
 
 
-TUNIX_FIXES = ("absl-word", "unknown-key", "nested-key", "builder-key", "env-conflict", "retype", "coerce")
+TUNIX_FIXES = ("absl-word", "unknown-key", "nested-key", "builder-key", "env-conflict", "retype", "coerce", "mesh", "optimizer")
 
 
 def _one_of(path: Path, line: int, field_name: str, value: Any, allowed: tuple[str, ...]) -> str | None:

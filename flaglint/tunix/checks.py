@@ -369,6 +369,28 @@ def _meshes(pin: TunixPin, merged: Merged, entry: str, devices: tuple[int, str] 
     return out + _on_devices(pin, entry, sizes, devices)
 
 
+def matching_shape(shape: Any, names: Any) -> str | None:
+    """A mesh shape written with as many axes as the axis names, its 1s dropped or 1s added at its
+    end (the devices it takes stay the same); None where that cannot be done."""
+    try:
+        sizes, axes = literal(shape), literal(names)
+    except ValueError:
+        return None
+    if not isinstance(sizes, tuple) or not isinstance(axes, tuple) or not all(type(n) is int for n in sizes):
+        return None
+    if len(sizes) > len(axes):
+        extra = len(sizes) - len(axes)
+        ones = [i for i, n in enumerate(sizes) if n == 1][-extra:] if extra <= sizes.count(1) else None
+        if ones is None:
+            return None
+        sizes = tuple(n for i, n in enumerate(sizes) if i not in ones)
+    else:
+        sizes = sizes + (1,) * (len(axes) - len(sizes))
+    if not sizes:
+        return None
+    return f"({','.join(map(str, sizes))}{',' if len(sizes) == 1 else ''})"
+
+
 def _on_devices(pin: TunixPin, entry: str, sizes: list[tuple[str, int, Location | None]],
                 devices: tuple[int, str] | None) -> list[Finding]:
     if devices is None or not sizes:

@@ -62,6 +62,9 @@ class Merged:
     unknown: set[str] = field(default_factory=set)  # dotted keys whose value cannot be known
     notes: list[str] = field(default_factory=list)
     stopped: bool = False  # Tunix cannot get as far as a merged config (no base file)
+    # the user's files values were read from (a base YAML on disk, not the package's; the override
+    # file), as the findings' locations name them: a fix may edit them
+    files: set[str] = field(default_factory=set)
 
     def value(self, key: str) -> Any:
         """The value at a dotted key; KeyError when it is not set."""
@@ -127,6 +130,8 @@ def merge(pin: TunixPin, argv: TunixArgv) -> Merged:
         return merged
     merged.base, merged.base_values = base_keys, base_values
     base_file = words[0] if base_text is not None else f"{words[0]} (tunix {pin.version})"
+    if base_text is not None and not words[0].endswith(f"tunix/cli/{PurePosixPath(words[0]).name}"):
+        merged.files.add(words[0])  # a checkout's tunix/cli/ file is Tunix's own: never edited, as MaxText's are not
 
     prefix = facts["env_prefix"]
     env = dict(argv.env)
@@ -149,7 +154,9 @@ def merge(pin: TunixPin, argv: TunixArgv) -> Merged:
         at = override_at[0]
         path = words[at].split("=", 1)[1]
         if path and at not in argv.unknown_words:
-            dotlist.extend(_override_words(pin, path, argv, at, report))
+            read = _override_words(pin, path, argv, at, report)
+            merged.files.update(origin.location.file for _, origin, _ in read if origin.location is not None)
+            dotlist.extend(read)
     for at, word in enumerate(words[1:], 1):
         if at in override_at:
             continue

@@ -106,6 +106,19 @@ def _first_problem(pin: TunixPin, merged: Merged, path: str, section: Any, fille
     return None
 
 
+def nearest_optimizer(pin: TunixPin, opt_type: Any) -> str | None:
+    """The one optimizer name the release takes that is nearest to an unknown `opt_type`, as it
+    is written there (None: no name is near, or two are as near)."""
+    if pin.optimizer is None or not isinstance(opt_type, str) or not opt_type:
+        return None
+    names = [n for n in _table(optax_facts()["optimizers"], pin.optimizer["optimizers"]) if n.islower()]
+    lowered = opt_type.lower() if pin.optimizer["optimizers"]["lower"] else opt_type
+    scored = sorted(((difflib.SequenceMatcher(None, lowered, n).ratio(), n) for n in names), reverse=True)
+    if not scored or scored[0][0] < 0.6 or len(scored) > 1 and scored[1][0] == scored[0][0]:
+        return None
+    return scored[0][1]
+
+
 def _table(exported: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]:
     """The names the release takes -> the parameters of the optax function each stands for: optax's
     own exports, or the release's fixed map of names to them."""

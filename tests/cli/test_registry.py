@@ -130,7 +130,7 @@ def test_the_rule_nature_properties_are_registry_data_and_explained():
     assert {r.id: r.fail_closed_severity for r in REGISTRY.values() if r.fail_closed_severity} == {"FL016": "error"}
     assert {r.id: r.tunix_fix for r in REGISTRY.values() if r.tunix_fix} == {
         "FL201": "absl-word", "FL204": "unknown-key", "FL205": "env-conflict", "FL206": "coerce", "FL207": "retype",
-        "FL208": "nested-key", "FL210": "builder-key"}
+        "FL208": "nested-key", "FL210": "builder-key", "FL212": "mesh", "FL218": "optimizer"}
     assert {r.id for r in REGISTRY.values() if r.flag_string_only} == {"FL012"}
     payload = json.loads(invoke("explain", "--format", "json", "FL011").stdout)
     assert payload["severity_with_allow_unverified"] == "warning" and "step_cap" in payload["messages"]

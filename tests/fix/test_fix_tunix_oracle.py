@@ -97,3 +97,36 @@ def test_the_real_tunix_takes_the_renamed_key_of_the_unsafe_fix_as_the_key_meant
              for argv in (original, renamed, meant)]
     refused, fixed, expected = run_in_tunix(VERSION, MERGED, given)
     assert refused["refused"] is not None and fixed["refused"] is None and fixed["config"] == expected["config"]
+
+
+# The guesses of the unsafe fix (a mesh shape to its axis names' length, an optimizer name to the
+# nearest the release takes), per release: the word planted in place of the clean word, and what
+# the fix must make of it.
+GUESSES = {
+    "0.1.0": [("model_config.mesh.shape=(4,1,1)", "model_config.mesh.shape=(4,1)"),
+              ("optimizer_config.opt_type=sgdd", "optimizer_config.opt_type=sgd")],
+    "0.1.7": [("model_config.mesh.shape=(4,1,1)", "model_config.mesh.shape=(4,1)"),
+              ("optimizer_config.opt_type=adamz", "optimizer_config.opt_type=adam")],
+}
+
+
+@pytest.mark.parametrize("version", sorted(GUESSES))
+def test_the_real_tunix_takes_the_mesh_and_optimizer_the_unsafe_fix_guesses(version):
+    if tunix_python(version) is None:
+        pytest.skip(unavailable(version))
+    pin = load_tunix_pin(f"tunix-{version}")
+    command = TunixCommand("peft_main", PROGRAM.format(entry="peft_main"), 0)
+    clean = ["base_config.yaml", *CLEAN["peft_main"][0]]
+    cases = []
+    for planted, meant in GUESSES[version]:
+        key = planted.split("=")[0]
+        original = [w for w in clean if not w.startswith(f"{key}=")] + [planted]
+        unsafe = [fix for fix in check_tunix_words(pin, command, original, {}, (Path.cwd(),), fix=True).fixes if not fix.safe]
+        fixed = [t.text for t in shell_words(unsafe[0].flags)]
+        assert fixed == [*original[:-1], meant]
+        cases += [original, fixed]
+    given = [{"entry": "peft_main", "program": PROGRAM.format(entry="peft_main"), "argv": argv, "env": {}} for argv in cases]
+    answers = run_in_tunix(version, MERGED, given)
+    for at, (planted, _) in enumerate(GUESSES[version]):
+        refused, fixed = answers[2 * at:2 * at + 2]
+        assert refused["refused"] is not None and fixed["refused"] is None, (planted, refused, fixed)

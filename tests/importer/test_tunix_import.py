@@ -64,6 +64,20 @@ def test_each_validator_raise_is_a_rule_with_its_stage(toy):
     assert all(r["stage"] in STAGES for r in toy.rules)
 
 
+def test_what_a_helper_returns_is_followed_into_the_checks_after_it(toy):
+    """`self.micro, self.rounds = checks.split(...)`: each name is what the helper's returns give
+    on the paths that reach them, and the helper's own raises are rules too."""
+    (rounds,) = [r for r in toy.rules if r["source"] == "tunix/core/settings.py:32 TrainSettings.__post_init__"]
+    refused = parse(rounds["require"])
+    values = {"train.eval_every": 10, "train.grad_accum": None}
+    assert not evaluate(refused, {**values, "train.micro": 1}.get)  # 10 // 1 rounds
+    assert evaluate(refused, {**values, "train.micro": 2}.get)
+    assert evaluate(refused, {**values, "train.micro": None}.get)  # the helper returns 1
+    (split,) = [r for r in toy.rules if r["source"] == "tunix/core/checks.py:18 split"]
+    assert not evaluate(parse(split["require"]), {**values, "train.micro": 11}.get)
+    assert not toy.unexpressible[1:]
+
+
 def test_a_raise_the_rule_language_cannot_state_is_kept_with_its_reason_and_reach(toy):
     (hook,) = toy.unexpressible
     assert hook["reason"] == "the call self._load()" and hook["stage"] == STARTUP

@@ -31,19 +31,13 @@ def judged(request):
     return version, cases, flaglint_verdicts(version, cases), tunix_verdicts(version, cases)
 
 
-# Releases where the bar is not met yet, with why: the test fails when one of them meets it (strict).
-SHORT = {"0.1.1": "RLTrainingConfig's micro batch sizes come from a helper (_compute_batch_sizes) whose return value the "
-                  "importer's walker does not follow: 5 of the 300 cases are FL011 where Tunix 0.1.1 refuses"}
-
-
 def test_flaglint_and_tunix_agree_on_what_stops_the_run(judged):
     version, cases, ours, theirs = judged
     apart = [(c, o, t) for c, o, t in zip(cases, ours, theirs) if o.stage != t.stage]
     stages = {stage: sum(t.stage == stage for t in theirs) for stage in ("start-up", "after downloads", None)}
     print(f"\ntunix {version}: agreement {1 - len(apart) / len(cases):.2%} of {len(cases)} ({stages})")
     assert len(cases) == CASES and all(stages.values()), "the draw must hold cases of every outcome"
-    met = len(apart) <= 0.01 * len(cases)
-    assert met != (version in SHORT), (SHORT.get(version, "below the bar"), [(c.mutation, o, t) for c, o, t in apart])
+    assert len(apart) <= 0.01 * len(cases), [(c.mutation, o, t) for c, o, t in apart]
 
 
 def test_every_case_tunix_takes_flaglint_takes(judged):
@@ -57,3 +51,18 @@ def test_every_disagreement_has_an_explained_class(judged):
     unexplained = [(c.mutation, c.argv[-2:], c.env, o, t) for c, o, t in zip(cases, ours, theirs)
                    if o.stage != t.stage and classify(c, o, t) not in EXPLAINED]
     assert unexplained == []
+
+
+# The kinds of perturbation the agreement is judged on that a release refuses after start-up (the
+# misses measured before: max_steps against the data, meshes against the devices, the sections
+# handed to a constructor, a replaced section, 0.1.7's smaller checks, the micro batch sizes).
+AFTER_START_UP = ("max_steps beyond num_batches", "max_steps beyond the data", "mesh on the devices", "mesh lengths",
+                  "checkpointing options key", "num_generations type", "learning rate type", "optimizer name",
+                  "replaced section without opt_type", "empty tokenizer path", "same_mesh_as beside a mesh",
+                  "allocation policy", "micro batch divides", "rollout micro batch")
+
+
+@pytest.mark.parametrize("version", RELEASES)
+def test_every_kind_of_perturbation_is_drawn_at_every_release(version):
+    drawn = {part for case in draw_cases(version, CASES) for part in case.mutation.split(" + ")}
+    assert set(AFTER_START_UP) <= drawn, sorted(set(AFTER_START_UP) - drawn)

@@ -175,10 +175,11 @@ def _mutations(pin: TunixPin, case: Case, rng: random.Random) -> list[Case]:
         rest = [w for w in case.argv if w not in moved]
         word = pin.merge["override_file"]
         out += [
-            Case(case.entry, [rest[0], f"{word}=override.yaml", *rest[1:]], dict(case.env), {"override.yaml": text}, "override file"),
+            Case(case.entry, [rest[0], f"{word}=override.yaml", *rest[1:]], dict(case.env), {**case.files, "override.yaml": text},
+                 "override file"),
             Case(case.entry, [rest[0], f"{word}=override.yaml", f"{word}=override.yaml", *rest[1:]], dict(case.env),
-                 {"override.yaml": text}, "two override files"),
-            Case(case.entry, [rest[0], f"{word}=missing.yaml", *rest[1:]], dict(case.env), {}, "missing override file"),
+                 {**case.files, "override.yaml": text}, "two override files"),
+            Case(case.entry, [rest[0], f"{word}=missing.yaml", *rest[1:]], dict(case.env), dict(case.files), "missing override file"),
         ]
     return out
 
@@ -216,12 +217,13 @@ def _combined(first: Case, second: Case, clean: Case) -> Case:
     return Case(clean.entry, kept + added, {**first.env, **second.env}, files, f"{first.mutation} + {second.mutation}")
 
 
-def draw_cases(version: str, count: int, seed: int = 0) -> list[Case]:
-    """COUNT cases for the release: every clean launch, then mutations of them (one, or two at
-    once), each case once."""
+def draw_cases(version: str, count: int, seed: int = 0, clean: list[Case] | None = None) -> list[Case]:
+    """COUNT cases for the release: every clean launch (CLEAN's, or those given: the release's own
+    examples, tests/oracle/tunix_examples.py), then mutations of them (one, or two at once), each
+    case once."""
     pin = load_tunix_pin(f"tunix-{version}")
     rng = random.Random(f"{seed}-{version}")
-    clean = [Case(entry, ["base_config.yaml", *argv]) for entry, argvs in CLEAN.items() for argv in argvs]
+    clean = clean or [Case(entry, ["base_config.yaml", *argv]) for entry, argvs in CLEAN.items() for argv in argvs]
     cases, seen = list(clean), {_key(c) for c in clean}
     for _ in range(count * 20):
         if len(cases) >= count:
@@ -342,6 +344,7 @@ for case in INPUT:
         del os.environ[name]
     os.environ.update(case["env"])
     for name, text in case["files"].items():
+        Path(name).parent.mkdir(parents=True, exist_ok=True)
         Path(name).write_text(text)
     verdict = {"startup": None, "after": None}
     try:
@@ -372,6 +375,7 @@ def flaglint_verdicts(version: str, cases: list[Case]) -> list[Verdict]:
     for case in cases:
         with tempfile.TemporaryDirectory() as tmp:
             for name, text in case.files.items():
+                Path(tmp, name).parent.mkdir(parents=True, exist_ok=True)
                 Path(tmp, name).write_text(text)
             command = TunixCommand(case.entry, PROGRAM.format(entry=case.entry), 0)
             checked = check_tunix_words(pin, command, list(case.argv), dict(case.env), (Path(tmp),), devices=DEVICES)
@@ -386,8 +390,7 @@ def flaglint_verdicts(version: str, cases: list[Case]) -> list[Verdict]:
 # Where flaglint and Tunix may part, each with its cause. A disagreement outside these is a bug.
 EXPLAINED = {
     "unverified": "a raise the importer could not state as a rule (rules/tunix/<version>/unexpressible.yml) may be "
-                  "reached, and flaglint says so (FL011): 0.1.0 and 0.1.1 compute RLTrainingConfig's micro batch sizes "
-                  "in a helper whose return value the walker does not follow",
+                  "reached, and flaglint says so (FL011)",
 }
 
 

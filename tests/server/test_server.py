@@ -300,6 +300,43 @@ async def test_a_quick_fix_of_a_tunix_command_line_is_the_edit_lint_fix_makes(cl
     close_documents(client, uri)
 
 
+async def test_a_tunix_mesh_and_optimizer_name_each_have_an_unsafe_quick_fix(client: LanguageClient, project: Path):
+    script = project / "run_guess.sh"
+    text = ("#!/bin/bash\nexport HF_TOKEN=x\npython -m tunix.cli.peft_main base_config.yaml tokenizer_config.tokenizer_path=/t \\\n"
+            "  'model_config.mesh.shape=(4,1,1)' \\\n  optimizer_config.opt_type=adamz optimizer_config.learning_rate=1e-5\n")
+    script.write_text(text, encoding="utf-8")
+    uri = open_document(client, script, "shellscript")
+    found = await diagnostics_until(client, uri, lambda d: {"FL212", "FL218"} <= set(codes(d)))
+    for code, old, new in (("FL212", "(4,1,1)", "(4,1)"), ("FL218", "=adamz", "=adam")):
+        diagnostic = next(d for d in found if d.code == code)
+        actions = await code_actions(client, uri, diagnostic, only=[types.CodeActionKind.QuickFix])
+        (fixing,) = [action for action in actions if diagnostic in (action.diagnostics or [])]
+        # a guess: labelled unsafe, not preferred, and only this diagnostic's word changes
+        assert "unsafe" in fixing.title and not fixing.is_preferred
+        assert apply_edits(text, fixing.edit.changes[uri]) == text.replace(old, new)
+    close_documents(client, uri)
+
+
+async def test_a_tunix_finding_in_the_override_file_has_its_quick_fix_there(client: LanguageClient, project: Path):
+    over = project / "over_guess.yaml"
+    over_text = "optimizer_config:\n  opt_type: adamz  # optax's?\n  learning_rate: 1e-5\n"
+    over.write_text(over_text, encoding="utf-8")
+    script = project / "run_over.sh"
+    script.write_text("#!/bin/bash\nexport HF_TOKEN=x\npython -m tunix.cli.peft_main base_config.yaml "
+                      "override_config_file=over_guess.yaml tokenizer_config.tokenizer_path=/t\n", encoding="utf-8")
+    uri = open_document(client, script, "shellscript")
+    over_uri = from_fs_path(str(over))
+    await diagnostics_until(client, over_uri, lambda d: "FL218" in codes(d))
+    open_document(client, over, "yaml")  # the editor shows the file the diagnostic is in
+    found = await diagnostics_until(client, over_uri, lambda d: "FL218" in codes(d))
+    diagnostic = next(d for d in found if d.code == "FL218")
+    (fixing,) = [action for action in await code_actions(client, over_uri, diagnostic, only=[types.CodeActionKind.QuickFix])
+                 if diagnostic in (action.diagnostics or [])]
+    assert "unsafe" in fixing.title and list(fixing.edit.changes) == [over_uri]
+    assert apply_edits(over_text, fixing.edit.changes[over_uri]) == over_text.replace("adamz", "adam")
+    close_documents(client, uri, over_uri)
+
+
 async def test_each_diagnostic_has_its_own_quick_fixes_and_an_unsafe_one_is_labelled(client: LanguageClient, project: Path):
     text = "use_dpo=true packing=true context=Offload remat_polcy=full"
     uri = written_document(client, project / "mixed.flags", text, "plaintext")
