@@ -56,9 +56,12 @@ def test_a_well_framed_session_ends_with_shutdown_and_exit():
     assert code == 0 and [reply["id"] for reply in replies] == [1, 99]
 
 
+# Each error code once in the fast suite (a server process each); the other bodies that give it -m slow.
 @pytest.mark.parametrize("body, error", [
-    (b"{not json", (None, -32700)), (b'{"a": "\xff"}', (None, -32700)), (b"[" * 100_000, (None, -32700)),
-    (b'{"foo": 1}', (None, -32600)), (b"[1, 2]", (None, -32600)), (b'{"jsonrpc": "2.0", "id": 7, "method": 5}', (7, -32600)),
+    (b"{not json", (None, -32700)), pytest.param(b'{"a": "\xff"}', (None, -32700), marks=pytest.mark.slow),
+    pytest.param(b"[" * 100_000, (None, -32700), marks=pytest.mark.slow),
+    pytest.param(b'{"foo": 1}', (None, -32600), marks=pytest.mark.slow), pytest.param(b"[1, 2]", (None, -32600), marks=pytest.mark.slow),
+    (b'{"jsonrpc": "2.0", "id": 7, "method": 5}', (7, -32600)),
     (b'{"jsonrpc": "2.0", "id": 6, "result": null}', None),  # a response to nothing the server asked: no reply
     (b'{"jsonrpc": "2.0", "id": 8, "method": "textDocument/hover", "params": {"x": 1}}', (8, -32602)),
     (b'{"jsonrpc": "2.0", "id": 9, "method": "no/such", "params": {}}', (9, -32601)),
