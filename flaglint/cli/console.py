@@ -3,6 +3,7 @@ Without click: `check` and `--version` run before click is loaded (cli/fast.py).
 
 from __future__ import annotations
 
+import codecs
 import errno
 import os
 import re
@@ -24,9 +25,22 @@ def echo(text: str, err: bool = False, color: bool | None = None, nl: bool = Tru
     out = text + "\n" if nl else text
     if out and (not color if color is not None else not _isatty(stream)):
         out = _ANSI.sub("", out)
+    binary = getattr(stream, "buffer", None)
+    if out and binary is not None and _ascii(stream):
+        stream.flush()  # a stream set to ASCII (PYTHONIOENCODING=ascii) gets UTF-8, as click writes it
+        binary.write(out.encode("utf-8", "replace"))
+        binary.flush()
+        return
     if out:
         stream.write(out)
     stream.flush()
+
+
+def _ascii(stream) -> bool:
+    try:
+        return codecs.lookup(getattr(stream, "encoding", None) or "ascii").name == "ascii"
+    except LookupError:
+        return False
 
 
 def _isatty(stream) -> bool:

@@ -90,3 +90,14 @@ def test_a_plain_check_and_version_never_load_click(tmp_path):
     for args, code in ((["check", "steps=10"], 0), (["check", "use_dpo=true", "packing=true"], 1), (["--version"], 0)):
         done = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=tmp_path, env=env)
         assert done.stdout.strip().endswith(f"exit {code} click loaded: False"), done.stdout + done.stderr
+
+
+def test_an_ascii_console_gets_the_bytes_click_writes(tmp_path):
+    # PYTHONIOENCODING=ascii: click writes UTF-8 to such a stream, and so does the fast path
+    # (--max-fixes is read by click: the same check, the other path)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONIOENCODING": "ascii", "XDG_CACHE_HOME": str(tmp_path)}
+    flags = "context=Offload use_dpo=true packing=true log_period=1.5 bogüs=1"
+    fast, slow = (subprocess.run([sys.executable, "-m", "flaglint", "check", *extra, flags], capture_output=True, env=env, cwd=REPO)
+                  for extra in ([], ["--max-fixes", "3"]))
+    assert fast.returncode == slow.returncode == 1 and fast.stdout == slow.stdout and fast.stderr == slow.stderr
+    assert "bogüs".encode() in fast.stdout
