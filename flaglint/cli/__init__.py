@@ -1,51 +1,31 @@
-"""The `flaglint` command: one module per command, registered on one group and imported only when
-that command runs (a cold `flaglint check` does not pay for `lint` and `gate`).
+"""The `flaglint` command. Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad usage or input.
 
-Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad usage or input.
+`run()` is the program: a plain `check` or `--version` runs before click is loaded (cli/fast.py);
+everything else goes to the click group `main` (cli/commands.py), for callers that run commands
+in their own process.
 """
 
 from __future__ import annotations
 
-import click
-
-from flaglint.cli.group import FlaglintGroup
 from flaglint.core.startup import end_of_process
-from flaglint.core.version import described_version
-
-# command name -> (module under flaglint.cli, the click command in it, its line in `flaglint --help`)
-COMMANDS = {
-    "check": ("check", "check", "Check flag strings, flag files, MaxText's or Tunix's argv."),
-    "lint": ("lint", "lint", "Check recipe scripts on every branch, without running them."),
-    "gate": ("gate", "gate", "Check the JobSets of a manifest before kubectl apply."),
-    "show": ("show", "show", "Show each key's effective value and where it came from."),
-    "render": ("render", "render_script", "Print the variables a script exports for one environment."),
-    "rules": ("rules", "list_rules", "List the rules of a pin."),
-    "explain": ("explain", "explain", "Show one rule: title, rationale, examples, fix and source."),
-    "pins": ("pins", "pins", "List the MaxText and Tunix pins, or diff two."),
-    "schema": ("schema", "schema", "Import a source tree as a pin, or export a pin as a JSON Schema."),
-    "config": ("config", "show_config", "Print the effective settings and where each came from."),
-    "smoke": ("smoke", "smoke", "Run the bundled trainer core at toy sizes with these settings."),
-    "server": ("server", "server", "Run the language server for editors (over stdio)."),
-}
-
-
-@click.group(cls=FlaglintGroup, commands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=lambda ctx, _, given: _version(ctx, given),
-              help="Show the version and the commit it was built from, and exit.")
-def main() -> None:
-    """Check MaxText/Tunix training flags, recipe scripts and JobSets before launch."""
-
-
-def _version(ctx: click.Context, given: bool) -> None:
-    if given and not ctx.resilient_parsing:
-        click.echo(f"flaglint, version {described_version()}")
-        ctx.exit()
 
 
 def run() -> None:
-    """The program, `flaglint …` or `python -m flaglint …` (main() is the group, for callers that
-    run commands in their own process)."""
+    """The program, `flaglint …` or `python -m flaglint …`."""
+    from flaglint.cli.fast import run_without_click  # noqa: PLC0415 the fast path first: click only where it is needed
+
     try:
-        main()
+        if not run_without_click():
+            from flaglint.cli.commands import main  # noqa: PLC0415 click: for every command line the fast path leaves
+
+            main()
     finally:
         end_of_process()
+
+
+def __getattr__(name: str):
+    if name == "main":
+        from flaglint.cli.commands import main  # noqa: PLC0415 click: loaded when the group is asked for
+
+        return main
+    raise AttributeError(name)

@@ -12,8 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-import click
-
+from flaglint.cli.console import echo
 from flaglint.core.edits import Edit
 from flaglint.core.findings import Fix, InputError
 from flaglint.fix.files import apply_file_edits, apply_to_bytes, write_if_unchanged
@@ -104,7 +103,7 @@ def _print_diff(label: str, old: bytes, new: bytes) -> None:
 
     lines = difflib.unified_diff(old.decode("utf-8").splitlines(True), new.decode("utf-8").splitlines(True), f"a/{label}", f"b/{label}")
     text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
-    click.echo(text, nl=False)
+    echo(text, nl=False)
 
 
 def _tell(checked: list[Checked], applied: dict[str | None, list[Fix]], unsafe: bool, show_fixes: bool, quiet: bool) -> None:
@@ -115,15 +114,15 @@ def _tell(checked: list[Checked], applied: dict[str | None, list[Fix]], unsafe: 
         names = {item.label: item.name for item in checked}
         for label, fixes in applied.items():
             for fix in fixes:
-                click.echo(f"fixed {_edited(names.get(label) or '<flags>', fix)}: {describe_fix(fix)}", err=True)
+                echo(f"fixed {_edited(names.get(label) or '<flags>', fix)}: {describe_fix(fix)}", err=True)
     elif applied:
         count = sum(len(fixes) for fixes in applied.values())
-        click.echo(f"flaglint: applied {count} fix(es) to {len(applied)} input(s); --show-fixes lists them", err=True)
+        echo(f"flaglint: applied {count} fix(es) to {len(applied)} input(s); --show-fixes lists them", err=True)
     by_hand = [(label, fix) for label, fixes in applied.items() for fix in fixes]
     by_hand += [(item.label, item.fix) for item in checked if item.fix is not None and not item.edits and not item.config_edits]  # nothing to edit
     for label, fix in by_hand:
         for line in _by_hand(fix):
-            click.echo(f"to fix by hand in {label or 'the environment'}: {line}", err=True)
+            echo(f"to fix by hand in {label or 'the environment'}: {line}", err=True)
     _tell_held_back(checked, unsafe, "--unsafe-fixes applies them (--diff shows them)")
 
 
@@ -131,7 +130,7 @@ def _tell_held_back(checked: list[Checked], unsafe: bool, how: str) -> None:
     """The inputs whose every fix is unsafe: --fix and --diff leave them as they are, and say so."""
     held_back = sum(1 for item in checked if not unsafe and item.result.fixes and not any(fix.safe for fix in item.result.fixes))
     if held_back:
-        click.echo(f"flaglint: {held_back} input(s) have only unsafe fixes; {how}", err=True)
+        echo(f"flaglint: {held_back} input(s) have only unsafe fixes; {how}", err=True)
 
 
 def _by_hand(fix: Fix) -> list[str]:

@@ -1,70 +1,15 @@
-"""The `flaglint` command group, and the one way a run ends on bad input: one line on stderr, exit 2."""
+"""The `flaglint` command group (click): commands loaded when they run, errors as one line and exit 2."""
 
 from __future__ import annotations
 
 import difflib
-import errno
-import os
-import re
 import sys
 from importlib import import_module
-from typing import NoReturn
 
 import click
 
-from flaglint.core.findings import InputError
+from flaglint.cli.console import end_on, fail, undecodable_argument
 from flaglint.core.startup import pause_collector, restore_collector
-
-
-def fail(message: str) -> NoReturn:
-    one_line = re.sub(r"\s*\n\s*", "; ", message.strip())  # a parser's message may run over lines
-    click.echo(f"flaglint: error: {one_line}", err=True)
-    sys.exit(2)
-
-
-def _drop_stdout() -> None:
-    """Standard output can take no more: what is left in its buffer goes nowhere, so the
-    interpreter's last flush does not fail again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass
-
-
-def _end_on_closed_pipe() -> NoReturn:
-    """The reader went away (`flaglint rules | head`): stop quietly, with the status Python gives EPIPE."""
-    _drop_stdout()
-    sys.exit(1)
-
-
-# What writing the report to standard output (a file, a full disk, /dev/full) can meet: the
-# reports flaglint writes to files it names say which file instead.
-_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
-
-
-def _end_on_full_output(err: OSError) -> NoReturn:
-    _drop_stdout()
-    fail(f"standard output: cannot write ({err.strerror})")
-
-
-def _internal_error(err: Exception) -> NoReturn:
-    if os.environ.get("FLAGLINT_DEBUG"):
-        raise err
-    fail(f"internal error ({type(err).__name__}: {err}); rerun with FLAGLINT_DEBUG=1 and report it")
-
-
-def _undecodable_argument(args: list[str]) -> str | None:
-    """Arguments that were not UTF-8 reach Python with lone surrogates in them."""
-    for number, arg in enumerate(args, 1):
-        try:
-            arg.encode("utf-8")
-        except UnicodeEncodeError as err:
-            if "\udc80" <= arg[err.start] <= "\udcff":
-                raw = arg[err.start].encode("utf-8", "surrogateescape")
-                return f"argument {number} is not UTF-8 ({raw!r} at character {err.start + 1})"
-            return f"argument {number} is not valid Unicode (a lone surrogate at character {err.start + 1})"
-    return None
 
 
 def _command_name(ctx: click.Context | None) -> str:
@@ -133,7 +78,7 @@ class FlaglintGroup(WholeSentenceGroup):
     def main(self, args=None, prog_name=None, **extra):  # type: ignore[override]
         args = list(sys.argv[1:] if args is None else args)
         extra.pop("standalone_mode", None)
-        problem = _undecodable_argument(args)
+        problem = undecodable_argument(args)
         if problem:
             fail(problem)
         pause_collector()
@@ -148,20 +93,10 @@ class FlaglintGroup(WholeSentenceGroup):
             fail(err.format_message())
         except click.exceptions.Abort:
             fail("aborted")
-        except InputError as err:
-            fail(str(err))
-        except BrokenPipeError:
-            _end_on_closed_pipe()
-        except OSError as err:
-            if err.errno not in _FULL:
-                _internal_error(err)
-            _end_on_full_output(err)
-        except RecursionError:
-            fail("input too deeply nested")
         except SystemExit:
             raise
         except Exception as err:  # noqa: BLE001 - a bug must still not show users a traceback
-            _internal_error(err)
+            end_on(err)
         finally:
             restore_collector()
         sys.exit(code if isinstance(code, int) else 0)

@@ -9,8 +9,9 @@ import click
 
 from flaglint.cli.fixing import apply_fixes
 from flaglint.cli.inputs import input_paths, refuse_unread_stdin_filename
-from flaglint.cli.options import Options, common_options, load_checker
+from flaglint.cli.options import common_options
 from flaglint.cli.output import emit
+from flaglint.cli.shared import Options, load_checker
 from flaglint.core.findings import InputError
 from flaglint.core.progress import Progress
 from flaglint.core.reading import SCRIPT, decode, read_stdin, regular_file

@@ -8,8 +8,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-import click
-
+from flaglint.cli.console import echo
 from flaglint.core.findings import InputError
 from flaglint.report import Checked, in_order, render, statistics
 
@@ -62,7 +61,7 @@ def emit(options, checked: list[Checked], settings, fixed: dict | None = None) -
     for item in printed:
         text = (fixed or {}).get(item.label, item.text).strip()
         if text or not item.argv:  # argv words after a config file: none, when the file holds the run
-            click.echo(text)
+            echo(text)
     _relative(checked)
     checked = in_order(checked)
     colour = _colour(options)
@@ -76,8 +75,8 @@ def emit(options, checked: list[Checked], settings, fixed: dict | None = None) -
             raise InputError(f"{options.output_file}: cannot write ({err.strerror})") from None
     elif printed:
         if any(item.result.findings for item in checked):
-            click.echo(report, err=True)
+            echo(report, err=True)
     elif report:  # -q with nothing to report prints nothing, not an empty line
-        click.echo(report, color=colour)
+        echo(report, color=colour)
     if failed and not options.exit_zero:
         sys.exit(1)

@@ -6,7 +6,7 @@ import re
 
 import click
 
-from flaglint.cli.options import Options, load_checker
+from flaglint.cli.shared import Options, load_checker
 from flaglint.core.findings import InputError
 from flaglint.frontends.check.inputs import config_source
 from flaglint.frontends.check.show import provenance, render_json, render_text

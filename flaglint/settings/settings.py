@@ -240,10 +240,14 @@ def check_rule_ids(settings: Settings) -> list[str]:
         if rule_id and not _names_a_rule(rule_id, known, exact):
             known |= _pin_store_rule_ids(settings["pin"])
         if not _names_a_rule(rule_id, known, exact) or not rule_id:
-            origin = settings.origins[name.split(".")[0]]
-            where = origin if origin.startswith("--") else f"{origin}: {name}"  # an option names itself
-            raise InputError(f"{where}: no rule {rule_id!r}{'' if exact else ' (an id or a prefix of one)'}; `flaglint rules` lists them")
+            raise InputError(f"{_where(settings, name)}: no rule {rule_id!r}{'' if exact else ' (an id or a prefix of one)'}; `flaglint rules` lists them")
     return warnings
+
+
+def _where(settings: Settings, name: str) -> str:
+    """Where the setting NAME was written: a file and the setting, or the option (which names itself)."""
+    origin = settings.origins[name.split(".")[0]]
+    return origin if origin.startswith("--") else f"{origin}: {name}"
 
 
 def _names_a_rule(rule_id: str, known: set[str], exact: bool) -> bool:
@@ -286,7 +290,7 @@ def renumber_rule_ids(settings: Settings) -> list[str]:
         table = renumbering(settings, rule_id)
         if rule_id not in table.ids:
             return rule_id
-        warnings.append(f"{settings.origins[name.split('.')[0]]}: {name}: {table.warning(rule_id)}")
+        warnings.append(f"{_where(settings, name)}: {table.warning(rule_id)}")
         return table.ids[rule_id]
 
     for name in _RULE_ID_SETTINGS:

@@ -2,7 +2,7 @@
 
 Checking a concrete config evaluates each rule directly (fast, no solver). Fixes are a MaxSMT
 problem over "each key keeps its value", solved with Z3's Optimize on the keys the broken rules
-reach; z3 is imported only on that path.
+reach; z3 is imported only on that path, and only where the search is not small (enumeration.py).
 """
 
 from __future__ import annotations
@@ -111,6 +111,12 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 
 
 def minimal_changes(config: Config, rules: list[Rule], broken: list[Rule], max_fixes: int) -> list[Solution]:
-    from flaglint.solve.smt import FixProblem  # noqa: PLC0415 z3: only when a fix is searched for
+    """The smallest fixes: tried one change at a time where the search is small, else Z3's."""
+    from flaglint.solve.enumeration import small_fixes  # noqa: PLC0415 only when a fix is searched for
+
+    found = small_fixes(config, rules, broken, max_fixes)
+    if found is not None:
+        return found
+    from flaglint.solve.smt import FixProblem  # noqa: PLC0415 z3: only when a fix is searched for beyond a small one
 
     return FixProblem(config, rules, broken).solve(max_fixes)

@@ -22,35 +22,31 @@ from flaglint.maxtext.mesh import (
     NETWORKS,
     axis_exponent,
     effective_slices,
-    fix_values,
 )
 from flaglint.maxtext.tpu import RULE_FUNCTIONS
-from flaglint.maxtext.values import ValueError_, coerce
 from flaglint.resolve.resolver import Config
 from flaglint.rules.expr import (
     ARITH_FUNCS,
     CMP_FUNCS,
     Node,
     Unknown,
-    call,
     const,
     evaluate,
     substitute,
     values_equal,
 )
 from flaglint.rules.ruleset import Rule
-from flaglint.solve.solutions import Solution, Unsatisfiable, fixed_names
-from flaglint.tunix.variables import load_tunix, type_tunix
+from flaglint.solve.domains import (
+    UNDEFINED,
+    KeyDomains,
+    applied,
+    contains,
+    numeric,
+    same_value,
+)
+from flaglint.solve.solutions import Solution, Unsatisfiable
+from flaglint.tunix.variables import load_tunix
 
-
-class Undefined:
-    """A rule expression's value where it reads what the config leaves unknown."""
-
-    def __repr__(self) -> str:
-        return "an undefined value"
-
-
-UNDEFINED = Undefined()
 # The work one fix search may do, in Z3's resource units (its `rlimit`), counted the same on every
 # machine however busy, so that the same input gets the same fixes: past it the search stops (a
 # note says so) rather than stall a pre-commit hook. The hardest searches measured (z3-solver
@@ -136,28 +132,17 @@ class Finite:
         return self._number
 
 
-class FixProblem:
-    """Fixes for the broken rules of one config.
-
-    The variables are the keys of the broken rules (and, when those alone cannot give a fix of
-    one change, the keys one rule further out); every other key keeps its value, so the problem
-    stays small even with hundreds of imported rules.
-    """
+class FixProblem(KeyDomains):
+    """Fixes for the broken rules of one config: Z3 constraints over the keys and values of
+    KeyDomains (domains.py)."""
 
     work_limit = FIX_WORK_LIMIT
 
     def __init__(self, config: Config, rules: list[Rule], broken: list[Rule], ctx: z3.Context | None = None):
         """`ctx`: the Z3 context of the terms; by default one of the problem's own (SolverWork)."""
+        super().__init__(config, rules, broken)
         self.ctx = ctx or z3.Context()
         self._numbers: dict[tuple[type, Any], Any] = {}
-        self.config = config
-        self.rules = rules
-        self.broken = {rule.id for rule in broken}
-        self.fixed = fixed_names(config)
-        self.cone = {n for rule in broken for n in rule.names} - self.fixed
-        self.literals: dict[str, set] = {}
-        self.frozen: set[str] = set()
-        self.names: list[str] = []
 
     @classmethod
     def over(cls, config: Config, terms: dict[str, Any], ctx: z3.Context) -> "FixProblem":
@@ -167,75 +152,23 @@ class FixProblem:
         problem.terms, problem._translated = terms, {}
         return problem
 
-    def _widen(self, names: set[str]) -> set[str]:
-        return names | {n for rule in self.rules if names & set(rule.names) for n in rule.names}
-
     # --- variables -------------------------------------------------------------------
-    def _literals_of(self, name: str) -> set:
-        # Only the rules that read `name`: a rule's trees are decoded when first read.
-        if name not in self.literals:
-            self.literals[name] = set().union(*(rule.literals for rule in self.rules if name in rule.name_set))
-        return self.literals[name]
-
-    def _domain_literals(self, name: str) -> list[Any]:
-        return sorted(self._literals_of(name), key=lambda v: (type(v).__name__, str(v)))
-
     def _make_var(self, name: str) -> tuple[Any, list]:
         """The term for `name`, and hard constraints on its range."""
-        current = self.config.lookup(name)
-        tunix = load_tunix().variables.get(name)
-        schema = self.config.pin.keys.get(name)
-        kind = tunix.kind if tunix else schema.kind
-        bounds = {"ge": tunix.ge} if tunix else {b: getattr(schema, b) for b in ("ge", "gt", "le", "lt")}
-        if kind == "bool" and isinstance(current, bool):
-            return z3.Bool(name, self.ctx), []
-        if kind in ("int", "float") and current is not None and not isinstance(current, bool) and tunix is not None:
-            # A Tunix mesh size or batch: any value the arithmetic of the rules asks for.
-            var = z3.Int(name, self.ctx) if kind == "int" else z3.Real(name, self.ctx)
-            known = [v for v in (current, *self._literals_of(name)) if _numeric(v)]
-            limits = [var >= self.num(min(known))]
-            for bound, value in bounds.items():
-                if value is not None:
-                    limits.append(CMP_FUNCS[{"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}[bound]](var, self.num(value)))
-            return var, limits
-        choices = list((tunix.choices if tunix else schema.choices) or [])
+        kind = self.variable_kind(name)
         if kind == "bool":
-            choices += [True, False]
-        # A MaxText number takes its default, or a value the rules name (or one either side of it):
-        # values the rules never mention are where MaxText's unmodelled checks and crashes live.
-        candidates = [self._default(name), *self._domain_literals(name)] if kind in ("int", "float") else self._domain_literals(name)
-        if kind == "list" and self._iterated(name):
-            # a list the rules read element by element compares its elements with their literals,
-            # not itself: it may take its default
-            candidates.append(self._default(name))
-        if kind in ("int", "float"):
-            candidates += [v + step for v in self._domain_literals(name) if _numeric(v) and not isinstance(v, bool) for step in (-1, 1)]
-        literals = [v for v in fix_values(name, candidates) if self._accepts(name, v)]
-        nullable = tunix is not None or (schema is not None and schema.nullable)
-        values = [current]
-        for value in [*choices, *literals, *([None] if nullable else [])]:
-            if not any(_same(value, seen) for seen in values):
-                values.append(value)
+            return z3.Bool(name, self.ctx), []
+        if kind == "number":
+            tunix = load_tunix().variables[name]
+            var = z3.Int(name, self.ctx) if tunix.kind == "int" else z3.Real(name, self.ctx)
+            known = [v for v in (self.config.lookup(name), *self._literals_of(name)) if numeric(v)]
+            limits = [var >= self.num(min(known))]
+            if tunix.ge is not None:
+                limits.append(var >= self.num(tunix.ge))
+            return var, limits
+        values = self.finite_values(name)
         index = z3.Int(f"{name}#", self.ctx)
         return Finite(index, values), [index >= 0, index < len(values)]
-
-    def _iterated(self, name: str) -> bool:
-        """Whether a rule reads the list NAME element by element (a generator over it)."""
-        return any(_iterates(tree, name) for rule in self.rules if name in rule.name_set
-                   for tree in (rule.when, rule.require) if tree is not None)
-
-    def _accepts(self, name: str, value: Any) -> bool:
-        if value is None:
-            return False
-        tunix = load_tunix().variables.get(name)
-        try:
-            if tunix:
-                type_tunix(name, tunix, str(value))
-            else:
-                return _same(coerce(self.config.pin.keys[name], value), value)
-        except (ValueError, ValueError_):
-            return False
-        return True
 
     # --- translation -----------------------------------------------------------------
     def _term(self, name: str) -> Any:
@@ -285,14 +218,14 @@ class FixProblem:
             item, container = (self.translate(a) for a in node.args)
             if isinstance(container, Finite) and not isinstance(item, (Finite, z3.ExprRef)):
                 # 'tpu' in hardware: a case split over the container's values.
-                result = self._case(container, lambda v: isinstance(v, (tuple, list, str)) and _contains(v, item))
+                result = self._case(container, lambda v: isinstance(v, (tuple, list, str)) and contains(v, item))
                 return result if op == "in" else z3.Not(result)
             if not isinstance(container, (tuple, list, str)):
                 raise Unsupported("`in` over a variable")
             if isinstance(item, Finite) or not isinstance(item, z3.ExprRef):
-                result = self._case(item, lambda v: _contains(container, v))
+                result = self._case(item, lambda v: contains(container, v))
             else:
-                result = z3.Or(*[item == self.num(c) for c in container if _numeric(c)] or [z3.BoolVal(False, self.ctx)])
+                result = z3.Or(*[item == self.num(c) for c in container if numeric(c)] or [z3.BoolVal(False, self.ctx)])
             return result if op == "in" else z3.Not(result)
         if op == "cmp":
             left, right = (self.translate(a) for a in node.args)
@@ -319,11 +252,11 @@ class FixProblem:
             return z3.Sum(*[z3.If(self.boolean_term(a), 1, 0) for a in args])
         symbolic = [a for a in args if isinstance(a, (Finite, z3.ExprRef))]
         if not symbolic:
-            return _apply(name, args)
+            return applied(name, args)
         finite = [a for a in symbolic if isinstance(a, Finite)]
         if len(symbolic) == 1 and finite:
             (var,) = finite
-            values = [_apply(name, [v if a is var else a for a in args]) for v in var.values]
+            values = [applied(name, [v if a is var else a for a in args]) for v in var.values]
             return var.mapped(values)
         if name in ("min", "max", "abs"):
             numbers = [self.number(a) for a in args]
@@ -381,7 +314,7 @@ class FixProblem:
                 return False
             if op in ("==", "!="):
                 return values_equal(a, b) == (op == "==")
-            if not (_numeric(a) and _numeric(b)):
+            if not (numeric(a) and numeric(b)):
                 return False
             return fn(a, b)
 
@@ -403,7 +336,7 @@ class FixProblem:
         if not symbolic:
             return z3.BoolVal(concrete(left, right), self.ctx)
         for side in (left, right):
-            if not isinstance(side, z3.ExprRef) and not _numeric(side):
+            if not isinstance(side, z3.ExprRef) and not numeric(side):
                 return z3.BoolVal(op == "!=", self.ctx)
         if z3.is_bool(left) and z3.is_bool(right) or (z3.is_bool(left) and isinstance(right, bool)) or (isinstance(left, bool) and z3.is_bool(right)):
             if op in ("==", "!="):
@@ -431,14 +364,14 @@ class FixProblem:
 
     def number(self, term: Any) -> Any:
         if isinstance(term, Finite):
-            if not all(_numeric(v) for v in term.values):
+            if not all(numeric(v) for v in term.values):
                 raise Unsupported("arithmetic on a non-numeric value")
             return term.number(self.num)
         if isinstance(term, z3.BoolRef):
             return z3.If(term, 1, 0)
         if isinstance(term, z3.ArithRef):
             return term
-        if not _numeric(term):
+        if not numeric(term):
             raise Unsupported(f"arithmetic on {term!r}")
         return self.num(term)
 
@@ -454,14 +387,6 @@ class FixProblem:
         return z3.Implies(self.boolean(rule.when), require) if rule.when is not None else require
 
     # --- solving ---------------------------------------------------------------------
-    def _holdable(self, name: str) -> bool:
-        """An unset number stays unset: a fix does not invent a value for it. A key that takes no
-        None (given empty before 0.2.0, where pyconfig passes None on) is not unset."""
-        tunix = load_tunix().variables.get(name)
-        schema = None if tunix else self.config.pin.keys[name]
-        kind = tunix.kind if tunix else schema.kind
-        return kind in ("int", "float") and self.config.lookup(name) is None and (schema is None or schema.nullable)
-
     def _encode(self) -> tuple[dict[str, Any], list[Any]]:
         """Rules as constraints.
 
@@ -532,17 +457,11 @@ class FixProblem:
         term = self.terms[name]
         default = self._default(name)
         if isinstance(term, Finite):
-            matches = [i for i, v in enumerate(term.values) if _same(v, default)]
+            matches = [i for i, v in enumerate(term.values) if same_value(v, default)]
             return term.is_(matches[0]) if matches else None
-        if default is None or (isinstance(term, z3.ArithRef) and not _numeric(default)):
+        if default is None or (isinstance(term, z3.ArithRef) and not numeric(default)):
             return None
         return term == (z3.BoolVal(default, self.ctx) if isinstance(default, bool) else self.num(default))
-
-    def _default(self, name: str) -> Any:
-        tunix = load_tunix().variables.get(name)
-        if tunix:
-            return None
-        return self.config.pin.default(name)
 
     def _value(self, model: z3.ModelRef, name: str) -> Any:
         term = self.terms[name]
@@ -662,7 +581,7 @@ class FixProblem:
         for the rules, but which one Z3 returns depends on every term made before in the process:
         a fix must not change with that."""
         free = [n for n in changed if not _is_default(model, self._prefer_default(n)) and
-                (isinstance(self.terms[n], Finite) or _numeric(self.config.lookup(n)) and isinstance(self.terms[n], z3.ArithRef))]
+                (isinstance(self.terms[n], Finite) or numeric(self.config.lookup(n)) and isinstance(self.terms[n], z3.ArithRef))]
         if not free:
             return model
         refine = z3.Optimize(ctx=self.ctx)
@@ -714,7 +633,7 @@ def _finite_if(condition: Any, then: Any, other: Any) -> Finite:
     values: list[Any] = []
 
     def position(value: Any) -> int:
-        found = next((i for i, seen in enumerate(values) if _same(seen, value)), None)
+        found = next((i for i, seen in enumerate(values) if same_value(seen, value)), None)
         if found is None:
             values.append(value)
             found = len(values) - 1
@@ -734,19 +653,9 @@ def _finite_if(condition: Any, then: Any, other: Any) -> Finite:
     return Finite(z3.If(condition, mapped(then), mapped(other)), values)
 
 
-def _iterates(node: Node, name: str) -> bool:
-    if node.op == "each" and node.args[0].op == "var" and node.args[0].value == name:
-        return True
-    return any(_iterates(arg, name) for arg in node.args)
-
-
 def _hashable(value: Any) -> Any:
     """An element of a list value as a rule constant (a list in it as a tuple)."""
     return tuple(_hashable(v) for v in value) if isinstance(value, list) else value
-
-
-def _numeric(value: Any) -> bool:
-    return isinstance(value, (int, float)) and value is not UNDEFINED
 
 
 # Z3's work limit counts steps, not digits: a search over integers of thousands of digits runs far
@@ -794,22 +703,3 @@ def _or(terms: list[Any], ctx: z3.Context) -> Any:
     """z3.Or(*terms) of Boolean terms of `ctx`, the same term made without z3.Or's sort check of
     each (a case split over a group's combinations in launch_query has hundreds)."""
     return z3.BoolRef(z3.Z3_mk_or(ctx.ref(), len(terms), (z3.Ast * len(terms))(*[t.as_ast() for t in terms])), ctx)
-
-
-def _same(a: Any, b: Any) -> bool:
-    return type(a) is type(b) and a == b or (_numeric(a) and _numeric(b) and not isinstance(a, bool) and not isinstance(b, bool) and a == b)
-
-
-def _contains(container: Any, value: Any) -> bool:
-    if isinstance(container, str):
-        return isinstance(value, str) and value in container
-    return any(values_equal(value, c) for c in container)
-
-
-def _apply(name: str, args: list[Any]) -> Any:
-    if any(a is UNDEFINED for a in args):
-        return UNDEFINED
-    try:
-        return call(name, args, RULE_FUNCTIONS)
-    except (Unknown, TypeError, ValueError):
-        return UNDEFINED

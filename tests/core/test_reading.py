@@ -31,7 +31,7 @@ ALLOWED = {
     ("flaglint/fix/files.py", "read_bytes()"): "--fix compares a file with what it read just before writing it",
     ("flaglint/fix/files.py", 'target.open("r+b")'): "--fix writes the file in place",
     ("flaglint/fix/files.py", 'target.open("rb") as locked'): "--fix locks the file it replaces (flock); it reads it through read_for_write",
-    ("flaglint/cli/group.py", "os.open(os.devnull, os.O_WRONLY)"): "stdout goes to /dev/null on a closed pipe",
+    ("flaglint/cli/console.py", "os.open(os.devnull, os.O_WRONLY)"): "stdout goes to /dev/null on a closed pipe",
     ("flaglint/frontends/check/confirm.py", "self._stderr.read()"): "--confirm-with reads the MaxText process it started",
     ("flaglint/frontends/check/pyconfig_runner.py", 'dist.read_text("direct_url.json")'):
         "runs in MaxText's environment: the installed package's metadata",

@@ -109,6 +109,6 @@ def test_an_old_number_is_read_as_its_id_at_the_pin_with_a_warning(version):
 def test_an_old_number_on_the_command_line_ignores_the_check_it_stood_for_at_the_pin():
     done = run_flaglint("check", "--pin", "maxtext-0.2.4", "--ignore", "MX0001", "num_moe_token_chunks=2")
     assert done.returncode == 0, done.stdout
-    assert done.stderr.startswith("flaglint: warning: --ignore: ignore: MX0001 is the old number of MXCQ1N5 at maxtext-0.2.4")
+    assert done.stderr.startswith("flaglint: warning: --ignore: MX0001 is the old number of MXCQ1N5 at maxtext-0.2.4")  # named once
     assert run_flaglint("check", "--pin", "maxtext-0.2.4", "--ignore", "MXCQ1N5", "num_moe_token_chunks=2").returncode == 0
     assert run_flaglint("check", "--pin", "maxtext-0.2.4", "num_moe_token_chunks=2").returncode == 1

@@ -373,3 +373,15 @@ async def test_a_conflict_in_a_config_buffer_has_a_quick_fix_for_each_way_out(cl
     fixed = {apply_edits(text, action.edit.changes[uri]) for action in actions if conflict in (action.diagnostics or [])}
     assert fixed == {text.replace("packing: true", "packing: false"), text.replace("use_dpo: true", "use_dpo: false")}
     close_documents(client, uri)
+
+
+async def test_a_misspelled_key_in_a_config_buffer_has_the_quick_fix_check_gives(client: LanguageClient, project: Path):
+    # as `flaglint check run.yml` fixes it: the key renamed to the one "did you mean" names, in place
+    text = "base_config: base.yml\nremat_polcy: full\nsteps: 10\n"
+    uri = written_document(client, project / "typo.yml", text, "yaml")
+    found = await diagnostics_until(client, uri, lambda d: "FL004" in codes(d))
+    typo = next(d for d in found if d.code == "FL004")
+    actions = await code_actions(client, uri, typo)
+    fixed = [apply_edits(text, action.edit.changes[uri]) for action in actions if typo in (action.diagnostics or [])]
+    assert text.replace("remat_polcy", "remat_policy") in fixed, [action.title for action in actions]
+    close_documents(client, uri)

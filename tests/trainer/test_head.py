@@ -251,7 +251,7 @@ def test_entropy_is_the_softmax_entropy():
     np.testing.assert_allclose(entropy, -jnp.sum(p * jnp.log(p), axis=-1), rtol=1e-5)
 
 
-@pytest.mark.parametrize("mode", ["local", "fused"])
+@pytest.mark.parametrize("mode", [pytest.param("local", marks=pytest.mark.slow), "fused"])  # the reference's own: -m slow
 def test_gradient_is_that_of_the_definition(mode):
     """Both programs differentiate log softmax(h w / T)[target], checked against plain autodiff."""
     h, w, t = make_inputs(5, 11, 6, 30)
@@ -266,7 +266,7 @@ def test_gradient_is_that_of_the_definition(mode):
         np.testing.assert_allclose(a, e, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("mode", ["local", "fused"])
+@pytest.mark.parametrize("mode", [pytest.param("local", marks=pytest.mark.slow), "fused"])  # the reference's own: -m slow
 @pytest.mark.parametrize("entropy_weight", [0.0, pytest.param(0.3, marks=pytest.mark.slow)])
 def test_check_grads_float64(mode, entropy_weight):
     with jax.enable_x64(True):

@@ -4,6 +4,8 @@ a conflict among many switches found by the solver with the token written last."
 
 from __future__ import annotations
 
+import pytest
+
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.lint.scripts import check_script
 from flaglint.render import evaluate
@@ -75,23 +77,25 @@ def test_sixty_four_appends_beside_a_pair_that_breaks_a_validator(tmp_path):
     ]
 
 
-def test_a_conflict_with_a_key_twenty_switches_write_is_found_with_the_token_written_last(tmp_path):
-    """PIPE turns the chunk pipeline on; twenty switches each append num_moe_token_chunks: the
+@pytest.mark.parametrize("count", [8, pytest.param(20, marks=pytest.mark.slow)])
+def test_a_conflict_with_a_key_many_switches_write_is_found_with_the_token_written_last(tmp_path, count):
+    """PIPE turns the chunk pipeline on; COUNT switches each append num_moe_token_chunks: the
     validator refuses the pipeline where the chunks token written last says 1."""
+    one = count * 3 // 5  # the switch whose token says 1 (the 12th of 20)
     script = tmp_path / "recipe.sh"
     lines = ["#!/bin/bash", 'export MAXTEXT_EXTRA_FLAGS="use_ring_of_experts=true num_moe_token_chunks=2"']
-    lines += [_append(f'"${{C{i}:-off}}" == "on"', f"num_moe_token_chunks={1 if i == 12 else (2, 4, 8)[i % 3]}") for i in range(20)]
+    lines += [_append(f'"${{C{i}:-off}}" == "on"', f"num_moe_token_chunks={1 if i == one else (2, 4, 8)[i % 3]}") for i in range(count)]
     lines.append(_append('"${PIPE:-off}" == "on"', "moe_chunk_pipeline=true"))
     script.write_text("\n".join([*lines, "python3 -m tunix.launcher", ""]))
     checker = Checker(FORK_PIN)
     findings = check_script(script, checker).result.findings
     assert "FL011" not in {f.rule for f in findings}
     (finding,) = [f for f in findings if f.rule == "FL102"]
-    # the chunks token of C12 written last: C12 on, every later switch off; the earlier ones never matter
-    assert finding.witness["env"] == {"PIPE": "on", "C12": "on", **{f"C{i}": None for i in range(13, 20)}}
+    # the chunks token of that switch written last: it on, every later switch off; the earlier ones never matter
+    assert finding.witness["env"] == {"PIPE": "on", f"C{one}": "on", **{f"C{i}": None for i in range(one + 1, count)}}
     # each token but the last is set again by the next switch's
     repeated = [f for f in findings if f.rule == "FL003"]
-    assert [(f.location.line, f.witness["env"]) for f in repeated[1:]] == [(3 + i, {f"C{i}": "on", f"C{i + 1}": "on"}) for i in range(19)]
+    assert [(f.location.line, f.witness["env"]) for f in repeated[1:]] == [(3 + i, {f"C{i}": "on", f"C{i + 1}": "on"}) for i in range(count - 1)]
     env = finding.witness["env"]
     fixed = {name: value for name, value in env.items() if value is not None}
     assert "FL102" in {f.rule for f in check_script(script, checker, fixed=fixed).result.findings}
