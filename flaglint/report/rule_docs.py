@@ -232,5 +232,7 @@ def rules_markdown(ruleset: RuleSet) -> str:
 if __name__ == "__main__":
     import sys
 
+    if len(sys.argv) > 2 or len(sys.argv) == 2 and sys.argv[1].startswith("-"):
+        sys.exit("usage: python -m flaglint.report.rule_docs [TARGET.md]  (default docs/rules.md)")
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/rules.md")
     target.write_text(rules_markdown(load_ruleset("0.2.5")), encoding="utf-8")
