@@ -16,7 +16,10 @@ appending the same four keys again (steps, log_period, eval_interval, checkpoint
 breaking a validator (use_dpo=true, packing=true), and a MaxText command line that splits the flags
 unquoted; flat, nested and case, at N = 8, 16, 32, 64, 256 (`--repeated`), with each size's growth;
 and a distributed launcher's shape (script_shapes.k8s_launcher: an options loop, captured flags
-function output, an `||` guard, a --command string of N optional parts) at N = 10..200 (`--launcher`).
+function output, an `||` guard, a --command string of N optional parts) at N = 10..200 (`--launcher`);
+and its other shape (script_shapes.manifest_launcher: N start functions, each with a `local` in one
+arm and an XPK workload piped into a function that runs a filter array of two lengths) at
+N = 1, 2, 4, 8 (`--manifests`).
 
 Then N sequential ifs on N inputs setting one variable (`if [ "$Ai" != x ]; then F=bad_key_i=1; fi`)
 and a MaxText launch reading it: N findings (a key MaxText does not define, at each if), each
@@ -24,7 +27,7 @@ witness naming the inputs after its if, so the output grows as N**2; printed wit
 ratio time(N)/time(N/2) (CPU) of each size.
 
     python bench/appends_bench.py [--sizes 8 64 256 1024] [--pin bbd0f6f10] [--appends-only]
-                                  [--repeated 8 16 32 64 256] [--launcher 10 50 100 200]
+                                  [--repeated 8 16 32 64 256] [--launcher 10 50 100 200] [--manifests 1 2 4 8]
                                   [--sequential 20 40 80 160]
 """
 
@@ -43,7 +46,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "render")]
 
-from script_shapes import REPEATED_SHAPES, k8s_launcher, repeated_appends  # noqa: E402
+from script_shapes import (  # noqa: E402
+    REPEATED_SHAPES,
+    k8s_launcher,
+    manifest_launcher,
+    repeated_appends,
+)
 
 SHAPES = ("flat", "nested", "case", "options")
 FLAGS = "MAXTEXT_EXTRA_FLAGS"
@@ -166,6 +174,8 @@ def main() -> None:
                         help="sizes of the repeated-keys recipes (none: skip them)")
     parser.add_argument("--launcher", type=int, nargs="*", default=[10, 50, 100, 200],
                         help="optional parts of the distributed launcher's --command string (none: skip it)")
+    parser.add_argument("--manifests", type=int, nargs="*", default=[1, 2, 4, 8],
+                        help="start functions of the manifest launcher (none: skip it)")
     parser.add_argument("--sequential", type=int, nargs="*", default=[20, 40, 80, 160],
                         help="sizes of the sequential-ifs recipe (none: skip it)")
     args = parser.parse_args()
@@ -196,6 +206,8 @@ def main() -> None:
             _print_sizes(f"repeated {shape}", args.repeated, lambda n, shape=shape: repeated_appends(n, shape), Path(d), args.pin)
         if args.launcher:
             _print_sizes("launcher optional parts", args.launcher, k8s_launcher, Path(d), args.pin)
+        if args.manifests:
+            _print_sizes("manifest launcher workloads", args.manifests, manifest_launcher, Path(d), args.pin)
         previous = None
         for n in args.sequential:
             script = Path(d) / f"sequential_{n}.sh"

@@ -74,3 +74,30 @@ def k8s_launcher(optional: int, guarded: int = 3) -> str:
               'if [[ "$DRY_RUN" == "true" ]]; then echo "$cmd"; exit 0; fi',
               'xpk workload create --workload "rl-${IMAGE:-dev}" --tpu-type v5p-8 --command "$cmd"']
     return "\n".join(lines) + "\n"
+
+
+def manifest_launcher(workloads: int) -> str:
+    """A distributed-RL launcher's other shape (google/tunix's experimental k8s_launcher.sh): each
+    of `workloads` start functions declares a `local` in one arm only and captures a command's
+    output there, then pipes an `xpk workload create` into a function that picks a filter array
+    of two lengths on an input (`filter=(sed -e A -e B)` or `(sed -e A)`) and runs it, dry or
+    not; a `case` on the script's first argument starts one workload or all of them. Workload 0's
+    MaxText command line sets a key MaxText does not define (`stepz`)."""
+    lines = ["#!/bin/bash", 'COMMAND="${1:-start}"', 'DRY_RUN="${DRY_RUN:-false}"',
+             "apply_manifest() {", "  local filter", '  if [[ -n "${QUEUE}" ]]; then',
+             '    filter=(sed -e "s/low/${PRIORITY:-medium}/" -e "s|^metadata:|metadata: ${QUEUE}|")',
+             "  else", '    filter=(sed -e "s/low/${PRIORITY:-medium}/")', "  fi",
+             '  if [[ "$DRY_RUN" == "true" ]]; then', '    "${filter[@]}"', "  else",
+             '    "${filter[@]}" | kubectl apply -f -', "  fi", "}"]
+    for i in range(workloads):
+        key = "stepz" if i == 0 else "steps"
+        lines += [f"start_w{i}() {{", '  local extra=""', f'  if [[ "${{MODE_{i}}}" == "big" ]]; then', '    local json=""',
+                  f'    if [[ -n "${{JSON_{i}:-}}" ]]; then json="$(python3 -c \'print(1)\')"; fi',
+                  '    extra="${json:+log_period=${json}}"', "  fi",
+                  f'  xpk workload create --workload "w{i}" --tpu-type v5p-8 --command "python3 -m maxtext.trainers.pre_train.train'
+                  f' maxtext/configs/base.yml run_name=w{i} {key}=${{STEPS_{i}:-10}} ${{OPT_{i}:+eval_interval=${{OPT_{i}}}}} ${{extra}}"'
+                  " | apply_manifest", "}"]
+    lines += ['case "$COMMAND" in', "  start) " + "; ".join(f"start_w{i}" for i in range(workloads)) + " ;;"]
+    lines += [f"  w{i}) start_w{i} ;;" for i in range(workloads)]
+    lines += ["  stop) echo stopping ;;", "esac"]
+    return "\n".join(lines) + "\n"

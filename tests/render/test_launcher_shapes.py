@@ -8,7 +8,12 @@ stays one path per outcome, not one per combination of its switches (counts, nev
 from __future__ import annotations
 
 import pytest
-from script_shapes import REPEATED_SHAPES, k8s_launcher, repeated_appends
+from script_shapes import (
+    REPEATED_SHAPES,
+    k8s_launcher,
+    manifest_launcher,
+    repeated_appends,
+)
 
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.lint.scripts import check_script
@@ -44,3 +49,22 @@ def test_a_distributed_launcher_of_two_hundred_optional_parts_is_judged(tmp_path
     assert ("FL004", "stepz") in found
     # its outcomes: the arguments' commands (start, stop, a dry run), not the optional parts' 2**200
     assert len(evaluate(script).outcomes) <= 16
+
+
+def test_each_workload_of_a_manifest_launcher_is_judged_and_its_error_found(tmp_path):
+    script = tmp_path / "k8s_launcher.sh"
+    script.write_text(manifest_launcher(2))
+    lines = script.read_text().splitlines()
+    findings = check_script(script, Checker("bbd0f6f10")).result.findings
+    found = {(f.rule, lines[f.location.line - 1][f.location.column - 1:].split("=")[0]) for f in findings if f.severity == "error"}
+    assert found == {("FL004", "stepz")}
+
+
+@pytest.mark.xfail(strict=True, reason="paths that differ in a function's one-arm `local`, or in how many arguments the"
+                   " script was given, merge only once every workload has run: a workload's words are then guarded"
+                   " by every workload's inputs, more combinations than the cap (FL011)")
+def test_a_workload_is_decided_by_its_own_inputs_only(tmp_path):
+    script = tmp_path / "k8s_launcher.sh"
+    script.write_text(manifest_launcher(4))
+    findings = check_script(script, Checker("bbd0f6f10")).result.findings
+    assert "FL011" not in {f.rule for f in findings}
