@@ -25,6 +25,7 @@ COMMANDS = {
     "schema": ("schema", "schema", "Import a source tree as a pin, or export a pin as a JSON Schema."),
     "config": ("config", "show_config", "Print the effective settings and where each came from."),
     "smoke": ("smoke", "smoke", "Run the bundled trainer core at toy sizes with these settings."),
+    "memory": ("memory", "memory", "Compile the train step for its TPU topology and say whether it fits in HBM."),
     "server": ("server", "server", "Run the language server for editors (over stdio)."),
 }
 

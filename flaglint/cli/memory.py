@@ -1,0 +1,168 @@
+"""`flaglint memory`: whether the train step a launch compiles fits in the HBM of its chips, asked
+of the pinned MaxText's own ahead-of-time compile (flaglint/memory/)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from flaglint.cli.options import Options, common_options, load_checker
+from flaglint.cli.output import emit
+from flaglint.core.findings import Finding, InputError
+from flaglint.core.location import Location
+from flaglint.core.progress import Progress
+from flaglint.core.reading import SCRIPT, read_file
+from flaglint.frontends.check.inputs import check_sources
+from flaglint.frontends.checker import Checker, argv_with_chain
+from flaglint.frontends.commands import command_lines, config_path, not_checked
+from flaglint.memory.compile import compile_all
+from flaglint.memory.environment import managed_python, versions
+from flaglint.memory.request import CompileRequest, compile_request
+from flaglint.memory.verdict import FITS, OUT_OF_MEMORY, Verdict, gib
+from flaglint.read.flags import FlagSource
+from flaglint.render.bash.types import ScriptError
+from flaglint.render.recipes import render as render_bash
+from flaglint.report import Checked
+from flaglint.rules.ruleset import built_in
+from flaglint.schema.config_index import load_index
+
+_SCRIPTS = (".sh", ".bash")
+
+
+@dataclass
+class _Launch:
+    """One config to compile: where the report places its verdict, and what the compile is."""
+
+    checked: Checked
+    at: Location
+    request: CompileRequest | None = None  # None: not compiled (its config has errors, or no topology)
+
+
+@click.command()
+@click.argument("args", nargs=-1, required=True)
+@common_options
+@click.option("--compile-with", metavar="PYTHON",
+              help="Compile with this Python (MaxText, jax and libtpu installed: the job's container's) instead of "
+                   "flaglint's environment for the pin's release.")
+@click.option("--jobs", type=click.IntRange(1), default=1, show_default=True,
+              help="Compiles at once (each takes a CPU and about 2 GiB of memory).")
+def memory(args, options: Options, compile_with, jobs):
+    """Compile the train step of ARGS for its TPU topology, ahead of time and on this machine's
+    CPU, and say whether it fits in each chip's HBM: its peak, the chip's capacity and the
+    headroom, or what it needs beyond what the chip has (FL018).
+
+    ARGS is what `check` takes (MaxText's argv `CONFIG.yml key=value …`, a flag string) or a
+    recipe script (each MaxText launch in it, for the environment --env gives). The topology is
+    --topology and --slices, else the config's compile_topology and compile_topology_num_slices.
+    The compile is MaxText's own (train_compile) in a Python 3.12 environment flaglint builds on
+    first use; verdicts are kept, so a launch asked about again is answered at once.
+    """
+    settings = options.settings()
+    checker = load_checker(settings, options.devices(settings["pin"]))
+    env = options.env()
+    launches = _recipe_launches(args, checker, env, options) if _is_script(args) else [_argv_launch(args, checker, env, options)]
+    requests = [launch.request for launch in launches if launch.request is not None]
+    if requests:
+        python, environment = _environment(checker.pin, compile_with)
+        with Progress() as progress:
+            counted = iter(range(1, len(requests) + 1))
+            answers = compile_all(requests, checker.pin.pin, python, environment, jobs, lambda request: progress.step(
+                f"compiling the train step for {request.topology} ({next(counted)} of {len(requests)}; about two minutes each)"))
+        verdicts = dict(zip(map(id, requests), answers))
+        for launch in launches:
+            if launch.request is not None:
+                _report(launch, *verdicts[id(launch.request)])
+    emit(options, [launch.checked for launch in launches], settings)
+
+
+def _is_script(args: tuple[str, ...]) -> bool:
+    return len(args) == 1 and args[0].endswith(_SCRIPTS) and Path(args[0]).is_file()
+
+
+def _argv_launch(args: tuple[str, ...], checker: Checker, env: dict[str, str], options: Options) -> _Launch:
+    (source,) = check_sources(args, checker.pin.configs)
+    return _launch(checker, source, env, options, Location(None, 1, 1, end_column=2), None, source.text)
+
+
+def _recipe_launches(args: tuple[str, ...], checker: Checker, env: dict[str, str], options: Options) -> list[_Launch]:
+    """Each MaxText launch of the script, as the environment given runs it (rendered, never run)."""
+    script = Path(args[0])
+    text = read_file(args[0], SCRIPT)
+    try:
+        rendering = render_bash(script, env, text)
+    except ScriptError as err:
+        raise InputError(str(err)) from None
+    index = load_index(checker.pin.configs)
+    launches = []
+    for rendered in [rendering, *rendering.handoffs]:
+        for launch in rendered.launched:
+            for line in command_lines(launch, index):
+                if not_checked(line.command) is not None:
+                    continue
+                config, _ = config_path(line.command, [script.parent, Path.cwd()], index, line.written)
+                source = argv_with_chain([line.words[i].text for i in line.command.args], config, index, line.written)
+                at = Location(line.file, line.line, 1, end_column=2)
+                launches.append(_launch(line.checker(checker), source, {**env, **line.env}, options, at, args[0],
+                                        text.decode("utf-8", "replace")))
+    if not launches:
+        raise InputError(f"{args[0]}: no MaxText training launch found for this environment (--env sets the script's variables)")
+    return launches
+
+
+def _launch(checker: Checker, source: FlagSource, env: dict[str, str], options: Options, at: Location, label: str | None,
+            text: str) -> _Launch:
+    result = checker.check(source, env, fix=False)
+    checked = Checked(label, text, result, argv=source.argv and label is None)
+    launch = _Launch(checked, at)
+    if any(finding.severity == "error" for finding in result.findings):
+        result.notes.append(f"{_where(at)}not compiled: MaxText would refuse this config before compiling (the errors above)")
+        return launch
+    config, _ = checker.config(source, env)
+    topology, slices = _topology(config, options)
+    release = checker.pin.version
+    launch.request = compile_request(config, release, topology, slices, env)
+    return launch
+
+
+def _topology(config, options: Options) -> tuple[str, int]:
+    if options.topology:
+        return options.topology, options.slices
+    name = config.lookup("compile_topology") if config.knows("compile_topology") else None
+    if not name:
+        raise InputError("the compile needs a TPU topology: give --topology (and --slices), or set compile_topology")
+    slices = config.lookup("compile_topology_num_slices")
+    return name, slices if isinstance(slices, int) and slices > 0 else 1
+
+
+def _environment(pin, compile_with: str | None) -> tuple[Path, dict[str, str]]:
+    if compile_with:
+        return Path(compile_with), versions(compile_with)
+    if pin.pin != f"maxtext-{pin.version}":
+        raise InputError(f"{pin.pin} is no MaxText release flaglint can install: give --compile-with PYTHON, an interpreter "
+                         "with that MaxText, jax and libtpu installed")
+    return managed_python(pin.version, lambda said: click.echo(f"flaglint: {said}", err=True))
+
+
+def _report(launch: _Launch, verdict: Verdict, from_cache: bool) -> None:
+    request, result = launch.request, launch.checked.result
+    target = request.topology + (f" x {request.slices} slices" if request.slices > 1 else "")
+    compiled = ", ".join(f"{name} {version}" for name, version in sorted(verdict.versions.items()))
+    result.notes.append(f"{_where(launch.at)}compiled by {request.module} for {target} with {compiled}"
+                        + (" (the verdict kept from an earlier compile)" if from_cache else ""))
+    if verdict.outcome == FITS:
+        capacity = f" of the {gib(verdict.capacity)} of HBM a chip has, {gib(verdict.headroom)} to spare" if verdict.capacity else ""
+        result.notes.append(f"{_where(launch.at)}the train step fits: its peak is {gib(verdict.required)} a chip{capacity}")
+        return
+    finding: Finding
+    if verdict.outcome == OUT_OF_MEMORY:
+        finding = built_in("FL018", (), launch.at, topology=target, required=gib(verdict.required), available=gib(verdict.capacity))
+    else:
+        finding = built_in("FL019", (), launch.at, topology=target, reason=verdict.message)
+    result.findings.append(finding)
+
+
+def _where(at: Location) -> str:
+    return f"{at.file}:{at.line}: " if at.file else ""
+
