@@ -59,7 +59,8 @@ def _config_path(module, config):
 
 
 def main():
-    with open(sys.argv[1]) as f:
+    given, answer_path = sys.argv[1:3]  # before sys.argv becomes the compile module's
+    with open(given) as f:
         request = json.load(f)
     answer = {"versions": _versions()}
     os.environ.update(request["env"])
@@ -89,7 +90,7 @@ def main():
         devices = compiled[-1].input_shardings[0]
         device = next(iter(jax.tree_util.tree_leaves(devices)[0].device_set))
         answer["capacity_message"] = _capacity_message(device)
-    with open(sys.argv[2], "w") as f:
+    with open(answer_path, "w") as f:
         json.dump(answer, f)
 
 
