@@ -3,7 +3,7 @@ of the pinned MaxText's own ahead-of-time compile (flaglint/memory/)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
@@ -17,9 +17,10 @@ from flaglint.core.reading import SCRIPT, read_file
 from flaglint.frontends.check.inputs import check_sources
 from flaglint.frontends.checker import Checker, argv_with_chain
 from flaglint.frontends.commands import command_lines, config_path, not_checked
-from flaglint.memory.compile import compile_all
+from flaglint.memory.compile import Request, compile_all
 from flaglint.memory.environment import managed_python, versions
-from flaglint.memory.request import CompileRequest, compile_request
+from flaglint.memory.head import head_requests
+from flaglint.memory.request import compile_request
 from flaglint.memory.verdict import FITS, OUT_OF_MEMORY, Verdict, gib
 from flaglint.read.flags import FlagSource
 from flaglint.render.bash.types import ScriptError
@@ -37,7 +38,7 @@ class _Launch:
 
     checked: Checked
     at: Location
-    request: CompileRequest | None = None  # None: not compiled (its config has errors, or no topology)
+    requests: list[Request] = field(default_factory=list)  # none: not compiled (MaxText would refuse its config)
 
 
 @click.command()
@@ -48,7 +49,9 @@ class _Launch:
                    "flaglint's environment for the pin's release.")
 @click.option("--jobs", type=click.IntRange(1), default=1, show_default=True,
               help="Compiles at once (each takes a CPU and about 2 GiB of memory).")
-def memory(args, options: Options, compile_with, jobs):
+@click.option("--head", is_flag=True,
+              help="Compile the bundled log-prob head (both modes) at the launch's per-chip sizes instead of the train step (seconds; no MaxText needed).")
+def memory(args, options: Options, compile_with, jobs, head):
     """Compile the train step of ARGS for its TPU topology, ahead of time and on this machine's
     CPU, and say whether it fits in each chip's HBM: its peak, the chip's capacity and the
     headroom, or what it needs beyond what the chip has (FL018).
@@ -62,18 +65,20 @@ def memory(args, options: Options, compile_with, jobs):
     settings = options.settings()
     checker = load_checker(settings, options.devices(settings["pin"]))
     env = options.env()
-    launches = _recipe_launches(args, checker, env, options) if _is_script(args) else [_argv_launch(args, checker, env, options)]
-    requests = [launch.request for launch in launches if launch.request is not None]
+    launches = (_recipe_launches(args, checker, env, options, head) if _is_script(args) else
+                [_argv_launch(args, checker, env, options, head)])
+    requests = [request for launch in launches for request in launch.requests]
     if requests:
         python, environment = _environment(checker.pin, compile_with)
         with Progress() as progress:
             counted = iter(range(1, len(requests) + 1))
-            answers = compile_all(requests, checker.pin.pin, python, environment, jobs, lambda request: progress.step(
-                f"compiling the train step for {request.topology} ({next(counted)} of {len(requests)}; about two minutes each)"))
-        verdicts = dict(zip(map(id, requests), answers))
+            answers = iter(compile_all(requests, checker.pin.pin, python, environment, jobs, lambda request: progress.step(
+                f"compiling {'the log-prob head' if head else 'the train step'} ({next(counted)} of {len(requests)})")))
         for launch in launches:
-            if launch.request is not None:
-                _report(launch, *verdicts[id(launch.request)])
+            if launch.requests and head:
+                _report_head(launch, [next(answers) for _ in launch.requests])
+            elif launch.requests:
+                _report(launch, *next(answers))
     emit(options, [launch.checked for launch in launches], settings)
 
 
@@ -81,12 +86,12 @@ def _is_script(args: tuple[str, ...]) -> bool:
     return len(args) == 1 and args[0].endswith(_SCRIPTS) and Path(args[0]).is_file()
 
 
-def _argv_launch(args: tuple[str, ...], checker: Checker, env: dict[str, str], options: Options) -> _Launch:
+def _argv_launch(args: tuple[str, ...], checker: Checker, env: dict[str, str], options: Options, head: bool) -> _Launch:
     (source,) = check_sources(args, checker.pin.configs)
-    return _launch(checker, source, env, options, Location(None, 1, 1, end_column=2), None, source.text)
+    return _launch(checker, source, env, options, Location(None, 1, 1, end_column=2), None, source.text, head)
 
 
-def _recipe_launches(args: tuple[str, ...], checker: Checker, env: dict[str, str], options: Options) -> list[_Launch]:
+def _recipe_launches(args: tuple[str, ...], checker: Checker, env: dict[str, str], options: Options, head: bool) -> list[_Launch]:
     """Each MaxText launch of the script, as the environment given runs it (rendered, never run)."""
     script = Path(args[0])
     text = read_file(args[0], SCRIPT)
@@ -105,14 +110,14 @@ def _recipe_launches(args: tuple[str, ...], checker: Checker, env: dict[str, str
                 source = argv_with_chain([line.words[i].text for i in line.command.args], config, index, line.written)
                 at = Location(line.file, line.line, 1, end_column=2)
                 launches.append(_launch(line.checker(checker), source, {**env, **line.env}, options, at, args[0],
-                                        text.decode("utf-8", "replace")))
+                                        text.decode("utf-8", "replace"), head))
     if not launches:
         raise InputError(f"{args[0]}: no MaxText training launch found for this environment (--env sets the script's variables)")
     return launches
 
 
 def _launch(checker: Checker, source: FlagSource, env: dict[str, str], options: Options, at: Location, label: str | None,
-            text: str) -> _Launch:
+            text: str, head: bool) -> _Launch:
     result = checker.check(source, env, fix=False)
     checked = Checked(label, text, result, argv=source.argv and label is None)
     launch = _Launch(checked, at)
@@ -121,8 +126,7 @@ def _launch(checker: Checker, source: FlagSource, env: dict[str, str], options: 
         return launch
     config, _ = checker.config(source, env)
     topology, slices = _topology(config, options)
-    release = checker.pin.version
-    launch.request = compile_request(config, release, topology, slices, env)
+    launch.requests = head_requests(config, env, topology) if head else [compile_request(config, checker.pin.version, topology, slices, env)]
     return launch
 
 
@@ -146,7 +150,7 @@ def _environment(pin, compile_with: str | None) -> tuple[Path, dict[str, str]]:
 
 
 def _report(launch: _Launch, verdict: Verdict, from_cache: bool) -> None:
-    request, result = launch.request, launch.checked.result
+    (request,), result = launch.requests, launch.checked.result
     target = request.topology + (f" x {request.slices} slices" if request.slices > 1 else "")
     compiled = ", ".join(f"{name} {version}" for name, version in sorted(verdict.versions.items()))
     result.notes.append(f"{_where(launch.at)}compiled by {request.module} for {target} with {compiled}"
@@ -161,6 +165,28 @@ def _report(launch: _Launch, verdict: Verdict, from_cache: bool) -> None:
     else:
         finding = built_in("FL019", (), launch.at, topology=target, reason=verdict.message)
     result.findings.append(finding)
+
+
+def _report_head(launch: _Launch, answers: list[tuple[Verdict, bool]]) -> None:
+    """The recipe's head program (the first request) and the other mode's, each fitting or not."""
+    result = launch.checked.result
+    (chosen, _), (other, _) = answers
+    ran, alternative = launch.requests
+    compiled = ", ".join(f"{name} {version}" for name, version in sorted(chosen.versions.items()) if name != "maxtext")
+    result.notes.append(f"{_where(launch.at)}compiled for one {ran.chip} chip with {compiled}")
+    for request, verdict in ((ran, chosen), (alternative, other)):
+        if verdict.outcome == FITS:
+            spare = f" of {gib(verdict.capacity)}, {gib(verdict.headroom)} to spare" if verdict.capacity else ""
+            result.notes.append(f"{_where(launch.at)}{request.described}: fits, peak {gib(verdict.required)}{spare}")
+        elif verdict.outcome == OUT_OF_MEMORY:
+            result.notes.append(f"{_where(launch.at)}{request.described}: does not fit, needs {gib(verdict.required)} "
+                                f"of {gib(verdict.capacity)}")
+        else:
+            result.notes.append(f"{_where(launch.at)}{request.described}: {verdict.message}")
+    if chosen.outcome == OUT_OF_MEMORY:
+        result.findings.append(built_in("FL018", ("TUNIX_LOGPS_SHARDED_HEAD",), launch.at, variant="head", head=ran.described,
+                                        required=gib(chosen.required), available=gib(chosen.capacity),
+                                        other=alternative.mode, other_fits="fits" if other.outcome == FITS else "does not fit either"))
 
 
 def _where(at: Location) -> str:

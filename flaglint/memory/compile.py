@@ -17,23 +17,24 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from flaglint.core.data_cache import cache_root
-from flaglint.memory.environment import runner_script
+from flaglint.memory.head import HeadRequest
 from flaglint.memory.request import CompileRequest
 from flaglint.memory.verdict import FAILED, Verdict, read_answer
 
 KEPT_VERDICTS = 4096  # the newest are kept; each is under a kilobyte
+Request = CompileRequest | HeadRequest
 
 
 def verdict_dir() -> Path:
     return cache_root() / "memory"
 
 
-def compile_all(requests: Sequence[CompileRequest], pin: str, python: Path, environment: dict[str, str], jobs: int,
-                started: Callable[[CompileRequest], None] = lambda request: None) -> list[tuple[Verdict, bool]]:
+def compile_all(requests: Sequence[Request], pin: str, python: Path, environment: dict[str, str], jobs: int,
+                started: Callable[[Request], None] = lambda request: None) -> list[tuple[Verdict, bool]]:
     """Each request's verdict, and whether it came from the cache; up to JOBS compiles at once.
     STARTED is told of each compile as it starts."""
-    runner = Path(runner_script()).read_text()
-    keys = [request.key(pin, environment, runner) for request in requests]
+    texts = {name: _runner(name).read_text() + _runner("compile_runner.py").read_text() for name in {r.runner for r in requests}}
+    keys = [request.key(pin, environment, texts[request.runner]) for request in requests]
     answers: list[tuple[Verdict, bool] | None] = [None] * len(requests)
     to_compile = []
     for at, key in enumerate(keys):
@@ -57,20 +58,25 @@ def compile_all(requests: Sequence[CompileRequest], pin: str, python: Path, envi
     return [by_key[key] for key in keys]
 
 
-def run_compile(request: CompileRequest, python: Path) -> Verdict:
+def run_compile(request: Request, python: Path) -> Verdict:
     """One compile, in a process of its own: libtpu is loaded once per process, and several may run
     (ALLOW_MULTIPLE_LIBTPU_LOAD)."""
     env = dict(os.environ, ALLOW_MULTIPLE_LIBTPU_LOAD="1", TF_CPP_MIN_LOG_LEVEL="3")
     with tempfile.TemporaryDirectory(prefix="flaglint-compile-") as scratch:
         given, answer = Path(scratch, "request.json"), Path(scratch, "answer.json")
         given.write_text(json.dumps(request.runner_input()))
-        done = subprocess.run([str(python), runner_script(), str(given), str(answer)], env=env, cwd=scratch,
+        done = subprocess.run([str(python), str(_runner(request.runner)), str(given), str(answer)], env=env, cwd=scratch,
                               stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace")
         if not answer.is_file():
             tail = [line for line in done.stderr.splitlines() if line.strip()][-3:]
             return Verdict(FAILED, message=f"the compile process ended with status {done.returncode} before it answered: "
                                            f"{' / '.join(tail) or 'no message'}")
         return read_answer(json.loads(answer.read_text()))
+
+
+def _runner(name: str) -> Path:
+    """A script the compile environment runs (it imports nothing of flaglint's but the head)."""
+    return Path(__file__).with_name(name)
 
 
 def _kept(key: str) -> Verdict | None:

@@ -23,7 +23,7 @@ _TOO_LARGE = 1 << 46
 _OWN_CONFIGS = "maxtext/configs/"  # a config of MaxText's own, named by its place in the package
 
 
-def _versions():
+def versions():
     found = {}
     for name in ("maxtext", "jax", "jaxlib", "libtpu"):
         try:
@@ -33,12 +33,12 @@ def _versions():
     return found
 
 
-def _memory(compiled):
+def memory_of(compiled):
     stats = compiled.memory_analysis()
     return {name: int(getattr(stats, name)) for name in _FIELDS if getattr(stats, name, None) is not None}
 
 
-def _capacity_message(device):
+def capacity_message(device):
     """The compiler's out-of-memory message for one chip of the topology (its HBM in it)."""
     import jax  # noqa: PLC0415 the compile environment's, after the job's compiler variables are set
     import jax.numpy as jnp  # noqa: PLC0415 the same
@@ -62,7 +62,7 @@ def main():
     given, answer_path = sys.argv[1:3]  # before sys.argv becomes the compile module's
     with open(given) as f:
         request = json.load(f)
-    answer = {"versions": _versions()}
+    answer = {"versions": versions()}
     os.environ.update(request["env"])
     import jax.stages  # noqa: PLC0415 the compile environment's, after the job's compiler variables are set
 
@@ -86,10 +86,10 @@ def main():
         answer["error"] = "".join(traceback.format_exception_only(type(err), err)).strip()
     jax.stages.Lowered.compile = original
     if compiled and "error" not in answer:
-        answer["memory"] = _memory(compiled[-1])
+        answer["memory"] = memory_of(compiled[-1])
         devices = compiled[-1].input_shardings[0]
         device = next(iter(jax.tree_util.tree_leaves(devices)[0].device_set))
-        answer["capacity_message"] = _capacity_message(device)
+        answer["capacity_message"] = capacity_message(device)
     with open(answer_path, "w") as f:
         json.dump(answer, f)
 

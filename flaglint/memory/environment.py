@@ -100,8 +100,3 @@ def _last_line(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return lines[-1] if lines else ""
 
-
-def runner_script() -> str:
-    """The path of the script the compile environment runs (it imports nothing of flaglint)."""
-    return str(Path(__file__).with_name("compile_runner.py"))
-

@@ -39,6 +39,8 @@ class CompileRequest:
     env: tuple[tuple[str, str], ...]  # the compiler's variables the job sets
     effective: str  # the effective value of every key set anywhere, as JSON: part of the verdict's key
 
+    runner = "compile_runner.py"
+
     def runner_input(self) -> dict[str, Any]:
         return {"module": self.module, "argv": [*self.argv, f"compile_topology={self.topology}",
                                                 f"compile_topology_num_slices={self.slices}"], "env": dict(self.env)}

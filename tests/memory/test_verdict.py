@@ -9,7 +9,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flaglint.memory.verdict import FAILED, FITS, GIB, OUT_OF_MEMORY, Verdict, labelled, out_of_memory, read_answer
+from flaglint.memory.verdict import (
+    FAILED,
+    FITS,
+    GIB,
+    OUT_OF_MEMORY,
+    Verdict,
+    labelled,
+    out_of_memory,
+    read_answer,
+)
 
 RECORDED = Path(__file__).with_name("recorded")
 
