@@ -33,12 +33,11 @@ def compile_all(requests: Sequence[Request], pin: str, python: Path, environment
                 started: Callable[[Request], None] = lambda request: None) -> list[tuple[Verdict, bool]]:
     """Each request's verdict, and whether it came from the cache; up to JOBS compiles at once.
     STARTED is told of each compile as it starts."""
-    texts = {name: _runner(name).read_text() + _runner("compile_runner.py").read_text() for name in {r.runner for r in requests}}
-    keys = [request.key(pin, environment, texts[request.runner]) for request in requests]
+    keys = [verdict_key(request, pin, environment) for request in requests]
     answers: list[tuple[Verdict, bool] | None] = [None] * len(requests)
     to_compile = []
     for at, key in enumerate(keys):
-        kept = _kept(key)
+        kept = kept_verdict(key)
         if kept is not None:
             answers[at] = (kept, True)
         elif key not in {keys[other] for other in to_compile}:
@@ -48,7 +47,7 @@ def compile_all(requests: Sequence[Request], pin: str, python: Path, environment
         started(requests[at])
         verdict = run_compile(requests[at], python)
         if verdict.outcome != FAILED:  # a failure may be the machine's (memory, a killed process): compiled again next time
-            _keep(keys[at], verdict)
+            keep_verdict(keys[at], verdict)
         return verdict
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -58,6 +57,11 @@ def compile_all(requests: Sequence[Request], pin: str, python: Path, environment
     return [by_key[key] for key in keys]
 
 
+def verdict_key(request: Request, pin: str, environment: dict[str, str]) -> str:
+    """Where REQUEST's verdict is kept: its key at PIN in ENVIRONMENT (versions) by its runner's text."""
+    return request.key(pin, environment, _runner(request.runner).read_text() + _runner("compile_runner.py").read_text())
+
+
 def run_compile(request: Request, python: Path) -> Verdict:
     """One compile, in a process of its own: libtpu is loaded once per process, and several may run
     (ALLOW_MULTIPLE_LIBTPU_LOAD)."""
@@ -65,8 +69,11 @@ def run_compile(request: Request, python: Path) -> Verdict:
     with tempfile.TemporaryDirectory(prefix="flaglint-compile-") as scratch:
         given, answer = Path(scratch, "request.json"), Path(scratch, "answer.json")
         given.write_text(json.dumps(request.runner_input()))
-        done = subprocess.run([str(python), str(_runner(request.runner)), str(given), str(answer)], env=env, cwd=scratch,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace")
+        try:
+            done = subprocess.run([str(python), str(_runner(request.runner)), str(given), str(answer)], env=env, cwd=scratch,
+                                  stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace")
+        except OSError as err:
+            return Verdict(FAILED, message=f"cannot start {python} ({err.strerror})")
         if not answer.is_file():
             tail = [line for line in done.stderr.splitlines() if line.strip()][-3:]
             return Verdict(FAILED, message=f"the compile process ended with status {done.returncode} before it answered: "
@@ -79,14 +86,14 @@ def _runner(name: str) -> Path:
     return Path(__file__).with_name(name)
 
 
-def _kept(key: str) -> Verdict | None:
+def kept_verdict(key: str) -> Verdict | None:
     try:
         return Verdict.from_json(json.loads((verdict_dir() / f"{key}.json").read_text()))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def _keep(key: str, verdict: Verdict) -> None:
+def keep_verdict(key: str, verdict: Verdict) -> None:
     directory = verdict_dir()
     try:
         directory.mkdir(parents=True, exist_ok=True)
