@@ -8,8 +8,8 @@ import pytest
 from commandline import run_flaglint
 from test_verdict import recorded
 
-from flaglint.frontends.checker import Checker
 from flaglint.frontends.check.inputs import check_sources
+from flaglint.frontends.checker import Checker
 from flaglint.memory.compile import keep_verdict, verdict_key
 from flaglint.memory.environment import environment_dir
 from flaglint.memory.request import compile_request
