@@ -35,10 +35,10 @@ STEPS = "steps=5"
 # (name, the argv after the config file); seq 2048 (base.yml's max_target_length)
 CONFIGS = [
     ("default b1", ["per_device_batch_size=1"]),
-    ("default b4", ["per_device_batch_size=4"]),
+    ("default b32", ["per_device_batch_size=32"]),
     ("llama2-7b b1 full", ["model_name=llama2-7b", "per_device_batch_size=1", "remat_policy=full"]),
     ("llama2-7b b2 full", ["model_name=llama2-7b", "per_device_batch_size=2", "remat_policy=full"]),
-    ("default b32", ["per_device_batch_size=32"]),
+    ("default b64", ["per_device_batch_size=64"]),
     ("llama2-7b b8 minimal", ["model_name=llama2-7b", "per_device_batch_size=8", "remat_policy=minimal"]),
 ]
 _STATS = re.compile(r"Memory analysis: CompiledMemoryStats\((.*?)\)")

@@ -60,7 +60,7 @@ def test_a_fitting_config_has_maxtexts_own_memory_figures(compile_python, tmp_pa
 
 
 def test_an_out_of_memory_config_has_maxtexts_own_figures(compile_python, tmp_path):
-    argv = ("per_device_batch_size=32", "steps=5")
+    argv = ("per_device_batch_size=64", "steps=5")
     report, verdict = flaglint_verdict(tmp_path, compile_python, *argv)
     assert [finding["rule"] for finding in report["findings"]] == ["FL018"]
     figures = out_of_memory(train_compile(compile_python, tmp_path, *argv))

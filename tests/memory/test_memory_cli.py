@@ -47,8 +47,8 @@ def test_a_launch_asked_about_again_is_answered_by_the_kept_verdict(cache):
 
 
 def test_an_out_of_memory_verdict_is_an_error_at_the_launch(cache):
-    argv = ("per_device_batch_size=32", "steps=5")
-    kept(argv, "default-batch32-v5e-8.json")
+    argv = ("per_device_batch_size=64", "steps=5")
+    kept(argv, "default-batch64-v5e-8.json")
     ran = run_flaglint("memory", "--topology", "v5e-8", "--format", "json", *argv)
     (finding,) = json.loads(ran.stdout)["findings"]
     assert ran.returncode == 1 and finding["rule"] == "FL018"

@@ -36,8 +36,14 @@ def test_a_fitting_train_step_reports_its_peak_against_the_chip_the_compiler_nam
     assert verdict.versions == {"maxtext": "0.2.5", "jax": "0.12.0.1", "jaxlib": "0.12.0.1", "libtpu": "0.0.52"}
 
 
+def test_a_train_step_near_the_line_fits_with_the_headroom_its_peak_leaves():
+    verdict = read_answer(recorded("default-batch32-v5e-8.json"))  # batch 32: 14.49 GiB of 15.75
+    assert verdict.outcome == FITS and verdict.required == 15556186112
+    assert verdict.headroom == round(15.75 * GIB) - 15556186112
+
+
 def test_an_out_of_memory_train_step_reports_what_it_needs_and_what_the_chip_has():
-    verdict = read_answer(recorded("default-batch32-v5e-8.json"))
+    verdict = read_answer(recorded("default-batch64-v5e-8.json"))
     assert verdict.outcome == OUT_OF_MEMORY
     assert verdict.capacity == round(15.75 * GIB)
     assert verdict.required > verdict.capacity
