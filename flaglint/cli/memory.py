@@ -10,7 +10,7 @@ import click
 
 from flaglint.cli.options import Options, common_options, load_checker
 from flaglint.cli.output import emit
-from flaglint.core.findings import Finding, InputError
+from flaglint.core.findings import Finding, InputError, Result
 from flaglint.core.location import Location
 from flaglint.core.progress import Progress
 from flaglint.core.reading import SCRIPT, read_file
@@ -33,7 +33,7 @@ _SCRIPTS = (".sh", ".bash")
 
 
 @dataclass
-class _Launch:
+class Launch:
     """One config to compile: where the report places its verdict, and what the compile is."""
 
     checked: Checked
@@ -65,33 +65,41 @@ def memory(args, options: Options, compile_with, jobs, head):
     settings = options.settings()
     checker = load_checker(settings, options.devices(settings["pin"]))
     env = options.env()
-    launches = (_recipe_launches(args, checker, env, options, head) if _is_script(args) else
-                [_argv_launch(args, checker, env, options, head)])
-    requests = [request for launch in launches for request in launch.requests]
-    if requests:
-        python, environment = _environment(checker.pin, compile_with)
-        with Progress() as progress:
-            counted = iter(range(1, len(requests) + 1))
-            answers = iter(compile_all(requests, checker.pin.pin, python, environment, jobs, lambda request: progress.step(
-                f"compiling {'the log-prob head' if head else 'the train step'} ({next(counted)} of {len(requests)})")))
-        for launch in launches:
-            if launch.requests and head:
-                _report_head(launch, [next(answers) for _ in launch.requests])
-            elif launch.requests:
-                _report(launch, *next(answers))
+    given = (options.topology, options.slices) if options.topology else None
+    launches = (_recipe_launches(args, checker, env, given, head) if _is_script(args) else
+                [_argv_launch(args, checker, env, given, head)])
+    judge(launches, checker, compile_with, jobs, head)
     emit(options, [launch.checked for launch in launches], settings)
+
+
+def judge(launches: list[Launch], checker: Checker, compile_with: str | None, jobs: int, head: bool) -> None:
+    """Each launch's compiles (kept verdicts first), reported on its result."""
+    requests = [request for launch in launches for request in launch.requests]
+    if not requests:
+        return
+    python, environment = _environment(checker.pin, compile_with)
+    with Progress() as progress:
+        counted = iter(range(1, len(requests) + 1))
+        answers = iter(compile_all(requests, checker.pin.pin, python, environment, jobs, lambda request: progress.step(
+            f"compiling {'the log-prob head' if head else 'the train step'} ({next(counted)} of {len(requests)})")))
+    for launch in launches:
+        if launch.requests and head:
+            _report_head(launch, [next(answers) for _ in launch.requests])
+        elif launch.requests:
+            _report(launch, *next(answers))
 
 
 def _is_script(args: tuple[str, ...]) -> bool:
     return len(args) == 1 and args[0].endswith(_SCRIPTS) and Path(args[0]).is_file()
 
 
-def _argv_launch(args: tuple[str, ...], checker: Checker, env: dict[str, str], options: Options, head: bool) -> _Launch:
+def _argv_launch(args: tuple[str, ...], checker: Checker, env: dict[str, str], given: tuple[str, int] | None, head: bool) -> Launch:
     (source,) = check_sources(args, checker.pin.configs)
-    return _launch(checker, source, env, options, Location(None, 1, 1, end_column=2), None, source.text, head)
+    return launch_of(checker, source, env, given, Location(None, 1, 1, end_column=2), None, source.text, head)
 
 
-def _recipe_launches(args: tuple[str, ...], checker: Checker, env: dict[str, str], options: Options, head: bool) -> list[_Launch]:
+def _recipe_launches(args: tuple[str, ...], checker: Checker, env: dict[str, str], given: tuple[str, int] | None,
+                     head: bool) -> list[Launch]:
     """Each MaxText launch of the script, as the environment given runs it (rendered, never run)."""
     script = Path(args[0])
     text = read_file(args[0], SCRIPT)
@@ -109,30 +117,31 @@ def _recipe_launches(args: tuple[str, ...], checker: Checker, env: dict[str, str
                 config, _ = config_path(line.command, [script.parent, Path.cwd()], index, line.written)
                 source = argv_with_chain([line.words[i].text for i in line.command.args], config, index, line.written)
                 at = Location(line.file, line.line, 1, end_column=2)
-                launches.append(_launch(line.checker(checker), source, {**env, **line.env}, options, at, args[0],
-                                        text.decode("utf-8", "replace"), head))
+                launches.append(launch_of(line.checker(checker), source, {**env, **line.env}, given, at, args[0],
+                                          text.decode("utf-8", "replace"), head))
     if not launches:
         raise InputError(f"{args[0]}: no MaxText training launch found for this environment (--env sets the script's variables)")
     return launches
 
 
-def _launch(checker: Checker, source: FlagSource, env: dict[str, str], options: Options, at: Location, label: str | None,
-            text: str, head: bool) -> _Launch:
-    result = checker.check(source, env, fix=False)
-    checked = Checked(label, text, result, argv=source.argv and label is None)
-    launch = _Launch(checked, at)
-    if any(finding.severity == "error" for finding in result.findings):
-        result.notes.append(f"{_where(at)}not compiled: MaxText would refuse this config before compiling (the errors above)")
+def launch_of(checker: Checker, source: FlagSource, env: dict[str, str], given: tuple[str, int] | None, at: Location,
+              label: str | None, text: str, head: bool, *, with_check: bool = True) -> Launch:
+    """The compile of one config (none where MaxText would refuse it), for GIVEN (a topology and
+    its slices) or the config's own compile_topology. WITH_CHECK: the report carries the
+    config's findings too (the gate reports them itself)."""
+    checked = checker.check(source, env, fix=False)
+    result = checked if with_check else Result(pin=checked.pin)
+    launch = Launch(Checked(label, text, result, argv=source.argv and label is None), at)
+    if any(finding.severity == "error" for finding in checked.findings):
+        result.notes.append(f"{_where(at)}not compiled: MaxText would refuse this config before compiling (its errors are reported)")
         return launch
     config, _ = checker.config(source, env)
-    topology, slices = _topology(config, options)
+    topology, slices = given or _topology(config)
     launch.requests = head_requests(config, env, topology) if head else [compile_request(config, checker.pin.version, topology, slices, env)]
     return launch
 
 
-def _topology(config, options: Options) -> tuple[str, int]:
-    if options.topology:
-        return options.topology, options.slices
+def _topology(config) -> tuple[str, int]:
     name = config.lookup("compile_topology") if config.knows("compile_topology") else None
     if not name:
         raise InputError("the compile needs a TPU topology: give --topology (and --slices), or set compile_topology")
@@ -149,7 +158,7 @@ def _environment(pin, compile_with: str | None) -> tuple[Path, dict[str, str]]:
     return managed_python(pin.version, lambda said: click.echo(f"flaglint: {said}", err=True))
 
 
-def _report(launch: _Launch, verdict: Verdict, from_cache: bool) -> None:
+def _report(launch: Launch, verdict: Verdict, from_cache: bool) -> None:
     (request,), result = launch.requests, launch.checked.result
     target = request.topology + (f" x {request.slices} slices" if request.slices > 1 else "")
     compiled = ", ".join(f"{name} {version}" for name, version in sorted(verdict.versions.items()))
@@ -167,7 +176,7 @@ def _report(launch: _Launch, verdict: Verdict, from_cache: bool) -> None:
     result.findings.append(finding)
 
 
-def _report_head(launch: _Launch, answers: list[tuple[Verdict, bool]]) -> None:
+def _report_head(launch: Launch, answers: list[tuple[Verdict, bool]]) -> None:
     """The recipe's head program (the first request) and the other mode's, each fitting or not."""
     result = launch.checked.result
     (chosen, _), (other, _) = answers
