@@ -3,7 +3,7 @@ of the pinned MaxText's own ahead-of-time compile (flaglint/memory/)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import click
@@ -17,6 +17,8 @@ from flaglint.core.reading import SCRIPT, read_file
 from flaglint.frontends.check.inputs import check_sources
 from flaglint.frontends.checker import Checker, argv_with_chain
 from flaglint.frontends.commands import command_lines, config_path, not_checked
+from flaglint.maxtext.launch import recognise
+from flaglint.maxtext.tpu import load_topologies, slice_devices
 from flaglint.memory.compile import Request, compile_all
 from flaglint.memory.environment import managed_python, versions
 from flaglint.memory.head import head_requests
@@ -28,6 +30,7 @@ from flaglint.render.recipes import render as render_bash
 from flaglint.report import Checked
 from flaglint.rules.ruleset import built_in
 from flaglint.schema.config_index import load_index
+from flaglint.tunix.variables import launcher
 
 _SCRIPTS = (".sh", ".bash")
 
@@ -91,6 +94,60 @@ def judge(launches: list[Launch], checker: Checker, compile_with: str | None, jo
 
 def _is_script(args: tuple[str, ...]) -> bool:
     return len(args) == 1 and args[0].endswith(_SCRIPTS) and Path(args[0]).is_file()
+
+
+# The GKE accelerator label of a TPU node selector -> the generation MaxText's topology names start with
+_GENERATIONS = {"tpu-v4-podslice": "v4", "tpu-v5-lite-podslice": "v5e", "tpu-v5-lite-device": "v5e", "tpu-v5p-slice": "v5p",
+                "tpu-v6e-slice": "v6e", "tpu7x": "tpu7x"}
+
+
+def manifest_launches(path: str, text: str, checker: Checker, env: dict[str, str], given: tuple[str, int] | None,
+                      head: bool) -> list[Launch]:
+    """The compile of each MaxText launch of the manifest's workloads (its argv, or the flags and
+    Tunix variables it carries), for the slice its TPU node selector names and its replicated
+    job's replicas (or GIVEN)."""
+    from flaglint.frontends.gate.manifests import find_launches  # noqa: PLC0415 the gate's reading: only for `gate --memory`
+    from flaglint.render.manifest import read_manifest  # noqa: PLC0415 yaml: only for `gate --memory`
+
+    index = load_index(checker.pin.configs)
+    launches = []
+    for container in read_manifest(text, path).containers:
+        for process in find_launches(container, path).launches:
+            words = [process.program, *(arg.text for arg in process.args)]
+            command = recognise(words, index)
+            if command is not None:
+                config, _ = config_path(command, [], index)
+                source = argv_with_chain([words[i] for i in command.args], config, index)
+                variables = {name: value.text for name, value in process.env.items()}
+                first = process.args[command.start - 1].start if len(process.args) >= command.start else None  # argv[1]
+            else:
+                flags = process.env.get(launcher().flags)
+                source = FlagSource(flags.text if flags is not None else "", file=path, name=launcher().flags)
+                variables = {name: value.text for name, value in process.tunix(env).items()}
+                first = flags.start if flags is not None else None
+            at = replace(first, file=path, end_column=first.column + 1) if first is not None else Location(path, 1, 1, end_column=2)
+            topology = given or _selector_topology(container, checker)
+            if topology is None:
+                skipped = Launch(Checked(path, text, Result(pin=checker.pin.pin)), at)
+                skipped.checked.result.notes.append(f"{_where(at)}{container.path}: not compiled: its TPU topology is not known "
+                                                    "(no TPU node selector that names a MaxText topology; --topology gives one)")
+                launches.append(skipped)
+                continue
+            launches.append(launch_of(checker, source, {**env, **variables}, topology, at, path, text, head, with_check=False))
+    return launches
+
+
+def _selector_topology(container, checker: Checker) -> tuple[str, int] | None:
+    """MaxText's name for the slice the node selector asks for (v5e-8 for tpu-v5-lite-podslice at
+    2x4), and the replicas of the replicated job: one slice each."""
+    if container.tpu_slice is None:
+        return None
+    accelerator, _, shape = container.tpu_slice.text.partition(":")
+    generation = _GENERATIONS.get(accelerator)
+    devices = slice_devices(f"{generation}:{shape}") if generation else None
+    names = [name for name, count in load_topologies(checker.pin.topologies).items()
+             if name.startswith(f"{generation}-") and count == devices]
+    return (names[0], container.slices or 1) if len(names) == 1 else None
 
 
 def _argv_launch(args: tuple[str, ...], checker: Checker, env: dict[str, str], given: tuple[str, int] | None, head: bool) -> Launch:

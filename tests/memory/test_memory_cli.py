@@ -76,3 +76,20 @@ def test_without_a_topology_the_check_stops_in_one_line(cache):
     assert ran.returncode == 2
     assert ran.stderr.strip() == ("flaglint: error: the compile needs a TPU topology: give --topology (and --slices), "
                                   "or set compile_topology")
+
+
+def test_the_gate_blocks_a_jobset_whose_train_step_does_not_fit_its_slice(cache):
+    from flaglint.cli.memory import manifest_launches
+    from flaglint.core.reading import MANIFEST, read_text
+
+    manifest = "examples/jobsets/pretrain-v5e-8.yaml"
+    checker = Checker(DEFAULT_PIN)
+    (launch,) = manifest_launches(manifest, read_text(manifest, MANIFEST), checker, {}, None, False)
+    (request,) = launch.requests
+    assert (request.topology, request.slices) == ("v5e-8", 1)  # tpu-v5-lite-podslice at 2x4, one replica
+    keep_verdict(verdict_key(request, checker.pin.pin, VERSIONS), read_answer(recorded("default-batch64-v5e-8.json")))
+    assert run_flaglint("gate", manifest).returncode == 0
+    ran = run_flaglint("gate", "--memory", manifest)
+    assert ran.returncode == 1
+    assert ran.stdout.startswith(f"{manifest}:30:17: error FL018 the train step does not fit on v5e-8: the compiler needs "
+                                 "21.99 GiB of HBM a chip, which has 15.75 GiB"), ran.stdout
