@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 
 from flaglint.core.data_cache import cache_root
 from flaglint.memory.head import HeadRequest
-from flaglint.memory.request import CompileRequest
+from flaglint.memory.request import COMPILER_VARIABLES, CompileRequest
 from flaglint.memory.verdict import FAILED, Verdict, read_answer
 
 KEPT_VERDICTS = 4096  # the newest are kept; each is under a kilobyte
@@ -65,7 +65,10 @@ def verdict_key(request: Request, pin: str, environment: dict[str, str]) -> str:
 def run_compile(request: Request, python: Path) -> Verdict:
     """One compile, in a process of its own: libtpu is loaded once per process, and several may run
     (ALLOW_MULTIPLE_LIBTPU_LOAD)."""
-    env = dict(os.environ, ALLOW_MULTIPLE_LIBTPU_LOAD="1", TF_CPP_MIN_LOG_LEVEL="3")
+    # What the job sets comes with the request; this shell's own MaxText and compiler variables
+    # would change the program without changing the verdict's key.
+    env = {name: value for name, value in os.environ.items() if not _from_the_job(name)}
+    env.update(ALLOW_MULTIPLE_LIBTPU_LOAD="1", TF_CPP_MIN_LOG_LEVEL="3")
     with tempfile.TemporaryDirectory(prefix="flaglint-compile-") as scratch:
         given, answer = Path(scratch, "request.json"), Path(scratch, "answer.json")
         given.write_text(json.dumps(request.runner_input()))
@@ -79,6 +82,10 @@ def run_compile(request: Request, python: Path) -> Verdict:
             return Verdict(FAILED, message=f"the compile process ended with status {done.returncode} before it answered: "
                                            f"{' / '.join(tail) or 'no message'}")
         return read_answer(json.loads(answer.read_text()))
+
+
+def _from_the_job(name: str) -> bool:
+    return name.startswith("M_") or name in (*COMPILER_VARIABLES, "JAX_PLATFORMS")
 
 
 def _runner(name: str) -> Path:
