@@ -22,7 +22,7 @@ from flaglint.maxtext.tpu import load_topologies, slice_devices
 from flaglint.memory.compile import Request, compile_all
 from flaglint.memory.environment import managed_python, versions
 from flaglint.memory.head import head_requests
-from flaglint.memory.request import compile_request
+from flaglint.memory.request import COMPILER_VARIABLES, compile_request
 from flaglint.memory.verdict import FITS, OUT_OF_MEMORY, Verdict, gib
 from flaglint.read.flags import FlagSource
 from flaglint.render.bash.types import ScriptError
@@ -174,7 +174,9 @@ def _recipe_launches(args: tuple[str, ...], checker: Checker, env: dict[str, str
                 config, _ = config_path(line.command, [script.parent, Path.cwd()], index, line.written)
                 source = argv_with_chain([line.words[i].text for i in line.command.args], config, index, line.written)
                 at = Location(line.file, line.line, 1, end_column=2)
-                launches.append(launch_of(line.checker(checker), source, {**env, **line.env}, given, at, args[0],
+                compiler = {name: value.text for name, value in {**rendered.exported, **launch.assigned}.items()
+                            if name in COMPILER_VARIABLES and value is not None}  # the script's LIBTPU_INIT_ARGS
+                launches.append(launch_of(line.checker(checker), source, {**env, **compiler, **line.env}, given, at, args[0],
                                           text.decode("utf-8", "replace"), head))
     if not launches:
         raise InputError(f"{args[0]}: no MaxText training launch found for this environment (--env sets the script's variables)")
@@ -219,7 +221,7 @@ def _report(launch: Launch, verdict: Verdict, from_cache: bool) -> None:
     (request,), result = launch.requests, launch.checked.result
     target = request.topology + (f" x {request.slices} slices" if request.slices > 1 else "")
     compiled = ", ".join(f"{name} {version}" for name, version in sorted(verdict.versions.items()))
-    result.notes.append(f"{_where(launch.at)}compiled by {request.module} for {target} with {compiled}"
+    result.notes.append(f"{_where(launch.at)}compiled by {request.module} for {target}" + (f" with {compiled}" if compiled else "")
                         + (" (the verdict kept from an earlier compile)" if from_cache else ""))
     if verdict.outcome == FITS:
         capacity = f" of the {gib(verdict.capacity)} of HBM a chip has, {gib(verdict.headroom)} to spare" if verdict.capacity else ""

@@ -66,8 +66,9 @@ def compile_request(config: Config, release: str, topology: str, slices: int, en
     if config.model is not None and "model_name" not in {word.partition("=")[0] for word in words}:
         words.append(f"model_name={config.model}")
     effective = {key: format_value(assignment.value) for key, assignment in sorted(config.explicit.items())}
-    if config.chain is not None:  # the files' text as well: a key MaxText reads that flaglint's schema lacks
-        effective["config files"] = [_crc(path) for path in config.chain.files]
+    own = [path for path in (config.chain.files if config.chain is not None else []) if not path.startswith(f"{PIN_LABEL}/")]
+    if own:  # their text as well: a key MaxText reads that flaglint's schema lacks (MaxText's own files are the pin's)
+        effective["config files"] = [_crc(path) for path in own]
     return CompileRequest(compile_module(release), (config_file, *words), topology, slices,
                           tuple((name, env[name]) for name in COMPILER_VARIABLES if name in env),
                           json.dumps(effective, sort_keys=True, default=str))
@@ -81,4 +82,4 @@ def _crc(path: str) -> str:
     try:
         return f"{path}:{zlib.crc32(Path(path).read_bytes()):08x}"
     except OSError:
-        return path  # one of MaxText's own: the pin names its text
+        return path  # a file the script writes: its keys are in the effective values

@@ -93,3 +93,13 @@ def test_the_gate_blocks_a_jobset_whose_train_step_does_not_fit_its_slice(cache)
     assert ran.returncode == 1
     assert ran.stdout.startswith(f"{manifest}:30:17: error FL018 the train step does not fit on v5e-8: the compiler needs "
                                  "21.99 GiB of HBM a chip, which has 15.75 GiB"), ran.stdout
+
+
+def test_a_recipe_launch_is_compiled_with_the_libtpu_flags_the_script_exports(cache):
+    libtpu = "--xla_tpu_enable_async_collective_fusion=true"
+    (cache / "train.sh").write_text(f'#!/bin/bash\nexport LIBTPU_INIT_ARGS="{libtpu}"\nBATCH=${{BATCH:-64}}\n'
+                                    "python3 -m maxtext.trainers.pre_train.train maxtext/configs/base.yml per_device_batch_size=$BATCH steps=5\n")
+    kept(("per_device_batch_size=64", "steps=5"), "default-batch64-v5e-8.json", env={"LIBTPU_INIT_ARGS": libtpu})
+    ran = run_flaglint("memory", "train.sh", "--topology", "v5e-8", cwd=cache)
+    assert ran.returncode == 1
+    assert ran.stdout.startswith("train.sh:4:1: error FL018 the train step does not fit on v5e-8"), ran.stdout
