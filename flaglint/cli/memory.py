@@ -65,6 +65,9 @@ def memory(args, options: Options, compile_with, jobs, head):
     The compile is MaxText's own (train_compile) in a Python 3.12 environment flaglint builds on
     first use; verdicts are kept, so a launch asked about again is answered at once.
     """
+    if options.fix or options.diff:
+        raise InputError(f"{'--fix' if options.fix else '--diff'}: `flaglint memory` reports what the compiler says and fixes "
+                         "nothing; `flaglint check --fix` fixes the flags")
     settings = options.settings()
     checker = load_checker(settings, options.devices(settings["pin"]))
     env = options.env()

@@ -103,3 +103,8 @@ def test_a_recipe_launch_is_compiled_with_the_libtpu_flags_the_script_exports(ca
     ran = run_flaglint("memory", "train.sh", "--topology", "v5e-8", cwd=cache)
     assert ran.returncode == 1
     assert ran.stdout.startswith("train.sh:4:1: error FL018 the train step does not fit on v5e-8"), ran.stdout
+
+
+def test_fixing_is_refused_in_one_line(cache):
+    ran = run_flaglint("memory", "--fix", "--topology", "v5e-8", *ARGV)
+    assert ran.returncode == 2 and ran.stderr.startswith("flaglint: error: --fix: `flaglint memory` reports what the compiler says")
