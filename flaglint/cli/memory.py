@@ -21,7 +21,7 @@ from flaglint.maxtext.launch import recognise
 from flaglint.maxtext.tpu import load_topologies, slice_devices
 from flaglint.memory.compile import Request, compile_all
 from flaglint.memory.environment import managed_python, versions
-from flaglint.memory.head import head_requests
+from flaglint.memory.head import HEAD_VARIABLES, head_requests
 from flaglint.memory.request import COMPILER_VARIABLES, compile_request
 from flaglint.memory.verdict import FITS, OUT_OF_MEMORY, Verdict, gib
 from flaglint.read.flags import FlagSource
@@ -178,7 +178,7 @@ def _recipe_launches(args: tuple[str, ...], checker: Checker, env: dict[str, str
                 source = argv_with_chain([line.words[i].text for i in line.command.args], config, index, line.written)
                 at = Location(line.file, line.line, 1, end_column=2)
                 compiler = {name: value.text for name, value in {**rendered.exported, **launch.assigned}.items()
-                            if name in COMPILER_VARIABLES and value is not None}  # the script's LIBTPU_INIT_ARGS
+                            if name in (*COMPILER_VARIABLES, *HEAD_VARIABLES) and value is not None}  # the script's LIBTPU_INIT_ARGS
                 launches.append(launch_of(line.checker(checker), source, {**env, **compiler, **line.env}, given, at, args[0],
                                           text.decode("utf-8", "replace"), head))
     if not launches:

@@ -26,6 +26,7 @@ from flaglint.trainer.settings import (
 _ONE_CHIP = {"v4": "v4:1x1x1", "v5e": "v5e:1x1", "v5litepod": "v5e:1x1", "v5p": "v5p:1x1x1", "v6e": "v6e:1x1",
              "tpu7x": "tpu7x:1x1x1"}
 _OTHER = {"local": "fused", "fused": "local"}
+HEAD_VARIABLES = ("TUNIX_LOGPS_SHARDED_HEAD", "COMPUTE_LOGPS_CHUNK_SIZE")
 HEAD_FILE = Path(__file__).resolve().parents[1] / "trainer" / "head.py"
 
 
@@ -58,8 +59,8 @@ class HeadRequest:
 def head_requests(config: Config, env: dict[str, str], topology: str) -> list[HeadRequest]:
     """The recipe's head program first, then the other mode's, at CONFIG's sizes on one chip of TOPOLOGY."""
     try:
-        mode = scoring_mode(parse_head_mode(env.get("TUNIX_LOGPS_SHARDED_HEAD")))
-        chunk = parse_positive_int("COMPUTE_LOGPS_CHUNK_SIZE", env.get("COMPUTE_LOGPS_CHUNK_SIZE"), DEFAULT_CHUNK_SIZE)
+        mode = scoring_mode(parse_head_mode(env.get(HEAD_VARIABLES[0])))
+        chunk = parse_positive_int(HEAD_VARIABLES[1], env.get(HEAD_VARIABLES[1]), DEFAULT_CHUNK_SIZE)
     except ValueError as err:
         raise InputError(str(err)) from None
     generation = topology.split(":")[0].split("-")[0]
