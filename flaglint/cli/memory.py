@@ -16,8 +16,6 @@ from flaglint.core.progress import Progress
 from flaglint.core.reading import SCRIPT, read_file
 from flaglint.frontends.check.inputs import check_sources
 from flaglint.frontends.checker import Checker, argv_with_chain
-from flaglint.frontends.commands import command_lines, config_path, not_checked
-from flaglint.maxtext.launch import recognise
 from flaglint.maxtext.tpu import load_topologies, slice_devices
 from flaglint.memory.compile import Request, compile_all
 from flaglint.memory.environment import managed_python, versions
@@ -25,11 +23,8 @@ from flaglint.memory.head import HEAD_VARIABLES, head_requests
 from flaglint.memory.request import COMPILER_VARIABLES, compile_request
 from flaglint.memory.verdict import FITS, OUT_OF_MEMORY, Verdict, gib
 from flaglint.read.flags import FlagSource
-from flaglint.render.bash.types import ScriptError
-from flaglint.render.recipes import render as render_bash
 from flaglint.report import Checked
 from flaglint.rules.ruleset import built_in
-from flaglint.schema.config_index import load_index
 from flaglint.tunix.variables import launcher
 
 _SCRIPTS = (".sh", ".bash")
@@ -109,8 +104,11 @@ def manifest_launches(path: str, text: str, checker: Checker, env: dict[str, str
     """The compile of each MaxText launch of the manifest's workloads (its argv, or the flags and
     Tunix variables it carries), for the slice its TPU node selector names and its replicated
     job's replicas (or GIVEN)."""
+    from flaglint.frontends.commands import config_path  # noqa: PLC0415 the bash evaluator: only for a recipe or manifest
     from flaglint.frontends.gate.manifests import find_launches  # noqa: PLC0415 the gate's reading: only for `gate --memory`
+    from flaglint.maxtext.launch import recognise  # noqa: PLC0415 launch recognition: only for a recipe or manifest
     from flaglint.render.manifest import read_manifest  # noqa: PLC0415 yaml: only for `gate --memory`
+    from flaglint.schema.config_index import load_index  # noqa: PLC0415 the whole index: only for a recipe or manifest
 
     index = load_index(checker.pin.configs)
     launches = []
@@ -161,6 +159,11 @@ def _argv_launch(args: tuple[str, ...], checker: Checker, env: dict[str, str], g
 def _recipe_launches(args: tuple[str, ...], checker: Checker, env: dict[str, str], given: tuple[str, int] | None,
                      head: bool) -> list[Launch]:
     """Each MaxText launch of the script, as the environment given runs it (rendered, never run)."""
+    from flaglint.frontends.commands import command_lines, config_path, not_checked  # noqa: PLC0415 the bash evaluator: only for a recipe
+    from flaglint.render.bash.types import ScriptError  # noqa: PLC0415 the same
+    from flaglint.render.recipes import render as render_bash  # noqa: PLC0415 the same
+    from flaglint.schema.config_index import load_index  # noqa: PLC0415 the whole index: only for a recipe
+
     script = Path(args[0])
     text = read_file(args[0], SCRIPT)
     try:
