@@ -16,6 +16,7 @@ from flaglint.core.progress import Progress
 from flaglint.core.reading import SCRIPT, read_file
 from flaglint.frontends.check.inputs import check_sources
 from flaglint.frontends.checker import Checker, argv_with_chain
+from flaglint.maxtext.pyconfig import is_key_variable
 from flaglint.maxtext.tpu import load_topologies, slice_devices
 from flaglint.memory.compile import Request, compile_all
 from flaglint.memory.environment import managed_python, versions
@@ -25,7 +26,6 @@ from flaglint.memory.verdict import FITS, OUT_OF_MEMORY, Verdict, gib
 from flaglint.read.flags import FlagSource
 from flaglint.report import Checked
 from flaglint.rules.ruleset import built_in
-from flaglint.tunix.variables import launcher
 
 _SCRIPTS = (".sh", ".bash")
 
@@ -101,10 +101,10 @@ _GENERATIONS = {"tpu-v4-podslice": "v4", "tpu-v5-lite-podslice": "v5e", "tpu-v5-
 
 def manifest_launches(path: str, text: str, checker: Checker, env: dict[str, str], given: tuple[str, int] | None,
                       head: bool) -> list[Launch]:
-    """The compile of each MaxText launch of the manifest's workloads (its argv, or the flags and
-    Tunix variables it carries), for the slice its TPU node selector names and its replicated
-    job's replicas (or GIVEN)."""
-    from flaglint.frontends.commands import config_path  # noqa: PLC0415 the bash evaluator: only for a recipe or manifest
+    """The compile of each launch of MaxText's own entry points in the manifest's workloads (its
+    argv and the M_ and compiler variables of its container), for the slice its TPU node selector
+    names and its replicated job's replicas (or GIVEN); other launches are named in a note."""
+    from flaglint.frontends.commands import config_path, not_checked  # noqa: PLC0415 the bash evaluator: only for a recipe or manifest
     from flaglint.frontends.gate.manifests import find_launches  # noqa: PLC0415 the gate's reading: only for `gate --memory`
     from flaglint.maxtext.launch import recognise  # noqa: PLC0415 launch recognition: only for a recipe or manifest
     from flaglint.render.manifest import read_manifest  # noqa: PLC0415 yaml: only for `gate --memory`
@@ -116,24 +116,21 @@ def manifest_launches(path: str, text: str, checker: Checker, env: dict[str, str
         for process in find_launches(container, path).launches:
             words = [process.program, *(arg.text for arg in process.args)]
             command = recognise(words, index)
-            if command is not None:
-                config, _ = config_path(command, [], index)
-                source = argv_with_chain([words[i] for i in command.args], config, index)
-                variables = {name: value.text for name, value in process.env.items()}
-                first = process.args[command.start - 1].start if len(process.args) >= command.start else None  # argv[1]
-            else:
-                flags = process.env.get(launcher().flags)
-                source = FlagSource(flags.text if flags is not None else "", file=path, name=launcher().flags)
-                variables = {name: value.text for name, value in process.tunix(env).items()}
-                first = flags.start if flags is not None else None
+            first = process.args[command.start - 1].start if command is not None and len(process.args) >= command.start else None
             at = replace(first, file=path, end_column=first.column + 1) if first is not None else Location(path, 1, 1, end_column=2)
             topology = given or _selector_topology(container, checker)
-            if topology is None:
+            reason = ("it is not one of MaxText's own entry points (a Tunix trainer, or flags a launcher hands on): its train "
+                      "step has no compile entry here" if command is None else not_checked(command)) or (
+                "its TPU topology is not known (no TPU node selector that names a MaxText topology; --topology gives one)"
+                if topology is None else None)
+            if reason is not None:
                 skipped = Launch(Checked(path, text, Result(pin=checker.pin.pin)), at)
-                skipped.checked.result.notes.append(f"{_where(at)}{container.path}: not compiled: its TPU topology is not known "
-                                                    "(no TPU node selector that names a MaxText topology; --topology gives one)")
+                skipped.checked.result.notes.append(f"{_where(at)}{container.path}: not compiled: {reason}")
                 launches.append(skipped)
                 continue
+            config, _ = config_path(command, [], index)
+            source = argv_with_chain([words[i] for i in command.args], config, index)
+            variables = {name: value.text for name, value in process.env.items() if is_key_variable(name) or name in COMPILER_VARIABLES}
             launches.append(launch_of(checker, source, {**env, **variables}, topology, at, path, text, head, with_check=False))
     return launches
 

@@ -108,3 +108,9 @@ def test_a_recipe_launch_is_compiled_with_the_libtpu_flags_the_script_exports(ca
 def test_fixing_is_refused_in_one_line(cache):
     ran = run_flaglint("memory", "--fix", "--topology", "v5e-8", *ARGV)
     assert ran.returncode == 2 and ran.stderr.startswith("flaglint: error: --fix: `flaglint memory` reports what the compiler says")
+
+
+def test_the_gate_names_a_tunix_launch_it_cannot_compile_and_compiles_nothing(cache):
+    ran = run_flaglint("gate", "--memory", "examples/jobsets/trainer-128.yaml")
+    assert "grpo-trainer-128/proc/main: not compiled: it is not one of MaxText's own entry points" in ran.stdout
+    assert "FL019" not in ran.stdout and "FL018" not in ran.stdout
