@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from flaglint.core.data_cache import cache_root
+from flaglint.core.findings import InputError
+from flaglint.core.reading import DATA_FILE, read_text
 from flaglint.memory.head import HeadRequest
 from flaglint.memory.request import COMPILER_VARIABLES, CompileRequest
 from flaglint.memory.verdict import FAILED, Verdict, read_answer
@@ -59,7 +61,7 @@ def compile_all(requests: Sequence[Request], pin: str, python: Path, environment
 
 def verdict_key(request: Request, pin: str, environment: dict[str, str]) -> str:
     """Where REQUEST's verdict is kept: its key at PIN in ENVIRONMENT (versions) by its runner's text."""
-    return request.key(pin, environment, _runner(request.runner).read_text() + _runner("compile_runner.py").read_text())
+    return request.key(pin, environment, read_text(_runner(request.runner), DATA_FILE) + read_text(_runner("compile_runner.py"), DATA_FILE))
 
 
 def run_compile(request: Request, python: Path) -> Verdict:
@@ -81,7 +83,7 @@ def run_compile(request: Request, python: Path) -> Verdict:
             tail = [line for line in done.stderr.splitlines() if line.strip()][-3:]
             return Verdict(FAILED, message=f"the compile process ended with status {done.returncode} before it answered: "
                                            f"{' / '.join(tail) or 'no message'}")
-        return read_answer(json.loads(answer.read_text()))
+        return read_answer(json.loads(read_text(answer, DATA_FILE)))
 
 
 def _from_the_job(name: str) -> bool:
@@ -95,8 +97,8 @@ def _runner(name: str) -> Path:
 
 def kept_verdict(key: str) -> Verdict | None:
     try:
-        return Verdict.from_json(json.loads((verdict_dir() / f"{key}.json").read_text()))
-    except (OSError, ValueError, KeyError, TypeError):
+        return Verdict.from_json(json.loads(read_text(verdict_dir() / f"{key}.json", DATA_FILE)))
+    except (InputError, ValueError, KeyError, TypeError):  # none kept, or not one this flaglint wrote
         return None
 
 

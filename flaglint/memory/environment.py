@@ -19,6 +19,7 @@ from typing import Callable, Iterator
 
 from flaglint.core.data_cache import cache_root
 from flaglint.core.findings import InputError
+from flaglint.core.reading import DATA_FILE, read_text
 
 _MARKER = "flaglint-environment.json"  # written last: an environment without it is rebuilt
 _VERSIONS = ("import json; from importlib import metadata as m\n"
@@ -64,7 +65,7 @@ def managed_python(release: str, say: Callable[[str], None]) -> tuple[Path, dict
             if not marker.is_file():
                 _build(release, target, say)
                 marker.write_text(json.dumps(versions(python)))
-    return python, json.loads(marker.read_text())
+    return python, json.loads(read_text(marker, DATA_FILE))
 
 
 def _build(release: str, target: Path, say: Callable[[str], None]) -> None:

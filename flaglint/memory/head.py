@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from flaglint.core.findings import InputError
+from flaglint.core.reading import DATA_FILE, read_file
 from flaglint.resolve.resolver import Config
 from flaglint.trainer.settings import (
     DEFAULT_CHUNK_SIZE,
@@ -47,7 +48,7 @@ class HeadRequest:
 
     def key(self, pin: str, environment: dict[str, str], runner: str) -> str:
         # the head's code, not the pin, decides the program
-        text = json.dumps([asdict(self), sorted(environment.items()), zlib.crc32(runner.encode() + HEAD_FILE.read_bytes())])
+        text = json.dumps([asdict(self), sorted(environment.items()), zlib.crc32(runner.encode() + read_file(HEAD_FILE, DATA_FILE))])
         return f"head-{zlib.crc32(text.encode()):08x}{zlib.adler32(text.encode()):08x}"
 
     @property

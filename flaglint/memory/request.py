@@ -14,9 +14,10 @@ import json
 import os
 import zlib
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
+from flaglint.core.findings import InputError
+from flaglint.core.reading import CONFIG_FILE, read_file
 from flaglint.maxtext.values import format_value
 from flaglint.read.config_chain import PIN_LABEL
 from flaglint.resolve.resolver import Config
@@ -80,6 +81,6 @@ def _written(assignment) -> str:
 
 def _crc(path: str) -> str:
     try:
-        return f"{path}:{zlib.crc32(Path(path).read_bytes()):08x}"
-    except OSError:
+        return f"{path}:{zlib.crc32(read_file(path, CONFIG_FILE)):08x}"
+    except InputError:
         return path  # a file the script writes: its keys are in the effective values
