@@ -22,6 +22,7 @@ COMMANDS = {
     "schema": ("schema", "schema", "Import a source tree as a pin, or export a pin as a JSON Schema."),
     "config": ("config", "show_config", "Print the effective settings and where each came from."),
     "smoke": ("smoke", "smoke", "Run the bundled trainer core at toy sizes with these settings."),
+    "memory": ("memory", "memory", "Say whether the compiled train step fits in the chips' HBM."),
     "server": ("server", "server", "Run the language server for editors (over stdio)."),
 }
 

@@ -12,7 +12,8 @@ from flaglint.cli.inputs import input_paths, refuse_unread_stdin_filename
 from flaglint.cli.options import common_options
 from flaglint.cli.output import emit
 from flaglint.cli.shared import Options, load_checker
-from flaglint.core.reading import MANIFEST, decode, read_stdin
+from flaglint.core.findings import InputError
+from flaglint.core.reading import MANIFEST, decode, read_stdin, read_text
 from flaglint.frontends.gate.manifests import (
     check_manifest,
     check_manifest_text,
@@ -27,7 +28,11 @@ from flaglint.settings.applied import apply_settings
 @common_options
 @click.option("--allow-unverified", is_flag=True,
               help="A launch that cannot be verified, or a MaxText check flaglint cannot judge, is a warning, not an error.")
-def gate(manifests, options: Options, allow_unverified):
+@click.option("--memory", "with_memory", is_flag=True,
+              help="Also compile each MaxText launch's train step for its slice and block it where it does not fit in HBM "
+                   "(`flaglint memory`: minutes a launch the first time).")
+@click.option("--compile-with", metavar="PYTHON", help="With --memory: compile with this Python (MaxText, jax and libtpu installed).")
+def gate(manifests, options: Options, allow_unverified, with_memory, compile_with):
     """Check every JobSet in MANIFESTS (YAML files, `-` for stdin, a directory for the *.yaml and
     *.yml files in it) before `kubectl apply`.
 
@@ -66,7 +71,11 @@ def gate(manifests, options: Options, allow_unverified):
             checked.extend(items)
         return checked
 
+    if with_memory and (options.fix or options.diff):
+        raise InputError("--memory compiles the launches as they are; run it without --fix or --diff")
     checked = run()
+    if with_memory:
+        checked += _memory(manifests, stdin, checker, env, options, compile_with)
     fixed: dict = {}
     if options.fix or options.diff:
         checked, fixed, changed = apply_fixes(checked, run, unsafe=options.unsafe_fixes, diff=options.diff,
@@ -74,3 +83,15 @@ def gate(manifests, options: Options, allow_unverified):
         if options.diff:
             sys.exit(1 if changed else 0)
     emit(options, checked, settings, fixed)
+
+
+def _memory(manifests, stdin: str | None, checker, env: dict[str, str], options: Options, compile_with: str | None) -> list[Checked]:
+    """`--memory`: each MaxText launch's train step compiled for its slice (flaglint memory)."""
+    from flaglint.cli.memory import judge, manifest_launches  # noqa: PLC0415 the compiles: only with --memory
+
+    given = (options.topology, options.slices) if options.topology else None
+    launches = [launch for manifest in manifests
+                for launch in manifest_launches(options.stdin_filename or "<stdin>" if manifest == "-" else manifest,
+                                                stdin if manifest == "-" else read_text(manifest, MANIFEST), checker, env, given, False)]
+    judge(launches, checker, compile_with, 1, False)
+    return [launch.checked for launch in launches]

@@ -31,7 +31,7 @@ def test_the_top_level_help_gives_every_command_one_whole_line():
     ran = run_flaglint("--help")
     commands = ran.stdout.split("Commands:\n", 1)[1].splitlines()
     names = [line.split()[0] for line in commands]
-    assert sorted(names) == sorted(["check", "lint", "gate", "show", "render", "rules", "explain", "pins", "schema", "config", "smoke", "server"])
+    assert sorted(names) == sorted(["check", "lint", "gate", "show", "render", "rules", "explain", "pins", "schema", "config", "smoke", "memory", "server"])
     assert all(line.rstrip().endswith(".") and "..." not in line for line in commands), commands
 
 

@@ -36,6 +36,11 @@ ALLOWED = {
     ("flaglint/frontends/check/pyconfig_runner.py", 'dist.read_text("direct_url.json")'):
         "runs in MaxText's environment: the installed package's metadata",
     ("flaglint/importer/sources.py", "self._archive.open(name)"): "a wheel's member, read through read_stream",
+    ("flaglint/memory/compile_runner.py", "open(given)"): "runs in the compile environment: the request flaglint wrote",
+    ("flaglint/memory/compile_runner.py", 'open(answer_path, "w")'): "runs in the compile environment: its answer",
+    ("flaglint/memory/head_runner.py", "open(given)"): "runs in the compile environment: the request flaglint wrote",
+    ("flaglint/memory/head_runner.py", 'open(answer_path, "w")'): "runs in the compile environment: its answer",
+    ("flaglint/memory/environment.py", '.lock", "w") as lock'): "a lock file (flock), never read",
     ("flaglint/importer/tunix_releases.py", "tarfile.open(fileobj=BytesIO(archive))"):
         "a maintainer's tool: `git archive` of a release tag, to regenerate the bundled pins",
 }

@@ -1,0 +1,80 @@
+"""`flaglint memory` against MaxText 0.2.5's own train_compile, in the compile environment flaglint
+builds (Python 3.12, maxtext[tpu]==0.2.5: jax and libtpu): a config of the default model that fits
+v5e-8 and one that does not, each compiled by both with the same argv; and the bundled head at two
+sizes. Minutes each, on a CPU (no TPU)."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+from commandline import run_flaglint
+
+from flaglint.memory.environment import find_python312, managed_python
+from flaglint.memory.verdict import out_of_memory
+
+pytestmark = pytest.mark.oracle
+
+TOPOLOGY = "v5e-8"
+_STATS = re.compile(r"Memory analysis: CompiledMemoryStats\((.*?)\)")
+
+
+@pytest.fixture(scope="module")
+def compile_python():
+    if find_python312() is None:
+        pytest.skip("no Python 3.12 for the compile environment")
+    python, _ = managed_python("0.2.5", lambda said: print(said, file=sys.stderr))
+    return python
+
+
+def flaglint_verdict(tmp_path, python, *argv) -> tuple[dict, dict]:
+    """The report and the verdict `flaglint memory` kept, from a fresh verdict cache."""
+    ran = run_flaglint("memory", "--topology", TOPOLOGY, "--compile-with", str(python), "--format", "json", *argv,
+                       env={"XDG_CACHE_HOME": str(tmp_path)})
+    assert ran.returncode in (0, 1), ran.stderr
+    (kept,) = (tmp_path / "flaglint" / "memory").glob("*.json")
+    return json.loads(ran.stdout), json.loads(kept.read_text())
+
+
+def train_compile(python, tmp_path, *argv) -> str:
+    base = subprocess.run([str(python), "-c", "import maxtext, os; print(os.path.dirname(maxtext.__file__))"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    done = subprocess.run([str(python), "-m", "maxtext.trainers.pre_train.train_compile", f"{base}/configs/base.yml", *argv,
+                           f"compile_topology={TOPOLOGY}", "compile_topology_num_slices=1"],
+                          capture_output=True, text=True, cwd=tmp_path, env=dict(os.environ, ALLOW_MULTIPLE_LIBTPU_LOAD="1"))
+    return done.stdout + done.stderr
+
+
+def test_a_fitting_config_has_maxtexts_own_memory_figures(compile_python, tmp_path):
+    argv = ("per_device_batch_size=1", "steps=5")
+    report, verdict = flaglint_verdict(tmp_path, compile_python, *argv)
+    assert report["findings"] == [] and verdict["outcome"] == "fits"
+    printed = _STATS.search(train_compile(compile_python, tmp_path, *argv))
+    assert printed is not None, "train_compile printed no memory analysis"
+    stats = {name: int(value) for name, value in re.findall(r"(\w+)=(\d+)", printed[1])}
+    for name in ("temp_size_in_bytes", "argument_size_in_bytes", "output_size_in_bytes", "alias_size_in_bytes"):
+        assert verdict["memory"][name] == stats[name], name
+    assert 0 < verdict["required_bytes"] < verdict["capacity_bytes"] == round(15.75 * 2**30)
+
+
+def test_an_out_of_memory_config_has_maxtexts_own_figures(compile_python, tmp_path):
+    argv = ("per_device_batch_size=64", "steps=5")
+    report, verdict = flaglint_verdict(tmp_path, compile_python, *argv)
+    assert [finding["rule"] for finding in report["findings"]] == ["FL018"]
+    figures = out_of_memory(train_compile(compile_python, tmp_path, *argv))
+    assert figures == (verdict["required_bytes"], verdict["capacity_bytes"])
+    assert figures[0] > figures[1] == round(15.75 * 2**30)
+
+
+@pytest.mark.parametrize(("tokens", "local_fits"), [(4096, True), (32768, False)])
+def test_the_fused_head_fits_where_the_local_head_does_not(compile_python, tmp_path, tokens, local_fits):
+    ran = run_flaglint("memory", "--head", "--topology", TOPOLOGY, "--compile-with", str(compile_python),
+                       "--env", "TUNIX_LOGPS_SHARDED_HEAD=fused", "--env", "COMPUTE_LOGPS_CHUNK_SIZE=4096",
+                       f"per_device_batch_size={tokens // 2048}", "max_target_length=2048", "base_emb_dim=4096",
+                       "vocab_size=151936", env={"XDG_CACHE_HOME": str(tmp_path)})
+    assert ran.returncode == 0, ran.stdout
+    assert re.search(rf"the fused log-prob head \(chunks of 4096\) at {tokens:,} tokens a chip.*: fits, peak", ran.stdout)
+    local = re.search(rf"the local log-prob head \(chunks of 4096\) at {tokens:,} tokens a chip[^:]*: (fits|does not fit)", ran.stdout)
+    assert local is not None and (local[1] == "fits") == local_fits, ran.stdout
