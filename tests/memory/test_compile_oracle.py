@@ -1,7 +1,8 @@
 """`flaglint memory` against MaxText 0.2.5's own train_compile, in the compile environment flaglint
 builds (Python 3.12, maxtext[tpu]==0.2.5: jax and libtpu): a config of the default model that fits
 v5e-8 and one that does not, each compiled by both with the same argv; and the bundled head at two
-sizes. Minutes each, on a CPU (no TPU)."""
+sizes. Minutes each, on a CPU (no TPU): in the slow suite, whose run overlaps the oracle suite's
+environments being built (.ci/run builds this one beside them from the start)."""
 
 import json
 import os
@@ -15,7 +16,7 @@ from commandline import run_flaglint
 from flaglint.memory.environment import find_python312, managed_python
 from flaglint.memory.verdict import out_of_memory
 
-pytestmark = pytest.mark.oracle
+pytestmark = pytest.mark.slow
 
 TOPOLOGY = "v5e-8"
 _STATS = re.compile(r"Memory analysis: CompiledMemoryStats\((.*?)\)")
