@@ -181,13 +181,48 @@ def _command_string(words: list[Value]) -> Value | None:
     shell = next((i for i, t in enumerate(texts) if posixpath.basename(t) in SHELLS), None)
     if shell is not None and (shell == 0 or may_launch(program)):
         at, command_string = shell_operand(texts[shell + 1:])
-        return words[shell + 1 + at] if command_string and at is not None else None
+        if not command_string or at is None:
+            return None
+        return _positional(words[shell + 1 + at], words[shell + 2 + at:])
     if program == "eval" and len(words) > 1:
         joined = words[1]
         for word in words[2:]:
             joined = Value(f"{joined.text} {word.text}", [*joined.origins, None, *word.origins])
         return joined
     return None
+
+
+# `$3`, `${3}`, `$@`, `$*` in a `bash -c` string: the words after the string ($0 first)
+_PARAMETER = re.compile(r"\$(?:(\d)|\{(\d+)\}|([@*]))")
+# What bash would not read again in an expanded word (quotes, operators, expansions): a string that
+# reads such a parameter is not known here
+_SPECIAL = re.compile(r"[\"'`$\\;&|<>()]")
+
+
+def _positional(string: Value, args: list[Value]) -> Value:
+    """The `bash -c` string with the positional parameters it reads (outside single quotes) put in
+    as the arguments after it give them (`bash -c '… $3' _ a b "$command"` runs the command): as
+    text, split again into words as bash splits them; a parameter whose value bash would read
+    otherwise than its text (quotes, operators) leaves the string not known (opaque)."""
+    pieces: list[tuple[str, list]] = []
+    opaque, done, quoted = string.opaque, 0, False
+    for at, char in enumerate(string.text):
+        if char == "'" and not (at and string.text[at - 1] == "\\"):
+            quoted = not quoted
+        if char != "$" or quoted or not (match := _PARAMETER.match(string.text, at)):
+            continue
+        number = match[1] or match[2]
+        given = args[int(number):int(number) + 1] if number is not None else args[1:]
+        text = " ".join(word.text for word in given)
+        opaque = opaque or any(word.opaque for word in given) or bool(_SPECIAL.search(text))
+        pieces.append((string.text[done:at], list(string.origins[done:at])))
+        for index, word in enumerate(given):
+            pieces.append((("" if not index else " ") + word.text, ([None] if index else []) + list(word.origins)))
+        done = match.end()
+    if not pieces:
+        return string
+    pieces.append((string.text[done:], list(string.origins[done:])))
+    return Value("".join(text for text, _ in pieces), [o for _, origins in pieces for o in origins], opaque)
 
 
 def _found(launch: Launch, words: list[Value], env: dict[str, str], index: ConfigIndex | None) -> list[CommandLine]:

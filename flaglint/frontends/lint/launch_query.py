@@ -271,12 +271,13 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
     places: dict[str, int] = {}  # rule -> the places it is found broken at so far
     mismatches = 0
     while broken:
-        verdict = _verdict(work, solver, z3.Or(*broken.values()), inputs)
-        if verdict == z3.unsat:
-            break
+        # one rule at a time: their disjunction costs the solver more than all of them apart
+        rule_id = min(broken)
+        if _verdict(work, solver, broken[rule_id], inputs) == z3.unsat:
+            del broken[rule_id]
+            continue
         model = solver.model()
         chosen = {name: model.eval(var, model_completion=True).as_long() for name, var in inputs.items()}
-        rule_id = next(r for r in sorted(broken) if z3.is_true(model.eval(broken[r], model_completion=True)))
         place = where.of_model(rules[rule_id], model)
         at_place = where.at(rules[rule_id], place)
         kept = _minimised(solver, work, z3.And(broken[rule_id], at_place), inputs, chosen, len(cubes) <= 1)
