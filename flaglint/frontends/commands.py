@@ -209,7 +209,8 @@ def _positional(string: Value, args: list[Value]) -> Value:
     for at, char in enumerate(string.text):
         if char == "'" and not (at and string.text[at - 1] == "\\"):
             quoted = not quoted
-        if char != "$" or quoted or not (match := _PARAMETER.match(string.text, at)):
+        escaped = at and string.text[at - 1] == "\\"
+        if char != "$" or quoted or escaped or not (match := _PARAMETER.match(string.text, at)):
             continue
         number = match[1] or match[2]
         given = args[int(number):int(number) + 1] if number is not None else args[1:]
