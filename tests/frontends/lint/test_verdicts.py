@@ -320,3 +320,9 @@ def test_a_launch_after_an_options_loop_over_the_arguments_is_judged(tmp_path):
               '[[ -z ${MAXTEXT_MODEL} ]] && exit 1\n'
               f'{TRAIN} run_name=r model_name=${{MAXTEXT_MODEL}} bogus_key=1\n')
     assert _at(_in(tmp_path, script)) == [("FL004", 7)]
+
+
+def test_set_u_never_stops_at_a_variable_bash_sets_itself(tmp_path):
+    # run_distill_xpk.sh's shape: a workload name from ${RANDOM} under set -u, then the launch
+    script = f'set -euo pipefail\n: "${{WORKLOAD:=d-${{RANDOM}}}}"\n{TRAIN} run_name=$WORKLOAD bogus_key=1\n'
+    assert _at(_in(tmp_path, script)) == [("FL004", 3)]
