@@ -153,6 +153,9 @@ def split_fields(segs: list) -> list[Value]:
     return fields
 
 
+# `$(cat FILE)`, `$(< FILE)`: one literal path (letters, digits, `._/-`) and nothing more
+_CAT_FILE = re.compile(r"\$\(\s*(?:cat\s+|<\s*)([\w./-]+)\s*\)")
+_TREE_FILE_BYTES = 512 * 1024  # as a sourced file's bound
 _CAT_HERESTRING = re.compile(r"\$\(\s*cat\s+<<<[^|;&<>`]*\)")  # `$(cat <<< word)` and nothing more
 
 
@@ -581,10 +584,32 @@ class Expansion:
             output = self._function_output(p, st)
             if output is not None:
                 return [output]
+            read = self._tree_file(p, st)
+            if read is not None:
+                return [_computed(read, p.quoted)]
             short = p.text if len(p.text) <= 60 else p.text[:57] + "..."
             self.note(st, p.line, f"opaque: command substitution {short}")
             return [(OTHER, (None,) * len(OTHER), p.quoted, True)]
         raise AssertionError(p)
+
+    def _tree_file(self, p: CmdSub, st: State) -> str | None:
+        """The text of `$(cat FILE)` or `$(< FILE)` where FILE, a literal path (from the script's
+        folder), is a regular file of the recipe's own tree of at most _TREE_FILE_BYTES (gcloud's
+        `--command="$(cat host.sh)"`: the tree goes where the script runs), trailing newlines
+        removed as bash does; None for anything else, which stays opaque. The file is read, never run."""
+        found = _CAT_FILE.fullmatch(p.text)
+        if found is None:
+            return None
+        name = found[1]
+        path = os.path.normpath(name if os.path.isabs(name) else os.path.join(os.path.dirname(os.path.abspath(st.code.src.path)), name))
+        tree = self.repo_root or os.path.dirname(os.path.abspath(self.script))
+        if not (path.startswith(tree + os.sep) and os.path.isfile(path)) or os.path.getsize(path) > _TREE_FILE_BYTES:
+            return None
+        try:
+            with open(path, encoding="utf-8", errors="replace") as file:
+                return file.read().rstrip("\n")
+        except OSError:  # unreadable here: not known, as any command's output
+            return None
 
     def _function_output(self, p: CmdSub, st: State) -> tuple | None:
         """`$(fn args)` of a function the scripts define, or `$(cat <<< word)`: run in a subshell of

@@ -326,3 +326,18 @@ def test_set_u_never_stops_at_a_variable_bash_sets_itself(tmp_path):
     # run_distill_xpk.sh's shape: a workload name from ${RANDOM} under set -u, then the launch
     script = f'set -euo pipefail\n: "${{WORKLOAD:=d-${{RANDOM}}}}"\n{TRAIN} run_name=$WORKLOAD bogus_key=1\n'
     assert _at(_in(tmp_path, script)) == [("FL004", 3)]
+
+
+@pytest.mark.parametrize(("read", "errors"), [
+    # the text of a file beside the script is the command string: its MaxText command line is
+    # judged (the finding at the launch: the file's text has no place in the script)
+    ('"$(cat host.sh)"', [("FL004", "run.sh")]),
+    ('"$(< host.sh)"', [("FL004", "run.sh")]),
+    # a file the recipe's tree does not hold is not known: FL011
+    ('"$(cat /etc/host.sh)"', [("FL011", "run.sh")]),
+])
+def test_a_command_string_read_from_a_file_of_the_recipe_is_judged(tmp_path, read, errors):
+    # tpu-recipes' GCE benchmarks: gcloud … tpu-vm ssh --worker=all --command="$(cat host.sh)"
+    (tmp_path / "host.sh").write_text(f"cd /app\n{TRAIN} run_name=r bogus_key=1\n")
+    result = _in(tmp_path, f"gcloud compute tpus tpu-vm ssh $TPU_NAME --worker=all --command={read}\n")
+    assert [(f.rule, Path(f.location.file).name) for f in result.findings if f.severity == "error"] == errors
