@@ -139,13 +139,17 @@ def _opaque_only_in_values(inner: Value) -> bool:
     program that may launch MaxText could be any command line: not known."""
     if OTHER not in inner.text:
         return False  # text read from a file: nothing of it is known
-    for segment in _segments(_words_of(inner)):
+    quoted: set[int] = set()
+    for segment in _segments(_words_of(inner, quoted), quoted):
         program = next((at for at, word in enumerate(segment) if not _assignment(word.text)), len(segment))
-        launches = program < len(segment) and may_launch(segment[program].text)
+        launches = program < len(segment) and may_launch(
+            segment[program].text, [None if OTHER in word.text else word.text for word in segment[program + 1:]])
         for at, word in enumerate(segment):
             if OTHER not in word.text or _opaque_value(word.text):
                 continue
-            if at == program or launches or not word.text.replace(OTHER, "").strip():
+            # output standing as a word of its own could be any words, unless the string quotes it
+            # as one argument of a command that launches nothing (`gcloud storage cp "$(…)" …`)
+            if at == program or launches or not (word.text.replace(OTHER, "").strip() or id(word) in quoted):
                 return False
     return True
 
@@ -239,9 +243,10 @@ def _tail(value: Value, start: int) -> Value:
     return Value(value.text[start:], list(value.origins[start:]), value.opaque)
 
 
-def _words_of(value: Value) -> list[Value]:
+def _words_of(value: Value, quoted_words: set[int] | None = None) -> list[Value]:
     """The shell words of a string (an XPK --command), each with the origins of its text, less its
-    redirections (`2>&1`, `> log`): bash takes those out before the program sees its argv."""
+    redirections (`2>&1`, `> log`): bash takes those out before the program sees its argv; into
+    `quoted_words`, the ids of those written in quotes there."""
     try:
         tokens = shell_words(value.text)
     except InputError:
@@ -256,16 +261,22 @@ def _words_of(value: Value) -> list[Value]:
             target_next = redirection[1] == ""
         else:
             words.append(token_value(value, token))
+            if quoted and quoted_words is not None:
+                quoted_words.add(id(words[-1]))
     return words
 
 
-def _segments(words: list[Value]) -> list[list[Value]]:
+def _segments(words: list[Value], quoted_words: set[int] | None = None) -> list[list[Value]]:
+    """The commands of a string's words, split at its separators (`;`, `&&`, `|`, …); a word
+    quoted there (`quoted_words`, by id) stays so when a `;` is cut off it."""
     segments: list[list[Value]] = [[]]
     for word in words:
         if word.text in SEPARATORS:
             segments.append([])
         elif word.text.endswith(";"):
             segments[-1].append(_tail(Value(word.text[:-1], list(word.origins[:-1])), 0))
+            if quoted_words is not None and id(word) in quoted_words:
+                quoted_words.add(id(segments[-1][-1]))
             segments.append([])
         else:
             segments[-1].append(word)

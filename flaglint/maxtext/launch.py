@@ -169,7 +169,12 @@ def unwrap(words: Sequence[str | None]) -> Unwrapped | None:
 # whose first argument is another of theirs (`kubectl delete`, `get`, `apply -f -`) starts nothing.
 _QUIET_SUBCOMMANDS = {"kubectl": frozenset({
     "delete", "get", "apply", "create", "describe", "logs", "wait", "patch", "label", "annotate", "scale", "rollout",
-    "config", "cp", "port-forward", "top", "edit", "replace", "set", "auth", "api-resources", "cluster-info", "version"})}
+    "config", "cp", "port-forward", "top", "edit", "replace", "set", "auth", "api-resources", "cluster-info", "version"}),
+    "docker": frozenset({"build", "push", "pull", "tag", "images", "image", "login", "logout", "rm", "rmi", "ps", "logs",
+                         "inspect", "network", "volume", "stop", "kill", "cp", "buildx"})}
+# gcloud starts a command only over `compute … ssh` (`compute tpus tpu-vm ssh --command`): one whose
+# group, its first word after a release track, is another (`gcloud storage cp …`) starts nothing
+_GCLOUD_TRACKS = frozenset({"alpha", "beta"})
 
 
 def may_launch(program: str, arguments: Sequence[str | None] = ()) -> bool:
@@ -178,6 +183,10 @@ def may_launch(program: str, arguments: Sequence[str | None] = ()) -> bool:
     name = posixpath.basename(program)
     if arguments and arguments[0] in _QUIET_SUBCOMMANDS.get(name, ()):
         return False
+    if name == "gcloud":
+        group = next((word for word in arguments if word not in _GCLOUD_TRACKS), "compute")
+        if group is not None and not group.startswith("-") and group != "compute":
+            return False
     return name in _LAUNCHERS or is_python(name)
 
 

@@ -52,8 +52,13 @@ def test_an_xpk_recipe_whose_run_name_is_a_commands_output_is_judged_on_its_othe
     # output only inside a key=value value, or inside a word of a command that launches nothing
     (f"{TRAIN} run_name=$(date +%s) steps=x", False),
     (f"{TRAIN} steps=x && gsutil cp log gs://b/$(whoami)/log", False),
+    # a word of its own the string quotes, of a command that launches nothing (run_distill_xpk.sh's
+    # `gcloud storage cp \"${XPK_YAML_GCS}\" …;` prelude: gcloud starts commands only under compute)
+    (f'gcloud storage cp \\"$(date +%s)\\" x.yml; {TRAIN} steps=x', False),
+    (f'mkdir -p \\"$(date +%s)\\" && gcloud storage rsync a \\"$(date +%s)\\"; {TRAIN} steps=x', False),
     # output that stands as a word of its own, names the program, or is in a launcher's other word
     (f"{TRAIN} steps=x && gsutil cp log $(date +%s)", True),
+    (f'gcloud compute tpus tpu-vm ssh \\"$(date +%s)\\"; {TRAIN} steps=x', True),
     ("$(which python3) -m maxtext.trainers.pre_train.train src/maxtext/configs/base.yml steps=x", True),
     ("python3 -m maxtext.trainers.pre_train.train src/maxtext/configs/$(hostname).yml steps=x", True),
 ])
