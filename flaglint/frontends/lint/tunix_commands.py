@@ -27,6 +27,7 @@ from flaglint.frontends.lint.script_commands import (
     renderings,
     with_witnesses,
 )
+from flaglint.frontends.lint.unverified import Unverified
 from flaglint.frontends.lint.witnesses import FIX_TRIES, Witnesses
 from flaglint.frontends.tunix_commands import check_tunix_words
 from flaglint.read.argv import argv_source, quoted_origins
@@ -80,6 +81,34 @@ def may_name_tunix(word) -> bool:
     return False
 
 
+class _TunixJudge:
+    """The solver's Judge (launch_query.Judge) on a launch's words, as far as Tunix goes. Words that
+    too many combinations of inputs decide are Tunix's only where the path's own words run a Tunix
+    command line: then they are not verified (Tunix's rules are not translated for the solver);
+    elsewhere (a MaxText launch, `gcloud … ssh` of pip) there is nothing of Tunix's to judge."""
+
+    def __init__(self, launch: Launch):
+        self.launch = launch
+
+    def config(self, words: tuple):
+        launch = replace(self.launch, words=words)
+        if any(recognise_tunix([w.text for w in segment]) is not None for segment, _ in launched_segments(launch)):
+            raise Unverified(f"the Tunix command line at line {launch.line} is decided by more combinations of inputs than are checked")
+        return None, frozenset()
+
+    def rules(self, config) -> list:
+        return []
+
+    def broken(self, words: tuple) -> set:
+        return set()
+
+    def place(self, words: tuple, location: Location) -> None:
+        return None
+
+    def undecided(self, rule: str, reason: str, place) -> None:
+        raise Unverified(reason)
+
+
 def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, text: bytes | None = None,
                          allow_unverified: bool = False, devices: DeviceCount | None = None,
                          maxtext: Checker | None = None, fix: bool = False, witnesses: Witnesses | None = None) -> TunixLinesChecked:
@@ -101,7 +130,7 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
 
     rule_names = [rule.name_set for rule in pin.rules] + [maxtext_model_keys(pin.maxtext_model, pin.merge.get("inherit_from"))]
     search = (Path.cwd(), script.parent)
-    for launch, argv in concrete_commands(exploration, rule_names, None, not_verified):
+    for launch, argv in concrete_commands(exploration, rule_names, _TunixJudge, not_verified):
         for words, workload in launched_segments(launch):
             command = recognise_tunix([w.text for w in words])
             if command is None:

@@ -346,3 +346,11 @@ def test_a_command_string_read_from_a_file_of_the_recipe_is_judged(tmp_path, rea
     (tmp_path / "host.sh").write_text(f"cd /app\n{TRAIN} run_name=r bogus_key=1\n")
     result = _in(tmp_path, f"gcloud compute tpus tpu-vm ssh $TPU_NAME --worker=all --command={read}\n")
     assert [(f.rule, Path(f.location.file).name) for f in result.findings if f.severity == "error"] == errors
+
+
+def test_a_maxtext_launch_many_inputs_decide_is_no_tunix_fl011():
+    # microbenchmark_llama2-70b_h100-8.sh's shape: an options loop that shifts inside `for arg in
+    # "$@"` and two caller variables decide the launch's words together, past the 64 combinations
+    # enumerated: the solver judges the MaxText launch, and Tunix's check of it has nothing to judge
+    result = _lint("options_loop_many_inputs.sh")
+    assert sorted(f.rule for f in result.findings if f.severity == "error") == ["FL004", "FL005"]
