@@ -335,7 +335,10 @@ class FixProblem:
         function = ARITH_FUNCS[op]
 
         def worked(a: Any, b: Any) -> Any:
-            return None if op in ("/", "//", "%") and b == 0 else function(a, b)
+            try:
+                return function(a, b)
+            except (ZeroDivisionError, OverflowError):  # a value Python refuses: the translation decides there
+                return None
 
         if len(finite) == 1 or left.index.eq(right.index):
             pairs = zip(*(found or [side] * len(finite[0].values) for found, side in zip(values, (left, right))))
