@@ -8,6 +8,7 @@ import re
 import weakref
 
 from flaglint.core.findings import InputError
+from flaglint.core.reading import SCRIPT, Unreadable, read_file
 from flaglint.read.argv import shell_words
 from flaglint.render.bash.arithmetic import (
     ArithContext,
@@ -155,7 +156,6 @@ def split_fields(segs: list) -> list[Value]:
 
 # `$(cat FILE)`, `$(< FILE)`: one literal path (letters, digits, `._/-`) and nothing more
 _CAT_FILE = re.compile(r"\$\(\s*(?:cat\s+|<\s*)([\w./-]+)\s*\)")
-_TREE_FILE_BYTES = 512 * 1024  # as a sourced file's bound
 _CAT_HERESTRING = re.compile(r"\$\(\s*cat\s+<<<[^|;&<>`]*\)")  # `$(cat <<< word)` and nothing more
 
 
@@ -594,7 +594,7 @@ class Expansion:
 
     def _tree_file(self, p: CmdSub, st: State) -> str | None:
         """The text of `$(cat FILE)` or `$(< FILE)` where FILE, a literal path (from the script's
-        folder), is a regular file of the recipe's own tree of at most _TREE_FILE_BYTES (gcloud's
+        folder), is a regular file of the recipe's own tree within a script's bound (gcloud's
         `--command="$(cat host.sh)"`: the tree goes where the script runs), trailing newlines
         removed as bash does; None for anything else, which stays opaque. The file is read, never run."""
         found = _CAT_FILE.fullmatch(p.text)
@@ -603,12 +603,11 @@ class Expansion:
         name = found[1]
         path = os.path.normpath(name if os.path.isabs(name) else os.path.join(os.path.dirname(os.path.abspath(st.code.src.path)), name))
         tree = self.repo_root or os.path.dirname(os.path.abspath(self.script))
-        if not (path.startswith(tree + os.sep) and os.path.isfile(path)) or os.path.getsize(path) > _TREE_FILE_BYTES:
+        if not (path.startswith(tree + os.sep) and os.path.isfile(path)):
             return None
         try:
-            with open(path, encoding="utf-8", errors="replace") as file:
-                return file.read().rstrip("\n")
-        except OSError:  # unreadable here: not known, as any command's output
+            return read_file(path, SCRIPT).decode("utf-8", "replace").rstrip("\n")
+        except Unreadable:  # unreadable here, or past a script's bound: not known, as any command's output
             return None
 
     def _function_output(self, p: CmdSub, st: State) -> tuple | None:
