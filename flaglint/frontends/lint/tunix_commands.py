@@ -27,9 +27,9 @@ from flaglint.frontends.lint.script_commands import (
     renderings,
     with_witnesses,
 )
-from flaglint.frontends.lint.unverified import Unverified
 from flaglint.frontends.lint.witnesses import FIX_TRIES, Witnesses
 from flaglint.frontends.tunix_commands import check_tunix_words
+from flaglint.maxtext.launch import recognise
 from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
 from flaglint.render.bash.types import Choice, Launch, Split, Sym, Value
@@ -81,32 +81,16 @@ def may_name_tunix(word) -> bool:
     return False
 
 
-class _TunixJudge:
-    """The solver's Judge (launch_query.Judge) on a launch's words, as far as Tunix goes. Words that
-    too many combinations of inputs decide are Tunix's only where the path's own words run a Tunix
-    command line: then they are not verified (Tunix's rules are not translated for the solver);
-    elsewhere (a MaxText launch, `gcloud … ssh` of pip) there is nothing of Tunix's to judge."""
-
-    def __init__(self, launch: Launch):
-        self.launch = launch
-
-    def config(self, words: tuple):
-        launch = replace(self.launch, words=words)
-        if any(recognise_tunix([w.text for w in segment]) is not None for segment, _ in launched_segments(launch)):
-            raise Unverified(f"the Tunix command line at line {launch.line} is decided by more combinations of inputs than are checked")
-        return None, frozenset()
-
-    def rules(self, config) -> list:
-        return []
-
-    def broken(self, words: tuple) -> set:
-        return set()
-
-    def place(self, words: tuple, location: Location) -> None:
-        return None
-
-    def undecided(self, rule: str, reason: str, place) -> None:
-        raise Unverified(reason)
+def _maxtext_launch(launch: Launch) -> bool:
+    """Whether a launch's words, up to the first one not known here, already run one of MaxText's
+    entry points (`python3 -m maxtext.inference.inference_microbenchmark …`): Tunix's check has
+    nothing to judge on it, whatever the rest of its words are."""
+    known = []
+    for word in launch.words:
+        if type(word) is not Value or OTHER in word.text:
+            break
+        known.append(word.text)
+    return recognise(known, None) is not None
 
 
 def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, text: bytes | None = None,
@@ -130,7 +114,11 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
 
     rule_names = [rule.name_set for rule in pin.rules] + [maxtext_model_keys(pin.maxtext_model, pin.merge.get("inherit_from"))]
     search = (Path.cwd(), script.parent)
-    for launch, argv in concrete_commands(exploration, rule_names, _TunixJudge, not_verified):
+    def not_verified_tunix(launch: Launch, reason: str) -> None:
+        if not _maxtext_launch(launch):  # a MaxText launch many inputs decide is MaxText's check's
+            not_verified(launch, reason)
+
+    for launch, argv in concrete_commands(exploration, rule_names, None, not_verified_tunix):
         for words, workload in launched_segments(launch):
             command = recognise_tunix([w.text for w in words])
             if command is None:
