@@ -25,7 +25,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
-from judged_sweep import classed, config_lint, report  # noqa: E402
+from judged_sweep import classed, config_lint, report, summary  # noqa: E402
 from judging import ACCEPTED, FALSE_ERROR, FOUND, MISSED, OTHER_KEY, classify  # noqa: E402
 from launches import OVERRIDE  # noqa: E402
 
@@ -95,7 +95,7 @@ def main() -> int:
     tables = "\n\n".join(report(tree, show=False) for tree in trees)
     (results / "judged_sweep.md").write_text(
         f"# Public recipe material judged by MaxText {args.pin.removeprefix('maxtext-')} and Tunix {args.tunix}\n\n"
-        f"Made by: `{args.command}`\n\n```\n{tables}\n```\n")
+        f"Made by: `{args.command}`\n\n{summary(trees)}\n\n```\n{tables}\n```\n")
     launches = sample(trees, args.per_tree)
     (results / "judged_sample.json").write_text(json.dumps(
         {"pin": args.pin, "tunix": f"tunix-{args.tunix}", "launches": launches}, indent=1, sort_keys=True) + "\n")

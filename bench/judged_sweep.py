@@ -21,6 +21,7 @@ import argparse
 import json
 import re
 import statistics
+import subprocess
 import sys
 from collections import Counter
 from contextlib import nullcontext
@@ -42,6 +43,8 @@ from sweeping import (  # noqa: E402
     written_out,
 )
 
+# the commit of flaglint that judged the trees (a working tree's edits are not in it)
+FLAGLINT = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip() or None
 WORKLOAD = re.compile(r"^kind:\s*(JobSet|Job|CronJob|Pod|Deployment|StatefulSet|ReplicaSet|DaemonSet|List)\s*$", re.M)
 MAXTEXT_CONFIG = re.compile(r"^base_config:", re.M)
 
@@ -153,7 +156,7 @@ def sweep(spec: str, args) -> dict:
                    for line, text in unseen(script.read_text(errors="replace"), reported.get(str(script.relative_to(root)), set()))]
         lines = {str(script.relative_to(root)): len(script.read_text(errors="replace").splitlines()) for script in scripts}
     runs = [done["run"] for done in linted.values()]
-    return {"tree": _name(path), "path": path, "commit": commit, "under": under, "scripts": len(scripts), "blocks": len(blocks),
+    return {"tree": _name(path), "path": path, "commit": commit, "flaglint": FLAGLINT, "under": under, "scripts": len(scripts), "blocks": len(blocks),
             "manifests": len(manifests), "configs": len(configs), "records": records, "unseen": missing,
             "runs": [vars(run) for run in runs], "gated": [vars(run) for run in gated], "checked": [vars(run) for run in checked],
             "extract_errors": [(str(s.relative_to(root)), d["found"]["error"] if d["found"] else "hang")
@@ -175,6 +178,26 @@ def _growth(runs: list[dict], lines: dict[str, int]) -> str:
 
 def _slowest(run: dict | None) -> str:
     return f"{run['wall']:.2f} ({run['file']})" if run else "-"
+
+
+def summary(trees: list[dict]) -> str:
+    """One row per tree: its launches by class, the FL011 share, and the time per file."""
+    rows = ["| tree @ commit (flaglint) | launches | found | other key | accepted | missed | false error | not verified | unseen |"
+            " FL011 off launches | hangs | median s/file (CPU) | slowest s |", "|---" * 13 + "|"]
+    for tree in trees:
+        launches = [r for r in tree["records"] if r["kind"] != "construct"]
+        classes = Counter(r["class"] for r in launches)
+        walls = [run["wall"] for run in tree["runs"]]
+        cpus = [run["cpu"] for run in tree["runs"] if run["cpu"] is not None]
+        hangs = [run for run in tree["runs"] + tree["gated"] + tree["checked"] if run["rc"] is None]
+        rows.append(f"| {tree['tree']}{':' + tree['under'] if tree['under'] else ''} @{(tree['commit'] or 'directory')[:12]}"
+                    f" ({tree.get('flaglint') or '?'}) | {len(launches)} | "
+                    + " | ".join(str(classes[c]) for c in CLASSES[:5])
+                    + f" | {classes[NOT_VERIFIED]} ({classes[NOT_VERIFIED] / max(len(launches), 1):.1%}) | {len(tree['unseen'])}"
+                    f" | {sum(r['kind'] == 'construct' for r in tree['records'])} | {len(hangs)}"
+                    f" | {statistics.median(walls) if walls else 0:.2f} ({statistics.median(cpus) if cpus else 0:.2f})"
+                    f" | {max(walls) if walls else 0:.2f} |")
+    return "\n".join(rows)
 
 
 def report(tree: dict, show: bool) -> str:

@@ -22,7 +22,7 @@ from flaglint.frontends.commands import (
     not_checked,
     unknown_command_string,
 )
-from flaglint.frontends.lint.script_commands import concrete_commands
+from flaglint.frontends.lint.script_commands import CommandJudge, concrete_commands
 from flaglint.frontends.lint.witnesses import script_location
 from flaglint.frontends.tunix_commands import check_tunix_words
 from flaglint.render.bash.explorer import OTHER
@@ -140,7 +140,11 @@ def launches(script: str, pin: str, tunix_pin: str | None) -> dict:
     def not_verified(launch, reason: str) -> None:
         unverified.append({"file": launch.file, "line": launch.line, "reason": reason})
 
-    for launch, _ in concrete_commands(exploration, names, None, not_verified):
+    # the solver's judge, as lint's: words too many inputs decide give the launches lint checks
+    def judge_for(launch):
+        return CommandJudge(launch, path, checker, index)
+
+    for launch, _ in concrete_commands(exploration, names, judge_for, not_verified):
         unknown = unknown_command_string(launch)
         if unknown is not None:
             not_verified(launch, unknown)

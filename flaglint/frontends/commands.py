@@ -139,13 +139,17 @@ def _opaque_only_in_values(inner: Value) -> bool:
     program that may launch MaxText could be any command line: not known."""
     if OTHER not in inner.text:
         return False  # text read from a file: nothing of it is known
-    for segment in _segments(_words_of(inner)):
+    quoted: set[int] = set()
+    for segment in _segments(_words_of(inner, quoted), quoted):
         program = next((at for at, word in enumerate(segment) if not _assignment(word.text)), len(segment))
-        launches = program < len(segment) and may_launch(segment[program].text)
+        launches = program < len(segment) and may_launch(
+            segment[program].text, [None if OTHER in word.text else word.text for word in segment[program + 1:]])
         for at, word in enumerate(segment):
             if OTHER not in word.text or _opaque_value(word.text):
                 continue
-            if at == program or launches or not word.text.replace(OTHER, "").strip():
+            # output standing as a word of its own could be any words, unless the string quotes it
+            # as one argument of a command that launches nothing (`gcloud storage cp "$(…)" …`)
+            if at == program or launches or not (word.text.replace(OTHER, "").strip() or id(word) in quoted):
                 return False
     return True
 
@@ -181,13 +185,49 @@ def _command_string(words: list[Value]) -> Value | None:
     shell = next((i for i, t in enumerate(texts) if posixpath.basename(t) in SHELLS), None)
     if shell is not None and (shell == 0 or may_launch(program)):
         at, command_string = shell_operand(texts[shell + 1:])
-        return words[shell + 1 + at] if command_string and at is not None else None
+        if not command_string or at is None:
+            return None
+        return _positional(words[shell + 1 + at], words[shell + 2 + at:])
     if program == "eval" and len(words) > 1:
         joined = words[1]
         for word in words[2:]:
             joined = Value(f"{joined.text} {word.text}", [*joined.origins, None, *word.origins])
         return joined
     return None
+
+
+# `$3`, `${3}`, `$@`, `$*` in a `bash -c` string: the words after the string ($0 first)
+_PARAMETER = re.compile(r"\$(?:(\d)|\{(\d+)\}|([@*]))")
+# What bash would not read again in an expanded word (quotes, operators, expansions): a string that
+# reads such a parameter is not known here
+_SPECIAL = re.compile(r"[\"'`$\\;&|<>()]")
+
+
+def _positional(string: Value, args: list[Value]) -> Value:
+    """The `bash -c` string with the positional parameters it reads (outside single quotes) put in
+    as the arguments after it give them (`bash -c '… $3' _ a b "$command"` runs the command): as
+    text, split again into words as bash splits them; a parameter whose value bash would read
+    otherwise than its text (quotes, operators) leaves the string not known (opaque)."""
+    pieces: list[tuple[str, list]] = []
+    opaque, done, quoted = string.opaque, 0, False
+    for at, char in enumerate(string.text):
+        if char == "'" and not (at and string.text[at - 1] == "\\"):
+            quoted = not quoted
+        escaped = at and string.text[at - 1] == "\\"
+        if char != "$" or quoted or escaped or not (match := _PARAMETER.match(string.text, at)):
+            continue
+        number = match[1] or match[2]
+        given = args[int(number):int(number) + 1] if number is not None else args[1:]
+        text = " ".join(word.text for word in given)
+        opaque = opaque or any(word.opaque for word in given) or bool(_SPECIAL.search(text))
+        pieces.append((string.text[done:at], list(string.origins[done:at])))
+        for index, word in enumerate(given):
+            pieces.append((("" if not index else " ") + word.text, ([None] if index else []) + list(word.origins)))
+        done = match.end()
+    if not pieces:
+        return string
+    pieces.append((string.text[done:], list(string.origins[done:])))
+    return Value("".join(text for text, _ in pieces), [o for _, origins in pieces for o in origins], opaque)
 
 
 def _found(launch: Launch, words: list[Value], env: dict[str, str], index: ConfigIndex | None) -> list[CommandLine]:
@@ -203,9 +243,10 @@ def _tail(value: Value, start: int) -> Value:
     return Value(value.text[start:], list(value.origins[start:]), value.opaque)
 
 
-def _words_of(value: Value) -> list[Value]:
+def _words_of(value: Value, quoted_words: set[int] | None = None) -> list[Value]:
     """The shell words of a string (an XPK --command), each with the origins of its text, less its
-    redirections (`2>&1`, `> log`): bash takes those out before the program sees its argv."""
+    redirections (`2>&1`, `> log`): bash takes those out before the program sees its argv; into
+    `quoted_words`, the ids of those written in quotes there."""
     try:
         tokens = shell_words(value.text)
     except InputError:
@@ -220,16 +261,22 @@ def _words_of(value: Value) -> list[Value]:
             target_next = redirection[1] == ""
         else:
             words.append(token_value(value, token))
+            if quoted and quoted_words is not None:
+                quoted_words.add(id(words[-1]))
     return words
 
 
-def _segments(words: list[Value]) -> list[list[Value]]:
+def _segments(words: list[Value], quoted_words: set[int] | None = None) -> list[list[Value]]:
+    """The commands of a string's words, split at its separators (`;`, `&&`, `|`, …); a word
+    quoted there (`quoted_words`, by id) stays so when a `;` is cut off it."""
     segments: list[list[Value]] = [[]]
     for word in words:
         if word.text in SEPARATORS:
             segments.append([])
         elif word.text.endswith(";"):
             segments[-1].append(_tail(Value(word.text[:-1], list(word.origins[:-1])), 0))
+            if quoted_words is not None and id(word) in quoted_words:
+                quoted_words.add(id(segments[-1][-1]))
             segments.append([])
         else:
             segments[-1].append(word)

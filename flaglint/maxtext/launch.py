@@ -45,6 +45,9 @@ class Wrapper:
     numeric_option: bool = False  # `-N` is an option (nice's old `-10`)
     environment: bool = False  # env: NAME=VALUE words before the command, -u NAME, -i
     refused: frozenset[str] = frozenset()  # options that make the command something else (env -S splits a string)
+    # options one of which must be given for the command's words to be known (xargs appends the
+    # words it reads to the command otherwise); empty: none is needed
+    placed: frozenset[str] = frozenset()
 
 
 # The wrappers a launch is written behind, each with the options its parser reads.
@@ -58,6 +61,9 @@ WRAPPERS: dict[str, Wrapper] = {
         "--interleave", "--preferred", "--preferred-many", "--weighted-interleave", "--cpubind", "--cpunodebind",
         "--physcpubind", "--membind", "--shm", "--file", "--offset", "--length", "--shmmode", "--shmid"})),
     "taskset": Wrapper(operands=1, refused=frozenset({"-p", "--pid"})),
+    # xargs appends what it reads to the command unless it puts it in place of a word (-I, -i)
+    "xargs": Wrapper("adEILnPs", frozenset({"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars",
+                                            "--process-slot-var"}), placed=frozenset({"-I", "-i", "--replace"})),
     "env": Wrapper("uCS", frozenset({"--unset", "--chdir", "--split-string"}), environment=True,
                    refused=frozenset({"-S", "--split-string"})),
     "uv": Wrapper("p", frozenset({
@@ -99,7 +105,7 @@ def unwrap(words: Sequence[str | None]) -> Unwrapped | None:
         at += 1
     assigned: list[int] = []
     unset: list[str] = []
-    cleared = False
+    cleared, placed = False, not spec.placed
     while at < len(words):
         word = words[at]
         if word is None:
@@ -115,6 +121,7 @@ def unwrap(words: Sequence[str | None]) -> Unwrapped | None:
         name, equals, inline = word.partition("=")
         if name in spec.refused or word in spec.refused:
             return None
+        placed = placed or name in spec.placed or (not word.startswith("--") and f"-{word[1:2]}" in spec.placed)
         if word.startswith("--"):
             taken = name in spec.long_values and not equals
             if spec.environment and name == "--ignore-environment":
@@ -153,7 +160,7 @@ def unwrap(words: Sequence[str | None]) -> Unwrapped | None:
         assigned.append(at)
         at += 1
     at += spec.operands
-    if at >= len(words):
+    if at >= len(words) or not placed:
         return None
     return Unwrapped(at, tuple(assigned), tuple(unset), cleared)
 
@@ -162,7 +169,12 @@ def unwrap(words: Sequence[str | None]) -> Unwrapped | None:
 # whose first argument is another of theirs (`kubectl delete`, `get`, `apply -f -`) starts nothing.
 _QUIET_SUBCOMMANDS = {"kubectl": frozenset({
     "delete", "get", "apply", "create", "describe", "logs", "wait", "patch", "label", "annotate", "scale", "rollout",
-    "config", "cp", "port-forward", "top", "edit", "replace", "set", "auth", "api-resources", "cluster-info", "version"})}
+    "config", "cp", "port-forward", "top", "edit", "replace", "set", "auth", "api-resources", "cluster-info", "version"}),
+    "docker": frozenset({"build", "push", "pull", "tag", "images", "image", "login", "logout", "rm", "rmi", "ps", "logs",
+                         "inspect", "network", "volume", "stop", "kill", "cp", "buildx"})}
+# gcloud starts a command only over `compute … ssh` (`compute tpus tpu-vm ssh --command`): one whose
+# group, its first word after a release track, is another (`gcloud storage cp …`) starts nothing
+_GCLOUD_TRACKS = frozenset({"alpha", "beta"})
 
 
 def may_launch(program: str, arguments: Sequence[str | None] = ()) -> bool:
@@ -171,6 +183,10 @@ def may_launch(program: str, arguments: Sequence[str | None] = ()) -> bool:
     name = posixpath.basename(program)
     if arguments and arguments[0] in _QUIET_SUBCOMMANDS.get(name, ()):
         return False
+    if name == "gcloud":
+        group = next((word for word in arguments if word not in _GCLOUD_TRACKS), "compute")
+        if group is not None and not group.startswith("-") and group != "compute":
+            return False
     return name in _LAUNCHERS or is_python(name)
 
 
@@ -252,7 +268,58 @@ def _command(words: list[str], kind: str, target: str, start: int, index: Config
     takes_config = index.is_config_argument(first) if index is not None else first.endswith(CONFIG_SUFFIX)
     config = first if first and takes_config else None
     first = start + (1 if config is not None else 0)
-    return MaxTextCommand(module, start, entries.get(module), config, tuple(range(first, len(words))))
+    return MaxTextCommand(module, start, entries.get(module), config, _pyconfig_args(module, words, first, index))
+
+
+@dataclass(frozen=True)
+class OwnWords:
+    """The words a module takes off its argv before it hands the rest to pyconfig: the options its
+    own argparse reads (`--name=value`, `--name value`), from a release on also written `name=value`,
+    and, for a module that calls `pyconfig.initialize(argv[:-1])`, its last word."""
+
+    options: frozenset[str] = frozenset()
+    bare_since: tuple[int, ...] | None = None
+    last_word: bool = False
+
+
+# From each module's source at MaxText 0.2.3-0.2.5 (a module's last name: older paths map to it).
+OWN_WORDS: dict[str, OwnWords] = {
+    # to_maxtext's parse_known_args; 0.2.5 turns the bare `hf_model_path=…` forms into options first
+    "to_maxtext": OwnWords(frozenset({"lazy_load_tensors", "eager_load_method", "hf_model_path", "revision", "save_dtype",
+                                      "simulated_cpu_devices_count"}), bare_since=(0, 2, 5)),
+    "reshard_checkpoint": OwnWords(frozenset({"simulated_cpu_devices_count"})),
+    "save_top_k_teacher_logits": OwnWords(frozenset({"top_k", "optional_keys", "gcs_upload_path", "local_tmp_dir",
+                                                     "steps_per_file", "upload_workers", "serialization_workers"})),
+    "eval_sft_omni": OwnWords(frozenset({"num_examples", "tmp_results_file", "remove_tmp_results", "ckpt_type",
+                                         "image_resize", "hf_eval_split", "split"})),
+    # reads `hf_model_path=PATH` from its last word itself
+    "llama_mistral_mixtral_orbax_to_hf": OwnWords(last_word=True),
+}
+
+
+def _pyconfig_args(module: str, words: list[str], first: int, index: ConfigIndex | None) -> tuple[int, ...]:
+    """The indices of the words from FIRST that the module hands to pyconfig (OWN_WORDS)."""
+    own = OWN_WORDS.get(module.rsplit(".", 1)[-1])
+    end = len(words) - (1 if own is not None and own.last_word and len(words) > first else 0)
+    if own is None or not own.options:
+        return tuple(range(first, end))
+    bare = own.bare_since is not None and _release(index) >= own.bare_since
+    kept, at = [], first
+    while at < end:
+        name, equals, _ = words[at].partition("=")
+        option = name.removeprefix("--") if name.startswith("--") else (name if bare and equals else None)
+        if option in own.options:
+            at += 1 if equals or at + 1 >= end else 2  # `--name value` takes the next word
+            continue
+        kept.append(at)
+        at += 1
+    return tuple(kept)
+
+
+def _release(index: ConfigIndex | None) -> tuple[int, ...]:
+    """The index's release as numbers; a pin that is no release (a commit) is taken as the newest."""
+    version = index.version if index is not None else ""
+    return tuple(int(n) for n in version.split(".")) if re.fullmatch(r"\d+(\.\d+)+", version or "") else (999,)
 
 
 def entry_module(written: str, entries: dict[str, EntryPoint]) -> str | None:

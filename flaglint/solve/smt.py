@@ -54,6 +54,9 @@ from flaglint.tunix.variables import load_tunix
 # 10 million (test_rules' minimality keys), 4 million (linting examples/recipes/base.sh) and
 # 1 million (a twelve-axis mesh), about 3.5 million a second of CPU; this is five times the hardest.
 FIX_WORK_LIMIT = 60_000_000
+# The pairs of values of two keys whose arithmetic is worked out pair by pair (each a case of one
+# term): past it the product is left to the solver.
+CASE_PAIRS = 256
 
 
 class SolverWork:
@@ -203,6 +206,8 @@ class FixProblem(KeyDomains):
             return z3.Implies(self.boolean(node.args[0]), self.boolean(node.args[1]))
         if op == "if":
             condition = self.boolean(node.args[0])
+            if z3.is_true(condition) or z3.is_false(condition):  # known here: the other branch is never taken
+                return self.translate(node.args[1 if z3.is_true(condition) else 2])
             then, other = (self.translate(a) for a in node.args[1:])
             if all(isinstance(t, (bool, z3.BoolRef)) for t in (then, other)):
                 return z3.If(condition, self.boolean_term(then), self.boolean_term(other))
@@ -233,17 +238,59 @@ class FixProblem(KeyDomains):
         if op == "neg":
             return -self.number(self.translate(node.args[0]))
         if op == "arith":
-            left, right = (self.number(self.translate(a)) for a in node.args)
+            sides = [self.translate(a) for a in node.args]
+            if (cased := self._cased(node.value, *sides)) is not None:
+                return cased
+            left, right = (self.number(side) for side in sides)
             if node.value == "/":
                 return z3.ToReal(left) / z3.ToReal(right) if _is_int(left) and _is_int(right) else left / right
-            if node.value in ("//", "%") and not (_is_int(left) and _is_int(right)):
-                raise Unsupported("// and % on reals")
-            return ARITH_FUNCS[node.value](left, right) if node.value not in ("//",) else left / right
+            if node.value in ("//", "%"):
+                return _floored(node.value, left, right)
+            return ARITH_FUNCS[node.value](left, right)
         if op == "call":
             return self.call(node)
         if op == "each":
             return self.each(node)
         raise Unsupported(op)
+
+    def _cased(self, op: str, left: Any, right: Any) -> Any:
+        """Arithmetic on a key of a few values and a number, or on two of them, worked out on each
+        of its values as Python does (`//` and `%` round toward minus infinity, `/` gives a float):
+        a key of those values again where it reads one key, else a term over their value pairs
+        (at most CASE_PAIRS); None where it is not of that shape, or a value is no number or a
+        divisor is 0 (the translation decides there)."""
+        finite = [side for side in (left, right) if isinstance(side, Finite)]
+        if not finite or not all(isinstance(side, Finite) or _numeric(side) for side in (left, right)):
+            return None
+        values = [side.values if isinstance(side, Finite) else None for side in (left, right)]
+        if not all(_numeric(v) for found in values if found for v in found):
+            return None
+        function = ARITH_FUNCS[op]
+
+        def worked(a: Any, b: Any) -> Any:
+            try:
+                return function(a, b)
+            except (ZeroDivisionError, OverflowError):  # a value Python refuses: the translation decides there
+                return None
+
+        if len(finite) == 1 or left.index.eq(right.index):
+            pairs = zip(*(found or [side] * len(finite[0].values) for found, side in zip(values, (left, right))))
+            results = [worked(a, b) for a, b in pairs]
+            return None if None in results else finite[0].mapped(results)
+        by_value = [{}, {}]
+        for side, found in zip((left, right), by_value):
+            for i, value in enumerate(side.values):
+                found.setdefault(value, []).append(side.is_(i))
+        if len(by_value[0]) * len(by_value[1]) > CASE_PAIRS:
+            return None
+        cases = [(z3.And(_or(a_is, self.ctx), _or(b_is, self.ctx)), worked(a, b))
+                 for a, a_is in by_value[0].items() for b, b_is in by_value[1].items()]
+        if any(result is None for _, result in cases):
+            return None
+        term = self.num(cases[-1][1])
+        for condition, result in reversed(cases[:-1]):
+            term = z3.If(condition, self.num(result), term)
+        return term
 
     def call(self, node: Node) -> Any:
         args = [self.translate(a) for a in node.args]
@@ -673,6 +720,18 @@ def _num(value: Any, ctx: z3.Context) -> Any:
     if not math.isfinite(value):
         raise Unsupported(f"the value {value!r}, which no real number is")
     return z3.RealVal(repr(float(value)) if abs(value) < 1e15 else int(value), ctx)
+
+
+def _floored(op: str, left: Any, right: Any) -> Any:
+    """Python's `//` or `%`: the quotient rounded toward minus infinity (Z3's integer division
+    rounds so the remainder is never negative, which differs for a negative divisor), over the
+    integers where both are integers, else over the reals (`7.5 // 2` is 3.0)."""
+    if _is_int(left) and _is_int(right):
+        quotient = z3.If(right >= 0, left / right, (-left) / (-right))
+    else:
+        left, right = (z3.ToReal(t) if _is_int(t) else t for t in (left, right))
+        quotient = z3.ToReal(z3.ToInt(left / right))
+    return quotient if op == "//" else left - right * quotient
 
 
 def _is_int(term: Any) -> bool:

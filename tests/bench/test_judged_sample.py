@@ -24,7 +24,7 @@ def _param(launch):
 
 
 def test_the_sample_spans_the_trees():
-    assert len(SAMPLE["launches"]) >= 50
+    assert len(SAMPLE["launches"]) >= 60
     assert len({launch["tree"] for launch in SAMPLE["launches"]}) >= 6
     assert any(launch["oracle"] is not None for launch in SAMPLE["launches"])
 

@@ -13,8 +13,9 @@ the violation at its place depends on (an input is dropped while the violation s
 with it free), confirmed by the normal check of that one launch, and that place of its rule is
 left out before asking again, so every rule the group can break is found at each place it can be.
 
-Fail closed: a rule the encoding cannot express, or a solver that gives no answer, leaves the
-launch unverified (Unverified), never passed. z3 is imported here, and this module only for a
+Fail closed: a solver that gives no answer leaves the launch unverified (Unverified), never
+passed; a rule the encoding cannot express is FL011 for that rule alone (Judge.undecided), and
+the others are still judged. z3 is imported here, and this module only for a
 group over the cap.
 """
 
@@ -219,6 +220,10 @@ class Judge(Protocol):
         """Where the script wrote what the launch's config has at `location` (a Location, hashable;
         None: nowhere in the script)."""
 
+    def undecided(self, rule: str, reason: str, place: Any) -> None:
+        """Told of a rule the solver cannot decide on the group (FL011 for that rule alone, at
+        `place`: where the script writes the first of its names; None: nowhere)."""
+
 
 def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[str, Sequence]],
                depends: Mapping[str, set[str]], base: Mapping[str, Any], launch_at: Callable[[Mapping], Any],
@@ -258,6 +263,7 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
     translator.terms.update({name: translator.finite(translator.term(t), t.values) for name, t in tables.items()})
     rules = {rule.id: rule for config in [base_config, *resolved.device_configs(moving)] for rule in judge.rules(config)}
     broken: dict[str, Any] = {}
+    where = _Places(translator, tables, judge, base_config, base_launch)
     for rule in rules.values():
         names = rule.name_set & tables.keys()
         if not names or rule.name_set & base_unjudged - tables.keys():
@@ -265,18 +271,20 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
         try:
             broken[rule.id] = translator.violated(rule, cap)
         except (Unsupported, Unknown, z3.Z3Exception) as err:
-            raise Unverified(f"rule {rule.id} over {', '.join(sorted(names))} cannot be decided by the solver ({err})") from None
-    where = _Places(translator, tables, judge, base_config, base_launch)
+            # that rule alone is not verified; every other rule is still judged on the group
+            judge.undecided(rule.id, f"rule {rule.id} over {', '.join(sorted(names))} cannot be decided by the solver ({err})",
+                            where.on_base(rule))
     found = []
     places: dict[str, int] = {}  # rule -> the places it is found broken at so far
     mismatches = 0
     while broken:
-        verdict = _verdict(work, solver, z3.Or(*broken.values()), inputs)
-        if verdict == z3.unsat:
-            break
+        # one rule at a time: their disjunction costs the solver more than all of them apart
+        rule_id = min(broken)
+        if _verdict(work, solver, broken[rule_id], inputs) == z3.unsat:
+            del broken[rule_id]
+            continue
         model = solver.model()
         chosen = {name: model.eval(var, model_completion=True).as_long() for name, var in inputs.items()}
-        rule_id = next(r for r in sorted(broken) if z3.is_true(model.eval(broken[r], model_completion=True)))
         place = where.of_model(rules[rule_id], model)
         at_place = where.at(rules[rule_id], place)
         kept = _minimised(solver, work, z3.And(broken[rule_id], at_place), inputs, chosen, len(cubes) <= 1)
@@ -351,6 +359,14 @@ class _Places:
             terms.append(z3.And(unset, self._term(name, lambda found: found is not _UNSET and found == place)))
             unset = z3.And(unset, self._term(name, lambda found: found is _UNSET))
         return z3.simplify(z3.Or(*terms, unset if place is None else z3.BoolVal(False, self.translator.ctx)))
+
+    def on_base(self, rule: Rule) -> Any:
+        """The place of the rule's finding on the path's own launch; where the launch writes none
+        of its names, where the script writes the first of them on some case of the group."""
+        for name in located_order(rule):
+            if (place := self._place(self.base_launch, self.base_config, name)) is not _UNSET:
+                return place
+        return next((place for name in located_order(rule) for place in self.cases(name) if place not in (_UNSET, None)), None)
 
     def of_model(self, rule: Rule, model: Any) -> Any:
         """The place of the rule's finding on the model's case of each table."""

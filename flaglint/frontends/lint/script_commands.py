@@ -78,6 +78,10 @@ class CommandJudge:
 
     def __init__(self, launch: Launch, script: Path, checker: Checker, index: ConfigIndex | None):
         self.launch, self.script, self.checker, self.index = launch, script, checker, index
+        self.undecided_rules: dict[tuple, str] = {}  # (rule, place) -> why it is not decided
+
+    def undecided(self, rule: str, reason: str, place: Location | None) -> None:
+        self.undecided_rules.setdefault((rule, place), reason)
 
     def _line(self, words: tuple) -> tuple[CommandLine, list[str], str] | None:
         lines = [line for line in command_lines(replace(self.launch, words=words), self.index) if not_checked(line.command) is None]
@@ -156,7 +160,13 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
 
     rule_names = [rule.name_set for rule in checker.ruleset.rules]
     unknown_keys = UnknownKeys(callers(exploration.inputs))
-    for launch, argv in concrete_commands(exploration, rule_names, lambda launch: CommandJudge(launch, script, checker, index), not_verified):
+    judges: list[CommandJudge] = []
+
+    def judge_for(launch: Launch) -> CommandJudge:
+        judges.append(CommandJudge(launch, script, checker, index))
+        return judges[-1]
+
+    for launch, argv in concrete_commands(exploration, rule_names, judge_for, not_verified):
         unknown = unknown_command_string(launch)
         if unknown is not None:
             not_verified(launch, unknown)
@@ -184,6 +194,11 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
             for finding in owned:
                 key = (finding.rule, finding.location, finding.message if finding.location is None else "")
                 seen.setdefault(key, (finding, []))[1].append(argv.path)
+    for judge in judges:  # a rule the solver cannot decide: FL011 for it alone, where its names are written
+        for (_, place), reason in judge.undecided_rules.items():
+            at = place or Location(judge.launch.file, judge.launch.line, 1, end_column=2)
+            unverified.setdefault((at.file, at.line, reason), built_in(
+                "FL011", (), at, allow_unverified=allow_unverified, reason=reason))
     for file, lines in old_layout.items():
         numbers = sorted(lines)
         notes.add(layout_note(checker, f"{file}:{numbers[0]}" if len(numbers) == 1 else f"{file}: lines {', '.join(map(str, numbers))}"))

@@ -342,9 +342,10 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
             unknown.extend(outcome.paths)
             continue
         for path in outcome.paths:
+            judge = _TrainerJudge(checker)
             try:
                 found = concrete_launches(trainer, path, exploration.inputs, launcher().flags, tunix, rule_names,
-                                          bound, (launcher().backend,), cap, _TrainerJudge(checker))
+                                          bound, (launcher().backend,), cap, judge)
             except Unverified as err:
                 where = err.origin
                 at = Location(where.file, where.line, where.column, end_column=where.column + 1) if where else Location(str(check.path), 1, 1, end_column=2)
@@ -352,6 +353,10 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
                     "FL011", (), at, allow_unverified=allow_unverified, reason=err.reason))
                 unknown.append(path)
                 continue
+            for (_, place), reason in judge.undecided_rules.items():
+                at = place or Location(str(check.path), 1, 1, end_column=2)
+                unverified.setdefault((at.file, at.line, reason), built_in(
+                    "FL011", (), at, allow_unverified=allow_unverified, reason=reason))
             for launch in found:
                 backend = launch.rendering.variables.get(launcher().backend)
                 if backend is not None and backend.text not in launcher().maxtext_backends:
@@ -436,6 +441,10 @@ class _TrainerJudge:
 
     def __init__(self, checker: Checker):
         self.checker = checker
+        self.undecided_rules: dict[tuple, str] = {}  # (rule, place) -> why it is not decided
+
+    def undecided(self, rule: str, reason: str, place: Location | None) -> None:
+        self.undecided_rules.setdefault((rule, place), reason)
 
     def config(self, rendering: Rendering):
         flags, env, unknown = _trainer_input(rendering)

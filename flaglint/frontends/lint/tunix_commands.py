@@ -29,6 +29,7 @@ from flaglint.frontends.lint.script_commands import (
 )
 from flaglint.frontends.lint.witnesses import FIX_TRIES, Witnesses
 from flaglint.frontends.tunix_commands import check_tunix_words
+from flaglint.maxtext.launch import recognise
 from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
 from flaglint.render.bash.types import Choice, Launch, Split, Sym, Value
@@ -80,6 +81,18 @@ def may_name_tunix(word) -> bool:
     return False
 
 
+def _maxtext_launch(launch: Launch) -> bool:
+    """Whether a launch's words, up to the first one not known here, already run one of MaxText's
+    entry points (`python3 -m maxtext.inference.inference_microbenchmark …`): Tunix's check has
+    nothing to judge on it, whatever the rest of its words are."""
+    known = []
+    for word in launch.words:
+        if type(word) is not Value or OTHER in word.text:
+            break
+        known.append(word.text)
+    return recognise(known, None) is not None
+
+
 def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, text: bytes | None = None,
                          allow_unverified: bool = False, devices: DeviceCount | None = None,
                          maxtext: Checker | None = None, fix: bool = False, witnesses: Witnesses | None = None) -> TunixLinesChecked:
@@ -101,7 +114,11 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
 
     rule_names = [rule.name_set for rule in pin.rules] + [maxtext_model_keys(pin.maxtext_model, pin.merge.get("inherit_from"))]
     search = (Path.cwd(), script.parent)
-    for launch, argv in concrete_commands(exploration, rule_names, None, not_verified):
+    def not_verified_tunix(launch: Launch, reason: str) -> None:
+        if not _maxtext_launch(launch):  # a MaxText launch many inputs decide is MaxText's check's
+            not_verified(launch, reason)
+
+    for launch, argv in concrete_commands(exploration, rule_names, None, not_verified_tunix):
         for words, workload in launched_segments(launch):
             command = recognise_tunix([w.text for w in words])
             if command is None:

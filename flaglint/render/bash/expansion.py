@@ -8,6 +8,7 @@ import re
 import weakref
 
 from flaglint.core.findings import InputError
+from flaglint.core.reading import SCRIPT, Unreadable, read_file
 from flaglint.read.argv import shell_words
 from flaglint.render.bash.arithmetic import (
     ArithContext,
@@ -52,6 +53,12 @@ _IFS = " \t\n"
 # The most alternatives a launch word is expanded on, its inputs decided one by one (_guarded_fields).
 GUARDED_LEAVES = 256
 
+
+
+# The variables bash sets itself when it starts or on each read (`${RANDOM}` in a run name): never
+# unset, so `set -u` never stops at them.
+_SET_BY_BASH = frozenset({"RANDOM", "SRANDOM", "SECONDS", "EPOCHSECONDS", "EPOCHREALTIME", "BASHPID", "PPID", "UID", "EUID",
+                          "LINENO", "HOSTNAME", "HOSTTYPE", "OSTYPE", "MACHTYPE", "BASH_VERSION", "SHLVL", "PWD"})
 
 class ExitScript(Exception):
     pass
@@ -147,6 +154,8 @@ def split_fields(segs: list) -> list[Value]:
     return fields
 
 
+# `$(cat FILE)`, `$(< FILE)`: one literal path (letters, digits, `._/-`) and nothing more
+_CAT_FILE = re.compile(r"\$\(\s*(?:cat\s+|<\s*)([\w./-]+)\s*\)")
 _CAT_HERESTRING = re.compile(r"\$\(\s*cat\s+<<<[^|;&<>`]*\)")  # `$(cat <<< word)` and nothing more
 
 
@@ -575,10 +584,31 @@ class Expansion:
             output = self._function_output(p, st)
             if output is not None:
                 return [output]
+            read = self._tree_file(p, st)
+            if read is not None:
+                return [_computed(read, p.quoted)]
             short = p.text if len(p.text) <= 60 else p.text[:57] + "..."
             self.note(st, p.line, f"opaque: command substitution {short}")
             return [(OTHER, (None,) * len(OTHER), p.quoted, True)]
         raise AssertionError(p)
+
+    def _tree_file(self, p: CmdSub, st: State) -> str | None:
+        """The text of `$(cat FILE)` or `$(< FILE)` where FILE, a literal path (from the script's
+        folder), is a regular file of the recipe's own tree within a script's bound (gcloud's
+        `--command="$(cat host.sh)"`: the tree goes where the script runs), trailing newlines
+        removed as bash does; None for anything else, which stays opaque. The file is read, never run."""
+        found = _CAT_FILE.fullmatch(p.text)
+        if found is None:
+            return None
+        name = found[1]
+        path = os.path.normpath(name if os.path.isabs(name) else os.path.join(os.path.dirname(os.path.abspath(st.code.src.path)), name))
+        tree = self.repo_root or os.path.dirname(os.path.abspath(self.script))
+        if not (path.startswith(tree + os.sep) and os.path.isfile(path)):
+            return None
+        try:
+            return read_file(path, SCRIPT).decode("utf-8", "replace").rstrip("\n")
+        except Unreadable:  # unreadable here, or past a script's bound: not known, as any command's output
+            return None
 
     def _function_output(self, p: CmdSub, st: State) -> tuple | None:
         """`$(fn args)` of a function the scripts define, or `$(cat <<< word)`: run in a subshell of
@@ -685,6 +715,8 @@ class Expansion:
             if type(stored) is list:  # `${#A[@]}`: the elements are counted, none of them decided
                 return [_computed(str(len(stored)), p.quoted)]
             val = self.lookup(st, name)
+            if val is None and name in _SET_BY_BASH:  # set whatever the environment: a value not known here
+                val = Value(OTHER, [None] * len(OTHER), True)
         if p.index is not None:
             if p.index in ("@", "*") and name == "BASH_SOURCE":
                 val = [Value(st.code.src.path, [None] * len(st.code.src.path))]

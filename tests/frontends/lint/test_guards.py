@@ -109,24 +109,30 @@ rules:
   title: the mesh in thirds
   severity: error
   require: (ici_data_parallelism * ici_tensor_parallelism * ici_expert_parallelism * ici_pipeline_parallelism * ici_diloco_parallelism
-    * ici_context_parallelism * ici_autoregressive_parallelism * ici_tensor_sequence_parallelism) % 1.5 != 7
-  message: never broken, but its remainder on a real is not something the solver takes
+    * ici_context_parallelism * ici_autoregressive_parallelism * ici_tensor_sequence_parallelism) % 3 != 7
+    and kind(ici_data_parallelism * ici_tensor_parallelism * ici_expert_parallelism * ici_pipeline_parallelism * ici_diloco_parallelism
+    * ici_context_parallelism * ici_autoregressive_parallelism * ici_tensor_sequence_parallelism) != 'str'
+  message: never broken, but the kind of a product is not something the solver takes
   rationale: a rule the solver cannot express
   source: tests
 """
 
 
-def test_a_rule_the_solver_cannot_express_leaves_the_group_unverified_never_passed(tmp_path):
+def test_a_rule_the_solver_cannot_express_is_fl011_for_it_alone_and_the_others_are_judged(tmp_path):
     rules = tmp_path / "thirds.yml"
     rules.write_text(UNTRANSLATABLE)
     checker = Checker(extra_rules=(str(rules),))
     (finding,) = check_script(GUARDS / "fourteen_mesh_inputs_refused.sh", checker).result.findings
     assert (finding.rule, finding.severity) == ("FL011", "error")
     assert "XR001" in finding.message and "cannot be decided by the solver" in finding.message
-    # the group's first switch, in the recipe the refusing one sources
-    assert (Path(finding.location.file).name, finding.location.line) == ("fourteen_mesh_inputs.sh", 11)
+    # where the recipe the refusing one sources writes the rule's first name
+    assert Path(finding.location.file).name == "fourteen_mesh_inputs.sh"
     (allowed,) = check_script(GUARDS / "fourteen_mesh_inputs_refused.sh", checker, allow_unverified=True).result.findings
     assert allowed.severity == "warning"
+    # the recipe that does not refuse the mesh: its FL141 is found beside the FL011 of XR001
+    found = check_script(GUARDS / "fourteen_mesh_inputs.sh", checker).result.findings
+    assert sorted(f.rule for f in found) == ["FL011", "FL141"]
+    assert all("XR001" in f.message for f in found if f.rule == "FL011")
 
 
 def _places(findings) -> set[tuple[str, int, int]]:
