@@ -260,10 +260,10 @@ class FixProblem(KeyDomains):
         (at most CASE_PAIRS); None where it is not of that shape, or a value is no number or a
         divisor is 0 (the translation decides there)."""
         finite = [side for side in (left, right) if isinstance(side, Finite)]
-        if not finite or not all(isinstance(side, Finite) or _numeric(side) for side in (left, right)):
+        if not finite or not all(isinstance(side, Finite) or numeric(side) for side in (left, right)):
             return None
         values = [side.values if isinstance(side, Finite) else None for side in (left, right)]
-        if not all(_numeric(v) for found in values if found for v in found):
+        if not all(numeric(v) for found in values if found for v in found):
             return None
         function = ARITH_FUNCS[op]
 
