@@ -95,6 +95,12 @@ def unwrap(words: Sequence[str | None]) -> Unwrapped | None:
     """The command a wrapper at words[0] runs; None when words[0] is no wrapper, when a word it
     must read is not known (None: an option, a name it sets or unsets), or when it runs no command
     (an option that makes it something else, nothing after its options)."""
+    return _unwrapped(words, needs_placed=True)
+
+
+def _unwrapped(words: Sequence[str | None], needs_placed: bool) -> Unwrapped | None:
+    """unwrap's answer; without `needs_placed`, also where the wrapper adds words of its own to
+    the command's (xargs without -I: the command's program and first words are still known)."""
     spec = WRAPPERS.get(posixpath.basename(words[0] or "")) if words else None
     if spec is None:
         return None
@@ -160,7 +166,7 @@ def unwrap(words: Sequence[str | None]) -> Unwrapped | None:
         assigned.append(at)
         at += 1
     at += spec.operands
-    if at >= len(words) or not placed:
+    if at >= len(words) or needs_placed and not placed:
         return None
     return Unwrapped(at, tuple(assigned), tuple(unset), cleared)
 
@@ -187,6 +193,12 @@ def may_launch(program: str, arguments: Sequence[str | None] = ()) -> bool:
         group = next((word for word in arguments if word not in _GCLOUD_TRACKS), "compute")
         if group is not None and not group.startswith("-") and group != "compute":
             return False
+    if name in WRAPPERS:
+        # the command a wrapper runs decides (`xargs -r kubectl delete …` starts nothing)
+        inner = _unwrapped([program, *arguments], needs_placed=False)
+        command = arguments[inner.start - 1] if inner is not None else None
+        if command is not None:
+            return may_launch(command, arguments[inner.start:])
     return name in _LAUNCHERS or is_python(name)
 
 

@@ -280,6 +280,20 @@ def test_a_command_a_bash_c_string_runs_from_its_arguments_is_judged(tmp_path, r
     assert [(f.rule, f.location.line) for f in result.findings if f.severity == "error"] == [("FL004", 1)]
 
 
+def test_a_wrapper_whose_command_starts_nothing_is_no_launch(tmp_path):
+    # xargs without -I appends what it reads after the command's words, but the command (kubectl
+    # delete, echo) is known: it starts nothing, so the options loop's arguments its words read
+    # leave nothing unverified before the Tunix launch
+    script = ('NS=default\nDRY=false\nwhile [[ $# -gt 0 ]]; do\n  case "$1" in\n    --namespace) NS="$2"; shift 2 ;;\n'
+              '    --dry-run) DRY=true; shift ;;\n    --a) A="$2"; shift 2 ;;\n    --b) B="$2"; shift 2 ;;\n'
+              '    *) shift ;;\n  esac\ndone\nif [[ "$DRY" == "true" ]]; then\n'
+              '  kubectl get workload -n "$NS" -o name | grep -E "jobset-x" | xargs -r echo kubectl delete -n "$NS"\nelse\n'
+              '  kubectl get workload -n "$NS" -o name | xargs -r kubectl delete -n "$NS" --wait=false\nfi\n'
+              "python -m tunix.cli.grpo_main base_config.yaml batch_size=4\n")
+    result = _in(tmp_path, script)
+    assert "FL011" not in {f.rule for f in result.findings}
+
+
 def test_a_bash_c_argument_bash_would_not_read_as_its_text_is_fl011(tmp_path):
     # `$1` expands to text with a `;` in it: bash does not read it as two commands, flaglint cannot
     # say what the words are
