@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from flaglint.cli.console import echo
 from flaglint.cli.inputs import refuse_unread_stdin_filename
-from flaglint.cli.output import emit
+from flaglint.cli.output import fix_and_emit
 from flaglint.cli.shared import Options, load_checker
 from flaglint.core.findings import InputError
 from flaglint.core.progress import Progress
@@ -98,7 +98,7 @@ def check_command(flags: tuple[str, ...], options: Options, flag_file: str | Non
                 progress.step(f"running MaxText's own config check with {confirm_with} ({number} of {len(checked)})")
                 answer = confirm(confirm_with, settings["pin"], item.text, env, settings["model"])
             echo(answer, err=True)
-    _fix_and_emit(checked, run, options, settings)
+    fix_and_emit(checked, run, options, settings)
 
 
 
@@ -121,19 +121,7 @@ def _check_tunix(args: tuple[str, ...], options: Options, settings, env: dict[st
             item.config_edits = [edit for edit in item.fix.edits if edit.file is not None]
         return [item]
 
-    _fix_and_emit(run(None), run, options, settings)
-
-
-def _fix_and_emit(checked: list[Checked], run, options: Options, settings) -> None:
-    """The report of what was checked; with --fix or --diff, after the fixes `run(fixed)` confirms."""
-    fixed: dict = {}
-    if options.fix or options.diff:
-        from flaglint.cli.fixing import apply_fixes  # noqa: PLC0415 fixes: only with --fix or --diff
-        checked, fixed, changed = apply_fixes(checked, run, unsafe=options.unsafe_fixes, diff=options.diff,
-                                              show_fixes=options.show_fixes, quiet=options.quiet)
-        if options.diff:
-            sys.exit(1 if changed else 0)
-    emit(options, checked, settings, fixed)
+    fix_and_emit(run(None), run, options, settings)
 
 
 def _tunix_base_names(pin: str | None) -> frozenset[str]:

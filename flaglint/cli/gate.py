@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
-from flaglint.cli.fixing import apply_fixes
 from flaglint.cli.inputs import input_paths, refuse_unread_stdin_filename
 from flaglint.cli.options import common_options
-from flaglint.cli.output import emit
+from flaglint.cli.output import fix_and_emit
 from flaglint.cli.shared import Options, load_checker
 from flaglint.core.findings import InputError
 from flaglint.core.reading import MANIFEST, decode, read_stdin, read_text
@@ -76,13 +74,7 @@ def gate(manifests, options: Options, allow_unverified, with_memory, compile_wit
     checked = run()
     if with_memory:
         checked += _memory(manifests, stdin, checker, env, options, compile_with)
-    fixed: dict = {}
-    if options.fix or options.diff:
-        checked, fixed, changed = apply_fixes(checked, run, unsafe=options.unsafe_fixes, diff=options.diff,
-                                              show_fixes=options.show_fixes, quiet=options.quiet)
-        if options.diff:
-            sys.exit(1 if changed else 0)
-    emit(options, checked, settings, fixed)
+    fix_and_emit(checked, run, options, settings)
 
 
 def _memory(manifests, stdin: str | None, checker, env: dict[str, str], options: Options, compile_with: str | None) -> list[Checked]:

@@ -80,3 +80,15 @@ def emit(options, checked: list[Checked], settings, fixed: dict | None = None) -
         echo(report, color=colour)
     if failed and not options.exit_zero:
         sys.exit(1)
+
+
+def fix_and_emit(checked: list[Checked], run, options, settings) -> None:
+    """The report of what was checked; with --fix or --diff, after the fixes `run(fixed)` confirms."""
+    fixed: dict = {}
+    if options.fix or options.diff:
+        from flaglint.cli.fixing import apply_fixes  # noqa: PLC0415 fixes: only with --fix or --diff
+        checked, fixed, changed = apply_fixes(checked, run, unsafe=options.unsafe_fixes, diff=options.diff,
+                                              show_fixes=options.show_fixes, quiet=options.quiet)
+        if options.diff:
+            sys.exit(1 if changed else 0)
+    emit(options, checked, settings, fixed)
