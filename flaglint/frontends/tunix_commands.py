@@ -15,7 +15,6 @@ from pathlib import Path
 
 from flaglint.core.findings import Finding, Fix, InputError
 from flaglint.core.location import Location
-from flaglint.fix.tunix_argv import CommandLineCheck, tunix_fixes
 from flaglint.frontends.checker import Checker, check_command
 from flaglint.read.flags import read_env_assignments
 from flaglint.resolve.topology import DeviceCount
@@ -70,6 +69,8 @@ def check_tunix_words(pin: TunixPin, command: TunixCommand | None, args: list[st
     fixes of the words (fix/tunix_argv.py; none where a word's text is not known)."""
     done = _checked_words(pin, command, args, env, search, unknown_words, allow_unverified, devices, maxtext)
     if fix and not unknown_words and any(f.severity != "info" for f in done.findings):
+        from flaglint.fix.tunix_argv import CommandLineCheck, tunix_fixes  # noqa: PLC0415 the fix search: only where a fix is asked
+
         def recheck(words: list[str]) -> CommandLineCheck:
             again = _checked_words(pin, command, words, env, search, frozenset(), allow_unverified, devices, None)
             return CommandLineCheck(again.findings, again.config)
