@@ -229,6 +229,16 @@ _ASSIGNING = ("read", "mapfile", "readarray", "printf", "getopts", "let")
 _ASSIGNED_NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:=|\[|$)")
 
 
+def _literal_run(parts) -> list[str]:
+    """The texts of the literal parts at the start of `parts`, up to the first expansion."""
+    texts = []
+    for part in parts:
+        if not isinstance(part, Lit):
+            break
+        texts.append(part.text)
+    return texts
+
+
 def sole_variable(word: Word) -> str | None:
     """The variable a word reads when it is just that variable (possibly with a default)."""
     params = [p for p in word.parts if not (isinstance(p, Lit) and p.text == "")]
@@ -502,6 +512,21 @@ class Compiler:
             self._posix_test_facts(words[1:])
         elif head == "getopts" and len(words) > 1 and words[1].literal:
             self._option_facts(words[1].literal)
+        elif head in ("source", ".", "bash", "sh") and len(words) > 1:
+            self._file_name_facts(words[1])
+
+    def _file_name_facts(self, word: Word) -> None:
+        """A file run or sourced whose name holds a variable (`source "${DIR}/recipe_${VARIANT:-after}.sh"`):
+        the files beside the script that the rest of the name matches are values the variable is
+        compared with (explorer.Candidates lists them), so each variant the tree holds is followed."""
+        parts = list(word.parts)
+        for at, part in enumerate(parts):
+            if not isinstance(part, Param) or part.op not in ("", ":-", "-") or part.index is not None or part.length or part.indirect:
+                continue
+            before = "".join(reversed(_literal_run(reversed(parts[:at]))))
+            after = "".join(_literal_run(parts[at + 1:]))
+            if after and "/" not in after:
+                self.compare(parameter_input(part), "file", (self.src.path, before, after))
 
     def _option_facts(self, optstring: str) -> None:
         """The options getopts reads are what the script's arguments are compared with."""

@@ -24,6 +24,8 @@ them; an argument that exists is never unset.
 
 from __future__ import annotations
 
+import itertools
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -131,6 +133,28 @@ _SHELLS_OWN = frozenset({"OPTIND", "OPTARG", "OPTERR", "IFS", "REPLY", "PIPESTAT
                          "SECONDS", "GROUPS", "SHLVL", "PPID", "UID", "EUID", "PS4", "TMOUT", "SRANDOM", "EPOCHSECONDS"})
 
 
+# At most this many names of a directory are read for the variants a file name takes (a folder
+# with more gives none: which ones were read would depend on the file system's order).
+NAMED_FILES_READ = 4096
+
+
+def _named_files(script: str, before: str, after: str) -> list[str]:
+    """The values a variable takes in a file name `…BEFORE${X}AFTER` run or sourced by SCRIPT: the
+    names beside it (in the directory BEFORE names, from the script's own) that start with the rest
+    of BEFORE and end with AFTER, each without them; sorted, so the same tree gives the same values."""
+    folder, _, stem = before.rpartition("/")
+    directory = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(script)), folder.lstrip("/")))
+    try:
+        with os.scandir(directory) as entries:
+            names = sorted(itertools.islice((entry.name for entry in entries), NAMED_FILES_READ + 1))
+    except OSError:
+        return []
+    if len(names) > NAMED_FILES_READ:
+        return []
+    return [name[len(stem):len(name) - len(after)] for name in names
+            if len(name) > len(stem) + len(after) and name.startswith(stem) and name.endswith(after)]
+
+
 class Candidates:
     """The candidate values of an input, from the comparisons in every file loaded so far."""
 
@@ -193,8 +217,10 @@ class Candidates:
             return self._counts()
         if is_file_test(name):
             return (None, "true")  # it fails, or it holds
-        comparands = self._comparands(name)
-        if not comparands and self._callers(name):
+        found = self._comparands(name)
+        comparands = [c for c in found if c[0] != "file"]
+        named = [value for kind, payload in found if kind == "file" for value in _named_files(*payload)]
+        if not comparands and not named and self._callers(name):
             return tuple(dict.fromkeys([OTHER, *self.vary.get(name, ())]))
         values: list[str | None] = [] if is_argument(name) else [None]  # an argument that exists is set
         matchers = []
@@ -229,6 +255,7 @@ class Candidates:
                 other += "x"
             if not any(m(other) for m in matchers):
                 values.append(other)
+        values.extend(named)  # the variants a file name takes in the tree, and no other: a file not there is bash's error
         values.extend(self.vary.get(name, ()))
         return tuple(dict.fromkeys(values))
 
