@@ -31,7 +31,21 @@ REPO = Path(__file__).resolve().parents[1]
 CACHE = REPO / ".cache"
 WHEEL_DIR = CACHE / "maxtext"
 BASE_DIR = CACHE / "oracle-base"
-ORACLE_DEPS = ["jax", "flax", "jinja2", "omegaconf", "pydantic", "pyyaml", "packaging", "pathwaysutils"]
+# The config dependencies (jax, flax, jinja2, omegaconf, pydantic, pyyaml, packaging, pathwaysutils)
+# with all they pull in, pinned as measured to import every release: jax 0.12.1 dropped
+# jax.experimental.pallas.ops.gpu.attention, which 0.1.0, 0.2.2 and 0.2.3 import.
+ORACLE_DEPS = [
+    "absl-py==2.5.1", "aiofiles==25.1.0", "annotated-doc==0.0.7", "annotated-types==0.8.0", "anyio==4.16.0",
+    "certifi==2026.10.19.post1", "charset-normalizer==3.5.3", "click==8.5.1", "etils==1.15.0", "fastapi==0.165.0",
+    "flax==0.12.12", "fsspec==2026.9.0", "h11==0.16.0", "humanize==4.17.0", "idna==3.21", "jax==0.12.0.1",
+    "jaxlib==0.12.0.1", "Jinja2==3.1.6", "markdown-it-py==4.3.0", "MarkupSafe==3.0.4", "mdurl==0.1.2",
+    "ml_dtypes==0.7.0", "msgpack==1.2.4", "numpy==2.5.5", "omegaconf==2.4.0", "opentelemetry-api==1.45.3",
+    "opt_einsum==3.4.0", "optax==0.2.8", "orbax-checkpoint==0.12.8", "packaging==26.4", "pathwaysutils==0.1.13",
+    "prometheus_client==0.26.0", "protobuf==7.36.2", "psutil==7.2.2", "pydantic==2.14.4", "pydantic_core==2.50.5",
+    "Pygments==2.21.0", "PyYAML==6.0.4", "requests==2.34.2", "rich==15.0.0", "scipy==1.18.1", "simplejson==4.3.0",
+    "starlette==1.10.0", "tensorstore==0.1.86", "treescope==0.1.10", "typing-inspection==0.4.5",
+    "typing_extensions==4.16.0", "urllib3==2.8.0", "uvicorn==0.55.0", "uvloop==0.23.0", "zipp==4.1.2",
+]  # fmt: skip
 # What a release imports beyond those, found by trying: 0.2.3's maxtext/__init__.py loads every
 # model (and with them quantisation, profiling, grain and transformers). Installed without
 # dependencies, at the versions measured to import.
