@@ -60,11 +60,13 @@ def test_each_workload_of_a_manifest_launcher_is_judged_and_its_error_found(tmp_
     assert found == {("FL004", "stepz")}
 
 
-@pytest.mark.xfail(strict=True, reason="paths that differ in a function's one-arm `local`, or in how many arguments the"
-                   " script was given, merge only once every workload has run: a workload's words are then guarded"
-                   " by every workload's inputs, more combinations than the cap (FL011)")
 def test_a_workload_is_decided_by_its_own_inputs_only(tmp_path):
     script = tmp_path / "k8s_launcher.sh"
-    script.write_text(manifest_launcher(4))
+    # paths that differ in a function's one-arm `local` join where it returns, so each workload's
+    # words are guarded by its own inputs, not by every workload's before the last one returns
+    script.write_text(manifest_launcher(8))
+    lines = script.read_text().splitlines()
     findings = check_script(script, Checker("bbd0f6f10")).result.findings
     assert "FL011" not in {f.rule for f in findings}
+    found = {(f.rule, lines[f.location.line - 1][f.location.column - 1:].split("=")[0]) for f in findings if f.severity == "error"}
+    assert found == {("FL004", "stepz")}

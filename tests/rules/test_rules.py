@@ -302,7 +302,7 @@ def _mesh_devices(lookup, names):
 
 
 @pytest.mark.slow
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.fixed_dictionaries({k: st.sampled_from(v) for k, v in SMALL_KEYS.items()}))
 def test_fixes_are_minimal_and_clean(assignments):
     checker = Checker()

@@ -93,7 +93,7 @@ def meshes(draw):
 
 
 @pytest.mark.slow
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(meshes(), st.sampled_from([1, 3]))
 def test_staged_search_finds_the_fixes_of_maxsmt(flags, count):
     """With one fix asked for, the key names' tie-break decides which."""

@@ -221,7 +221,7 @@ def test_fused_close_to_local_under_default_compiler_in_shape_buckets(bucket, se
 
 # Derandomized: the same shapes on every run, so CI is as reproducible as the cases above.
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=30, deadline=None, derandomize=True)
 @given(chunk=st.integers(2, 48), temperature=st.sampled_from([1.0, 0.5, 2.0]), **random_shapes)
 def test_fused_matches_local_on_random_shapes(n, vocab, chunk, temperature, seed):
     check_same_kernels(n, vocab, chunk, temperature, seed)

@@ -333,16 +333,23 @@ class Explorer:
 
     def advance(self, st: State, stop_at: type | None = None) -> list[State] | None:
         """Run until the path ends (None), forks (the states it forks into), or reaches an
-        instruction of type `stop_at` (None, not done)."""
+        instruction of type `stop_at` or returns from a function, where paths may join (None,
+        not done)."""
         interp = self.interp
         while not st.done:
             if stop_at is not None and st.pc < len(st.code.instrs) and type(st.code.instrs[st.pc]) is stop_at:
                 return None
             snapshot = self._snapshot(st)
+            depth = len(st.stack)
+            in_function = depth and st.stack[-1][2] == "func"
             try:
                 interp.step(st)
             except NeedInput as e:
                 return self.fork(snapshot or st, e)
+            # A function's own locals are gone once it returns: paths that differ only in them (a
+            # `local` in one arm) join here, not after the last of a series of such calls.
+            if stop_at is not None and in_function and len(st.stack) < depth and not st.done:
+                return None
         return None
 
     def _snapshot(self, st: State) -> State | None:

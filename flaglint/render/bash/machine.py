@@ -181,6 +181,9 @@ class Interp(Expansion, Conditions, Builtins):
         st.options = frozenset()  # `set -e` (e), `set -u` (u) and `set -o pipefail` (pipefail) in force
         st.errexit_ignored = None  # the stack depth from which `set -e` is ignored: a function or subshell run as a condition
         st.files = {}  # path -> Value: the files the path has written (WriteFile), for the commands that read them
+        # Exported on some of the joined paths and never touched on the others, where bash exports
+        # it only if the environment set it: an assignment that would tell these apart stops the path.
+        st.env_exported = frozenset()
         return st
 
     # ---- variables ----
@@ -252,6 +255,11 @@ class Interp(Expansion, Conditions, Builtins):
     def assign(self, st: State, name: str, value, local: bool = False) -> None:
         if local and len(st.scopes) > 1:
             st.scopes[-1][name] = value
+            return
+        if name in st.env_exported:
+            self.stop(st, self.line, f"{name} is exported on some of the paths that join before line {self.line} and left"
+                      " to the environment on the others: whether bash exports what line"
+                      f" {self.line} assigns is not followed")
             return
         group = st.domains.get(name)
         for scope in reversed(st.scopes):
@@ -496,6 +504,7 @@ class Interp(Expansion, Conditions, Builtins):
                     del st.scopes[holder][name]
                     continue
                 if not self._is_local(st, name):  # a local's export attribute is not kept
+                    st.env_exported = st.env_exported - {name}
                     if name in st.domains and name not in st.inputs:
                         # An input whose values stay grouped is exported when set; unset ends that.
                         self.decide(st, name, st.domains[name][0])
@@ -516,6 +525,8 @@ class Interp(Expansion, Conditions, Builtins):
             # a variable its environment set; decided first (it may fork), -n then ends that
             self._input(st, ins.name)
         local = builtin == "local" or (builtin in ("declare", "typeset") and "g" not in flags and len(st.scopes) > 1)
+        if (builtin == "export" or "x" in flags) and "n" not in flags and not local and not self._is_local(st, ins.name):
+            st.env_exported = st.env_exported - {ins.name}  # exported on every joined path from here on
         if "n" in flags and builtin in ("declare", "typeset", "local"):
             self.stop(st, ins.line, f"{ins.name} is a name reference at line {ins.line} ({builtin} -n), which is not followed")
             return

@@ -72,7 +72,8 @@ def evaluate(script: Path, launches: LaunchRecogniser, fixed: Mapping[str, str] 
             # earliest join of a block, so that inner arms merge before the outer ones meet.
             key = min(waiting, key=lambda k: (-len(k[2]), k[1]))
             for st in merge(waiting.pop(key), interp.candidates):
-                st.pc += 1
+                if st.pc < len(st.code.instrs) and type(st.code.instrs[st.pc]) is Join:
+                    st.pc += 1  # else the paths met where a function returned
                 work.append(st)
             continue
         st = work.pop()
@@ -256,6 +257,9 @@ def _merge(states: list[State], candidates) -> State | None:
     cubes = [_explicit(st, universe, spread) for st in states]
     m = a.copy()
     m.exported |= exported
+    m.env_exported = frozenset().union(*(st.env_exported for st in states)) | {
+        name for name in exported for st in states
+        if name not in st.exported and name not in st.inputs and not any(name in scope for scope in st.scopes)}
     m.inputs.update(read_once)
     m.positional = settled_positional(a)
     for index, scope in enumerate(m.scopes):

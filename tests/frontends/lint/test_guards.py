@@ -181,7 +181,7 @@ export MAXTEXT_EXTRA_FLAGS="${FLAGS}"
 
 
 @pytest.mark.slow
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(script=switched_recipes())
 @example(script=REFUSED_PAIR)
 def test_the_solver_finds_the_rules_that_enumerating_every_combination_finds(script, tmp_path_factory):
