@@ -97,7 +97,7 @@ def _run_showing(command: list[str], progress: Callable[[str], None]) -> tuple[i
     shown as a step of PROGRESS."""
     tail: list[str] = []
     with subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          errors="replace") as process:
+                          errors="replace", env=dict(os.environ, PYTHONUNBUFFERED="1")) as process:  # each line as pip writes it
         assert process.stdout is not None
         for line in process.stdout:
             tail = [*tail[-19:], line]
