@@ -57,7 +57,8 @@ def memory(args, options: Options, compile_with, jobs, head):
 
     ARGS is what `check` takes (MaxText's argv `CONFIG.yml key=value …`, a flag string) or a
     recipe script (each MaxText launch in it, for the environment --env gives). The topology is
-    --topology and --slices, else the config's compile_topology and compile_topology_num_slices.
+    --topology and --slices, else an XPK launch's --tpu-type and --num-slices, else the config's
+    compile_topology and compile_topology_num_slices.
     The compile is MaxText's own (train_compile) in a Python 3.12 environment flaglint builds on
     first use; verdicts are kept, so a launch asked about again is answered at once.
     """
@@ -182,7 +183,8 @@ def launch_of(checker: Checker, source: FlagSource, env: dict[str, str], at: Loc
     config, _ = checker.config(source, env)
     count = checker.devices or from_config(config)
     if count is None:
-        raise InputError("the compile needs a TPU topology: give --topology (and --slices), or set compile_topology")
+        raise InputError("the compile needs a TPU topology: give --topology (and --slices), or set compile_topology and "
+                         "compile_topology_num_slices (MaxText's train_compile needs both)")
     if count.topology is None:
         result.notes.append(f"{_where(at)}not compiled: {count.source} is no slice MaxText {checker.pin.version} has a compile "
                             "topology for (--topology gives one)")

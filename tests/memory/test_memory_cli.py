@@ -75,7 +75,13 @@ def test_without_a_topology_the_check_stops_in_one_line(cache):
     ran = run_flaglint("memory", *ARGV)
     assert ran.returncode == 2
     assert ran.stderr.strip() == ("flaglint: error: the compile needs a TPU topology: give --topology (and --slices), "
-                                  "or set compile_topology")
+                                  "or set compile_topology and compile_topology_num_slices (MaxText's train_compile needs both)")
+
+
+def test_a_config_that_sets_its_compile_topology_is_compiled_for_it(cache):
+    # a compile (the environment's interpreter is not there: FL019 names the target)
+    ran = run_flaglint("memory", *ARGV, "compile_topology=v5e-16", "compile_topology_num_slices=2")
+    assert "error FL019 the train step does not compile for v5e-16 x 2 slices: cannot start " in ran.stdout, ran.stdout
 
 
 def test_the_gate_blocks_a_jobset_whose_train_step_does_not_fit_its_slice(cache):
