@@ -30,16 +30,18 @@ from flaglint.memory.environment import managed_python
 from flaglint.memory.verdict import GIB, out_of_memory
 
 RELEASE = "0.2.5"
-TOPOLOGY = "v5e-8"
 STEPS = "steps=5"
-# (name, the argv after the config file); seq 2048 (base.yml's max_target_length)
+# (name, the argv after the config file, topology, slices); seq 2048 (base.yml's max_target_length)
 CONFIGS = [
-    ("default b1", ["per_device_batch_size=1"]),
-    ("default b32", ["per_device_batch_size=32"]),
-    ("llama2-7b b1 full", ["model_name=llama2-7b", "per_device_batch_size=1", "remat_policy=full"]),
-    ("llama2-7b b2 full", ["model_name=llama2-7b", "per_device_batch_size=2", "remat_policy=full"]),
-    ("default b64", ["per_device_batch_size=64"]),
-    ("llama2-7b b8 minimal", ["model_name=llama2-7b", "per_device_batch_size=8", "remat_policy=minimal"]),
+    ("default b1", ["per_device_batch_size=1"], "v5e-8", 1),
+    ("default b32", ["per_device_batch_size=32"], "v5e-8", 1),
+    ("llama2-7b b1 full", ["model_name=llama2-7b", "per_device_batch_size=1", "remat_policy=full"], "v5e-8", 1),
+    ("llama2-7b b2 full", ["model_name=llama2-7b", "per_device_batch_size=2", "remat_policy=full"], "v5e-8", 1),
+    ("default b64", ["per_device_batch_size=64"], "v5e-8", 1),
+    ("llama2-7b b8 minimal", ["model_name=llama2-7b", "per_device_batch_size=8", "remat_policy=minimal"], "v5e-8", 1),
+    ("llama2-70b b1 full", ["model_name=llama2-70b", "per_device_batch_size=1", "remat_policy=full"], "v5e-256", 1),
+    ("llama2-70b b4 minimal", ["model_name=llama2-70b", "per_device_batch_size=4", "remat_policy=minimal"], "v5e-256", 1),
+    ("default b1 2 slices", ["per_device_batch_size=1"], "v5e-16", 2),
 ]
 _STATS = re.compile(r"Memory analysis: CompiledMemoryStats\((.*?)\)")
 
@@ -57,9 +59,13 @@ def measured(command: list[str], env: dict[str, str], cwd: str | None = None) ->
     return done, wall, usage.ru_maxrss * 1024
 
 
-def flaglint_check(words: list[str], python: Path, cache: str) -> tuple[dict, float, int]:
+def target(topology: str, slices: int) -> list[str]:
+    return ["--topology", topology, "--slices", str(slices)]
+
+
+def flaglint_check(words: list[str], topology: list[str], python: Path, cache: str) -> tuple[dict, float, int]:
     env = dict(os.environ, XDG_CACHE_HOME=cache, PYTHONPATH=str(REPO))
-    command = [sys.executable, "-m", "flaglint", "memory", "--topology", TOPOLOGY, "--compile-with", str(python), "--format", "json",
+    command = [sys.executable, "-m", "flaglint", "memory", *topology, "--compile-with", str(python), "--format", "json",
                STEPS, *words]
     done, wall, rss = measured(command, env)
     kept = list(Path(cache, "flaglint", "memory").glob("*.json"))
@@ -68,12 +74,12 @@ def flaglint_check(words: list[str], python: Path, cache: str) -> tuple[dict, fl
     return json.loads(kept[0].read_text()), wall, rss
 
 
-def train_compile(words: list[str], python: Path) -> dict:
+def train_compile(words: list[str], topology: str, slices: int, python: Path) -> dict:
     """MaxText's own compile of the same argv: its printed stats, or its out-of-memory figures."""
     base = subprocess.run([str(python), "-c", "import maxtext, os; print(os.path.dirname(maxtext.__file__))"],
                           capture_output=True, text=True, check=True).stdout.strip()
     command = [str(python), "-m", "maxtext.trainers.pre_train.train_compile", f"{base}/configs/base.yml", STEPS, *words,
-               f"compile_topology={TOPOLOGY}", "compile_topology_num_slices=1"]
+               f"compile_topology={topology}", f"compile_topology_num_slices={slices}"]
     with tempfile.TemporaryDirectory() as scratch:
         done, wall, rss = measured(command, dict(os.environ, ALLOW_MULTIPLE_LIBTPU_LOAD="1"), scratch)
     stats = _STATS.search(done.stdout)
@@ -100,16 +106,16 @@ def main() -> None:
     parser.add_argument("--skip-train-compile", action="store_true", help="no agreement column (half the time)")
     args = parser.parse_args()
     python, versions = managed_python(RELEASE, lambda said: print(said, file=sys.stderr))
-    print(f"MaxText {versions.get('maxtext')}, jax {versions.get('jax')}, libtpu {versions.get('libtpu')}; {TOPOLOGY}; "
+    print(f"MaxText {versions.get('maxtext')}, jax {versions.get('jax')}, libtpu {versions.get('libtpu')}; "
           f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
-    print("| config | verdict | first check (s) | again (s) | peak host memory (GiB) | train_compile agrees | train_compile (s) |")
-    print("|---|---|---|---|---|---|---|")
-    for name, words in CONFIGS:
+    print("| config | target | verdict | first check (s) | again (s) | peak host memory (GiB) | train_compile agrees | train_compile (s) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, words, topology, slices in CONFIGS:
         if args.only and name not in args.only:
             continue
         with tempfile.TemporaryDirectory() as cache:
-            verdict, wall, rss = flaglint_check(words, python, cache)
-            _, again, _ = measured([sys.executable, "-m", "flaglint", "memory", "--topology", TOPOLOGY, "--compile-with", str(python),
+            verdict, wall, rss = flaglint_check(words, target(topology, slices), python, cache)
+            _, again, _ = measured([sys.executable, "-m", "flaglint", "memory", *target(topology, slices), "--compile-with", str(python),
                                     STEPS, *words], dict(os.environ, XDG_CACHE_HOME=cache, PYTHONPATH=str(REPO)))
         if verdict["outcome"] == "fits":
             shown = f"fits: peak {verdict['required_bytes'] / GIB:.2f} of {verdict['capacity_bytes'] / GIB:.2f} GiB"
@@ -117,10 +123,11 @@ def main() -> None:
             shown = f"out of memory: {verdict['required_bytes'] / GIB:.2f} of {verdict['capacity_bytes'] / GIB:.2f} GiB"
         else:
             shown = "does not compile"
-        maxtext = None if args.skip_train_compile else train_compile(words, python)
+        maxtext = None if args.skip_train_compile else train_compile(words, topology, slices, python)
         agreement = "not run" if maxtext is None else agrees(verdict, maxtext)
         maxtext_wall = "" if maxtext is None else f"{maxtext['wall']:.0f}"
-        print(f"| {name} | {shown} | {wall:.0f} | {again:.2f} | {rss / GIB:.2f} | {agreement} | {maxtext_wall} |", flush=True)
+        shown_target = topology + (f" x {slices}" if slices > 1 else "")
+        print(f"| {name} | {shown_target} | {shown} | {wall:.0f} | {again:.2f} | {rss / GIB:.2f} | {agreement} | {maxtext_wall} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -81,9 +81,8 @@ def _memory(manifests, stdin: str | None, checker, env: dict[str, str], options:
     """`--memory`: each MaxText launch's train step compiled for its slice (flaglint memory)."""
     from flaglint.cli.memory import judge, manifest_launches  # noqa: PLC0415 the compiles: only with --memory
 
-    given = (options.topology, options.slices) if options.topology else None
     launches = [launch for manifest in manifests
                 for launch in manifest_launches(options.stdin_filename or "<stdin>" if manifest == "-" else manifest,
-                                                stdin if manifest == "-" else read_text(manifest, MANIFEST), checker, env, given, False)]
+                                                stdin if manifest == "-" else read_text(manifest, MANIFEST), checker, env, False)]
     judge(launches, checker, compile_with, 1, False)
     return [launch.checked for launch in launches]

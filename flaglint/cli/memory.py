@@ -18,7 +18,6 @@ from flaglint.core.reading import SCRIPT, read_file
 from flaglint.frontends.check.inputs import check_sources
 from flaglint.frontends.checker import Checker, argv_with_chain
 from flaglint.maxtext.pyconfig import is_key_variable
-from flaglint.maxtext.tpu import load_topologies, slice_devices
 from flaglint.memory.compile import Request, compile_all
 from flaglint.memory.environment import managed_python, versions
 from flaglint.memory.head import HEAD_VARIABLES, head_requests
@@ -26,6 +25,7 @@ from flaglint.memory.request import COMPILER_VARIABLES, compile_request
 from flaglint.memory.verdict import FITS, OUT_OF_MEMORY, Verdict, gib
 from flaglint.read.flags import FlagSource
 from flaglint.report import Checked
+from flaglint.resolve.topology import from_config
 from flaglint.rules.ruleset import built_in
 
 _SCRIPTS = (".sh", ".bash")
@@ -57,7 +57,8 @@ def memory(args, options: Options, compile_with, jobs, head):
 
     ARGS is what `check` takes (MaxText's argv `CONFIG.yml key=value …`, a flag string) or a
     recipe script (each MaxText launch in it, for the environment --env gives). The topology is
-    --topology and --slices, else the config's compile_topology and compile_topology_num_slices.
+    --topology and --slices, else an XPK launch's --tpu-type and --num-slices, else the config's
+    compile_topology and compile_topology_num_slices.
     The compile is MaxText's own (train_compile) in a Python 3.12 environment flaglint builds on
     first use; verdicts are kept, so a launch asked about again is answered at once.
     """
@@ -67,9 +68,7 @@ def memory(args, options: Options, compile_with, jobs, head):
     settings = options.settings()
     checker = load_checker(settings, options.devices(settings["pin"]))
     env = options.env()
-    given = (options.topology, options.slices) if options.topology else None
-    launches = (_recipe_launches(args, checker, env, given, head) if _is_script(args) else
-                [_argv_launch(args, checker, env, given, head)])
+    launches = _recipe_launches(args, checker, env, head) if _is_script(args) else [_argv_launch(args, checker, env, head)]
     judge(launches, checker, compile_with, jobs, head)
     emit(options, [launch.checked for launch in launches], settings)
 
@@ -95,18 +94,13 @@ def _is_script(args: tuple[str, ...]) -> bool:
     return len(args) == 1 and args[0].endswith(_SCRIPTS) and Path(args[0]).is_file()
 
 
-# The GKE accelerator label of a TPU node selector -> the generation MaxText's topology names start with
-_GENERATIONS = {"tpu-v4-podslice": "v4", "tpu-v5-lite-podslice": "v5e", "tpu-v5-lite-device": "v5e", "tpu-v5p-slice": "v5p",
-                "tpu-v6e-slice": "v6e", "tpu7x": "tpu7x"}
-
-
-def manifest_launches(path: str, text: str, checker: Checker, env: dict[str, str], given: tuple[str, int] | None,
-                      head: bool) -> list[Launch]:
+def manifest_launches(path: str, text: str, checker: Checker, env: dict[str, str], head: bool) -> list[Launch]:
     """The compile of each launch of MaxText's own entry points in the manifest's workloads (its
     argv and the M_ and compiler variables of its container), for the slice its TPU node selector
-    names and its replicated job's replicas (or GIVEN); other launches are named in a note."""
+    names and its replicated job's replicas, as the gate counts its devices (or the checker's
+    --topology); other launches are named in a note."""
     from flaglint.frontends.commands import config_path, not_checked  # noqa: PLC0415 the bash evaluator: only for a recipe or manifest
-    from flaglint.frontends.gate.manifests import find_launches  # noqa: PLC0415 the gate's reading: only for `gate --memory`
+    from flaglint.frontends.gate.manifests import find_launches, on_slice  # noqa: PLC0415 the gate's reading: only for `gate --memory`
     from flaglint.maxtext.launch import recognise  # noqa: PLC0415 launch recognition: only for a recipe or manifest
     from flaglint.render.manifest import read_manifest  # noqa: PLC0415 yaml: only for `gate --memory`
     from flaglint.schema.config_index import load_index  # noqa: PLC0415 the whole index: only for a recipe or manifest
@@ -119,11 +113,11 @@ def manifest_launches(path: str, text: str, checker: Checker, env: dict[str, str
             command = recognise(words, index)
             first = process.args[command.start - 1].start if command is not None and len(process.args) >= command.start else None
             at = replace(first, file=path, end_column=first.column + 1) if first is not None else Location(path, 1, 1, end_column=2)
-            topology = given or _selector_topology(container, checker)
+            on_workload = on_slice(checker, process)
             reason = ("it is not one of MaxText's own entry points (a Tunix trainer, or flags a launcher hands on): its train "
                       "step has no compile entry here" if command is None else not_checked(command)) or (
                 "its TPU topology is not known (no TPU node selector that names a MaxText topology; --topology gives one)"
-                if topology is None else None)
+                if on_workload.devices is None else None)
             if reason is not None:
                 skipped = Launch(Checked(path, text, Result(pin=checker.pin.pin)), at)
                 skipped.checked.result.notes.append(f"{_where(at)}{container.path}: not compiled: {reason}")
@@ -132,31 +126,18 @@ def manifest_launches(path: str, text: str, checker: Checker, env: dict[str, str
             config, _ = config_path(command, [], index)
             source = argv_with_chain([words[i] for i in command.args], config, index)
             variables = {name: value.text for name, value in process.env.items() if is_key_variable(name) or name in COMPILER_VARIABLES}
-            launches.append(launch_of(checker, source, {**env, **variables}, topology, at, path, text, head, with_check=False))
+            launches.append(launch_of(on_workload, source, {**env, **variables}, at, path, text, head, with_check=False))
     return launches
 
 
-def _selector_topology(container, checker: Checker) -> tuple[str, int] | None:
-    """MaxText's name for the slice the node selector asks for (v5e-8 for tpu-v5-lite-podslice at
-    2x4), and the replicas of the replicated job: one slice each."""
-    if container.tpu_slice is None:
-        return None
-    accelerator, _, shape = container.tpu_slice.text.partition(":")
-    generation = _GENERATIONS.get(accelerator)
-    devices = slice_devices(f"{generation}:{shape}") if generation else None
-    names = [name for name, count in load_topologies(checker.pin.topologies).items()
-             if name.startswith(f"{generation}-") and count == devices]
-    return (names[0], container.slices or 1) if len(names) == 1 else None
-
-
-def _argv_launch(args: tuple[str, ...], checker: Checker, env: dict[str, str], given: tuple[str, int] | None, head: bool) -> Launch:
+def _argv_launch(args: tuple[str, ...], checker: Checker, env: dict[str, str], head: bool) -> Launch:
     (source,) = check_sources(args, checker.pin.configs)
-    return launch_of(checker, source, env, given, Location(None, 1, 1, end_column=2), None, source.text, head)
+    return launch_of(checker, source, env, Location(None, 1, 1, end_column=2), None, source.text, head)
 
 
-def _recipe_launches(args: tuple[str, ...], checker: Checker, env: dict[str, str], given: tuple[str, int] | None,
-                     head: bool) -> list[Launch]:
-    """Each MaxText launch of the script, as the environment given runs it (rendered, never run)."""
+def _recipe_launches(args: tuple[str, ...], checker: Checker, env: dict[str, str], head: bool) -> list[Launch]:
+    """Each MaxText launch of the script, as the environment given runs it (rendered, never run),
+    for the slices of its XPK workload (--tpu-type, --num-slices) where it has one."""
     from flaglint.frontends.commands import command_lines, config_path, not_checked  # noqa: PLC0415 the bash evaluator: only for a recipe
     from flaglint.render.bash.types import ScriptError  # noqa: PLC0415 the same
     from flaglint.render.recipes import render as render_bash  # noqa: PLC0415 the same
@@ -180,17 +161,18 @@ def _recipe_launches(args: tuple[str, ...], checker: Checker, env: dict[str, str
                 at = Location(line.file, line.line, 1, end_column=2)
                 compiler = {name: value.text for name, value in {**rendered.exported, **launch.assigned}.items()
                             if name in (*COMPILER_VARIABLES, *HEAD_VARIABLES) and value is not None}  # the script's LIBTPU_INIT_ARGS
-                launches.append(launch_of(line.checker(checker), source, {**env, **compiler, **line.env}, given, at, args[0],
+                launches.append(launch_of(line.checker(checker), source, {**env, **compiler, **line.env}, at, args[0],
                                           text.decode("utf-8", "replace"), head))
     if not launches:
         raise InputError(f"{args[0]}: no MaxText training launch found for this environment (--env sets the script's variables)")
     return launches
 
 
-def launch_of(checker: Checker, source: FlagSource, env: dict[str, str], given: tuple[str, int] | None, at: Location,
-              label: str | None, text: str, head: bool, *, with_check: bool = True) -> Launch:
-    """The compile of one config (none where MaxText would refuse it), for GIVEN (a topology and
-    its slices) or the config's own compile_topology. WITH_CHECK: the report carries the
+def launch_of(checker: Checker, source: FlagSource, env: dict[str, str], at: Location, label: str | None, text: str, head: bool,
+              *, with_check: bool = True) -> Launch:
+    """The compile of one config (none where MaxText would refuse it), for the slices the checks
+    count its devices on: the checker's (--topology, an XPK workload's, a TPU node selector's),
+    else the config's own (compile_topology, Tunix's slice). WITH_CHECK: the report carries the
     config's findings too (the gate reports them itself)."""
     checked = checker.check(source, env, fix=False)
     result = checked if with_check else Result(pin=checked.pin)
@@ -199,17 +181,17 @@ def launch_of(checker: Checker, source: FlagSource, env: dict[str, str], given: 
         result.notes.append(f"{_where(at)}not compiled: MaxText would refuse this config before compiling (its errors are reported)")
         return launch
     config, _ = checker.config(source, env)
-    topology, slices = given or _topology(config)
-    launch.requests = head_requests(config, env, topology) if head else [compile_request(config, checker.pin.version, topology, slices, env)]
+    count = checker.devices or from_config(config)
+    if count is None:
+        raise InputError("the compile needs a TPU topology: give --topology (and --slices), or set compile_topology and "
+                         "compile_topology_num_slices (MaxText's train_compile needs both)")
+    if count.topology is None:
+        result.notes.append(f"{_where(at)}not compiled: {count.source} is no slice MaxText {checker.pin.version} has a compile "
+                            "topology for (--topology gives one)")
+        return launch
+    launch.requests = (head_requests(config, env, count.topology) if head else
+                       [compile_request(config, checker.pin.version, count.topology, count.slices, env)])
     return launch
-
-
-def _topology(config) -> tuple[str, int]:
-    name = config.lookup("compile_topology") if config.knows("compile_topology") else None
-    if not name:
-        raise InputError("the compile needs a TPU topology: give --topology (and --slices), or set compile_topology")
-    slices = config.lookup("compile_topology_num_slices")
-    return name, slices if isinstance(slices, int) and slices > 0 else 1
 
 
 def _environment(pin, compile_with: str | None) -> tuple[Path, dict[str, str]]:
@@ -218,7 +200,12 @@ def _environment(pin, compile_with: str | None) -> tuple[Path, dict[str, str]]:
     if pin.pin != f"maxtext-{pin.version}":
         raise InputError(f"{pin.pin} is no MaxText release flaglint can install: give --compile-with PYTHON, an interpreter "
                          "with that MaxText, jax and libtpu installed")
-    return managed_python(pin.version, lambda said: click.echo(f"flaglint: {said}", err=True))
+    with Progress() as progress:
+        def say(text: str) -> None:
+            progress.clear()
+            click.echo(f"flaglint: {text}", err=True)
+
+        return managed_python(pin.version, say, progress.step)
 
 
 def _report(launch: Launch, verdict: Verdict, from_cache: bool) -> None:

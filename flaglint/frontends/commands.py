@@ -24,7 +24,7 @@ from flaglint.maxtext.launch import (
     xpk_command,
 )
 from flaglint.maxtext.pyconfig import is_key_variable
-from flaglint.maxtext.tpu import named_devices, slice_devices
+from flaglint.maxtext.tpu import GENERATIONS, named_devices, slice_topology
 from flaglint.read.argv import shell_words
 from flaglint.render.bash.builtins import shell_operand
 from flaglint.render.bash.expansion import token_value
@@ -83,12 +83,14 @@ def xpk_devices(words: Sequence[str], topologies: str | Path) -> DeviceCount | N
     slices = options.get("--num-slices", "1")
     if not accelerator or not slices.isdigit() or int(slices) < 1:
         return None
-    shaped = re.fullmatch(r"(.+)-(\d+x\d+(?:x\d+)?)", accelerator)  # tpu7x-4x8x8: a generation and a slice shape
-    per_slice = named_devices(accelerator, topologies) or (slice_devices(f"{shaped[1]}:{shaped[2]}") if shaped else None)
+    # XPK names a slice <generation>-<devices> (v5litepod-16: MaxText's v5e-16) or <generation>-<shape> (tpu7x-4x8x8)
+    generation, _, size = accelerator.rpartition("-")
+    tpu_slice = f"{generation}:{size}" if re.fullmatch(r"\d+x\d+(?:x\d+)?", size) else f"{GENERATIONS.get(generation, generation)}-{size}"
+    per_slice = named_devices(tpu_slice, topologies) or named_devices(accelerator, topologies)
     if per_slice is None:
         return None
     flags = " ".join(f"{name}={value}" for name, value in options.items())
-    return DeviceCount(per_slice * int(slices), int(slices), f"the XPK workload ({flags})")
+    return DeviceCount(per_slice * int(slices), int(slices), f"the XPK workload ({flags})", slice_topology(tpu_slice, topologies))
 
 
 def launched_segments(launch: Launch) -> list[tuple[list[Value], tuple[str, ...]]]:

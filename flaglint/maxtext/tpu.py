@@ -26,6 +26,10 @@ NUM_DEVICES = "num_devices"
 # it cannot count them), so a check without a device count judges one slice.
 LIVE_SLICES = "live_slices"
 TWO_DEVICE_CHIPS = ("tpu7x", "v7x", "tpuv7x")  # the generations whose chips have two devices each
+# A TPU generation as GKE's accelerator node label and XPK's --tpu-type name it -> as MaxText's
+# compile topology names do (tpu-v5-lite-podslice at 2x4, XPK's v5litepod-8: MaxText's v5e-8)
+GENERATIONS = {"tpu-v4-podslice": "v4", "tpu-v5-lite-podslice": "v5e", "tpu-v5-lite-device": "v5e", "v5litepod": "v5e",
+               "tpu-v5p-slice": "v5p", "tpu-v6e-slice": "v6e"}
 
 
 def slice_devices(topology: Any) -> int | None:
@@ -71,3 +75,16 @@ def named_devices(name: str, topologies: str | Path) -> int | None:
     slice, or None if unknown."""
     table = load_topologies(topologies)
     return table[name] if name in table else slice_devices(name)
+
+
+def slice_topology(tpu_slice: str, topologies: str | Path) -> str | None:
+    """MaxText's compile topology name (in the table TOPOLOGIES) of a slice written as one of its
+    names or as `<generation>:<shape>` (the generation as MaxText, GKE or XPK names it): the one
+    name of the generation with the slice's devices, or None."""
+    table = load_topologies(topologies)
+    if tpu_slice in table:
+        return tpu_slice
+    generation = GENERATIONS.get(tpu_slice.split(":")[0], tpu_slice.split(":")[0])
+    devices = slice_devices(f"{generation}:{tpu_slice.partition(':')[2]}")
+    names = [name for name, count in table.items() if name.rpartition("-")[0] == generation and count == devices]
+    return names[0] if len(names) == 1 else None

@@ -22,6 +22,7 @@ from flaglint.core.findings import InputError
 from flaglint.core.reading import DATA_FILE, read_text
 
 _MARKER = "flaglint-environment.json"  # written last: an environment without it is rebuilt
+_PIP_STEPS = ("Collecting ", "Downloading ", "Installing collected packages")  # the lines of pip's progress shown
 _VERSIONS = ("import json; from importlib import metadata as m\n"
              "def v(n):\n try: return m.version(n)\n except m.PackageNotFoundError: return None\n"
              "print(json.dumps({n: v(n) for n in ('maxtext', 'jax', 'jaxlib', 'libtpu')}))")
@@ -54,21 +55,26 @@ def versions(python: str | Path) -> dict[str, str]:
     return found
 
 
-def managed_python(release: str, say: Callable[[str], None]) -> tuple[Path, dict[str, str]]:
+def managed_python(release: str, say: Callable[[str], None], progress: Callable[[str], None] = lambda step: None
+                   ) -> tuple[Path, dict[str, str]]:
     """The interpreter of RELEASE's environment and its versions; built first if it is not there
-    (minutes, about 3 GiB), SAY told what is being done."""
+    (minutes, about 3 GiB), SAY told what is being done and what was built, PROGRESS each step of
+    pip's install (the package it collects, downloads or installs)."""
     target = environment_dir(release)
     python = target / "bin" / "python"
     marker = target / _MARKER
     if not marker.is_file():
         with _locked(target):
             if not marker.is_file():
-                _build(release, target, say)
-                marker.write_text(json.dumps(versions(python)))
+                _build(release, target, say, progress)
+                built = versions(python)
+                marker.write_text(json.dumps(built))
+                say(f"built the compile environment for MaxText {release}: "
+                    + ", ".join(f"{name} {version}" for name, version in sorted(built.items())))
     return python, json.loads(read_text(marker, DATA_FILE))
 
 
-def _build(release: str, target: Path, say: Callable[[str], None]) -> None:
+def _build(release: str, target: Path, say: Callable[[str], None], progress: Callable[[str], None]) -> None:
     base = find_python312()
     if base is None:
         raise InputError(f"the compile needs Python 3.12 for maxtext[tpu]=={release} and none was found (python3.12 on PATH or "
@@ -76,13 +82,28 @@ def _build(release: str, target: Path, say: Callable[[str], None]) -> None:
     shutil.rmtree(target, ignore_errors=True)
     say(f"building the compile environment for MaxText {release} in {target} (once: pip install 'maxtext[tpu]=={release}', about 3 GiB)")
     steps = [[str(base), "-m", "venv", str(target)],
-             [str(target / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", f"maxtext[tpu]=={release}"]]
+             [str(target / "bin" / "python"), "-m", "pip", "install", "--progress-bar", "off", "--disable-pip-version-check",
+              f"maxtext[tpu]=={release}"]]
     for step in steps:
-        done = subprocess.run(step, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if done.returncode != 0:
+        status, said = _run_showing(step, progress)
+        if status != 0:
             shutil.rmtree(target, ignore_errors=True)
             raise InputError(f"cannot build the compile environment for MaxText {release} ({' '.join(step[-3:])}: "
-                             f"{_last_line(done.stderr) or f'exit status {done.returncode}'})")
+                             f"{_last_line(said) or f'exit status {status}'})")
+
+
+def _run_showing(command: list[str], progress: Callable[[str], None]) -> tuple[int, str]:
+    """COMMAND's exit status and its last lines of output, each line pip starts a package with
+    shown as a step of PROGRESS."""
+    tail: list[str] = []
+    with subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          errors="replace", env=dict(os.environ, PYTHONUNBUFFERED="1")) as process:  # each line as pip writes it
+        assert process.stdout is not None
+        for line in process.stdout:
+            tail = [*tail[-19:], line]
+            if line.startswith(_PIP_STEPS):
+                progress(f"building the compile environment: {line.strip()[:120]}")
+    return process.returncode, "".join(tail)
 
 
 @contextmanager

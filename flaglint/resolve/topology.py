@@ -20,6 +20,7 @@ from flaglint.maxtext.tpu import (
     load_topologies,
     named_devices,
     slice_devices,
+    slice_topology,
 )
 from flaglint.tunix.variables import launcher
 
@@ -31,6 +32,7 @@ class DeviceCount:
     devices: int  # in all slices
     slices: int
     source: str  # where the count came from, for the user
+    topology: str | None = None  # MaxText's compile topology name of one slice, where one is known
 
     @property
     def per_slice(self) -> int:
@@ -48,7 +50,8 @@ def from_option(name: str, slices: int, version: str, topologies: str | Path | N
         close = difflib.get_close_matches(name, load_topologies(table), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else " (a compile topology name such as v5p-8, or a slice such as tpu7x:4x4x8)"
         raise InputError(f"--topology {name!r}: not a topology MaxText {version} knows{hint}")
-    return DeviceCount(per_slice * slices, slices, f"--topology {name}" + (f" --slices {slices}" if slices != 1 else ""))
+    return DeviceCount(per_slice * slices, slices, f"--topology {name}" + (f" --slices {slices}" if slices != 1 else ""),
+                       slice_topology(name, table))
 
 
 def from_config(config) -> DeviceCount | None:
@@ -63,11 +66,11 @@ def from_config(config) -> DeviceCount | None:
         per_slice = named_devices(name, config.pin.topologies)
         slices = lookup("compile_topology_num_slices")
         if per_slice is not None and isinstance(slices, int) and slices > 0:
-            return DeviceCount(per_slice * slices, slices, f"compile_topology={name} compile_topology_num_slices={slices}")
+            return DeviceCount(per_slice * slices, slices, f"compile_topology={name} compile_topology_num_slices={slices}", name)
         return None
     tunix_slice = lookup(launcher().slice)
     if isinstance(tunix_slice, str) and (count := slice_devices(tunix_slice)) is not None:
-        return DeviceCount(count, 1, f"{launcher().slice}={tunix_slice}")
+        return DeviceCount(count, 1, f"{launcher().slice}={tunix_slice}", slice_topology(tunix_slice, config.pin.topologies))
     return None
 
 

@@ -79,3 +79,26 @@ def test_the_fused_head_fits_where_the_local_head_does_not(compile_python, tmp_p
     assert re.search(rf"the fused log-prob head \(chunks of 4096\) at {tokens:,} tokens a chip.*: fits, peak", ran.stdout)
     local = re.search(rf"the local log-prob head \(chunks of 4096\) at {tokens:,} tokens a chip[^:]*: (fits|does not fit)", ran.stdout)
     assert local is not None and (local[1] == "fits") == local_fits, ran.stdout
+
+
+# A small model: the compile is MaxText's start-up more than the program (a minute or two on a CPU)
+SMALL = ("base_num_decoder_layers=2 base_emb_dim=256 base_mlp_dim=512 base_num_query_heads=4 base_num_kv_heads=4 head_dim=64 "
+         "max_target_length=256 steps=5")
+
+
+def test_parallel_compiles_give_the_verdicts_of_one_at_a_time_in_the_scripts_order(compile_python, tmp_path):
+    # the first launch fits; the second does not (1,024 sequences of 256 tokens a chip, over a
+    # vocabulary of 32,000): each verdict at its own launch's line, whichever compile ends first
+    script = tmp_path / "two.sh"
+    train = f"python3 -m maxtext.trainers.pre_train.train maxtext/configs/base.yml {SMALL}"
+    script.write_text(f"#!/bin/bash\n{train} per_device_batch_size=1\n{train} per_device_batch_size=1024\n")
+    reports = {}
+    for jobs in (2, 1):
+        ran = run_flaglint("memory", "two.sh", "--topology", TOPOLOGY, "--compile-with", str(compile_python), "--jobs", str(jobs),
+                           "--format", "json", env={"XDG_CACHE_HOME": str(tmp_path / f"cache-{jobs}")}, cwd=tmp_path)
+        assert ran.returncode == 1, ran.stdout + ran.stderr
+        reports[jobs] = json.loads(ran.stdout)
+    assert reports[2] == reports[1]
+    assert [(finding["rule"], finding["location"]["line"]) for finding in reports[2]["findings"]] == [("FL018", 3)], reports[2]
+    fits = [note for note in reports[2]["notes"] if "the train step fits" in note]
+    assert len(fits) == 1 and fits[0].startswith("two.sh:2: "), reports[2]["notes"]

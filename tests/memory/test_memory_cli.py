@@ -31,10 +31,10 @@ def cache(tmp_path, monkeypatch):
     return tmp_path
 
 
-def kept(argv, answer: str, topology="v5e-8", env=None):
+def kept(argv, answer: str, topology="v5e-8", env=None, slices=1):
     checker = Checker(DEFAULT_PIN)
     (source,) = check_sources(argv, checker.pin.configs)
-    request = compile_request(checker.config(source, env or {})[0], checker.pin.version, topology, 1, env or {})
+    request = compile_request(checker.config(source, env or {})[0], checker.pin.version, topology, slices, env or {})
     keep_verdict(verdict_key(request, checker.pin.pin, VERSIONS), read_answer(recorded(answer)))
 
 
@@ -75,7 +75,13 @@ def test_without_a_topology_the_check_stops_in_one_line(cache):
     ran = run_flaglint("memory", *ARGV)
     assert ran.returncode == 2
     assert ran.stderr.strip() == ("flaglint: error: the compile needs a TPU topology: give --topology (and --slices), "
-                                  "or set compile_topology")
+                                  "or set compile_topology and compile_topology_num_slices (MaxText's train_compile needs both)")
+
+
+def test_a_config_that_sets_its_compile_topology_is_compiled_for_it(cache):
+    # a compile (the environment's interpreter is not there: FL019 names the target)
+    ran = run_flaglint("memory", *ARGV, "compile_topology=v5e-16", "compile_topology_num_slices=2")
+    assert "error FL019 the train step does not compile for v5e-16 x 2 slices: cannot start " in ran.stdout, ran.stdout
 
 
 def test_the_gate_blocks_a_jobset_whose_train_step_does_not_fit_its_slice(cache):
@@ -84,7 +90,7 @@ def test_the_gate_blocks_a_jobset_whose_train_step_does_not_fit_its_slice(cache)
 
     manifest = "examples/jobsets/pretrain-v5e-8.yaml"
     checker = Checker(DEFAULT_PIN)
-    (launch,) = manifest_launches(manifest, read_text(manifest, MANIFEST), checker, {}, None, False)
+    (launch,) = manifest_launches(manifest, read_text(manifest, MANIFEST), checker, {}, False)
     (request,) = launch.requests
     assert (request.topology, request.slices) == ("v5e-8", 1)  # tpu-v5-lite-podslice at 2x4, one replica
     keep_verdict(verdict_key(request, checker.pin.pin, VERSIONS), read_answer(recorded("default-batch64-v5e-8.json")))
@@ -114,3 +120,61 @@ def test_the_gate_names_a_tunix_launch_it_cannot_compile_and_compiles_nothing(ca
     ran = run_flaglint("gate", "--memory", "examples/jobsets/trainer-128.yaml")
     assert "grpo-trainer-128/proc/main: not compiled: it is not one of MaxText's own entry points" in ran.stdout
     assert "FL019" not in ran.stdout and "FL018" not in ran.stdout
+
+
+XPK_RECIPE = """#!/bin/bash
+TRAIN="python3 -m maxtext.trainers.pre_train.train maxtext/configs/base.yml per_device_batch_size=64 steps=5"
+xpk workload create --cluster c --workload one --tpu-type=v5litepod-8 --command "$TRAIN"
+xpk workload create --cluster c --workload two --tpu-type v5litepod-2x4 --num-slices 2 --command "$TRAIN"
+"""
+
+
+def test_an_xpk_launch_is_compiled_for_its_tpu_type_and_slices(cache):
+    # XPK's v5litepod-8 is MaxText's v5e-8 (its kept verdict answers); v5litepod-2x4 twice is two
+    # v5e-8 slices, a compile of its own (the environment's interpreter is not there: FL019 names the target)
+    (cache / "xpk.sh").write_text(XPK_RECIPE)
+    kept(("per_device_batch_size=64", "steps=5"), "default-batch64-v5e-8.json")
+    ran = run_flaglint("memory", "xpk.sh", cwd=cache)
+    assert ran.returncode == 1, ran.stderr
+    errors = [line for line in ran.stdout.splitlines() if " error FL01" in line]
+    assert errors[0].startswith("xpk.sh:3:1: error FL018 the train step does not fit on v5e-8: the compiler needs 21.99 GiB"), errors
+    assert errors[1].startswith("xpk.sh:4:1: error FL019 the train step does not compile for v5e-8 x 2 slices: "), errors
+    assert len(errors) == 2
+
+
+def test_the_topology_given_wins_over_the_xpk_workloads(cache):
+    (cache / "xpk.sh").write_text(XPK_RECIPE)
+    kept(("per_device_batch_size=64", "steps=5"), "default-batch64-v5e-8.json", topology="v5e-16")
+    ran = run_flaglint("memory", "xpk.sh", "--topology", "v5e-16", cwd=cache)
+    assert [line.split(" error ")[1][:45] for line in ran.stdout.splitlines() if " error FL01" in line] == [
+        "FL018 the train step does not fit on v5e-16: "] * 2, ran.stdout
+
+
+def test_a_jobsets_node_selector_and_replicas_are_the_slices_compiled_for(cache):
+    from flaglint.cli.memory import manifest_launches
+
+    manifest = cache / "two-slices.yaml"
+    manifest.write_text("""apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: two-slices
+spec:
+  replicatedJobs:
+  - name: slice
+    replicas: 2
+    template:
+      spec:
+        template:
+          spec:
+            nodeSelector:
+              cloud.google.com/gke-tpu-accelerator: tpu-v5-lite-podslice
+              cloud.google.com/gke-tpu-topology: 4x4
+            containers:
+            - name: train
+              image: example/maxtext
+              command: [python3, -m, maxtext.trainers.pre_train.train, src/maxtext/configs/base.yml, per_device_batch_size=1, steps=5]
+""")
+    (launch,) = manifest_launches(str(manifest), manifest.read_text(), Checker(DEFAULT_PIN), {}, False)
+    assert [(request.topology, request.slices) for request in launch.requests] == [("v5e-16", 2)]
+    ran = run_flaglint("gate", "--memory", "two-slices.yaml", cwd=cache)
+    assert "two-slices.yaml:19:72: error FL019 the train step does not compile for v5e-16 x 2 slices: " in ran.stdout, ran.stdout

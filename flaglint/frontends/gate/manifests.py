@@ -32,7 +32,7 @@ from flaglint.frontends.commands import (
 from flaglint.frontends.tunix_commands import check_tunix_words
 from flaglint.maxtext.launch import MAXTEXT_LAUNCHES, recognise, unwrap
 from flaglint.maxtext.pyconfig import is_key_variable
-from flaglint.maxtext.tpu import slice_devices
+from flaglint.maxtext.tpu import slice_devices, slice_topology
 from flaglint.pins.pins import DEFAULT_PIN
 from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.read.flags import FlagSource
@@ -515,7 +515,7 @@ def _maxtext_command(checker: Checker, launch: ContainerProcess, label: str, all
     texts = [a.text for a in argv]
     placer = _FlagPlacer(Scalar(argv_source(texts).text, tuple(quoted_origins([(a.text, a.positions) for a in argv]))), {}, label)
     result.findings = [placer.place(f, where) if f.location is None or f.location.file is None else f
-                       for f in check_command(_on_slice(checker, launch), texts, config, environment, index=index)]
+                       for f in check_command(on_slice(checker, launch), texts, config, environment, index=index)]
     return result
 
 
@@ -541,7 +541,7 @@ def _tunix_command(checker: Checker, launch: ContainerProcess, label: str, tunix
     per_slice = slice_devices(selected.text) if selected is not None else None
     devices = DeviceCount(per_slice * slices, slices, f"the TPU topology selector ({selected.text})") if per_slice else None
     checked = check_tunix_words(pin, command, texts, environment, (Path.cwd(),), allow_unverified=allow_unverified,
-                                devices=devices, maxtext=lambda: _on_slice(checker, launch))
+                                devices=devices, maxtext=lambda: on_slice(checker, launch))
     placer = _FlagPlacer(Scalar(argv_source(texts).text, tuple(quoted_origins([(a.text, a.positions) for a in args]))), {}, label)
     where = f"{launch.container.path} (tunix.cli.{command.entry})"
     findings = []
@@ -555,7 +555,7 @@ def _tunix_command(checker: Checker, launch: ContainerProcess, label: str, tunix
     return Result(pin=pin.name, findings=findings, notes=[f"{label}: {where}: {note}" for note in checked.notes])
 
 
-def _on_slice(checker: Checker, launch: ContainerProcess) -> Checker:
+def on_slice(checker: Checker, launch: ContainerProcess) -> Checker:
     """The checker with the device count of the container's TPU topology selector and its
     replicated job's slices, when the manifest gives both."""
 
@@ -563,10 +563,10 @@ def _on_slice(checker: Checker, launch: ContainerProcess) -> Checker:
     count = slice_devices(selected.text) if selected is not None else None
     if count is None or slices is None or checker.devices is not None:
         return checker
-    on_slice = copy.copy(checker)
+    on_selected = copy.copy(checker)
     source = f"the TPU topology selector ({selected.text})" + (f", {slices} slices (the replicated job's replicas)" if slices > 1 else "")
-    on_slice.devices = DeviceCount(count * slices, slices, source)
-    return on_slice
+    on_selected.devices = DeviceCount(count * slices, slices, source, slice_topology(selected.text, checker.pin.topologies))
+    return on_selected
 
 
 def _is_file(text: str) -> bool:

@@ -158,6 +158,26 @@ def test_an_xpk_workload_gives_the_devices_and_slices_of_its_command_line():
     assert errors == [(7, "MXRQ7R8"), (9, "FL141")], [(f.location.line, f.rule, f.message[:80]) for f in result.findings]
 
 
+@pytest.mark.parametrize(("words", "devices", "topology"), [
+    (["--tpu-type=v5litepod-16"], 16, "v5e-16"),  # XPK's v5e names are MaxText's v5e-N
+    (["--tpu-type", "v5litepod-16x16", "--num-slices", "2"], 512, "v5e-256"),
+    (["--tpu-type=v5p-8", "--num-slices=4"], 16, "v5p-8"),  # a v5p-8 is 4 chips, one device each
+    (["--device-type=tpu7x-4x4x8"], 256, "tpu7x-256"),  # two devices a chip
+    (["--tpu-type=v6e-256"], 256, "v6e-256"),
+])
+def test_an_xpk_workload_names_its_devices_and_the_compile_topology_of_a_slice(words, devices, topology):
+    from flaglint.frontends.commands import xpk_devices
+
+    count = xpk_devices(["xpk", "workload", "create", *words], "0.2.5")
+    assert (count.devices, count.topology) == (devices, topology)
+
+
+def test_a_tpu_type_maxtext_has_no_topology_for_gives_no_device_count():
+    from flaglint.frontends.commands import xpk_devices
+
+    assert xpk_devices(["--tpu-type=v5litepod-3"], "0.2.5") is None
+
+
 def test_a_value_a_command_substitution_prints_is_not_judged(tmp_path):
     # flaglint never runs `$(nproc)`: the keys it sets are unknown, neither empty nor refused.
     script = tmp_path / "opaque.sh"
