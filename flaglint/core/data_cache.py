@@ -1,5 +1,6 @@
-"""A JSON cache of parsed data files (rule sets, YAML schemas), so a cold `flaglint check` neither
-re-parses every rule nor imports a YAML parser for files it has read before.
+"""A cache of parsed data files (rule sets, YAML schemas), as JSON or a text form of their own, so a
+cold `flaglint check` neither re-parses every rule nor imports a YAML parser for files it has read
+before.
 
 Entries are keyed by the source files' paths, sizes and modification times, and by the flaglint
 that built them (its version and commit: a clone updated in place reads no entry an older one
@@ -46,34 +47,46 @@ def cached(kind: str, sources: list[Path], build: Callable[[], Any], encode: Cal
     """`build()`, or its last result for these sources. `encode` makes it plain JSON data (None:
     this value is not cached) and `decode` turns that data back into the value; `layout` numbers
     the form of that data, so that a changed form never reads an old entry."""
-    path = cache_root() / f"{kind}-{_fingerprint(sources, layout)}.json"
+
+    def as_text(value: Any) -> str | None:
+        payload = encode(value)
+        return None if payload is None else json.dumps(payload)
+
+    return cached_text(kind, sources, build, as_text, lambda text: decode(json.loads(text)), layout, "json")
+
+
+def cached_text(kind: str, sources: list[Path], build: Callable[[], Any], encode: Callable[[Any], str | None],
+                decode: Callable[[str], Any], layout: int = 1, suffix: str = "txt") -> Any:
+    """`cached`, for a value kept in a text form of its own: `encode` writes it (None: not cached)
+    and `decode` reads it back."""
+    path = cache_root() / f"{kind}-{_fingerprint(sources, layout)}.{suffix}"
     try:
-        return decode(json.loads(read_text(path, DATA_FILE)))
+        return decode(read_text(path, DATA_FILE))
     except (InputError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         pass
     value = build()
     try:
-        payload = encode(value)
+        text = encode(value)
     except (TypeError, ValueError):  # not plain data
-        payload = None
-    if payload is not None:
-        _write(path, payload)
+        text = None
+    if text is not None:
+        _write(path, text)
     return value
 
 
-def _write(path: Path, payload: Any) -> None:
+def _write(path: Path, text: str) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps(payload), encoding="utf-8")
+        temporary.write_text(text, encoding="utf-8")
         os.replace(temporary, path)
-        _prune(path.parent, path.name.split("-", 1)[0])
+        _prune(path.parent, path.name.split("-", 1)[0], path.suffix)
     except OSError:
         pass
 
 
-def _prune(directory: Path, kind: str) -> None:
-    entries = sorted(directory.glob(f"{kind}-*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+def _prune(directory: Path, kind: str, suffix: str) -> None:
+    entries = sorted(directory.glob(f"{kind}-*{suffix}"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
     for stale in entries[KEPT_ENTRIES:]:
         stale.unlink(missing_ok=True)
 
