@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import zlib
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Callable
 
@@ -72,6 +73,42 @@ def cached_text(kind: str, sources: list[Path], build: Callable[[], Any], encode
     if text is not None:
         _write(path, text)
     return value
+
+
+def header_and_lines(header: Any, lines: list[str]) -> str:
+    """An entry in text form: HEADER as a line of JSON, then LINES, numbered from 1, each a JSON text
+    (which holds no newline) that the header refers to by number: a value read as its line's text is
+    decoded only when it is used, and JSON within JSON would cost its escapes on every read."""
+    return "\n".join([json.dumps(header), *lines])
+
+
+def read_header_and_lines(text: str) -> tuple[Any, list[str]]:
+    lines = text.split("\n")
+    return json.loads(lines[0]), lines
+
+
+class LazyJson(Mapping):
+    """Name -> value, each decoded from its JSON text (by `decode`, after JSON) when first read: an
+    entry of the cache in text form holds many values that one check never reads."""
+
+    def __init__(self, texts: dict[str, str], decode: Callable[[Any], Any] = lambda v: v):
+        self._texts = texts
+        self._decode = decode
+        self._values: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._values:
+            self._values[name] = self._decode(json.loads(self._texts[name]))
+        return self._values[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._texts
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
 
 
 def _write(path: Path, text: str) -> None:

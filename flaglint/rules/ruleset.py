@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
 from functools import cached_property, lru_cache
@@ -16,7 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from flaglint.core.data import data_dir
-from flaglint.core.data_cache import cached_text
+from flaglint.core.data_cache import (
+    LazyJson,
+    cached_text,
+    header_and_lines,
+    read_header_and_lines,
+)
 from flaglint.core.findings import SEVERITIES, Finding, InputError
 from flaglint.core.numbers import shown_value
 from flaglint.core.omegaconf_yaml import check_tagged_scalars
@@ -370,16 +375,14 @@ def _parse_ruleset(version: str | Path | None, extra: tuple[str, ...]) -> RuleSe
 
 
 # ---- the rule sets in the data cache ----
-# A first line of JSON holds the rules' fields, in the order of _CACHED_FIELDS, and each tree's line;
-# each tree's JSON follows on a line of its own (JSON text holds no newline). A tree is kept as its
-# line's text and decoded when a check first reads it: most rules of a pin never get past their
-# `when`, and JSON within JSON would cost its escapes on every start.
+# The header holds the rules' fields, in the order of _CACHED_FIELDS, and the line of each tree. A
+# tree is kept as its line's text and decoded when a check first reads it: most rules of a pin never
+# get past their `when`.
 _CACHED_FIELDS = tuple(f.name for f in dataclass_fields(Rule) if not f.name.endswith("_tree"))
 
 
 def _decode(text: str) -> RuleSet:
-    lines = text.split("\n")
-    data = json.loads(lines[0])
+    data, lines = read_header_and_lines(text)
     rules = []
     for *values, names, when, require in data["rules"]:
         entry = dict(zip(_CACHED_FIELDS, values, strict=True))
@@ -388,27 +391,8 @@ def _decode(text: str) -> RuleSet:
         rule = Rule(**entry, when_tree=lines[when] if when else None, require_tree=lines[require] if require else None)
         rule.__dict__["names"] = names
         rules.append(rule)
-    return RuleSet(rules, _Trees({name: lines[at] for name, at in data["derived"].items()}), data["derived_text"])
-
-
-class _Trees(Mapping):
-    """Name -> tree, each decoded from its JSON text when first read (a check reads a derived value
-    only to word a message that names it)."""
-
-    def __init__(self, texts: dict[str, str]):
-        self._texts = texts
-        self._trees: dict[str, Any] = {}
-
-    def __getitem__(self, name: str) -> Any:
-        if name not in self._trees:
-            self._trees[name] = from_json(json.loads(self._texts[name]))
-        return self._trees[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._texts)
-
-    def __len__(self) -> int:
-        return len(self._texts)
+    # a check reads a derived value only to word a message that names it
+    return RuleSet(rules, LazyJson({name: lines[at] for name, at in data["derived"].items()}, from_json), data["derived_text"])
 
 
 def _encode(ruleset: RuleSet) -> str:
@@ -422,4 +406,4 @@ def _encode(ruleset: RuleSet) -> str:
 
     rules = [[*(getattr(r, n) for n in _CACHED_FIELDS), r.names, line(r.when_tree), line(r.require_tree)] for r in ruleset.rules]
     derived = {name: line(tree) for name, tree in ruleset.derived.items()}
-    return "\n".join([json.dumps({"rules": rules, "derived": derived, "derived_text": ruleset.derived_text}), *trees])
+    return header_and_lines({"rules": rules, "derived": derived, "derived_text": ruleset.derived_text}, trees)
