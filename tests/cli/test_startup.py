@@ -38,10 +38,10 @@ def _probe(tmp_path, prefixes: tuple[str, ...], check: str = "steps=3") -> tuple
 def test_a_cold_check_imports_neither_a_yaml_parser_nor_other_commands(tmp_path):
     # nor the solver or the fix writer (no rule is broken), a requirements parser (no requirements
     # file), the rule docs (no --statistics), another report format, Tunix's pins and checks (no
-    # Tunix command line), the launch recogniser, or the index of MaxText's configs (no config file)
+    # Tunix command line), the launch recognisers, or the index of MaxText's configs (no config file)
     others = ("yaml", "flaglint.cli.lint", "flaglint.cli.gate", "flaglint.frontends.lint.scripts", "z3", "packaging",
               "flaglint.report.rule_docs", "flaglint.report.sarif_format", "flaglint.report.json_format",
-              "flaglint.frontends.tunix_commands", "flaglint.fix.config_files", "flaglint.maxtext.launch",
+              "flaglint.frontends.tunix_commands", "flaglint.fix.config_files", "flaglint.maxtext.launch", "flaglint.tunix.launch",
               "flaglint.fix.flags", "flaglint.solve.solutions", "flaglint.cli.fixing", "flaglint.tunix.pins",
               "flaglint.schema.config_index")
     _probe(tmp_path, others, "steps=3 log_period=100 enable_checkpointing=false")
