@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import ast
 import re
-from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "flaglint"
+from package_source import PACKAGE, package_modules
+
 WHY = re.compile(r"#\s*noqa:\s*PLC0415\b[\s,:;.—-]*(?P<why>.*)$")
 
 
 def _modules():
-    for path in sorted(PACKAGE.rglob("*.py")):
-        text = path.read_text(encoding="utf-8")
-        yield path.relative_to(PACKAGE.parent), text, ast.parse(text)
+    for path, text, tree in package_modules():
+        yield path.relative_to(PACKAGE.parent), text, tree
 
 
 def _function_level_imports(tree: ast.Module):

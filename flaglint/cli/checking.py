@@ -20,7 +20,6 @@ from flaglint.frontends.check.inputs import check_sources
 from flaglint.read.flags import FlagSource, bom_length, read_text_file
 from flaglint.report import Checked
 from flaglint.settings.applied import apply_settings
-from flaglint.tunix.launch import is_tunix_argv
 
 
 def check_command(flags: tuple[str, ...], options: Options, flag_file: str | None = None, as_files: bool = False,
@@ -40,7 +39,7 @@ def check_command(flags: tuple[str, ...], options: Options, flag_file: str | Non
     as_files = as_files or _flag_files(flags)
     settings = options.settings()
     env = options.env()
-    if flags and not (batch or flag_file or as_files) and is_tunix_argv(tuple(flags), lambda: _tunix_base_names(settings["tunix-pin"])):
+    if flags and not (batch or flag_file or as_files) and _is_tunix_argv(tuple(flags), settings["tunix-pin"]):
         _check_tunix(tuple(flags), options, settings, env)
         return
     checker = load_checker(settings, options.devices(settings["pin"]))
@@ -124,10 +123,15 @@ def _check_tunix(args: tuple[str, ...], options: Options, settings, env: dict[st
     fix_and_emit(run(None), run, options, settings)
 
 
-def _tunix_base_names(pin: str | None) -> frozenset[str]:
+def _is_tunix_argv(flags: tuple[str, ...], tunix_pin: str | None) -> bool:
+    """tunix/launch.py's is_tunix_argv, asked only where a word names Tunix (its module, its
+    tunix/cli/ scripts) or the first is a .yaml: a flag string's check loads no launch recogniser."""
+    if not (flags[0].endswith(".yaml") or any("tunix" in word for word in flags)):
+        return False
+    from flaglint.tunix.launch import is_tunix_argv  # noqa: PLC0415 as said above
     from flaglint.tunix.pins import tunix_base_names  # noqa: PLC0415 Tunix's pins: only for a .yaml first word
 
-    return tunix_base_names(pin)
+    return is_tunix_argv(flags, lambda: tunix_base_names(tunix_pin))
 
 
 def _flag_files(flags: tuple[str, ...]) -> bool:

@@ -1,5 +1,6 @@
-"""A JSON cache of parsed data files (rule sets, YAML schemas), so a cold `flaglint check` neither
-re-parses every rule nor imports a YAML parser for files it has read before.
+"""A cache of parsed data files (rule sets, YAML schemas), as JSON or a text form of their own, so a
+cold `flaglint check` neither re-parses every rule nor imports a YAML parser for files it has read
+before.
 
 Entries are keyed by the source files' paths, sizes and modification times, and by the flaglint
 that built them (its version and commit: a clone updated in place reads no entry an older one
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import zlib
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Callable
 
@@ -46,34 +48,82 @@ def cached(kind: str, sources: list[Path], build: Callable[[], Any], encode: Cal
     """`build()`, or its last result for these sources. `encode` makes it plain JSON data (None:
     this value is not cached) and `decode` turns that data back into the value; `layout` numbers
     the form of that data, so that a changed form never reads an old entry."""
-    path = cache_root() / f"{kind}-{_fingerprint(sources, layout)}.json"
+
+    def as_text(value: Any) -> str | None:
+        payload = encode(value)
+        return None if payload is None else json.dumps(payload)
+
+    return cached_text(kind, sources, build, as_text, lambda text: decode(json.loads(text)), layout, "json")
+
+
+def cached_text(kind: str, sources: list[Path], build: Callable[[], Any], encode: Callable[[Any], str | None],
+                decode: Callable[[str], Any], layout: int = 1, suffix: str = "txt") -> Any:
+    """`cached`, for a value kept in a text form of its own: `encode` writes it (None: not cached)
+    and `decode` reads it back."""
+    path = cache_root() / f"{kind}-{_fingerprint(sources, layout)}.{suffix}"
     try:
-        return decode(json.loads(read_text(path, DATA_FILE)))
+        return decode(read_text(path, DATA_FILE))
     except (InputError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         pass
     value = build()
     try:
-        payload = encode(value)
+        text = encode(value)
     except (TypeError, ValueError):  # not plain data
-        payload = None
-    if payload is not None:
-        _write(path, payload)
+        text = None
+    if text is not None:
+        _write(path, text)
     return value
 
 
-def _write(path: Path, payload: Any) -> None:
+def header_and_lines(header: Any, lines: list[str]) -> str:
+    """An entry in text form: HEADER as a line of JSON, then LINES, numbered from 1, each a JSON text
+    (which holds no newline) that the header refers to by number: a value read as its line's text is
+    decoded only when it is used, and JSON within JSON would cost its escapes on every read."""
+    return "\n".join([json.dumps(header), *lines])
+
+
+def read_header_and_lines(text: str) -> tuple[Any, list[str]]:
+    lines = text.split("\n")
+    return json.loads(lines[0]), lines
+
+
+class LazyJson(Mapping):
+    """Name -> value, each decoded from its JSON text (by `decode`, after JSON) when first read: an
+    entry of the cache in text form holds many values that one check never reads."""
+
+    def __init__(self, texts: dict[str, str], decode: Callable[[Any], Any] = lambda v: v):
+        self._texts = texts
+        self._decode = decode
+        self._values: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._values:
+            self._values[name] = self._decode(json.loads(self._texts[name]))
+        return self._values[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._texts
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+
+def _write(path: Path, text: str) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps(payload), encoding="utf-8")
+        temporary.write_text(text, encoding="utf-8")
         os.replace(temporary, path)
-        _prune(path.parent, path.name.split("-", 1)[0])
+        _prune(path.parent, path.name.split("-", 1)[0], path.suffix)
     except OSError:
         pass
 
 
-def _prune(directory: Path, kind: str) -> None:
-    entries = sorted(directory.glob(f"{kind}-*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+def _prune(directory: Path, kind: str, suffix: str) -> None:
+    entries = sorted(directory.glob(f"{kind}-*{suffix}"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
     for stale in entries[KEPT_ENTRIES:]:
         stale.unlink(missing_ok=True)
 

@@ -12,13 +12,20 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from flaglint.core.data import data_dir
-from flaglint.core.data_cache import yaml_file
+from flaglint.core.data_cache import (
+    LazyJson,
+    cached_text,
+    header_and_lines,
+    read_header_and_lines,
+    yaml_file,
+)
 from flaglint.core.findings import InputError
 from flaglint.core.numbers import shown_text
 from flaglint.core.reading import PIN_FILE, REQUIREMENTS, Unreadable, read_text
@@ -183,9 +190,40 @@ def _overlay(name: str) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=None)
-def _released(name: str) -> dict[str, Any]:
-    """schemas/maxtext-<version>.json (its format is model.MaxTextSchemaFile)."""
-    return json.loads(read_text(_schemas() / f"{name}.json", PIN_FILE))
+def _released(name: str) -> tuple[dict[str, Any], Mapping[str, dict[str, Any]]]:
+    """schemas/maxtext-<version>.json (its format is model.MaxTextSchemaFile), and its models' keys
+    (model name -> the keys its yml sets); from the data cache, each key and model as JSON text
+    decoded when first read (one check reads a few of a pin's thousand)."""
+    path = _schemas() / f"{name}.json"
+    return cached_text("schema", [path], lambda: _with_models(json.loads(read_text(path, PIN_FILE))), _encode_schema, _decode_schema)
+
+
+def _with_models(schema: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    return schema, {model: entry["keys"] for model, entry in schema.get("models", {}).items()}
+
+
+def _encode_schema(released: tuple[dict[str, Any], Mapping[str, dict[str, Any]]]) -> str:
+    schema, models = released
+    lines: list[str] = []
+
+    def line(value: Any) -> int:
+        lines.append(json.dumps(value))
+        return len(lines)
+
+    def keys(table: dict[str, Any]) -> dict[str, int]:
+        return {key: line(entry) for key, entry in table.items()}
+
+    header = {**schema, "keys": keys(schema["keys"]), "models": {model: line(keys) for model, keys in models.items()},
+              "config_classes": {name: {**entry, "keys": keys(entry.get("keys", {}))} for name, entry in schema.get("config_classes", {}).items()}}
+    return header_and_lines(header, lines)
+
+
+def _decode_schema(text: str) -> tuple[dict[str, Any], Mapping[str, dict[str, Any]]]:
+    header, lines = read_header_and_lines(text)
+    header["keys"] = {key: lines[at] for key, at in header["keys"].items()}  # KeyTable decodes a key's text
+    for entry in header["config_classes"].values():
+        entry["keys"] = {key: lines[at] for key, at in entry["keys"].items()}
+    return header, LazyJson({model: lines[at] for model, at in header.pop("models").items()})
 
 
 @lru_cache(maxsize=None)
@@ -194,7 +232,8 @@ def load_pin(pin: str = DEFAULT_PIN) -> PinSchema:
     if name.startswith("maxtext-") and (_schemas() / f"{name}.json").is_file():
         where = f"schemas/{name}.json"
         version = name.removeprefix("maxtext-")
-        return _from_schema(name, _released(name), where, version, version, version, f"bundled ({where})")
+        schema, models = _released(name)
+        return _from_schema(name, schema, models, where, version, version, version, f"bundled ({where})")
     if name in bundled_pins():
         return _from_overlay(name)
     from flaglint.pins import store  # noqa: PLC0415 the pin store (shutil): only for a pin that is not bundled
@@ -219,17 +258,18 @@ def load_pin(pin: str = DEFAULT_PIN) -> PinSchema:
         raise InputError(f"{entry.schema_path}: damaged pin store entry ({err}); import it again") from None
     # an entry imported before its topology table was stored: its release's bundled table
     topologies = entry.topologies_path if entry.topologies_path.is_file() else str(data["version"])
-    return _from_schema(name, data, str(entry.schema_path), entry.rules_dir, entry.configs_path, topologies, entry.describe())
+    schema, models = _with_models(data)
+    return _from_schema(name, schema, models, str(entry.schema_path), entry.rules_dir, entry.configs_path, topologies, entry.describe())
 
 
-def _from_schema(name: str, schema: dict[str, Any], where: str, rules: str | Path, configs: str | Path,
-                 topologies: str | Path, origin: str) -> PinSchema:
+def _from_schema(name: str, schema: dict[str, Any], models: Mapping[str, dict[str, Any]], where: str, rules: str | Path,
+                 configs: str | Path, topologies: str | Path, origin: str) -> PinSchema:
     return PinSchema(
         pin=name,
         version=schema["version"],
         keys=KeyTable(schema["keys"], where),
         defaults=dict(schema.get("base_defaults", {})),
-        models={model: entry["keys"] for model, entry in schema.get("models", {}).items()},
+        models=models,
         chain=[name],
         rules=rules,
         configs=configs,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
 from functools import cached_property, lru_cache
@@ -16,7 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from flaglint.core.data import data_dir
-from flaglint.core.data_cache import cached
+from flaglint.core.data_cache import (
+    LazyJson,
+    cached_text,
+    header_and_lines,
+    read_header_and_lines,
+)
 from flaglint.core.findings import SEVERITIES, Finding, InputError
 from flaglint.core.numbers import shown_value
 from flaglint.core.omegaconf_yaml import check_tagged_scalars
@@ -339,7 +344,7 @@ def load_ruleset(version: str | Path | None = None, extra: tuple[str, ...] = ())
     sources = [*rule_files(version), *(Path(p) for p in extra), root / "derived.yml"]
     if version:
         sources.append(imported_dir(version) / "derived.yml")
-    return cached("rules", sources, lambda: _parse_ruleset(version, extra), _encode, _decode, layout=6)
+    return cached_text("rules", sources, lambda: _parse_ruleset(version, extra), _encode, _decode, layout=7)
 
 
 def _parse_ruleset(version: str | Path | None, extra: tuple[str, ...]) -> RuleSet:
@@ -370,53 +375,35 @@ def _parse_ruleset(version: str | Path | None, extra: tuple[str, ...]) -> RuleSe
 
 
 # ---- the rule sets in the data cache ----
-# A rule's trees are kept as JSON text, decoded when a check first reads them: most rules of a pin
-# never get past their `when`.
+# The header holds the rules' fields, in the order of _CACHED_FIELDS, and the line of each tree. A
+# tree is kept as its line's text and decoded when a check first reads it: most rules of a pin never
+# get past their `when`.
+_CACHED_FIELDS = tuple(f.name for f in dataclass_fields(Rule) if not f.name.endswith("_tree"))
 
 
-def _decode(data: dict[str, Any]) -> RuleSet:
+def _decode(text: str) -> RuleSet:
+    data, lines = read_header_and_lines(text)
     rules = []
-    for entry in data["rules"]:
-        names = entry.pop("names")
+    for *values, names, when, require in data["rules"]:
+        entry = dict(zip(_CACHED_FIELDS, values, strict=True))
         entry["pins"] = tuple(entry["pins"]) if entry["pins"] is not None else None
         entry["states"] = tuple(entry["states"])
-        rule = Rule(**entry)
+        rule = Rule(**entry, when_tree=lines[when] if when else None, require_tree=lines[require] if require else None)
         rule.__dict__["names"] = names
         rules.append(rule)
-    return RuleSet(rules, _Trees(data["derived"]), data["derived_text"])
+    # a check reads a derived value only to word a message that names it
+    return RuleSet(rules, LazyJson({name: lines[at] for name, at in data["derived"].items()}, from_json), data["derived_text"])
 
 
-class _Trees(Mapping):
-    """Name -> tree, each decoded from its JSON data when first read (a check reads a derived value
-    only to word a message that names it)."""
+def _encode(ruleset: RuleSet) -> str:
+    trees: list[str] = []
 
-    def __init__(self, data: dict[str, Any]):
-        self._data = data
-        self._trees: dict[str, Any] = {}
+    def line(tree: Any) -> int | None:
+        if tree is None:
+            return None
+        trees.append(json.dumps(to_json(tree)))
+        return len(trees)
 
-    def __getitem__(self, name: str) -> Any:
-        if name not in self._trees:
-            self._trees[name] = from_json(self._data[name])
-        return self._trees[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._data)
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-
-def _tree_text(tree: Any) -> str | None:
-    return None if tree is None else json.dumps(to_json(tree))
-
-
-def _encode(ruleset: RuleSet) -> dict[str, Any]:
-    names = [f.name for f in dataclass_fields(Rule)]
-    return {
-        "rules": [
-            {**{n: (_tree_text(getattr(r, n)) if n.endswith("_tree") else getattr(r, n)) for n in names}, "names": r.names}
-            for r in ruleset.rules
-        ],
-        "derived": {k: to_json(v) for k, v in ruleset.derived.items()},
-        "derived_text": ruleset.derived_text,
-    }
+    rules = [[*(getattr(r, n) for n in _CACHED_FIELDS), r.names, line(r.when_tree), line(r.require_tree)] for r in ruleset.rules]
+    derived = {name: line(tree) for name, tree in ruleset.derived.items()}
+    return header_and_lines({"rules": rules, "derived": derived, "derived_text": ruleset.derived_text}, trees)

@@ -7,6 +7,7 @@ these records, so a check never pays for importing pydantic.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
@@ -67,8 +68,9 @@ class TunixVar:
 
 
 class KeyTable(dict):
-    """Key name -> Key, built from the schema file's entry on first use (most keys of a pin are
-    never looked at by one check, and building all of them would cost a cold start ~15 ms)."""
+    """Key name -> Key, built from the schema file's entry (or its JSON text, as the data cache keeps
+    it) on first use: most keys of a pin are never looked at by one check, and building all of them
+    would cost a cold start ~15 ms."""
 
     def __init__(self, entries: dict[str, Any], where: str):
         super().__init__(entries)
@@ -76,8 +78,8 @@ class KeyTable(dict):
 
     def __getitem__(self, name: str) -> Key:
         value = super().__getitem__(name)
-        if isinstance(value, dict):
-            value = key_from(value, self.where)
+        if not isinstance(value, Key):
+            value = key_from(json.loads(value) if isinstance(value, str) else value, self.where)
             super().__setitem__(name, value)
         return value
 

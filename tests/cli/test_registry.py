@@ -6,24 +6,25 @@ from __future__ import annotations
 import ast
 import json
 import re
-from pathlib import Path
+from functools import cache
 
 import pytest
 from commandline import run_flaglint as invoke
+from package_source import PACKAGE, package_modules
 
 from flaglint.rules.ruleset import fill, load_ruleset
 from flaglint.settings.settings import known_rule_ids
 
-PACKAGE = Path(__file__).resolve().parents[2] / "flaglint"
 _CARRIED = {"rule.id", "finding.rule"}
 REGISTRY = {rule.id: rule for rule in load_ruleset("0.2.5").rules}
 
 
+@cache
 def _emitted_ids() -> dict[str, str]:
     """Every rule id the code writes into a Finding itself (rules from the data carry their own)."""
     found = {}
-    for path in PACKAGE.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for path, _, tree in package_modules():
+        for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("Finding", "built_in") and node.args:
                 first, where = node.args[0], f"{path.relative_to(PACKAGE.parent)}:{node.lineno}"
                 if isinstance(first, ast.Attribute) and ast.unparse(first) in _CARRIED:
@@ -88,8 +89,8 @@ _OPTIONS = {"variant", "allow_unverified", "fail_closed"}
 
 
 def _built_in_calls():
-    for path in PACKAGE.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for path, _, tree in package_modules():
+        for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "built_in" and node.args:
                 yield f"{path.relative_to(PACKAGE.parent)}:{node.lineno}", node
 
@@ -118,8 +119,7 @@ def test_no_check_in_code_tests_a_rule_id_or_writes_a_severity():
     unverified_severity, fixable, flag_string_only), never its id; severities come from the entries."""
     tests_id = re.compile(r"\.rule\s*(?:[!=]=|(?:not\s+)?in)\s*[(\[{]?\s*[\"']FL\d")
     writes_severity = re.compile(r"[\"'](?:error|warning|info)[\"']\s+if\b|Finding\(\s*[\"']FL")
-    for path in PACKAGE.rglob("*.py"):
-        text = path.read_text(encoding="utf-8")
+    for path, text, _ in package_modules():
         for pattern in (tests_id, writes_severity):
             assert not pattern.search(text), f"{path.relative_to(PACKAGE.parent)}: {pattern.search(text)[0]!r}"
 

@@ -38,10 +38,10 @@ def _probe(tmp_path, prefixes: tuple[str, ...], check: str = "steps=3") -> tuple
 def test_a_cold_check_imports_neither_a_yaml_parser_nor_other_commands(tmp_path):
     # nor the solver or the fix writer (no rule is broken), a requirements parser (no requirements
     # file), the rule docs (no --statistics), another report format, Tunix's pins and checks (no
-    # Tunix command line), the launch recogniser, or the index of MaxText's configs (no config file)
+    # Tunix command line), the launch recognisers, or the index of MaxText's configs (no config file)
     others = ("yaml", "flaglint.cli.lint", "flaglint.cli.gate", "flaglint.frontends.lint.scripts", "z3", "packaging",
               "flaglint.report.rule_docs", "flaglint.report.sarif_format", "flaglint.report.json_format",
-              "flaglint.frontends.tunix_commands", "flaglint.fix.config_files", "flaglint.maxtext.launch",
+              "flaglint.frontends.tunix_commands", "flaglint.fix.config_files", "flaglint.maxtext.launch", "flaglint.tunix.launch",
               "flaglint.fix.flags", "flaglint.solve.solutions", "flaglint.cli.fixing", "flaglint.tunix.pins",
               "flaglint.schema.config_index")
     _probe(tmp_path, others, "steps=3 log_period=100 enable_checkpointing=false")
@@ -107,3 +107,18 @@ def test_the_program_leaves_what_it_loaded_to_the_exit_not_to_the_collector(tmp_
     done = _fresh_interpreter(tmp_path, probe)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("frozen at exit: True"), done.stdout
+
+
+def test_a_pin_read_from_the_data_cache_is_the_pin_its_files_give(tmp_path):
+    # The first run reads the schema file and writes its cache entry; the second reads the entry, each
+    # key and model decoded as it is used: every one of them is read here, and must be the same.
+    probe = (
+        "from flaglint.pins.pins import load_pin\n"
+        "pin = load_pin('bbd0f6f10')\n"
+        "print(sorted(pin.keys.items()), pin.defaults, sorted((m, pin.models[m]) for m in pin.models),\n"
+        "      {name: (sorted(c.keys.items()), c.lacks) for name, c in pin.config_classes.items()}, pin.version, pin.chain)\n"
+    )
+    first, again = (_fresh_interpreter(tmp_path, probe) for _ in range(2))
+    assert list((tmp_path / "cache" / "flaglint").glob("schema-*.txt")), first.stderr
+    assert first.returncode == 0 and len(first.stdout) > 100_000, first.stderr
+    assert again.stdout == first.stdout

@@ -8,6 +8,7 @@ import os
 import yaml
 
 from flaglint.core import data_cache
+from flaglint.rules.ruleset import load_ruleset
 
 
 def test_a_cached_yaml_file_is_read_again_when_it_changes(tmp_path, monkeypatch):
@@ -46,3 +47,20 @@ def test_only_the_newest_entries_of_a_kind_are_kept(tmp_path, monkeypatch):
     assert len(kept) == data_cache.KEPT_ENTRIES
     assert "rules-0000.json" not in kept and f"rules-{data_cache.KEPT_ENTRIES + 9:04d}.json" in kept
     assert (root / "pins").is_dir()
+
+
+def test_a_rule_set_read_from_the_cache_is_the_one_parsed(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    load_ruleset.cache_clear()
+    try:
+        parsed = load_ruleset("0.2.5")
+        load_ruleset.cache_clear()
+        read = load_ruleset("0.2.5")
+    finally:
+        load_ruleset.cache_clear()
+    assert list((tmp_path / "cache" / "flaglint").glob("rules-*.txt"))
+    assert read is not parsed and len(read.rules) == len(parsed.rules) > 300
+    for ours, theirs in zip(read.rules, parsed.rules):
+        assert (ours.when, ours.require, ours.names) == (theirs.when, theirs.require, theirs.names), ours.id
+        assert ours == theirs, ours.id  # every field, the trees decoded above
+    assert dict(read.derived) == dict(parsed.derived) and read.derived_text == parsed.derived_text

@@ -3,6 +3,7 @@ launch after a loop the evaluator cannot get past fails closed (an error unless 
 
 from __future__ import annotations
 
+import pytest
 from test_gate import PIN, _block_manifest, _findings, gate
 
 from flaglint.frontends.checker import Checker
@@ -17,6 +18,7 @@ def test_the_launch_after_a_read_loop_is_checked():
     assert error.rule == "FL101"
 
 
+@pytest.mark.slow  # seconds: the loop is followed for the evaluator's 200,000 steps, three times (tests/fixtures/FL011 runs it in the fast suite)
 def test_a_launch_after_a_loop_that_does_not_end_fails_closed():
     text = _block_manifest(["i=0", "while true; do i=$((i + 1)); done", BAD_LAUNCH])
     (error,) = _findings(check_manifest(text, checker=Checker(PIN), fix=False))

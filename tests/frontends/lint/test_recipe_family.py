@@ -109,6 +109,7 @@ def test_a_read_loop_is_summarised_and_the_launch_after_it_is_checked(checker, t
     assert finding.rule == "FL102" and finding.location.line == 8
 
 
+@pytest.mark.slow  # seconds: the loop is followed for the evaluator's 200,000 steps, twice (tests/fixtures/FL011 runs it once in the fast suite)
 def test_a_loop_that_cannot_be_followed_fails_closed(checker, tmp_path):
     script = tmp_path / "recipe.sh"
     script.write_text(
