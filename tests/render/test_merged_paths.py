@@ -103,3 +103,24 @@ def test_witnesses_of_a_merged_path_need_no_run_of_the_script(tmp_path, monkeypa
     assert len(lines) == 12
     assert text[lines[4] - 1].strip().startswith("on)") and text[lines[8] - 1].strip().startswith("low)")
     assert all(text[line - 1].strip().startswith("*)") for k, line in enumerate(lines) if k not in (4, 8))
+
+
+def test_an_assignment_bash_exports_on_only_some_joined_paths_is_not_followed(tmp_path):
+    # exported where IN1=x, the environment's elsewhere: bash exports A=2 only where A was exported
+    # or the environment set it, which one merged path cannot hold
+    script = tmp_path / "some.sh"
+    script.write_text('#!/bin/bash\nif [[ "${IN1:-}" == x ]]; then export A=1; fi\nA=2\n' + LAUNCH)
+    (outcome,) = evaluate(script).outcomes
+    assert outcome.rendering.unbounded is not None and outcome.rendering.unbounded.line == 3
+    assert "A is exported on some of the paths" in outcome.rendering.unbounded.message
+
+
+def test_a_functions_own_variable_of_that_name_is_assigned_and_unset_freely(tmp_path):
+    # the same A, exported on only some joined paths, shadowed by a function's local: the local's
+    # assignments and unset touch no exported variable, and the launch after the call is reached
+    script = tmp_path / "local.sh"
+    script.write_text('#!/bin/bash\nif [[ "${IN1:-}" == x ]]; then export A=1; fi\n'
+                      'f() { local A=2; A=3; unset A; }\nf\n' + LAUNCH)
+    (outcome,) = evaluate(script).outcomes
+    assert outcome.rendering.unbounded is None
+    assert len(outcome.rendering.launched) == 1

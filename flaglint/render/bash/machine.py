@@ -256,7 +256,7 @@ class Interp(Expansion, Conditions, Builtins):
         if local and len(st.scopes) > 1:
             st.scopes[-1][name] = value
             return
-        if name in st.env_exported:
+        if name in st.env_exported and value is not UNSET and not self._is_local(st, name):
             self.stop(st, self.line, f"{name} is exported on some of the paths that join before line {self.line} and left"
                       " to the environment on the others: whether bash exports what line"
                       f" {self.line} assigns is not followed")
