@@ -425,3 +425,10 @@ def test_a_variable_checked_by_name_is_set_on_the_path_that_launches():
     result = _lint("required_by_name.sh")
     assert _at(result) == [("FL004", 16)]
     assert result.findings[0].witness["env"] == {"JOB_BUCKET": "<any other value>", "JOB_ZONE": "<any other value>"}
+
+
+def test_a_launch_whose_program_a_branch_picks_is_judged(tmp_path):
+    # `"$PY" -m maxtext…` with PY a virtual environment's python or python3: the program is what
+    # each path gives (the launch was missed: its program word stayed a choice, no program at all)
+    script = f'if [ -n "$VENV" ]; then PY="$VENV/bin/python"; else PY=python3; fi\n"$PY" {TRAIN.removeprefix("python3 ")} run_name=r bogus_key=1\n'
+    assert _at(_in(tmp_path, script)) == [("FL004", 2)]
