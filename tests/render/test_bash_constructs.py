@@ -42,6 +42,12 @@ CASES = {
     "unset of a caller's local shows the global again": 'X=g\nouter() { local X=o; inner; export Z="${X-unset}"; }\n'
                                                        'inner() { unset X; }\nouter\n',
     "unset of the function's own local keeps it local": 'f() { local X=o; unset X; X=n; }\nf\nexport Z="${X-unset}"\n',
+    "indirect expansion of a variable, an element, an argument and a special parameter":
+        'v=X; X=1; export A="${!v:-d}" B="${!v}"\nunset X; export C="${!v:-d}" D="${!v-u}" E="${!v:+set}"\n'
+        'arr=(x y z); w="arr[1]"; export F="${!w}" G="${!arr[*]}"\nset -- p q; n=2; h="#"; export H="${!n}" I="${!h}"\n'
+        'ref=(X n); X=deep; export J="${!ref[0]}" K="${!ref[1]}"\n',
+    "indirect expansion of no name abandons the command": 'f() { export A="${!nothing}"; export B=1; }\nf\n'
+                                                          'w=a-b; export C="${!w:-d}"\nexport D=2\ne=\nexport E="${!e:-d}"\nexport F=3\n',
     "export after a callee unset the caller's local": 'fn() {\n  local B="$1"\n  export A="${B}-"\nfn() {\n  local A="$1"\n'
                                                       '  export A="${A}-"\nunset B\n}\nfn ""\nexport B=""\n}\nfn ""\n',
 }
@@ -85,3 +91,11 @@ def test_an_indirect_reference_to_an_element_with_a_digit_of_another_script_is_r
     script = tmp_path / "ref.sh"
     script.write_text('arr=(a b)\nref="arr[²]"\nexport Y=${!ref}\n')
     assert render(script, {}).exported["Y"].text == "a"
+
+
+def test_an_indirect_expansion_of_a_name_not_known_here_is_a_value_not_known(tmp_path):
+    script = tmp_path / "gen.sh"
+    script.write_text('name="$(cat which.txt)"\nexport A="${!name:-fallback}" B=2\n')
+    rendering = render(script, {})
+    assert rendering.exported["A"].opaque and rendering.exported["B"].text == "2"
+    assert any("${!name} reads a variable whose name is not known here" in note.message for note in rendering.notes)

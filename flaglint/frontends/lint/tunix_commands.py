@@ -11,7 +11,7 @@ YAML, the override file) are looked for in the working directory, then beside th
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -32,7 +32,7 @@ from flaglint.frontends.tunix_commands import check_tunix_words
 from flaglint.maxtext.launch import recognise
 from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
-from flaglint.render.bash.types import Choice, Launch, Split, Sym, Value
+from flaglint.render.bash.types import Choice, FromInput, Launch, Split, Sym, Value
 from flaglint.resolve.topology import DeviceCount
 from flaglint.rules.ruleset import built_in
 from flaglint.tunix.launch import HF_TOKEN, TunixLaunches, recognise_tunix
@@ -57,10 +57,11 @@ def runs_tunix(exploration: Exploration) -> bool:
                for launch in rendering.launched for word in launch.words)
 
 
-def may_name_tunix(word) -> bool:
-    """Whether a word, on some path, may hold `tunix` (an input's value may hold anything). A walk
-    with its own stack, each shared part once: a value built by many appends nests deeper than
-    Python's recursion allows and repeats its earlier parts."""
+def may_name_tunix(word, inputs: Mapping[str, Sequence] | None = None) -> bool:
+    """Whether a word, on some path, may hold `tunix` (an input's value may hold anything; with
+    `inputs`, the values explored of each input, as a launch is made concrete, only one of those).
+    A walk with its own stack, each shared part once: a value built by many appends nests deeper
+    than Python's recursion allows and repeats its earlier parts."""
     stack, seen = [word], set()
     while stack:
         value = stack.pop()
@@ -76,6 +77,9 @@ def may_name_tunix(word) -> bool:
             stack.extend(alt for _, alt in value.alts)
         elif type(value) is Split:
             stack.append(value.value)
+        elif type(value) is FromInput and inputs is not None and value.name in inputs:
+            if any(found is not None and "tunix" in found for found in inputs[value.name]):
+                return True
         elif value is not None:
             return True
     return False
@@ -115,7 +119,10 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
     rule_names = [rule.name_set for rule in pin.rules] + [maxtext_model_keys(pin.maxtext_model, pin.merge.get("inherit_from"))]
     search = (Path.cwd(), script.parent)
     def not_verified_tunix(launch: Launch, reason: str) -> None:
-        if not _maxtext_launch(launch):  # a MaxText launch many inputs decide is MaxText's check's
+        # a MaxText launch many inputs decide is MaxText's check's; one that names Tunix on none
+        # of the values its inputs are judged at (`python3 -m offline_mode $BASEDIR/x.conf`) has
+        # no Tunix command line to judge
+        if not _maxtext_launch(launch) and any(may_name_tunix(word, exploration.inputs) for word in launch.words):
             not_verified(launch, reason)
 
     for launch, argv in concrete_commands(exploration, rule_names, None, not_verified_tunix):

@@ -206,6 +206,7 @@ class NoteInstr(Instr):
 # ---- what the explorer learns from a file -----------------------------------------------------
 
 ANY_ARGUMENT = "$@"  # the comparands that hold for each of the script's arguments (getopts' options)
+INDIRECT = "!"  # the comparands of a variable read by the name another one holds (`-z "${!v:-}"`)
 
 
 @dataclass
@@ -222,9 +223,13 @@ class FileFacts:
     shifts: bool = False  # the body moves the arguments (`shift`, `set -- …`): $1 may hold any of them
     assigned: set = field(default_factory=set)  # the variables the body assigns (`X=…`, `read X`, `for X in`)
     defaulted: set = field(default_factory=set)  # the variables it reads with an operator for unset (`${X:-d}`)
+    # the names written as a word of their own (`require_env XPK_CLUSTER`, `for v in A B`, `v=A`):
+    # those a variable may hold and `${!v}` read (INDIRECT)
+    named: set = field(default_factory=set)
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[.*\])?$")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGNING = ("read", "mapfile", "readarray", "printf", "getopts", "let")
 _ASSIGNED_NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:=|\[|$)")
 
@@ -243,6 +248,8 @@ def sole_variable(word: Word) -> str | None:
     """The variable a word reads when it is just that variable (possibly with a default)."""
     params = [p for p in word.parts if not (isinstance(p, Lit) and p.text == "")]
     if len(params) == 1 and isinstance(params[0], Param) and params[0].op in ("", ":-", "-", ":=", "="):
+        if params[0].indirect and params[0].index is None:
+            return INDIRECT
         return parameter_input(params[0])
     return None
 
@@ -339,6 +346,9 @@ class Compiler:
     def text(self, node) -> str:
         return self.src.data[node.start_byte:node.end_byte].decode("utf-8")
 
+    def _named(self, words: list[Word]) -> None:
+        self.facts.named.update(w.literal for w in words if w.literal and _NAME.fullmatch(w.literal))
+
     def compare(self, name: str | None, kind: str, payload) -> None:
         if name:
             self.facts.comparands.setdefault(name, []).append((kind, payload))
@@ -404,6 +414,7 @@ class Compiler:
             array = [self.word(c) for c in value_node.named_children if c.type != "comment"]
         elif value_node is not None:
             value = self.word(value_node)
+            self._named([value])
             source = sole_variable(value)
             if source and source != name:
                 self.facts.aliases.append((name, source))
@@ -501,6 +512,7 @@ class Compiler:
             return
         mutates = any(w.mutates() for w in words + ([stdin] if stdin else [])) or any(a.mutates for a in prefix)
         code.instrs.append(Command(self.line(node), words, prefix, mutates, stdin=stdin))
+        self._named(words[1:])
         head = words[0].literal
         if head and any(_all_arguments(w) for w in words[1:]):
             self.facts.forwards.append(head)
@@ -865,6 +877,7 @@ class Compiler:
                   if node.field_name_for_child(i) == "value"]
         has_in = any(c.type == "in" for c in node.children)
         self.facts.assigned.add(self.text(var))
+        self._named(values)
         if not has_in or len(values) == 1 and _all_arguments(values[0]):
             # `for arg in "$@"`: each argument passes through the loop variable, so what it is
             # compared with is what any argument may be (explorer.Candidates)

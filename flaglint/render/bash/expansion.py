@@ -691,19 +691,8 @@ class Expansion:
     def param(self, p: Param, st: State) -> list:
         name = p.name
         if p.indirect:
-            target = self.scalar(st, name)
-            if target is None or not target.text:
-                return []
-            m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?", target.text)
-            if not m:
-                self.note(st, p.line, f"bad indirect expansion of {name}")
-                return []
-            name = m.group(1)
-            val = self.lookup(st, name)
-            if m.group(2) is not None and isinstance(val, list):
-                idx = int(m.group(2)) if m.group(2).isascii() and m.group(2).isdigit() else 0
-                val = val[idx] if idx < len(val) else None
-        elif name in ("@", "*"):
+            return self._indirect(p, st)
+        if name in ("@", "*"):
             val = self.positional_values(st)
             if p.op == ":":  # ${@:offset:length} counts $0 as the parameter at offset 0
                 val = self._elements(p, [input_value(self.script), *val], st)
@@ -735,6 +724,30 @@ class Expansion:
         elif isinstance(val, list):
             val = val[0] if val else None
         return self._apply(p, val, st)
+
+    def _indirect(self, p: Param, st: State) -> list:
+        """`${!V…}`: the parameter V's value names, expanded with the operator as bash expands it
+        (a variable, an array element `A[1]`, a positional or special parameter). A name not known
+        here (a command's output, a caller's value) gives a value not known either; one that is
+        no name (V unset or empty, `a-b`) is bash's error: it abandons the command."""
+        if p.index in ("@", "*"):  # `${!A[@]}`: the array's indices
+            stored = self.lookup(st, p.name)
+            count = len(stored) if type(stored) is list else int(stored is not None)
+            return self._array_segments(p, [input_value(str(i)) for i in range(count)], p.index, st)
+        segs = self.param(Param(p.name, p.quoted, p.line, index=p.index), st)
+        target = join_segments(segs) if segs else None
+        if target is not None and (target.opaque or OTHER in target.text):
+            self.note(st, p.line, f"opaque: ${{!{p.name}}} reads a variable whose name is not known here")
+            return [(OTHER, (None,) * len(OTHER), p.quoted, True)]
+        m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[#?$!@*-])(?:\[(.*)\])?", target.text if target is not None else "")
+        if m is None or (m.group(2) is not None and not (m.group(1)[0].isalpha() or m.group(1)[0] == "_")):
+            why = f"{p.name} is unset" if target is None else f"{target.text!r} is no variable name"
+            self.note(st, p.line, f"${{!{p.name}}}: {why}; bash abandons the command")
+            raise AbortCommand()
+        index = m.group(2)
+        if index is not None and index not in ("@", "*"):
+            index = Word((Lit(index, (None,) * len(index), False),))
+        return self.param(Param(m.group(1), p.quoted, p.line, p.op, p.arg, p.arg2, index), st)
 
     def _elements(self, p: Param, elems: list, st: State) -> list:
         """`${@:offset:length}`, `${a[@]:offset:length}`: the elements from offset (from the end when

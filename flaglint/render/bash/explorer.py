@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flaglint.render.bash.compiler import ANY_ARGUMENT
+from flaglint.render.bash.compiler import ANY_ARGUMENT, INDIRECT
 from flaglint.render.bash.expansion import ExitScript, input_value
 from flaglint.render.bash.guards import holds_for, ordered, restrict
 from flaglint.render.bash.lexer import compile_glob, glob_sample
@@ -202,6 +202,8 @@ class Candidates:
             if any(fact.shifts for fact in of_arguments):
                 seeds |= {key for fact in of_arguments for key in [*fact.comparands, *(read for _, read in fact.aliases)] if is_argument(key)}
             seeds.discard(ARGUMENT_COUNT)
+        elif any(name in facts.named for facts in every):  # a variable may hold its name: `${!v}` may read it
+            seeds.add(INDIRECT)
         names, todo = set(seeds), list(seeds)
         while todo:
             current = todo.pop()

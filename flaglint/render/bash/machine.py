@@ -645,23 +645,30 @@ class Interp(Expansion, Conditions, Builtins):
             st.pc += 1
             return
         if not ins.mutates:
-            head = self.fields(ins.words[:1], st)
+            # Leading words that expand to no field (`${DRY_RUN_CMD} python3 -m …` with it empty)
+            # are no part of the command: the command is the first word that gives one.
+            words = ins.words
+            head = self.fields(words[:1], st)
+            while not head and len(words) > 1:
+                words = words[1:]
+                head = self.fields(words[:1], st)
             if head and not self._runs_here(head[0].text, st):
-                # Another program, never run: its words stay symbolic where they may (launch_fields).
-                self.run_program(ins, st, self.launch_fields(ins.words, st))
+                # Another program, never run: its name as the path decides it, its other words
+                # symbolic where they may (launch_fields).
+                self.run_program(ins, st, [*head, *self.launch_fields(words[1:], st)])
                 return
             # `main "$@"`, `source lib.sh "$@"`: the arguments are handed on as they are, so a script's
             # arguments are decided where the code that reads them (and its comparisons) is loaded.
-            if head and head[0].text in st.functions and _forwards_arguments(ins.words[1:]):
+            if head and head[0].text in st.functions and _forwards_arguments(words[1:]):
                 self.call(st, st.functions[head[0].text], st.positional, self.prefix(ins, st))
                 return
-            if len(head) == 1 and head[0].text in st.functions and ins.words[0].literal is not None:
+            if len(head) == 1 and head[0].text in st.functions and words[0].literal is not None:
                 # its arguments stay symbolic where they may (array_fields): what the function
                 # reads of them forks the path, not every combination of them
-                self.call(st, st.functions[head[0].text], self.array_fields(ins.words[1:], st), self.prefix(ins, st))
+                self.call(st, st.functions[head[0].text], self.array_fields(words[1:], st), self.prefix(ins, st))
                 return
-            if head and head[0].text in ("source", ".") and len(ins.words) == 3 and _forwards_arguments(ins.words[2:]):
-                named = self.fields(ins.words[1:2], st)
+            if head and head[0].text in ("source", ".") and len(words) == 3 and _forwards_arguments(words[2:]):
+                named = self.fields(words[1:2], st)
                 if named:
                     self.source(ins, st, named[0].text, st.positional)
                     return

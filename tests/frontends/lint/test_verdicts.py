@@ -394,3 +394,42 @@ def test_each_variant_a_sourced_file_name_picks_in_the_tree_is_judged(tmp_path):
     errors = [f for f in result.findings if f.severity == "error"]
     assert [(f.rule, Path(f.location.file).name) for f in errors] == [("FL004", "v_before.sh")]
     assert errors[0].witness["env"] == {"VARIANT": "before"}
+
+
+# -- a command word that expands to nothing, and variables read by name -----------------------------
+
+
+def test_a_launch_behind_a_command_word_that_is_empty_is_judged_once_on_its_line():
+    # MaxText's mlperf offline scripts' shape: `${RUNNER} python3 -m …` with RUNNER empty unless -n,
+    # its words reading eight caller variables each defaulted by `[ -z "$X" ]`. bash drops the
+    # empty word and runs python3: the launch is judged (it was FL011 over 3**8 combinations, after
+    # forking on each variable in turn, past a minute)
+    result = _lint("dry_run_prefix.sh")
+    assert _at(result) == [("FL004", 31)]
+    assert result.findings[0].witness["env"] == {"$#": "0"}
+
+
+def test_the_launch_only_echoed_under_the_dry_run_switch_is_no_launch():
+    assert _at(_lint("dry_run_prefix.sh", args=["-n"])) == []
+
+
+def test_a_program_of_neither_maxtext_nor_tunix_behind_an_empty_command_word_has_nothing_to_judge():
+    # `python3 -m serve_offline … --engine "model_name=… tokenizer_path=${VOCAB} …"`: no FL011 of
+    # Tunix's check over its caller variables; no value they are judged at names Tunix
+    assert _at(_lint("dry_run_other_program.sh")) == []
+
+
+def test_a_variable_checked_by_name_is_set_on_the_path_that_launches():
+    # MaxText's run_distill_xpk.sh shape: `[ -z "${!name:-}" ]` over the names a helper is given,
+    # one of them read with a default first. The launch is reached where both are set (it was read
+    # as unset there, so no path launched)
+    result = _lint("required_by_name.sh")
+    assert _at(result) == [("FL004", 16)]
+    assert result.findings[0].witness["env"] == {"JOB_BUCKET": "<any other value>", "JOB_ZONE": "<any other value>"}
+
+
+def test_a_launch_whose_program_a_branch_picks_is_judged(tmp_path):
+    # `"$PY" -m maxtext…` with PY a virtual environment's python or python3: the program is what
+    # each path gives (the launch was missed: its program word stayed a choice, no program at all)
+    script = f'if [ -n "$VENV" ]; then PY="$VENV/bin/python"; else PY=python3; fi\n"$PY" {TRAIN.removeprefix("python3 ")} run_name=r bogus_key=1\n'
+    assert _at(_in(tmp_path, script)) == [("FL004", 2)]
