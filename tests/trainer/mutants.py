@@ -120,6 +120,8 @@ def run_mutant(name: str) -> tuple[str, str | None]:
         if name == UNMUTATED:
             raise RuntimeError(f"the trainer tests fail on an unchanged copy:\n{proc.stdout[-3000:]}{proc.stderr[-2000:]}")
         failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", proc.stdout, re.M)
+        if not failed and proc.returncode in (3, 4, 5):  # pytest's internal or usage error, or no test run: no kill
+            raise RuntimeError(f"mutant {name!r}: pytest exit {proc.returncode}:\n{proc.stdout[-3000:]}{proc.stderr[-2000:]}")
         return name, failed[0] if failed else f"pytest exit {proc.returncode}"
 
 
