@@ -204,7 +204,7 @@ def _oracle_venv(target: Path, package: str, extra: list[str], what: str, marked
             return None
         own = next(target.glob("lib/python3.12/site-packages"))
         (own / "oracle-base.pth").write_text(f"{base.resolve()}\n")  # the base's packages, after the venv's own
-        install = [[str(python), "-m", "pip", "install", "-q", "--no-deps", package, *extra]]
+        install = [[str(python), "-m", "pip", "install", "-q", "--no-compile", "--no-deps", package, *extra]]
         if not build_steps(install, what, target, _reasons):
             return None
         marker.write_text(f"{marked} over {BASE_DIR.name}\n")
@@ -226,7 +226,7 @@ def base_site_packages(base_dir: Path, pip_install: list[str], reasons: dict[str
             return site
         shutil.rmtree(base_dir, ignore_errors=True)
         steps = [[str(interpreter), "-m", "venv", str(base_dir)],
-                 [str(base_dir / "bin" / "python"), "-m", "pip", "install", "-q", *pip_install]]
+                 [str(base_dir / "bin" / "python"), "-m", "pip", "install", "-q", "--no-compile", *pip_install]]
         if not build_steps(steps, "base", base_dir, reasons):
             return None
         (base_dir / ".complete").write_text(" ".join(pip_install) + "\n")

@@ -87,7 +87,7 @@ def tunix_python(version: str) -> Path | None:
             return None
         own = next(target.glob("lib/python3.12/site-packages"))
         (own / "tunix-oracle-base.pth").write_text(f"{base.resolve()}\n")
-        if not build_steps([[str(python), "-m", "pip", "install", "-q", "--no-deps", f"google-tunix=={version}"]], version, target, _reasons):
+        if not build_steps([[str(python), "-m", "pip", "install", "-q", "--no-compile", "--no-deps", f"google-tunix=={version}"]], version, target, _reasons):
             return None
         _write_bases(version, own / "tunix" / "cli")
         marker.write_text(f"google-tunix=={version} over {BASE_DIR.name}\n")
