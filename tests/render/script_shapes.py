@@ -76,6 +76,27 @@ def k8s_launcher(optional: int, guarded: int = 3) -> str:
     return "\n".join(lines) + "\n"
 
 
+def options_loop_launcher(options: int) -> str:
+    """A launcher that reads its options in a loop (google/tunix's k8s_launcher.sh, MaxText's GPU
+    tests): `options` options, each `--oI VALUE` or `--oI=VALUE`, a subcommand word, switches,
+    help and unknown-option arms that exit; the subcommand, a switch and an option's value decide
+    the flags (`--dpo` with `--packing true` is a conflict MaxText refuses); the other options'
+    values go into the launch's words."""
+    arms = ['    start|stop) COMMAND="$1"; shift ;;', "    --dpo) DPO=true; shift ;;",
+            '    --packing) PACKING="$2"; shift 2 ;;', '    --packing=*) PACKING="${1#*=}"; shift ;;']
+    for i in range(options):
+        arms += [f'    --o{i}) O{i}="$2"; shift 2 ;;', f'    --o{i}=*) O{i}="${{1#*=}}"; shift ;;']
+    arms += ['    -h|--help) echo "usage: $0 [start|stop] [--dpo] [--packing BOOL] [--oN VALUE]"; exit 0 ;;',
+             '    *) echo "unknown option $1" >&2; exit 1 ;;']
+    lines = ["#!/bin/bash", "COMMAND=start", "DPO=false", "PACKING=false", "while [[ $# -gt 0 ]]; do", '  case "$1" in', *arms,
+             "  esac", "done", 'if [[ "$COMMAND" == "stop" ]]; then echo stopping; exit 0; fi', 'FLAGS="steps=10 packing=false"',
+             'if [[ "$DPO" == "true" ]]; then FLAGS="$FLAGS use_dpo=true"; fi',
+             'if [[ "$PACKING" == "true" ]]; then FLAGS="$FLAGS packing=true"; fi',
+             "python3 -m maxtext.trainers.pre_train.train src/maxtext/configs/base.yml run_name=opts $FLAGS "
+             + " ".join(f"--o{i}=${{O{i}:-d}}" for i in range(options))]
+    return "\n".join(lines) + "\n"
+
+
 def manifest_launcher(workloads: int) -> str:
     """A distributed-RL launcher's other shape (google/tunix's experimental k8s_launcher.sh): each
     of `workloads` start functions declares a `local` in one arm only and captures a command's

@@ -12,6 +12,7 @@ from flaglint.core.location import Location
 from flaglint.frontends.checker import Checker
 from flaglint.render.bash.explorer import OTHER, ExploredPath, run_inputs
 from flaglint.render.bash.guards import arms_taken
+from flaglint.render.bash.state import ARGUMENT_COUNT, argument_input, is_option
 from flaglint.render.bash.types import Value, preference
 from flaglint.render.recipes import render
 
@@ -99,8 +100,11 @@ class Witnesses:
             if arms is None:
                 arms = render(self.script, env, self.text, args).branches
             branches = self._branches[key] = [{"file": str(file), "line": line} for file, line in arms]
+        shown = {name: value for name, value in chosen.items() if not is_option(name)}
+        if len(shown) < len(chosen):  # options of an options loop: the arguments of the run that gives them
+            shown.update({ARGUMENT_COUNT: str(len(args)), **{argument_input(i): a for i, a in enumerate(args, 1)}})
         return {
-            "env": {name: _witness_value(value) for name, value in chosen.items()},
+            "env": {name: _witness_value(value) for name, value in shown.items()},
             "branches": [dict(branch) for branch in branches],
         }
 

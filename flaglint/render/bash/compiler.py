@@ -27,7 +27,7 @@ from flaglint.render.bash.lexer import (
     lex_heredoc,
     lex_word,
 )
-from flaglint.render.bash.state import ARGUMENT_COUNT, argument_input
+from flaglint.render.bash.state import ARGUMENT_COUNT, argument_input, option_input
 from flaglint.render.bash.types import ScriptError, TooDeep
 
 # ---- instructions -----------------------------------------------------------------------------
@@ -184,6 +184,32 @@ class ForNext(Instr):
 
 
 @dataclass(eq=False)
+class OptionArms(Instr):
+    """Before an options loop: where the script's arguments are given, or a path has decided some
+    of them, the loop runs as written (at `target`); else its arms follow, each one option."""
+
+    line: int
+    target: int = -1
+
+
+@dataclass(eq=False)
+class ArmArguments(Instr):
+    """The positional parameters of an options loop's arm: the inputs that are its words (none,
+    after the last arm: the loop has taken every argument)."""
+
+    names: tuple
+
+
+@dataclass(eq=False)
+class OptionGiven(Instr):
+    """Whether a run gives the option of the arm that follows (its first word is set): else the
+    path goes on at `target`, past the arm."""
+
+    target: int = -1
+    groupable = True
+
+
+@dataclass(eq=False)
 class FuncDef(Instr):
     line: int
     name: str
@@ -278,6 +304,48 @@ def _all_arguments(word: Word) -> bool:
     params = [p for p in word.parts if not (isinstance(p, Lit) and p.text == "")]
     return len(params) == 1 and isinstance(params[0], Param) and params[0].name in ("@", "*") and params[0].op == "" \
         and params[0].index is None and not params[0].length
+
+
+# ---- options loops ----------------------------------------------------------------------------
+
+# `[[ $# -gt 0 ]]`, `[ "$#" -ne 0 ]`, `(( $# > 0 ))`, `[[ -n "$1" ]]`: the loop runs while arguments are left
+_ARGUMENTS_LEFT = re.compile(r"""(?x)
+    \[\[?\s*"?\$(?:\#|\{\#\})"?\s+(?:-gt\s+"?0|-ne\s+"?0|-ge\s+"?1|>\s*"?0)"?\s*\]\]?
+  | \(\(\s*\$?\#\s*(?:>\s*0\s*)?\)\)
+  | \[\[?\s*(?:-n\s+)?"\$(?:1|\{1\})"\s*\]\]?""")
+_FIRST_ARGUMENT = ("$1", '"$1"', "${1}", '"${1}"')
+# what an arm may not do for the arms to be options apart: leave the loop, read every argument,
+# set them, or read past the option's value
+_NOT_AN_OPTION = re.compile(r"\b(?:break|continue|getopts)\b|\$\{?[@*3-9]|\bset\s+--|\bshift\s+[3-9]")
+_TAKES_VALUE = re.compile(r"\$\{?2\b|\bshift\s+2\b")
+
+
+def options_loop(node, text) -> tuple | None:
+    """The case statement of an options loop and its arms, each with how many words it takes
+    (`while [[ $# -gt 0 ]]; do case "$1" in --x) X="$2"; shift 2;; … esac; done`); None for any
+    other loop. `text`: a node's source."""
+    if node.children[0].type != "while":
+        return None
+    body = node.child_by_field_name("body")
+    conds = [c for c in node.named_children if c.type not in _SKIP and
+             not (c.start_byte == body.start_byte and c.end_byte == body.end_byte)]
+    if len(conds) != 1 or not _ARGUMENTS_LEFT.fullmatch(text(conds[0]).strip().rstrip(";").strip()):
+        return None
+    statements = [c for c in body.named_children if c.type not in _SKIP]
+    if len(statements) != 1 or statements[0].type != "case_statement":
+        return None
+    case = statements[0]
+    if text(case.child_by_field_name("value")) not in _FIRST_ARGUMENT:
+        return None
+    arms = []
+    for item in (c for c in case.children if c.type == "case_item"):
+        fields = [item.field_name_for_child(i) for i in range(item.child_count)]
+        patterns = [text(c) for i, c in enumerate(item.children) if fields[i] == "value"]
+        source = text(item)
+        if "fallthrough" in fields or any("$" in p or "`" in p for p in patterns) or _NOT_AN_OPTION.search(source):
+            return None
+        arms.append((item, 2 if _TAKES_VALUE.search(source) else 1))
+    return (case, arms) if arms else None
 
 
 # ---- compiler ---------------------------------------------------------------------------------
@@ -833,16 +901,19 @@ class Compiler:
         out.append(Join())
 
     def s_case_statement(self, node, code: Code) -> None:
+        self._case(node, [c for c in node.children if c.type == "case_item"], code)
+
+    def _case(self, node, items: list, code: Code, name: str | None = None) -> None:
+        """A case statement with these of its items; `name`: the input its patterns are compared
+        with, where it is not the word's own variable."""
         out = code.instrs
         value = node.child_by_field_name("value")
         word = self.word(value)
-        name = sole_variable(word)
+        name = name or sole_variable(word)
         case = Case(self.line(node), word, [], -1, word.mutates())
         out.append(case)
         ends = []
-        for item in node.children:
-            if item.type != "case_item":
-                continue
+        for item in items:
             patterns, body, fallthrough = [], [], False
             for i, c in enumerate(item.children):
                 fname = item.field_name_for_child(i)
@@ -893,6 +964,45 @@ class Compiler:
         self._close_loop(code)
 
     def s_while_statement(self, node, code: Code) -> None:
+        arms = options_loop(node, self.text)
+        if arms is None:
+            self._while(node, code)
+            return
+        # Where the script's arguments are given, the loop runs as written; else each arm is an
+        # option a run gives or not, apart from the others (state.option_input): n options cost n
+        # forks, where walking the loop over unknown arguments costs a path per sequence of them.
+        out = code.instrs
+        summary = OptionArms(self.line(node))
+        out.append(summary)
+        case = arms[0]
+        for item, count in arms[1]:
+            names = tuple(option_input(i, self.line(item), count) for i in range(1, count + 1))
+            out.append(ArmArguments(names))
+            given = OptionGiven()
+            out.append(given)
+            aliases, comparands = len(self.facts.aliases), {k: len(v) for k, v in self.facts.comparands.items()}
+            self._case(case, [item], code, names[0])
+            self._rename_arguments(names, aliases, comparands)
+            given.target = len(out)
+            out.append(Join())  # where the runs that give the option and those that do not meet
+        out.append(ArmArguments(()))
+        done = Jump()
+        out.append(done)
+        summary.target = len(out)
+        self._while(node, code)
+        done.target = len(out)
+
+    def _rename_arguments(self, names: tuple, aliases: int, comparands: dict) -> None:
+        """What an arm's body compares its words with and copies them into, learnt since `aliases`
+        and `comparands` (the counts before it), also for the inputs that are its words."""
+        words = {argument_input(i): name for i, name in enumerate(names, 1)}
+        self.facts.aliases.extend((assigned, words[read]) for assigned, read in self.facts.aliases[aliases:] if read in words)
+        for argument, name in words.items():
+            found = self.facts.comparands.get(argument, [])[comparands.get(argument, 0):]
+            if found:
+                self.facts.comparands.setdefault(name, []).extend(found)
+
+    def _while(self, node, code: Code) -> None:
         out = code.instrs
         until = node.children[0].type == "until"
         head = len(out)

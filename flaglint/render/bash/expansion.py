@@ -34,6 +34,7 @@ from flaglint.render.bash.state import (
     State,
     argument_input,
     is_argument,
+    is_option,
     settled_positional,
 )
 from flaglint.render.bash.types import (
@@ -435,7 +436,7 @@ class Expansion:
             try:
                 segs = self.part(part, scratch)
             except NeedInput as need:
-                if is_argument(need.name):
+                if is_argument(need.name) and not is_option(need.name):
                     return None  # the script's arguments are decided where they are read (options loops, witnesses)
                 alternatives: dict[tuple, tuple[list, object]] = {}
                 apart = []  # the values on which bash stops, or which the part cannot be guarded on

@@ -42,6 +42,8 @@ from flaglint.render.bash.state import (
     State,
     is_argument,
     is_file_test,
+    is_option,
+    option_arguments,
 )
 from flaglint.render.bash.types import (
     OTHER,
@@ -121,6 +123,9 @@ def run_inputs(env: Mapping[str, str | None]) -> tuple[dict[str, str | None], li
     arguments (`$#` of them, else as many as it names; one it does not name has a value the
     scripts do not compare it with)."""
     variables = {name: value for name, value in env.items() if not is_argument(name)}
+    options = {name: value for name, value in env.items() if is_option(name)}
+    if options:  # the options loop's arms, each an option given or not (compiler.OptionArms)
+        return variables, option_arguments(options)
     named = {int(name[1:]): value for name, value in env.items() if is_argument(name) and name != ARGUMENT_COUNT}
     count = env.get(ARGUMENT_COUNT)
     count = int(count) if count is not None else max(named, default=0)
@@ -136,6 +141,12 @@ _SHELLS_OWN = frozenset({"OPTIND", "OPTARG", "OPTERR", "IFS", "REPLY", "PIPESTAT
 # At most this many names of a directory are read for the variants a file name takes (a folder
 # with more gives none: which ones were read would depend on the file system's order).
 NAMED_FILES_READ = 4096
+
+
+def _positional(name: str) -> bool:
+    """Whether an input is the script's argument count or one of its arguments, which only the
+    bodies handed them compare (an option is an input of the body its loop is in)."""
+    return is_argument(name) and not is_option(name)
 
 
 def _named_files(script: str, before: str, after: str) -> list[str]:
@@ -195,7 +206,7 @@ class Candidates:
     def _comparands(self, name: str) -> list:
         every, of_arguments = self._facts()
         seeds = {name}
-        if is_argument(name) and name != ARGUMENT_COUNT:
+        if is_argument(name) and name != ARGUMENT_COUNT and not is_option(name):
             # what every argument is compared with (getopts' options, `for arg in "$@"`); where the
             # script shifts, an argument moves through $1, $2, …: what any of them is compared with
             seeds = {name, ANY_ARGUMENT}
@@ -207,12 +218,12 @@ class Candidates:
         names, todo = set(seeds), list(seeds)
         while todo:
             current = todo.pop()
-            for fact in of_arguments if is_argument(current) else every:
+            for fact in of_arguments if _positional(current) else every:
                 for assigned, read in fact.aliases:
                     if read == current and assigned not in names:
                         names.add(assigned)
                         todo.append(assigned)
-        return [c for n in names for fact in (of_arguments if is_argument(n) else every) for c in fact.comparands.get(n, ())]
+        return [c for n in names for fact in (of_arguments if _positional(n) else every) for c in fact.comparands.get(n, ())]
 
     def _compute(self, name: str) -> tuple:
         if name == ARGUMENT_COUNT:
@@ -224,7 +235,9 @@ class Candidates:
         named = [value for kind, payload in found if kind == "file" for value in _named_files(*payload)]
         if not comparands and not named and self._callers(name):
             return tuple(dict.fromkeys([OTHER, *self.vary.get(name, ())]))
-        values: list[str | None] = [] if is_argument(name) else [None]  # an argument that exists is set
+        # an argument that exists is set; an option is given or not
+        option = is_option(name) and name.startswith("$1@")
+        values: list[str | None] = [None] if option or not is_argument(name) else []
         matchers = []
         for kind, payload in comparands:
             if kind == "eq":
@@ -251,7 +264,10 @@ class Candidates:
                     continue
                 values.extend(s for s in ("0", "1", "2", "true", "false") if rx.search(s))
         matchers = [m for m in matchers if not all(m(s) for s in ("", OTHER, "zz"))]  # `*` matches all
-        if comparands or is_argument(name):
+        if option:  # an option is one its arm takes: any word, where a pattern takes all
+            if not matchers:
+                values.append(OTHER)
+        elif comparands or is_argument(name):
             other = OTHER
             while any(m(other) for m in matchers) and len(other) < len(OTHER) + 8:
                 other += "x"

@@ -11,6 +11,7 @@ from flaglint.core.reading import SCRIPT, Unreadable, names_a_file, regular_file
 from flaglint.render.bash.builtins import BUILTINS, Builtins, shell_operand
 from flaglint.render.bash.compiler import (
     ArithCmd,
+    ArmArguments,
     Assign,
     Branch,
     Case,
@@ -24,6 +25,8 @@ from flaglint.render.bash.compiler import (
     JumpIf,
     Negate,
     NoteInstr,
+    OptionArms,
+    OptionGiven,
     PipeEnd,
     PipeStage,
     SetStatus,
@@ -48,6 +51,7 @@ from flaglint.render.bash.expansion import (
 )
 from flaglint.render.bash.lexer import Lit, Param
 from flaglint.render.bash.state import (
+    ARGUMENT_COUNT,
     UNKNOWN_ARGUMENTS,
     NeedInput,
     State,
@@ -421,6 +425,23 @@ class Interp(Expansion, Conditions, Builtins):
     def i_branch(self, ins: Branch, st: State) -> None:
         st.branches = st.branches + ((st.code.src.path, ins.line),)
         st.pc += 1
+
+    def i_optionarms(self, ins: OptionArms, st: State) -> None:
+        decided = [name for name in (*st.inputs, *st.domains) if is_argument(name)]
+        arguments = st.inputs.get(ARGUMENT_COUNT)
+        if st.positional != UNKNOWN_ARGUMENTS or any(name != ARGUMENT_COUNT for name in decided) \
+                or arguments is not None and arguments.text == "0":
+            st.pc = ins.target
+        else:
+            st.pc += 1
+
+    def i_armarguments(self, ins: ArmArguments, st: State) -> None:
+        st.positional = tuple(FromInput(name) for name in ins.names)
+        st.pc += 1
+
+    def i_optiongiven(self, ins: OptionGiven, st: State) -> None:
+        option = self._input(st, st.positional[0].name)
+        st.pc = st.pc + 1 if option is not None else ins.target
 
     def i_note(self, ins: NoteInstr, st: State) -> None:
         self.note(st, ins.line, ins.message)
@@ -984,6 +1005,8 @@ _DISPATCH = {
     WriteFile: Interp.i_writefile,
     Subshell: Interp.i_subshell, Unset: Interp.i_unset, Assign: Interp.i_assign, Command: Interp.i_command,
     PipeStage: Interp.i_pipestage, PipeEnd: Interp.i_pipeend,
+    OptionArms: Interp.i_optionarms, ArmArguments: Interp.i_armarguments,
+    OptionGiven: Interp.i_optiongiven,
 }
 
 

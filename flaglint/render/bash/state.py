@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from flaglint.render.bash.types import FromInput
+from flaglint.render.bash.types import OTHER, FromInput
 
 ARGUMENT_COUNT = "$#"  # the input that is how many arguments the script is given
 
@@ -28,6 +29,48 @@ def is_file_test(name: str) -> bool:
 def is_argument(name: str) -> bool:
     """Whether an input is the script's argument count or one of its arguments (never a variable)."""
     return name.startswith("$")
+
+
+def option_input(index: int, arm: int, count: int) -> str:
+    """The input that is word `index` (1: the option itself) of the arm at line `arm` of an options
+    loop (`while [[ $# -gt 0 ]]; do case "$1" in …`), an arm that takes `count` words: where the
+    script's arguments are not given, each arm is an option a run gives or not, apart from the
+    others (its first word unset where not), in the order of the arms (compiler.OptionArms)."""
+    return f"${index}@{arm}/{count}"
+
+
+def is_option(name: str) -> bool:
+    """Whether an input is a word of an options loop's arm (option_input)."""
+    return name.startswith("$") and "@" in name
+
+
+def _option_parts(name: str) -> tuple[int, int, int]:
+    """An option input's (arm line, word index, words the arm takes)."""
+    index, _, rest = name[1:].partition("@")
+    arm, _, count = rest.partition("/")
+    return int(arm), int(index), int(count)
+
+
+def option_arguments(options: Mapping[str, str | None]) -> list[str]:
+    """The script's arguments of a run that gives these options (option_input's values): each arm
+    whose option is set, in the arms' order, with the words it takes (OTHER where one is not known)."""
+    arms: dict[tuple, dict[int, str | None]] = {}
+    for name, value in options.items():
+        arm, index, count = _option_parts(name)
+        arms.setdefault((arm, count), {})[index] = value
+    out: list[str] = []
+    for (_, count), words in sorted(arms.items()):
+        if words.get(1) is not None:
+            out.extend(OTHER if words.get(i) is None else words[i] for i in range(1, count + 1))
+    return out
+
+
+def input_label(name: str) -> str:
+    """An input as a finding names it: an option's words by the line of their arm."""
+    if not is_option(name):
+        return name
+    arm, index, _ = _option_parts(name)
+    return f"the argument matched at line {arm}" if index == 1 else f"the value after the argument matched at line {arm}"
 
 
 class NeedInput(Exception):

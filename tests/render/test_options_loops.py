@@ -1,0 +1,78 @@
+"""An options loop (`while [[ $# -gt 0 ]]; do case "$1" in --x) X="$2"; shift 2 ;; … esac; done`)
+where the script's arguments are not given: each arm is an option a run gives or not, apart from
+the others, so a launcher of many options is judged without FL011 and at a cost that follows its
+options, not the sequences of arguments; a finding's witness is the arguments of a run that gives
+its options, and that run takes the path the finding is on. Where the arguments are given, or an
+arm does what options apart cannot (leave the loop, read every argument), the loop runs as written."""
+
+from __future__ import annotations
+
+import pytest
+from script_shapes import options_loop_launcher
+
+from flaglint.frontends.checker import Checker
+from flaglint.frontends.lint.scripts import check_script
+from flaglint.render import evaluate, render
+from flaglint.render.bash.state import input_label, is_option, option_arguments
+from flaglint.render.bash.types import OTHER
+
+PIN = "bbd0f6f10"
+DPO_AND_PACKING = {"MXXYHDE", "MXG84NB"}  # MaxText refuses use_dpo with packing
+
+
+def _arguments(env: dict) -> list:
+    return [env[f"${i}"] for i in range(1, int(env.get("$#", "0")) + 1)]
+
+
+@pytest.mark.parametrize("options", [2, 16])
+def test_options_given_together_are_found_with_the_arguments_of_a_run_that_gives_them(tmp_path, options):
+    script = tmp_path / "launch.sh"
+    script.write_text(options_loop_launcher(options))
+    findings = check_script(script, Checker(PIN)).result.findings
+    assert "FL011" not in {f.rule for f in findings}
+    conflicts = [f for f in findings if f.rule in DPO_AND_PACKING]
+    assert {f.rule for f in conflicts} == DPO_AND_PACKING
+    for finding in conflicts:
+        arguments = _arguments(finding.witness["env"])
+        assert "--dpo" in arguments and ("--packing=true" in arguments or "--packing" in arguments and "stop" not in arguments)
+        # the run with those arguments takes the path: both flags on the launch
+        words = [w.text for launch in render(script, {}, None, arguments).launched for w in launch.words]
+        assert "use_dpo=true" in words and "packing=true" in words
+
+
+@pytest.mark.parametrize("options", [4, 32])
+def test_an_options_loop_costs_a_path_per_outcome_not_per_sequence_of_arguments(tmp_path, options):
+    # the runs that launch, the one `stop` ends, and those help and an unknown option end
+    script = tmp_path / "launch.sh"
+    script.write_text(options_loop_launcher(options))
+    assert evaluate(script).paths_explored <= 6
+
+
+def test_given_arguments_run_the_loop_as_written(tmp_path):
+    script = tmp_path / "launch.sh"
+    script.write_text(options_loop_launcher(2))
+
+    def words(*arguments):
+        return [w.text for launch in render(script, {}, None, list(arguments)).launched for w in launch.words]
+
+    assert "packing=true" in words("--packing", "true", "--o1=x") and "--o1=x" in words("--packing", "true", "--o1=x")
+    assert "use_dpo=true" not in words("--packing", "--dpo")  # --dpo is the value of --packing here
+    assert words("--packing", "true", "stop") == [] and words("--bogus") == []
+
+
+def test_a_loop_that_leaves_early_is_walked_as_written(tmp_path):
+    # `--) shift; break` leaves the rest of the arguments to the script: the arms are not options apart
+    script = tmp_path / "launch.sh"
+    text = options_loop_launcher(1).replace("    -h|--help)", "    --) shift; break ;;\n    -h|--help)")
+    script.write_text(text + 'echo "rest: $*"\n')
+    evaluated = evaluate(script)
+    assert not any(is_option(name) for name in evaluated.inputs)
+    assert any(outcome.rendering.launched for outcome in evaluated.outcomes)
+
+
+def test_the_options_a_run_gives_are_its_arguments_in_the_order_of_the_arms():
+    options = {"$1@12/2": "--image", "$2@12/2": None, "$1@9/1": "--dry-run", "$1@15/1": None, "$2@15/1": "x"}
+    assert option_arguments(options) == ["--dry-run", "--image", OTHER]
+    assert input_label("$1@12/2") == "the argument matched at line 12"
+    assert input_label("$2@12/2") == "the value after the argument matched at line 12"
+    assert input_label("STEPS") == "STEPS"
