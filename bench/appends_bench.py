@@ -19,7 +19,9 @@ and a distributed launcher's shape (script_shapes.k8s_launcher: an options loop,
 function output, an `||` guard, a --command string of N optional parts) at N = 10..200 (`--launcher`);
 and its other shape (script_shapes.manifest_launcher: N start functions, each with a `local` in one
 arm and an XPK workload piped into a function that runs a filter array of two lengths) at
-N = 1, 2, 4, 8 (`--manifests`).
+N = 1, 2, 4, 8 (`--manifests`); and a launcher that reads N options in a loop, each `--oI VALUE` or
+`--oI=VALUE`, beside a subcommand word and two options that together break a MaxText validator
+(script_shapes.options_loop_launcher) at N = 4, 16, 64, 256 (`--options`).
 
 Then N sequential ifs on N inputs setting one variable (`if [ "$Ai" != x ]; then F=bad_key_i=1; fi`)
 and a MaxText launch reading it: N findings (a key MaxText does not define, at each if), each
@@ -28,6 +30,7 @@ ratio time(N)/time(N/2) (CPU) of each size.
 
     python bench/appends_bench.py [--sizes 8 64 256 1024] [--pin bbd0f6f10] [--appends-only]
                                   [--repeated 8 16 32 64 256] [--launcher 10 50 100 200] [--manifests 1 2 4 8]
+                                  [--options 4 16 64 256]
                                   [--sequential 20 40 80 160]
 """
 
@@ -50,6 +53,7 @@ from script_shapes import (  # noqa: E402
     REPEATED_SHAPES,
     k8s_launcher,
     manifest_launcher,
+    options_loop_launcher,
     repeated_appends,
 )
 
@@ -174,6 +178,8 @@ def main() -> None:
                         help="sizes of the repeated-keys recipes (none: skip them)")
     parser.add_argument("--launcher", type=int, nargs="*", default=[10, 50, 100, 200],
                         help="optional parts of the distributed launcher's --command string (none: skip it)")
+    parser.add_argument("--options", type=int, nargs="*", default=[4, 16, 64, 256],
+                        help="sizes of the options-loop launcher (none: skip it)")
     parser.add_argument("--manifests", type=int, nargs="*", default=[1, 2, 4, 8],
                         help="start functions of the manifest launcher (none: skip it)")
     parser.add_argument("--sequential", type=int, nargs="*", default=[20, 40, 80, 160],
@@ -206,6 +212,8 @@ def main() -> None:
             _print_sizes(f"repeated {shape}", args.repeated, lambda n, shape=shape: repeated_appends(n, shape), Path(d), args.pin)
         if args.launcher:
             _print_sizes("launcher optional parts", args.launcher, k8s_launcher, Path(d), args.pin)
+        if args.options:
+            _print_sizes("options loop options", args.options, options_loop_launcher, Path(d), args.pin)
         if args.manifests:
             _print_sizes("manifest launcher workloads", args.manifests, manifest_launcher, Path(d), args.pin)
         previous = None

@@ -81,7 +81,7 @@ def options_loop_launcher(options: int) -> str:
     tests): `options` options, each `--oI VALUE` or `--oI=VALUE`, a subcommand word, switches,
     help and unknown-option arms that exit; the subcommand, a switch and an option's value decide
     the flags (`--dpo` with `--packing true` is a conflict MaxText refuses); the other options'
-    values go into the launch's words."""
+    values go into the launch's environment."""
     arms = ['    start|stop) COMMAND="$1"; shift ;;', "    --dpo) DPO=true; shift ;;",
             '    --packing) PACKING="$2"; shift 2 ;;', '    --packing=*) PACKING="${1#*=}"; shift ;;']
     for i in range(options):
@@ -92,8 +92,8 @@ def options_loop_launcher(options: int) -> str:
              "  esac", "done", 'if [[ "$COMMAND" == "stop" ]]; then echo stopping; exit 0; fi', 'FLAGS="steps=10 packing=false"',
              'if [[ "$DPO" == "true" ]]; then FLAGS="$FLAGS use_dpo=true"; fi',
              'if [[ "$PACKING" == "true" ]]; then FLAGS="$FLAGS packing=true"; fi',
-             "python3 -m maxtext.trainers.pre_train.train src/maxtext/configs/base.yml run_name=opts $FLAGS "
-             + " ".join(f"--o{i}=${{O{i}:-d}}" for i in range(options))]
+             " ".join(f"O{i}=${{O{i}:-d}}" for i in range(options))
+             + " python3 -m maxtext.trainers.pre_train.train src/maxtext/configs/base.yml run_name=opts $FLAGS"]
     return "\n".join(lines) + "\n"
 
 

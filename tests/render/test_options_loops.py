@@ -55,7 +55,8 @@ def test_given_arguments_run_the_loop_as_written(tmp_path):
     def words(*arguments):
         return [w.text for launch in render(script, {}, None, list(arguments)).launched for w in launch.words]
 
-    assert "packing=true" in words("--packing", "true", "--o1=x") and "--o1=x" in words("--packing", "true", "--o1=x")
+    assert "packing=true" in words("--packing", "true", "--o1=x")
+    assert [launch.assigned["O1"].text for launch in render(script, {}, None, ["--o1=x"]).launched] == ["x"]
     assert "use_dpo=true" not in words("--packing", "--dpo")  # --dpo is the value of --packing here
     assert words("--packing", "true", "stop") == [] and words("--bogus") == []
 

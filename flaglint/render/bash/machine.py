@@ -73,6 +73,7 @@ from flaglint.render.bash.types import (
 )
 
 UNSET = None  # a scope entry that is declared but unset
+_NOT_READ = Value("", [], True)  # a joined value a launch's line assigns and its program never reads
 STEP_LIMIT = 200_000
 ARRAY_LIMIT = 2**14  # elements of one array: arrays are held whole, and a recipe's hold a few hosts or flags
 # Characters of one value: the most Linux hands a program as one argument or variable (MAX_ARG_STRLEN),
@@ -625,9 +626,11 @@ class Interp(Expansion, Conditions, Builtins):
         given = extra if cleared else self.child_env(st, extra, reads)
         exported = [n for n, v in given.items() if reads(n) and v is not None and not isinstance(v, list)]
         # a joined value (a variable set on some branches) is decided here: it may fork
-        env = {n: extra[n] if n in extra else self.scalar(st, n) for n in exported}
+        env = {n: self.concrete(st, extra[n]) if n in extra else self.scalar(st, n) for n in exported}
         env = {n: v for n, v in env.items() if isinstance(v, Value)}
-        launch = Launch(st.code.src.path, ins.line, tuple(words), env, st.files, dict(extra))
+        # what the line assigns that the program never reads is the same launch whatever its value
+        assigned = {n: v if not is_symbolic(v) else self.concrete(st, v) if reads(n) else _NOT_READ for n, v in extra.items()}
+        launch = Launch(st.code.src.path, ins.line, tuple(words), env, st.files, assigned)
         if launch not in st.launched:  # the same launch again (a loop polling `gcloud … describe`) says nothing new, and a loop must reach its fixed point
             st.launched = st.launched + (launch,)
 
@@ -724,7 +727,7 @@ class Interp(Expansion, Conditions, Builtins):
         environment it gives (`env K=V bash x.sh`, `timeout 1h python3 …`); a shell or a script is
         followed; a program that may launch is kept (record_launch). `replace`: run by exec, so the
         script (or the subshell) ends with it."""
-        extra, cleared, at = self.prefix(ins, st), False, 0
+        extra, cleared, at = self.prefix(ins, st, symbolic=True), False, 0
         while (unwrapped := self.launches.unwrap([w.text if type(w) is Value else None for w in words[at:]])) is not None:
             if unwrapped.cleared:
                 extra, cleared = {}, True
@@ -748,6 +751,7 @@ class Interp(Expansion, Conditions, Builtins):
         if os.path.basename(program) in SHELLS or program.endswith(".sh"):
             if any(type(w) is not Value for w in words):
                 words = self.fields(ins.words, st)  # the same fields, concrete (only a command that mutates nothing has symbolic ones)
+            extra = {name: self.concrete(st, value) for name, value in extra.items()}  # a script run reads any of them
             self._run_script(ins, st, words[at:], extra, cleared, replace)
             return
         if self.launches.may_launch(program, [w.text if type(w) is Value else None for w in words[at + 1:]]):
@@ -806,7 +810,12 @@ class Interp(Expansion, Conditions, Builtins):
             st.status = 0
             st.pc += 1
 
-    def prefix(self, ins: Command, st: State) -> dict:
+    def prefix(self, ins: Command, st: State, symbolic: bool = False) -> dict:
+        """What a command's own line assigns (`K=V cmd`). `symbolic`: a value joined paths give
+        (`O=${O:-d} python3 …`) stays a Choice, decided only where the program reads it
+        (record_launch): a prefix of n such assignments is one launch, not a path per combination."""
+        if symbolic and self.joins:
+            return {a.name: self.symbolic_value(a.value, st) for a in ins.prefix}
         return {a.name: self.value(a.value, st) for a in ins.prefix}
 
     # ---- frames ----
