@@ -84,6 +84,7 @@ class CommandJudge:
 
     def __init__(self, launch: Launch, script: Path, checker: Checker, index: ConfigIndex | None):
         self.launch, self.script, self.checker, self.index = launch, script, checker, index
+        self.answers = checker.answers
         self.undecided_rules: dict[tuple, str] = {}  # (rule, place) -> why it is not decided
 
     def undecided(self, rule: str, reason: str, place: Location | None) -> None:

@@ -31,7 +31,7 @@ from flaglint.frontends.lint.tunix_commands import (
     check_tunix_commands,
     runs_tunix,
 )
-from flaglint.frontends.lint.unknown_values import UnknownKeys, callers, tokens
+from flaglint.frontends.lint.unknown_values import UnknownKeys, callers, unknown_tokens
 from flaglint.frontends.lint.unverified import Unverified
 from flaglint.frontends.lint.witnesses import (
     FIX_TRIES,
@@ -387,7 +387,7 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
         rendering = launch.rendering
         flags, env, unknown = _trainer_input(rendering)
         if unknown:
-            notes.update(unknown_keys.notes(tokens(flags)))
+            notes.update(unknown_keys.notes(unknown_tokens(flags)))
         key = (flags.text, tuple(sorted(env.items())))
         if key not in checked:
             checked[key] = checker.check(FlagSource(flags.text), env, fix=False, unknown=unknown)
@@ -442,7 +442,7 @@ class _TrainerJudge:
     """A concrete launch of the trainer judged as _check_outcomes judges it (launch_query.Judge)."""
 
     def __init__(self, checker: Checker):
-        self.checker = checker
+        self.checker, self.answers = checker, checker.answers
         self.undecided_rules: dict[tuple, str] = {}  # (rule, place) -> why it is not decided
 
     def undecided(self, rule: str, reason: str, place: Location | None) -> None:
@@ -464,7 +464,7 @@ class _TrainerJudge:
         """Where the script wrote the flag token at `location` of the launch's flag string."""
         if location is None:
             return None
-        flags = _trainer_input(rendering)[0]
+        flags = rendering.variables.get(launcher().flags) or Value("", [])  # as _trainer_input reads it
         return script_location(flags, *_span(flags.text, location))
 
 

@@ -20,11 +20,12 @@ FIX_TRIES = 3  # launches with findings on which a fix is sought, in order, befo
 
 def script_location(value: Value, start: int, end: int) -> Location | None:
     """Where the script wrote value.text[start:end]: its first character's line, to the last character of that line."""
-    origins = [o for o in value.origins[start:end] if o is not None]
-    if not origins:
+    origins = value.origins[start:end]
+    first = next((o for o in origins if o is not None), None)
+    if first is None:
         return None
-    first = origins[0]
-    last = next(o for o in reversed(origins) if o.file == first.file and o.line == first.line)
+    # from the end: each origin is made only when read (a token's last character is mostly on its line)
+    last = next(o for o in reversed(origins) if o is not None and o.file == first.file and o.line == first.line)
     return Location(first.file, first.line, first.column, end_column=last.column + 1)
 
 
