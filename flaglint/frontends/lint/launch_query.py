@@ -625,8 +625,9 @@ def _union(cells: set[tuple], inputs: Sequence, sizes: Sequence[int], ctx: z3.Co
             shared: dict[frozenset, set] = {}
             for rest, values in by_rest.items():
                 shared.setdefault(frozenset(values), set()).add(rest)
-            memo[depth, rests] = z3.Or(*[z3.And(_among(inputs[depth], values, sizes[depth], ctx), term(depth + 1, frozenset(rest)), ctx)
-                                         for values, rest in sorted(shared.items(), key=lambda item: sorted(item[0]))], ctx)
+            memo[depth, rests] = _connective(z3.Z3_mk_or, [
+                _connective(z3.Z3_mk_and, [_among(inputs[depth], values, sizes[depth], ctx), term(depth + 1, frozenset(rest))], ctx)
+                for values, rest in sorted(shared.items(), key=lambda item: sorted(item[0]))], ctx)
         return memo[depth, rests]
 
     return term(0, frozenset(cells))
@@ -637,8 +638,18 @@ def _among(var: Any, values: frozenset[int], size: int, ctx: z3.Context) -> Any:
     if len(values) == size:
         return z3.BoolVal(True, ctx)
     if 2 * len(values) <= size:
-        return z3.Or(*[var == i for i in sorted(values)], ctx)
-    return z3.And(*[var != i for i in range(size) if i not in values], ctx)
+        return _connective(z3.Z3_mk_or, [var == i for i in sorted(values)], ctx)
+    return _connective(z3.Z3_mk_and, [var != i for i in range(size) if i not in values], ctx)
+
+
+def _connective(make: Callable, terms: Sequence, ctx: z3.Context) -> Any:
+    """z3.And (`make`: z3.Z3_mk_and) or z3.Or (z3.Z3_mk_or) of Boolean terms of `ctx`: the term
+    they make, by the same call, less their coercion of each argument (the tokens of a key many
+    parts write make thousands)."""
+    array = (z3.Ast * len(terms))()
+    for i, term in enumerate(terms):
+        array[i] = term.as_ast()
+    return z3.BoolRef(make(ctx.ref(), len(terms), array), ctx)
 
 
 def _minimised(solver: z3.Solver, work: SolverWork, broken: Any, inputs: Mapping, chosen: Mapping[str, int],
