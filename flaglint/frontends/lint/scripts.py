@@ -444,8 +444,6 @@ class _TrainerJudge:
     def __init__(self, checker: Checker):
         self.checker, self.answers = checker, checker.answers
         self.undecided_rules: dict[tuple, str] = {}  # (rule, place) -> why it is not decided
-        # (the flag string's id, a location in it) -> the flag string (kept: its id stays its own), the place
-        self._places: dict[tuple, tuple] = {}
 
     def undecided(self, rule: str, reason: str, place: Location | None) -> None:
         self.undecided_rules.setdefault((rule, place), reason)
@@ -467,11 +465,7 @@ class _TrainerJudge:
         if location is None:
             return None
         flags = rendering.variables.get(launcher().flags) or Value("", [])  # as _trainer_input reads it
-        # launches that differ in a Tunix variable share their flag string: a solver's places read each once
-        key = (id(flags), location)
-        if key not in self._places:
-            self._places[key] = (flags, script_location(flags, *_span(flags.text, location)))
-        return self._places[key][1]
+        return script_location(flags, *_span(flags.text, location))
 
 
 def _record(seen: dict, findings: list[Finding], launch: Concrete, flags: Value, checker: Checker) -> bool:
