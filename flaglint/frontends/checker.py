@@ -66,6 +66,8 @@ class Checker:
         self._rules: list | None = None  # the rules this pin can judge; the same for every flag string
         self._notes: dict[tuple, str | None] = {}  # each note (not_judged_note, unmodelled_mesh_note), by the pin chain it depends on
         self._shared: dict[tuple, Config] = {}  # shared_config's, the one read longest ago first
+        # lint's solver answers on launches judged with these rules (frontends/lint/launch_query), kept while the checker is
+        self.answers: dict = {}
 
     def config(self, source: FlagSource, env: Mapping[str, str] | None = None) -> tuple[Config, list[Finding]]:
         config, findings = resolve(source, self.pin, env or {}, self.model)

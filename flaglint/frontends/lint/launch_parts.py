@@ -140,14 +140,58 @@ class KeyTokens:
     none: dict | None
 
 
+class SharedParts:
+    """What the checks of one script's launches find alike: the trainer reads the flag string that
+    a MaxText command line of the script also splits (`… base.yml $MAXTEXT_EXTRA_FLAGS`), so on
+    each path its parts, the tokens of a key many of them write (KeyTokens) and the paths that show
+    those are found once for both. Everything here is read only by its users."""
+
+    def __init__(self):
+        self._parts: dict[tuple, tuple] = {}
+        self._tokens: dict[tuple, tuple] = {}
+        self._narrowed: dict[tuple, tuple] = {}
+
+    def flag_parts(self, flags, path: ExploredPath, cap: int, values: _Values) -> tuple[list[_Part], _FlagPieces]:
+        """_flag_parts of the flags at the path's values (a string of the same pieces is the same
+        Sym), each caller given parts of its own: they are grouped and emptied."""
+        key = (id(path), id(flags), cap)
+        if key not in self._parts:  # the path and the flags kept: their ids stay their own
+            self._parts[key] = (path, flags, _flag_parts(flags, dict(path.env), cap, values))
+        parts, flag_pieces = self._parts[key][2]
+        return [_Part(set(p.inputs), set(p.names), origin=p.origin, pieces=list(p.pieces)) for p in parts], flag_pieces
+
+    def key_tokens(self, path: ExploredPath, members: list[_Part], key: str, flag_pieces: _FlagPieces | None,
+                   explored: Mapping[str, Sequence], cap: int, fixes: list[tuple[dict, dict]], pin) -> KeyTokens | None:
+        """_key_tokens, with the refusals of `pin` (a part is known by its piece of `flag_pieces`)."""
+        if flag_pieces is None or any(len(p.pieces) != 1 for p in members):
+            return _key_tokens(path, members, key, flag_pieces, explored, cap, fixes, _refusal(pin))
+        memo = (id(path), id(flag_pieces), tuple(sorted(p.pieces[0] for p in members)), key, id(explored), cap, id(pin))
+        if memo not in self._tokens:
+            found: list[tuple[dict, dict]] = []
+            self._tokens[memo] = (path, flag_pieces, explored, pin, found,
+                                  _key_tokens(path, members, key, flag_pieces, explored, cap, found, _refusal(pin)))
+        *_, found, tokens = self._tokens[memo]
+        fixes.extend(found)
+        return tokens
+
+    def narrowed(self, path: ExploredPath, fixed: Mapping[str, list]) -> ExploredPath | None:
+        """_narrowed, once for each of the values to fix that key_tokens gives (and any other)."""
+        key = (id(path), id(fixed))
+        if key not in self._narrowed:
+            self._narrowed[key] = (path, fixed, _narrowed(path, fixed))
+        return self._narrowed[key][2]
+
+
 def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mapping[str, Sequence],
                       flags_variable: str, variables: Mapping, rule_names: Iterable[frozenset],
                       bound: Mapping[str, set], selectors: Iterable[str] = (),
-                      cap: int = COMBINATION_CAP, judge=None) -> list[Concrete]:
+                      cap: int = COMBINATION_CAP, judge=None, shared: SharedParts | None = None) -> list[Concrete]:
     """The launches to check for one outcome. `variables`: the Tunix variables; `bound`: the
     MaxText keys each one binds; `rule_names`: the names each rule reads; `selectors`: variables
     that decide whether the flags reach MaxText at all (TRAINER_BACKEND); `judge`: how the solver's
-    answers for a group over `cap` are judged (launch_query.Judge on a Rendering)."""
+    answers for a group over `cap` are judged (launch_query.Judge on a Rendering); `shared`: what
+    the script's command lines find alike (SharedParts)."""
+    shared = shared if shared is not None else SharedParts()
     base = dict(path.env)
     symbolic = {name: v for name, v in rendering.variables.items()
                 if (name == flags_variable or name in variables) and _is_symbolic(v)}
@@ -164,13 +208,13 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
             fixed = {n: resolve(symbolic[n], pick, read_input) for n in deciding}
             narrowed = Rendering(rendering.exported, {**rendering.variables, **fixed}, rendering.notes, rendering.script,
                                  rendering.handoffs, rendering.status, rendering.branches)
-            launches.extend(concrete_launches(narrowed, sub, explored, flags_variable, variables, rule_names, bound, (), cap, judge))
+            launches.extend(concrete_launches(narrowed, sub, explored, flags_variable, variables, rule_names, bound, (), cap, judge, shared))
         return launches
     parts: list[_Part] = []
     flags = symbolic.get(flags_variable)
     flag_pieces = None
     if flags is not None:
-        found, flag_pieces = _flag_parts(flags, base, max(cap, PART_COMBINATIONS), values)
+        found, flag_pieces = shared.flag_parts(flags, path, max(cap, PART_COMBINATIONS), values)
         parts.extend(found)
     for name, value in symbolic.items():
         if name != flags_variable:
@@ -179,9 +223,9 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
     launches = [Concrete(renderer.base, path, excluded=frozenset().union(*(g.names for g in groups)))]
     for group in groups:
         def launch_at(env: Mapping, inputs: frozenset = frozenset(group.inputs)) -> Rendering:
-            return renderer.at(env, frozenset(n for n in inputs if env.get(n) != base.get(n)))
+            return renderer.at(env, frozenset(_changed(env, base) & inputs))
 
-        for sub, owned in _group_paths(path, group, splits, explored, cap, judge, launch_at, flag_pieces):
+        for sub, owned in _group_paths(path, group, splits, explored, cap, judge, launch_at, shared, flag_pieces):
             launches.append(Concrete(launch_at(sub.env), sub, **owned))
     return launches
 
@@ -317,7 +361,7 @@ class _Words:
         self._split = {index: _Joined(w.value, pick, read_input) for index, w in enumerate(words) if type(w) is Split}
 
     def at(self, env: Mapping) -> tuple:
-        changed = frozenset(n for n in env.keys() | self.base.keys() if env.get(n) != self.base.get(n))
+        changed = frozenset(_changed(env, self.base))
         pick, read_input = _picker(env, {})
         resolved: list = []
         for index, w in enumerate(self.words):
@@ -329,6 +373,12 @@ class _Words:
             else:
                 resolved.append(w)
         return tuple(resolved)
+
+
+def _changed(env: Mapping, base: Mapping) -> set:
+    """The inputs whose values differ (one missing is unset, None): the items of both compared as
+    sets, as a launch's inputs are hundreds and it changes a few."""
+    return {n for n, _ in env.items() ^ base.items() if env.get(n) != base.get(n)}
 
 
 def _concrete(value, pick, read_input):
@@ -381,21 +431,21 @@ class _Splits:
 
 
 def _group_paths(path: ExploredPath, group: _Part, splits: _Splits, explored: Mapping[str, Sequence], cap: int,
-                 judge, launch_at, flag_pieces: _FlagPieces | None = None) -> list[tuple[ExploredPath, dict]]:
+                 judge, launch_at, shared: SharedParts, flag_pieces: _FlagPieces | None = None) -> list[tuple[ExploredPath, dict]]:
     """The paths on which to check a group, each with what it owns (Owned's fields): every combination of its inputs' values; or, over `cap`, the combinations of the parts
     that set a name, for the names only they set (the other parts stay at the path's values there,
     so a rule that reads names of other parts too is the solver's), and each launch the solver
     finds a rule broken on, for that rule at that place (the inputs it left free take one value each there).
     `launch_at(env)`: the launch with those inputs' values."""
     try:
-        return _checked_group(path, group, splits, explored, cap, judge, launch_at, flag_pieces)
+        return _checked_group(path, group, splits, explored, cap, judge, launch_at, shared, flag_pieces)
     except Unverified as err:
         err.origin = err.origin or group.origin
         raise
 
 
 def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: Mapping[str, Sequence], cap: int,
-                   judge, launch_at, flag_pieces: _FlagPieces | None) -> list[tuple[ExploredPath, dict]]:
+                   judge, launch_at, shared: SharedParts, flag_pieces: _FlagPieces | None) -> list[tuple[ExploredPath, dict]]:
     if _count(_input_classes(path, group.inputs, splits, explored)) <= cap:
         return [(sub, {"names": frozenset(group.names)}) for sub in _split(path, group.inputs, splits, explored, cap)]
     if judge is None:
@@ -417,7 +467,8 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
     # solver has answered (where it cannot, the group is not verified and they are never launched).
     found: list[Callable[[], list]] = []
     sequences: dict[str, KeyTokens] = {}
-    refused = _refusal(judge.config(launch_at(path.env))[0] if flag_pieces is not None else None)
+    config = judge.config(launch_at(path.env))[0] if flag_pieces is not None else None
+    pin = None if config is None else config.pin
     for who, names in decided.items():
         inputs = depends[next(iter(names))]
         owned = {"names": frozenset(names), "excluded": frozenset(group.names - names)}
@@ -427,7 +478,7 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
         members = [group.members[i] for i in sorted(who)]
         fixes: list[tuple[dict, dict]] = []
         for name in sorted(names):
-            tokens = _key_tokens(path, members, name, flag_pieces, explored, few, fixes, refused)
+            tokens = shared.key_tokens(path, members, name, flag_pieces, explored, few, fixes, pin)
             if tokens is None:  # not one piece a part, or parts that share inputs: every combination
                 fixes = None
                 break
@@ -435,13 +486,13 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
         if fixes is None:
             found.append(_enumerated(path, inputs, splits, explored, few, ", ".join(sorted(names)), owned))
             continue
-        shown = [(sub, {**owned, **own}) for fixed, own in fixes if (sub := _narrowed(path, fixed)) is not None]
+        shown = [(sub, {**owned, **own}) for fixed, own in fixes if (sub := shared.narrowed(path, fixed)) is not None]
         found.append(lambda shown=shown: shown)
     cubes = path.products()
     classes = _input_classes(path, group.inputs, splits, explored, cubes)
     from flaglint.frontends.lint.launch_query import violations  # noqa: PLC0415 z3: only for a group over the path cap
 
-    answers = violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(_narrowed(path, fixed).env), judge,
+    answers = violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(shared.narrowed(path, fixed).env), judge,
                          few, sequences)
     return [launch for launches in found for launch in launches()] + [
         (_narrowed(path, fixed), {"names": frozenset(group.names), "rule": rule, "at": place}) for rule, fixed, place in answers]
@@ -548,14 +599,12 @@ def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces:
     return KeyTokens([present[t] for t in tokens], last, none)
 
 
-def _refusal(config) -> Callable[[str, str], bool]:
-    """Whether MaxText refuses `key=value` alike wherever the token stands (`config`: the launch's
-    resolved config, whose pin types the keys; None: no value is): a value a number or a switch
+def _refusal(pin) -> Callable[[str, str], bool]:
+    """Whether MaxText refuses `key=value` alike wherever the token stands (`pin`: the launch's
+    resolved config's, which types the keys; None: no value is): a value a number or a switch
     cannot be, which YAML still reads, so the last such token is FL005 and the key is not judged,
     and one another token follows is only set again. A value the evaluator does not know, a key
     whose raw value or emptiness MaxText reads itself, are never alike."""
-    pin = None if config is None else config.pin
-
     def refused(key: str, value: str) -> bool:
         schema = None if pin is None else pin.keys.get(key)
         if schema is None or schema.kind not in ("bool", "int", "float") or OTHER in value \
@@ -975,23 +1024,26 @@ def _groups(parts: list[_Part], rule_names: Iterable[frozenset]) -> list[_Part]:
 
 
 def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, Sequence],
-                   rule_names: Iterable[frozenset], cap: int = COMBINATION_CAP, judge=None) -> list[ConcreteArgv]:
+                   rule_names: Iterable[frozenset], cap: int = COMBINATION_CAP, judge=None,
+                   shared: SharedParts | None = None) -> list[ConcreteArgv]:
     """The command lines to check for a launched program's words, some of them symbolic: one part
     per symbolic word, named by the key it sets (`key=...`) in any of its values; the words bash
     splits (Split) are read as one flag string, a part per Choice (as _flag_parts reads one); all
-    grouped and split as a flag string's parts are (`judge`: launch_query.Judge on the words)."""
+    grouped and split as a flag string's parts are (`judge`: launch_query.Judge on the words;
+    `shared`: what the trainer's check of the same flags finds alike, SharedParts)."""
     symbolic = [w for w in words if _is_symbolic(w)]
     split = [w.value for w in words if type(w) is Split]
     base = dict(path.env)
     if not symbolic and not split:
         return [ConcreteArgv(tuple(words), path)]
+    shared = shared if shared is not None else SharedParts()
     parts = []
     values = _Values()
     for word in symbolic:
         if type(word) is Sym:
             # a word joined from pieces (an XPK --command string of fifty optional parts): a part
             # per Choice among them, named by the keys of the tokens it writes, as in a flag string
-            found, _ = _flag_parts(word, base, max(cap, PART_COMBINATIONS), values)
+            found, _ = shared.flag_parts(word, path, max(cap, PART_COMBINATIONS), values)
             for part in found:
                 part.pieces = []  # its pieces are this word's, not the split words' string (_key_tokens)
             parts.extend(found)
@@ -1004,14 +1056,14 @@ def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, S
         parts.append(_Part(_inputs(word), keys, origin=_first_origin(word)))
     flag_pieces = None
     if split:
-        found, flag_pieces = _flag_parts(_one_string(split), base, max(cap, PART_COMBINATIONS), values)
+        found, flag_pieces = shared.flag_parts(_one_string(split), path, max(cap, PART_COMBINATIONS), values)
         parts.extend(found)
     groups = _groups(parts, rule_names)
     splits = _Splits([*symbolic, *split])
     concrete = _Words(words, base)
     argvs = [ConcreteArgv(concrete.at(base), path, excluded=frozenset().union(*(g.names for g in groups)))]
     for group in groups:
-        for sub, owned in _group_paths(path, group, splits, explored, cap, judge, concrete.at, flag_pieces):
+        for sub, owned in _group_paths(path, group, splits, explored, cap, judge, concrete.at, shared, flag_pieces):
             argvs.append(ConcreteArgv(concrete.at(sub.env), sub, **owned))
     return argvs
 

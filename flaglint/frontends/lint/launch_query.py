@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import z3
@@ -54,8 +54,8 @@ CASES = 128
 @dataclass
 class _Table:
     """A name's value on each combination (itertools.product order) of the inputs that decide it;
-    or, where `index` is given, on each case that term over the inputs picks (a key many parts
-    write: the token written last)."""
+    or, where `index` is given (_Resolved.sequence_index), on each case that term over the inputs
+    picks (a key many parts write: the token written last)."""
 
     deciding: list[str]
     values: list[Any]
@@ -206,6 +206,8 @@ def _evaluated(node: Node, lookup) -> Any:
 class Judge(Protocol):
     """How one concrete launch is judged (lint for the trainer's flags, commands for a command line)."""
 
+    answers: dict  # the queries asked before with the same rules, and their answers (_Asked), kept by the caller
+
     def config(self, launch: Any) -> tuple[Config | None, frozenset[str]]:
         """The launch's resolved config (None: it runs no MaxText), and the names it leaves
         unjudged (refused, unknown)."""
@@ -237,20 +239,18 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
     launch with those inputs' values; `confirm_at(fixed)`: the launch of the path narrowed to them; `cap`: the most combinations of
     the inputs that decide one name (each is a launch resolved); `sequences`: of a key many parts
     write, its tokens (launch_parts.KeyTokens): its value is that of the token written last, one
-    launch each, not one per combination of the parts."""
-    ctx = z3.Context()  # the query's own, as a fix search's (solve/smt.py SolverWork)
-    work = SolverWork(ctx, QUERY_WORK_LIMIT)
-    inputs = {name: z3.Int(f"input:{name}", ctx) for name in sorted(classes)}
-    solver = z3.Solver(ctx=ctx)
-    solver.add([z3.And(0 <= var, var < len(classes[name])) for name, var in inputs.items()])
-    solver.add(_condition(classes, cubes, inputs, ctx))
+    launch each, not one per combination of the parts.
+
+    The same query asked again (an editor's check after an edit that leaves the group's launches
+    as they were where its rules read them) is answered as before without the solver, where
+    everything the solver's answers read is as it was (_Asked)."""
     base_launch = launch_at(base)
     base_config, base_unjudged = judge.config(base_launch)
     if base_config is None:
         return []
     resolved = _Resolved(classes, base, launch_at, judge, cap)
     # (a name the pin does not know, a key MaxText refuses, is no rule's: FL004 is the part's own check)
-    tables = {name: resolved.sequence_table(name, sorted(depends[name]), sequences[name], inputs, confirm_at, ctx) if name in sequences
+    tables = {name: resolved.sequence_table(name, sorted(depends[name]), sequences[name], confirm_at) if name in sequences
               else resolved.table(name, sorted(depends[name])) for name in sorted(depends) if base_config.knows(name)}
     # A name whose value moves the device count (compile_topology, a slice) makes the device
     # count's names vary with the inputs that decide it.
@@ -258,12 +258,121 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
                      if any(c.devices != base_config.devices for c, _ in tables[name].configs)})
     if moving:
         tables.update({name: resolved.device_table(name, moving) for name in DEVICE_NAMES})
-    translator = _Translator.over(base_config, {}, ctx)
+    rules = {rule.id: rule for config in [base_config, *resolved.device_configs(moving)] for rule in judge.rules(config)}
+    key = (type(judge).__qualname__, cap, repr(classes), repr(cubes), repr(sorted((name, sorted(found)) for name, found in depends.items())),
+           repr(sorted(base.items(), key=lambda item: item[0])), repr(sequences),
+           repr([(name, t.deciding, t.values, t.judged) for name, t in tables.items()]), tuple(sorted(base_unjudged)),
+           tuple(map(id, rules.values())))
+    asked = judge.answers.pop(key, None)
+    if asked is None or not _holds(asked, base_config, _Places(None, tables, judge, base_config, base_launch), judge, confirm_at):
+        asked = _asked(classes, cubes, sequences, tables, rules, base_config, base_unjudged, base_launch, resolved, confirm_at, judge, cap)
+    judge.answers[key] = asked  # the last asked, last
+    if len(judge.answers) > ANSWERS:
+        del judge.answers[next(iter(judge.answers))]
+    return asked.told(judge)
+
+
+def _holds(asked: _Asked, config: Config, places: _Places, judge: Judge, confirm_at: Callable) -> bool:
+    """_Asked.holds; a launch that cannot be judged now (Unverified) is asked of the solver again,
+    which tells the judge what it tells it in its order."""
+    try:
+        return asked.holds(config, places, judge, confirm_at)
+    except Unverified:
+        return False
+
+
+# The answers a judge's rules keep (Judge.answers), the last asked kept: an editor checks a buffer
+# again after each edit, a command asks each group once.
+ANSWERS = 16
+
+
+def _asked(classes, cubes, sequences, tables: dict[str, _Table], rules: dict[str, Rule], base_config: Config, base_unjudged: frozenset,
+           base_launch: Any, resolved: _Resolved, confirm_at: Callable, judge: Judge, cap: int) -> _Asked:
+    """The query asked of the solver (_solved), with what it read and told the judge."""
+    asked = _Asked(list(rules.values()))
+    try:
+        asked.found = _solved(classes, cubes, sequences, tables, rules, base_config, base_unjudged, base_launch, resolved,
+                              confirm_at, judge, cap, asked)
+    except Unverified as err:
+        asked.refused = err
+    return asked
+
+
+@dataclass
+class _Asked:
+    """One query's answer, with what it read that its key does not hold: the path's own config's
+    values (by attribute and arguments: the value's repr, the pin itself), the places of its rules'
+    names, and the rules and places the check of each launch it confirmed found broken. Asked
+    again where each of those reads gives what it gave, the solver would ask and answer the same."""
+
+    rules: list  # the rules judged: held, so that their ids in the key stay theirs
+    config: dict = field(default_factory=dict)
+    places: dict = field(default_factory=dict)  # name -> its places (_Places.cases); ("base", name) -> its place on the path's own launch
+    confirmed: list = field(default_factory=list)  # (the inputs fixed, Judge.broken of that launch)
+    undecided: list = field(default_factory=list)  # Judge.undecided's arguments, in order
+    found: list = field(default_factory=list)
+    refused: Unverified | None = None
+
+    def holds(self, config: Config, places: _Places, judge: Judge, confirm_at: Callable) -> bool:
+        return (all(_read(config, attribute, arguments) == seen for (attribute, arguments), seen in self.config.items())
+                and all((places.base(name[1]) if isinstance(name, tuple) else places.cases(name)) == seen for name, seen in self.places.items())
+                and all(judge.broken(confirm_at(fixed)) == seen for fixed, seen in self.confirmed))
+
+    def told(self, judge: Judge) -> list:
+        """Tell the judge what the query told it, and give its answer (or its refusal)."""
+        for told in self.undecided:
+            judge.undecided(*told)
+        if self.refused is not None:
+            raise Unverified(self.refused.reason, self.refused.origin)
+        return list(self.found)
+
+
+def _read(config: Config, attribute: str, arguments: tuple | None) -> Any:
+    """What the config gives for an attribute (a method, with `arguments`): the pin itself, else the repr."""
+    value = getattr(config, attribute)
+    if arguments is not None:
+        value = value(*arguments)
+    return value if attribute == "pin" else repr(value)
+
+
+class _Recorded:
+    """The path's own config, each read of it kept in `reads` (_Asked.config)."""
+
+    def __init__(self, config: Config, reads: dict):
+        self._config, self._reads = config, reads
+
+    def __getattr__(self, attribute: str) -> Any:
+        value = getattr(self._config, attribute)
+        if not callable(value):
+            self._reads[attribute, None] = _read(self._config, attribute, None)
+            return value
+
+        def method(*arguments):
+            if (attribute, arguments) not in self._reads:
+                self._reads[attribute, arguments] = _read(self._config, attribute, arguments)
+            return value(*arguments)
+
+        return method
+
+
+def _solved(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[str, Sequence]], sequences: Mapping[str, Any],
+            tables: dict[str, _Table], rules: dict[str, Rule], base_config: Config, base_unjudged: frozenset, base_launch: Any,
+            resolved: _Resolved, confirm_at: Callable, judge: Judge, cap: int, asked: _Asked) -> list[tuple[str, dict[str, list], Any]]:
+    """violations' answer, from the solver; what it reads besides its key, and tells the judge, kept in `asked`."""
+    ctx = z3.Context()  # the query's own, as a fix search's (solve/smt.py SolverWork)
+    work = SolverWork(ctx, QUERY_WORK_LIMIT)
+    inputs = {name: z3.Int(f"input:{name}", ctx) for name in sorted(classes)}
+    solver = z3.Solver(ctx=ctx)
+    solver.add([z3.And(0 <= var, var < len(classes[name])) for name, var in inputs.items()])
+    solver.add(_condition(classes, cubes, inputs, ctx))
+    for name, table in tables.items():  # in the order the tables were made: the terms too
+        if name in sequences:
+            table.index = resolved.sequence_index(sequences[name], inputs, ctx)
+    translator = _Translator.over(_Recorded(base_config, asked.config), {}, ctx)
     translator.setup(tables, classes, inputs)
     translator.terms.update({name: translator.finite(translator.term(t), t.values) for name, t in tables.items()})
-    rules = {rule.id: rule for config in [base_config, *resolved.device_configs(moving)] for rule in judge.rules(config)}
     broken: dict[str, Any] = {}
-    where = _Places(translator, tables, judge, base_config, base_launch)
+    where = _Places(translator, tables, judge, base_config, base_launch, asked.places)
     for rule in rules.values():
         names = rule.name_set & tables.keys()
         if not names or rule.name_set & base_unjudged - tables.keys():
@@ -272,8 +381,8 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
             broken[rule.id] = translator.violated(rule, cap)
         except (Unsupported, Unknown, z3.Z3Exception) as err:
             # that rule alone is not verified; every other rule is still judged on the group
-            judge.undecided(rule.id, f"rule {rule.id} over {', '.join(sorted(names))} cannot be decided by the solver ({err})",
-                            where.on_base(rule))
+            asked.undecided.append((rule.id, f"rule {rule.id} over {', '.join(sorted(names))} cannot be decided by the solver ({err})",
+                                    where.on_base(rule)))
     found = []
     places: dict[str, int] = {}  # rule -> the places it is found broken at so far
     mismatches = 0
@@ -289,7 +398,9 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
         at_place = where.at(rules[rule_id], place)
         kept = _minimised(solver, work, z3.And(broken[rule_id], at_place), inputs, chosen, len(cubes) <= 1)
         fixed = {name: list(classes[name][chosen[name]]) for name in kept}
-        if (rule_id, place) in judge.broken(confirm_at(fixed)):
+        confirmed = judge.broken(confirm_at(fixed))
+        asked.confirmed.append((fixed, confirmed))
+        if (rule_id, place) in confirmed:
             found.append((rule_id, fixed, place))
             # The rule may be broken at other places too (where other parts set its names): asked
             # again with this one left out, up to PLACES of them.
@@ -325,10 +436,12 @@ class _Places:
     name of the rule (in located_order) that the launch's flags or words set (None: a name set
     where the script wrote none of it)."""
 
-    def __init__(self, translator: _Translator, tables: Mapping[str, _Table], judge: Judge, base_config: Config, base_launch: Any):
+    def __init__(self, translator: _Translator | None, tables: Mapping[str, _Table], judge: Judge, base_config: Config, base_launch: Any,
+                 seen: dict | None = None):
         self.translator, self.tables, self.judge = translator, tables, judge
         self.base_config, self.base_launch = base_config, base_launch
-        self._cases: dict[str, list] = {}
+        # name -> its places (cases); ("base", name) -> its place on the path's own launch (`seen`: _Asked.places)
+        self._cases: dict = {} if seen is None else seen
 
     def _place(self, launch: Any, config: Config, name: str) -> Any:
         location = config.location(name)
@@ -344,6 +457,12 @@ class _Places:
                 self._cases[name] = [self._place(launch, config, name) for (config, _), launch in zip(table.configs, table.launches)] \
                     or [_UNSET] * len(table.values)
         return self._cases[name]
+
+    def base(self, name: str) -> Any:
+        """The name's place on the path's own launch."""
+        if ("base", name) not in self._cases:
+            self._cases["base", name] = self._place(self.base_launch, self.base_config, name)
+        return self._cases["base", name]
 
     def _term(self, name: str, test: Callable[[Any], bool]) -> Any:
         """Where the name's place passes `test`, as a Z3 term."""
@@ -364,7 +483,7 @@ class _Places:
         """The place of the rule's finding on the path's own launch; where the launch writes none
         of its names, where the script writes the first of them on some case of the group."""
         for name in located_order(rule):
-            if (place := self._place(self.base_launch, self.base_config, name)) is not _UNSET:
+            if (place := self.base(name)) is not _UNSET:
                 return place
         return next((place for name in located_order(rule) for place in self.cases(name) if place not in (_UNSET, None)), None)
 
@@ -433,17 +552,11 @@ class _Resolved:
         return _Table(deciding, [c.lookup(name) for c, _ in configs], [name not in unjudged for _, unjudged in configs], configs=configs,
                       launches=self._launches[tuple(deciding)])
 
-    def sequence_table(self, name: str, deciding: list[str], tokens, inputs: Mapping, launch_of: Callable[[Mapping], Any],
-                       ctx: z3.Context) -> _Table:
+    def sequence_table(self, name: str, deciding: list[str], tokens, launch_of: Callable[[Mapping], Any]) -> _Table:
         """A key many parts write (`tokens`: launch_parts.KeyTokens): its value where none of its
         tokens is written, then where each is the last written, read from one launch each
-        (`launch_of(fixed)`: the launch with those inputs' values); the case, a term over `inputs`."""
-        def written(token: int) -> Any:
-            names = sorted({n for combo in tokens.present[token] for n in combo})
-            cells = {tuple(self.indices(n, combo[n]) if n in combo else self.everywhere(n) for n in names)
-                     for combo in tokens.present[token]}
-            return _union(cells, [inputs[n] for n in names], [len(self.classes[n]) for n in names], ctx)
-
+        (`launch_of(fixed)`: the launch with those inputs' values); its case (sequence_index), a
+        term made only where the solver is asked."""
         configs, launches = [], []
         for fixed in (tokens.none, *tokens.last):
             launch = self.launch_at(self.base) if fixed is None else launch_of(fixed)
@@ -452,10 +565,21 @@ class _Resolved:
                 raise Unverified(f"whether MaxText runs at all depends on {', '.join(deciding)}")
             configs.append(found)
             launches.append(launch)
+        return _Table(deciding, [c.lookup(name) for c, _ in configs], [name not in unjudged for _, unjudged in configs], None, configs, launches)
+
+    def sequence_index(self, tokens, inputs: Mapping, ctx: z3.Context) -> Any:
+        """The case of a sequence_table, a term over `inputs`: where none of the tokens is written
+        0, else 1 + the last one written."""
+        def written(token: int) -> Any:
+            names = sorted({n for combo in tokens.present[token] for n in combo})
+            cells = {tuple(self.indices(n, combo[n]) if n in combo else self.everywhere(n) for n in names)
+                     for combo in tokens.present[token]}
+            return _union(cells, [inputs[n] for n in names], [len(self.classes[n]) for n in names], ctx)
+
         index: Any = z3.IntVal(0, ctx)  # the last token written wins: each If asks first of the later ones
         for token in range(len(tokens.present)):
             index = z3.If(written(token), token + 1, index)
-        return _Table(deciding, [c.lookup(name) for c, _ in configs], [name not in unjudged for _, unjudged in configs], index, configs, launches)
+        return index
 
     def indices(self, name: str, values: Sequence) -> frozenset[int]:
         """The input's classes within `values` (a class of the part that writes a token: a union of
@@ -501,8 +625,9 @@ def _union(cells: set[tuple], inputs: Sequence, sizes: Sequence[int], ctx: z3.Co
             shared: dict[frozenset, set] = {}
             for rest, values in by_rest.items():
                 shared.setdefault(frozenset(values), set()).add(rest)
-            memo[depth, rests] = z3.Or(*[z3.And(_among(inputs[depth], values, sizes[depth], ctx), term(depth + 1, frozenset(rest)), ctx)
-                                         for values, rest in sorted(shared.items(), key=lambda item: sorted(item[0]))], ctx)
+            memo[depth, rests] = _connective(z3.Z3_mk_or, [
+                _connective(z3.Z3_mk_and, [_among(inputs[depth], values, sizes[depth], ctx), term(depth + 1, frozenset(rest))], ctx)
+                for values, rest in sorted(shared.items(), key=lambda item: sorted(item[0]))], ctx)
         return memo[depth, rests]
 
     return term(0, frozenset(cells))
@@ -513,8 +638,18 @@ def _among(var: Any, values: frozenset[int], size: int, ctx: z3.Context) -> Any:
     if len(values) == size:
         return z3.BoolVal(True, ctx)
     if 2 * len(values) <= size:
-        return z3.Or(*[var == i for i in sorted(values)], ctx)
-    return z3.And(*[var != i for i in range(size) if i not in values], ctx)
+        return _connective(z3.Z3_mk_or, [var == i for i in sorted(values)], ctx)
+    return _connective(z3.Z3_mk_and, [var != i for i in range(size) if i not in values], ctx)
+
+
+def _connective(make: Callable, terms: Sequence, ctx: z3.Context) -> Any:
+    """z3.And (`make`: z3.Z3_mk_and) or z3.Or (z3.Z3_mk_or) of Boolean terms of `ctx`: the term
+    they make, by the same call, less their coercion of each argument (the tokens of a key many
+    parts write make thousands)."""
+    array = (z3.Ast * len(terms))()
+    for i, term in enumerate(terms):
+        array[i] = term.as_ast()
+    return z3.BoolRef(make(ctx.ref(), len(terms), array), ctx)
 
 
 def _minimised(solver: z3.Solver, work: SolverWork, broken: Any, inputs: Mapping, chosen: Mapping[str, int],

@@ -29,7 +29,11 @@ from flaglint.frontends.commands import (
     opaque_values,
     unknown_command_string,
 )
-from flaglint.frontends.lint.launch_parts import COMBINATION_CAP, concrete_argvs
+from flaglint.frontends.lint.launch_parts import (
+    COMBINATION_CAP,
+    SharedParts,
+    concrete_argvs,
+)
 from flaglint.frontends.lint.unknown_values import UnknownKeys, callers
 from flaglint.frontends.lint.unverified import Unverified
 from flaglint.frontends.lint.witnesses import (
@@ -51,18 +55,20 @@ def renderings(rendering: Rendering) -> list[Rendering]:
     return [rendering, *(r for handoff in rendering.handoffs for r in renderings(handoff))]
 
 
-def concrete_commands(exploration: Exploration, rule_names: list[frozenset], judge_for=None, unverified=None):
+def concrete_commands(exploration: Exploration, rule_names: list[frozenset], judge_for=None, unverified=None,
+                      shared: SharedParts | None = None):
     """Each program every outcome (and the scripts it hands off to) launches, as concrete command
     lines: (the Launch with concrete words, the ConcreteArgv that says which findings it owns).
     `judge_for(launch)`: how the solver's answers for its words are judged (a CommandJudge);
-    `unverified(launch, reason)`: told of a launch whose words cannot be decided (else it raises)."""
+    `unverified(launch, reason)`: told of a launch whose words cannot be decided (else it raises);
+    `shared`: what the script's other checks find alike (launch_parts.SharedParts)."""
     for outcome in exploration.outcomes:
         for rendering in renderings(outcome.rendering):
             for launch in rendering.launched:
                 judge = judge_for(launch) if judge_for is not None else None
                 for path in outcome.paths:
                     try:
-                        argvs = concrete_argvs(launch.words, path, exploration.inputs, rule_names, COMBINATION_CAP, judge)
+                        argvs = concrete_argvs(launch.words, path, exploration.inputs, rule_names, COMBINATION_CAP, judge, shared)
                     except Unverified as err:
                         if unverified is None:
                             raise
@@ -78,6 +84,7 @@ class CommandJudge:
 
     def __init__(self, launch: Launch, script: Path, checker: Checker, index: ConfigIndex | None):
         self.launch, self.script, self.checker, self.index = launch, script, checker, index
+        self.answers = checker.answers
         self.undecided_rules: dict[tuple, str] = {}  # (rule, place) -> why it is not decided
 
     def undecided(self, rule: str, reason: str, place: Location | None) -> None:
@@ -139,12 +146,13 @@ class CommandsChecked:
 
 
 def check_commands(script: Path, exploration: Exploration, checker: Checker, text: bytes | None = None,
-                   max_fixes: int = 0, allow_unverified: bool = False, witnesses: Witnesses | None = None) -> CommandsChecked:
+                   max_fixes: int = 0, allow_unverified: bool = False, witnesses: Witnesses | None = None,
+                   shared: SharedParts | None = None) -> CommandsChecked:
     """The findings on every MaxText command line of every outcome (one per rule and place, with
     the smallest witness), the notes, and how many command lines were checked; with `max_fixes`,
     a fix. A launch whose words cannot be decided is FL011 (a warning with `allow_unverified`).
     `text`: the script's bytes, when `script` names no file (stdin); `witnesses`: the script's
-    (Witnesses), shared with its other checks."""
+    (Witnesses), shared with its other checks, as `shared` is (launch_parts.SharedParts)."""
     index = load_index(checker.pin.configs)
     notes: set[str] = set()
     seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
@@ -166,7 +174,7 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
         judges.append(CommandJudge(launch, script, checker, index))
         return judges[-1]
 
-    for launch, argv in concrete_commands(exploration, rule_names, judge_for, not_verified):
+    for launch, argv in concrete_commands(exploration, rule_names, judge_for, not_verified, shared):
         unknown = unknown_command_string(launch)
         if unknown is not None:
             not_verified(launch, unknown)

@@ -21,6 +21,7 @@ from flaglint.frontends.checker import Checker, refused_keys
 from flaglint.frontends.lint.launch_parts import (
     COMBINATION_CAP,
     Concrete,
+    SharedParts,
     concrete_launches,
 )
 from flaglint.frontends.lint.script_commands import check_commands, renderings
@@ -30,7 +31,7 @@ from flaglint.frontends.lint.tunix_commands import (
     check_tunix_commands,
     runs_tunix,
 )
-from flaglint.frontends.lint.unknown_values import UnknownKeys, callers, tokens
+from flaglint.frontends.lint.unknown_values import UnknownKeys, callers, unknown_tokens
 from flaglint.frontends.lint.unverified import Unverified
 from flaglint.frontends.lint.witnesses import (
     FIX_TRIES,
@@ -221,8 +222,9 @@ def check_script(
                                       for note in rendering.notes if note.message.startswith(STOPS_NOTE)}))
         return check
     witnesses = Witnesses(path, given, check.env, args)
-    _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified, witnesses)
-    commands = check_commands(path, exploration, checker, given, max_fixes, allow_unverified, witnesses)
+    shared = SharedParts()  # the trainer's flags are often a command line's argv too
+    _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified, witnesses, shared)
+    commands = check_commands(path, exploration, checker, given, max_fixes, allow_unverified, witnesses, shared)
     tunix = (check_tunix_commands(path, exploration, load_tunix_pin(tunix_pin), given, allow_unverified, checker.devices,
                                   checker, fix=max_fixes > 0, witnesses=witnesses) if runs_tunix(exploration) else TunixLinesChecked([], set(), 0))
     # the script runs MaxText or Tunix itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
@@ -307,7 +309,7 @@ def _once(findings: list[Finding]) -> list[Finding]:
 
 
 def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, cap: int,
-              allow_unverified: bool) -> tuple[list[Concrete], list, list, set[str]]:
+              allow_unverified: bool, shared: SharedParts) -> tuple[list[Concrete], list, list, set[str]]:
     """The concrete launches to check; the paths that launch nothing MaxText reads (a non-zero exit,
     another backend); those that cannot be followed; and notes."""
     tunix = load_tunix().variables
@@ -345,7 +347,7 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
             judge = _TrainerJudge(checker)
             try:
                 found = concrete_launches(trainer, path, exploration.inputs, launcher().flags, tunix, rule_names,
-                                          bound, (launcher().backend,), cap, judge)
+                                          bound, (launcher().backend,), cap, judge, shared)
             except Unverified as err:
                 where = err.origin
                 at = Location(where.file, where.line, where.column, end_column=where.column + 1) if where else Location(str(check.path), 1, 1, end_column=2)
@@ -369,9 +371,9 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
 
 
 def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Checker, max_fixes: int, cap: int,
-                    allow_unverified: bool, witness: Witnesses) -> None:
+                    allow_unverified: bool, witness: Witnesses, shared: SharedParts) -> None:
     seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
-    launches, quiet, unfollowed, notes = _launches(exploration, checker, check, cap, allow_unverified)
+    launches, quiet, unfollowed, notes = _launches(exploration, checker, check, cap, allow_unverified, shared)
     # Paths that give a typed Tunix input a wrong-typed value are outside the space of witnesses too.
     mistyped = {id(c.path): names for c in launches if (names := _mistyped_inputs(c.path))}
     judged = [c for c in launches if id(c.path) not in mistyped]
@@ -385,7 +387,7 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
         rendering = launch.rendering
         flags, env, unknown = _trainer_input(rendering)
         if unknown:
-            notes.update(unknown_keys.notes(tokens(flags)))
+            notes.update(unknown_keys.notes(unknown_tokens(flags)))
         key = (flags.text, tuple(sorted(env.items())))
         if key not in checked:
             checked[key] = checker.check(FlagSource(flags.text), env, fix=False, unknown=unknown)
@@ -440,7 +442,7 @@ class _TrainerJudge:
     """A concrete launch of the trainer judged as _check_outcomes judges it (launch_query.Judge)."""
 
     def __init__(self, checker: Checker):
-        self.checker = checker
+        self.checker, self.answers = checker, checker.answers
         self.undecided_rules: dict[tuple, str] = {}  # (rule, place) -> why it is not decided
 
     def undecided(self, rule: str, reason: str, place: Location | None) -> None:
@@ -462,7 +464,7 @@ class _TrainerJudge:
         """Where the script wrote the flag token at `location` of the launch's flag string."""
         if location is None:
             return None
-        flags = _trainer_input(rendering)[0]
+        flags = rendering.variables.get(launcher().flags) or Value("", [])  # as _trainer_input reads it
         return script_location(flags, *_span(flags.text, location))
 
 

@@ -22,9 +22,12 @@ def callers(inputs: Mapping[str, list]) -> frozenset[str]:
     return frozenset(name for name, values in inputs.items() if not is_argument(name) and list(values) == [OTHER])
 
 
-def tokens(flags: Value) -> list[Value]:
-    """The flag string's tokens (split on blanks), each with its origins."""
-    return [Value(m.group(), flags.origins[m.start():m.end()]) for m in _TOKEN.finditer(flags.text)]
+def unknown_tokens(flags: Value) -> list[Value]:
+    """The flag string's tokens (split on blanks) that hold a value not known here, each with its
+    origins (UnknownKeys.notes reads no other)."""
+    if OTHER not in flags.text:
+        return []
+    return [Value(m.group(), flags.origins[m.start():m.end()]) for m in _TOKEN.finditer(flags.text) if OTHER in m.group()]
 
 
 class UnknownKeys:

@@ -21,11 +21,14 @@ FIX_TRIES = 3  # launches with findings on which a fix is sought, in order, befo
 
 def script_location(value: Value, start: int, end: int) -> Location | None:
     """Where the script wrote value.text[start:end]: its first character's line, to the last character of that line."""
-    origins = [o for o in value.origins[start:end] if o is not None]
-    if not origins:
+    origins = value.origins
+    # read one by one, from each end (a token's last character is mostly on its first's line): an
+    # origin is made only when read, and a flag string of many pieces is never sliced
+    indices = range(*slice(start, end).indices(len(origins)))
+    first = next((o for i in indices if (o := origins[i]) is not None), None)
+    if first is None:
         return None
-    first = origins[0]
-    last = next(o for o in reversed(origins) if o.file == first.file and o.line == first.line)
+    last = next(o for i in reversed(indices) if (o := origins[i]) is not None and o.file == first.file and o.line == first.line)
     return Location(first.file, first.line, first.column, end_column=last.column + 1)
 
 

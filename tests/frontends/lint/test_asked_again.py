@@ -1,0 +1,37 @@
+"""A script linted again with the same checker (an editor's buffer after an edit) finds what a
+first lint of its text finds: the solver's answers on a group of inputs are given again only where
+everything they read is as it was."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flaglint.frontends.checker import Checker
+from flaglint.frontends.lint.scripts import check_script
+
+# Two switches write the key the MoE rule reads with the one the line before them writes (FL101 at
+# bbd0f6f10: moe_roe_packed_routing_gather=true needs moe_chunk_pipeline=true, false by default).
+# With a path cap of 1 their four combinations are the solver's.
+SCRIPT = """#!/bin/bash
+export MAXTEXT_EXTRA_FLAGS="moe_roe_packed_routing_gather={gather}"
+if [[ "${{BIG:-false}}" == "true" ]]; then export MAXTEXT_EXTRA_FLAGS="${{MAXTEXT_EXTRA_FLAGS}} moe_chunk_pipeline=false"; fi
+if [[ "${{PIPELINED:-false}}" == "true" ]]; then export MAXTEXT_EXTRA_FLAGS="${{MAXTEXT_EXTRA_FLAGS}} moe_chunk_pipeline=true"; fi
+python3 -m tunix.launcher
+"""
+
+
+def _said(path: Path, checker: Checker, text: str) -> list[tuple]:
+    found = check_script(path, checker, path_cap=1, text=text).result.findings
+    return [(f.rule, f.severity, f.location, f.message, f.witness) for f in found]
+
+
+def test_a_script_linted_again_after_an_edit_finds_what_a_first_lint_finds(tmp_path: Path):
+    path = tmp_path / "run.sh"
+    checker = Checker("bbd0f6f10")
+    broken = _said(path, checker, SCRIPT.format(gather="true"))
+    assert {(rule, location.line) for rule, _, location, *_ in broken if rule == "FL101"} == {("FL101", 2), ("FL101", 3)}
+    assert _said(path, checker, SCRIPT.format(gather="true")) == broken  # asked again: the answer kept
+    # the key the switches' tokens join is the rule's: its answers are asked again
+    edited = _said(path, checker, SCRIPT.format(gather="false"))
+    assert "FL101" not in {rule for rule, *_ in edited}
+    assert edited == _said(path, Checker("bbd0f6f10"), SCRIPT.format(gather="false"))

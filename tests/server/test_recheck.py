@@ -1,0 +1,45 @@
+"""A document checked again after an edit, as the server checks it on each keystroke, says what a
+first check of the edited text says: the solver's answers kept from the checks before are given
+again only where everything they read is as it was."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from commandline import REPO
+
+from flaglint.server.documents import DocumentCheck, Workbench
+
+WRAPPER = "mlperf_gbs1024_submission.sh"
+# The default every launch of the wrapper reads, as server_bench.py edits it.
+CHUNK = 'COMPUTE_LOGPS_CHUNK_SIZE="${{COMPUTE_LOGPS_CHUNK_SIZE:-{}}}"'
+# The 256-chip recipe turns the pipelined chunk loop off after the tuned keys turned the packed
+# gather on: FL101, found by the solver on a group of eight inputs.
+BEFORE = "mlperf_397b_256_v7x_before.sh"
+PIPELINE_OFF = "moe_chunk_pipeline=false"
+
+
+def _said(check: DocumentCheck) -> tuple:
+    return [(f.rule, f.severity, f.location, f.message, f.witness) for f in check.findings], check.notes
+
+
+@pytest.mark.slow
+def test_a_recheck_after_an_edit_says_what_a_first_check_of_the_edited_text_says(tmp_path: Path):
+    (tmp_path / "pyproject.toml").write_text('[tool.flaglint]\npin = "bbd0f6f10"\n', encoding="utf-8")
+    folder = tmp_path / "recipes"
+    shutil.copytree(REPO / "examples" / "recipes", folder)
+    wrapper, before = folder / WRAPPER, folder / BEFORE
+    text = wrapper.read_text(encoding="utf-8")
+    bench = Workbench()
+    assert "FL101" in {f.rule for f in bench.check(str(wrapper), text, {}).findings}
+    # a value every launch reads and no rule of the solver's group does: its answers hold
+    edited = text.replace(CHUNK.format(4096), CHUNK.format(4224))
+    assert edited != text
+    assert _said(bench.check(str(wrapper), edited, {})) == _said(Workbench().check(str(wrapper), edited, {}))
+    # a key the broken rule reads: the rule holds now, whatever was answered before
+    buffers = {str(before): before.read_text(encoding="utf-8").replace(PIPELINE_OFF, "moe_chunk_pipeline=true")}
+    again = bench.check(str(wrapper), edited, buffers)
+    assert "FL101" not in {f.rule for f in again.findings}
+    assert _said(again) == _said(Workbench().check(str(wrapper), edited, buffers))
