@@ -74,6 +74,20 @@ def test_a_loop_that_leaves_early_is_walked_as_written(tmp_path):
 def test_the_options_a_run_gives_are_its_arguments_in_the_order_of_the_arms():
     options = {"$1@12/2": "--image", "$2@12/2": None, "$1@9/1": "--dry-run", "$1@15/1": None, "$2@15/1": "x"}
     assert option_arguments(options) == ["--dry-run", "--image", OTHER]
+    # arms that set one variable are one option: only the words of theirs that take a value take one
+    grouped = {"$1@20/2[--command|-c]": "start", "$2@20/2[--command|-c]": "x", "$1@30/2[--queue]": "--queue", "$2@30/2[--queue]": "q"}
+    assert option_arguments(grouped) == ["start", "--queue", "q"]
     assert input_label("$1@12/2") == "the argument matched at line 12"
     assert input_label("$2@12/2") == "the value after the argument matched at line 12"
+    assert input_label("$1@20/2[--command|-c]") == "the argument matched at line 20"
     assert input_label("STEPS") == "STEPS"
+
+
+def test_arms_that_set_one_variable_are_one_option(tmp_path):
+    # `--packing X`, `--packing=X`: one input decides PACKING, and a witness gives one of them
+    script = tmp_path / "launch.sh"
+    script.write_text(options_loop_launcher(2))
+    inputs = evaluate(script).inputs
+    assert len([name for name in inputs if name.startswith("$1@")]) == 7  # command, dpo, packing, o0, o1, help, unknown
+    line = next(i for i, text in enumerate(script.read_text().splitlines(), 1) if "--packing)" in text)
+    assert inputs[f"$1@{line}/2[--packing]"] == [None, "--packing", f"--packing={OTHER}"]

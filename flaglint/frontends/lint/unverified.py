@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
-from flaglint.render.bash.state import input_label
-
-_OPTION = re.compile(r"\$\d+@\d+/\d+")  # state.option_input
+from flaglint.render.bash.state import OPTION_INPUT, input_label
 
 
 class Unverified(Exception):
@@ -14,7 +10,7 @@ class Unverified(Exception):
     `origin` where the script writes the first part it concerns (None: not known)."""
 
     def __init__(self, reason: str, origin=None):
-        reason = _OPTION.sub(lambda m: input_label(m[0]), reason)
+        reason = OPTION_INPUT.sub(lambda m: input_label(m[0]), reason)
         super().__init__(reason)
         self.reason = reason
         self.origin = origin

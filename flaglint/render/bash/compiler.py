@@ -337,15 +337,34 @@ def options_loop(node, text) -> tuple | None:
     case = statements[0]
     if text(case.child_by_field_name("value")) not in _FIRST_ARGUMENT:
         return None
-    arms = []
+    arms: list = []
+    setters: dict[str, int] = {}  # a variable that arms set and do nothing else: the index of their option
     for item in (c for c in case.children if c.type == "case_item"):
         fields = [item.field_name_for_child(i) for i in range(item.child_count)]
-        patterns = [text(c) for i, c in enumerate(item.children) if fields[i] == "value"]
+        patterns = tuple(text(c) for i, c in enumerate(item.children) if fields[i] == "value")
         source = text(item)
         if "fallthrough" in fields or any("$" in p or "`" in p for p in patterns) or _NOT_AN_OPTION.search(source):
             return None
-        arms.append((item, 2 if _TAKES_VALUE.search(source) else 1))
+        count = 2 if _TAKES_VALUE.search(source) else 1
+        valued = patterns if count == 2 else ()
+        body = [text(c) for i, c in enumerate(item.children)
+                if c.is_named and c.type not in _SKIP and fields[i] not in ("value", "termination", "fallthrough")]
+        sets = [m[1] for line in body if (m := _SETS_ONE.fullmatch(line))]
+        sole = sets[0] if len(sets) == 1 and len(body) == 1 + sum(bool(_SHIFT.fullmatch(line)) for line in body) else None
+        # the arms that only set one variable (`--image) IMAGE="$2"`, `--image=*) IMAGE="${1#*=}"`,
+        # `start|stop) COMMAND="$1"`) are one option: the one of them a run gives last decides it
+        if sole is not None and sole in setters and not any(c in p for p in valued for c in "|[]"):
+            items, most, before = arms[setters[sole]]
+            arms[setters[sole]] = ([*items, item], max(most, count), before + valued)
+            continue
+        if sole is not None:
+            setters[sole] = len(arms)
+        arms.append(([item], count, valued))
     return (case, arms) if arms else None
+
+
+_SETS_ONE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(?!\()[\s\S]*")
+_SHIFT = re.compile(r"shift(?:\s+[12])?")
 
 
 # ---- compiler ---------------------------------------------------------------------------------
@@ -975,13 +994,14 @@ class Compiler:
         summary = OptionArms(self.line(node))
         out.append(summary)
         case = arms[0]
-        for item, count in arms[1]:
-            names = tuple(option_input(i, self.line(item), count) for i in range(1, count + 1))
+        for items, count, valued in arms[1]:
+            valued = valued if len(items) > 1 else ()
+            names = tuple(option_input(i, self.line(items[0]), count, valued) for i in range(1, count + 1))
             out.append(ArmArguments(names))
             given = OptionGiven()
             out.append(given)
             aliases, comparands = len(self.facts.aliases), {k: len(v) for k, v in self.facts.comparands.items()}
-            self._case(case, [item], code, names[0])
+            self._case(case, items, code, names[0])
             self._rename_arguments(names, aliases, comparands)
             given.target = len(out)
             out.append(Join())  # where the runs that give the option and those that do not meet

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -31,12 +32,14 @@ def is_argument(name: str) -> bool:
     return name.startswith("$")
 
 
-def option_input(index: int, arm: int, count: int) -> str:
+def option_input(index: int, arm: int, count: int, valued: tuple = ()) -> str:
     """The input that is word `index` (1: the option itself) of the arm at line `arm` of an options
     loop (`while [[ $# -gt 0 ]]; do case "$1" in …`), an arm that takes `count` words: where the
     script's arguments are not given, each arm is an option a run gives or not, apart from the
-    others (its first word unset where not), in the order of the arms (compiler.OptionArms)."""
-    return f"${index}@{arm}/{count}"
+    others (its first word unset where not), in the order of the arms (compiler.OptionArms).
+    `valued`: where arms that set one variable are one option, the words of theirs that take a
+    value (`--image` of `--image) IMAGE="$2"` beside `--image=*) …`), the others taking none."""
+    return f"${index}@{arm}/{count}" + (f"[{'|'.join(valued)}]" if valued else "")
 
 
 def is_option(name: str) -> bool:
@@ -44,11 +47,7 @@ def is_option(name: str) -> bool:
     return name.startswith("$") and "@" in name
 
 
-def _option_parts(name: str) -> tuple[int, int, int]:
-    """An option input's (arm line, word index, words the arm takes)."""
-    index, _, rest = name[1:].partition("@")
-    arm, _, count = rest.partition("/")
-    return int(arm), int(index), int(count)
+OPTION_INPUT = re.compile(r"\$(\d+)@(\d+)/(\d+)(?:\[([^\]]*)\])?")  # option_input's names
 
 
 def option_arguments(options: Mapping[str, str | None]) -> list[str]:
@@ -56,21 +55,24 @@ def option_arguments(options: Mapping[str, str | None]) -> list[str]:
     whose option is set, in the arms' order, with the words it takes (OTHER where one is not known)."""
     arms: dict[tuple, dict[int, str | None]] = {}
     for name, value in options.items():
-        arm, index, count = _option_parts(name)
-        arms.setdefault((arm, count), {})[index] = value
+        m = OPTION_INPUT.fullmatch(name)
+        arms.setdefault((int(m[2]), int(m[3]), m[4]), {})[int(m[1])] = value
     out: list[str] = []
-    for (_, count), words in sorted(arms.items()):
-        if words.get(1) is not None:
-            out.extend(OTHER if words.get(i) is None else words[i] for i in range(1, count + 1))
+    for (_, count, valued), words in sorted(arms.items(), key=lambda item: item[0][:2]):
+        first = words.get(1)
+        if first is None:
+            continue
+        taken = count if valued is None else 2 if first in valued.split("|") else 1
+        out.extend(OTHER if words.get(i) is None else words[i] for i in range(1, taken + 1))
     return out
 
 
 def input_label(name: str) -> str:
     """An input as a finding names it: an option's words by the line of their arm."""
-    if not is_option(name):
+    m = OPTION_INPUT.fullmatch(name)
+    if m is None:
         return name
-    arm, index, _ = _option_parts(name)
-    return f"the argument matched at line {arm}" if index == 1 else f"the value after the argument matched at line {arm}"
+    return f"the argument matched at line {m[2]}" if m[1] == "1" else f"the value after the argument matched at line {m[2]}"
 
 
 class NeedInput(Exception):
