@@ -14,19 +14,21 @@ import stat
 import sys
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import BinaryIO, Iterator, Mapping
 
 from flaglint.core.findings import InputError
+from flaglint.core.records import FrozenRecord
 
 KiB = 2**10
 MiB = 2**20
 
 
-@dataclass(frozen=True)
-class InputKind:
-    name: str  # as a refusal names it
-    limit: int  # bytes
+class InputKind(FrozenRecord):
+    __slots__ = field_names = ("name", "limit")
+
+    def __init__(self, name: str, limit: int):
+        self.name = name  # as a refusal names it
+        self.limit = limit  # bytes
 
     @property
     def one(self) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from flaglint.core.findings import InputError
 from flaglint.core.location import Location
@@ -22,6 +21,7 @@ from flaglint.core.reading import (
     read_stdin,
     read_text,
 )
+from flaglint.core.records import FrozenRecord
 from flaglint.read.config_chain import Chain
 
 # Python's str.split() and the regex \s agree on what whitespace is (both use Py_UNICODE_ISSPACE).
@@ -29,13 +29,15 @@ _TOKEN = re.compile(r"\S+")
 BOM = "\ufeff"
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(FrozenRecord):
     """A token and where it is written: `where.offset`/`end_offset` are characters of the flag
     string (a shell-quoted argv word takes more of them than its text has)."""
 
-    text: str
-    where: Location
+    __slots__ = field_names = ("text", "where")
+
+    def __init__(self, text: str, where: Location):
+        self.text = text
+        self.where = where
 
     @property
     def offset(self) -> int:
@@ -112,15 +114,18 @@ def _tokens(text: str) -> list[Token]:
     return tokens
 
 
-@dataclass(frozen=True)
-class FlagSource:
+class FlagSource(FrozenRecord):
     """One flag string and where it came from (file None: the command line or stdin)."""
 
-    text: str
-    file: str | None = None
-    name: str | None = None  # the environment variable it was read from
-    argv: bool = False  # MaxText's own argv, written as shell words (read/argv.py), not a whitespace-split string
-    chain: Chain | None = None  # the YAML config files the argv starts from (None: MaxText's base.yml)
+    __slots__ = field_names = ("text", "file", "name", "argv", "chain")
+
+    def __init__(self, text: str, file: str | None = None, name: str | None = None, argv: bool = False,
+                 chain: Chain | None = None):
+        self.text = text
+        self.file = file
+        self.name = name  # the environment variable it was read from
+        self.argv = argv  # MaxText's own argv, written as shell words (read/argv.py), not a whitespace-split string
+        self.chain = chain  # the YAML config files the argv starts from (None: MaxText's base.yml)
 
 
 def read_flag_sources(args: tuple[str, ...]) -> list[FlagSource]:

@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from dataclasses import fields as dataclass_fields
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
@@ -26,6 +24,7 @@ from flaglint.core.findings import SEVERITIES, Finding, InputError
 from flaglint.core.numbers import shown_value
 from flaglint.core.omegaconf_yaml import check_tagged_scalars
 from flaglint.core.reading import RULE_FILE, read_text
+from flaglint.core.records import FrozenRecord, Record
 from flaglint.rules.expr import ExprError, Node, from_json, parse, substitute, to_json
 
 _REQUIRED = ("id", "title", "severity", "message", "rationale", "source")
@@ -38,51 +37,62 @@ _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(!r)?\}")
 _PART = re.compile(r"\[([^\[\]]*)\]|" + _FIELD.pattern)
 
 
-@dataclass
-class Rule:
+class Rule(Record):
     """One rule of the registry: its metadata, its condition and requirement, and its fix policy."""
 
-    id: str
-    title: str
-    severity: str
-    message: str
-    rationale: str
-    source: str
-    file: str
-    line: int
-    pins: tuple[str, ...] | None = None
-    # Node trees; a rule read from the cache holds their JSON text until a check first reads them.
-    when_tree: Any = None
-    require_tree: Any = None
-    when_text: str | None = None
-    require_text: str | None = None
-    fix: str | None = None
-    examples: dict[str, str] = field(default_factory=dict)
-    builtin: bool = False  # checked in code (resolve/resolver.py and the front ends); the entry carries its metadata and message
-    fixable: bool = True  # False: no edit of the flags removes the finding, so a fix is judged without it
-    # A built-in check that words its finding in more than one way: variant -> message.
-    messages: dict[str, str] = field(default_factory=dict)
-    # The finding is a value MaxText refuses: a fix removes the value where it is written (drops the
-    # token, or deletes the key from the user's config file).
-    refused_value: bool = False
-    # The finding is a launch flaglint could not follow: --allow-unverified gives it this severity.
-    unverified_severity: str | None = None
-    # The finding is something flaglint could not judge: where the front end fails closed (gate,
-    # unless --allow-unverified) it has this severity.
-    fail_closed_severity: str | None = None
-    # The finding is about MAXTEXT_EXTRA_FLAGS as the way flags reach MaxText: a script that runs
-    # MaxText's command line itself does not get it.
-    flag_string_only: bool = False
-    # MaxText's messages (their start) of checks the import of its validators cannot state and
-    # this rule states by hand: they are judged, so no finding says otherwise.
-    states: tuple[str, ...] = ()
-    # A Tunix check: when Tunix makes it (start-up, after downloads) or that it never does.
-    stage: str | None = None
-    # How a word of a Tunix command line with this finding is fixed (fix/tunix_argv.py): its key is
-    # one the base does not define (unknown-key), a nested key Tunix ignores (nested-key), one a
-    # builder refuses (builder-key); the word absl refuses (absl-word); a key its T_ variable also
-    # sets (env-conflict); a value Tunix retypes (retype) or cannot type (coerce).
-    tunix_fix: str | None = None
+    field_names = ("id", "title", "severity", "message", "rationale", "source", "file", "line", "pins", "when_tree",
+                   "require_tree", "when_text", "require_text", "fix", "examples", "builtin", "fixable", "messages",
+                   "refused_value", "unverified_severity", "fail_closed_severity", "flag_string_only", "states", "stage",
+                   "tunix_fix")
+
+    def __init__(self, id: str, title: str, severity: str, message: str, rationale: str, source: str, file: str, line: int,
+                 pins: tuple[str, ...] | None = None, when_tree: Any = None, require_tree: Any = None,
+                 when_text: str | None = None, require_text: str | None = None, fix: str | None = None,
+                 examples: dict[str, str] | None = None, builtin: bool = False, fixable: bool = True,
+                 messages: dict[str, str] | None = None, refused_value: bool = False, unverified_severity: str | None = None,
+                 fail_closed_severity: str | None = None, flag_string_only: bool = False, states: tuple[str, ...] = (),
+                 stage: str | None = None, tunix_fix: str | None = None):
+        self.id = id
+        self.title = title
+        self.severity = severity
+        self.message = message
+        self.rationale = rationale
+        self.source = source
+        self.file = file
+        self.line = line
+        self.pins = pins
+        # Node trees; a rule read from the cache holds their JSON text until a check first reads them.
+        self.when_tree = when_tree
+        self.require_tree = require_tree
+        self.when_text = when_text
+        self.require_text = require_text
+        self.fix = fix
+        self.examples = {} if examples is None else examples
+        self.builtin = builtin  # checked in code (resolve/resolver.py and the front ends); the entry carries its metadata and message
+        self.fixable = fixable  # False: no edit of the flags removes the finding, so a fix is judged without it
+        # A built-in check that words its finding in more than one way: variant -> message.
+        self.messages = {} if messages is None else messages
+        # The finding is a value MaxText refuses: a fix removes the value where it is written (drops the
+        # token, or deletes the key from the user's config file).
+        self.refused_value = refused_value
+        # The finding is a launch flaglint could not follow: --allow-unverified gives it this severity.
+        self.unverified_severity = unverified_severity
+        # The finding is something flaglint could not judge: where the front end fails closed (gate,
+        # unless --allow-unverified) it has this severity.
+        self.fail_closed_severity = fail_closed_severity
+        # The finding is about MAXTEXT_EXTRA_FLAGS as the way flags reach MaxText: a script that runs
+        # MaxText's command line itself does not get it.
+        self.flag_string_only = flag_string_only
+        # MaxText's messages (their start) of checks the import of its validators cannot state and
+        # this rule states by hand: they are judged, so no finding says otherwise.
+        self.states = states
+        # A Tunix check: when Tunix makes it (start-up, after downloads) or that it never does.
+        self.stage = stage
+        # How a word of a Tunix command line with this finding is fixed (fix/tunix_argv.py): its key is
+        # one the base does not define (unknown-key), a nested key Tunix ignores (nested-key), one a
+        # builder refuses (builder-key); the word absl refuses (absl-word); a key its T_ variable also
+        # sets (env-conflict); a value Tunix retypes (retype) or cannot type (coerce).
+        self.tunix_fix = tunix_fix
 
     @property
     def when(self) -> Node | None:
@@ -115,13 +125,15 @@ class Rule:
         return found + [n for n in (self.require.names() if self.require else []) if n not in found]
 
 
-@dataclass
-class RuleSet:
+class RuleSet(Record):
     """The rules of one pin, and the derived values their expressions may name."""
 
-    rules: list[Rule]
-    derived: Mapping[str, Node]
-    derived_text: dict[str, str]
+    __slots__ = field_names = ("rules", "derived", "derived_text")
+
+    def __init__(self, rules: list[Rule], derived: Mapping[str, Node], derived_text: dict[str, str]):
+        self.rules = rules
+        self.derived = derived
+        self.derived_text = derived_text
 
     def by_id(self, rule_id: str) -> Rule | None:
         return next((r for r in self.rules if r.id == rule_id), None)
@@ -287,14 +299,16 @@ def imported_dir(version: str | Path) -> Path:
 RENUMBERED_ID = re.compile(r"[MT]X[0-9]{4}")
 
 
-@dataclass(frozen=True)
-class Renumbering:
+class Renumbering(FrozenRecord):
     """The old numbers of one pin's imported checks -> their ids, the pin and the checks as FL022
     names them."""
 
-    ids: dict[str, str]
-    pin: str
-    checks: str = "MaxText's validators"
+    __slots__ = field_names = ("ids", "pin", "checks")
+
+    def __init__(self, ids: dict[str, str], pin: str, checks: str = "MaxText's validators"):
+        self.ids = ids
+        self.pin = pin
+        self.checks = checks
 
     def warning(self, old: str) -> str:
         """What FL022 says of OLD, one of self.ids."""
@@ -378,7 +392,7 @@ def _parse_ruleset(version: str | Path | None, extra: tuple[str, ...]) -> RuleSe
 # The header holds the rules' fields, in the order of _CACHED_FIELDS, and the line of each tree. A
 # tree is kept as its line's text and decoded when a check first reads it: most rules of a pin never
 # get past their `when`.
-_CACHED_FIELDS = tuple(f.name for f in dataclass_fields(Rule) if not f.name.endswith("_tree"))
+_CACHED_FIELDS = tuple(name for name in Rule.field_names if not name.endswith("_tree"))
 
 
 def _decode(text: str) -> RuleSet:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import fnmatch
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal, NamedTuple
 
@@ -19,6 +18,7 @@ from flaglint.core.data import data_dir
 from flaglint.core.data_cache import cached
 from flaglint.core.findings import InputError
 from flaglint.core.reading import PROJECT_CONFIG, REQUIREMENTS
+from flaglint.core.records import Record
 from flaglint.pins.pins import (
     canonical_pin,
     load_pin,
@@ -80,13 +80,15 @@ def _defaults() -> dict[str, Any]:
     return {alias(name): copy.deepcopy(setting.default) for name, setting in FIELDS.items()}
 
 
-@dataclass
-class Settings:
+class Settings(Record):
     """The settings of a run, each with where it came from (default, a config file, an option)."""
 
-    values: dict[str, Any] = field(default_factory=_defaults)
-    origins: dict[str, str] = field(default_factory=lambda: {name: "default" for name in SETTINGS})
-    file: Path | None = None
+    __slots__ = field_names = ("values", "origins", "file")
+
+    def __init__(self, values: dict[str, Any] | None = None, origins: dict[str, str] | None = None, file: Path | None = None):
+        self.values = _defaults() if values is None else values
+        self.origins = {name: "default" for name in SETTINGS} if origins is None else origins
+        self.file = file
 
     def __getitem__(self, name: str) -> Any:
         return self.values[name]
