@@ -20,6 +20,7 @@ from typing import Any
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import (
     LazyJson,
+    cached,
     cached_text,
     header_and_lines,
     read_header_and_lines,
@@ -32,7 +33,7 @@ from flaglint.core.records import FrozenRecord, Record
 from flaglint.core.requirements import pinned_version
 from flaglint.maxtext.values import ValueError_, cleaned, coerce
 from flaglint.read.flags import read_text_file
-from flaglint.rules.expr import ExprError, Node, parse
+from flaglint.rules.expr import ExprError, Node, from_json, parse, to_json
 from flaglint.rules.ruleset import imported_dir
 from flaglint.schema.keys import Key, KeyTable, key_from
 
@@ -124,6 +125,13 @@ def not_judged(rules: str | Path) -> tuple[NotJudged, ...]:
     path = imported_dir(rules) / "unexpressible.yml"
     if not path.is_file():
         return ()
+    # kept with their conditions parsed: parsing one imports Python's ast, which a check need not
+    return cached("not-judged", [path], lambda: _read_not_judged(path),
+                  encode=lambda found: [[*check.field_values()[:4], check.keys, to_json(check.when), check.when_text] for check in found],
+                  decode=lambda data: tuple(NotJudged(*fields, tuple(keys), from_json(when), text) for *fields, keys, when, text in data))
+
+
+def _read_not_judged(path: Path) -> tuple[NotJudged, ...]:
     found = []
     for entry in (yaml_file(path) or {}).get("unexpressible") or []:
         if not entry.get("keys"):

@@ -6,9 +6,9 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from flaglint.core.data import data_dir
-from flaglint.core.data_cache import yaml_file
+from flaglint.core.data_cache import cached, yaml_file
 from flaglint.core.records import FrozenRecord
-from flaglint.rules.expr import Unknown, evaluate, parse
+from flaglint.rules.expr import Node, Unknown, evaluate, from_json, parse, to_json
 from flaglint.schema.keys import TunixVar, var_from
 
 
@@ -85,6 +85,15 @@ def bindings(schema: TunixSchema, values: Mapping[str, Any]) -> dict[str, tuple[
     return bound
 
 
+def _parsed(expression: str) -> Node:
+    return _binding_trees()[expression]
+
+
 @lru_cache(maxsize=None)
-def _parsed(expression: str):
-    return parse(expression)
+def _binding_trees() -> dict[str, Node]:
+    """The expression of each binding of schemas/tunix.yml, parsed, and kept so in the data cache:
+    parsing one imports Python's ast, which a check need not."""
+    return cached("tunix-bindings", [data_dir("schemas") / "tunix.yml"],
+                  lambda: {expression: parse(expression) for var in load_tunix().variables.values() for _, expression in var.binds},
+                  encode=lambda trees: {text: to_json(tree) for text, tree in trees.items()},
+                  decode=lambda data: {text: from_json(tree) for text, tree in data.items()})
