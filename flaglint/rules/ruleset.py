@@ -94,6 +94,22 @@ class Rule(Record):
         # sets (env-conflict); a value Tunix retypes (retype) or cannot type (coerce).
         self.tunix_fix = tunix_fix
 
+    @classmethod
+    def read_later(cls, unread: str, **known: Any) -> Rule:
+        """A rule of the data cache: the fields KNOWN, and the JSON text UNREAD of the others (in the
+        order of _UNREAD_FIELDS), decoded when one of them is first read."""
+        rule = cls.__new__(cls)
+        rule.__dict__.update(known, _unread=unread)
+        return rule
+
+    def __getattr__(self, name: str) -> Any:
+        # only for a field not yet set: one of a rule read_later's unread fields
+        unread = self.__dict__.pop("_unread", None)
+        if unread is None:
+            raise AttributeError(name)
+        self.__dict__.update(zip(_UNREAD_FIELDS, json.loads(unread), strict=True))
+        return getattr(self, name)
+
     @property
     def when(self) -> Node | None:
         if isinstance(self.when_tree, str):
@@ -358,7 +374,7 @@ def load_ruleset(version: str | Path | None = None, extra: tuple[str, ...] = ())
     sources = [*rule_files(version), *(Path(p) for p in extra), root / "derived.yml"]
     if version:
         sources.append(imported_dir(version) / "derived.yml")
-    return cached_text("rules", sources, lambda: _parse_ruleset(version, extra), _encode, _decode, layout=7)
+    return cached_text("rules", sources, lambda: _parse_ruleset(version, extra), _encode, _decode, layout=8)
 
 
 def _parse_ruleset(version: str | Path | None, extra: tuple[str, ...]) -> RuleSet:
@@ -389,35 +405,36 @@ def _parse_ruleset(version: str | Path | None, extra: tuple[str, ...]) -> RuleSe
 
 
 # ---- the rule sets in the data cache ----
-# The header holds the rules' fields, in the order of _CACHED_FIELDS, and the line of each tree. A
-# tree is kept as its line's text and decoded when a check first reads it: most rules of a pin never
-# get past their `when`.
-_CACHED_FIELDS = tuple(name for name in Rule.field_names if not name.endswith("_tree"))
+# The header holds, of each rule, the fields a check reads of every rule (whether it applies, what
+# it states, and its message: judgeable_rules leaves out the checks another rule states) and the lines of its trees and of its other fields. Those lines are kept as their
+# text and decoded when a check first reads them: most rules of a pin never get past their `when`,
+# and the header's JSON is decoded on every start.
+_UNREAD_FIELDS = tuple(name for name in Rule.field_names
+                       if name not in ("id", "message", "builtin", "pins", "states") and not name.endswith("_tree"))
 
 
 def _decode(text: str) -> RuleSet:
     data, lines = read_header_and_lines(text)
     rules = []
-    for *values, names, when, require in data["rules"]:
-        entry = dict(zip(_CACHED_FIELDS, values, strict=True))
-        entry["pins"] = tuple(entry["pins"]) if entry["pins"] is not None else None
-        entry["states"] = tuple(entry["states"])
-        rule = Rule(**entry, when_tree=lines[when] if when else None, require_tree=lines[require] if require else None)
-        rule.__dict__["names"] = names
-        rules.append(rule)
+    for rule_id, message, builtin, pins, states, names, when, require, unread in data["rules"]:
+        rules.append(Rule.read_later(lines[unread], id=rule_id, message=message, builtin=builtin, pins=tuple(pins) if pins is not None else None,
+                                     states=tuple(states), names=names, when_tree=lines[when] if when else None,
+                                     require_tree=lines[require] if require else None))
     # a check reads a derived value only to word a message that names it
     return RuleSet(rules, LazyJson({name: lines[at] for name, at in data["derived"].items()}, from_json), data["derived_text"])
 
 
 def _encode(ruleset: RuleSet) -> str:
-    trees: list[str] = []
+    lines: list[str] = []
 
-    def line(tree: Any) -> int | None:
-        if tree is None:
-            return None
-        trees.append(json.dumps(to_json(tree)))
-        return len(trees)
+    def line(data: Any) -> int:
+        lines.append(json.dumps(data))
+        return len(lines)
 
-    rules = [[*(getattr(r, n) for n in _CACHED_FIELDS), r.names, line(r.when_tree), line(r.require_tree)] for r in ruleset.rules]
-    derived = {name: line(tree) for name, tree in ruleset.derived.items()}
-    return header_and_lines({"rules": rules, "derived": derived, "derived_text": ruleset.derived_text}, trees)
+    def tree(node: Node | None) -> int | None:
+        return None if node is None else line(to_json(node))
+
+    rules = [[r.id, r.message, r.builtin, r.pins, r.states, r.names, tree(r.when_tree), tree(r.require_tree), line([getattr(r, n) for n in _UNREAD_FIELDS])]
+             for r in ruleset.rules]
+    derived = {name: tree(node) for name, node in ruleset.derived.items()}
+    return header_and_lines({"rules": rules, "derived": derived, "derived_text": ruleset.derived_text}, lines)
