@@ -3,11 +3,15 @@ that shows it, and how a fix or an edit may be made (its applicability)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
-from typing import Any, Callable
 
 from flaglint.core.location import Location
 from flaglint.core.records import FrozenRecord
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Applicability(Enum):

@@ -5,12 +5,14 @@ The JSON contract (version 1) is built from these types by `Result.to_json`.
 
 from __future__ import annotations
 
-from typing import Any
-
 from flaglint.core.edits import Applicability, Edit
 from flaglint.core.location import Location
 from flaglint.core.numbers import int_text
 from flaglint.core.records import FrozenRecord, Record
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 SEVERITIES = ("info", "warning", "error")
 

@@ -3,9 +3,11 @@ reporter that points at it (flag tokens, characters a script wrote, manifest sca
 
 from __future__ import annotations
 
-from typing import Any
-
 from flaglint.core.records import FrozenRecord
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Location(FrozenRecord):

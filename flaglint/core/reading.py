@@ -12,12 +12,16 @@ from __future__ import annotations
 import os
 import stat
 import sys
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import BinaryIO, Iterator, Mapping
 
 from flaglint.core.findings import InputError
 from flaglint.core.records import FrozenRecord
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 KiB = 2**10
 MiB = 2**20

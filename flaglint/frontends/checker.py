@@ -6,7 +6,7 @@ loading once and every line after that is cheap.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping
+from collections.abc import Mapping
 
 from flaglint.core.edits import Applicability
 from flaglint.core.findings import Finding, InputError, Result
@@ -36,6 +36,7 @@ from flaglint.rules.expr import Unknown, evaluate, substitute
 from flaglint.rules.ruleset import built_in, load_ruleset
 from flaglint.solve.rules import applicable, finding, minimal_changes, violated
 
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
 if TYPE_CHECKING:
     from flaglint.render.yaml_chain import Written
     from flaglint.schema.config_index import ConfigIndex

@@ -10,7 +10,10 @@ else is left to MaxText (flaglint's FL016 names the check it does not judge).
 from __future__ import annotations
 
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 _WORD = re.compile(r"[A-Za-z_]+")
 # numpy's names of letters only (sctypeDict's), and 1.x's aliases since removed, compared in lower case

@@ -5,9 +5,13 @@ run has (num_slices=-1: those JAX finds)."""
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
 
 from flaglint.maxtext.tpu import LIVE_SLICES
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 MESH_AXIS = re.compile(r"(ici|dcn)_[a-z_]+_parallelism")
 MAX_MESH_AXIS = 2**16  # more chips than any TPU slice or multislice job has

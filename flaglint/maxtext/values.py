@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import operator
 import re
-from typing import Any
 
 from flaglint.core.numbers import as_float, decimal_int, int_text, shown_value
 from flaglint.core.omegaconf_yaml import cli_loader
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class ValueError_(Exception):

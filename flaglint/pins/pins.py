@@ -15,7 +15,6 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import (
@@ -36,6 +35,10 @@ from flaglint.read.flags import read_text_file
 from flaglint.rules.expr import ExprError, Node, from_json, parse, to_json
 from flaglint.rules.ruleset import imported_dir
 from flaglint.schema.keys import Key, KeyTable, key_from
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_PIN = "maxtext-0.2.5"
 INSTALLED = "installed"

@@ -8,11 +8,15 @@ each word's span is the quoted text a user would type.
 from __future__ import annotations
 
 import shlex
-from typing import Any, Sequence
+from collections.abc import Sequence
 
 from flaglint.core.findings import InputError
 from flaglint.core.location import Location
 from flaglint.read.flags import FlagSource, Token
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 _BLANK = " \t\n"
 _DOUBLE_ESCAPES = '$`"\\\n'

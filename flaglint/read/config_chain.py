@@ -3,9 +3,11 @@ that set it (render/yaml_chain.py reads the files and merges them)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from flaglint.core.records import FrozenRecord, Record
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 BASE_YML = "base.yml"
 PIN_LABEL = "maxtext/configs"  # how MaxText's own config files are named in findings and origins

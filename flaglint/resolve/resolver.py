@@ -10,8 +10,8 @@ flaglint/maxtext/pyconfig.py's.
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Mapping
 
 from flaglint.core.findings import Finding, InputError
 from flaglint.core.location import Location
@@ -40,6 +40,10 @@ from flaglint.read.config_chain import BASE_YML, PIN_LABEL, Chain, Setting
 from flaglint.read.flags import FlagSource, Token, tokenize
 from flaglint.rules.ruleset import built_in
 from flaglint.tunix.variables import bindings, load_tunix, type_tunix
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 # Linux refuses one argument or environment string longer than this (MAX_ARG_STRLEN).
 MAX_ARG_BYTES = 131072

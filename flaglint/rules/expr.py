@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Callable, Mapping
 
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
 if TYPE_CHECKING:
     import ast
+    from typing import Any
 
 
 class ExprError(Exception):

@@ -11,7 +11,6 @@ import re
 from collections.abc import Mapping
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any
 
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import (
@@ -26,6 +25,10 @@ from flaglint.core.omegaconf_yaml import check_tagged_scalars
 from flaglint.core.reading import RULE_FILE, read_text
 from flaglint.core.records import FrozenRecord, Record
 from flaglint.rules.expr import ExprError, Node, from_json, parse, substitute, to_json
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 _REQUIRED = ("id", "title", "severity", "message", "rationale", "source")
 _ALLOWED = {*_REQUIRED, "pins", "when", "require", "fix", "examples", "builtin", "fixable", "messages", "refused_value",

@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, Literal
 
 from flaglint.core.findings import InputError
 from flaglint.core.records import FrozenRecord
 
-Kind = Literal["bool", "int", "float", "str", "enum", "literal", "list", "dict", "any", "union"]
+KINDS = ("bool", "int", "float", "str", "enum", "literal", "list", "dict", "any", "union")
 Scalar = bool | int | float | str
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Kind = Literal["bool", "int", "float", "str", "enum", "literal", "list", "dict", "any", "union"]  # KINDS
 
 
 class Key(FrozenRecord):

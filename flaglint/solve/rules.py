@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Iterable, Mapping
 
 from flaglint.core.findings import Finding
 from flaglint.maxtext.tpu import RULE_FUNCTIONS
@@ -19,7 +18,10 @@ from flaglint.resolve.resolver import Config
 from flaglint.rules.expr import ExprError, Unknown, evaluate, parse
 from flaglint.rules.ruleset import Rule, RuleSet
 
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
 if TYPE_CHECKING:
+    from typing import Any
+
     from flaglint.solve.solutions import Solution
 
 

@@ -5,7 +5,6 @@ both read them, so z3 stays off the path of a check that needs no fix."""
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
 
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import yaml_file
@@ -13,6 +12,10 @@ from flaglint.core.records import FrozenRecord
 from flaglint.maxtext.tpu import LIVE_SLICES
 from flaglint.resolve.resolver import Config
 from flaglint.tunix.variables import load_tunix
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Solution(FrozenRecord):

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Mapping
 
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import cached, yaml_file
 from flaglint.core.records import FrozenRecord
 from flaglint.rules.expr import Node, Unknown, evaluate, from_json, parse, to_json
 from flaglint.schema.keys import TunixVar, var_from
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class TunixLauncher(FrozenRecord):
