@@ -358,13 +358,13 @@ def pins_defining(key: str) -> list[str]:
     return [pin.pin for pin in loadable_pins() if key in pin.keys]
 
 
-_GIT_PIN = re.compile(r"maxtext.*@([0-9a-fA-F]{7,40})\b")
+_GIT_PIN = r"maxtext.*@([0-9a-fA-F]{7,40})\b"  # compiled by re when first used: a check compiles only the patterns it uses
 
 
 def names_maxtext(path: str) -> bool:
     """Whether a requirements file has a MaxText line (a git URL of maxtext, or maxtext==X.Y.Z)."""
     text = read_text_file(path, REQUIREMENTS)
-    return pinned_version(text, "maxtext") is not None or any(_GIT_PIN.search(line.split("#", 1)[0]) for line in text.splitlines())
+    return pinned_version(text, "maxtext") is not None or any(re.search(_GIT_PIN, line.split("#", 1)[0]) for line in text.splitlines())
 
 
 def pin_from_requirements(path: str) -> str:
@@ -375,7 +375,7 @@ def pin_from_requirements(path: str) -> str:
     versioned = pinned_version(text, "maxtext")
     for number, line in enumerate(text.splitlines(), 1):
         code = line.split("#", 1)[0]
-        if match := _GIT_PIN.search(code):
+        if match := re.search(_GIT_PIN, code):
             commit = match.group(1)
             return _resolve(commit, f"{path}:{number}: MaxText at commit {commit} is not imported and no overlay "
                             f"describes it; import a checkout of it: `flaglint schema import /path/to/maxtext` "

@@ -37,7 +37,7 @@ _ALLOWED = {*_REQUIRED, "pins", "when", "require", "fix", "examples", "builtin",
 # A built-in rule's message names the fields its check fills in: {name}, or {name!r} for the value's
 # repr; a part in [brackets] is said only when its fields have a value.
 _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(!r)?\}")
-_PART = re.compile(r"\[([^\[\]]*)\]|" + _FIELD.pattern)
+_PART = r"\[([^\[\]]*)\]|" + _FIELD.pattern  # compiled by re when first used: a check compiles only the patterns it uses
 
 
 class Rule(Record):
@@ -193,7 +193,7 @@ def fill(template: str, fields: dict[str, Any]) -> str:
             return ""
         return _FIELD.sub(lambda found: field_text(found[1], found[2]), match[1])
 
-    return _PART.sub(part, template)
+    return re.sub(_PART, part, template)
 
 
 @lru_cache(maxsize=None)
@@ -315,7 +315,7 @@ def imported_dir(version: str | Path) -> Path:
 
 # An MXnnnn or TXnnnn: the number a bundled release's validator (MaxText) or check (Tunix) had before
 # ids were the same at every release.
-RENUMBERED_ID = re.compile(r"[MT]X[0-9]{4}")
+RENUMBERED_ID = r"[MT]X[0-9]{4}"  # compiled by re when first used: a check compiles only the patterns it uses
 
 
 class Renumbering(FrozenRecord):
@@ -358,12 +358,12 @@ def readable_title(text: str) -> str:
     """A title as a person reads it: each placeholder of the MaxText message it comes from
     (`{model_name}`, `{value!r}`, `{ratio:.2f}`) shown as the name it stands for, `<model_name>`;
     one the title's cut ends in (`got {num_s...`) is left out."""
-    text = _PLACEHOLDER.sub(lambda found: f"<{re.split(r'[!:]', found[1], maxsplit=1)[0].strip()}>", text)
-    return _CUT_PLACEHOLDER.sub("...", text)
+    text = re.sub(_PLACEHOLDER, lambda found: f"<{re.split(r'[!:]', found[1], maxsplit=1)[0].strip()}>", text)
+    return re.sub(_CUT_PLACEHOLDER, "...", text)
 
 
-_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
-_CUT_PLACEHOLDER = re.compile(r"\s*\{[^{}]*\.\.\.$")
+_PLACEHOLDER = r"\{([^{}]+)\}"  # compiled by re when first used: a check compiles only the patterns it uses
+_CUT_PLACEHOLDER = r"\s*\{[^{}]*\.\.\.$"
 
 
 @lru_cache(maxsize=None)

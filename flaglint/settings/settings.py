@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import fnmatch
+import re
 from pathlib import Path, PurePosixPath
 
 from flaglint.core.config_file import find_config_file, flaglint_table
@@ -289,12 +290,12 @@ def renumber_rule_ids(settings: Settings) -> list[str]:
     MaxText or Tunix pin; one warning for each, naming where it was written and the id to write instead."""
     named = [rule_id for name in _RULE_ID_SETTINGS for rule_id in settings[name]]
     named += [rule_id for ids in settings["per-file-ignores"].values() for rule_id in ids] + list(settings["severity"])
-    if not any(RENUMBERED_ID.fullmatch(rule_id) for rule_id in named):
+    if not any(re.fullmatch(RENUMBERED_ID, rule_id) for rule_id in named):
         return []
     warnings: list[str] = []
 
     def renumber(name: str, rule_id: str) -> str:
-        if not RENUMBERED_ID.fullmatch(rule_id):
+        if not re.fullmatch(RENUMBERED_ID, rule_id):
             return rule_id
         table = renumbering(settings, rule_id)
         if rule_id not in table.ids:

@@ -13,6 +13,7 @@ small: the search is Z3's. tests/solve/test_enumeration.py holds the two to the 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from itertools import combinations, product
 
@@ -83,7 +84,7 @@ class _Enumeration(KeyDomains):
         self.kinds: dict[str, str] = {}
         for name in self.varied():
             kind = self.variable_kind(name)
-            if kind == "number" or MESH_AXIS.fullmatch(name):
+            if kind == "number" or re.fullmatch(MESH_AXIS, name):
                 raise NotSmall
             current = self.config.lookup(name)
             self.terms[name] = [current, not current] if kind == "bool" else self.finite_values(name)
