@@ -3,8 +3,10 @@
 The records a check builds on every start are written as plain classes: `dataclasses` writes and
 compiles each class's methods from source when its module is imported, and importing it imports
 `inspect` (with `ast`, `dis` and `tokenize`); for the 28 records of a cold `check`, that was more
-than half of its instructions. A record names its fields in `field_names`, in its `__init__`'s
+than a third of its instructions. A record names its fields in `field_names`, in its `__init__`'s
 order (and as its `__slots__`, where nothing caches a property on it), and writes its `__init__`.
+A frozen record is one nothing assigns to after its `__init__`; unlike a frozen dataclass, it does
+not refuse an assignment.
 """
 
 from __future__ import annotations
