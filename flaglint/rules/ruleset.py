@@ -106,11 +106,13 @@ class Rule(Record):
         return rule
 
     def __getattr__(self, name: str) -> Any:
-        # only for a field not yet set: one of a rule read_later's unread fields
-        unread = self.__dict__.pop("_unread", None)
+        # only for a field not yet set: one of a rule read_later's unread fields. The text goes only
+        # once they are set: another thread (the language server's) may be reading them too.
+        unread = self.__dict__.get("_unread")
         if unread is None:
             raise AttributeError(name)
         self.__dict__.update(zip(_UNREAD_FIELDS, json.loads(unread), strict=True))
+        self.__dict__.pop("_unread", None)
         return getattr(self, name)
 
     @property
