@@ -12,7 +12,6 @@ import operator
 import re
 
 from flaglint.core.numbers import as_float, decimal_int, int_text, shown_value
-from flaglint.core.omegaconf_yaml import cli_loader
 
 TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
 if TYPE_CHECKING:
@@ -60,6 +59,8 @@ def parse_cli_value(raw: str | None) -> Any:
     if value is not _NOT_PLAIN:
         return value
     import yaml  # noqa: PLC0415 yaml: only for a value of a shape _plain_value does not read
+
+    from flaglint.core.omegaconf_yaml import cli_loader  # noqa: PLC0415 OmegaConf's YAML loader: only with yaml
 
     try:
         return yaml.load(raw, Loader=cli_loader())  # noqa: S506 - a SafeLoader subclass

@@ -29,7 +29,6 @@ from flaglint.core.findings import InputError
 from flaglint.core.numbers import shown_text
 from flaglint.core.reading import PIN_FILE, REQUIREMENTS, Unreadable, read_text
 from flaglint.core.records import FrozenRecord, Record
-from flaglint.core.requirements import pinned_version
 from flaglint.maxtext.values import ValueError_, cleaned, coerce
 from flaglint.read.flags import read_text_file
 from flaglint.rules.expr import ExprError, Node, from_json, parse, to_json
@@ -363,6 +362,8 @@ _GIT_PIN = r"maxtext.*@([0-9a-fA-F]{7,40})\b"  # compiled by re when first used:
 
 def names_maxtext(path: str) -> bool:
     """Whether a requirements file has a MaxText line (a git URL of maxtext, or maxtext==X.Y.Z)."""
+    from flaglint.core.requirements import pinned_version  # noqa: PLC0415 the requirements reader: only for a requirements file
+
     text = read_text_file(path, REQUIREMENTS)
     return pinned_version(text, "maxtext") is not None or any(re.search(_GIT_PIN, line.split("#", 1)[0]) for line in text.splitlines())
 
@@ -371,6 +372,8 @@ def pin_from_requirements(path: str) -> str:
     """The pin a requirements file names: a git URL ending in `@<commit>` (a store's import of
     that commit, else an overlay), or `maxtext==X.Y.Z`. One that names nothing known is an error
     that gives the command importing it, never another version."""
+    from flaglint.core.requirements import pinned_version  # noqa: PLC0415 the requirements reader: only for a requirements file
+
     text = read_text_file(path, REQUIREMENTS)
     versioned = pinned_version(text, "maxtext")
     for number, line in enumerate(text.splitlines(), 1):

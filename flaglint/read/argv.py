@@ -7,7 +7,6 @@ each word's span is the quoted text a user would type.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Sequence
 
 from flaglint.core.findings import InputError
@@ -23,12 +22,16 @@ _DOUBLE_ESCAPES = '$`"\\\n'
 
 
 def argv_source(words: tuple[str, ...] | list[str], file: str | None = None) -> FlagSource:
+    import shlex  # noqa: PLC0415 shlex: only for MaxText's argv
+
     return FlagSource(" ".join(shlex.quote(word) for word in words), file=file, argv=True)
 
 
 def quoted_origins(words: Sequence[tuple[str, Sequence[Any]]]) -> list[Any]:
     """For words given with the origin of each character (a script's, a manifest's), the origin
     of each character of argv_source's text (None for the quotes and blanks it adds)."""
+    import shlex  # noqa: PLC0415 shlex: only for MaxText's argv
+
     origins: list[Any] = []
     for text, where in words:
         quoted = shlex.quote(text)

@@ -21,7 +21,6 @@ from flaglint.core.data_cache import (
 )
 from flaglint.core.findings import SEVERITIES, Finding, InputError
 from flaglint.core.numbers import shown_value
-from flaglint.core.omegaconf_yaml import check_tagged_scalars
 from flaglint.core.reading import RULE_FILE, read_text
 from flaglint.core.records import FrozenRecord, Record
 from flaglint.rules.expr import ExprError, Node, from_json, parse, substitute, to_json
@@ -203,6 +202,8 @@ def _line_loader() -> type:
     """Safe loading (libyaml's when present) that remembers the line of each mapping, for messages.
     Made on first use: a check that finds its rules in the cache never imports a YAML parser."""
     import yaml  # noqa: PLC0415 yaml: only when a rule file is parsed past the cache
+
+    from flaglint.core.omegaconf_yaml import check_tagged_scalars  # noqa: PLC0415 OmegaConf's YAML rules: only with yaml
 
     class LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
         def construct_line_mapping(self, node: yaml.MappingNode) -> dict[str, Any]:
