@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import replace
 
 from flaglint.cli.console import echo
 from flaglint.cli.inputs import refuse_unread_stdin_filename
@@ -53,7 +52,7 @@ def check_command(flags: tuple[str, ...], options: Options, flag_file: str | Non
     elif flags:
         sources = check_sources(tuple(flags), checker.pin.configs)
         if options.stdin_filename and tuple(flags) == ("-",):
-            sources = [replace(sources[0], file=options.stdin_filename)]
+            sources = [sources[0].replace(file=options.stdin_filename)]
     elif env:
         sources = [FlagSource("")]  # only Tunix variables: they are checked, and the MaxText keys they set
     else:
@@ -68,11 +67,11 @@ def check_command(flags: tuple[str, ...], options: Options, flag_file: str | Non
         checked = []
         for source in sources:
             if source.file in on_disk and fixed is not None:
-                source = replace(source, text=read_text_file(source.file, FLAG_FILE))
+                source = source.replace(text=read_text_file(source.file, FLAG_FILE))
             elif fixed and source.file in fixed:
-                source = replace(source, text=fixed[source.file])
+                source = source.replace(text=fixed[source.file])
             if source.chain is not None and fixed is not None:  # a fix may have edited its config files: read them again
-                source = replace(source, chain=check_sources(tuple(flags), checker.pin.configs)[0].chain)
+                source = source.replace(chain=check_sources(tuple(flags), checker.pin.configs)[0].chain)
             result = apply_settings(checker.check(source, env, max_fixes=options.max_fixes), settings, source.file)
             if source.chain is not None:  # each fix made where each value was set: the report lists what --fix applies
                 from flaglint.fix.config_files import config_fixes  # noqa: PLC0415 YAML edits: only for an argv over a config file

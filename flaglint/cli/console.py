@@ -8,9 +8,12 @@ import errno
 import os
 import re
 import sys
-from typing import NoReturn
 
 from flaglint.core.findings import InputError
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 # What click.echo strips from text for a stream that is not a terminal.
 _ANSI = re.compile(r"\033\[[0-?]*[ -/]*[@-~]")

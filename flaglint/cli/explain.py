@@ -4,6 +4,7 @@ MaxText's imported validators or a Tunix pin's rules."""
 from __future__ import annotations
 
 import json
+import re
 
 import click
 
@@ -33,7 +34,7 @@ def explain(rule_id, pin, output_format):
 
     rule_id = rule_id.upper()
     pin_schema = load_pin(pin) if pin else None
-    if RENUMBERED_ID.fullmatch(rule_id):
+    if re.fullmatch(RENUMBERED_ID, rule_id):
         table = (Renumbering(renumbered_ids(pin_schema.rules), pin_schema.pin) if pin_schema is not None and rule_id.startswith("MX")
                  else renumbering(load_settings(), rule_id))
         if rule_id in table.ids:

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
 
 from flaglint.cli.console import echo, end_on, fail, undecodable_argument
 from flaglint.core.startup import pause_collector, restore_collector
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 # option -> the Options field (or check's own argument) it sets, and how: "value" (the last one
 # given), "multiple" (each one given, in order), "flag" (a switch), or a choice: "format" (one of

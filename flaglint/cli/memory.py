@@ -3,7 +3,7 @@ of the pinned MaxText's own ahead-of-time compile (flaglint/memory/)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
@@ -112,7 +112,7 @@ def manifest_launches(path: str, text: str, checker: Checker, env: dict[str, str
             words = [process.program, *(arg.text for arg in process.args)]
             command = recognise(words, index)
             first = process.args[command.start - 1].start if command is not None and len(process.args) >= command.start else None
-            at = replace(first, file=path, end_column=first.column + 1) if first is not None else Location(path, 1, 1, end_column=2)
+            at = first.replace(file=path, end_column=first.column + 1) if first is not None else Location(path, 1, 1, end_column=2)
             on_workload = on_slice(checker, process)
             reason = ("it is not one of MaxText's own entry points (a Tunix trainer, or flags a launcher hands on): its train "
                       "step has no compile entry here" if command is None else not_checked(command)) or (

@@ -4,7 +4,6 @@ one Options (cli/shared.py)."""
 from __future__ import annotations
 
 import functools
-from dataclasses import fields
 from typing import Callable
 
 import click
@@ -40,7 +39,7 @@ _OPTIONS = [
     click.option("--topology", help="The devices it runs on: a compile topology (v5p-8, v6e-64) or a TPU slice (tpu7x:4x4x8)."),
     click.option("--slices", type=click.IntRange(1), default=1, show_default=True, help="Slices of --topology."),
 ]
-_NAMES = tuple(f.name for f in fields(Options))
+_NAMES = Options.field_names
 _GIVEN = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
 
 

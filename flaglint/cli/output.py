@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 from flaglint.cli.console import echo
@@ -36,7 +35,7 @@ def _relative(checked: list[Checked]) -> None:
     shown = functools.cache(shown_path)  # a witness names the same file at each branch it took
 
     def moved(location):
-        return location and replace(location, file=shown(location.file))
+        return location and location.replace(file=shown(location.file))
 
     for item in checked:
         item.label = shown(item.label)
@@ -46,7 +45,7 @@ def _relative(checked: list[Checked]) -> None:
             if finding.witness:
                 finding.witness["branches"] = [{**branch, "file": shown(branch["file"])} for branch in finding.witness.get("branches", [])]
         for fix in [*item.result.fixes, *item.applied]:
-            fix.edits = [replace(edit, location=moved(edit.location)) for edit in fix.edits]
+            fix.edits = [edit.replace(location=moved(edit.location)) for edit in fix.edits]
 
 
 def emit(options, checked: list[Checked], settings, fixed: dict | None = None) -> None:

@@ -1,13 +1,12 @@
-"""The options `check`, `lint` and `gate` share, as one frozen dataclass, and the settings they give;
+"""The options `check`, `lint` and `gate` share, as one record, and the settings they give;
 without click (cli/options.py declares them to click; cli/fast.py reads `check`'s without it)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from flaglint.cli.console import echo
 from flaglint.core.findings import InputError
 from flaglint.core.reading import REQUIREMENTS
+from flaglint.core.records import FrozenRecord
 from flaglint.core.startup import end_of_startup
 from flaglint.frontends.checker import Checker
 from flaglint.pins.pins import load_pin, names_maxtext, pin_from_requirements
@@ -17,36 +16,48 @@ from flaglint.resolve.topology import from_option
 from flaglint.settings.settings import check_rule_ids, load_settings
 
 
-@dataclass(frozen=True)
-class Options:
+class Options(FrozenRecord):
     """The options every checking command shares, as click parsed them."""
 
-    env_items: tuple[str, ...] = ()
-    env_file: str | None = None
-    pin: str | None = None
-    tunix_pin: str | None = None
-    requirements: str | None = None
-    model: str | None = None
-    output_format: str = "text"
-    fail_on: str | None = None
-    max_fixes: int = 3
-    config_file: str | None = None
-    isolated: bool = False
-    select: tuple[str, ...] = ()
-    extend_select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    fix: bool = False
-    unsafe_fixes: bool = False
-    diff: bool = False
-    show_fixes: bool = False
-    output_file: str | None = None
-    quiet: bool = False
-    exit_zero: bool = False
-    statistics: bool = False
-    stdin_filename: str | None = None
-    topology: str | None = None
-    slices: int = 1
-    given: frozenset[str] = frozenset()  # the options the command line gave (not their defaults)
+    __slots__ = field_names = ("env_items", "env_file", "pin", "tunix_pin", "requirements", "model", "output_format", "fail_on",
+                               "max_fixes", "config_file", "isolated", "select", "extend_select", "ignore", "fix", "unsafe_fixes",
+                               "diff", "show_fixes", "output_file", "quiet", "exit_zero", "statistics", "stdin_filename",
+                               "topology", "slices", "given")
+
+    def __init__(self, env_items: tuple[str, ...] = (), env_file: str | None = None, pin: str | None = None,
+                 tunix_pin: str | None = None, requirements: str | None = None, model: str | None = None,
+                 output_format: str = "text", fail_on: str | None = None, max_fixes: int = 3, config_file: str | None = None,
+                 isolated: bool = False, select: tuple[str, ...] = (), extend_select: tuple[str, ...] = (),
+                 ignore: tuple[str, ...] = (), fix: bool = False, unsafe_fixes: bool = False, diff: bool = False,
+                 show_fixes: bool = False, output_file: str | None = None, quiet: bool = False, exit_zero: bool = False,
+                 statistics: bool = False, stdin_filename: str | None = None, topology: str | None = None, slices: int = 1,
+                 given: frozenset[str] = frozenset()):
+        self.env_items = env_items
+        self.env_file = env_file
+        self.pin = pin
+        self.tunix_pin = tunix_pin
+        self.requirements = requirements
+        self.model = model
+        self.output_format = output_format
+        self.fail_on = fail_on
+        self.max_fixes = max_fixes
+        self.config_file = config_file
+        self.isolated = isolated
+        self.select = select
+        self.extend_select = extend_select
+        self.ignore = ignore
+        self.fix = fix
+        self.unsafe_fixes = unsafe_fixes
+        self.diff = diff
+        self.show_fixes = show_fixes
+        self.output_file = output_file
+        self.quiet = quiet
+        self.exit_zero = exit_zero
+        self.statistics = statistics
+        self.stdin_filename = stdin_filename
+        self.topology = topology
+        self.slices = slices
+        self.given = given  # the options the command line gave (not their defaults)
 
     def settings(self):
         """The project configuration, overridden by these options."""

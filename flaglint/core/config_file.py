@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 from flaglint.core.data_cache import cached, exact_json
 from flaglint.core.findings import InputError
 from flaglint.core.reading import PROJECT_CONFIG, read_text
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def find_config_file(start: Path) -> tuple[Path, dict[str, Any]] | None:

@@ -14,13 +14,16 @@ from __future__ import annotations
 import json
 import os
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Callable
 
 from flaglint.core.findings import InputError
 from flaglint.core.reading import DATA_FILE, read_text
 from flaglint.core.version import __version__, built_commit
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 KEPT_ENTRIES = 64  # per kind: enough for every bundled pin, store pins and a few checkouts
 

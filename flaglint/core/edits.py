@@ -3,11 +3,15 @@ that shows it, and how a fix or an edit may be made (its applicability)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Callable
 from enum import Enum
-from typing import Any, Callable
 
 from flaglint.core.location import Location
+from flaglint.core.records import FrozenRecord
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Applicability(Enum):
@@ -27,8 +31,7 @@ class Applicability(Enum):
         return self is Applicability.SAFE or unsafe_fixes and self is Applicability.UNSAFE
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(FrozenRecord):
     """`old`, written at `location`, becomes `new`; an empty span inserts.
 
     `location.offset`/`end_offset` is the span replaced: characters of the flag string being
@@ -42,11 +45,15 @@ class Edit:
     `variable`: the Tunix variable whose value this is (None: the MaxText flags).
     """
 
-    location: Location | None
-    old: str
-    new: str
-    applicability: Applicability = Applicability.SAFE
-    variable: str | None = None
+    __slots__ = field_names = ("location", "old", "new", "applicability", "variable")
+
+    def __init__(self, location: Location | None, old: str, new: str, applicability: Applicability = Applicability.SAFE,
+                 variable: str | None = None):
+        self.location = location
+        self.old = old
+        self.new = new
+        self.applicability = applicability
+        self.variable = variable
 
     @classmethod
     def in_text(cls, text: str, start: int, end: int, new: str, file: str | None = None, *,
@@ -82,7 +89,7 @@ class Edit:
     def moved(self, start: int, end: int, file: str | None, at_most: Applicability) -> Edit:
         """The same change, with its span given in other offsets (bytes of `file`, for a write), and
         no more applicable than `at_most` (its fix's applicability)."""
-        return replace(self, location=replace(self.location, file=file, offset=start, end_offset=end),
+        return self.replace(location=self.location.replace(file=file, offset=start, end_offset=end),
                        applicability=min(self.applicability, at_most))
 
     def shown(self) -> Edit:
@@ -100,7 +107,7 @@ class Edit:
         end_line = line + old.count("\n")
         end_column = (len(old) - old.rfind("\n")) if "\n" in old else column + len(old)
         location = Location(self.location.file, line, column, end_column=end_column, end_line=end_line if end_line != line else None)
-        return replace(self, location=location, old=old, new=new)
+        return self.replace(location=location, old=old, new=new)
 
     def to_json(self) -> dict[str, Any]:
         shown = self.shown()

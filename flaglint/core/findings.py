@@ -5,12 +5,14 @@ The JSON contract (version 1) is built from these types by `Result.to_json`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 from flaglint.core.edits import Applicability, Edit
 from flaglint.core.location import Location
 from flaglint.core.numbers import int_text
+from flaglint.core.records import FrozenRecord, Record
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 SEVERITIES = ("info", "warning", "error")
 
@@ -19,19 +21,26 @@ def severity_rank(severity: str) -> int:
     return SEVERITIES.index(severity)
 
 
-@dataclass
-class Finding:
-    """One problem found: the rule, its wording, the keys and places involved."""
+class Finding(Record):
+    """One problem found: the rule, its wording, the keys and places involved.
 
-    rule: str
-    severity: str
-    message: str
-    keys: tuple[str, ...] = ()
-    location: Location | None = None
-    related: tuple[Location, ...] = ()
-    witness: dict[str, Any] | None = None
-    reached_from: tuple[str, ...] = ()  # a finding in a file several linted scripts source: those scripts
-    stage: str | None = None  # a Tunix finding: when Tunix stops on it (start-up, after downloads) or that it never does
+    `reached_from`: a finding in a file several linted scripts source: those scripts. `stage`: a
+    Tunix finding: when Tunix stops on it (start-up, after downloads) or that it never does."""
+
+    __slots__ = field_names = ("rule", "severity", "message", "keys", "location", "related", "witness", "reached_from", "stage")
+
+    def __init__(self, rule: str, severity: str, message: str, keys: tuple[str, ...] = (), location: Location | None = None,
+                 related: tuple[Location, ...] = (), witness: dict[str, Any] | None = None, reached_from: tuple[str, ...] = (),
+                 stage: str | None = None):
+        self.rule = rule
+        self.severity = severity
+        self.message = message
+        self.keys = keys
+        self.location = location
+        self.related = related
+        self.witness = witness
+        self.reached_from = reached_from
+        self.stage = stage
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -52,13 +61,15 @@ class Finding:
         return out
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(FrozenRecord):
     """One key's edit; `to` None means the token is dropped, `from_` None means it is appended."""
 
-    key: str
-    from_: Any
-    to: Any
+    __slots__ = field_names = ("key", "from_", "to")
+
+    def __init__(self, key: str, from_: Any, to: Any):
+        self.key = key
+        self.from_ = from_
+        self.to = to
 
     def to_json(self) -> dict[str, Any]:
         return {"key": self.key, "from": _json_value(self.from_), "to": _json_value(self.to)}
@@ -81,17 +92,23 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-@dataclass
-class Fix:
+class Fix(Record):
     """One way to remove findings: the key changes, the flag string after them, how --fix may make
     them (SAFE or UNSAFE, by the README's definition), and the edits that make them."""
 
-    changes: list[Change]
-    flags: str
-    applicability: Applicability
-    # Where the changes are made: in the checked flag string, or (lint, gate, a config file of
-    # `check`) in the files that wrote it, with what must be done by hand.
-    edits: list[Edit] = field(default_factory=list, compare=False)
+    __slots__ = field_names = ("changes", "flags", "applicability", "edits")
+
+    def __init__(self, changes: list[Change], flags: str, applicability: Applicability, edits: list[Edit] | None = None):
+        self.changes = changes
+        self.flags = flags
+        self.applicability = applicability
+        # Where the changes are made: in the checked flag string, or (lint, gate, a config file of
+        # `check`) in the files that wrote it, with what must be done by hand.
+        self.edits = [] if edits is None else edits
+
+    def field_values(self) -> tuple:
+        """The fields two equal fixes share: the same changes are the same fix, wherever its edits are made."""
+        return self.changes, self.flags, self.applicability
 
     @property
     def safe(self) -> bool:
@@ -115,14 +132,16 @@ class Fix:
 JSON_CONTRACT_VERSION = 2
 
 
-@dataclass
-class Result:
+class Result(Record):
     """What a check of one flag string found, and the fixes it offers."""
 
-    pin: str
-    findings: list[Finding] = field(default_factory=list)
-    fixes: list[Fix] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    __slots__ = field_names = ("pin", "findings", "fixes", "notes")
+
+    def __init__(self, pin: str, findings: list[Finding] | None = None, fixes: list[Fix] | None = None, notes: list[str] | None = None):
+        self.pin = pin
+        self.findings = [] if findings is None else findings
+        self.fixes = [] if fixes is None else fixes
+        self.notes = [] if notes is None else notes
 
     def worst(self) -> int:
         return max((severity_rank(f.severity) for f in self.findings), default=-1)

@@ -3,12 +3,14 @@ reporter that points at it (flag tokens, characters a script wrote, manifest sca
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from flaglint.core.records import FrozenRecord
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 
-@dataclass(frozen=True)
-class Location:
+class Location(FrozenRecord):
     """A span of a file (file None: a string given on the command line).
 
     `line` and `column` (1-based, in characters of the line) are where it starts; `end_column` is
@@ -18,13 +20,17 @@ class Location:
     bytes of a script; None where nothing edits it.
     """
 
-    file: str | None
-    line: int
-    column: int
-    offset: int | None = None
-    end_column: int | None = None
-    end_line: int | None = None
-    end_offset: int | None = None
+    __slots__ = field_names = ("file", "line", "column", "offset", "end_column", "end_line", "end_offset")
+
+    def __init__(self, file: str | None, line: int, column: int, offset: int | None = None, end_column: int | None = None,
+                 end_line: int | None = None, end_offset: int | None = None):
+        self.file = file
+        self.line = line
+        self.column = column
+        self.offset = offset
+        self.end_column = end_column
+        self.end_line = end_line
+        self.end_offset = end_offset
 
     def to_json(self) -> dict[str, Any]:
         return {"file": self.file, "line": self.line, "column": self.column, "end_column": self.end_column}

@@ -8,14 +8,14 @@ from __future__ import annotations
 import re
 
 _CHUNK = 4_000  # decimal digits converted at once, below the 4,300 Python allows
-_DIGITS = re.compile(r"[0-9]+")
+_DIGITS = r"[0-9]+"  # compiled by re when first used: a check compiles only the patterns it uses
 _SHOWN_BITS = 2**20  # an int of more bits is shown in hexadecimal (its decimal digits take long to find)
 
 
 def decimal_int(digits: str) -> int:
     """The exact value of a string of ASCII decimal digits of any length (divide and conquer, so a
     million digits take a fraction of a second)."""
-    if not _DIGITS.fullmatch(digits):
+    if not re.fullmatch(_DIGITS, digits):
         raise ValueError(f"not decimal digits: {shown_text(digits)!r}")
     return _decimal(digits)
 

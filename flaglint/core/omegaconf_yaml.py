@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
 
 from flaglint.core.findings import InputError
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_EXPANDED_NODES = 10_000
 MAX_EXPANSION_RATIO = 100

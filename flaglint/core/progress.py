@@ -8,7 +8,10 @@ long something took."""
 from __future__ import annotations
 
 import sys
-from typing import TextIO
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import TextIO
 
 _ERASE = "\r\x1b[K"
 

@@ -5,8 +5,8 @@ without a name are not requirements of a project."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
 if TYPE_CHECKING:
     from packaging.requirements import Requirement
 

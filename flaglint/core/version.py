@@ -17,7 +17,7 @@ from flaglint.core.reading import GIT_FILE, Unreadable, read_text
 __version__ = "0.1.0"
 COMMIT_RECORD = "_data/commit"  # under the package: written into the wheel when it is built
 _PACKAGE = Path(__file__).resolve().parents[1]
-_SHA = re.compile(r"[0-9a-f]{40}")
+_SHA = r"[0-9a-f]{40}"  # compiled by re when first used: a check compiles only the patterns it uses
 
 
 def described_version() -> str:
@@ -33,4 +33,4 @@ def built_commit() -> str | None:
         recorded = read_text(_PACKAGE / COMMIT_RECORD, GIT_FILE).strip()
     except Unreadable:
         return head_commit(_PACKAGE.parent)
-    return recorded if _SHA.fullmatch(recorded) else None
+    return recorded if re.fullmatch(_SHA, recorded) else None

@@ -13,7 +13,6 @@ is not edited: the fix is then not offered.
 from __future__ import annotations
 
 import shlex
-from dataclasses import replace
 from pathlib import Path
 
 from flaglint.core.edits import Edit, joined_drops
@@ -31,7 +30,7 @@ def command_fix(fixes: list[Fix], argv: list[Value], last: Value, script: Path, 
     for fix in sorted(fixes, key=lambda f: not f.safe):
         edits = _script_edits(fix, argv, last, script, data)
         if edits is not None:
-            return replace(fix, edits=edits)
+            return fix.replace(edits=edits)
     return None
 
 

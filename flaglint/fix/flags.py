@@ -7,7 +7,7 @@ change is reported, and the string stays as it is. Every other byte of the strin
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
 
 from flaglint.core.edits import Applicability, Edit, joined_drops
 from flaglint.core.findings import Change, Fix
@@ -17,6 +17,10 @@ from flaglint.resolve.resolver import Config
 from flaglint.schema.keys import Key
 from flaglint.solve.solutions import Solution
 from flaglint.tunix.variables import bindings, load_tunix
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def apply_edits(text: str, edits: list[Edit]) -> str:

@@ -6,8 +6,7 @@ loading once and every line after that is cheap.
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import TYPE_CHECKING, Mapping
+from collections.abc import Mapping
 
 from flaglint.core.edits import Applicability
 from flaglint.core.findings import Finding, InputError, Result
@@ -37,6 +36,7 @@ from flaglint.rules.expr import Unknown, evaluate, substitute
 from flaglint.rules.ruleset import built_in, load_ruleset
 from flaglint.solve.rules import applicable, finding, minimal_changes, violated
 
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
 if TYPE_CHECKING:
     from flaglint.render.yaml_chain import Written
     from flaglint.schema.config_index import ConfigIndex
@@ -159,7 +159,7 @@ class Checker:
         count this config does not give. A MaxText check a hand-written rule states (`states`) is
         judged by that rule alone, not also by its import."""
         if self._rules is None:
-            rules = applicable(self.ruleset, replace(config, devices=dict.fromkeys(DEVICE_NAMES, 1)))
+            rules = applicable(self.ruleset, config.replace(devices=dict.fromkeys(DEVICE_NAMES, 1)))
             self._rules = [r for r in rules if r.states or not r.message.startswith(self._stated)]
         missing = set(DEVICE_NAMES) - config.devices.keys()
         return [r for r in self._rules if missing.isdisjoint(r.name_set)]
@@ -190,7 +190,7 @@ class Checker:
             result.notes.append("the solver found no smallest fix within its limit; the fix offered resets the keys of the broken rules to their defaults")
         for solution in solutions:
             candidate, tunix_changes = write_fix(config, solution)
-            after = self._clean(replace(config.source, text=candidate.flags), {**env, **tunix_changes})
+            after = self._clean(config.source.replace(text=candidate.flags), {**env, **tunix_changes})
             if after is not None:
                 candidate.applicability = Applicability.SAFE if is_safe(config, after) else Applicability.UNSAFE
                 result.fixes.append(candidate)
@@ -206,7 +206,7 @@ class Checker:
         from flaglint.fix.flags import renamed  # noqa: PLC0415 the fix writer: only for a config a fix is searched for
 
         candidate = renamed(config, result.fixes[0], self.meant)
-        if candidate is not None and self._clean(replace(config.source, text=candidate.flags), env) is not None:
+        if candidate is not None and self._clean(config.source.replace(text=candidate.flags), env) is not None:
             result.fixes.append(candidate)
 
     def meant(self, key: str) -> list[str]:
@@ -224,7 +224,7 @@ class Checker:
         kept = config
         while config.rejected:
             edits = {id(token): refused_edit(text, token, config)[0] for token in config.rejected}
-            kept, _ = self.config(replace(config.source, text=apply_edits(text, list(edits.values()))), env)
+            kept, _ = self.config(config.source.replace(text=apply_edits(text, list(edits.values()))), env)
             survivors = [t for t in config.tokens if id(t) not in edits or edits[id(t)].new]
             if not kept.rejected or len(survivors) != len(kept.tokens):
                 break
@@ -320,4 +320,4 @@ def argv_with_chain(words: list[str], config: str, index: ConfigIndex | None, wr
     """MaxText's argv words after the config file `config`, with that file's base_config chain."""
     from flaglint.render.yaml_chain import config_node, load_chain  # noqa: PLC0415 it imports yaml: off a flag string's cold check
 
-    return replace(argv_source(words), chain=load_chain(config_node(config, index, written), index, written))
+    return argv_source(words).replace(chain=load_chain(config_node(config, index, written), index, written))

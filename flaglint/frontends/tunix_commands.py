@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from flaglint.core.findings import Finding, Fix, InputError
@@ -160,7 +160,7 @@ def _maxtext_models(pin: TunixPin, checked: TunixCheck, env: dict[str, str], max
             origin = argv.origins[at + 1] if at is not None else None
             location = origin.location if origin is not None and origin.location is not None else at_source
             keys = tuple(dict.fromkeys(k for k in (argv.keys[at + 1] if at is not None else None, f"{argv.section}.model_source") if k))
-            found.append(staged(replace(finding, message=f"{where}: {finding.message}", location=location, keys=keys,
+            found.append(staged(finding.replace(message=f"{where}: {finding.message}", location=location, keys=keys,
                                         related=(at_source,) if at_source is not None and at_source != location else ()),
                                 AFTER_DOWNLOADS))
     return found

@@ -10,9 +10,12 @@ else is left to MaxText (flaglint's FL016 names the check it does not judge).
 from __future__ import annotations
 
 import re
-from typing import Any
 
-_WORD = re.compile(r"[A-Za-z_]+")
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
+
+_WORD = r"[A-Za-z_]+"  # compiled by re when first used: a check compiles only the patterns it uses
 # numpy's names of letters only (sctypeDict's), and 1.x's aliases since removed, compared in lower case
 _NAMES = frozenset((
     "bool", "bool_", "byte", "bytes", "bytes_", "cdouble", "cfloat", "clongdouble", "clongfloat", "complex", "complex_",
@@ -27,6 +30,6 @@ _CODES = frozenset("abcdefghilmnpquwBDFGHILMNOPQSTUV")
 def refused_dtype_name(value: Any) -> bool:
     """Whether numpy's dtype() refuses VALUE for certain: a word of letters and underscores that is
     no numpy name or type code."""
-    if not isinstance(value, str) or not _WORD.fullmatch(value):
+    if not isinstance(value, str) or not re.fullmatch(_WORD, value):
         return False
     return value not in _CODES if len(value) == 1 else value.lower() not in _NAMES

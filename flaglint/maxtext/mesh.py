@@ -5,11 +5,15 @@ run has (num_slices=-1: those JAX finds)."""
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
 
 from flaglint.maxtext.tpu import LIVE_SLICES
 
-MESH_AXIS = re.compile(r"(ici|dcn)_[a-z_]+_parallelism")
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
+
+MESH_AXIS = r"(ici|dcn)_[a-z_]+_parallelism"  # compiled by re when first used: a check compiles only the patterns it uses
 MAX_MESH_AXIS = 2**16  # more chips than any TPU slice or multislice job has
 FILL = -1  # an axis of -1 takes the devices the other axes leave
 # The mesh's view of the device count: the devices the ici axes together span, the slices the dcn axes span.
@@ -30,7 +34,7 @@ def fix_values(name: str, candidates: list[Any]) -> list[Any]:
     """The candidates a fix may give a parallelism key. A mesh axis takes powers of two up to
     MAX_MESH_AXIS, so that "the same device count" is a sum of exponents. Neither takes -1 ("fill"):
     it is resolved against the devices before MaxText's checks run, so a fix never proposes it."""
-    if MESH_AXIS.fullmatch(name):
+    if re.fullmatch(MESH_AXIS, name):
         return [v for v in candidates if axis_exponent(v) is not None and v <= MAX_MESH_AXIS]
     if name.endswith("_parallelism"):
         return [v for v in candidates if v != FILL]

@@ -9,13 +9,17 @@ its assignments and its pin; `tokens` its flags and `last` each key's winning to
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from flaglint.core.findings import Finding
 from flaglint.maxtext.tpu import RULE_FUNCTIONS
 from flaglint.maxtext.values import ValueError_, parse_cli_value
 from flaglint.rules.expr import Unknown, evaluate
 from flaglint.rules.ruleset import built_in
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 KEY_VARIABLE_PREFIX = "M_"  # pyconfig reads M_<KEY> of its environment as the key's value
 

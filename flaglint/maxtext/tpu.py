@@ -12,13 +12,16 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from flaglint.core.data import data_dir
 from flaglint.core.numbers import decimal_int
 from flaglint.core.reading import DATA_FILE, read_text
 from flaglint.maxtext.dtypes import refused_dtype_name
 from flaglint.rules.expr import Unknown
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 # The names rules read: the device count MaxText's validators ask JAX for.
 NUM_DEVICES = "num_devices"

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import operator
 import re
-from typing import Any
 
 from flaglint.core.numbers import as_float, decimal_int, int_text, shown_value
-from flaglint.core.omegaconf_yaml import cli_loader
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class ValueError_(Exception):
@@ -29,7 +31,7 @@ _WORDS: dict[str, Any] = {
 }
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_./-]*")
 _INTEGER = re.compile(r"[-+]?(?:0|[1-9][0-9]{0,17})")
-_DECIMAL = re.compile(r"[0-9]{1,15}\.[0-9]{1,15}")
+_DECIMAL = r"[0-9]{1,15}\.[0-9]{1,15}"  # compiled by re when first used: a check compiles only the patterns it uses
 _NOT_PLAIN = object()
 
 
@@ -38,14 +40,14 @@ def _plain_value(raw: str) -> Any:
         return _WORDS.get(raw, raw)
     if _INTEGER.fullmatch(raw):
         return int(raw)
-    if _DECIMAL.fullmatch(raw):
+    if re.fullmatch(_DECIMAL, raw):
         return float(raw)
     return _NOT_PLAIN
 
 
 # pyconfig's clean-up, key by key (measured on 0.2.5).
 _NONE_WHEN_EMPTY = {"hf_train_files", "hf_eval_files", "hf_access_token", "hf_name", "hf_data_dir", "hf_eval_split", "tokenizer_path"}
-_EMPTY_WHEN_NONE = re.compile(r"run_name|dump_hlo.*_module_name")
+_EMPTY_WHEN_NONE = r"run_name|dump_hlo.*_module_name"  # compiled by re when first used: a check compiles only the patterns it uses
 
 
 def parse_cli_value(raw: str | None) -> Any:
@@ -57,6 +59,8 @@ def parse_cli_value(raw: str | None) -> Any:
     if value is not _NOT_PLAIN:
         return value
     import yaml  # noqa: PLC0415 yaml: only for a value of a shape _plain_value does not read
+
+    from flaglint.core.omegaconf_yaml import cli_loader  # noqa: PLC0415 OmegaConf's YAML loader: only with yaml
 
     try:
         return yaml.load(raw, Loader=cli_loader())  # noqa: S506 - a SafeLoader subclass
@@ -93,7 +97,7 @@ def normalise(key: str, value: Any, list_when_string: bool = False) -> Any:
         value = None
     if value == "" and key in _NONE_WHEN_EMPTY:
         value = None
-    if value is None and _EMPTY_WHEN_NONE.fullmatch(key):
+    if value is None and re.fullmatch(_EMPTY_WHEN_NONE, key):
         value = ""
     if isinstance(value, str) and list_when_string:
         value = [value]
@@ -231,7 +235,6 @@ def _one_of_when_set(schema, value: Any) -> Any:
 TRUE_WORDS = ("1", "on", "t", "true", "y", "yes")  # a string pydantic takes as a bool, in any case
 FALSE_WORDS = ("0", "off", "f", "false", "n", "no")
 INT_TEXT = r"[+-]?[0-9](?:_?[0-9])*(?:\.0+)?"  # a string pydantic takes as an int, once stripped
-_INT_TEXT = re.compile(INT_TEXT)
 _INT64 = 2**63
 _INT_TEXT_DIGITS = 4_300  # pydantic reads a string of more digits as no int (leading zeros aside)
 
@@ -259,7 +262,7 @@ def _as_int(value: Any) -> int:
         if abs(value) >= _INT64:
             raise ValueError_(f"{shown_value(value)}: value should be a valid integer, too large")
         return int(value)
-    if isinstance(value, str) and _INT_TEXT.fullmatch(value.strip()):
+    if isinstance(value, str) and re.fullmatch(INT_TEXT, value.strip()):
         text = value.strip().split(".")[0].replace("_", "")
         digits = text.lstrip("+-").lstrip("0") or "0"
         if len(digits) > _INT_TEXT_DIGITS:

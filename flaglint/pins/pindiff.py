@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from flaglint.core.findings import InputError
@@ -23,8 +23,7 @@ TUNIX_CHANGED = "the same check of a function, checking another condition"
 TUNIX_BASE = "base_config.yaml"
 
 # What makes a value valid for a key; the rest (line, group, source) moves with every edit.
-_TYPE_FIELDS = tuple(f.name for f in fields(Key) if f.name not in ("name", "default", "default_at_runtime",
-                                                                    "group", "line", "source"))
+_TYPE_FIELDS = tuple(name for name in Key.field_names if name not in ("name", "default", "default_at_runtime", "group", "line", "source"))
 
 
 @dataclass(frozen=True)

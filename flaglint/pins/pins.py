@@ -13,14 +13,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import (
     LazyJson,
+    cached,
     cached_text,
     header_and_lines,
     read_header_and_lines,
@@ -29,49 +28,64 @@ from flaglint.core.data_cache import (
 from flaglint.core.findings import InputError
 from flaglint.core.numbers import shown_text
 from flaglint.core.reading import PIN_FILE, REQUIREMENTS, Unreadable, read_text
-from flaglint.core.requirements import pinned_version
+from flaglint.core.records import FrozenRecord, Record
 from flaglint.maxtext.values import ValueError_, cleaned, coerce
 from flaglint.read.flags import read_text_file
-from flaglint.rules.expr import ExprError, Node, parse
+from flaglint.rules.expr import ExprError, Node, from_json, parse, to_json
 from flaglint.rules.ruleset import imported_dir
 from flaglint.schema.keys import Key, KeyTable, key_from
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_PIN = "maxtext-0.2.5"
 INSTALLED = "installed"
 
 
-@dataclass(frozen=True)
-class ConfigClass:
+class ConfigClass(FrozenRecord):
     """A config class other than MaxTextConfig that an entry point validates with (train_rl's
     RLConfig): the keys it defines that MaxTextConfig does not, and MaxTextConfig's it lacks."""
 
-    keys: dict[str, Key]
-    lacks: tuple[str, ...]
+    __slots__ = field_names = ("keys", "lacks")
+
+    def __init__(self, keys: dict[str, Key], lacks: tuple[str, ...]):
+        self.keys = keys
+        self.lacks = lacks
 
 
-@dataclass
-class PinSchema:
+class PinSchema(Record):
     """The keys one pin defines, their effective defaults, and the model configs it ships."""
 
-    pin: str
-    version: str  # the released MaxText version this pin's rules derive from
-    keys: dict[str, Key]
-    defaults: dict[str, Any]
-    models: dict[str, dict[str, Any]]  # model name -> the keys its yml sets
-    starts_trainer: bool = True
-    does_not_start_reason: str | None = None
-    refuses_model_and_argv: bool = True  # pyconfig's model-file checks (model.MaxTextSchemaFile); absent before 0.2.3
-    refuses_model_and_env: bool = True
-    refuses_model_key_at_its_value: bool = False  # before 0.2.0 pyconfig compares the keys, not their values
-    refuses_stray_key_variables: bool = False  # before 0.2.0 an M_ variable must name a key of the config files, in upper case
-    chain: list[str] = field(default_factory=list)  # this pin and every pin it extends
-    rules: str | Path = ""  # the imported rules: a bundled version, or a store entry's rules folder
-    configs: str | Path = ""  # the index of configs/**/*.yml: a bundled version, or a store entry's file
-    topologies: str | Path = ""  # the compile topology table: a bundled version, or a store entry's file
-    origin: str = ""  # where the pin's schema comes from, for `flaglint pins`
-    config_classes: dict[str, ConfigClass] = field(default_factory=dict)  # other classes an entry point validates with
+    field_names = ("pin", "version", "keys", "defaults", "models", "starts_trainer", "does_not_start_reason", "refuses_model_and_argv",
+                   "refuses_model_and_env", "refuses_model_key_at_its_value", "refuses_stray_key_variables", "chain", "rules", "configs",
+                   "topologies", "origin", "config_classes")
+    __slots__ = (*field_names, "_typed")
 
-    _typed: dict[str, Any] = field(default_factory=dict, repr=False)
+    def __init__(self, pin: str, version: str, keys: dict[str, Key], defaults: dict[str, Any], models: dict[str, dict[str, Any]],
+                 starts_trainer: bool = True, does_not_start_reason: str | None = None, refuses_model_and_argv: bool = True,
+                 refuses_model_and_env: bool = True, refuses_model_key_at_its_value: bool = False,
+                 refuses_stray_key_variables: bool = False, chain: list[str] | None = None, rules: str | Path = "",
+                 configs: str | Path = "", topologies: str | Path = "", origin: str = "",
+                 config_classes: dict[str, ConfigClass] | None = None):
+        self.pin = pin
+        self.version = version  # the released MaxText version this pin's rules derive from
+        self.keys = keys
+        self.defaults = defaults
+        self.models = models  # model name -> the keys its yml sets
+        self.starts_trainer = starts_trainer
+        self.does_not_start_reason = does_not_start_reason
+        self.refuses_model_and_argv = refuses_model_and_argv  # pyconfig's model-file checks (model.MaxTextSchemaFile); absent before 0.2.3
+        self.refuses_model_and_env = refuses_model_and_env
+        self.refuses_model_key_at_its_value = refuses_model_key_at_its_value  # before 0.2.0 pyconfig compares the keys, not their values
+        self.refuses_stray_key_variables = refuses_stray_key_variables  # before 0.2.0 an M_ variable must name a key of the config files, in upper case
+        self.chain = [] if chain is None else chain  # this pin and every pin it extends
+        self.rules = rules  # the imported rules: a bundled version, or a store entry's rules folder
+        self.configs = configs  # the index of configs/**/*.yml: a bundled version, or a store entry's file
+        self.topologies = topologies  # the compile topology table: a bundled version, or a store entry's file
+        self.origin = origin  # where the pin's schema comes from, for `flaglint pins`
+        self.config_classes = {} if config_classes is None else config_classes  # other classes an entry point validates with
+        self._typed: dict[str, Any] = {}  # key -> its effective default, typed when first read (a copy starts afresh)
 
     def default(self, key: str) -> Any:
         """The key's effective default: base.yml's value as pyconfig normalises and types it."""
@@ -88,19 +102,22 @@ class PinSchema:
             return value
 
 
-@dataclass(frozen=True)
-class NotJudged:
+class NotJudged(FrozenRecord):
     """A check of the pin's MaxText that no rule states (rules/maxtext/<version>/unexpressible.yml,
     with the reason): a config that sets one of its `keys`, where `when` (what flaglint can state of
     the way to it; None: always) may hold, is told that it is not judged."""
 
-    id: str
-    site: str
-    message: str
-    reason: str
-    keys: tuple[str, ...]
-    when: Node | None
-    when_text: str | None = None
+    __slots__ = field_names = ("id", "site", "message", "reason", "keys", "when", "when_text")
+
+    def __init__(self, id: str, site: str, message: str, reason: str, keys: tuple[str, ...], when: Node | None,
+                 when_text: str | None = None):
+        self.id = id
+        self.site = site
+        self.message = message
+        self.reason = reason
+        self.keys = keys
+        self.when = when
+        self.when_text = when_text
 
 
 @lru_cache(maxsize=None)
@@ -110,6 +127,13 @@ def not_judged(rules: str | Path) -> tuple[NotJudged, ...]:
     path = imported_dir(rules) / "unexpressible.yml"
     if not path.is_file():
         return ()
+    # kept with their conditions parsed: parsing one imports Python's ast, which a check need not
+    return cached("not-judged", [path], lambda: _read_not_judged(path),
+                  encode=lambda found: [[*check.field_values()[:4], check.keys, to_json(check.when), check.when_text] for check in found],
+                  decode=lambda data: tuple(NotJudged(*fields, tuple(keys), from_json(when), text) for *fields, keys, when, text in data))
+
+
+def _read_not_judged(path: Path) -> tuple[NotJudged, ...]:
     found = []
     for entry in (yaml_file(path) or {}).get("unexpressible") or []:
         if not entry.get("keys"):
@@ -242,7 +266,7 @@ def load_pin(pin: str = DEFAULT_PIN) -> PinSchema:
     assert entry is not None  # canonical_pin found it
     if entry.same_as is not None:
         parent = load_pin(entry.same_as)
-        return replace(parent, pin=name, chain=[name, *parent.chain], origin=entry.describe(), _typed={})
+        return parent.replace(pin=name, chain=[name, *parent.chain], origin=entry.describe())
     from pydantic import ValidationError  # noqa: PLC0415 pydantic: only for a pin of the store, whose file is checked
 
     from flaglint.schema.model import MaxTextSchemaFile  # noqa: PLC0415 pydantic: as above
@@ -296,7 +320,7 @@ def _from_overlay(name: str) -> PinSchema:
     for added in overlay.get("keys_added") or []:
         keys[added["name"]] = key_from(added, where)
     for key, extra in (overlay.get("choices_added") or {}).items():
-        keys[key] = replace(keys[key], choices=(*keys[key].choices, *extra))
+        keys[key] = keys[key].replace(choices=(*keys[key].choices, *extra))
     return PinSchema(
         pin=name,
         version=parent.version,
@@ -333,24 +357,28 @@ def pins_defining(key: str) -> list[str]:
     return [pin.pin for pin in loadable_pins() if key in pin.keys]
 
 
-_GIT_PIN = re.compile(r"maxtext.*@([0-9a-fA-F]{7,40})\b")
+_GIT_PIN = r"maxtext.*@([0-9a-fA-F]{7,40})\b"  # compiled by re when first used: a check compiles only the patterns it uses
 
 
 def names_maxtext(path: str) -> bool:
     """Whether a requirements file has a MaxText line (a git URL of maxtext, or maxtext==X.Y.Z)."""
+    from flaglint.core.requirements import pinned_version  # noqa: PLC0415 the requirements reader: only for a requirements file
+
     text = read_text_file(path, REQUIREMENTS)
-    return pinned_version(text, "maxtext") is not None or any(_GIT_PIN.search(line.split("#", 1)[0]) for line in text.splitlines())
+    return pinned_version(text, "maxtext") is not None or any(re.search(_GIT_PIN, line.split("#", 1)[0]) for line in text.splitlines())
 
 
 def pin_from_requirements(path: str) -> str:
     """The pin a requirements file names: a git URL ending in `@<commit>` (a store's import of
     that commit, else an overlay), or `maxtext==X.Y.Z`. One that names nothing known is an error
     that gives the command importing it, never another version."""
+    from flaglint.core.requirements import pinned_version  # noqa: PLC0415 the requirements reader: only for a requirements file
+
     text = read_text_file(path, REQUIREMENTS)
     versioned = pinned_version(text, "maxtext")
     for number, line in enumerate(text.splitlines(), 1):
         code = line.split("#", 1)[0]
-        if match := _GIT_PIN.search(code):
+        if match := re.search(_GIT_PIN, code):
             commit = match.group(1)
             return _resolve(commit, f"{path}:{number}: MaxText at commit {commit} is not imported and no overlay "
                             f"describes it; import a checkout of it: `flaglint schema import /path/to/maxtext` "

@@ -7,24 +7,31 @@ each word's span is the quoted text a user would type.
 
 from __future__ import annotations
 
-import shlex
-from typing import Any, Sequence
+from collections.abc import Sequence
 
 from flaglint.core.findings import InputError
 from flaglint.core.location import Location
 from flaglint.read.flags import FlagSource, Token
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 _BLANK = " \t\n"
 _DOUBLE_ESCAPES = '$`"\\\n'
 
 
 def argv_source(words: tuple[str, ...] | list[str], file: str | None = None) -> FlagSource:
+    import shlex  # noqa: PLC0415 shlex: only for MaxText's argv
+
     return FlagSource(" ".join(shlex.quote(word) for word in words), file=file, argv=True)
 
 
 def quoted_origins(words: Sequence[tuple[str, Sequence[Any]]]) -> list[Any]:
     """For words given with the origin of each character (a script's, a manifest's), the origin
     of each character of argv_source's text (None for the quotes and blanks it adds)."""
+    import shlex  # noqa: PLC0415 shlex: only for MaxText's argv
+
     origins: list[Any] = []
     for text, where in words:
         quoted = shlex.quote(text)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from flaglint.core.findings import InputError
 from flaglint.core.location import Location
@@ -22,6 +21,7 @@ from flaglint.core.reading import (
     read_stdin,
     read_text,
 )
+from flaglint.core.records import FrozenRecord
 from flaglint.read.config_chain import Chain
 
 # Python's str.split() and the regex \s agree on what whitespace is (both use Py_UNICODE_ISSPACE).
@@ -29,13 +29,15 @@ _TOKEN = re.compile(r"\S+")
 BOM = "\ufeff"
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(FrozenRecord):
     """A token and where it is written: `where.offset`/`end_offset` are characters of the flag
     string (a shell-quoted argv word takes more of them than its text has)."""
 
-    text: str
-    where: Location
+    __slots__ = field_names = ("text", "where")
+
+    def __init__(self, text: str, where: Location):
+        self.text = text
+        self.where = where
 
     @property
     def offset(self) -> int:
@@ -112,15 +114,18 @@ def _tokens(text: str) -> list[Token]:
     return tokens
 
 
-@dataclass(frozen=True)
-class FlagSource:
+class FlagSource(FrozenRecord):
     """One flag string and where it came from (file None: the command line or stdin)."""
 
-    text: str
-    file: str | None = None
-    name: str | None = None  # the environment variable it was read from
-    argv: bool = False  # MaxText's own argv, written as shell words (read/argv.py), not a whitespace-split string
-    chain: Chain | None = None  # the YAML config files the argv starts from (None: MaxText's base.yml)
+    __slots__ = field_names = ("text", "file", "name", "argv", "chain")
+
+    def __init__(self, text: str, file: str | None = None, name: str | None = None, argv: bool = False,
+                 chain: Chain | None = None):
+        self.text = text
+        self.file = file
+        self.name = name  # the environment variable it was read from
+        self.argv = argv  # MaxText's own argv, written as shell words (read/argv.py), not a whitespace-split string
+        self.chain = chain  # the YAML config files the argv starts from (None: MaxText's base.yml)
 
 
 def read_flag_sources(args: tuple[str, ...]) -> list[FlagSource]:
@@ -164,16 +169,16 @@ def read_env_assignments(items: tuple[str, ...], env_file: str | None) -> dict[s
 # python-dotenv's grammar, part by part: blank space, `export `, the key (bare, or in single quotes),
 # `=` and the value (single-quoted: only \\ and \' escaped; double-quoted: backslash escapes, and it
 # may run over lines; bare: to the end of the line, less a comment after whitespace), then only a
-# comment to the end of the line.
-_SPACE = re.compile(r"\s*")
-_EXPORT = re.compile(r"(?:export[^\S\r\n]+)?")
-_KEY = re.compile(r"'([^']+)'|([^=#\s]+)")
-_EQUALS = re.compile(r"[^\S\r\n]*(=[^\S\r\n]*)?")
-_VALUE = re.compile(r"'((?:\\'|[^'])*)'|\"((?:\\\"|[^\"])*)\"|([^\r\n]*)")
-_LINE_END = re.compile(r"[^\S\r\n]*(?:#[^\r\n]*)?[^\S\r\n]*(?:\r\n|\n|\r|$)")
-_SINGLE_QUOTE_ESCAPES = re.compile(r"\\[\\']")
-_DOUBLE_QUOTE_ESCAPES = re.compile(r"\\[\\'\"abfnrtv]")
-_VARIABLE = re.compile(r"\$\{(?P<name>[^}:]*)(?::-(?P<default>[^}]*))?\}")
+# comment to the end of the line. Compiled by re when first used: a check without an env file compiles none.
+_SPACE = r"\s*"
+_EXPORT = r"(?:export[^\S\r\n]+)?"
+_KEY = r"'([^']+)'|([^=#\s]+)"
+_EQUALS = r"[^\S\r\n]*(=[^\S\r\n]*)?"
+_VALUE = r"'((?:\\'|[^'])*)'|\"((?:\\\"|[^\"])*)\"|([^\r\n]*)"
+_LINE_END = r"[^\S\r\n]*(?:#[^\r\n]*)?[^\S\r\n]*(?:\r\n|\n|\r|$)"
+_SINGLE_QUOTE_ESCAPES = r"\\[\\']"
+_DOUBLE_QUOTE_ESCAPES = r"\\[\\'\"abfnrtv]"
+_VARIABLE = r"\$\{(?P<name>[^}:]*)(?::-(?P<default>[^}]*))?\}"
 
 
 def read_dotenv(text: str, where: str) -> dict[str, str]:
@@ -195,31 +200,31 @@ def dotenv_lines(text: str, where: str) -> dict[str, int]:
 
 def _dotenv_entries(text: str, where: str) -> Iterator[tuple[str, str, int]]:
     """(key, value before `${…}` is resolved, line) for each assignment of a `.env` file."""
-    position = _SPACE.match(text).end()
+    position = re.compile(_SPACE).match(text).end()
     while position < len(text):
         line = text.count("\n", 0, position) + 1
         if text[position] == "#":
-            position = _LINE_END.match(text, position).end()
+            position = re.compile(_LINE_END).match(text, position).end()
         else:
-            position = _EXPORT.match(text, position).end()
-            key = _KEY.match(text, position)
-            equals = _EQUALS.match(text, key.end()) if key else None
-            value = _VALUE.match(text, equals.end()) if equals and equals.group(1) else None
-            end = _LINE_END.match(text, (value or equals or key).end()) if key else None
+            position = re.compile(_EXPORT).match(text, position).end()
+            key = re.compile(_KEY).match(text, position)
+            equals = re.compile(_EQUALS).match(text, key.end()) if key else None
+            value = re.compile(_VALUE).match(text, equals.end()) if equals and equals.group(1) else None
+            end = re.compile(_LINE_END).match(text, (value or equals or key).end()) if key else None
             if end is None:
                 raise InputError(f"{where}:{line}: expected KEY=VALUE, got {text[position:].splitlines()[0]!r}")
             if value is not None:
                 yield key.group(1) or key.group(2), _dotenv_value(value, len(equals.group(1)) > 1), line
             position = end.end()
-        position = _SPACE.match(text, position).end()
+        position = re.compile(_SPACE).match(text, position).end()
 
 
 def _dotenv_value(value: re.Match, after_space: bool) -> str:
     single, double, bare = value.groups()
     if single is not None:
-        return _SINGLE_QUOTE_ESCAPES.sub(lambda m: m.group()[1], single)
+        return re.sub(_SINGLE_QUOTE_ESCAPES, lambda m: m.group()[1], single)
     if double is not None:
-        return _DOUBLE_QUOTE_ESCAPES.sub(lambda m: m.group().encode("ascii").decode("unicode-escape"), double)
+        return re.sub(_DOUBLE_QUOTE_ESCAPES, lambda m: m.group().encode("ascii").decode("unicode-escape"), double)
     if after_space and bare.startswith("#"):
         return ""
     return re.sub(r"\s+#.*", "", bare).rstrip()
@@ -235,4 +240,4 @@ def _resolved(value: str, earlier: dict[str, str], where: str, line: int) -> str
         raise InputError(f"{where}:{line}: ${{{name}}} is not set earlier in the file and has no default "
                          f"(`${{{name}:-VALUE}}`); flaglint does not take it from this shell")
 
-    return _VARIABLE.sub(variable, value)
+    return re.sub(_VARIABLE, variable, value)

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field
 from importlib import import_module
 
 from flaglint.core.edits import Edit
 from flaglint.core.findings import Change, Fix, Result
+from flaglint.core.records import Record
 from flaglint.maxtext.values import shown_setting
 
 FORMATS = ("text", "json", "sarif", "github", "junit")
 STATISTICS_FORMATS = ("text", "json")
 
 
-@dataclass
-class Checked:
+class Checked(Record):
     """One checked input: its label (a file path, or None for a command-line string), its text, and the result.
     `fix_hint`: the command whose --fix makes the fixes in the file, said instead of the whole fixed
     flag string (scripts). `argv`: the text is MaxText's argv words (`check CONFIG.yml k=v …`), not
@@ -27,16 +26,21 @@ class Checked:
     (`check CONFIG.yml …`), which --fix writes to those files; `applied`: the fixes --fix made, for
     the report."""
 
-    label: str | None
-    text: str
-    result: Result
-    fix_hint: str | None = None
-    in_file: bool = False
-    fix: Fix | None = None
-    edits: list[Edit] = field(default_factory=list)
-    config_edits: list[Edit] = field(default_factory=list)
-    applied: list[Fix] = field(default_factory=list)
-    argv: bool = False
+    __slots__ = field_names = ("label", "text", "result", "fix_hint", "in_file", "fix", "edits", "config_edits", "applied", "argv")
+
+    def __init__(self, label: str | None, text: str, result: Result, fix_hint: str | None = None, in_file: bool = False,
+                 fix: Fix | None = None, edits: list[Edit] | None = None, config_edits: list[Edit] | None = None,
+                 applied: list[Fix] | None = None, argv: bool = False):
+        self.label = label
+        self.text = text
+        self.result = result
+        self.fix_hint = fix_hint
+        self.in_file = in_file
+        self.fix = fix
+        self.edits = [] if edits is None else edits
+        self.config_edits = [] if config_edits is None else config_edits
+        self.applied = [] if applied is None else applied
+        self.argv = argv
 
     @property
     def name(self) -> str:

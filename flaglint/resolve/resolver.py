@@ -10,12 +10,12 @@ flaglint/maxtext/pyconfig.py's.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Mapping
 
 from flaglint.core.findings import Finding, InputError
 from flaglint.core.location import Location
+from flaglint.core.records import Record
 from flaglint.maxtext.pyconfig import (
     HF_TOKEN_VARIABLE,
     INFERRED_WHEN_EMPTY,
@@ -41,34 +41,44 @@ from flaglint.read.flags import FlagSource, Token, tokenize
 from flaglint.rules.ruleset import built_in
 from flaglint.tunix.variables import bindings, load_tunix, type_tunix
 
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
+
 # Linux refuses one argument or environment string longer than this (MAX_ARG_STRLEN).
 MAX_ARG_BYTES = 131072
 
 
-@dataclass
-class Assignment:
+class Assignment(Record):
     """One value given to a key, and what gave it."""
 
-    key: str
-    value: Any
-    token: Token | None  # None: set by a Tunix binding, the model, a config file or an M_ variable
-    origin: str  # "flags", "tunix:<VAR>", "model:<name>", "yaml:<file>:<line>", "env:<VAR>"
-    where: Location | None = None  # the config file's line, when set by one
+    __slots__ = field_names = ("key", "value", "token", "origin", "where")
+
+    def __init__(self, key: str, value: Any, token: Token | None, origin: str, where: Location | None = None):
+        self.key = key
+        self.value = value
+        self.token = token  # None: set by a Tunix binding, the model, a config file or an M_ variable
+        self.origin = origin  # "flags", "tunix:<VAR>", "model:<name>", "yaml:<file>:<line>", "env:<VAR>"
+        self.where = where  # the config file's line, when set by one
 
 
-@dataclass
-class Config:
+class Config(Record):
     """The config MaxText would see: the flags' tokens and the keys they, Tunix, a model and config files set."""
 
-    pin: PinSchema
-    source: FlagSource
-    tokens: list[Token]
-    explicit: dict[str, Assignment] = field(default_factory=dict)  # the winning assignment of each set key
-    tunix: dict[str, Any] = field(default_factory=dict)  # typed Tunix variables (None: unset)
-    model: str | None = None
-    rejected: list[Token] = field(default_factory=list)  # tokens Tunix or MaxText refuses; a fix drops them
-    chain: Chain | None = None  # the YAML config files MaxText starts from (None: base.yml alone)
-    devices: dict[str, int] = field(default_factory=dict)  # the device count's names (flaglint/resolve/topology.py), when known
+    __slots__ = field_names = ("pin", "source", "tokens", "explicit", "tunix", "model", "rejected", "chain", "devices")
+
+    def __init__(self, pin: PinSchema, source: FlagSource, tokens: list[Token], explicit: dict[str, Assignment] | None = None,
+                 tunix: dict[str, Any] | None = None, model: str | None = None, rejected: list[Token] | None = None,
+                 chain: Chain | None = None, devices: dict[str, int] | None = None):
+        self.pin = pin
+        self.source = source
+        self.tokens = tokens
+        self.explicit = {} if explicit is None else explicit  # the winning assignment of each set key
+        self.tunix = {} if tunix is None else tunix  # typed Tunix variables (None: unset)
+        self.model = model
+        self.rejected = [] if rejected is None else rejected  # tokens Tunix or MaxText refuses; a fix drops them
+        self.chain = chain  # the YAML config files MaxText starts from (None: base.yml alone)
+        self.devices = {} if devices is None else devices  # the device count's names (flaglint/resolve/topology.py), when known
 
     def lookup(self, name: str) -> Any:
         if name in self.devices:
@@ -106,7 +116,7 @@ def resolve(
         _resolve_tunix(config, env or {}, findings)  # the Tunix variables are still read, and checked
         return config, findings
     if chain is not None and not chain.reaches_base_yml:
-        pin = replace(pin, defaults={}, _typed={})  # a key no file of the chain sets has types.py's default
+        pin = pin.replace(defaults={})  # a key no file of the chain sets has types.py's default
     tokens = shell_words(source.text) if source.argv else tokenize(source.text)
     config = Config(pin=pin, source=source, tokens=tokens, model=model, chain=chain)
     if not tokens and not source.argv:

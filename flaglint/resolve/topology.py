@@ -9,10 +9,10 @@ slice is worth is MaxText's knowledge (flaglint/maxtext/tpu.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from flaglint.core.findings import InputError
+from flaglint.core.records import FrozenRecord
 from flaglint.maxtext.mesh import MESH_DEVICES_PER_SLICE, MESH_SLICES
 from flaglint.maxtext.tpu import (
     LIVE_SLICES,
@@ -25,14 +25,16 @@ from flaglint.maxtext.tpu import (
 from flaglint.tunix.variables import launcher
 
 
-@dataclass(frozen=True)
-class DeviceCount:
+class DeviceCount(FrozenRecord):
     """How many TPU devices a launch has, and where that number came from."""
 
-    devices: int  # in all slices
-    slices: int
-    source: str  # where the count came from, for the user
-    topology: str | None = None  # MaxText's compile topology name of one slice, where one is known
+    __slots__ = field_names = ("devices", "slices", "source", "topology")
+
+    def __init__(self, devices: int, slices: int, source: str, topology: str | None = None):
+        self.devices = devices  # in all slices
+        self.slices = slices
+        self.source = source  # where the count came from, for the user
+        self.topology = topology  # MaxText's compile topology name of one slice, where one is known
 
     @property
     def per_slice(self) -> int:

@@ -6,11 +6,15 @@ values. The Z3 translation lives with the solver (flaglint/solve/smt.py), so thi
 
 from __future__ import annotations
 
-import ast
 import math
 import operator
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    import ast
+    from typing import Any
 
 
 class ExprError(Exception):
@@ -132,8 +136,9 @@ def const(value: Any) -> Node:
     return Node("const", value=value)
 
 
-_CMP = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
-_ARITH = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%"}
+# Python's operators by the names of their ast classes
+_CMP = {"Eq": "==", "NotEq": "!=", "Lt": "<", "LtE": "<=", "Gt": ">", "GtE": ">="}
+_ARITH = {"Add": "+", "Sub": "-", "Mult": "*", "Div": "/", "FloorDiv": "//", "Mod": "%"}
 CMP_FUNCS: dict[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
 }
@@ -199,6 +204,8 @@ EACH: dict[str, Callable[[Any], Any]] = {
 
 
 def parse(text: str) -> Node:
+    import ast  # noqa: PLC0415 ast: only where an expression is read from its text (a check reads its trees from the data cache)
+
     try:
         tree = ast.parse(str(text).strip(), mode="eval")
     except SyntaxError as err:
@@ -207,6 +214,8 @@ def parse(text: str) -> Node:
 
 
 def _build(node: ast.AST) -> Node:
+    import ast  # noqa: PLC0415 ast: only where an expression is read from its text (a check reads its trees from the data cache)
+
     column = getattr(node, "col_offset", 0)
     if isinstance(node, ast.Constant):
         if not isinstance(node.value, (bool, int, float, str, type(None))):
@@ -228,8 +237,8 @@ def _build(node: ast.AST) -> Node:
             return const(-inner.value) if inner.op == "const" else Node("neg", (inner,))
         if isinstance(node.op, ast.UAdd):
             return _build(node.operand)
-    if isinstance(node, ast.BinOp) and type(node.op) in _ARITH:
-        return Node("arith", (_build(node.left), _build(node.right)), _ARITH[type(node.op)])
+    if isinstance(node, ast.BinOp) and type(node.op).__name__ in _ARITH:
+        return Node("arith", (_build(node.left), _build(node.right)), _ARITH[type(node.op).__name__])
     if isinstance(node, ast.Compare):
         return _compare(node)
     if isinstance(node, ast.IfExp):
@@ -252,6 +261,8 @@ def _each(node: ast.Call) -> Node:
     """`any(X for x in LIST if C)` (all, sum, prod): X for each element of a list the config holds,
     the element named x (a name of the generator's own). The filter is folded into X: an element it
     skips adds nothing (False to any, True to all, 0 to sum, 1 to prod)."""
+    import ast  # noqa: PLC0415 ast: only where an expression is read from its text (a check reads its trees from the data cache)
+
     name = node.func.id
     gen = node.args[0] if len(node.args) == 1 and not node.keywords else None
     if (not isinstance(gen, ast.GeneratorExp) or len(gen.generators) != 1 or gen.generators[0].is_async
@@ -272,6 +283,8 @@ def _each(node: ast.Call) -> Node:
 
 def _dotted(node: ast.Attribute) -> str | None:
     """`a.b.c`: a nested key's name (a Tunix section's key), or None for any other attribute."""
+    import ast  # noqa: PLC0415 ast: only where an expression is read from its text (a check reads its trees from the data cache)
+
     parts = []
     current: ast.expr = node
     while isinstance(current, ast.Attribute):
@@ -288,6 +301,8 @@ def _literal(node: ast.AST) -> Any:
 
 
 def _compare(node: ast.Compare) -> Node:
+    import ast  # noqa: PLC0415 ast: only where an expression is read from its text (a check reads its trees from the data cache)
+
     parts = []
     left = _build(node.left)
     for op, comparator in zip(node.ops, node.comparators):
@@ -298,8 +313,8 @@ def _compare(node: ast.Compare) -> Node:
             parts.append(Node("isnone" if isinstance(op, ast.Is) else "notnone", (left,)))
         elif isinstance(op, (ast.In, ast.NotIn)):
             parts.append(Node("in" if isinstance(op, ast.In) else "notin", (left, right)))
-        elif type(op) in _CMP:
-            parts.append(Node("cmp", (left, right), _CMP[type(op)]))
+        elif type(op).__name__ in _CMP:
+            parts.append(Node("cmp", (left, right), _CMP[type(op).__name__]))
         else:
             raise ExprError("unsupported comparison", comparator.col_offset)
         left = right

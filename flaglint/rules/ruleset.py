@@ -9,11 +9,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from dataclasses import fields as dataclass_fields
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any
 
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import (
@@ -24,9 +21,13 @@ from flaglint.core.data_cache import (
 )
 from flaglint.core.findings import SEVERITIES, Finding, InputError
 from flaglint.core.numbers import shown_value
-from flaglint.core.omegaconf_yaml import check_tagged_scalars
 from flaglint.core.reading import RULE_FILE, read_text
+from flaglint.core.records import FrozenRecord, Record
 from flaglint.rules.expr import ExprError, Node, from_json, parse, substitute, to_json
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 _REQUIRED = ("id", "title", "severity", "message", "rationale", "source")
 _ALLOWED = {*_REQUIRED, "pins", "when", "require", "fix", "examples", "builtin", "fixable", "messages", "refused_value",
@@ -35,54 +36,83 @@ _ALLOWED = {*_REQUIRED, "pins", "when", "require", "fix", "examples", "builtin",
 # A built-in rule's message names the fields its check fills in: {name}, or {name!r} for the value's
 # repr; a part in [brackets] is said only when its fields have a value.
 _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(!r)?\}")
-_PART = re.compile(r"\[([^\[\]]*)\]|" + _FIELD.pattern)
+_PART = r"\[([^\[\]]*)\]|" + _FIELD.pattern  # compiled by re when first used: a check compiles only the patterns it uses
 
 
-@dataclass
-class Rule:
+class Rule(Record):
     """One rule of the registry: its metadata, its condition and requirement, and its fix policy."""
 
-    id: str
-    title: str
-    severity: str
-    message: str
-    rationale: str
-    source: str
-    file: str
-    line: int
-    pins: tuple[str, ...] | None = None
-    # Node trees; a rule read from the cache holds their JSON text until a check first reads them.
-    when_tree: Any = None
-    require_tree: Any = None
-    when_text: str | None = None
-    require_text: str | None = None
-    fix: str | None = None
-    examples: dict[str, str] = field(default_factory=dict)
-    builtin: bool = False  # checked in code (resolve/resolver.py and the front ends); the entry carries its metadata and message
-    fixable: bool = True  # False: no edit of the flags removes the finding, so a fix is judged without it
-    # A built-in check that words its finding in more than one way: variant -> message.
-    messages: dict[str, str] = field(default_factory=dict)
-    # The finding is a value MaxText refuses: a fix removes the value where it is written (drops the
-    # token, or deletes the key from the user's config file).
-    refused_value: bool = False
-    # The finding is a launch flaglint could not follow: --allow-unverified gives it this severity.
-    unverified_severity: str | None = None
-    # The finding is something flaglint could not judge: where the front end fails closed (gate,
-    # unless --allow-unverified) it has this severity.
-    fail_closed_severity: str | None = None
-    # The finding is about MAXTEXT_EXTRA_FLAGS as the way flags reach MaxText: a script that runs
-    # MaxText's command line itself does not get it.
-    flag_string_only: bool = False
-    # MaxText's messages (their start) of checks the import of its validators cannot state and
-    # this rule states by hand: they are judged, so no finding says otherwise.
-    states: tuple[str, ...] = ()
-    # A Tunix check: when Tunix makes it (start-up, after downloads) or that it never does.
-    stage: str | None = None
-    # How a word of a Tunix command line with this finding is fixed (fix/tunix_argv.py): its key is
-    # one the base does not define (unknown-key), a nested key Tunix ignores (nested-key), one a
-    # builder refuses (builder-key); the word absl refuses (absl-word); a key its T_ variable also
-    # sets (env-conflict); a value Tunix retypes (retype) or cannot type (coerce).
-    tunix_fix: str | None = None
+    field_names = ("id", "title", "severity", "message", "rationale", "source", "file", "line", "pins", "when_tree",
+                   "require_tree", "when_text", "require_text", "fix", "examples", "builtin", "fixable", "messages",
+                   "refused_value", "unverified_severity", "fail_closed_severity", "flag_string_only", "states", "stage",
+                   "tunix_fix")
+
+    def __init__(self, id: str, title: str, severity: str, message: str, rationale: str, source: str, file: str, line: int,
+                 pins: tuple[str, ...] | None = None, when_tree: Any = None, require_tree: Any = None,
+                 when_text: str | None = None, require_text: str | None = None, fix: str | None = None,
+                 examples: dict[str, str] | None = None, builtin: bool = False, fixable: bool = True,
+                 messages: dict[str, str] | None = None, refused_value: bool = False, unverified_severity: str | None = None,
+                 fail_closed_severity: str | None = None, flag_string_only: bool = False, states: tuple[str, ...] = (),
+                 stage: str | None = None, tunix_fix: str | None = None):
+        self.id = id
+        self.title = title
+        self.severity = severity
+        self.message = message
+        self.rationale = rationale
+        self.source = source
+        self.file = file
+        self.line = line
+        self.pins = pins
+        # Node trees; a rule read from the cache holds their JSON text until a check first reads them.
+        self.when_tree = when_tree
+        self.require_tree = require_tree
+        self.when_text = when_text
+        self.require_text = require_text
+        self.fix = fix
+        self.examples = {} if examples is None else examples
+        self.builtin = builtin  # checked in code (resolve/resolver.py and the front ends); the entry carries its metadata and message
+        self.fixable = fixable  # False: no edit of the flags removes the finding, so a fix is judged without it
+        # A built-in check that words its finding in more than one way: variant -> message.
+        self.messages = {} if messages is None else messages
+        # The finding is a value MaxText refuses: a fix removes the value where it is written (drops the
+        # token, or deletes the key from the user's config file).
+        self.refused_value = refused_value
+        # The finding is a launch flaglint could not follow: --allow-unverified gives it this severity.
+        self.unverified_severity = unverified_severity
+        # The finding is something flaglint could not judge: where the front end fails closed (gate,
+        # unless --allow-unverified) it has this severity.
+        self.fail_closed_severity = fail_closed_severity
+        # The finding is about MAXTEXT_EXTRA_FLAGS as the way flags reach MaxText: a script that runs
+        # MaxText's command line itself does not get it.
+        self.flag_string_only = flag_string_only
+        # MaxText's messages (their start) of checks the import of its validators cannot state and
+        # this rule states by hand: they are judged, so no finding says otherwise.
+        self.states = states
+        # A Tunix check: when Tunix makes it (start-up, after downloads) or that it never does.
+        self.stage = stage
+        # How a word of a Tunix command line with this finding is fixed (fix/tunix_argv.py): its key is
+        # one the base does not define (unknown-key), a nested key Tunix ignores (nested-key), one a
+        # builder refuses (builder-key); the word absl refuses (absl-word); a key its T_ variable also
+        # sets (env-conflict); a value Tunix retypes (retype) or cannot type (coerce).
+        self.tunix_fix = tunix_fix
+
+    @classmethod
+    def read_later(cls, unread: str, **known: Any) -> Rule:
+        """A rule of the data cache: the fields KNOWN, and the JSON text UNREAD of the others (in the
+        order of _UNREAD_FIELDS), decoded when one of them is first read."""
+        rule = cls.__new__(cls)
+        rule.__dict__.update(known, _unread=unread)
+        return rule
+
+    def __getattr__(self, name: str) -> Any:
+        # only for a field not yet set: one of a rule read_later's unread fields. The text goes only
+        # once they are set: another thread (the language server's) may be reading them too.
+        unread = self.__dict__.get("_unread")
+        if unread is None:
+            raise AttributeError(name)
+        self.__dict__.update(zip(_UNREAD_FIELDS, json.loads(unread), strict=True))
+        self.__dict__.pop("_unread", None)
+        return getattr(self, name)
 
     @property
     def when(self) -> Node | None:
@@ -115,13 +145,15 @@ class Rule:
         return found + [n for n in (self.require.names() if self.require else []) if n not in found]
 
 
-@dataclass
-class RuleSet:
+class RuleSet(Record):
     """The rules of one pin, and the derived values their expressions may name."""
 
-    rules: list[Rule]
-    derived: Mapping[str, Node]
-    derived_text: dict[str, str]
+    __slots__ = field_names = ("rules", "derived", "derived_text")
+
+    def __init__(self, rules: list[Rule], derived: Mapping[str, Node], derived_text: dict[str, str]):
+        self.rules = rules
+        self.derived = derived
+        self.derived_text = derived_text
 
     def by_id(self, rule_id: str) -> Rule | None:
         return next((r for r in self.rules if r.id == rule_id), None)
@@ -162,7 +194,7 @@ def fill(template: str, fields: dict[str, Any]) -> str:
             return ""
         return _FIELD.sub(lambda found: field_text(found[1], found[2]), match[1])
 
-    return _PART.sub(part, template)
+    return re.sub(_PART, part, template)
 
 
 @lru_cache(maxsize=None)
@@ -170,6 +202,8 @@ def _line_loader() -> type:
     """Safe loading (libyaml's when present) that remembers the line of each mapping, for messages.
     Made on first use: a check that finds its rules in the cache never imports a YAML parser."""
     import yaml  # noqa: PLC0415 yaml: only when a rule file is parsed past the cache
+
+    from flaglint.core.omegaconf_yaml import check_tagged_scalars  # noqa: PLC0415 OmegaConf's YAML rules: only with yaml
 
     class LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
         def construct_line_mapping(self, node: yaml.MappingNode) -> dict[str, Any]:
@@ -284,17 +318,19 @@ def imported_dir(version: str | Path) -> Path:
 
 # An MXnnnn or TXnnnn: the number a bundled release's validator (MaxText) or check (Tunix) had before
 # ids were the same at every release.
-RENUMBERED_ID = re.compile(r"[MT]X[0-9]{4}")
+RENUMBERED_ID = r"[MT]X[0-9]{4}"  # compiled by re when first used: a check compiles only the patterns it uses
 
 
-@dataclass(frozen=True)
-class Renumbering:
+class Renumbering(FrozenRecord):
     """The old numbers of one pin's imported checks -> their ids, the pin and the checks as FL022
     names them."""
 
-    ids: dict[str, str]
-    pin: str
-    checks: str = "MaxText's validators"
+    __slots__ = field_names = ("ids", "pin", "checks")
+
+    def __init__(self, ids: dict[str, str], pin: str, checks: str = "MaxText's validators"):
+        self.ids = ids
+        self.pin = pin
+        self.checks = checks
 
     def warning(self, old: str) -> str:
         """What FL022 says of OLD, one of self.ids."""
@@ -325,12 +361,12 @@ def readable_title(text: str) -> str:
     """A title as a person reads it: each placeholder of the MaxText message it comes from
     (`{model_name}`, `{value!r}`, `{ratio:.2f}`) shown as the name it stands for, `<model_name>`;
     one the title's cut ends in (`got {num_s...`) is left out."""
-    text = _PLACEHOLDER.sub(lambda found: f"<{re.split(r'[!:]', found[1], maxsplit=1)[0].strip()}>", text)
-    return _CUT_PLACEHOLDER.sub("...", text)
+    text = re.sub(_PLACEHOLDER, lambda found: f"<{re.split(r'[!:]', found[1], maxsplit=1)[0].strip()}>", text)
+    return re.sub(_CUT_PLACEHOLDER, "...", text)
 
 
-_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
-_CUT_PLACEHOLDER = re.compile(r"\s*\{[^{}]*\.\.\.$")
+_PLACEHOLDER = r"\{([^{}]+)\}"  # compiled by re when first used: a check compiles only the patterns it uses
+_CUT_PLACEHOLDER = r"\s*\{[^{}]*\.\.\.$"
 
 
 @lru_cache(maxsize=None)
@@ -344,7 +380,7 @@ def load_ruleset(version: str | Path | None = None, extra: tuple[str, ...] = ())
     sources = [*rule_files(version), *(Path(p) for p in extra), root / "derived.yml"]
     if version:
         sources.append(imported_dir(version) / "derived.yml")
-    return cached_text("rules", sources, lambda: _parse_ruleset(version, extra), _encode, _decode, layout=7)
+    return cached_text("rules", sources, lambda: _parse_ruleset(version, extra), _encode, _decode, layout=8)
 
 
 def _parse_ruleset(version: str | Path | None, extra: tuple[str, ...]) -> RuleSet:
@@ -375,35 +411,36 @@ def _parse_ruleset(version: str | Path | None, extra: tuple[str, ...]) -> RuleSe
 
 
 # ---- the rule sets in the data cache ----
-# The header holds the rules' fields, in the order of _CACHED_FIELDS, and the line of each tree. A
-# tree is kept as its line's text and decoded when a check first reads it: most rules of a pin never
-# get past their `when`.
-_CACHED_FIELDS = tuple(f.name for f in dataclass_fields(Rule) if not f.name.endswith("_tree"))
+# The header holds, of each rule, the fields a check reads of every rule (whether it applies, what
+# it states, and its message: judgeable_rules leaves out the checks another rule states) and the lines of its trees and of its other fields. Those lines are kept as their
+# text and decoded when a check first reads them: most rules of a pin never get past their `when`,
+# and the header's JSON is decoded on every start.
+_UNREAD_FIELDS = tuple(name for name in Rule.field_names
+                       if name not in ("id", "message", "builtin", "pins", "states") and not name.endswith("_tree"))
 
 
 def _decode(text: str) -> RuleSet:
     data, lines = read_header_and_lines(text)
     rules = []
-    for *values, names, when, require in data["rules"]:
-        entry = dict(zip(_CACHED_FIELDS, values, strict=True))
-        entry["pins"] = tuple(entry["pins"]) if entry["pins"] is not None else None
-        entry["states"] = tuple(entry["states"])
-        rule = Rule(**entry, when_tree=lines[when] if when else None, require_tree=lines[require] if require else None)
-        rule.__dict__["names"] = names
-        rules.append(rule)
+    for rule_id, message, builtin, pins, states, names, when, require, unread in data["rules"]:
+        rules.append(Rule.read_later(lines[unread], id=rule_id, message=message, builtin=builtin, pins=tuple(pins) if pins is not None else None,
+                                     states=tuple(states), names=names, when_tree=lines[when] if when else None,
+                                     require_tree=lines[require] if require else None))
     # a check reads a derived value only to word a message that names it
     return RuleSet(rules, LazyJson({name: lines[at] for name, at in data["derived"].items()}, from_json), data["derived_text"])
 
 
 def _encode(ruleset: RuleSet) -> str:
-    trees: list[str] = []
+    lines: list[str] = []
 
-    def line(tree: Any) -> int | None:
-        if tree is None:
-            return None
-        trees.append(json.dumps(to_json(tree)))
-        return len(trees)
+    def line(data: Any) -> int:
+        lines.append(json.dumps(data))
+        return len(lines)
 
-    rules = [[*(getattr(r, n) for n in _CACHED_FIELDS), r.names, line(r.when_tree), line(r.require_tree)] for r in ruleset.rules]
-    derived = {name: line(tree) for name, tree in ruleset.derived.items()}
-    return header_and_lines({"rules": rules, "derived": derived, "derived_text": ruleset.derived_text}, trees)
+    def tree(node: Node | None) -> int | None:
+        return None if node is None else line(to_json(node))
+
+    rules = [[r.id, r.message, r.builtin, r.pins, r.states, r.names, tree(r.when_tree), tree(r.require_tree), line([getattr(r, n) for n in _UNREAD_FIELDS])]
+             for r in ruleset.rules]
+    derived = {name: tree(node) for name, node in ruleset.derived.items()}
+    return header_and_lines({"rules": rules, "derived": derived, "derived_text": ruleset.derived_text}, lines)

@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
-from typing import Any, Literal
 
 from flaglint.core.findings import InputError
+from flaglint.core.records import FrozenRecord
 
-Kind = Literal["bool", "int", "float", "str", "enum", "literal", "list", "dict", "any", "union"]
+KINDS = ("bool", "int", "float", "str", "enum", "literal", "list", "dict", "any", "union")
 Scalar = bool | int | float | str
 
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any, Literal
 
-@dataclass(frozen=True)
-class Key:
+    Kind = Literal["bool", "int", "float", "str", "enum", "literal", "list", "dict", "any", "union"]  # KINDS
+
+
+class Key(FrozenRecord):
     """One MaxText config key at a pin: how its value is typed, its range and choices, and its default.
 
     kind: the value's type. "enum" and "literal" carry their allowed values in `choices`
@@ -29,42 +33,55 @@ class Key:
     as lists; this record, as tuples.
     """
 
-    name: str
-    kind: Kind
-    nullable: bool = False
-    choices: Sequence[Scalar] | None = None
-    enum: str | None = None
-    int_enum: bool = False
-    item: Kind | None = None
-    members: Sequence[Kind] | None = None
-    ge: float | None = None
-    gt: float | None = None
-    le: float | None = None
-    lt: float | None = None
-    default: Any = None
-    default_at_runtime: str | None = None  # the expression of a default MaxText computes when it runs
-    list_when_string: bool = False  # pyconfig wraps a string value in a list (0.2.3 and later, a few list keys)
-    # pyconfig before 0.2.0 types a value by its base.yml value's type (kind), not by a declared one
-    typed_as_default: bool = False
-    unread_type: str | None = None  # an annotation the importer could not read (kind is then any)
-    group: str = ""
-    line: int | None = None
-    source: str = "configs/types.py"
+    __slots__ = field_names = ("name", "kind", "nullable", "choices", "enum", "int_enum", "item", "members", "ge", "gt", "le",
+                               "lt", "default", "default_at_runtime", "list_when_string", "typed_as_default", "unread_type",
+                               "group", "line", "source")
+
+    def __init__(self, name: str, kind: Kind, nullable: bool = False, choices: Sequence[Scalar] | None = None,
+                 enum: str | None = None, int_enum: bool = False, item: Kind | None = None, members: Sequence[Kind] | None = None,
+                 ge: float | None = None, gt: float | None = None, le: float | None = None, lt: float | None = None,
+                 default: Any = None, default_at_runtime: str | None = None, list_when_string: bool = False,
+                 typed_as_default: bool = False, unread_type: str | None = None, group: str = "", line: int | None = None,
+                 source: str = "configs/types.py"):
+        self.name = name
+        self.kind = kind
+        self.nullable = nullable
+        self.choices = choices
+        self.enum = enum
+        self.int_enum = int_enum
+        self.item = item
+        self.members = members
+        self.ge = ge
+        self.gt = gt
+        self.le = le
+        self.lt = lt
+        self.default = default
+        self.default_at_runtime = default_at_runtime  # the expression of a default MaxText computes when it runs
+        self.list_when_string = list_when_string  # pyconfig wraps a string value in a list (0.2.3 and later, a few list keys)
+        # pyconfig before 0.2.0 types a value by its base.yml value's type (kind), not by a declared one
+        self.typed_as_default = typed_as_default
+        self.unread_type = unread_type  # an annotation the importer could not read (kind is then any)
+        self.group = group
+        self.line = line
+        self.source = source
 
 
-@dataclass(frozen=True)
-class TunixVar:
+class TunixVar(FrozenRecord):
     """One Tunix launcher variable (schemas/tunix.yml): its type, and the MaxText keys it binds."""
 
-    kind: str
-    description: str
-    source: str
-    choices: tuple | None = None
-    ge: int | None = None
-    default: str | None = None
-    flag: str | None = None
-    fixed: bool = False
-    binds: tuple = ()  # (MaxText key, expression) pairs
+    __slots__ = field_names = ("kind", "description", "source", "choices", "ge", "default", "flag", "fixed", "binds")
+
+    def __init__(self, kind: str, description: str, source: str, choices: tuple | None = None, ge: int | None = None,
+                 default: str | None = None, flag: str | None = None, fixed: bool = False, binds: tuple = ()):
+        self.kind = kind
+        self.description = description
+        self.source = source
+        self.choices = choices
+        self.ge = ge
+        self.default = default
+        self.flag = flag
+        self.fixed = fixed
+        self.binds = binds  # (MaxText key, expression) pairs
 
 
 class KeyTable(dict):
@@ -96,8 +113,8 @@ class KeyTable(dict):
         return KeyTable(dict(super().items()), self.where)
 
 
-_KEY_FIELDS = {f.name for f in fields(Key)}
-_VAR_FIELDS = {f.name for f in fields(TunixVar)}
+_KEY_FIELDS = set(Key.field_names)
+_VAR_FIELDS = set(TunixVar.field_names)
 
 
 def key_from(data: dict[str, Any], where: str) -> Key:

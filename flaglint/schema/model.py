@@ -3,20 +3,21 @@ are `Key`'s (keys.py), the record a check reads them into."""
 
 from __future__ import annotations
 
-from dataclasses import MISSING, fields
+import inspect
 from typing import Any, Literal, Optional, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from flaglint.schema.keys import Key, Scalar
+from flaglint.schema.keys import KINDS, Key, Scalar
 
 
 def _file_model(record: type, name: str, doc: str) -> type[BaseModel]:
     """The pydantic model of a keys.py record's fields as a file holds them, typed by the record's
-    annotations; no other field is allowed."""
-    hints = get_type_hints(record)
+    __init__; no other field is allowed."""
+    hints = get_type_hints(record.__init__, localns={"Any": Any, "Kind": Literal[KINDS]})  # keys.py imports these only for a type checker
     return create_model(name, __config__=ConfigDict(extra="forbid"), __doc__=doc, __module__=__name__,
-                        **{f.name: (hints[f.name], ... if f.default is MISSING else f.default) for f in fields(record)})
+                        **{field: (hints[field], ... if p.default is p.empty else p.default)
+                           for field, p in inspect.signature(record).parameters.items()})
 
 
 KeySchema = _file_model(Key, "KeySchema", "One MaxText key as a schema file holds it: the fields of keys.Key.")

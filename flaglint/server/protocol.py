@@ -13,7 +13,7 @@ import os
 import re
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 from urllib.parse import unquote
@@ -266,7 +266,7 @@ class FlaglintServer(LanguageServer):
             changes = [change for change in fix.fix.changes
                        if change.key in placed.finding.keys or change.from_ is None and change.to is not None] if own else []
             # the fix's applicability; an edit less safe than its fix says so too
-            title = describe_fix(replace(fix.fix, changes=changes or fix.fix.changes)) + (" (unsafe edit)" if fix.fix.safe and not fix.safe else "")
+            title = describe_fix(fix.fix.replace(changes=changes or fix.fix.changes)) + (" (unsafe edit)" if fix.fix.safe and not fix.safe else "")
             actions.append(types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[placed.diagnostic],
                                             edit=edit, is_preferred=part.safe and not actions))
         return actions

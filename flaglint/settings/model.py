@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, create_model
+
+Severity = Literal["error", "warning", "info"]  # what settings.FIELDS names "Severity" in a type written as text
 
 
 def typed_table(table: dict[str, Any], fields: Mapping[str, Any], alias: Callable[[str], str]) -> dict[str, Any]:
@@ -15,6 +17,7 @@ def typed_table(table: dict[str, Any], fields: Mapping[str, Any], alias: Callabl
     model = create_model(
         "ConfigFile",
         __config__=ConfigDict(extra="forbid", strict=True, alias_generator=alias),
+        __module__=__name__,
         **{
             name: (setting.type if setting.minimum is None else Annotated[setting.type, Field(ge=setting.minimum)],
                    Field(setting.default, description=setting.description))

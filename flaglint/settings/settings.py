@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import copy
 import fnmatch
-from dataclasses import dataclass, field
+import re
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal, NamedTuple
 
 from flaglint.core.config_file import find_config_file, flaglint_table
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import cached
 from flaglint.core.findings import InputError
 from flaglint.core.reading import PROJECT_CONFIG, REQUIREMENTS
+from flaglint.core.records import FrozenRecord, Record
 from flaglint.pins.pins import (
     canonical_pin,
     load_pin,
@@ -33,17 +33,25 @@ from flaglint.rules.ruleset import (
     renumbered_ids,
 )
 
-Severity = Literal["error", "warning", "info"]
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
+
+# A type written as text ("Severity", "dict[str, Severity]") is read where settings/model.py types a file,
+# whose Severity is a Literal of the severities: typing is imported only there.
 RuleIds = list[str]
 
 
-class SettingSpec(NamedTuple):
+class SettingSpec(FrozenRecord):
     """What a config file may set under one name: its type, default, description and least value."""
 
-    type: Any
-    default: Any
-    description: str
-    minimum: int | None = None
+    __slots__ = field_names = ("type", "default", "description", "minimum")
+
+    def __init__(self, type: Any, default: Any, description: str, minimum: int | None = None):
+        self.type = type
+        self.default = default
+        self.description = description
+        self.minimum = minimum
 
 
 # The settings a config file may hold (names written with dashes there), with their types; the file
@@ -57,11 +65,11 @@ FIELDS: dict[str, SettingSpec] = {
     "select": SettingSpec(RuleIds, [], "only these rules (ids or prefixes); empty means all"),
     "extend_select": SettingSpec(RuleIds, [], "rules (ids or prefixes) selected in addition to `select`"),
     "ignore": SettingSpec(RuleIds, [], "rules (ids or prefixes) never reported"),
-    "severity": SettingSpec(dict[str, Severity], {}, "rule id -> error|warning|info"),
+    "severity": SettingSpec("dict[str, Severity]", {}, "rule id -> error|warning|info"),
     "per_file_ignores": SettingSpec(dict[str, RuleIds], {}, "glob (relative to the config file) -> rule ids ignored in matching files"),
     "extra_rules": SettingSpec(list[str], [], "more rule files, relative to the config file"),
     "path_cap": SettingSpec(int, 64, "most input combinations of a recipe script checked one by one for one launch (more are checked by the solver)", minimum=1),
-    "fail_on": SettingSpec(Severity, "error", "lowest severity that fails the run"),
+    "fail_on": SettingSpec("Severity", "error", "lowest severity that fails the run"),
     "pin_store": SettingSpec(str | None, None, "folder of the project's pin store (`flaglint schema import --store project`)"),
     "docs_url": SettingSpec(str | None, None, "absolute URL of docs/rules.md where the team publishes it, for the rules' links in"
                         " SARIF (default: the rules.md shipped with flaglint, as a file URI)"),
@@ -80,13 +88,15 @@ def _defaults() -> dict[str, Any]:
     return {alias(name): copy.deepcopy(setting.default) for name, setting in FIELDS.items()}
 
 
-@dataclass
-class Settings:
+class Settings(Record):
     """The settings of a run, each with where it came from (default, a config file, an option)."""
 
-    values: dict[str, Any] = field(default_factory=_defaults)
-    origins: dict[str, str] = field(default_factory=lambda: {name: "default" for name in SETTINGS})
-    file: Path | None = None
+    __slots__ = field_names = ("values", "origins", "file")
+
+    def __init__(self, values: dict[str, Any] | None = None, origins: dict[str, str] | None = None, file: Path | None = None):
+        self.values = _defaults() if values is None else values
+        self.origins = {name: "default" for name in SETTINGS} if origins is None else origins
+        self.file = file
 
     def __getitem__(self, name: str) -> Any:
         return self.values[name]
@@ -280,12 +290,12 @@ def renumber_rule_ids(settings: Settings) -> list[str]:
     MaxText or Tunix pin; one warning for each, naming where it was written and the id to write instead."""
     named = [rule_id for name in _RULE_ID_SETTINGS for rule_id in settings[name]]
     named += [rule_id for ids in settings["per-file-ignores"].values() for rule_id in ids] + list(settings["severity"])
-    if not any(RENUMBERED_ID.fullmatch(rule_id) for rule_id in named):
+    if not any(re.fullmatch(RENUMBERED_ID, rule_id) for rule_id in named):
         return []
     warnings: list[str] = []
 
     def renumber(name: str, rule_id: str) -> str:
-        if not RENUMBERED_ID.fullmatch(rule_id):
+        if not re.fullmatch(RENUMBERED_ID, rule_id):
             return rule_id
         table = renumbering(settings, rule_id)
         if rule_id not in table.ids:

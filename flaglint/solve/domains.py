@@ -4,8 +4,6 @@ needs no solver (enumeration.py) share them, so both search the same space."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from flaglint.maxtext.mesh import fix_values
 from flaglint.maxtext.tpu import RULE_FUNCTIONS
 from flaglint.maxtext.values import ValueError_, coerce
@@ -14,6 +12,10 @@ from flaglint.rules.expr import Node, Unknown, call, values_equal
 from flaglint.rules.ruleset import Rule
 from flaglint.solve.solutions import fixed_names
 from flaglint.tunix.variables import load_tunix, type_tunix
+
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Undefined:

@@ -13,8 +13,9 @@ small: the search is Z3's. tests/solve/test_enumeration.py holds the two to the 
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Iterator
 from itertools import combinations, product
-from typing import Any, Iterator
 
 from flaglint.maxtext.mesh import MESH_AXIS
 from flaglint.maxtext.tpu import RULE_FUNCTIONS
@@ -51,9 +52,13 @@ def small_fixes(config: Config, rules: list[Rule], broken: list[Rule], max_fixes
         return None
 
 
-# A translated value: concrete ("c"), one of a finite key's values or a function of one ("f"), or a
-# truth the encoding holds as a Z3 Boolean ("b"): a boolean key, a comparison, and/or/not.
-_Value = tuple[str, Any]
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
+
+    # A translated value: concrete ("c"), one of a finite key's values or a function of one ("f"), or a
+    # truth the encoding holds as a Z3 Boolean ("b"): a boolean key, a comparison, and/or/not.
+    _Value = tuple[str, Any]
 
 
 class _Enumeration(KeyDomains):
@@ -79,7 +84,7 @@ class _Enumeration(KeyDomains):
         self.kinds: dict[str, str] = {}
         for name in self.varied():
             kind = self.variable_kind(name)
-            if kind == "number" or MESH_AXIS.fullmatch(name):
+            if kind == "number" or re.fullmatch(MESH_AXIS, name):
                 raise NotSmall
             current = self.config.lookup(name)
             self.terms[name] = [current, not current] if kind == "bool" else self.finite_values(name)

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Iterable, Mapping
 
 from flaglint.core.findings import Finding
 from flaglint.maxtext.tpu import RULE_FUNCTIONS
@@ -19,7 +18,10 @@ from flaglint.resolve.resolver import Config
 from flaglint.rules.expr import ExprError, Unknown, evaluate, parse
 from flaglint.rules.ruleset import Rule, RuleSet
 
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
 if TYPE_CHECKING:
+    from typing import Any
+
     from flaglint.solve.solutions import Solution
 
 
@@ -97,17 +99,17 @@ def _filled(message: str, config: Config, derived: Mapping) -> str:
     def value(match: re.Match) -> str:
         text = match[1]
         try:
-            if _NAME.fullmatch(text):
+            if re.fullmatch(_NAME, text):
                 return shown_setting(known(text))
             return shown_setting(evaluate(parse(text), known, RULE_FUNCTIONS))
         except (Unknown, ExprError, ArithmeticError, TypeError, ValueError):
             return match[0]
 
-    return _PLACEHOLDER.sub(value, message)
+    return re.sub(_PLACEHOLDER, value, message)
 
 
-_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+_PLACEHOLDER = r"\{([^{}]+)\}"  # compiled by re when first used: a check compiles only the patterns it uses
+_NAME = r"[A-Za-z_][A-Za-z0-9_.]*"
 
 
 def minimal_changes(config: Config, rules: list[Rule], broken: list[Rule], max_fixes: int) -> list[Solution]:

@@ -8,6 +8,7 @@ literals the rules compare it with; any function of it is then a case split over
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -478,7 +479,7 @@ class FixProblem(KeyDomains):
                 continue
             exponents, total = [], 0
             for name, term in self.terms.items():
-                if not (name.startswith(network) and MESH_AXIS.fullmatch(name) and isinstance(term, Finite)):
+                if not (name.startswith(network) and re.fullmatch(MESH_AXIS, name) and isinstance(term, Finite)):
                     continue
                 current = axis_exponent(term.values[0])
                 if current is None:

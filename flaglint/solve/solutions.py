@@ -4,23 +4,28 @@ both read them, so z3 stays off the path of a check that needs no fix."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 from flaglint.core.data import data_dir
 from flaglint.core.data_cache import yaml_file
+from flaglint.core.records import FrozenRecord
 from flaglint.maxtext.tpu import LIVE_SLICES
 from flaglint.resolve.resolver import Config
 from flaglint.tunix.variables import load_tunix
 
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
-@dataclass(frozen=True)
-class Solution:
+
+class Solution(FrozenRecord):
     """The solver's answer: one minimal set of value changes under which the rules hold, which
     fix/flags.py writes as a Fix."""
 
-    values: tuple[tuple[str, Any, Any], ...]  # (name, from, to)
+    __slots__ = field_names = ("values",)
+
+    def __init__(self, values: tuple[tuple[str, Any, Any], ...]):
+        self.values = values  # (name, from, to)
 
 
 class Unsatisfiable(Exception):

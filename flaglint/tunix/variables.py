@@ -2,33 +2,41 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Mapping
 
 from flaglint.core.data import data_dir
-from flaglint.core.data_cache import yaml_file
-from flaglint.rules.expr import Unknown, evaluate, parse
+from flaglint.core.data_cache import cached, yaml_file
+from flaglint.core.records import FrozenRecord
+from flaglint.rules.expr import Node, Unknown, evaluate, from_json, parse, to_json
 from flaglint.schema.keys import TunixVar, var_from
 
+TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
+if TYPE_CHECKING:
+    from typing import Any
 
-@dataclass(frozen=True)
-class TunixLauncher:
+
+class TunixLauncher(FrozenRecord):
     """The variables the Tunix launcher reads by role (schemas/tunix.yml `launcher`)."""
 
-    flags: str  # the MaxText flag string (MAXTEXT_EXTRA_FLAGS)
-    backend: str
-    maxtext_backends: tuple[str, ...]  # the backends that hand the flags to MaxText
-    slice: str
-    mesh_prefix: str
+    __slots__ = field_names = ("flags", "backend", "maxtext_backends", "slice", "mesh_prefix")
+
+    def __init__(self, flags: str, backend: str, maxtext_backends: tuple[str, ...], slice: str, mesh_prefix: str):
+        self.flags = flags  # the MaxText flag string (MAXTEXT_EXTRA_FLAGS)
+        self.backend = backend
+        self.maxtext_backends = maxtext_backends  # the backends that hand the flags to MaxText
+        self.slice = slice
+        self.mesh_prefix = mesh_prefix
 
 
-@dataclass(frozen=True)
-class TunixSchema:
+class TunixSchema(FrozenRecord):
     """schemas/tunix.yml (its format is model.TunixSchemaFile)."""
 
-    launcher: TunixLauncher
-    variables: dict[str, TunixVar]
+    __slots__ = field_names = ("launcher", "variables")
+
+    def __init__(self, launcher: TunixLauncher, variables: dict[str, TunixVar]):
+        self.launcher = launcher
+        self.variables = variables
 
     def by_flag(self, flag: str) -> str | None:
         return next((name for name, var in self.variables.items() if var.flag == flag), None)
@@ -81,6 +89,15 @@ def bindings(schema: TunixSchema, values: Mapping[str, Any]) -> dict[str, tuple[
     return bound
 
 
+def _parsed(expression: str) -> Node:
+    return _binding_trees()[expression]
+
+
 @lru_cache(maxsize=None)
-def _parsed(expression: str):
-    return parse(expression)
+def _binding_trees() -> dict[str, Node]:
+    """The expression of each binding of schemas/tunix.yml, parsed, and kept so in the data cache:
+    parsing one imports Python's ast, which a check need not."""
+    return cached("tunix-bindings", [data_dir("schemas") / "tunix.yml"],
+                  lambda: {expression: parse(expression) for var in load_tunix().variables.values() for _, expression in var.binds},
+                  encode=lambda trees: {text: to_json(tree) for text, tree in trees.items()},
+                  decode=lambda data: {text: from_json(tree) for text, tree in data.items()})

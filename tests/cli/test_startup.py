@@ -9,7 +9,7 @@ import gc
 import subprocess
 import sys
 
-from commandline import REPO, run_flaglint
+from commandline import EXAMPLES, REPO, run_flaglint
 
 
 def _fresh_interpreter(tmp_path, probe: str) -> subprocess.CompletedProcess:
@@ -47,6 +47,47 @@ def test_a_cold_check_imports_neither_a_yaml_parser_nor_other_commands(tmp_path)
     _probe(tmp_path, others, "steps=3 log_period=100 enable_checkpointing=false")
     modules, output = _probe(tmp_path, others, "steps=3 log_period=100 enable_checkpointing=false")
     assert modules == [], output  # the second run reads the cache
+
+
+def test_a_cold_check_and_its_fix_build_no_dataclass_and_import_no_typing(tmp_path):
+    # the program as `flaglint check` runs it: dataclasses compiles every class's methods from source
+    # as its module is imported, and imports inspect (ast, dis, tokenize); typing costs as much again:
+    # none of them is needed to check flags, find a fix (the README's check: FL101 and its safe fix)
+    # or read an env file
+    heavy = ("dataclasses", "inspect", "typing", "ast", "tokenize")
+    flags = EXAMPLES / "flags"
+    readme = ["check", "--pin", "bbd0f6f10", "--env-file", str(flags / "tuned-256-64x1x8.env"), str(flags / "tuned-256-64x1x8-before.flags")]
+    probe = (
+        "import sys\n"
+        "from flaglint.cli import run\n"
+        "for argv in (['check', 'steps=3'], %r):\n"
+        "    sys.argv = ['flaglint', *argv]\n"
+        "    try:\n"
+        "        run()\n"
+        "    except SystemExit as stop:\n"
+        "        print('exit', stop.code)\n"
+        "print('modules', sorted(m for m in sys.modules if m.split('.')[0] in %r))\n"
+    ) % (readme, heavy)
+    _fresh_interpreter(tmp_path, probe)  # the first run fills the data cache
+    done = _fresh_interpreter(tmp_path, probe)
+    assert "exit 0" in done.stdout and "exit 1" in done.stdout and "moe_roe_packed_routing_gather: true -> false" in done.stdout, done.stdout + done.stderr
+    assert done.stdout.strip().endswith("modules []"), done.stdout + done.stderr
+
+
+def test_the_parsed_conditions_read_from_the_data_cache_are_those_of_the_files(tmp_path):
+    # MaxText's checks no rule states (with their conditions) and the Tunix bindings' expressions are
+    # kept parsed: the second run reads them from the cache, and must judge as the first
+    probe = (
+        "from flaglint.pins.pins import not_judged\n"
+        "from flaglint.tunix.variables import bindings, load_tunix\n"
+        "print([(c.id, c.keys, c.when, c.when_text) for c in not_judged('0.2.5')])\n"
+        "print(bindings(load_tunix(), {'NUM_MOE_TOKEN_CHUNKS': 4, 'REMAT_CONTEXT': 'offload'}))\n"
+    )
+    first, again = (_fresh_interpreter(tmp_path, probe) for _ in range(2))
+    assert list((tmp_path / "cache" / "flaglint").glob("not-judged-*.json")), first.stderr
+    assert list((tmp_path / "cache" / "flaglint").glob("tunix-bindings-*.json")), first.stderr
+    assert first.returncode == 0 and "num_moe_token_chunks" in first.stdout and "Node(" in first.stdout, first.stderr
+    assert again.stdout == first.stdout
 
 
 def test_a_project_config_read_before_costs_no_pydantic_and_an_edit_is_read_again(tmp_path):

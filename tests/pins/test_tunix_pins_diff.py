@@ -104,7 +104,7 @@ def test_checks_of_another_function_or_unequal_in_number_are_not_paired():
 def test_a_check_with_one_id_at_both_pins_that_checks_or_says_another_thing_is_changed(field, value):
     # a pin imported otherwise than the bundled ones may keep an id for a check it changed
     old, new = load_tunix_pin("tunix-0.1.6"), load_tunix_pin("tunix-0.1.7")
-    edited = replace(new, rules=tuple(replace(r, **{field: value}) if r.id == "TXS96YR" else r for r in new.rules))
+    edited = replace(new, rules=tuple(r.replace(**{field: value}) if r.id == "TXS96YR" else r for r in new.rules))
     assert ("TXS96YR", "TXS96YR") in [(o.id, n.id) for o, n in diff_tunix_pins(new, edited).validators_changed]
     assert not any(diff_tunix_pins(new, new).counts().values())
     # the message names its release: that alone is no change

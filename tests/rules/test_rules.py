@@ -1,6 +1,7 @@
 """Every rule as a (rule, good case, bad case) pair from its own data, and the fixes the solver proposes."""
 
 import itertools
+import re
 import shlex
 from pathlib import Path
 
@@ -207,7 +208,7 @@ def test_a_fix_moves_devices_between_mesh_axes_but_never_adds_any():
     swap = Checker().check(FlagSource("ici_expert_parallelism=1 ici_context_parallelism=8 use_ring_of_experts=true "
                                       "ragged_buffer_factor=2.0 use_ragged_sort=true"))
     for fix in swap.fixes:
-        sizes = {c.key: c.to for c in fix.changes if MESH_AXIS.fullmatch(c.key)}
+        sizes = {c.key: c.to for c in fix.changes if re.fullmatch(MESH_AXIS, c.key)}
         if sizes:
             assert sizes == {"ici_expert_parallelism": 8, "ici_context_parallelism": 1}
 
@@ -296,7 +297,7 @@ def _mesh_devices(lookup, names):
     """The devices the ici and dcn mesh axes span: a fix may move devices between axes, not add any."""
     sizes = {"ici_": 1, "dcn_": 1}
     for name in names:
-        if MESH_AXIS.fullmatch(name) and lookup(name) != -1:
+        if re.fullmatch(MESH_AXIS, name) and lookup(name) != -1:
             sizes[name[:4]] *= lookup(name)
     return sizes
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import os
-from dataclasses import replace
 from pathlib import Path
 
 from flaglint.core.data_cache import cached
@@ -85,4 +84,4 @@ def config_source(config: str, words: tuple[str, ...] | list[str], version: str 
     from flaglint.schema.config_index import load_index  # noqa: PLC0415 the whole index: only for a config file
 
     index = load_index(version)
-    return replace(argv_source(words), chain=load_chain(config_node(config, index), index))
+    return argv_source(words).replace(chain=load_chain(config_node(config, index), index))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import os
 import posixpath
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Union
 
@@ -156,7 +156,7 @@ def find_launches(container: Container, file: str, allow_unverified: bool = Fals
 
 def _unread(unread: Unread, reason: str, allow_unverified: bool) -> Finding:
     where = unread.location
-    return built_in("FL011", (), replace(where, end_column=where.end_column or where.column + 1), allow_unverified=allow_unverified,
+    return built_in("FL011", (), where.replace(end_column=where.end_column or where.column + 1), allow_unverified=allow_unverified,
                     reason=reason)
 
 
@@ -320,7 +320,7 @@ def _launch(container: Container, fields: list[Scalar], env: dict[str, Scalar], 
 
 
 def _manifest_origin(position: Location | None) -> Location | None:
-    return None if position is None else replace(position, file=_MANIFEST)
+    return None if position is None else position.replace(file=_MANIFEST)
 
 
 class _OriginMap:
@@ -391,7 +391,7 @@ class _FlagPlacer:
             spans = [loc for value in keyed if (loc := _located(value, 0, len(value.text), self.label))]
             if spans:
                 location, related = spans[0], related + tuple(spans[1:])
-        return replace(finding, message=f"{prefix}: {finding.message}", location=location, related=related)
+        return finding.replace(message=f"{prefix}: {finding.message}", location=location, related=related)
 
     def place_fix(self, fix: Fix) -> list[Edit]:
         """The fix as edits of the manifest: each token it changes, drops or appends, and each Tunix
@@ -462,7 +462,7 @@ def _by_hand_where_not_written(text: str, fix: Fix, file: str) -> Fix:
         where = placed.location
         edits.append(Edit(None, placed.old, f"{what} in the value at {file}:{where.line}:{where.column}", Applicability.BY_HAND,
                           placed.variable))
-    return replace(fix, edits=edits)
+    return fix.replace(edits=edits)
 
 
 def check_launch(checker: Checker, launch: ContainerProcess, label: str, *, env: Mapping[str, str] | None = None,
@@ -481,7 +481,7 @@ def check_launch(checker: Checker, launch: ContainerProcess, label: str, *, env:
     placer = _FlagPlacer(flags, tunix, label)
     where = launch.container.path + (f" ({launch.program})" if launch.program else "")
     result.findings = [placer.place(finding, where) for finding in result.findings]
-    result.fixes = [replace(fix, edits=placer.place_fix(fix)) for fix in result.fixes]
+    result.fixes = [fix.replace(edits=placer.place_fix(fix)) for fix in result.fixes]
     return result
 
 
@@ -548,10 +548,10 @@ def _tunix_command(checker: Checker, launch: ContainerProcess, label: str, tunix
     for finding in checked.findings:
         in_files = tuple(loc for loc in finding.related if loc.file is not None)  # a line of the base or override file
         if finding.location is None or finding.location.file is None:
-            placed = placer.place(replace(finding, related=tuple(loc for loc in finding.related if loc.file is None)), where)
-            findings.append(replace(placed, related=placed.related + in_files))
+            placed = placer.place(finding.replace(related=tuple(loc for loc in finding.related if loc.file is None)), where)
+            findings.append(placed.replace(related=placed.related + in_files))
         else:
-            findings.append(replace(finding, message=f"{where}: {finding.message}"))
+            findings.append(finding.replace(message=f"{where}: {finding.message}"))
     return Result(pin=pin.name, findings=findings, notes=[f"{label}: {where}: {note}" for note in checked.notes])
 
 

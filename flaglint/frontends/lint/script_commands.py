@@ -306,7 +306,7 @@ def _check_line(line: CommandLine, script: Path, checker: Checker, index: Config
             continue
         related = tuple(found for where in finding.related if (found := placed(where, origins)) is not None)
         located = placed(finding.location, origins) or Location(line.file, line.line, 1, end_column=2)
-        in_script.append(replace(finding, location=located, related=related))
+        in_script.append(finding.replace(location=located, related=related))
     return in_script
 
 

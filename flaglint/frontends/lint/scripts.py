@@ -474,7 +474,7 @@ def _record(seen: dict, findings: list[Finding], launch: Concrete, flags: Value,
     for found in findings:
         if OTHER in found.message or not launch.owns(keys_read(found, checker), found.rule):
             continue
-        finding = replace(found, location=_locate(found, flags, launch.rendering))
+        finding = found.replace(location=_locate(found, flags, launch.rendering))
         if not launch.owns_at(finding.location):
             continue
         finding.related = tuple(
@@ -525,5 +525,5 @@ def _add_fix(check: ScriptCheck, flags: Value, fixes: list[Fix], anchor: int | N
         mapped = _file_edits(flags, fix, check, anchor)
         if mapped is None:
             continue
-        check.result.fixes.append(replace(fix, edits=mapped))
+        check.result.fixes.append(fix.replace(edits=mapped))
         return

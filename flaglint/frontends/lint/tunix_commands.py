@@ -12,7 +12,7 @@ YAML, the override file) are looked for in the working directory, then beside th
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from flaglint.core.findings import Finding, Fix
@@ -154,7 +154,7 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
                     continue
                 located = placed(finding.location, origins) or Location(launch.file, launch.line, 1, end_column=2)
                 related = tuple(found for where in finding.related if (found := placed(where, origins)) is not None)
-                finding = replace(finding, location=located, related=related)
+                finding = finding.replace(location=located, related=related)
                 key_seen = (finding.rule, finding.location, finding.message)
                 seen.setdefault(key_seen, (finding, []))[1].append(argv.path)
     found = with_witnesses(seen, exploration, witnesses or Witnesses(script, text))
