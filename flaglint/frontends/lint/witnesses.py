@@ -32,8 +32,11 @@ def script_location(value: Value, start: int, end: int) -> Location | None:
     return Location(first.file, first.line, first.column, end_column=last.column + 1)
 
 
-def _witness_choice(values: list) -> str | None:
-    """One of the values, as a user would write it (path_conditions.preference)."""
+def _witness_choice(name: str, values: list) -> str | None:
+    """One of the input's values, as a user would write it (path_conditions.preference); an
+    option of an options loop not given, where that will do (the fewest arguments)."""
+    if None in values and is_option(name):
+        return None
     return min(values, key=preference)
 
 
@@ -50,7 +53,7 @@ def _on_paths(path: ExploredPath, paths: Sequence[ExploredPath], matters: Mappin
     the condition of `path` (theirs), which a run with its other inputs as they are takes. Input by
     input, the values of a guard over several inputs (one that refuses a combination with `exit 1`)
     could meet where no path of the finding is."""
-    chosen = {name: _witness_choice(values) for name, values in matters.items()}
+    chosen = {name: _witness_choice(name, values) for name, values in matters.items()}
     if any(_admits(product, chosen) for found in paths for product in found.products()):
         return chosen
     products = path.products()
@@ -59,7 +62,7 @@ def _on_paths(path: ExploredPath, paths: Sequence[ExploredPath], matters: Mappin
             continue
         allowed = {name: [v for v in values if name not in product or v in product[name]] for name, values in matters.items()}
         if all(allowed.values()):
-            return {name: _witness_choice(found) for name, found in allowed.items()}
+            return {name: _witness_choice(name, found) for name, found in allowed.items()}
     return chosen
 
 
