@@ -28,7 +28,7 @@ from test_bash_property import (
 
 from flaglint.render import evaluate, explore
 from flaglint.render.bash.expansion import input_value
-from flaglint.render.bash.types import resolve
+from flaglint.render.bash.types import Choice, parts_of, resolve
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
@@ -307,3 +307,36 @@ def test_appending_to_a_value_guarded_over_several_inputs_does_not_fork(tmp_path
     ((outcome,),) = [merged.outcomes]
     for env in ({}, {"A0": "flaglint-other", "C0": "y"}, {"B3": "1", "A5": "z"}, {f"B{i}": "1" for i in range(12)}):
         assert _resolved(outcome.rendering.exported["F"], env).text == _bash_exports(tmp_path, script, env)["F"]
+
+
+REQUIRED = 6
+
+
+@pytest.mark.parametrize("in_function", [False, True])
+def test_an_array_grown_behind_each_input_is_read_whole_as_bash_reads_it(tmp_path, in_function):
+    """A helper that checks variables by name (`[ -z "${!v:-}" ] && absent+=("$v")`), then reads the
+    array whole (`${absent[*]}`, `${#absent[@]}` compared with 0 and with 3): one path, whose values
+    are what bash exports on each input's values; the array is a Choice of its 2**n arrays at most
+    (an unset and an empty input leave it alike), not of one for each combination of values."""
+    names = " ".join(f"IN{i}" for i in range(1, REQUIRED + 1))
+    body = ["absent=()", f"for v in {names}; do", '  [ -z "${!v:-}" ] && absent+=("$v")', "done",
+            'export OUT="missing: ${absent[*]}"',
+            'if [ "${#absent[@]}" -gt 0 ]; then export SOME=yes; else export SOME=no; fi',
+            'if [[ "${#absent[@]}" -ge 3 ]]; then export MANY=yes; fi']
+    script = "\n".join(["check() {", *body, "}", "check"] if in_function else body) + "\n"
+    path = tmp_path / "gen.sh"
+    path.write_text(script)
+    merged = evaluate(path)
+    assert merged.paths_explored == 1
+    ((outcome,),) = [merged.outcomes]
+    if not in_function:
+        array = outcome.rendering.variables["absent"]
+        assert len([part for part in parts_of(array) if type(part) is Choice]) < 2 ** (REQUIRED + 1)
+    other = "flaglint-other"  # any value the script does not compare with
+    for env in ({}, {"IN1": other}, {"IN2": "", "IN4": other}, {f"IN{i}": other for i in range(3, REQUIRED + 1)},
+                {f"IN{i}": other for i in range(1, REQUIRED + 1)}):
+        expected = _bash_exports(tmp_path, script, env)
+        for name in ("OUT", "SOME", "MANY"):
+            value = outcome.rendering.exported.get(name)
+            value = None if value is None else _resolved(value, env)  # MANY: exported where it is set
+            assert (None if value is None else value.text) == expected.get(name), (name, env)
