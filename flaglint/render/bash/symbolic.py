@@ -41,7 +41,12 @@ from flaglint.render.bash.guards import (
     trimmed,
 )
 from flaglint.render.bash.machine import Interp
-from flaglint.render.bash.state import State, is_argument, is_file_test, settled_positional
+from flaglint.render.bash.state import (
+    State,
+    is_argument,
+    is_file_test,
+    settled_positional,
+)
 from flaglint.render.bash.types import (
     Choice,
     FromInput,
