@@ -340,3 +340,53 @@ def test_an_array_grown_behind_each_input_is_read_whole_as_bash_reads_it(tmp_pat
             value = outcome.rendering.exported.get(name)
             value = None if value is None else _resolved(value, env)  # MANY: exported where it is set
             assert (None if value is None else value.text) == expected.get(name), (name, env)
+
+
+_ARRAY_TESTS = ('[ -z "${%s:-}" ]', '[ "${%s:-}" = x ]', '[[ -n "${%s:-}" ]]')
+
+
+@st.composite
+def grown_arrays(draw) -> str:
+    """A script that appends to an array behind tests of inputs (in a function or not, a `local`
+    array or not), then reads it whole: `${A[*]}`, `${#A[@]}` compared with a number, `"${A[@]}"`."""
+    lines = ["A=()"]
+    for i in range(draw(st.integers(1, 4))):
+        test = draw(st.sampled_from(_ARRAY_TESTS)) % f"IN{draw(st.integers(1, 3))}"
+        lines.append(f'{test} && A+=("w{i}")' if draw(st.booleans()) else f"if {test}; then A+=(w{i} v{i}); fi")
+    op, bound = draw(st.sampled_from(["-gt", "-eq", "-le", "-ne"])), draw(st.integers(0, 3))
+    lines += ['export OUT="<${A[*]}>"', f'if [ "${{#A[@]}}" {op} {bound} ]; then export C=yes; else export C=no; fi',
+              'export FIRST="${A[0]:-none}"', 'for w in "${A[@]}"; do export LAST="$w"; done']
+    if draw(st.booleans()):
+        lines = ["grow() {", "  local " + lines[0], *("  " + line for line in lines[1:]), "}", "grow"]
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(script=grown_arrays())
+# Found by this test: a test's fork on IN1 grouped values under which it forked on IN2 and then on
+# IN1 again; the group's paths lost that second decision (and overlapped, or said C=yes where bash
+# says no).
+@example(script='A=()\nif [ -z "${IN1:-}" ]; then A+=(w0 v0); fi\nif [ -z "${IN2:-}" ]; then A+=(w1 v1); fi\n'
+         'if [ "${IN1:-}" = x ]; then A+=(w2 v2); fi\nexport OUT="<${A[*]}>"\n'
+         'if [ "${#A[@]}" -gt 0 ]; then export C=yes; else export C=no; fi\n')
+@example(script='A=()\nif [ -z "${IN1:-}" ]; then A+=(w0 v0); fi\nif [ -z "${IN1:-}" ]; then A+=(w1 v1); fi\n'
+         'if [ -z "${IN2:-}" ]; then A+=(w2 v2); fi\nif [ "${IN1:-}" = x ]; then A+=(w3 v3); fi\n'
+         'if [ "${#A[@]}" -gt 2 ]; then export C=yes; else export C=no; fi\n')
+def test_an_array_grown_behind_tests_is_read_whole_as_bash_reads_it(script: str) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "gen.sh"
+        path.write_text(script)
+        merged = evaluate(path)
+        paths = [(p, o) for o in merged.outcomes for p in o.paths]
+        for values in ((None, None, None), ("", "x", None), ("x", "x", "x"), ("y", "", "x")):
+            env = {f"IN{i}": value for i, value in enumerate(values, 1) if value is not None}
+            expected = _own(_bash_exports(Path(d), script, env), env)
+            # as the evaluator names them: a value the script never compares with is "any other"
+            named = {name: value if value in merged.inputs.get(name, ()) else "flaglint-other" for name, value in env.items()}
+            ((_, outcome),) = _taken(paths, {f"IN{i}": named.get(f"IN{i}") for i in range(1, 4)})
+            got = {}
+            for name, value in outcome.rendering.exported.items():
+                concrete = _resolved(value, named)
+                if concrete is not None:
+                    got[name] = concrete.text
+            assert _own(got, named) == expected, (script, env)

@@ -253,15 +253,16 @@ def _status_or_open(choice: Choice, results: list):
 
 def _forked(found: tuple, candidates: tuple) -> NeedInput | None:
     """The fork on the input of the Choice whose alternatives give the test different statuses:
-    its values in classes, one for each status or Choice below; None where a value falls in none
-    of the alternatives the path left."""
+    the values that give one status in a class together, each other value alone (below it the
+    path forks again, maybe on this input: a class of several values would then lose what the
+    later fork decides); None where a value falls in none of the alternatives the path left."""
     choice, results = found
     classes: dict = {}
     for text in candidates:
         result = next((result for values, result in results if text in values), None)
         if result is None:
             return None
-        classes.setdefault(result if type(result) is int else id(result[0]), []).append(text)
+        classes.setdefault(result if type(result) is int else ("open", text), []).append(text)
     return NeedInput(choice.name, candidates, tuple(tuple(values) for values in classes.values()))
 
 
