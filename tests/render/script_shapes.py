@@ -122,3 +122,25 @@ def manifest_launcher(workloads: int) -> str:
     lines += [f"  w{i}) start_w{i} ;;" for i in range(workloads)]
     lines += ["  stop) echo stopping ;;", "esac"]
     return "\n".join(lines) + "\n"
+
+
+def required_variables_launcher(required: int) -> str:
+    """An XPK submit script's shape (MaxText's own pre-training XPK wrappers): a helper that checks
+    `required` variables by name (`[ -z "${!name:-}" ] && absent+=("$name")`), says which are
+    absent (`${absent[*]}`) and stops when `${#absent[@]}` is not 0; defaults set with `: "${X:=d}"`;
+    then, on the script's first argument, a workload whose --command string exports each required
+    variable and runs a MaxText command line with one key MaxText does not define (`stepz`)."""
+    names = [f"REQ_{i:02d}" for i in range(required)]
+    exports = "".join(f"export V{i}='${{{name}}}'; " for i, name in enumerate(names))
+    return "\n".join([
+        "#!/bin/bash", "set -euo pipefail", 'ACTION="${1:-submit}"',
+        "need() {", "  local absent=()", '  for name in "$@"; do', '    [ -z "${!name:-}" ] && absent+=("$name")', "  done",
+        '  if [ "${#absent[@]}" -gt 0 ]; then', '    echo "set these first: ${absent[*]}" >&2', "    exit 1", "  fi", "}",
+        ': "${STEPS:=100}"', ': "${SLICES:=1}"',
+        "submit() {",
+        f'  xpk workload create --workload "w1" --tpu-type v5p-8 --num-slices="$SLICES" --command "{exports}'
+        'python3 -m maxtext.trainers.pre_train.train maxtext/configs/base.yml run_name=w1 stepz=${STEPS}"',
+        "}",
+        'case "$ACTION" in',
+        "  submit|again)", f"    need {' '.join(names)}", "    submit ;;",
+        '  *) echo "unknown: $ACTION" >&2; exit 1 ;;', "esac"]) + "\n"

@@ -16,6 +16,7 @@ from flaglint.frontends.checker import Checker
 from flaglint.frontends.lint.scripts import check_script
 from flaglint.render import evaluate
 from flaglint.render.bash.state import file_test_input
+from flaglint.render.bash.types import resolve
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
@@ -76,3 +77,36 @@ def test_a_file_of_the_recipes_own_tree_is_known_not_an_input(tmp_path):
     assert not [name for name in exploration.inputs if name.startswith("[ ")]
     (finding,) = [f for f in check_script(recipe, Checker()).result.findings if f.severity == "error"]
     assert finding.rule == "FL004" and finding.witness["env"] == {}
+
+
+LOGS = 5
+
+
+def test_paths_that_differ_only_in_file_tests_join_and_keep_what_bash_does_on_each(tmp_path):
+    # a launcher that reports on its log files (`[[ -f "$log" ]]` in a function, called for each):
+    # whether a path exists where the script runs is no variable of its environment, so it never
+    # keeps joined paths apart (2**LOGS paths before)
+    logs = [tmp_path / "mounted" / f"w{i}.log" for i in range(LOGS)]
+    recipe = tmp_path / "recipes" / "run.sh"
+    recipe.parent.mkdir()
+    recipe.write_text("#!/bin/bash\nSEEN=\n"
+                      'report() { if [[ -f "$1" ]]; then SEEN="$SEEN $1"; echo "has $1"; else echo "no $1"; fi; }\n'
+                      + "".join(f"report {log}\n" for log in logs) + "export SEEN\n"
+                      "python3 -m maxtext.trainers.pre_train.train src/maxtext/configs/base.yml stepz=3\n")
+    exploration = evaluate(recipe)
+    assert exploration.paths_explored == 1
+    ((outcome,),) = [exploration.outcomes]
+    (tmp_path / "mounted").mkdir()
+    for present in ([], [0], [1, 3], list(range(LOGS))):
+        for i in present:
+            logs[i].write_text("")
+        env = {file_test_input("-f", str(log)): "true" if i in present else None for i, log in enumerate(logs)}
+        seen = resolve(outcome.rendering.exported["SEEN"], lambda c: next(alt for values, alt in c.alts if env[c.name] in values),
+                       lambda name: None)
+        bash = subprocess.run(["env", "-i", "PATH=/usr/bin:/bin", "bash", "-c", f"python3() {{ :; }}; source {recipe} >/dev/null; printf %s \"$SEEN\""],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=20)
+        assert seen.text == bash.stdout, present
+        for i in present:
+            logs[i].unlink()
+    (finding,) = [f for f in check_script(recipe, Checker()).result.findings if f.severity == "error"]
+    assert (finding.rule, finding.location.line) == ("FL004", LOGS + 5)

@@ -28,7 +28,7 @@ from test_bash_property import (
 
 from flaglint.render import evaluate, explore
 from flaglint.render.bash.expansion import input_value
-from flaglint.render.bash.types import resolve
+from flaglint.render.bash.types import Choice, parts_of, resolve
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
@@ -307,3 +307,86 @@ def test_appending_to_a_value_guarded_over_several_inputs_does_not_fork(tmp_path
     ((outcome,),) = [merged.outcomes]
     for env in ({}, {"A0": "flaglint-other", "C0": "y"}, {"B3": "1", "A5": "z"}, {f"B{i}": "1" for i in range(12)}):
         assert _resolved(outcome.rendering.exported["F"], env).text == _bash_exports(tmp_path, script, env)["F"]
+
+
+REQUIRED = 6
+
+
+@pytest.mark.parametrize("in_function", [False, True])
+def test_an_array_grown_behind_each_input_is_read_whole_as_bash_reads_it(tmp_path, in_function):
+    """A helper that checks variables by name (`[ -z "${!v:-}" ] && absent+=("$v")`), then reads the
+    array whole (`${absent[*]}`, `${#absent[@]}` compared with 0 and with 3): one path, whose values
+    are what bash exports on each input's values; the array is a Choice of its 2**n arrays at most
+    (an unset and an empty input leave it alike), not of one for each combination of values."""
+    names = " ".join(f"IN{i}" for i in range(1, REQUIRED + 1))
+    body = ["absent=()", f"for v in {names}; do", '  [ -z "${!v:-}" ] && absent+=("$v")', "done",
+            'export OUT="missing: ${absent[*]}"',
+            'if [ "${#absent[@]}" -gt 0 ]; then export SOME=yes; else export SOME=no; fi',
+            'if [[ "${#absent[@]}" -ge 3 ]]; then export MANY=yes; fi']
+    script = "\n".join(["check() {", *body, "}", "check"] if in_function else body) + "\n"
+    path = tmp_path / "gen.sh"
+    path.write_text(script)
+    merged = evaluate(path)
+    assert merged.paths_explored == 1
+    ((outcome,),) = [merged.outcomes]
+    if not in_function:
+        array = outcome.rendering.variables["absent"]
+        assert len([part for part in parts_of(array) if type(part) is Choice]) < 2 ** (REQUIRED + 1)
+    other = "flaglint-other"  # any value the script does not compare with
+    for env in ({}, {"IN1": other}, {"IN2": "", "IN4": other}, {f"IN{i}": other for i in range(3, REQUIRED + 1)},
+                {f"IN{i}": other for i in range(1, REQUIRED + 1)}):
+        expected = _bash_exports(tmp_path, script, env)
+        for name in ("OUT", "SOME", "MANY"):
+            value = outcome.rendering.exported.get(name)
+            value = None if value is None else _resolved(value, env)  # MANY: exported where it is set
+            assert (None if value is None else value.text) == expected.get(name), (name, env)
+
+
+_ARRAY_TESTS = ('[ -z "${%s:-}" ]', '[ "${%s:-}" = x ]', '[[ -n "${%s:-}" ]]')
+
+
+@st.composite
+def grown_arrays(draw) -> str:
+    """A script that appends to an array behind tests of inputs (in a function or not, a `local`
+    array or not), then reads it whole: `${A[*]}`, `${#A[@]}` compared with a number, `"${A[@]}"`."""
+    lines = ["A=()"]
+    for i in range(draw(st.integers(1, 4))):
+        test = draw(st.sampled_from(_ARRAY_TESTS)) % f"IN{draw(st.integers(1, 3))}"
+        lines.append(f'{test} && A+=("w{i}")' if draw(st.booleans()) else f"if {test}; then A+=(w{i} v{i}); fi")
+    op, bound = draw(st.sampled_from(["-gt", "-eq", "-le", "-ne"])), draw(st.integers(0, 3))
+    lines += ['export OUT="<${A[*]}>"', f'if [ "${{#A[@]}}" {op} {bound} ]; then export C=yes; else export C=no; fi',
+              'export FIRST="${A[0]:-none}"', 'for w in "${A[@]}"; do export LAST="$w"; done']
+    if draw(st.booleans()):
+        lines = ["grow() {", "  local " + lines[0], *("  " + line for line in lines[1:]), "}", "grow"]
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(script=grown_arrays())
+# Found by this test: a test's fork on IN1 grouped values under which it forked on IN2 and then on
+# IN1 again; the group's paths lost that second decision (and overlapped, or said C=yes where bash
+# says no).
+@example(script='A=()\nif [ -z "${IN1:-}" ]; then A+=(w0 v0); fi\nif [ -z "${IN2:-}" ]; then A+=(w1 v1); fi\n'
+         'if [ "${IN1:-}" = x ]; then A+=(w2 v2); fi\nexport OUT="<${A[*]}>"\n'
+         'if [ "${#A[@]}" -gt 0 ]; then export C=yes; else export C=no; fi\n')
+@example(script='A=()\nif [ -z "${IN1:-}" ]; then A+=(w0 v0); fi\nif [ -z "${IN1:-}" ]; then A+=(w1 v1); fi\n'
+         'if [ -z "${IN2:-}" ]; then A+=(w2 v2); fi\nif [ "${IN1:-}" = x ]; then A+=(w3 v3); fi\n'
+         'if [ "${#A[@]}" -gt 2 ]; then export C=yes; else export C=no; fi\n')
+def test_an_array_grown_behind_tests_is_read_whole_as_bash_reads_it(script: str) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "gen.sh"
+        path.write_text(script)
+        merged = evaluate(path)
+        paths = [(p, o) for o in merged.outcomes for p in o.paths]
+        for values in ((None, None, None), ("", "x", None), ("x", "x", "x"), ("y", "", "x")):
+            env = {f"IN{i}": value for i, value in enumerate(values, 1) if value is not None}
+            expected = _own(_bash_exports(Path(d), script, env), env)
+            # as the evaluator names them: a value the script never compares with is "any other"
+            named = {name: value if value in merged.inputs.get(name, ()) else "flaglint-other" for name, value in env.items()}
+            ((_, outcome),) = _taken(paths, {f"IN{i}": named.get(f"IN{i}") for i in range(1, 4)})
+            got = {}
+            for name, value in outcome.rendering.exported.items():
+                concrete = _resolved(value, named)
+                if concrete is not None:
+                    got[name] = concrete.text
+            assert _own(got, named) == expected, (script, env)

@@ -13,6 +13,7 @@ from script_shapes import (
     k8s_launcher,
     manifest_launcher,
     repeated_appends,
+    required_variables_launcher,
 )
 
 from flaglint.frontends.checker import Checker
@@ -64,3 +65,14 @@ def test_each_workload_of_a_manifest_launcher_is_judged_by_its_own_inputs(tmp_pa
     script = tmp_path / "k8s_launcher.sh"
     script.write_text(manifest_launcher(workloads))
     assert _errors(script) == {("FL004", "stepz")}
+
+
+def test_an_xpk_submit_script_that_checks_its_variables_by_name_is_judged(tmp_path):
+    # the helper's array of absent names, grown behind each of the six variables, is read whole
+    # (`${absent[*]}`, `${#absent[@]}`); the workload's MaxText command line is reached and judged
+    script = tmp_path / "xpk_submit.sh"
+    script.write_text(required_variables_launcher(6))
+    assert _errors(script) == {("FL004", "stepz")}
+    # the paths: the helper stops (some variable absent) or submits, for each argument; none per
+    # combination of the variables' values
+    assert evaluate(script).paths_explored <= 8

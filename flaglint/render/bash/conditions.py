@@ -6,9 +6,9 @@ import os
 import re
 
 from flaglint.render.bash.expansion import fold_parts, glob_pieces, plain_variable
-from flaglint.render.bash.lexer import Lit, Param
+from flaglint.render.bash.lexer import Lit, Param, Word
 from flaglint.render.bash.state import NeedInput, State, file_test_input
-from flaglint.render.bash.types import OTHER, Choice, FromInput, Sym
+from flaglint.render.bash.types import OTHER, Choice, FromInput, Sym, choice_names
 
 
 class Conditions:
@@ -26,6 +26,39 @@ class Conditions:
         if kind == "not":
             s = self.test(expr[1], st, double, line)
             return 2 if s == 2 else 1 - s
+        try:
+            return self._test_one(expr, st, double, line)
+        except NeedInput as need:
+            # `[ "${#A[@]}" -gt 0 ]` of an array that n joins grew: its input is read only where
+            # the test's status differs between the alternatives it leaves (n forks, not 2**n)
+            joined = self._joined_read(expr, st, need.name) if need.groups is None else None
+            found = None if joined is None else self.by_alternative(
+                st, joined, lambda scratch: self._test_one(expr, scratch, double, line), _status_or_open)
+            if type(found) is int:
+                return found
+            fork = None if found is None else _forked(found, self._texts(found[0].name, st, None))
+            if fork is None:
+                raise
+            raise fork from None
+
+    def _joined_read(self, expr: tuple, st: State, name: str) -> str | None:
+        """The one variable the test reads that holds a joined value (a Choice) on the input `name`;
+        None where it reads none or several, or its words assign as they expand."""
+        words = expr[1] if expr[0] == "posix" else [expr[1]] if expr[0] == "word" else [w for w in expr[2:] if isinstance(w, Word)]
+        found = set()
+        for word in words:
+            if word.mutates():
+                return None
+            for p in word.parts:
+                if type(p) is Param and not p.indirect and (p.name[0].isalpha() or p.name[0] == "_"):
+                    raw = self.raw(st, p.name)
+                    if type(raw) is Choice and name in choice_names(raw):
+                        found.add(p.name)
+        return found.pop() if len(found) == 1 else None
+
+    def _test_one(self, expr: tuple, st: State, double: bool, line: int) -> int:
+        """The status of a test that is no `!`, `&&` or `||` of others."""
+        kind = expr[0]
         if kind == "word":
             return 1 if self._is_empty(expr[1], st) else 0
         if kind == "posix":
@@ -207,6 +240,30 @@ class Conditions:
                 return left if left == 0 else self.posix_test(args[i + 1:], st, line)
         self.note(st, line, "unsupported test; taken as false")
         return 2
+
+
+def _status_or_open(choice: Choice, results: list):
+    """A test's status where every alternative of `choice` the path leaves gives it; else the
+    Choice with each alternative's result (by_alternative)."""
+    first = results[0][1]
+    if type(first) is int and all(result == first for _, result in results[1:]):
+        return first
+    return choice, results
+
+
+def _forked(found: tuple, candidates: tuple) -> NeedInput | None:
+    """The fork on the input of the Choice whose alternatives give the test different statuses:
+    the values that give one status in a class together, each other value alone (below it the
+    path forks again, maybe on this input: a class of several values would then lose what the
+    later fork decides); None where a value falls in none of the alternatives the path left."""
+    choice, results = found
+    classes: dict = {}
+    for text in candidates:
+        result = next((result for values, result in results if text in values), None)
+        if result is None:
+            return None
+        classes.setdefault(result if type(result) is int else ("open", text), []).append(text)
+    return NeedInput(choice.name, candidates, tuple(tuple(values) for values in classes.values()))
 
 
 def _sole_variable(word) -> Param | None:

@@ -65,6 +65,10 @@ class ExitScript(Exception):
     pass
 
 
+class _Unfolded(Exception):
+    """An alternative of a joined variable that by_alternative does not compute alone."""
+
+
 STOPS_NOTE = "set -u:"  # how the note of a stop under set -u begins
 
 
@@ -467,11 +471,97 @@ class Expansion:
         try:
             segs = self.part(part, st)
         except NeedInput:
+            found = self._part_by_alternative(part, st)
+            if found is not None:
+                return found
             value = expanded(st, top=True)
             return None if value is None else (value, blank)
         if any(seg is _BREAK for seg in segs):
             return None
         return join_segments(segs), _quoted_blank(segs)
+
+    def _part_by_alternative(self, part, st: State) -> tuple | None:
+        """`${A[*]}`, `${X%%/*}` of a joined variable: the part expanded once for each of its
+        alternatives (by_alternative), a Choice of the same shape where they differ, and whether a
+        quoted segment of it holds a blank; None where that does not do (the inputs are then
+        decided one by one, _guarded_part)."""
+        if type(part) is not Param or part.indirect or not (part.name[0].isalpha() or part.name[0] == "_"):
+            return None
+        blank = False
+
+        def expand(scratch: State) -> Value:
+            nonlocal blank
+            segs = self.part(part, scratch)
+            if any(seg is _BREAK for seg in segs):
+                raise _Unfolded()
+            blank = blank or _quoted_blank(segs)
+            return join_segments(segs)
+
+        def combine(choice: Choice, results: list):
+            same: dict[tuple, tuple[set, object]] = {}
+            for values, value in results:
+                same.setdefault(_identity(value), (set(), value))[0].update(values)
+            if len(same) == 1:
+                return results[0][1]
+            return Choice(choice.name, tuple((frozenset(values), value) for values, value in same.values()))
+
+        value = self.by_alternative(st, part.name, expand, combine)
+        return None if value is None else (value, blank)
+
+    def by_alternative(self, st: State, name: str, compute, combine):
+        """What `compute(state)` gives on each alternative of the joined variable `name` (a Choice,
+        however nested), on a copy of the path where the variable holds that alternative, folded up
+        the Choices whose input the path leaves open: `combine(choice, [(value set, result), ...])`
+        (a Choice the path decides is the result of the alternative it takes, as lookup takes it).
+        An array that n joins grew differently is a Choice of its arrays: each is computed once, and
+        the path forks on none of the inputs (reading the array whole forks on each of them, and
+        again on each fork: 2**n paths, each with its own copy of the step). None where the variable
+        is no Choice, or an alternative reads an input the path has not decided, stops bash or notes
+        something: the step then decides the inputs it reads as before."""
+        raw = self.raw(st, name)
+        if type(raw) is not Choice:
+            return None
+        scope = next(index for index in range(len(st.scopes) - 1, -1, -1) if name in st.scopes[index])
+
+        def leaf(alternative):
+            if type(alternative) is FromInput:
+                raise _Unfolded()  # the input's own value: read on the path, as any input
+            scratch = st.copy()
+            scratch.scopes[scope][name] = alternative
+            try:
+                result = compute(scratch)
+            except (NeedInput, ExitScript, AbortCommand):
+                raise _Unfolded() from None
+            if scratch.notes is not st.notes:
+                raise _Unfolded()
+            return result
+
+        found: dict[int, object] = {}
+        stack = [(raw, False)]
+        try:
+            while stack:
+                node, ready = stack.pop()
+                if not ready and id(node) in found:
+                    continue
+                if type(node) is not Choice:
+                    found[id(node)] = leaf(node)
+                    continue
+                taken = self.taken(node, st)
+                if not ready:
+                    stack.append((node, True))
+                    stack.extend((alternative, False) for _, alternative in taken)
+                    continue
+                found[id(node)] = found[id(taken[0][1])] if len(taken) == 1 else \
+                    combine(node, [(values, found[id(alternative)]) for values, alternative in taken])
+        except _Unfolded:
+            return None
+        return found[id(raw)]
+
+    def taken(self, choice: Choice, st: State) -> list:
+        """The (value set, alternative) pairs of `choice` the path's values of its input may take
+        (none of them: the first, as lookup takes it)."""
+        domain = self._texts(choice.name, st, None)
+        return [alt for alt in choice.alts if not alt[0].isdisjoint(domain)] or [choice.alts[0]]
 
     def _symbolic_field(self, word: Word, st: State, split: bool = False):
         """The word as one symbolic field; with `split`, a word with no quotes that bash may split

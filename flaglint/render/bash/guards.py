@@ -122,7 +122,26 @@ def guarded(sides: Sequence[tuple[Sequence[Cube], object]], universe: Mapping[st
     """Each side's value where one of its cubes holds (no two sides overlap): a Choice on the input
     that most cubes constrain, its alternatives guarded in turn by the other inputs. The values of
     that input are told apart by the cubes that allow each, found once per cube, so k paths joined
-    at once on one input cost their values, not k times them."""
+    at once on one input cost their values, not k times them. Sides whose arrays hold the same
+    elements share one array: the paths that left an array alike (`[ -z "$X" ] && a+=(x)`, X
+    unset or empty) are one alternative, and the Choices below it one (made once per content:
+    types._Interned), so an array that n such joins grew is a Choice of its 2**n arrays at most,
+    not of one for each way the inputs' values lead there."""
+    arrays: dict[tuple, list] = {}  # the arrays kept, by their elements' texts
+    shared = []
+    for cubes, value in sides:
+        if type(value) is list:
+            kept = arrays.setdefault(tuple(e.text if type(e) is Value else _identity(e) for e in value), [])
+            found = next((array for array in kept if _same_elements(array, value)), None)
+            if found is None:
+                kept.append(value)
+            else:
+                value = found
+        shared.append((cubes, value))
+    return _guarded(shared, universe)
+
+
+def _guarded(sides: Sequence[tuple[Sequence[Cube], object]], universe: Mapping[str, Sequence]):
     live = [(cubes, value) for cubes, value in sides if cubes]
     if len(live) <= 1:
         return live[0][1] if live else sides[0][1]
@@ -149,7 +168,7 @@ def guarded(sides: Sequence[tuple[Sequence[Cube], object]], universe: Mapping[st
         for index in found:
             side, cube = splits[index]
             sub.setdefault(side, []).append(without(cube, name))
-        for taken, value in _on_values(guarded([(cubes, live[side][1]) for side, cubes in sub.items()], universe),
+        for taken, value in _on_values(_guarded([(cubes, live[side][1]) for side, cubes in sub.items()], universe),
                                        name, frozenset(values)):
             same = where.setdefault(_identity(value), len(alts))
             if same == len(alts):
@@ -189,6 +208,14 @@ def _identity(value) -> object:
     if type(value) is Value and type(value.origins) is Spans:
         return (value.text, value.opaque, value.origins)
     return id(value)
+
+
+def _same_elements(a: list, b: list) -> bool:
+    """Whether two arrays of the same texts hold the same elements: written in the same places, as
+    known (an element's origins are compared one by one, each the same object where both were
+    read from one word)."""
+    return all(x is y or type(x) is Value and type(y) is Value and x.opaque == y.opaque and x.origins == y.origins
+               for x, y in zip(a, b))
 
 
 @dataclass(frozen=True, eq=False)

@@ -41,7 +41,12 @@ from flaglint.render.bash.guards import (
     trimmed,
 )
 from flaglint.render.bash.machine import Interp
-from flaglint.render.bash.state import State, is_argument, settled_positional
+from flaglint.render.bash.state import (
+    State,
+    is_argument,
+    is_file_test,
+    settled_positional,
+)
 from flaglint.render.bash.types import (
     Choice,
     FromInput,
@@ -343,6 +348,9 @@ def _exported_on_all(states: Sequence[State], name: str, universes: Sequence[tup
     True, on every value; False, where the environment sets it (the rule for an input whose values
     stay grouped: machine.Interp.rendering, assign); None when no one rule says what bash does on
     every path."""
+    if is_file_test(name):
+        return False  # whether a path exists where the script runs: no variable, never exported (Interp.decide)
+
     def status(st: State) -> bool | None:  # None: where the environment sets it
         if name in st.exported:
             return True
