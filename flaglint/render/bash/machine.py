@@ -564,13 +564,20 @@ class Interp(Expansion, Conditions, Builtins):
             # `a=("$X" "$Y")` after n joins is one array, not a path per combination (lookup decides
             # it); words that assign as they expand are expanded once, as bash does.
             added = new = self.fields(ins.array, st) if ins.mutates else self.array_fields(ins.array, st)
+            size = len(new)
             if ins.append:
                 old = self.raw(st, ins.name)  # elements as stored: appending decides none of them
-                if type(old) is not list:
-                    old = self.lookup(st, ins.name)
-                    old = old if isinstance(old, list) else ([old] if old is not None else [])
-                new = old + new
-            if self._too_large(st, ins.name, added, ins.line, len(new)):
+                grown: dict = {}
+                joined = _appended(old, new, grown) if type(old) is Choice else None
+                if joined is not None:  # arrays joined paths left apart (`missing+=("$v")` behind tests): each grows
+                    new, size = joined, max(len(a) for a in grown.values() if type(a) is list)
+                else:
+                    if type(old) is not list:
+                        old = self.lookup(st, ins.name)
+                        old = old if isinstance(old, list) else ([old] if old is not None else [])
+                    new = old + new
+                    size = len(new)
+            if self._too_large(st, ins.name, added, ins.line, size):
                 return
             self.assign(st, ins.name, new, local)
         elif ins.value is not None and ins.index is not None:
@@ -1017,6 +1024,27 @@ _DISPATCH = {
     OptionArms: Interp.i_optionarms, ArmArguments: Interp.i_armarguments,
     OptionGiven: Interp.i_optiongiven,
 }
+
+
+def _appended(old, new: list, memo: dict):
+    """A joined array (a Choice whose alternatives are arrays, or unset) with `new` appended to each
+    alternative, an alternative shared by several kept shared; None where one is not an array."""
+    if id(old) in memo:
+        return memo[id(old)]
+    if old is None or type(old) is list:
+        made = (old or []) + new
+    elif type(old) is Choice:
+        alts = []
+        for values, alt in old.alts:
+            grown = _appended(alt, new, memo)
+            if grown is None:
+                return None
+            alts.append((values, grown))
+        made = Choice(old.name, tuple(alts))
+    else:
+        return None
+    memo[id(old)] = made
+    return made
 
 
 def _unreadable(path: str) -> str | None:
