@@ -40,6 +40,16 @@ def _resolved(value, env: dict):
     return resolve(value, pick, lambda name: input_value(env.get(name)))
 
 
+def _exported_as(outcome, env: dict) -> dict:
+    """The outcome's exported variables, each as a run with `env` has it (those it leaves unset out)."""
+    got = {}
+    for name, value in outcome.rendering.exported.items():
+        concrete = _resolved(value, env)
+        if concrete is not None:
+            got[name] = concrete.text
+    return got
+
+
 def _own(exported: dict, env: dict) -> dict:
     """The exported variables, less an input the script left as the environment gave it."""
     return {k: v for k, v in exported.items() if not (k in env and v == env[k])}
@@ -283,12 +293,7 @@ def test_joins_as_bash_runs_them(tmp_path, script):
     for env in ({}, {"IN1": "1"}, {"IN2": "x"}, {"IN1": "1", "IN2": "x"}):
         expected = _own(_bash_exports(tmp_path, script, env), env)
         ((_, outcome),) = _taken([(p, o) for o in merged.outcomes for p in o.paths], env)
-        got = {}
-        for name, value in outcome.rendering.exported.items():
-            concrete = _resolved(value, env)
-            if concrete is not None:
-                got[name] = concrete.text
-        assert _own(got, env) == expected, (script, env)
+        assert _own(_exported_as(outcome, env), env) == expected, (script, env)
 
 
 def test_appending_to_a_value_guarded_over_several_inputs_does_not_fork(tmp_path):
@@ -384,9 +389,4 @@ def test_an_array_grown_behind_tests_is_read_whole_as_bash_reads_it(script: str)
             # as the evaluator names them: a value the script never compares with is "any other"
             named = {name: value if value in merged.inputs.get(name, ()) else "flaglint-other" for name, value in env.items()}
             ((_, outcome),) = _taken(paths, {f"IN{i}": named.get(f"IN{i}") for i in range(1, 4)})
-            got = {}
-            for name, value in outcome.rendering.exported.items():
-                concrete = _resolved(value, named)
-                if concrete is not None:
-                    got[name] = concrete.text
-            assert _own(got, named) == expected, (script, env)
+            assert _own(_exported_as(outcome, named), named) == expected, (script, env)
