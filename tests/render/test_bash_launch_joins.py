@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from test_bash_property import bash_env
-from test_bash_symbolic import _own, _resolved, _taken
+from test_bash_symbolic import own_changes, resolved_in, taken_by
 
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.lint.scripts import check_script
@@ -46,13 +46,13 @@ def _exports_agree_with_bash(directory: Path, paths: list, samples: list[dict]) 
     exports what bash exports (less the inputs left as the environment gave them)."""
     for sample in samples:
         env = {k: v for k, v in sample.items() if v is not None}
-        ((_, outcome),) = _taken(paths, sample)
+        ((_, outcome),) = taken_by(paths, sample)
         got = {}
         for name, value in outcome.rendering.exported.items():
-            concrete = _resolved(value, env)
+            concrete = resolved_in(value, env)
             if concrete is not None and not isinstance(concrete, list):
                 got[name] = concrete.text
-        assert _own(got, env) == _own(bash_env(directory, env), env), env
+        assert own_changes(got, env) == own_changes(bash_env(directory, env), env), env
 
 
 def test_unexported_defaults_of_inputs_join_and_agree_with_bash(tmp_path):
@@ -88,7 +88,7 @@ def test_a_launch_after_many_joins_is_one_launch_whose_words_are_what_bash_runs(
         # CONFIG, which the script never sets, is its caller's: set, to a value not known here
         env = {**{k: values[0] for k, values in merged.inputs.items() if values == [OTHER]},
                **{k: v for k, v in sample.items() if v is not None}}
-        words = [_resolved(w, env) if type(w) in (Choice, Sym) else w for w in launch.words]
+        words = [resolved_in(w, env) if type(w) in (Choice, Sym) else w for w in launch.words]
         assert [w.text for w in words][1:] == _bash_argv(tmp_path, env), env
 
 
@@ -97,9 +97,9 @@ def _concrete_words(launch, env: dict) -> list[str]:
     words = []
     for w in launch.words:
         if type(w) is Split:
-            words.extend(ifs_fields(_resolved(w.value, env)))
+            words.extend(ifs_fields(resolved_in(w.value, env)))
         else:
-            words.append(_resolved(w, env) if type(w) in (Choice, Sym) else w)
+            words.append(resolved_in(w, env) if type(w) in (Choice, Sym) else w)
     return [w.text for w in words]
 
 
@@ -180,7 +180,7 @@ def test_joined_values_handed_to_a_function_through_an_array_stay_one_launch(tmp
     assert sum(type(w) in (Choice, Sym) for w in launch.words) == len(names)
     for sample in _samples(paths[0][0].domains, 12, seed=3):
         env = {k: v for k, v in sample.items() if v is not None}
-        words = [_resolved(w, env) if type(w) in (Choice, Sym) else w for w in launch.words]
+        words = [resolved_in(w, env) if type(w) in (Choice, Sym) else w for w in launch.words]
         assert [w.text for w in words][1:] == _bash_argv(tmp_path, env), env
 
 

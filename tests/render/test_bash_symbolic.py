@@ -33,29 +33,29 @@ from flaglint.render.bash.types import Choice, parts_of, resolve
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
 
-def _resolved(value, env: dict):
+def resolved_in(value, env: dict):
     def pick(choice):
         return next(alt for values, alt in choice.alts if env.get(choice.name) in values)
 
     return resolve(value, pick, lambda name: input_value(env.get(name)))
 
 
-def _exported_as(outcome, env: dict) -> dict:
+def exported_as(outcome, env: dict) -> dict:
     """The outcome's exported variables, each as a run with `env` has it (those it leaves unset out)."""
     got = {}
     for name, value in outcome.rendering.exported.items():
-        concrete = _resolved(value, env)
+        concrete = resolved_in(value, env)
         if concrete is not None:
             got[name] = concrete.text
     return got
 
 
-def _own(exported: dict, env: dict) -> dict:
+def own_changes(exported: dict, env: dict) -> dict:
     """The exported variables, less an input the script left as the environment gave it."""
     return {k: v for k, v in exported.items() if not (k in env and v == env[k])}
 
 
-def _taken(paths: list, env: dict):
+def taken_by(paths: list, env: dict):
     return [(p, o) for p, o in paths if any(all(env.get(n) in vs for n, vs in c.items()) for c in p.products())]
 
 
@@ -210,14 +210,14 @@ def _agrees_with_the_explorer_and_bash(script: str, choice) -> None:
         reference_paths = [(p, o) for o in reference.outcomes for p in o.paths]
         for _ in range(4):
             sample = {k: choice.choice(vs) for k, vs in conditions.values.items()}
-            ((taken, outcome),) = _taken(paths, sample)
-            ((ref_taken, ref_outcome),) = _taken(reference_paths, sample)
+            ((taken, outcome),) = taken_by(paths, sample)
+            ((ref_taken, ref_outcome),) = taken_by(reference_paths, sample)
             # Every other variable unset, as explored; an input grouped on the path keeps its value.
             env = {k: v for k, v in sample.items() if v is not None and k in taken.domains}
             env.update({k: v for k, v in taken.env.items() if k not in taken.domains and v is not None})  # the caller's
             got = {}
             for name, value in outcome.rendering.exported.items():
-                concrete = _resolved(value, env)
+                concrete = resolved_in(value, env)
                 if concrete is not None and not isinstance(concrete, list):
                     got[name] = concrete.text
             if outcome.rendering.unbounded is not None:
@@ -244,7 +244,7 @@ def _bash_status(directory: Path, env: dict) -> int:
 def _comparable(exported: dict, env: dict, taken) -> dict:
     """What the script itself exports: less an input left as the environment gave it, and less an
     input's value that is one of the values its path groups (a path shows one of them)."""
-    return {k: v for k, v in _own(exported, env).items() if not (k in taken.domains and v in taken.domains[k])}
+    return {k: v for k, v in own_changes(exported, env).items() if not (k in taken.domains and v in taken.domains[k])}
 
 
 def _bash_exports(directory: Path, script: str, env: dict) -> dict:
@@ -291,9 +291,9 @@ def test_joins_as_bash_runs_them(tmp_path, script):
     path.write_text(script)
     merged = evaluate(path)
     for env in ({}, {"IN1": "1"}, {"IN2": "x"}, {"IN1": "1", "IN2": "x"}):
-        expected = _own(_bash_exports(tmp_path, script, env), env)
-        ((_, outcome),) = _taken([(p, o) for o in merged.outcomes for p in o.paths], env)
-        assert _own(_exported_as(outcome, env), env) == expected, (script, env)
+        expected = own_changes(_bash_exports(tmp_path, script, env), env)
+        ((_, outcome),) = taken_by([(p, o) for o in merged.outcomes for p in o.paths], env)
+        assert own_changes(exported_as(outcome, env), env) == expected, (script, env)
 
 
 def test_appending_to_a_value_guarded_over_several_inputs_does_not_fork(tmp_path):
@@ -311,7 +311,7 @@ def test_appending_to_a_value_guarded_over_several_inputs_does_not_fork(tmp_path
     assert merged.paths_explored == 1
     ((outcome,),) = [merged.outcomes]
     for env in ({}, {"A0": "flaglint-other", "C0": "y"}, {"B3": "1", "A5": "z"}, {f"B{i}": "1" for i in range(12)}):
-        assert _resolved(outcome.rendering.exported["F"], env).text == _bash_exports(tmp_path, script, env)["F"]
+        assert resolved_in(outcome.rendering.exported["F"], env).text == _bash_exports(tmp_path, script, env)["F"]
 
 
 REQUIRED = 6
@@ -343,7 +343,7 @@ def test_an_array_grown_behind_each_input_is_read_whole_as_bash_reads_it(tmp_pat
         expected = _bash_exports(tmp_path, script, env)
         for name in ("OUT", "SOME", "MANY"):
             value = outcome.rendering.exported.get(name)
-            value = None if value is None else _resolved(value, env)  # MANY: exported where it is set
+            value = None if value is None else resolved_in(value, env)  # MANY: exported where it is set
             assert (None if value is None else value.text) == expected.get(name), (name, env)
 
 
@@ -385,8 +385,8 @@ def test_an_array_grown_behind_tests_is_read_whole_as_bash_reads_it(script: str)
         paths = [(p, o) for o in merged.outcomes for p in o.paths]
         for values in ((None, None, None), ("", "x", None), ("x", "x", "x"), ("y", "", "x")):
             env = {f"IN{i}": value for i, value in enumerate(values, 1) if value is not None}
-            expected = _own(_bash_exports(Path(d), script, env), env)
+            expected = own_changes(_bash_exports(Path(d), script, env), env)
             # as the evaluator names them: a value the script never compares with is "any other"
             named = {name: value if value in merged.inputs.get(name, ()) else "flaglint-other" for name, value in env.items()}
-            ((_, outcome),) = _taken(paths, {f"IN{i}": named.get(f"IN{i}") for i in range(1, 4)})
-            assert _own(_exported_as(outcome, named), named) == expected, (script, env)
+            ((_, outcome),) = taken_by(paths, {f"IN{i}": named.get(f"IN{i}") for i in range(1, 4)})
+            assert own_changes(exported_as(outcome, named), named) == expected, (script, env)

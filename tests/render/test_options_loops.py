@@ -7,8 +7,17 @@ arm does what options apart cannot (leave the loop, read every argument), the lo
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from script_shapes import options_loop_launcher
+from test_bash_property import BASH_OWN
+from test_bash_symbolic import exported_as, taken_by
 
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.lint.scripts import check_script
@@ -91,3 +100,60 @@ def test_arms_that_set_one_variable_are_one_option(tmp_path):
     assert len([name for name in inputs if name.startswith("$1@")]) == 7  # command, dpo, packing, o0, o1, help, unknown
     line = next(i for i, text in enumerate(script.read_text().splitlines(), 1) if "--packing)" in text)
     assert inputs[f"$1@{line}/2[--packing]"] == [None, "--packing", f"--packing={OTHER}"]
+
+
+ARMS = {
+    "switch": ['--s{i}) S{i}=on; shift ;;'],
+    "value": ['--v{i}) V{i}="$2"; shift 2 ;;'],
+    "both": ['--v{i}) V{i}="$2"; shift 2 ;;', '--v{i}=*) V{i}="${{1#*=}}"; shift ;;'],
+    "word": ['go{i}|run{i}) W="$1"; shift ;;'],
+    "two": ['--t{i}) T{i}="$2"; U{i}=set; shift 2 ;;'],
+}
+LAST = ["*) shift ;;", '*) echo "bad $1"; exit 3 ;;', "-h|--help) exit 0 ;;\n    *) shift ;;"]
+
+
+@st.composite
+def options_scripts(draw) -> str:
+    """An options loop of one to four options of the shapes launchers write (a switch, an option
+    with a value as two words or one, a subcommand word, an arm that sets two variables), its last
+    arm skipping, refusing or helping; then tests of what the options set, and exports."""
+    kinds = draw(st.lists(st.sampled_from(sorted(ARMS)), min_size=1, max_size=4))
+    arms = [arm.format(i=i) for i, kind in enumerate(kinds) for arm in ARMS[kind]]
+    names = sorted({name for i, kind in enumerate(kinds) for name in _set_by(kind, i)})
+    tests = [f'if [[ "${{{name}:-}}" == "x" || "${{{name}:-}}" == on ]]; then export HIT_{name}=1; fi' for name in names]
+    return "\n".join(["W=none", "while [[ $# -gt 0 ]]; do", '  case "$1" in', *(f"    {arm}" for arm in arms),
+                      f"    {draw(st.sampled_from(LAST))}", "  esac", "done", *tests, f"export {' '.join(names)}", "export DONE=1", ""])
+
+
+def _set_by(kind: str, i: int) -> list[str]:
+    return {"switch": [f"S{i}"], "value": [f"V{i}"], "both": [f"V{i}"], "word": ["W"], "two": [f"T{i}", f"U{i}"]}[kind]
+
+
+def _bash_run(directory, arguments: list) -> tuple[int, dict | None]:
+    """Bash's status running the script with these arguments, and its exported variables where it
+    got to the end (None where it exited before)."""
+    out = subprocess.run(["env", "-i", "PATH=/usr/bin:/bin", "bash", "-c", 'source ./gen.sh "$@"; env -0', "_", *arguments],
+                         cwd=directory, capture_output=True, timeout=20)
+    pairs = [item.split("=", 1) for item in out.stdout.decode().split("\0") if "=" in item]
+    exported = {k: v for k, v in pairs if k not in BASH_OWN}
+    return out.returncode, exported if "DONE" in exported else None
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(script=options_scripts(), data=st.data())
+def test_options_taken_apart_agree_with_bash_run_with_their_arguments(script, data):
+    # Any choice of the options' values the evaluation explored is one path, whose outcome is what
+    # bash does with the arguments of a run that gives those options (state.option_arguments).
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "gen.sh"
+        path.write_text(script)
+        evaluated = evaluate(path)
+        options = {name: data.draw(st.sampled_from(values), label=name)
+                   for name, values in sorted(evaluated.inputs.items()) if is_option(name)}
+        assert options, script
+        ((_, outcome),) = taken_by([(p, o) for o in evaluated.outcomes for p in o.paths], options)
+        status, expected = _bash_run(Path(d), option_arguments(options))
+        assert outcome.rendering.status == status, (script, options)
+        if expected is not None:
+            assert exported_as(outcome, options) == expected, (script, options)

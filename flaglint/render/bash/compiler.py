@@ -1014,8 +1014,10 @@ class Compiler:
 
     def _rename_arguments(self, names: tuple, aliases: int, comparands: dict) -> None:
         """What an arm's body compares its words with and copies them into, learnt since `aliases`
-        and `comparands` (the counts before it), also for the inputs that are its words."""
-        words = {argument_input(i): name for i, name in enumerate(names, 1)}
+        and `comparands` (the counts before it), also for the inputs that are its words past the
+        first (the option itself is one its patterns match: what it is copied into is compared
+        with says nothing of it)."""
+        words = {argument_input(i): name for i, name in enumerate(names, 1) if i > 1}
         self.facts.aliases.extend((assigned, words[read]) for assigned, read in self.facts.aliases[aliases:] if read in words)
         for argument, name in words.items():
             found = self.facts.comparands.get(argument, [])[comparands.get(argument, 0):]
