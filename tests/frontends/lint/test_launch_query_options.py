@@ -47,8 +47,8 @@ def test_many_options_are_each_noted_where_nothing_tells_their_values(tmp_path, 
     assert "FL011" not in {f.rule for f in result.findings}
     assert [f for f in result.findings if f.severity == "error"] == []
     first = 8 + count  # the line of the first option's append
-    assert [n for n in result.notes if "is not judged" in n] == [
-        f"{script}:{first + i}: {key} is not judged: its value is not known here" for i, (key, _) in enumerate(keys)]
+    assert sorted(n for n in result.notes if "is not judged" in n) == sorted(
+        f"{script}:{first + i}: {key} is not judged: its value is not known here" for i, (key, _) in enumerate(keys))
 
 
 def _arguments(env: dict) -> list:
