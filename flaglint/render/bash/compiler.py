@@ -353,10 +353,11 @@ def options_loop(node, text) -> tuple | None:
         sole = sets[0] if len(sets) == 1 and len(body) == 1 + sum(bool(_SHIFT.fullmatch(line)) for line in body) else None
         # the arms that only set one variable (`--image) IMAGE="$2"`, `--image=*) IMAGE="${1#*=}"`,
         # `start|stop) COMMAND="$1"`) are one option: the one of them a run gives last decides it
-        if sole is not None and sole in setters and not any(c in p for p in valued for c in "|[]"):
+        if sole is not None and sole in setters:
             items, most, before = arms[setters[sole]]
-            arms[setters[sole]] = ([*items, item], max(most, count), before + valued)
-            continue
+            if not any(c in p for p in before + valued for c in "|[]"):  # option_input keeps the valued words as text
+                arms[setters[sole]] = ([*items, item], max(most, count), before + valued)
+                continue
         if sole is not None:
             setters[sole] = len(arms)
         arms.append(([item], count, valued))
