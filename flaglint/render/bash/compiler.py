@@ -299,13 +299,6 @@ def parameter_input(p: Param) -> str | None:
     return None
 
 
-def _all_arguments(word: Word) -> bool:
-    """Whether a word is the positional parameters, all of them: `"$@"`, `$*`, `"${@}"`."""
-    params = [p for p in word.parts if not (isinstance(p, Lit) and p.text == "")]
-    return len(params) == 1 and isinstance(params[0], Param) and params[0].name in ("@", "*") and params[0].op == "" \
-        and params[0].index is None and not params[0].length
-
-
 # ---- options loops ----------------------------------------------------------------------------
 
 # `[[ $# -gt 0 ]]`, `[ "$#" -ne 0 ]`, `(( $# > 0 ))`, `[[ -n "$1" ]]`: the loop runs while arguments are left
