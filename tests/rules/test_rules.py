@@ -280,6 +280,8 @@ def _brute_force_minimum(checker, source, proposals):
         for value in candidates:
             if value != config.lookup(name) and value not in domains[name]:
                 domains[name].append(value)
+    # the rules broken as written first: most changes leave one of them broken (the same answer, sooner)
+    ordered = sorted(rules, key=lambda rule: holds(rule, config.lookup))
     for size in range(0, 3):
         for keys in itertools.combinations(names, size):
             for values in itertools.product(*(domains[k] for k in keys)):
@@ -288,7 +290,7 @@ def _brute_force_minimum(checker, source, proposals):
                 def lookup(name, override=override):
                     return override[name] if name in override else config.lookup(name)
 
-                if _mesh_devices(lookup, names) == _mesh_devices(config.lookup, names) and all(holds(r, lookup) for r in rules):
+                if all(holds(r, lookup) for r in ordered) and _mesh_devices(lookup, names) == _mesh_devices(config.lookup, names):
                     return size
     return None
 

@@ -396,7 +396,8 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
         if _record(seen, checked[key].findings, launch, flags, checker):
             to_fix.setdefault(key, (launch, flags, env, unknown))
     # One fix is offered per run (see _add_fix): the launches with findings are tried in order until one has a fix.
-    for key, (launch, flags, env, unknown) in list(to_fix.items())[:FIX_TRIES]:
+    # None is searched for with --max-fixes 0, as for a command line's flags and a manifest's.
+    for key, (launch, flags, env, unknown) in list(to_fix.items())[:FIX_TRIES] if max_fixes else []:
         result = checker.check(FlagSource(flags.text), env, fix=True, max_fixes=max_fixes, unknown=unknown)
         known = {(f.rule, f.message) for f in checked[key].findings}
         _record(seen, [f for f in result.findings if (f.rule, f.message) not in known], launch, flags, checker)  # FL090

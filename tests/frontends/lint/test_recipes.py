@@ -201,6 +201,16 @@ def test_an_unsafe_fix_that_breaks_a_rule_on_another_launch_says_which(tmp_path)
     assert f"the unsafe fix (moe_chunk_pipeline=true) breaks FL102 at {script}:7 on a launch it reaches" in report["notes"]
 
 
+def test_max_fixes_0_lists_no_fix_and_the_same_findings(tmp_path):
+    # as for a command line's flags and a manifest: no fix is searched for, the launches are judged as before
+    script = tmp_path / "run.sh"
+    script.write_text('#!/usr/bin/env bash\nexport MAXTEXT_EXTRA_FLAGS="moe_roe_packed_routing_gather=true moe_chunk_pipeline=false"\n')
+    args = ("lint", "--pin", "bbd0f6f10", str(script), "--format", "json")
+    fixed, unfixed = (json.loads(run_flaglint(*args, *more).stdout) for more in ((), ("--max-fixes", "0")))
+    assert fixed["fixes"] and unfixed["fixes"] == []
+    assert [f["rule"] for f in unfixed["findings"]] == [f["rule"] for f in fixed["findings"]] == ["FL101"]
+
+
 def test_the_branches_of_a_witness_are_those_a_run_with_the_given_env_takes():
     # --env chooses the 256-chip slice and the "before" recipe: the run takes the then branch at
     # line 25 that sources it, never the else at 27 that sources the 128-chip recipe
