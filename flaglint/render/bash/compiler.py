@@ -12,7 +12,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from flaglint.core.reading import SCRIPT, Unreadable, buffer_of, read_file
-from flaglint.render.bash.arithmetic import ArithError, ArithTooDeep, arith_assigned, arith_expands
+from flaglint.render.bash.arithmetic import (
+    ArithError,
+    ArithTooDeep,
+    arith_assigned,
+    arith_expands,
+)
 from flaglint.render.bash.depth import check_depth
 from flaglint.render.bash.lexer import (
     ARITH_ASSIGN,

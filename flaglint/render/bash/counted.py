@@ -4,10 +4,10 @@ A loop over a replica count (`ROLLOUT_REPLICAS`, 16 unless set) runs the same bo
 the counter only written into strings (`--worker_id=${ID}-${i}`). Run pass by pass, its cost and the
 launches it keeps grow with the count. So, from the second pass, where the header says at least
 SUMMARISED_FROM passes are left (its arithmetic worked out on the counter alone), the counter is a
-value not known here (types.counter_value) and the passes run until one leaves the path as it found
-it: a launch the passes repeat is kept once, its counter not known. The last pass then runs with the
-counter it has in bash, so what the passes assign ends as bash leaves it, and the counter ends at
-bash's value.
+value not known here (types.counter_value) and the passes run until one leaves the path's variables
+as it found them (what a pass launches no later pass reads): a launch the passes repeat is kept once,
+its counter not known. The last pass then runs with the counter it has in bash, so what the passes
+assign ends as bash leaves it, and the counter ends at bash's value.
 
 Where that would not be bash's, the path goes back to where the summary began (the state it had
 there, narrowed to the inputs' values it has since taken) and runs the passes one by one:
@@ -32,9 +32,10 @@ SUMMARY_ROUNDS = 3
 PASSES_WORKED_OUT = 50_000
 # What a path keeps of its state when it goes back to where a summary began: the inputs' values it took.
 _NARROWED = frozenset({"inputs", "domains", "condition", "steps"})
-# Builtins that read their words' values only to keep them (assign, print, hand on): the counter
-# passes through them as it would pass through an assignment.
-KEEPING = frozenset({"echo", "export", "local", "declare", "typeset", "readonly", ":", "true", "false"})
+# Builtins that read their words' values only to print them, or not at all: the counter passes
+# through them (what a captured function prints is watched where it is written: Builtins.b_echo).
+# `export "$name=…"` and its kin are not among them: a word may name the variable.
+KEEPING = frozenset({"echo", ":", "true", "false"})
 
 
 # Where a path that runs summarised passes captures a function's output: its own run of that
@@ -81,8 +82,9 @@ class CountedLoops:
         going_on = st.status == 0
         if kind == "summary":
             _, snapshot, before, rounds, last = phase
-            st.launched = _distinct(st.launched)
-            now = self.loop_state(st)
+            kept = len(snapshot.launched)
+            st.launched = st.launched[:kept] + _distinct(st.launched[kept:], st.launched[:kept])
+            now = self.loop_state(st, launches=False)
             if alike(now, before):  # the passes repeat: the last one runs with bash's counter
                 st.iters[key] = ("last", snapshot, st.launched)
                 self.assign(st, ins.counter, Value(str(last), [None] * len(str(last))))
@@ -117,7 +119,7 @@ class CountedLoops:
                 snapshot.iters[key] = ("pass by pass",)
                 self.assign(st, ins.counter, counter_value(st.code.src.path, st.code.instrs[ins.passes_from].line))
                 st.widened = (len(st.stack), ins.passes_from, ins.target)
-                st.iters[key] = ("summary", snapshot, self.loop_state(st), 0, last)
+                st.iters[key] = ("summary", snapshot, self.loop_state(st, launches=False), 0, last)
         st.pc += 1
 
     def summarised_header(self, ins: ArithCmd, st: State) -> bool:
@@ -150,10 +152,11 @@ class CountedLoops:
             return None
         return None
 
-    def loop_state(self, st: State) -> tuple:
-        """What a loop's pass may change that a later one reads, or the path keeps."""
+    def loop_state(self, st: State, launches: bool = True) -> tuple:
+        """What a loop's pass may change that a later one reads, or the path keeps (`launches`:
+        with what it launched, which no later pass reads)."""
         return (tuple(tuple(sorted(scope.items(), key=lambda item: item[0])) for scope in st.scopes),
-                frozenset(st.exported), st.positional, st.functions, st.options, st.launched, st.output)
+                frozenset(st.exported), st.positional, st.functions, st.options, st.output) + ((st.launched,) if launches else ())
 
     def _counter_kept(self, st: State) -> bool:
         """Whether the counter's characters are still in what the path holds after its last pass
@@ -168,16 +171,14 @@ class CountedLoops:
         if st.widened is not None and any(map(holds_counter, values)):
             raise CounterRead()
 
-    def left_summary(self, st: State) -> bool:
-        """Whether the step took the path out of the summarised passes other than by the loop's
-        test (`exit`, `return`, a function's end): it runs them again, one by one."""
+    def check_summary(self, st: State) -> None:
+        """Where the step took the path out of the summarised passes other than by the loop's test
+        (`exit`, `return`, a function's end), it runs them again, one by one."""
         if type(st.widened) is not tuple:
-            return False  # a captured function's run (CAPTURED): its end is the command's
+            return  # a captured function's run (CAPTURED): its end is the command's
         depth, start, end = st.widened
         if st.done or len(st.stack) < depth or len(st.stack) == depth and not start <= st.pc < end:
             self.unsummarised(st)
-            return True
-        return False
 
     def unsummarised(self, st: State) -> None:
         """Back to where the summary began, with the inputs' values the path has taken since: the
@@ -190,11 +191,12 @@ class CountedLoops:
                 setattr(st, name, getattr(back, name))
 
 
-def _distinct(launches: tuple) -> tuple:
-    """The launches, less each one alike to one before it (types.alike): a summarised pass
-    that launches what an earlier one did, its counter not known either, launches nothing new."""
+def _distinct(launches: tuple, before: tuple) -> tuple:
+    """The summarised passes' launches, less each one alike (types.alike) to one before it or in
+    `before`: a pass that launches what an earlier one did, its counter not known either, launches
+    nothing new."""
     kept: list = []
     for launch in launches:
-        if not any(alike(launch, earlier) for earlier in kept):
+        if not any(alike(launch, earlier) for earlier in (*before, *kept)):
             kept.append(launch)
     return tuple(kept)

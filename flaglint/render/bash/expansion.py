@@ -838,6 +838,8 @@ class Expansion:
             return self._array_segments(p, [input_value(str(i)) for i in range(count)], p.index, st)
         segs = self.param(Param(p.name, p.quoted, p.line, index=p.index), st)
         target = join_segments(segs) if segs else None
+        if target is not None:
+            self.watch(st, target)
         if target is not None and (target.opaque or OTHER in target.text):
             self.note(st, p.line, f"opaque: ${{!{p.name}}} reads a variable whose name is not known here")
             return [(OTHER, (None,) * len(OTHER), p.quoted, True)]

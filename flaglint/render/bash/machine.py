@@ -362,7 +362,7 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
             elif len(st.stack) < depth:
                 self._returned(st, depth)
         if st.widened is not None:
-            self.left_summary(st)
+            self.check_summary(st)
 
     def _returned(self, st: State, depth: int) -> None:
         """A frame ended (a function returned, a subshell or sourced file ended): the command that
@@ -706,6 +706,8 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
             while not head and len(words) > 1:
                 words = words[1:]
                 head = self.fields(words[:1], st)
+            if head:
+                self.watch(st, head[0])  # the name decides what runs
             if head and not self._runs_here(head[0].text, st):
                 # Another program, never run: its name as the path decides it, its other words
                 # symbolic where they may (launch_fields).
@@ -738,6 +740,7 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
     def run_fields(self, ins: Command, st: State, fields: list, functions: bool = True) -> None:
         """Run the command the fields name: a function of the script (unless `functions` is False:
         `command NAME`), a builtin, or another program."""
+        self.watch(st, fields[0])  # the name decides what runs
         name = fields[0].text
         handler = BUILTINS.get(name)
         if functions and name in st.functions:
