@@ -20,7 +20,7 @@ from script_shapes import replica_loop_launcher
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.lint.scripts import check_script
 from flaglint.render import evaluate
-from flaglint.render.bash.explorer import render
+from flaglint.render.bash.explorer import explore, render
 from flaglint.render.recipes import LAUNCHES
 
 
@@ -116,3 +116,21 @@ def test_a_counted_loop_over_an_unknown_bound_agrees_with_bash(body, count, star
     script = _FUNCTIONS + f'N="${{N:-7}}"\nfor ((i = {start}; i < N; i++)); do\n' + "\n".join(body) + '\ndone\nexport X_I="$i"\n'
     env = {"N": str(count), "SW": switch}
     assert _flaglint(script, env) == _bash(script, env)
+
+
+@needs_bash
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body=st.lists(st.sampled_from(_STATEMENTS), min_size=1, max_size=4))
+def test_each_path_through_a_counted_loop_is_what_bash_does_on_its_witness(body):
+    # the bound and the switch are inputs: the paths fork on them inside the summarised passes too,
+    # and a path that goes back to run the passes one by one keeps the values it took
+    script = (_FUNCTIONS + 'N="${N:-7}"\nif [[ "$N" -gt 5 ]]; then export X_MANY=1; fi\nfor ((i = 0; i < N; i++)); do\n'
+              + "\n".join(body) + '\ndone\nexport X_I="$i"\n')
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d, "gen.sh")
+        path.write_text(script)
+        outcomes = explore(path, LAUNCHES).outcomes
+    for outcome in outcomes:
+        env = {k: v for k, v in outcome.env.items() if v is not None}
+        got = {k: v.text for k, v in outcome.rendering.exported.items() if k.startswith(("X_", "N"))}
+        assert got == _bash(script, env)
