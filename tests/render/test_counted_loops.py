@@ -77,6 +77,7 @@ def _loop(body: str, functions: str = "") -> str:
 LOOPS = {
     "written": _loop('export X_LAST="r-$i"; target="${X_LAST}"'),
     "tested": _loop('if [[ $i == 3 ]]; then export X_HIT="$i"; fi'),
+    "tested on one input's value": _loop('if [[ "${SW:-}" == on && $i -eq 3 ]]; then export X_HIT="$i"; fi'),
     "a case": _loop('x="r-$i"; case "$x" in r-5) export X_HIT=5 ;; esac'),
     "arithmetic": _loop("(( i % 4 == 1 )) && export X_ODD=$((i * 2))"),
     "an operator": _loop('x="r-$i"; export X_LEN="${#x}" X_CUT="${x#r-}"'),
@@ -95,7 +96,7 @@ LOOPS = {
 @pytest.mark.parametrize("count", ["0", "1", "3", "4", "5", "9", "40"])
 def test_what_a_counted_loop_leaves_is_bash_s(name, count):
     script = LOOPS[name]
-    env = {"N": count, "X_STOP": "yes"} if name == "an exit" else {"N": count}
+    env = {"N": count, "X_STOP": "yes", "SW": "on"}
     assert _flaglint(script, env) == _bash(script, env)
 
 
@@ -104,6 +105,7 @@ _STATEMENTS = [
     'if [[ $i -eq 4 ]]; then export X_FOUR=1; fi', '(( i > 6 )) && export X_BIG=1', 'case "$x" in p2) export X_TWO=1 ;; esac',
     'export X_ACC="${X_ACC:-}$i"', 'f "$i"', 'y=$(h "$x"); export X_Y="$y"', 'export X_PREV="${cur:-}"; cur="$i"',
     'export X_LEN="${#x}"', 'export X_SUM=$(( ${X_SUM:-0} + 1 ))', 'export X_K="k"',
+    'if [[ "${SW:-}" == on && $i -eq 5 ]]; then export X_AND=1; fi',
 ]
 _FUNCTIONS = 'f() { local t="t$1"; export X_F="$t"; }\nh() { echo "h$1"; }\n'
 
