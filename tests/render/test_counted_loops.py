@@ -31,7 +31,9 @@ def _launch_counts(script: Path) -> tuple[int, list[int]]:
 
 def test_a_replica_loop_is_judged_with_the_same_work_at_any_count(tmp_path):
     counts = {}
-    for replicas in (16, 256):
+    # 10,000 passes one by one would be past the evaluator's step limit (machine.STEP_LIMIT): judged
+    # all the same, the loop's work does not follow its count
+    for replicas in (16, 256, 10_000):
         script = tmp_path / f"launcher_{replicas}.sh"
         script.write_text(replica_loop_launcher(replicas))
         lines = script.read_text().splitlines()
@@ -39,7 +41,7 @@ def test_a_replica_loop_is_judged_with_the_same_work_at_any_count(tmp_path):
         errors = {(f.rule, lines[f.location.line - 1][f.location.column - 1:].split("=")[0]) for f in findings if f.severity == "error"}
         assert errors == {("FL004", "stepz")}
         counts[replicas] = _launch_counts(script)
-    assert counts[16] == counts[256]
+    assert counts[16] == counts[256] == counts[10_000]
     paths, launches = counts[256]
     # a replica count of 0, 1, 2 (a pass each) or the default; the default's launches: the first
     # pass's and the summarised passes', not one per replica

@@ -323,7 +323,10 @@ def _var_value(name: str, ctx: ArithContext, depth: int) -> int:
         raise ArithUnknown(name)
     if depth > 32:
         raise ArithError("expression recursion level exceeded")
-    return eval_arith(parse_arith_text(text.strip()), ctx, depth + 1)
+    text = text.strip()
+    if text.isdecimal() and text.isascii() and (text[0] != "0" or text == "0"):
+        return _wrap(int(text))  # a decimal constant, as most variables hold: no expression to parse
+    return eval_arith(parse_arith_text(text), ctx, depth + 1)
 
 
 def _nodes(node: tuple):

@@ -48,18 +48,22 @@ class CounterRead(Exception):
 
 
 class _Header(ArithContext):
-    """The loop header's arithmetic with the counter held apart: every other variable as the path holds it."""
+    """The loop header's arithmetic with the counter held apart: every other variable as the path
+    holds it, read once (the header assigns none of them)."""
 
     def __init__(self, interp, st: State, counter: str, value: int):
         self.interp, self.st, self.counter, self.value = interp, st, counter, value
+        self.held: dict[str, str | None] = {}
 
     def get(self, name: str) -> str | None:
         if name == self.counter:
             return str(self.value)
-        found = self.interp.scalar(self.st, name)
-        if found is not None and holds_counter(found):
-            raise ArithError("reads the counter")
-        return None if found is None else found.text
+        if name not in self.held:
+            found = self.interp.scalar(self.st, name)
+            if found is not None and holds_counter(found):
+                raise ArithError("reads the counter")
+            self.held[name] = None if found is None else found.text
+        return self.held[name]
 
     def set(self, name: str, value: int) -> None:
         if name != self.counter:
