@@ -24,7 +24,10 @@ N = 1, 2, 4, 8 (`--manifests`); and a launcher that reads N options in a loop, e
 (script_shapes.options_loop_launcher) at N = 4, 16, 64, 256 (`--options`); and an XPK submit script's
 (script_shapes.required_variables_launcher: a helper that checks N variables by name,
 `[ -z "${!v:-}" ] && absent+=("$v")`, and reads the array whole, before a workload whose --command
-string runs MaxText) at N = 2, 4, 6, 8, 10 (`--required`).
+string runs MaxText) at N = 2, 4, 6, 8, 10 (`--required`); and a distributed launcher's rollout loop
+(script_shapes.replica_loop_launcher: `for ((i = 0; i < REPLICAS; i++))` over a replica count that
+defaults to N, each pass naming a replica by its counter and calling functions that build its flags
+and launch it) at N = 4, 16, 64, 256, 1024 (`--replicas`).
 
 Then N sequential ifs on N inputs setting one variable (`if [ "$Ai" != x ]; then F=bad_key_i=1; fi`)
 and a MaxText launch reading it: N findings (a key MaxText does not define, at each if), each
@@ -34,7 +37,7 @@ ratio time(N)/time(N/2) (CPU) of each size.
     python bench/appends_bench.py [--sizes 8 64 256 1024] [--pin bbd0f6f10] [--appends-only]
                                   [--repeated 8 16 32 64 256] [--launcher 10 50 100 200] [--manifests 1 2 4 8]
                                   [--options 4 16 64 256]
-                                  [--required 2 4 6 8 10]
+                                  [--required 2 4 6 8 10] [--replicas 4 16 64 256 1024]
                                   [--sequential 20 40 80 160]
 """
 
@@ -59,6 +62,7 @@ from script_shapes import (  # noqa: E402
     manifest_launcher,
     options_loop_launcher,
     repeated_appends,
+    replica_loop_launcher,
     required_variables_launcher,
 )
 
@@ -189,6 +193,8 @@ def main() -> None:
                         help="start functions of the manifest launcher (none: skip it)")
     parser.add_argument("--required", type=int, nargs="*", default=[2, 4, 6, 8, 10],
                         help="variables the XPK submit script checks by name (none: skip it)")
+    parser.add_argument("--replicas", type=int, nargs="*", default=[4, 16, 64, 256, 1024],
+                        help="default replica counts of the rollout loop launcher (none: skip it)")
     parser.add_argument("--sequential", type=int, nargs="*", default=[20, 40, 80, 160],
                         help="sizes of the sequential-ifs recipe (none: skip it)")
     args = parser.parse_args()
@@ -225,6 +231,8 @@ def main() -> None:
             _print_sizes("manifest launcher workloads", args.manifests, manifest_launcher, Path(d), args.pin)
         if args.required:
             _print_sizes("required variables", args.required, required_variables_launcher, Path(d), args.pin)
+        if args.replicas:
+            _print_sizes("replica loop replicas", args.replicas, replica_loop_launcher, Path(d), args.pin)
         previous = None
         for n in args.sequential:
             script = Path(d) / f"sequential_{n}.sh"

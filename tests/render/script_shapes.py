@@ -144,3 +144,27 @@ def required_variables_launcher(required: int) -> str:
         'case "$ACTION" in',
         "  submit|again)", f"    need {' '.join(names)}", "    submit ;;",
         '  *) echo "unknown: $ACTION" >&2; exit 1 ;;', "esac"]) + "\n"
+
+
+def replica_loop_launcher(replicas: int) -> str:
+    """A distributed-RL launcher's rollout shape (google/tunix's experimental k8s_launcher.sh): a
+    replica count that defaults to `replicas`, and a `for ((i = 0; i < REPLICAS; i++))` loop that
+    names each replica by its counter and calls a function that stops it (dry or not) and one that
+    builds its flags (arms that append to a local, `${X:+…}` parts) and pipes an `xpk workload
+    create` whose --command string runs MaxText with one key MaxText does not define (`stepz`)."""
+    return "\n".join([
+        "#!/bin/bash", f"export REPLICAS=${{REPLICAS:-{replicas}}}", "export ROLLOUT_ID=${ROLLOUT_ID:-roll}",
+        "DRY_RUN=${DRY_RUN:-false}",
+        'apply_manifest() { if [[ "$DRY_RUN" == "true" ]]; then cat; else kubectl apply -f -; fi; }',
+        'stop_instance() { if [[ "$DRY_RUN" == "true" ]]; then echo "kubectl delete jobset $1"; else kubectl delete jobset "$1"; fi; }',
+        "start_instance() {", '  local target="$1"', '  local extra=""',
+        '  if [[ "${DEBUG:-}" == "1" || "${DEBUG:-}" == "true" ]]; then extra+=" log_period=1"; fi',
+        '  if [[ -n "${EVAL_EVERY:-}" ]]; then extra+=" eval_interval=${EVAL_EVERY}"; fi',
+        '  xpk workload create --workload "${target}" --tpu-type v5p-8 --command "python3 -m maxtext.trainers.pre_train.train'
+        ' maxtext/configs/base.yml run_name=${target} stepz=10 ${CKPT_EVERY:+checkpoint_period=${CKPT_EVERY}} ${extra}" | apply_manifest',
+        "}",
+        "start_all() {", "  for ((i = 0; i < REPLICAS; i++)); do", '    local target="${ROLLOUT_ID}"',
+        '    if [[ $REPLICAS -gt 1 ]]; then target="${ROLLOUT_ID}-${i}"; fi', '    stop_instance "${target}"',
+        '    start_instance "${target}"', "  done", "}",
+        "start_all",
+    ]) + "\n"

@@ -323,4 +323,26 @@ def _var_value(name: str, ctx: ArithContext, depth: int) -> int:
         raise ArithUnknown(name)
     if depth > 32:
         raise ArithError("expression recursion level exceeded")
-    return eval_arith(parse_arith_text(text.strip()), ctx, depth + 1)
+    text = text.strip()
+    if text.isdecimal() and text.isascii() and (text[0] != "0" or text == "0"):
+        return _wrap(int(text))  # a decimal constant, as most variables hold: no expression to parse
+    return eval_arith(parse_arith_text(text), ctx, depth + 1)
+
+
+def _nodes(node: tuple):
+    """The expression's nodes, itself first."""
+    todo = [node]
+    while todo:
+        current = todo.pop()
+        yield current
+        todo.extend(child for child in current[1:] if type(child) is tuple)
+
+
+def arith_assigned(node: tuple) -> set[str]:
+    """The variables the expression assigns (`i++`, `i += 2`, `i = i + 1`)."""
+    return {n[2] if n[0] == "assign" else n[1] for n in _nodes(node) if n[0] in ("assign", "inc")}
+
+
+def arith_expands(node: tuple) -> bool:
+    """Whether the expression holds an expansion (`$x`, `$(…)`), read only as the path runs it."""
+    return any(n[0] == "exp" for n in _nodes(node))

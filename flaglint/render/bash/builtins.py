@@ -124,6 +124,7 @@ class Builtins:
     def b_echo(self, ins: Command, st: State) -> None:
         """echo inside a captured function: its words, blank-separated, then a newline unless -n."""
         fields = self.fields(ins.words[1:], st)
+        self.watch(st, *fields)  # what a captured function prints keeps no origins of its own
         newline = True
         while fields and fields[0].text in ("-n", "-e", "-E", "-ne", "-en"):
             newline = newline and "n" not in fields[0].text

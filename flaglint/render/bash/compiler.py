@@ -12,7 +12,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from flaglint.core.reading import SCRIPT, Unreadable, buffer_of, read_file
-from flaglint.render.bash.arithmetic import ArithError, ArithTooDeep
+from flaglint.render.bash.arithmetic import (
+    ArithError,
+    ArithTooDeep,
+    arith_assigned,
+    arith_expands,
+)
 from flaglint.render.bash.depth import check_depth
 from flaglint.render.bash.lexer import (
     ARITH_ASSIGN,
@@ -102,6 +107,7 @@ class ArithCmd(Instr):
     line: int
     expr: tuple
     mutates: bool = False
+    header: JumpIf | None = None  # the condition or update of this counted loop (JumpIf.counter)
 
 
 @dataclass(eq=False)
@@ -118,6 +124,13 @@ class JumpIf(Instr):
     # a loop's test that reads only the shell's variables and arguments (no program, no file): an
     # iteration that changes nothing comes back to it for ever (`shift 2` with one argument left)
     settled: bool = False
+    # A `for ((…))` loop whose update steps one variable and whose header reads no expansion, with
+    # no `break`: that variable (machine.Interp.counted_jump), its condition and update, and where
+    # its passes begin (the update).
+    counter: str = ""
+    condition: tuple = ()
+    update: tuple = ()
+    passes_from: int = -1
     groupable = True
 
 
@@ -1078,13 +1091,16 @@ class Compiler:
         enter = Jump()
         out.append(enter)
         head = len(out)
+        header = []
         if update is not None:
-            out.append(ArithCmd(self.line(node), update, True))
+            header.append(ArithCmd(self.line(node), update, True))
+            out.append(header[-1])
             self.unchecked.add(id(out[-1]))
         enter.target = len(out)
         exit_jump = None
         if cond is not None:
-            out.append(ArithCmd(self.line(node), cond, _arith_mutates(self.src.text[self.src.char_index(bounds[2]):self.src.char_index(bounds[3])])))
+            header.append(ArithCmd(self.line(node), cond, _arith_mutates(self.src.text[self.src.char_index(bounds[2]):self.src.char_index(bounds[3])])))
+            out.append(header[-1])
             self.unchecked.add(id(out[-1]))
             exit_jump = JumpIf(on_success=False)
             out.append(exit_jump)
@@ -1092,6 +1108,13 @@ class Compiler:
         out.append(Jump(target=head))
         if exit_jump is not None:
             exit_jump.target = len(out)
+            stepped = arith_assigned(update) if update is not None else set()
+            if len(stepped) == 1 and next(iter(stepped)).isidentifier() and not self.loops[-1][0] \
+                    and not any(map(arith_expands, (cond, update))):
+                exit_jump.counter, exit_jump.condition, exit_jump.update, exit_jump.passes_from = stepped.pop(), cond, update, head
+                exit_jump.mutates = True  # where its passes are summarised: each of an input's values forks apart
+                for instr in header:
+                    instr.header = exit_jump
         self._close_loop(code)
 
     def _arith_span(self, node, start: int, end: int) -> tuple | None:

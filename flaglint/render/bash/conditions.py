@@ -67,17 +67,21 @@ class Conditions:
             if len(words) in (2, 3) and words[0].literal in ("-n", "-z") and (len(words) == 2 or words[2].literal == "]") \
                     and words[1].parts and all(p.quoted for p in words[1].parts):
                 return 0 if self._is_empty(words[1], st) == (words[0].literal == "-z") else 1
-            return self.posix_test([f.text for f in self.fields(words, st)], st, line)
+            fields = self.fields(words, st)
+            self.watch(st, *fields)
+            return self.posix_test([f.text for f in fields], st, line)
         if kind == "un":
             op = expr[1]
             if op == "-v":
-                name = self.value(expr[2], st).text
+                name = self.watched(expr[2], st).text
                 return 0 if self.lookup(st, name) is not None else 1
-            if op in ("-n", "-z"):
+            if op in ("-n", "-z"):  # whether it is empty: a summarised counter never is, as bash's
                 return 0 if self._is_empty(expr[2], st) == (op == "-z") else 1
-            return self.unary(op, self.value(expr[2], st).text, st, line)
+            return self.unary(op, self.watched(expr[2], st).text, st, line)
         op, lw, rw = expr[1], expr[2], expr[3]
-        left = self.value(lw, st).text
+        left = self.watched(lw, st).text
+        if st.widened is not None:
+            self.watched(rw, st)
         if op in ("==", "=", "!=") and double:
             matched = self.glob(rw, st).fullmatch(left) is not None
             return 0 if matched == (op != "!=") else 1

@@ -18,6 +18,7 @@ from flaglint.render.bash.arithmetic import (
     parse_arith_text,
 )
 from flaglint.render.bash.compiler import compile_span
+from flaglint.render.bash.counted import CAPTURED
 from flaglint.render.bash.lexer import (
     UNSET_OPERATORS,
     Arith,
@@ -256,6 +257,8 @@ class _Arith(ArithContext):
             v = elems[i] if -len(elems) <= i < len(elems) else None
         else:
             v = self.interp.scalar(self.st, name)
+        if v is not None:
+            self.interp.watch(self.st, v)
         return None if v is None else v.text
 
     def set(self, name: str, value: int) -> None:
@@ -281,6 +284,12 @@ class Expansion:
 
     def value(self, word: Word, st: State) -> Value:
         return join_segments(self.segments(word, st))
+
+    def watched(self, word: Word, st: State) -> Value:
+        """The word's value, where its own characters count (counted.CountedLoops.watch)."""
+        value = self.value(word, st)
+        self.watch(st, value)
+        return value
 
     def symbolic_value(self, word: Word, st: State):
         """An assignment's value: a variable that holds a joined (symbolic) value and is expanded
@@ -710,6 +719,8 @@ class Expansion:
             return None
         sub = st.copy()
         sub.stack, sub.code, sub.pc, sub.done, sub.output = [], compile_span(st.code.src, p.start, p.end), 0, False, []
+        if st.widened is not None:
+            sub.widened = CAPTURED
         while not sub.done:
             self.step(sub)
             if sub.unbounded is not None:
@@ -808,7 +819,7 @@ class Expansion:
             if name == "BASH_SOURCE":
                 val = Value(st.code.src.path, [None] * len(st.code.src.path))
             else:
-                i = self.arith_text(self.value(p.index, st).text or "0", st, p.line) \
+                i = self.arith_text(self.watched(p.index, st).text or "0", st, p.line) \
                     if isinstance(p.index, Word) else 0
                 elems = val if isinstance(val, list) else ([val] if val is not None else [])
                 val = elems[i] if -len(elems) <= i < len(elems) else None
@@ -827,6 +838,8 @@ class Expansion:
             return self._array_segments(p, [input_value(str(i)) for i in range(count)], p.index, st)
         segs = self.param(Param(p.name, p.quoted, p.line, index=p.index), st)
         target = join_segments(segs) if segs else None
+        if target is not None:
+            self.watch(st, target)
         if target is not None and (target.opaque or OTHER in target.text):
             self.note(st, p.line, f"opaque: ${{!{p.name}}} reads a variable whose name is not known here")
             return [(OTHER, (None,) * len(OTHER), p.quoted, True)]
@@ -843,11 +856,11 @@ class Expansion:
     def _elements(self, p: Param, elems: list, st: State) -> list:
         """`${@:offset:length}`, `${a[@]:offset:length}`: the elements from offset (from the end when
         negative), `length` of them (a negative length is an error in bash: none)."""
-        offset = self.arith_text(self.value(p.arg, st).text or "0", st, p.line)
+        offset = self.arith_text(self.watched(p.arg, st).text or "0", st, p.line)
         offset = max(0, len(elems) + offset) if offset < 0 else offset
         if p.arg2 is None:
             return elems[offset:]
-        length = self.arith_text(self.value(p.arg2, st).text or "0", st, p.line)
+        length = self.arith_text(self.watched(p.arg2, st).text or "0", st, p.line)
         return elems[offset:offset + length] if length >= 0 else []
 
     def _array_segments(self, p: Param, elems: list, kind: str, st: State) -> list:
@@ -876,6 +889,8 @@ class Expansion:
 
     def _apply(self, p: Param, val: Value | None, st: State) -> list:
         q, op = p.quoted, p.op
+        if (p.length or op and op not in UNSET_OPERATORS) and val is not None:
+            self.watch(st, val)  # its length, a pattern removed, a substring: bash's own characters count
         if val is None and "u" in st.options and op not in UNSET_OPERATORS and p.name not in ("@", "*"):
             if self.candidates is not None:
                 # Every value of the inputs is a path of its own (a variable no file assigns is its
@@ -936,12 +951,12 @@ class Expansion:
             new = conv(text) if len(op) == 2 else (conv(text[:1]) + text[1:])
             return [(new, origins, q, val.opaque)]
         if op == ":":
-            offset = self.arith_text(self.value(p.arg, st).text or "0", st, p.line)
+            offset = self.arith_text(self.watched(p.arg, st).text or "0", st, p.line)
             if offset < 0:
                 offset = max(0, len(text) + offset)
             end = len(text)
             if p.arg2 is not None:
-                length = self.arith_text(self.value(p.arg2, st).text or "0", st, p.line)
+                length = self.arith_text(self.watched(p.arg2, st).text or "0", st, p.line)
                 end = offset + length if length >= 0 else len(text) + length
             return [(text[offset:end], origins[offset:end], q, val.opaque)]
         self.note(st, p.line, f"unsupported expansion operator {op}")

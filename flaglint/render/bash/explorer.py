@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from flaglint.render.bash.compiler import ANY_ARGUMENT, INDIRECT
+from flaglint.render.bash.counted import CounterRead
 from flaglint.render.bash.expansion import ExitScript, input_value
 from flaglint.render.bash.guards import holds_for, ordered, restrict
 from flaglint.render.bash.lexer import compile_glob, glob_sample
@@ -442,7 +443,7 @@ class Explorer:
                 self.interp.step(st)
                 groups.setdefault((st.pc, st.status, st.notes), []).extend(values)
                 st.pc, st.status, st.notes, st.steps = pc, status, notes, steps
-        except (NeedInput, ExitScript):  # another input, or a value bash stops on (set -u): forked one by one
+        except (NeedInput, ExitScript, CounterRead):  # another input, a value bash stops on (set -u), a summarised counter: forked one by one
             return None
         finally:
             self.interp.grouping = False

@@ -38,6 +38,7 @@ from flaglint.render.bash.compiler import (
     compile_text,
 )
 from flaglint.render.bash.conditions import Conditions
+from flaglint.render.bash.counted import CAPTURED, KEEPING, CountedLoops, CounterRead
 from flaglint.render.bash.expansion import (
     AbortCommand,
     ExitScript,
@@ -128,7 +129,7 @@ def _find_repo_root(path: str) -> str | None:
         d = parent
 
 
-class Interp(Expansion, Conditions, Builtins):
+class Interp(Expansion, Conditions, Builtins, CountedLoops):
     """Runs compiled bash on a State. `launches` says which commands it keeps as launches;
     `candidates` gives the values an unread input may take."""
 
@@ -189,6 +190,7 @@ class Interp(Expansion, Conditions, Builtins):
         # Exported on some of the joined paths and never touched on the others, where bash exports
         # it only if the environment set it: an assignment that would tell these apart stops the path.
         st.env_exported = frozenset()
+        st.widened = None  # the counted loop whose passes the path runs summarised (counted.CountedLoops)
         return st
 
     # ---- variables ----
@@ -346,6 +348,11 @@ class Interp(Expansion, Conditions, Builtins):
             self.exit(st, 1)
         except AbortCommand:
             self.abort(st)
+        except CounterRead:
+            if self.grouping or st.widened is CAPTURED:  # the path that shares the state, or captures the output, goes back
+                raise
+            self.unsummarised(st)
+            return
         else:
             if len(st.stack) == depth and st.code is code and instr.checked:
                 self._errexit(st)
@@ -354,6 +361,8 @@ class Interp(Expansion, Conditions, Builtins):
                     st.errexit_ignored = len(st.stack)  # run as a condition: `set -e` is ignored inside
             elif len(st.stack) < depth:
                 self._returned(st, depth)
+        if st.widened is not None:
+            self.check_summary(st)
 
     def _returned(self, st: State, depth: int) -> None:
         """A frame ended (a function returned, a subshell or sourced file ended): the command that
@@ -375,6 +384,9 @@ class Interp(Expansion, Conditions, Builtins):
         st.pc = ins.target
 
     def i_jumpif(self, ins: JumpIf, st: State) -> None:
+        if ins.counter:
+            self.counted_jump(ins, st)
+            return
         if ins.loop and self._repeats(ins, st):
             if ins.settled:  # nothing the test reads can change: bash runs this loop for ever, and nothing after it
                 while st.stack:
@@ -393,8 +405,7 @@ class Interp(Expansion, Conditions, Builtins):
         """Whether the path comes back to a loop's test in the state of its last visit there: a wait
         (`while kill -0 $PID; do sleep 5; done`) whose test asks a program this evaluator never runs."""
         key = ("loop", id(ins), len(st.stack))
-        seen = (tuple(tuple(sorted(scope.items(), key=lambda item: item[0])) for scope in st.scopes),
-                frozenset(st.exported), st.positional, st.functions, st.options, st.launched, st.output)
+        seen = self.loop_state(st)
         if st.iters.get(key) == seen:
             del st.iters[key]
             return True
@@ -453,16 +464,22 @@ class Interp(Expansion, Conditions, Builtins):
         st.pc += 1
 
     def i_arith(self, ins: ArithCmd, st: State) -> None:
+        if ins.header is not None and self.summarised_header(ins, st):
+            return
         st.status = 0 if self.arith(ins.expr, st, ins.line) else 1
         st.pc += 1
 
     def i_case(self, ins: Case, st: State) -> None:
-        subject = self.value(ins.word, st).text
+        subject = self.value(ins.word, st)
+        self.watch(st, subject)
+        subject = subject.text
         _, exact, others = self._arms(ins, st)
         first = exact.get(subject)
         for position, pattern, target in others:  # a pattern before the exact one that matches wins
             if first is not None and position > first[0]:
                 break
+            if st.widened is not None:
+                self.watch(st, self.value(pattern, st))
             if self.glob(pattern, st).fullmatch(subject):
                 first = (position, target)
                 break
@@ -586,7 +603,9 @@ class Interp(Expansion, Conditions, Builtins):
             if type(old) is not list:
                 old = self.lookup(st, ins.name)
             elems = list(old) if isinstance(old, list) else ([old] if old is not None else [])
-            i = self.arith_text(self.value(ins.index, st).text or "0", st, ins.line)
+            index = self.value(ins.index, st)
+            self.watch(st, index)
+            i = self.arith_text(index.text or "0", st, ins.line)
             i = i + len(elems) if i < 0 else i  # bash counts a negative index from the end
             if i < 0:
                 self.note(st, ins.line, f"{ins.name}[{i - len(elems)}]: bad array subscript")
@@ -637,17 +656,20 @@ class Interp(Expansion, Conditions, Builtins):
         env = {n: v for n, v in env.items() if isinstance(v, Value)}
         # what the line assigns that the program never reads is the same launch whatever its value
         assigned = {n: v if not is_symbolic(v) else self.concrete(st, v) if reads(n) else _NOT_READ for n, v in extra.items()}
-        launch = Launch(st.code.src.path, ins.line, tuple(words), env, st.files, assigned)
+        launch = Launch(st.code.src.path, ins.line, tuple(words), env, st.files, assigned, st.widened is not None)
         if launch not in st.launched:  # the same launch again (a loop polling `gcloud … describe`) says nothing new, and a loop must reach its fixed point
             st.launched = st.launched + (launch,)
 
     def i_writefile(self, ins: WriteFile, st: State) -> None:
         target = self.value(ins.target, st)
+        self.watch(st, target)
         if not target.opaque and target.text:
             if ins.content is not None:
                 content = self.value(ins.content, st)
+                self.watch(st, content)
             else:
                 fields = self.fields(ins.words, st)
+                self.watch(st, *fields)
                 newline = not (fields and fields[0].text == "-n")
                 fields = fields[1:] if fields and fields[0].text in ("-n", "-e", "-E") else fields
                 content = Value("", [])
@@ -670,6 +692,7 @@ class Interp(Expansion, Conditions, Builtins):
         if st.output is not None and ins.words[0].literal == "cat" and len(ins.words) == 1 and ins.stdin is not None:
             if not ins.silent:  # `cat <<< word` inside a captured function writes the word and a newline (a here-document: its text)
                 value = self.value(ins.stdin, st)
+                self.watch(st, value)
                 end = ("", ()) if ins.heredoc else ("\n", (None,))
                 st.output.append((value.text + end[0], tuple(value.origins) + end[1]))
             st.status = 0
@@ -683,6 +706,8 @@ class Interp(Expansion, Conditions, Builtins):
             while not head and len(words) > 1:
                 words = words[1:]
                 head = self.fields(words[:1], st)
+            if head:
+                self.watch(st, head[0])  # the name decides what runs
             if head and not self._runs_here(head[0].text, st):
                 # Another program, never run: its name as the path decides it, its other words
                 # symbolic where they may (launch_fields).
@@ -715,11 +740,14 @@ class Interp(Expansion, Conditions, Builtins):
     def run_fields(self, ins: Command, st: State, fields: list, functions: bool = True) -> None:
         """Run the command the fields name: a function of the script (unless `functions` is False:
         `command NAME`), a builtin, or another program."""
+        self.watch(st, fields[0])  # the name decides what runs
         name = fields[0].text
         handler = BUILTINS.get(name)
         if functions and name in st.functions:
             self.call(st, st.functions[name], fields[1:], self.prefix(ins, st))
         elif handler is not None:
+            if name not in KEEPING:
+                self.watch(st, *fields)
             handler(self, ins, st, fields, [f.text for f in fields[1:]])
         else:
             self.run_program(ins, st, fields)

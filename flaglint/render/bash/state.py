@@ -113,7 +113,8 @@ def settled_positional(st: State) -> tuple:
 class State:
     __slots__ = ("scopes", "exported", "functions", "positional", "code", "pc", "stack", "status",
                  "inputs", "domains", "condition", "notes", "branches", "handoffs", "iters", "steps", "done", "exit_code",
-                 "unfound", "unbounded", "output", "launched", "options", "errexit_ignored", "files", "env_exported")
+                 "unfound", "unbounded", "output", "launched", "options", "errexit_ignored", "files", "env_exported",
+                 "widened")
 
     def copy(self) -> "State":
         s = State.__new__(State)
@@ -143,4 +144,5 @@ class State:
         s.errexit_ignored = self.errexit_ignored
         s.files = self.files  # replaced, never changed in place
         s.env_exported = self.env_exported
+        s.widened = self.widened
         return s

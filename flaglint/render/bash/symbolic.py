@@ -188,9 +188,11 @@ def _alike(a: State, b: State) -> bool:
 
 def _launches_alike(a: tuple, b: tuple) -> bool:
     """Whether two paths' launches differ at most in their words' values: the same commands, each
-    with as many words, split alike (a word bash splits on both or on neither)."""
+    with as many words, split alike (a word bash splits on both or on neither), each one launch on
+    both or the launches of a loop's summarised passes on both (machine: counted loops)."""
     return a == b or len(a) == len(b) and all(
-        x == y or (x.file, x.line, x.env, x.files, x.assigned, len(x.words)) == (y.file, y.line, y.env, y.files, y.assigned, len(y.words))
+        x == y or (x.file, x.line, x.env, x.files, x.assigned, len(x.words), x.summarised)
+        == (y.file, y.line, y.env, y.files, y.assigned, len(y.words), y.summarised)
         and all((type(v) is Split) == (type(w) is Split) for v, w in zip(x.words, y.words))
         for x, y in zip(a, b))
 

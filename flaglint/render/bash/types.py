@@ -401,6 +401,39 @@ def resolve(value, pick, read_input):
 _END = object()
 
 
+class CounterOrigin(Location):
+    """Where the characters of a loop counter summarised over its passes come from (machine:
+    counted loops): the loop's header. The machine watches where a value holding them is read."""
+
+    __slots__ = ()
+
+
+def counter_value(file: str, line: int) -> Value:
+    """The counter of the loop whose header is at FILE:LINE on any of the passes it summarises:
+    a value not known here."""
+    return Value(OTHER, [CounterOrigin(file, line, 1)] * len(OTHER), True)
+
+
+def holds_counter(value) -> bool:
+    """Whether a variable's value (a Value, an array, or a joined value) holds characters of a
+    summarised counter (counter_value). Shared parts are read once."""
+    todo, seen = [value], set()
+    while todo:
+        current = todo.pop()
+        kind = type(current)
+        if kind is Value:
+            origins = current.origins
+            if type(origins) is Spans:
+                if any(type(run[0]) is _Written and type(run[0].made) is CounterOrigin for run in origins.runs):
+                    return True
+            elif any(type(origin) is CounterOrigin for origin in origins):
+                return True
+        elif kind in (list, tuple, Sym, Choice) and id(current) not in seen:
+            seen.add(id(current))
+            todo.extend(current if kind in (list, tuple) else current.pieces if kind is Sym else (alt for _, alt in current.alts))
+    return False
+
+
 @dataclass(frozen=True)
 class Note:
     file: str
@@ -466,6 +499,48 @@ class Launch:
     env: dict  # dict[str, Value]
     files: dict = field(default_factory=dict)  # dict[str, Value]: the files the script wrote before it (cat <<EOF > FILE)
     assigned: dict = field(default_factory=dict)  # dict[str, Value | None]: what its own command line sets (`K=V cmd`, `env K=V cmd`; None: `env -u K`)
+    summarised: bool = False  # made on a loop's summarised passes: it stands for one launch a pass (machine: counted loops)
+
+
+def alike(a, b) -> bool:
+    """Whether two of the machine's values (and the tuples, lists, dicts and Launches that hold
+    them) hold the same content: joined values built apart from parts of equal content are alike,
+    though not one object (a part whose origins are a list is not interned). Without recursion,
+    each pair of shared parts compared once."""
+    todo, seen = [(a, b)], set()
+    while todo:
+        x, y = todo.pop()
+        if x is y or (id(x), id(y)) in seen:
+            continue
+        seen.add((id(x), id(y)))
+        kind = type(x)
+        if kind is not type(y):
+            return False
+        if kind is Sym:
+            if len(x.pieces) != len(y.pieces):
+                return False
+            todo.extend(zip(x.pieces, y.pieces))
+        elif kind is Choice:
+            if x.name != y.name or [v for v, _ in x.alts] != [v for v, _ in y.alts]:
+                return False
+            todo.extend((p, q) for (_, p), (_, q) in zip(x.alts, y.alts))
+        elif kind in (tuple, list):
+            if len(x) != len(y):
+                return False
+            todo.extend(zip(x, y))
+        elif kind is dict:
+            if x.keys() != y.keys():
+                return False
+            todo.extend((x[k], y[k]) for k in x)
+        elif kind is Launch:
+            if (x.file, x.line, x.summarised) != (y.file, y.line, y.summarised):
+                return False
+            todo.extend([(x.words, y.words), (x.env, y.env), (x.files, y.files), (x.assigned, y.assigned)])
+        elif kind is Split:
+            todo.append((x.value, y.value))
+        elif x != y:
+            return False
+    return True
 
 
 @dataclass
