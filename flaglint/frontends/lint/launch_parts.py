@@ -117,6 +117,7 @@ class _Part:
     members: list = field(default_factory=list)  # a group's parts
     origin: object = None  # Origin | None: where the script writes the part (a group: its first part)
     pieces: list = field(default_factory=list)  # of a part of the flag string: the indices of its pieces
+    values: list = field(default_factory=list)  # the symbolic values it is written by (a group: its parts')
 
 
 @dataclass
@@ -158,7 +159,7 @@ class SharedParts:
         if key not in self._parts:  # the path and the flags kept: their ids stay their own
             self._parts[key] = (path, flags, _flag_parts(flags, dict(path.env), cap, values))
         parts, flag_pieces = self._parts[key][2]
-        return [_Part(set(p.inputs), set(p.names), origin=p.origin, pieces=list(p.pieces)) for p in parts], flag_pieces
+        return [_Part(set(p.inputs), set(p.names), origin=p.origin, pieces=list(p.pieces), values=p.values) for p in parts], flag_pieces
 
     def key_tokens(self, path: ExploredPath, members: list[_Part], key: str, flag_pieces: _FlagPieces | None,
                    explored: Mapping[str, Sequence], cap: int, fixes: list[tuple[dict, dict]], pin) -> KeyTokens | None:
@@ -218,7 +219,7 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
         parts.extend(found)
     for name, value in symbolic.items():
         if name != flags_variable:
-            parts.append(_Part(_inputs(value), {name, *bound.get(name, ())}, origin=_first_origin(value)))
+            parts.append(_Part(_inputs(value), {name, *bound.get(name, ())}, origin=_first_origin(value), values=[value]))
     groups = _groups(parts, rule_names)
     launches = [Concrete(renderer.base, path, excluded=frozenset().union(*(g.names for g in groups)))]
     for group in groups:
@@ -448,6 +449,11 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
                    judge, launch_at, shared: SharedParts, flag_pieces: _FlagPieces | None) -> list[tuple[ExploredPath, dict]]:
     if _count(_input_classes(path, group.inputs, splits, explored)) <= cap:
         return [(sub, {"names": frozenset(group.names)}) for sub in _split(path, group.inputs, splits, explored, cap)]
+    # inputs that decide more combinations than the cap may still give few launches: those of
+    # the texts the group's values take together
+    ways = _distinct_paths(path, group.values, explored, cap)
+    if ways is not None:
+        return [(sub, {"names": frozenset(group.names)}) for sub in ways]
     if judge is None:
         raise Unverified(f"{', '.join(sorted(group.inputs))} decide the launch together in more than {cap} combinations")
     writers: dict[str, frozenset] = {}
@@ -475,6 +481,10 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
         if _count(_input_classes(path, inputs, splits, explored)) <= ENUMERATED:
             found.append(_enumerated(path, inputs, splits, explored, few, ", ".join(sorted(names)), owned))
             continue
+        ways = _distinct_paths(path, [v for i in sorted(who) for v in group.members[i].values], explored, ENUMERATED)
+        if ways is not None:
+            found.append(lambda ways=ways, owned=owned: [(sub, owned) for sub in ways])
+            continue
         members = [group.members[i] for i in sorted(who)]
         fixes: list[tuple[dict, dict]] = []
         for name in sorted(names):
@@ -496,6 +506,24 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
                          few, sequences)
     return [launch for launches in found for launch in launches()] + [
         (_narrowed(path, fixed), {"names": frozenset(group.names), "rule": rule, "at": place}) for rule, fixed, place in answers]
+
+
+def _distinct_paths(path: ExploredPath, values: list, explored: Mapping[str, Sequence], cap: int) -> list[ExploredPath] | None:
+    """The path narrowed to each text the values take together (_ways), found in each product of
+    the path's condition apart (where a condition links inputs, a way to a text in one product
+    may be ruled out in another); None where there are more than `cap`."""
+    if not values:
+        return None
+    found: dict[tuple, dict] = {}
+    for cube in path.products():
+        ways = _ways(values, lambda name, cube=cube: list(cube[name]) if name in cube else _domain(name, path, explored), cap)
+        if ways is None:
+            return None
+        for text, way in ways.items():
+            found.setdefault(text, way)
+            if len(found) > cap:
+                return None
+    return [sub for way in found.values() if (sub := _narrowed(path, way)) is not None]
 
 
 def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces: _FlagPieces | None,
@@ -824,6 +852,7 @@ def _flag_parts(flags, base: Mapping, cap: int, values: _Values) -> tuple[list[_
         into.inputs |= parts[i].inputs
         into.names |= parts[i].names
         into.pieces.append(i)
+        into.values.append(pieces[i])
     return list(merged.values()), _FlagPieces(pieces, tokens)
 
 
@@ -867,28 +896,86 @@ def _origins(value, memo: dict[int, Sequence]) -> Sequence:
 
 
 def _own_assignments(piece, base: Mapping, cap: int) -> list[dict]:
-    """The assignments of the piece's inputs that its Choices tell apart (and the path's own):
-    more than `cap` of them is Unverified, naming where the script writes the piece."""
-    names = sorted(_inputs(piece))
-    values = []
-    for name in names:
-        found = {base.get(name)}
-        _choice_values(piece, name, found)
-        values.append(sorted(found, key=lambda v: (v is None, str(v))))
-    count = 1
-    for found in values:
-        count *= len(found)
-    if count > cap:
-        raise Unverified(f"a part of the flags is decided by {count} combinations of {', '.join(names)} (more than {cap})",
+    """The path's own assignment (empty: the path's values) and, of each value the piece takes,
+    one assignment of its inputs that gives it (_ways; each input among the path's own value and
+    one value of each set its Choices tell apart). More than `cap` values is Unverified, naming
+    where the script writes the piece."""
+    candidates: dict[str, list] = {}
+    for part in parts_of(piece):
+        if type(part) is Choice:
+            found = candidates.setdefault(part.name, [base.get(part.name)])
+            found.extend(min(values, key=lambda v: (v is None, str(v))) for values, _ in part.alts)
+    ways = _ways([piece], lambda name: list(dict.fromkeys(candidates.get(name, [base.get(name)]))), cap)
+    if ways is None:
+        raise Unverified(f"a part of the flags takes more than {cap} values, decided by {', '.join(sorted(_inputs(piece)))}",
                          _first_origin(piece))
-    return [dict(zip(names, combo)) for combo in itertools.product(*values)]
+    return [{}, *({name: values[0] for name, values in way.items()} for way in ways.values())]
 
 
-def _choice_values(value, name: str, into: set) -> None:
-    """One value of `name` from each alternative set of the Choices on it."""
-    for part in parts_of(value):
-        if type(part) is Choice and part.name == name:
-            into.update(next(iter(sorted(values, key=lambda v: (v is None, str(v))))) for values, _ in part.alts)
+def _ways(values: Sequence, domain: Callable[[str], list], cap: int) -> dict[tuple, dict] | None:
+    """Of each text the values take together (each input's values in `domain(name)`; the text
+    with its opacity), the values of the inputs that give it: the values' Choices are walked down, each input narrowed to the
+    values that take an alternative where a Choice reads it (read whole, to one value), and two
+    ways that have written the same text and allow the same values of what the rest reads are one.
+    So a guard over many inputs that gives one string wherever it holds costs its ways down, not
+    the product of its inputs' values, and values that read no input in common cost the product of
+    their own texts. None where there are more than `cap` texts, or the walk meets more than
+    16 * `cap` ways on the way."""
+    found: dict[tuple, dict] = {}
+    seen: set = set()
+    reads: dict[int, frozenset] = {}  # what the rest of a way reads, by its cell (kept in `cells`)
+    cells: list = []
+
+    def read_by(rest) -> frozenset:
+        if rest is None:
+            return frozenset()
+        if id(rest) not in reads:
+            reads[id(rest)] = frozenset(_inputs(rest[0])) | read_by(rest[1])
+        return reads[id(rest)]
+
+    rest = None
+    for value in reversed(values):  # a separator between values: texts that only shift between them stay apart
+        cells.append(rest := (value, rest))
+        cells.append(rest := (_SEPARATOR, rest))
+    ways = [(rest, "", False, {})]
+    while ways:
+        rest, text, opaque, allowed = ways.pop()
+        if rest is None:
+            if len(found) >= cap and (text, opaque) not in found:
+                return None
+            found.setdefault((text, opaque), allowed)
+            continue
+        item, after = rest
+        relevant = read_by(rest)
+        key = (id(rest), text, opaque, tuple(sorted((n, tuple(v)) for n, v in allowed.items() if n in relevant)))
+        if key in seen:
+            continue
+        seen.add(key)
+        if len(seen) > 16 * cap:
+            return None
+        if type(item) is Sym:
+            for piece in reversed(item.pieces):
+                cells.append(after := (piece, after))
+            ways.append((after, text, opaque, allowed))
+            continue
+        if type(item) in (Choice, FromInput):
+            here = allowed.get(item.name)
+            here = domain(item.name) if here is None else here
+            by_alt: dict[int, tuple] = {}  # the values that take each alternative (read whole: each value)
+            for v in here:
+                alt = _alternative(item, v) if type(item) is Choice else input_value(v)
+                by_alt.setdefault(id(alt) if type(item) is Choice else v, (alt, []))[1].append(v)
+            for alt, taking in reversed(list(by_alt.values())):
+                cells.append(cell := (alt, after))
+                ways.append((cell, text, opaque, {**allowed, item.name: taking}))
+            continue
+        if isinstance(item, list):
+            item = _present(item)
+        ways.append((after, text if item is None else text + item.text, opaque or (item is not None and item.opaque), allowed))
+    return found
+
+
+_SEPARATOR = Value("\0", Spans.unwritten(1))
 
 
 def _joins(values: list) -> tuple[bool, bool]:
@@ -1019,6 +1106,7 @@ def _groups(parts: list[_Part], rule_names: Iterable[frozenset]) -> list[_Part]:
         into = groups.setdefault(find(i), _Part(set(), set(), origin=part.origin))
         into.inputs |= part.inputs
         into.names |= part.names
+        into.values.extend(part.values)
         into.members.append(part)
     return list(groups.values())
 
@@ -1053,7 +1141,7 @@ def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, S
             pick, read_input = _picker(base, assignment)
             value = resolve(word, pick, read_input)
             keys |= _word_keys("" if value is None else value.text)
-        parts.append(_Part(_inputs(word), keys, origin=_first_origin(word)))
+        parts.append(_Part(_inputs(word), keys, origin=_first_origin(word), values=[word]))
     flag_pieces = None
     if split:
         found, flag_pieces = shared.flag_parts(_one_string(split), path, max(cap, PART_COMBINATIONS), values)
