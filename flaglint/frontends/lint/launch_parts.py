@@ -450,12 +450,14 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
     if _count(_input_classes(path, group.inputs, splits, explored)) <= cap:
         return [(sub, {"names": frozenset(group.names)}) for sub in _split(path, group.inputs, splits, explored, cap)]
     # inputs that decide more combinations than the cap may still give few launches: those of
-    # the texts the group's values take together
-    ways = _distinct_paths(path, group.values, explored, cap)
+    # the texts the group's values take together (with no solver to ask, as many as the names of
+    # one part are checked on below)
+    few = max(cap, PART_COMBINATIONS)
+    ways = _distinct_paths(path, group.values, explored, cap if judge is not None else few)
     if ways is not None:
         return [(sub, {"names": frozenset(group.names)}) for sub in ways]
     if judge is None:
-        raise Unverified(f"{', '.join(sorted(group.inputs))} decide the launch together in more than {cap} combinations")
+        raise Unverified(f"{', '.join(sorted(group.inputs))} decide the launch together in more than {few} ways")
     writers: dict[str, frozenset] = {}
     for index, part in enumerate(group.members):
         for name in part.names:
@@ -467,8 +469,8 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
     # What the same parts alone decide (a token of one key, one key set by two parts) is checked on
     # those parts' combinations where they are few (a part reads an input or two); a key that many
     # parts write, on the launches where each of its tokens is the last written, where one is
-    # written again after it, and where none is (KeyTokens): as many as its tokens.
-    few = max(cap, PART_COMBINATIONS)
+    # written again after it, and where none is (KeyTokens): as many as its tokens. Parts that
+    # give few texts over many inputs (a guard over many inputs) are checked on those texts.
     # Each set of names' launches, in order; the combinations enumerated are narrowed only once the
     # solver has answered (where it cannot, the group is not verified and they are never launched).
     found: list[Callable[[], list]] = []
@@ -481,8 +483,8 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
         if _count(_input_classes(path, inputs, splits, explored)) <= ENUMERATED:
             found.append(_enumerated(path, inputs, splits, explored, few, ", ".join(sorted(names)), owned))
             continue
-        ways = _distinct_paths(path, [v for i in sorted(who) for v in group.members[i].values], explored, ENUMERATED)
-        if ways is not None:
+        ways = _distinct_paths(path, [v for i in sorted(who) for v in group.members[i].values], explored, few)
+        if ways is not None and len(ways) <= ENUMERATED:
             found.append(lambda ways=ways, owned=owned: [(sub, owned) for sub in ways])
             continue
         members = [group.members[i] for i in sorted(who)]
@@ -494,7 +496,8 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
                 break
             sequences[name] = tokens
         if fixes is None:
-            found.append(_enumerated(path, inputs, splits, explored, few, ", ".join(sorted(names)), owned))
+            found.append((lambda ways=ways, owned=owned: [(sub, owned) for sub in ways]) if ways is not None
+                         else _enumerated(path, inputs, splits, explored, few, ", ".join(sorted(names)), owned))
             continue
         shown = [(sub, {**owned, **own}) for fixed, own in fixes if (sub := shared.narrowed(path, fixed)) is not None]
         found.append(lambda shown=shown: shown)
@@ -1088,7 +1091,7 @@ def _groups(parts: list[_Part], rule_names: Iterable[frozenset]) -> list[_Part]:
 
     by_name: dict[str, list[int]] = {}
     for i, part in enumerate(parts):
-        for name in part.names | {f"input:{n}" for n in part.inputs}:
+        for name in part.names:
             by_name.setdefault(name, []).append(i)
     for indices in by_name.values():
         for j in indices[1:]:
