@@ -512,14 +512,14 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
 
 
 def _distinct_paths(path: ExploredPath, values: list, explored: Mapping[str, Sequence], cap: int) -> list[ExploredPath] | None:
-    """The path narrowed to each text the values take together (_ways), found in each product of
-    the path's condition apart (where a condition links inputs, a way to a text in one product
+    """The path narrowed to each text the values take together (distinct_texts), found in each
+    product of the path's condition apart (where a condition links inputs, a way to a text in one product
     may be ruled out in another); None where there are more than `cap`."""
     if not values:
         return None
     found: dict[tuple, dict] = {}
     for cube in path.products():
-        ways = _ways(values, lambda name, cube=cube: list(cube[name]) if name in cube else _domain(name, path, explored), cap)
+        ways = distinct_texts(values, lambda name, cube=cube: list(cube[name]) if name in cube else _domain(name, path, explored), cap)
         if ways is None:
             return None
         for text, way in ways.items():
@@ -900,7 +900,7 @@ def _origins(value, memo: dict[int, Sequence]) -> Sequence:
 
 def _own_assignments(piece, base: Mapping, cap: int) -> list[dict]:
     """The path's own assignment (empty: the path's values) and, of each value the piece takes,
-    one assignment of its inputs that gives it (_ways; each input among the path's own value and
+    one assignment of its inputs that gives it (distinct_texts; each input among the path's own value and
     one value of each set its Choices tell apart). More than `cap` values is Unverified, naming
     where the script writes the piece."""
     candidates: dict[str, list] = {}
@@ -908,18 +908,19 @@ def _own_assignments(piece, base: Mapping, cap: int) -> list[dict]:
         if type(part) is Choice:
             found = candidates.setdefault(part.name, [base.get(part.name)])
             found.extend(min(values, key=lambda v: (v is None, str(v))) for values, _ in part.alts)
-    ways = _ways([piece], lambda name: list(dict.fromkeys(candidates.get(name, [base.get(name)]))), cap)
+    ways = distinct_texts([piece], lambda name: list(dict.fromkeys(candidates.get(name, [base.get(name)]))), cap)
     if ways is None:
         raise Unverified(f"a part of the flags takes more than {cap} values, decided by {', '.join(sorted(_inputs(piece)))}",
                          _first_origin(piece))
     return [{}, *({name: values[0] for name, values in way.items()} for way in ways.values())]
 
 
-def _ways(values: Sequence, domain: Callable[[str], list], cap: int) -> dict[tuple, dict] | None:
+def distinct_texts(values: Sequence, domain: Callable[[str], list], cap: int) -> dict[tuple, dict] | None:
     """Of each text the values take together (each input's values in `domain(name)`; the text
-    with its opacity), the values of the inputs that give it: the values' Choices are walked down, each input narrowed to the
-    values that take an alternative where a Choice reads it (read whole, to one value), and two
-    ways that have written the same text and allow the same values of what the rest reads are one.
+    with its opacity), the values of the inputs that give it: the values' Choices are walked down,
+    each input narrowed to the values that take an alternative where a Choice reads it (read
+    whole, to one value), and two ways that have written the same text and allow the same values
+    of what the rest reads are one.
     So a guard over many inputs that gives one string wherever it holds costs its ways down, not
     the product of its inputs' values, and values that read no input in common cost the product of
     their own texts. None where there are more than `cap` texts, or the walk meets more than
