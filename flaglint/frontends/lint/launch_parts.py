@@ -1,12 +1,15 @@
 """A launch whose values are symbolic (render/bash/symbolic), checked as a few concrete launches.
 
 The flag string of a merged outcome is pieces, some of them Choices on inputs; the Tunix variables
-may be Choices too. Each Choice is a *part*. Two parts belong together when they share an input,
-write into one flag token, set the same key or variable, or when one rule reads a name of each:
-the rest of the launch is the same whatever they take. A group of parts is checked on every
-combination of its inputs' values with every other part at the path's own values (its base), so
-the checks grow with the sum over groups, not with the product. Only the combinations the path's
-condition allows are checked: where a guard over several inputs merged paths, or refused some of
+may be Choices too. Each Choice is a *part*. Two parts belong together when they write into one
+flag token, set the same key or variable, or when one rule reads a name of each: no finding of one
+group's names reads another's. Parts that share nothing but an input are apart: a launch of one
+is a launch (the other takes its value there), whose findings of the other's names are not its
+own. A group of parts is checked on every combination of its inputs' values, or, where those are
+more than the cap, on each text its values take together (distinct_texts: a guard over many
+inputs that gives one string wherever it holds is two texts), every other input at the path's own
+value (its base), so the checks grow with the sum over groups, not with the product. Only the
+combinations the path's condition allows are checked: where a guard over several inputs merged paths, or refused some of
 their combinations with a non-zero exit, the others launch nothing. A finding of a group's check
 whose keys are that group's belongs to the inputs' values of that check; a finding of the base
 check that touches no part belongs to the whole outcome. A launch resolves again only the pieces
