@@ -357,12 +357,14 @@ class _Joined:
 
 class _Words:
     """A launch's words made concrete at the path's own values (`base`) and at others: a word bash
-    splits (Split) into its fields, its pieces resolved again only where they read a changed input."""
+    splits (Split) into its fields; its pieces, and those of a word joined from pieces (an XPK
+    --command string), resolved again only where they read a changed input."""
 
     def __init__(self, words: Sequence, base: Mapping):
         self.words, self.base = words, base
         pick, read_input = _picker(base, {})
-        self._split = {index: _Joined(w.value, pick, read_input) for index, w in enumerate(words) if type(w) is Split}
+        self._joined = {index: _Joined(w.value if type(w) is Split else w, pick, read_input)
+                        for index, w in enumerate(words) if type(w) is Split or type(w) is Sym}
 
     def at(self, env: Mapping) -> tuple:
         changed = frozenset(_changed(env, self.base))
@@ -370,7 +372,9 @@ class _Words:
         resolved: list = []
         for index, w in enumerate(self.words):
             if type(w) is Split:
-                resolved.extend(ifs_fields(self._split[index].at(changed, lambda piece: _concrete(piece, pick, read_input))))
+                resolved.extend(ifs_fields(self._joined[index].at(changed, lambda piece: _concrete(piece, pick, read_input))))
+            elif type(w) is Sym:
+                resolved.append(self._joined[index].at(changed, lambda piece: _concrete(piece, pick, read_input)))
             elif _is_symbolic(w):
                 found = resolve(w, pick, read_input)
                 resolved.append(found if found is not None else Value("", []))
