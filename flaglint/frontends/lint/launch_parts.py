@@ -734,19 +734,39 @@ def _narrowed(path: ExploredPath, fixed: Mapping[str, list]) -> ExploredPath | N
                 return None
         env = {**path.env, **{name: found[0] for name, found in changes.items()}}
         return ExploredPath(env, path.branches, {**path.domains, **changes}, narrowed_from=path, changed=changes)
+    products, every = _products(path)
     cubes = []
-    for cube in path.products():
-        narrowed = {**cube, **{name: [v for v in cube.get(name, values) if v in values] for name, values in fixed.items()}}
-        if all(narrowed.values()):
-            cubes.append(narrowed)
+    for cube in products:
+        changes = {name: [v for v in cube.get(name, values) if v in values] for name, values in fixed.items()}
+        if all(changes.values()):
+            cubes.append({**cube, **changes})
     if not cubes:
         return None
-    domains = {name: list(dict.fromkeys(v for c in cubes for v in c[name])) for name in cubes[0]}
+    # where every product holds, only the inputs fixed have other values than the path's
+    kept = fixed if len(cubes) == len(products) else cubes[0]
+    domains = {**(every if kept is fixed else {}), **{name: list(dict.fromkeys(v for c in cubes for v in c[name])) for name in kept}}
     env = dict(path.env)
     for name, values in cubes[0].items():
         if name in fixed or env.get(name) not in values:
             env[name] = values[0]
     return ExploredPath(env, path.branches, domains, cubes if len(cubes) > 1 else None)
+
+
+# Of each path of several products narrowed (by id, the path kept alive), those of its products
+# where every input has a value, and each input's values in them: a path narrowed once per text of
+# a group costs the inputs it fixes, not its hundreds of inputs.
+_PRODUCTS: dict[int, tuple] = {}
+
+
+def _products(path: ExploredPath) -> tuple[list, dict]:
+    found = _PRODUCTS.get(id(path))
+    if found is None or found[0] is not path:
+        if len(_PRODUCTS) > 256:
+            _PRODUCTS.clear()
+        cubes = [cube for cube in path.products() if all(cube.values())]
+        every = {name: list(dict.fromkeys(v for c in cubes for v in c[name])) for name in cubes[0]} if cubes else {}
+        found = _PRODUCTS[id(path)] = (path, cubes, every)
+    return found[1], found[2]
 
 
 # Of each domain a path narrows (by id, the list kept alive), where each value stands in it: a path
