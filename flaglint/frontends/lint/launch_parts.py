@@ -954,8 +954,16 @@ def distinct_texts(values: Sequence, domain: Callable[[str], list], cap: int) ->
     16 * `cap` ways on the way."""
     found: dict[tuple, dict] = {}
     seen: set = set()
-    reads: dict[int, frozenset] = {}  # what the rest of a way reads, by its cell (kept in `cells`)
-    cells: list = []
+    reads: dict[int, frozenset] = {}  # what the rest of a way reads, by its cell
+    # the rest of a way: (what comes next, the rest after it), one cell per pair, so that ways that
+    # meet on the same rest are known to (the cells keep what they hold alive: their ids stay theirs)
+    cells: dict[tuple[int, int], tuple] = {}
+
+    def cell(item, after) -> tuple:
+        key = (id(item), id(after))
+        if key not in cells:
+            cells[key] = (item, after)
+        return cells[key]
 
     def read_by(rest) -> frozenset:
         if rest is None:
@@ -966,8 +974,7 @@ def distinct_texts(values: Sequence, domain: Callable[[str], list], cap: int) ->
 
     rest = None
     for value in reversed(values):  # a separator between values: texts that only shift between them stay apart
-        cells.append(rest := (value, rest))
-        cells.append(rest := (_SEPARATOR, rest))
+        rest = cell(_SEPARATOR, cell(value, rest))
     ways = [(rest, "", False, {})]
     while ways:
         rest, text, opaque, allowed = ways.pop()
@@ -986,7 +993,7 @@ def distinct_texts(values: Sequence, domain: Callable[[str], list], cap: int) ->
             return None
         if type(item) is Sym:
             for piece in reversed(item.pieces):
-                cells.append(after := (piece, after))
+                after = cell(piece, after)
             ways.append((after, text, opaque, allowed))
             continue
         if type(item) in (Choice, FromInput):
@@ -997,8 +1004,7 @@ def distinct_texts(values: Sequence, domain: Callable[[str], list], cap: int) ->
                 alt = _alternative(item, v) if type(item) is Choice else input_value(v)
                 by_alt.setdefault(id(alt) if type(item) is Choice else v, (alt, []))[1].append(v)
             for alt, taking in reversed(list(by_alt.values())):
-                cells.append(cell := (alt, after))
-                ways.append((cell, text, opaque, {**allowed, item.name: taking}))
+                ways.append((cell(alt, after), text, opaque, {**allowed, item.name: taking}))
             continue
         if isinstance(item, list):
             item = _present(item)
