@@ -1,12 +1,15 @@
 """A launch whose values are symbolic (render/bash/symbolic), checked as a few concrete launches.
 
 The flag string of a merged outcome is pieces, some of them Choices on inputs; the Tunix variables
-may be Choices too. Each Choice is a *part*. Two parts belong together when they share an input,
-write into one flag token, set the same key or variable, or when one rule reads a name of each:
-the rest of the launch is the same whatever they take. A group of parts is checked on every
-combination of its inputs' values with every other part at the path's own values (its base), so
-the checks grow with the sum over groups, not with the product. Only the combinations the path's
-condition allows are checked: where a guard over several inputs merged paths, or refused some of
+may be Choices too. Each Choice is a *part*. Two parts belong together when they write into one
+flag token, set the same key or variable, or when one rule reads a name of each: no finding of one
+group's names reads another's. Parts that share nothing but an input are apart: a launch of one
+is a launch (the other takes its value there), whose findings of the other's names are not its
+own. A group of parts is checked on every combination of its inputs' values, or, where those are
+more than the cap, on each text its values take together (distinct_texts: a guard over many
+inputs that gives one string wherever it holds is two texts), every other input at the path's own
+value (its base), so the checks grow with the sum over groups, not with the product. Only the
+combinations the path's condition allows are checked: where a guard over several inputs merged paths, or refused some of
 their combinations with a non-zero exit, the others launch nothing. A finding of a group's check
 whose keys are that group's belongs to the inputs' values of that check; a finding of the base
 check that touches no part belongs to the whole outcome. A launch resolves again only the pieces
@@ -117,6 +120,7 @@ class _Part:
     members: list = field(default_factory=list)  # a group's parts
     origin: object = None  # Origin | None: where the script writes the part (a group: its first part)
     pieces: list = field(default_factory=list)  # of a part of the flag string: the indices of its pieces
+    values: list = field(default_factory=list)  # the symbolic values it is written by (a group: its parts')
 
 
 @dataclass
@@ -158,7 +162,7 @@ class SharedParts:
         if key not in self._parts:  # the path and the flags kept: their ids stay their own
             self._parts[key] = (path, flags, _flag_parts(flags, dict(path.env), cap, values))
         parts, flag_pieces = self._parts[key][2]
-        return [_Part(set(p.inputs), set(p.names), origin=p.origin, pieces=list(p.pieces)) for p in parts], flag_pieces
+        return [_Part(set(p.inputs), set(p.names), origin=p.origin, pieces=list(p.pieces), values=p.values) for p in parts], flag_pieces
 
     def key_tokens(self, path: ExploredPath, members: list[_Part], key: str, flag_pieces: _FlagPieces | None,
                    explored: Mapping[str, Sequence], cap: int, fixes: list[tuple[dict, dict]], pin) -> KeyTokens | None:
@@ -218,7 +222,7 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
         parts.extend(found)
     for name, value in symbolic.items():
         if name != flags_variable:
-            parts.append(_Part(_inputs(value), {name, *bound.get(name, ())}, origin=_first_origin(value)))
+            parts.append(_Part(_inputs(value), {name, *bound.get(name, ())}, origin=_first_origin(value), values=[value]))
     groups = _groups(parts, rule_names)
     launches = [Concrete(renderer.base, path, excluded=frozenset().union(*(g.names for g in groups)))]
     for group in groups:
@@ -353,12 +357,14 @@ class _Joined:
 
 class _Words:
     """A launch's words made concrete at the path's own values (`base`) and at others: a word bash
-    splits (Split) into its fields, its pieces resolved again only where they read a changed input."""
+    splits (Split) into its fields; its pieces, and those of a word joined from pieces (an XPK
+    --command string), resolved again only where they read a changed input."""
 
     def __init__(self, words: Sequence, base: Mapping):
         self.words, self.base = words, base
         pick, read_input = _picker(base, {})
-        self._split = {index: _Joined(w.value, pick, read_input) for index, w in enumerate(words) if type(w) is Split}
+        self._joined = {index: _Joined(w.value if type(w) is Split else w, pick, read_input)
+                        for index, w in enumerate(words) if type(w) is Split or type(w) is Sym}
 
     def at(self, env: Mapping) -> tuple:
         changed = frozenset(_changed(env, self.base))
@@ -366,7 +372,9 @@ class _Words:
         resolved: list = []
         for index, w in enumerate(self.words):
             if type(w) is Split:
-                resolved.extend(ifs_fields(self._split[index].at(changed, lambda piece: _concrete(piece, pick, read_input))))
+                resolved.extend(ifs_fields(self._joined[index].at(changed, lambda piece: _concrete(piece, pick, read_input))))
+            elif type(w) is Sym:
+                resolved.append(self._joined[index].at(changed, lambda piece: _concrete(piece, pick, read_input)))
             elif _is_symbolic(w):
                 found = resolve(w, pick, read_input)
                 resolved.append(found if found is not None else Value("", []))
@@ -448,8 +456,15 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
                    judge, launch_at, shared: SharedParts, flag_pieces: _FlagPieces | None) -> list[tuple[ExploredPath, dict]]:
     if _count(_input_classes(path, group.inputs, splits, explored)) <= cap:
         return [(sub, {"names": frozenset(group.names)}) for sub in _split(path, group.inputs, splits, explored, cap)]
+    # inputs that decide more combinations than the cap may still give few launches: those of
+    # the texts the group's values take together (with no solver to ask, as many as the names of
+    # one part are checked on below)
+    few = max(cap, PART_COMBINATIONS)
+    ways = _distinct_paths(path, group.values, explored, cap if judge is not None else few)
+    if ways is not None:
+        return [(sub, {"names": frozenset(group.names)}) for sub in ways]
     if judge is None:
-        raise Unverified(f"{', '.join(sorted(group.inputs))} decide the launch together in more than {cap} combinations")
+        raise Unverified(f"{', '.join(sorted(group.inputs))} decide the launch together in more than {few} ways")
     writers: dict[str, frozenset] = {}
     for index, part in enumerate(group.members):
         for name in part.names:
@@ -461,8 +476,8 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
     # What the same parts alone decide (a token of one key, one key set by two parts) is checked on
     # those parts' combinations where they are few (a part reads an input or two); a key that many
     # parts write, on the launches where each of its tokens is the last written, where one is
-    # written again after it, and where none is (KeyTokens): as many as its tokens.
-    few = max(cap, PART_COMBINATIONS)
+    # written again after it, and where none is (KeyTokens): as many as its tokens. Parts that
+    # give few texts over many inputs (a guard over many inputs) are checked on those texts.
     # Each set of names' launches, in order; the combinations enumerated are narrowed only once the
     # solver has answered (where it cannot, the group is not verified and they are never launched).
     found: list[Callable[[], list]] = []
@@ -475,6 +490,10 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
         if _count(_input_classes(path, inputs, splits, explored)) <= ENUMERATED:
             found.append(_enumerated(path, inputs, splits, explored, few, ", ".join(sorted(names)), owned))
             continue
+        ways = _distinct_paths(path, [v for i in sorted(who) for v in group.members[i].values], explored, few)
+        if ways is not None and len(ways) <= ENUMERATED:
+            found.append(lambda ways=ways, owned=owned: [(sub, owned) for sub in ways])
+            continue
         members = [group.members[i] for i in sorted(who)]
         fixes: list[tuple[dict, dict]] = []
         for name in sorted(names):
@@ -484,7 +503,8 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
                 break
             sequences[name] = tokens
         if fixes is None:
-            found.append(_enumerated(path, inputs, splits, explored, few, ", ".join(sorted(names)), owned))
+            found.append((lambda ways=ways, owned=owned: [(sub, owned) for sub in ways]) if ways is not None
+                         else _enumerated(path, inputs, splits, explored, few, ", ".join(sorted(names)), owned))
             continue
         shown = [(sub, {**owned, **own}) for fixed, own in fixes if (sub := shared.narrowed(path, fixed)) is not None]
         found.append(lambda shown=shown: shown)
@@ -496,6 +516,24 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
                          few, sequences)
     return [launch for launches in found for launch in launches()] + [
         (_narrowed(path, fixed), {"names": frozenset(group.names), "rule": rule, "at": place}) for rule, fixed, place in answers]
+
+
+def _distinct_paths(path: ExploredPath, values: list, explored: Mapping[str, Sequence], cap: int) -> list[ExploredPath] | None:
+    """The path narrowed to each text the values take together (distinct_texts), found in each
+    product of the path's condition apart (where a condition links inputs, a way to a text in one product
+    may be ruled out in another); None where there are more than `cap`."""
+    if not values:
+        return None
+    found: dict[tuple, dict] = {}
+    for cube in path.products():
+        ways = distinct_texts(values, lambda name, cube=cube: list(cube[name]) if name in cube else _domain(name, path, explored), cap)
+        if ways is None:
+            return None
+        for text, way in ways.items():
+            found.setdefault(text, way)
+            if len(found) > cap:
+                return None
+    return [sub for way in found.values() if (sub := _narrowed(path, way)) is not None]
 
 
 def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces: _FlagPieces | None,
@@ -696,19 +734,39 @@ def _narrowed(path: ExploredPath, fixed: Mapping[str, list]) -> ExploredPath | N
                 return None
         env = {**path.env, **{name: found[0] for name, found in changes.items()}}
         return ExploredPath(env, path.branches, {**path.domains, **changes}, narrowed_from=path, changed=changes)
+    products, every = _products(path)
     cubes = []
-    for cube in path.products():
-        narrowed = {**cube, **{name: [v for v in cube.get(name, values) if v in values] for name, values in fixed.items()}}
-        if all(narrowed.values()):
-            cubes.append(narrowed)
+    for cube in products:
+        changes = {name: [v for v in cube.get(name, values) if v in values] for name, values in fixed.items()}
+        if all(changes.values()):
+            cubes.append({**cube, **changes})
     if not cubes:
         return None
-    domains = {name: list(dict.fromkeys(v for c in cubes for v in c[name])) for name in cubes[0]}
+    # where every product holds, only the inputs fixed have other values than the path's
+    kept = fixed if len(cubes) == len(products) else cubes[0]
+    domains = {**(every if kept is fixed else {}), **{name: list(dict.fromkeys(v for c in cubes for v in c[name])) for name in kept}}
     env = dict(path.env)
     for name, values in cubes[0].items():
         if name in fixed or env.get(name) not in values:
             env[name] = values[0]
     return ExploredPath(env, path.branches, domains, cubes if len(cubes) > 1 else None)
+
+
+# Of each path of several products narrowed (by id, the path kept alive), those of its products
+# where every input has a value, and each input's values in them: a path narrowed once per text of
+# a group costs the inputs it fixes, not its hundreds of inputs.
+_PRODUCTS: dict[int, tuple] = {}
+
+
+def _products(path: ExploredPath) -> tuple[list, dict]:
+    found = _PRODUCTS.get(id(path))
+    if found is None or found[0] is not path:
+        if len(_PRODUCTS) > 256:
+            _PRODUCTS.clear()
+        cubes = [cube for cube in path.products() if all(cube.values())]
+        every = {name: list(dict.fromkeys(v for c in cubes for v in c[name])) for name in cubes[0]} if cubes else {}
+        found = _PRODUCTS[id(path)] = (path, cubes, every)
+    return found[1], found[2]
 
 
 # Of each domain a path narrows (by id, the list kept alive), where each value stands in it: a path
@@ -824,6 +882,7 @@ def _flag_parts(flags, base: Mapping, cap: int, values: _Values) -> tuple[list[_
         into.inputs |= parts[i].inputs
         into.names |= parts[i].names
         into.pieces.append(i)
+        into.values.append(pieces[i])
     return list(merged.values()), _FlagPieces(pieces, tokens)
 
 
@@ -867,28 +926,93 @@ def _origins(value, memo: dict[int, Sequence]) -> Sequence:
 
 
 def _own_assignments(piece, base: Mapping, cap: int) -> list[dict]:
-    """The assignments of the piece's inputs that its Choices tell apart (and the path's own):
-    more than `cap` of them is Unverified, naming where the script writes the piece."""
-    names = sorted(_inputs(piece))
-    values = []
-    for name in names:
-        found = {base.get(name)}
-        _choice_values(piece, name, found)
-        values.append(sorted(found, key=lambda v: (v is None, str(v))))
-    count = 1
-    for found in values:
-        count *= len(found)
-    if count > cap:
-        raise Unverified(f"a part of the flags is decided by {count} combinations of {', '.join(names)} (more than {cap})",
+    """The path's own assignment (empty: the path's values) and, of each value the piece takes,
+    one assignment of its inputs that gives it (distinct_texts; each input among the path's own value and
+    one value of each set its Choices tell apart). More than `cap` values is Unverified, naming
+    where the script writes the piece."""
+    candidates: dict[str, list] = {}
+    for part in parts_of(piece):
+        if type(part) is Choice:
+            found = candidates.setdefault(part.name, [base.get(part.name)])
+            found.extend(min(values, key=lambda v: (v is None, str(v))) for values, _ in part.alts)
+    ways = distinct_texts([piece], lambda name: list(dict.fromkeys(candidates.get(name, [base.get(name)]))), cap)
+    if ways is None:
+        raise Unverified(f"a part of the flags takes more than {cap} values, decided by {', '.join(sorted(_inputs(piece)))}",
                          _first_origin(piece))
-    return [dict(zip(names, combo)) for combo in itertools.product(*values)]
+    return [{}, *({name: values[0] for name, values in way.items()} for way in ways.values())]
 
 
-def _choice_values(value, name: str, into: set) -> None:
-    """One value of `name` from each alternative set of the Choices on it."""
-    for part in parts_of(value):
-        if type(part) is Choice and part.name == name:
-            into.update(next(iter(sorted(values, key=lambda v: (v is None, str(v))))) for values, _ in part.alts)
+def distinct_texts(values: Sequence, domain: Callable[[str], list], cap: int) -> dict[tuple, dict] | None:
+    """Of each text the values take together (each input's values in `domain(name)`; the text
+    with its opacity), the values of the inputs that give it: the values' Choices are walked down,
+    each input narrowed to the values that take an alternative where a Choice reads it (read
+    whole, to one value), and two ways that have written the same text and allow the same values
+    of what the rest reads are one.
+    So a guard over many inputs that gives one string wherever it holds costs its ways down, not
+    the product of its inputs' values, and values that read no input in common cost the product of
+    their own texts. None where there are more than `cap` texts, or the walk meets more than
+    16 * `cap` ways on the way."""
+    found: dict[tuple, dict] = {}
+    seen: set = set()
+    reads: dict[int, frozenset] = {}  # what the rest of a way reads, by its cell
+    # the rest of a way: (what comes next, the rest after it), one cell per pair, so that ways that
+    # meet on the same rest are known to (the cells keep what they hold alive: their ids stay theirs)
+    cells: dict[tuple[int, int], tuple] = {}
+
+    def cell(item, after) -> tuple:
+        key = (id(item), id(after))
+        if key not in cells:
+            cells[key] = (item, after)
+        return cells[key]
+
+    def read_by(rest) -> frozenset:
+        if rest is None:
+            return frozenset()
+        if id(rest) not in reads:
+            reads[id(rest)] = frozenset(_inputs(rest[0])) | read_by(rest[1])
+        return reads[id(rest)]
+
+    rest = None
+    for value in reversed(values):  # a separator between values: texts that only shift between them stay apart
+        rest = cell(_SEPARATOR, cell(value, rest))
+    ways = [(rest, "", False, {})]
+    while ways:
+        rest, text, opaque, allowed = ways.pop()
+        if rest is None:
+            if len(found) >= cap and (text, opaque) not in found:
+                return None
+            found.setdefault((text, opaque), allowed)
+            continue
+        item, after = rest
+        relevant = read_by(rest)
+        key = (id(rest), text, opaque, tuple(sorted((n, tuple(v)) for n, v in allowed.items() if n in relevant)))
+        if key in seen:
+            continue
+        seen.add(key)
+        if len(seen) > 16 * cap:
+            return None
+        if type(item) is Sym:
+            for piece in reversed(item.pieces):
+                after = cell(piece, after)
+            ways.append((after, text, opaque, allowed))
+            continue
+        if type(item) in (Choice, FromInput):
+            here = allowed.get(item.name)
+            here = domain(item.name) if here is None else here
+            by_alt: dict[int, tuple] = {}  # the values that take each alternative (read whole: each value)
+            for v in here:
+                alt = _alternative(item, v) if type(item) is Choice else input_value(v)
+                by_alt.setdefault(id(alt) if type(item) is Choice else v, (alt, []))[1].append(v)
+            for alt, taking in reversed(list(by_alt.values())):
+                ways.append((cell(alt, after), text, opaque, {**allowed, item.name: taking}))
+            continue
+        if isinstance(item, list):
+            item = _present(item)
+        ways.append((after, text if item is None else text + item.text, opaque or (item is not None and item.opaque), allowed))
+    return found
+
+
+_SEPARATOR = Value("\0", Spans.unwritten(1))
 
 
 def _joins(values: list) -> tuple[bool, bool]:
@@ -1001,7 +1125,7 @@ def _groups(parts: list[_Part], rule_names: Iterable[frozenset]) -> list[_Part]:
 
     by_name: dict[str, list[int]] = {}
     for i, part in enumerate(parts):
-        for name in part.names | {f"input:{n}" for n in part.inputs}:
+        for name in part.names:
             by_name.setdefault(name, []).append(i)
     for indices in by_name.values():
         for j in indices[1:]:
@@ -1019,6 +1143,7 @@ def _groups(parts: list[_Part], rule_names: Iterable[frozenset]) -> list[_Part]:
         into = groups.setdefault(find(i), _Part(set(), set(), origin=part.origin))
         into.inputs |= part.inputs
         into.names |= part.names
+        into.values.extend(part.values)
         into.members.append(part)
     return list(groups.values())
 
@@ -1053,7 +1178,7 @@ def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, S
             pick, read_input = _picker(base, assignment)
             value = resolve(word, pick, read_input)
             keys |= _word_keys("" if value is None else value.text)
-        parts.append(_Part(_inputs(word), keys, origin=_first_origin(word)))
+        parts.append(_Part(_inputs(word), keys, origin=_first_origin(word), values=[word]))
     flag_pieces = None
     if split:
         found, flag_pieces = shared.flag_parts(_one_string(split), path, max(cap, PART_COMBINATIONS), values)

@@ -7,6 +7,7 @@ flag tokens in the script; when a value comes from elsewhere, the line to add is
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
@@ -262,6 +263,19 @@ def _judge_before_syntax_error(check: ScriptCheck, err: ScriptError, lint: Calla
                                " bash runs them, then stops there"])
 
 
+# A script or sourced file named by a relative path that no directory held (render/bash's reason).
+_RELATIVE_UNFOUND = re.compile(r"the (?:sourced file|script) '[^'/][^']*' is not found")
+
+
+def _looked_for(reason: str) -> str:
+    """The reason a file is not followed; of a relative path not found, where it was looked for:
+    bash reads it from the directory it runs in, which only the user knows."""
+    if _RELATIVE_UNFOUND.fullmatch(reason):
+        return (f"{reason} (a path relative to the directory bash runs in: looked for from the working directory,"
+                " beside the file that names it and from the root of the git checkout that holds the script)")
+    return reason
+
+
 def _launches_anything(exploration: Exploration) -> bool:
     """Whether some outcome launches a program (or hands a command string over), sets the flags
     or a Tunix variable, runs what cannot be followed (`bash ./train.sh`, `… | bash`, an EXIT
@@ -327,7 +341,7 @@ def _launches(exploration: Exploration, checker: Checker, check: ScriptCheck, ca
         for note in lost:  # fail closed: what the script sets and launches past it is not known
             unverified.setdefault((note.file, note.line, note.message), built_in(
                 "FL011", (), Location(note.file, note.line, 1, end_column=2), variant="unfollowed",
-                allow_unverified=allow_unverified, reason=note.message))
+                allow_unverified=allow_unverified, reason=_looked_for(note.message)))
         if lost and launcher().flags in trainer.variables:
             unknown.extend(outcome.paths)
             continue

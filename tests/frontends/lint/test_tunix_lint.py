@@ -73,12 +73,25 @@ def test_the_tunix_pin_decides_what_a_word_means(pin, expected):
 
 
 def test_a_tunix_launch_that_cannot_be_decided_is_not_verified_even_where_nothing_else_is_checked(tmp_path):
-    # seven switches decide one word together (2^7 > 64 combinations): the one launch is FL011,
-    # never a clean exit because no MaxText or Tunix command line was checked
-    switches = "".join(f'[[ "${name}" == 1 ]] && {name.lower()}=1 || {name.lower()}=2\n' for name in "ABCDEFG")
+    # thirteen switches write one word together, 2^13 texts: more than the 4096 command lines a
+    # launch's word is checked on, so the one launch is FL011, never a clean exit because no
+    # MaxText or Tunix command line was checked
+    names = "ABCDEFGHIJKLM"
+    switches = "".join(f'[[ "${name}" == 1 ]] && {name.lower()}=1 || {name.lower()}=2\n' for name in names)
     script = tmp_path / "undecided.sh"
-    script.write_text(switches + 'python -m tunix.cli.grpo_main base_config.yaml "training_config.max_steps=$a$b$c$d$e$f$g"\n')
+    script.write_text(switches + f'python -m tunix.cli.grpo_main base_config.yaml "training_config.max_steps={"".join("$" + n.lower() for n in names)}"\n')
     code, findings = lint(str(script))
     assert code == 1
-    assert [(f["rule"], f["location"]["line"]) for f in findings] == [("FL011", 8)]
-    assert "A, B, C, D, E, F, G decide the launch together" in findings[0]["message"]
+    assert [(f["rule"], f["location"]["line"]) for f in findings] == [("FL011", 14)]
+    assert ", ".join(names) in findings[0]["message"]
+
+
+def test_a_tunix_launch_of_a_few_thousand_texts_is_checked_on_each(tmp_path):
+    # seven switches write one word together: its 2^7 command lines are each checked (a finding
+    # of the base config is reported, no FL011)
+    switches = "".join(f'[[ "${name}" == 1 ]] && {name.lower()}=1 || {name.lower()}=2\n' for name in "ABCDEFG")
+    script = tmp_path / "decided.sh"
+    script.write_text(switches + 'python -m tunix.cli.grpo_main base_config.yaml "training_config.max_steps=$a$b$c$d$e$f$g"\n')
+    _, findings = lint(str(script))
+    assert "FL011" not in {f["rule"] for f in findings}
+    assert {"FL211", "TXSS7T5"} <= {f["rule"] for f in findings}
