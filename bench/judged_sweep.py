@@ -11,7 +11,8 @@ launch where flaglint reported none are listed as unseen, for a person to read.
 
 TREE is GIT_DIR[@REV][:UNDER] (a repository, `fetch` brings public ones under
 /work/.mirror/<owner>+<name>/repo, written out at REV, HEAD by default, and only the files under
-UNDER swept) or a directory read in place. Scripts are read, never run. The per-file limit
+UNDER swept) or a directory, its repository's root (copied); either is swept as a checkout, as a user
+lints one. Scripts are read, never run. The per-file limit
 (--timeout) is the bench's: a file that does not end is a hang, counted and named.
 """
 
@@ -24,7 +25,6 @@ import statistics
 import subprocess
 import sys
 from collections import Counter
-from contextlib import nullcontext
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -38,6 +38,7 @@ from sweeping import (  # noqa: E402
     YAML,
     command_blocks,
     commit_of,
+    copied_out,
     files_of,
     run_flaglint,
     written_out,
@@ -96,8 +97,8 @@ def _construct(message: str) -> str:
 def sweep(spec: str, args) -> dict:
     path, rev, under = _tree(spec)
     commit = commit_of(path, rev) if rev else None
-    with written_out(path, commit) if rev else nullcontext(Path(path).resolve()) as root:
-        blocks = command_blocks(root, LAUNCH_LINE, under) if args.readme and rev else []
+    with written_out(path, commit) if rev else copied_out(path) as root:
+        blocks = command_blocks(root, LAUNCH_LINE, under) if args.readme else []
         scripts = files_of(root, SCRIPTS, under)
         yamls = [(file, file.read_text(errors="replace")) for file in files_of(root, YAML, under)]
         # a Helm template (`{{ … }}`) is no manifest until it is rendered
@@ -261,7 +262,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=120, help="seconds per file, for lint and for its launches apart")
     parser.add_argument("--json", help="write every tree's launches, verdicts and times here")
     parser.add_argument("--readme", action="store_true",
-                        help="lint the shell blocks of Markdown files that hold a launch too (in a written-out tree)")
+                        help="lint the shell blocks of Markdown files that hold a launch too (written beside them in the copy)")
     parser.add_argument("--show", action="store_true", help="print found and accepted launches too")
     args = parser.parse_args()
     trees = []

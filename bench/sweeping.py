@@ -11,6 +11,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -75,10 +76,25 @@ def run_flaglint(root: Path, command: str, file: Path, options: list[str], timeo
 
 @contextmanager
 def written_out(git_dir: str, rev: str) -> Iterator[Path]:
-    """The files of GIT_DIR at REV in a temporary directory (nothing is checked out or run)."""
+    """The files of GIT_DIR at REV in a temporary checkout (nothing is checked out or run)."""
     with tempfile.TemporaryDirectory(prefix="sweep-") as tmp:
         export_tree(git_dir, rev, Path(tmp))
-        yield Path(tmp)
+        yield _as_checkout(Path(tmp))
+
+
+@contextmanager
+def copied_out(directory: str) -> Iterator[Path]:
+    """The files below DIRECTORY, its repository's root, in a temporary checkout."""
+    with tempfile.TemporaryDirectory(prefix="sweep-") as tmp:
+        shutil.copytree(directory, tmp, symlinks=True, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".git"))
+        yield _as_checkout(Path(tmp))
+
+
+def _as_checkout(root: Path) -> Path:
+    # A user lints in a checkout: the repository's root bounds the files its scripts test for
+    # (`[ -f "${DIR}/../x.sh" ]`), and a written-out tree without it would stop at each script's folder.
+    (root / ".git").mkdir(exist_ok=True)
+    return root
 
 
 def files_of(root: Path, suffixes: tuple[str, ...], under: str | None = None) -> list[Path]:
