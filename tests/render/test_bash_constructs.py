@@ -4,10 +4,13 @@ an empty environment except PATH."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
+from commandline import run_flaglint
 from test_bash_property import bash_env
 
 from flaglint.render import render
@@ -84,6 +87,29 @@ def test_relative_source_is_found_from_the_working_directory_as_bash_does(tmp_pa
     for cwd in (tmp_path, tmp_path / "recipes"):  # run from the repository root, and from the recipe's folder
         monkeypatch.chdir(cwd)
         assert render(script, {}).exported["FROM"].text == _bash_value(cwd, script, "FROM")
+
+
+@pytest.mark.parametrize("relative", ["..", "../common", "../missing"])
+def test_a_folder_named_from_the_scripts_own_is_what_bash_gives(tmp_path, relative):
+    # `DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"`, then `source "${DIR}/base.sh"`
+    (tmp_path / "common").mkdir()
+    (tmp_path / "evals").mkdir()
+    script = tmp_path / "evals" / "eval.sh"
+    script.write_text(f'export DIR="$(cd "$(dirname "${{BASH_SOURCE[0]}}")/{relative}" && pwd)"\n')
+    found = render(script, {}).exported["DIR"]
+    if relative == "../missing":  # bash's cd fails and nothing is printed: not known here
+        assert found.opaque
+    else:
+        assert found.text == _bash_value(tmp_path, script, "DIR")
+
+
+def test_a_launch_in_a_file_sourced_from_the_parent_folder_is_judged(tmp_path):
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "base.sh").write_text("python3 -m maxtext.train src/maxtext/configs/base.yml run_name=x steps=notanumber\n")
+    script = tmp_path / "evals" / "eval.sh"
+    script.write_text('#!/bin/bash\nDIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"\nsource "${DIR}/base.sh"\n')
+    report = json.loads(run_flaglint("lint", str(script), "--format", "json").stdout)
+    assert [(f["rule"], Path(f["location"]["file"]).name) for f in report["findings"]] == [("FL005", "base.sh")]
 
 
 def test_an_indirect_reference_to_an_element_with_a_digit_of_another_script_is_read_as_index_0(tmp_path):

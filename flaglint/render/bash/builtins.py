@@ -7,6 +7,7 @@ import re
 
 from flaglint.render.bash.compiler import Command
 from flaglint.render.bash.expansion import input_value
+from flaglint.render.bash.printf import OPAQUE_OUTPUT, printf_output
 from flaglint.render.bash.state import State
 from flaglint.render.bash.types import Value
 
@@ -348,10 +349,20 @@ class Builtins:
         st.pc += 1
 
     def b_printf(self, ins, st, fields, args) -> None:
+        """`printf -v NAME`: NAME not known here; printf inside a captured function: what it writes,
+        where the format is followed (printf_output), else output not known here (OPAQUE_OUTPUT)."""
+        st.status = 0
         if len(args) >= 2 and args[0] == "-v":
             self.assign(st, args[1], Value("", [], True))
             self.note(st, ins.line, f"opaque: printf -v sets {args[1]}")
-        st.status = 0
+        elif st.output is not None and not ins.silent:
+            ended = args[:1] == ["--"]  # the end of printf's options
+            given = fields[2:] if ended else fields[1:]
+            if not given or not ended and len(args[0]) > 1 and args[0].startswith("-"):
+                st.status = 2  # bash: a usage error (an invalid option, `printf -x`), nothing written
+            else:
+                written = printf_output(given[0].text, [(f.text, tuple(f.origins)) for f in given[1:]])
+                st.output.extend(written if written is not None else [OPAQUE_OUTPUT])
         st.pc += 1
 
     def b_eval(self, ins, st, fields, args) -> None:

@@ -28,6 +28,7 @@ from flaglint.render.bash.lexer import (
     Word,
     compile_glob,
 )
+from flaglint.render.bash.printf import OPAQUE_OUTPUT
 from flaglint.render.bash.state import (
     ARGUMENT_COUNT,
     UNKNOWN_ARGUMENTS,
@@ -679,6 +680,10 @@ class Expansion:
         if type(p) is CmdSub:
             if p.kind == "dir":
                 return [_computed(os.path.dirname(os.path.abspath(st.code.src.path)), p.quoted)]
+            if p.kind.startswith("dir/"):
+                folder = os.path.normpath(os.path.dirname(os.path.abspath(st.code.src.path)) + p.kind[3:])
+                if os.path.isdir(folder):
+                    return [_computed(folder, p.quoted)]
             if p.kind == "toplevel" and self.repo_root:
                 return [_computed(self.repo_root, p.quoted)]
             output = self._function_output(p, st)
@@ -726,6 +731,8 @@ class Expansion:
             if sub.unbounded is not None:
                 return None
         st.notes, st.steps = sub.notes, sub.steps
+        if OPAQUE_OUTPUT in sub.output:
+            return None
         text, origins = [], []
         for piece_text, piece_origins in sub.output:
             text.append(piece_text)

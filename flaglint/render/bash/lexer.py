@@ -158,19 +158,28 @@ _SOURCE = re.compile(r"\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE|0|\{0\})")
 _RESOLVE = re.compile(r"\$\((?:readlink-[fem]|realpath)S\)")
 _DIRNAME = re.compile(r"\$\(dirnameS\)")
 _CD_PWD = re.compile(r"\$\(cd(?:-P)?D(?:>/dev/null(?:2>&1)?)?(?:&&|;)pwd(?:-P)?\)|\$\(realpathD\)")
+# `$(cd "$(dirname "$0")/.." && pwd)`: a folder named from the file's own (bash's cd fails where it is
+# missing, and `&&` then prints nothing: the folder is checked where the value is made)
+_CD_RELATIVE_PWD = re.compile(r"\$\(cd(?:-P)?D(?P<relative>(?:/[\w.-]+)+)/?(?:>/dev/null(?:2>&1)?)?&&pwd(?:-P)?\)")
+_RELATIVE_DIR = re.compile(r"D((?:/[\w.-]+)+)")
 _TOPLEVEL = "$(gitrev-parse--show-toplevel)"
 
 
 def substitution_kind(text: str) -> str:
-    """"dir" for the idioms that give the current file's directory, "toplevel" for the repository root."""
+    """"dir" for the idioms that give the current file's directory, "dir/REL" for those that give a
+    folder relative to it (`/..`), "toplevel" for the repository root."""
     canon = re.sub(r"[\s\"]", "", text)
     if canon == _TOPLEVEL:
         return "toplevel"
     canon = _SOURCE.sub("S", canon)
     while True:
         reduced = _CD_PWD.sub("D", _DIRNAME.sub("D", _RESOLVE.sub("S", canon)))
+        reduced = _CD_RELATIVE_PWD.sub(lambda m: "D" + m["relative"], reduced)
         if reduced == canon:
-            return "dir" if canon == "D" else "opaque"
+            if canon == "D":
+                return "dir"
+            relative = _RELATIVE_DIR.fullmatch(canon)
+            return "dir" + relative[1] if relative and text.lstrip().startswith("$(cd") else "opaque"
         canon = reduced
 
 

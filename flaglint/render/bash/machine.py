@@ -182,7 +182,7 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
         st.exit_code = 0
         st.unfound = ()  # Notes: the scripts and files the path runs or sources that cannot be found
         st.unbounded = None  # a Note: the construct the path did not get past (a loop beyond the step limit)
-        st.output = None  # inside $(fn): the (text, origins) pieces echo writes
+        st.output = None  # inside $(fn): the (text, origins) pieces echo and printf write (printf.OPAQUE_OUTPUT: not known)
         st.launched = ()  # Launches: the command lines the path keeps as launches (never run here)
         st.options = frozenset()  # `set -e` (e), `set -u` (u) and `set -o pipefail` (pipefail) in force
         st.errexit_ignored = None  # the stack depth from which `set -e` is ignored: a function or subshell run as a condition
