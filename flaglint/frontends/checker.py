@@ -68,6 +68,8 @@ class Checker:
         self._shared: dict[tuple, Config] = {}  # shared_config's, the one read longest ago first
         # lint's solver answers on launches judged with these rules (frontends/lint/launch_query), kept while the checker is
         self.answers: dict = {}
+        # lint's witnesses of findings over the same path conditions (frontends/lint/kept_witnesses), kept alike
+        self.witnesses: dict = {}
 
     def config(self, source: FlagSource, env: Mapping[str, str] | None = None) -> tuple[Config, list[Finding]]:
         config, findings = resolve(source, self.pin, env or {}, self.model)

@@ -518,6 +518,7 @@ class _Resolved:
         self.classes, self.base, self.launch_at, self.judge, self.cap = classes, base, launch_at, judge, cap
         self._configs: dict[tuple, list] = {}
         self._launches: dict[tuple, list] = {}  # the launches the configs were read from
+        self._made: dict[tuple, Any] = {}  # each launch, by the inputs' values that differ from the path's (launch)
         self._class_of: dict[str, dict] = {}  # each input's first value of each class -> the class's index
         self._indices: dict[tuple, frozenset[int]] = {}
         self._judged: dict[int, tuple] = {}  # each launch's Judge.config, by the launch
@@ -530,7 +531,7 @@ class _Resolved:
                 raise Unverified(f"{what or 'a name'} is decided by {count} combinations of {', '.join(deciding)} (more than {self.cap})")
             found, launches = [], []
             for combo in itertools.product(*(range(len(self.classes[n])) for n in deciding)):
-                launch = self.launch_at({**self.base, **{n: self.classes[n][i][0] for n, i in zip(deciding, combo)}})
+                launch = self.launch({n: self.classes[n][i][0] for n, i in zip(deciding, combo)})
                 config, unjudged = self.judged(launch)
                 if config is None:
                     raise Unverified(f"whether MaxText runs at all depends on {', '.join(deciding)}")
@@ -538,6 +539,16 @@ class _Resolved:
                 launches.append(launch)
             self._configs[key], self._launches[key] = found, launches
         return self._configs[key]
+
+    def launch(self, values: Mapping[str, Any]) -> Any:
+        """The launch where the inputs take `values` (the others, the path's), made once for each set
+        of values that differ from the path's: the tables of several sets of inputs read the same
+        launches (a set with an input of one class, at the path's value, reads those of the set
+        without it)."""
+        changed = tuple(sorted((n, v) for n, v in values.items() if v != self.base.get(n)))  # unset is None, as launch_at reads it
+        if changed not in self._made:
+            self._made[changed] = self.launch_at({**self.base, **dict(changed)})
+        return self._made[changed]
 
     def judged(self, launch: Any) -> tuple[Config | None, frozenset[str]]:
         """Judge.config of the launch, asked once of each (launch_at gives the same launch for the

@@ -19,6 +19,7 @@ from flaglint.core.reading import SCRIPT, Unreadable, read_file, read_text
 from flaglint.fix.files import apply_to_bytes
 from flaglint.fix.suppressed import withhold_fixes_of
 from flaglint.frontends.checker import Checker, refused_keys
+from flaglint.frontends.lint.kept_witnesses import KeptWitnesses
 from flaglint.frontends.lint.launch_parts import (
     COMBINATION_CAP,
     Concrete,
@@ -429,8 +430,7 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
             if conditions is None:
                 explored = [c.path for c in launches] + quiet + unfollowed
                 excluded = [c.path for c in launches if id(c.path) in mistyped] + quiet + unfollowed
-                from flaglint.render.bash.path_conditions import PathConditions  # noqa: PLC0415 z3: only where a finding needs a witness
-                conditions = PathConditions(exploration.inputs, explored, excluded)
+                conditions = KeptWitnesses(checker.witnesses, exploration.inputs, explored, excluded)
             path, matters = conditions.witness(paths)
         finding.witness = witness(path, matters, paths)
         check.result.findings.append(finding)

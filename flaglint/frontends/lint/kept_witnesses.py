@@ -1,0 +1,63 @@
+"""The witnesses of a script's findings (render/bash/path_conditions), kept across checks: an
+editor's check after an edit that changes no condition of the script's paths (a default's value, a
+flag's text) asks the same questions of the same conditions, and is given the answers found before.
+
+A witness is read off the paths' conditions alone: each input's values explored, each path's
+products of value sets and the paths left out of the witnesses' space. Those are compared as
+data, so an answer is given again only where everything it was read from is as it was; the path it
+names is given as its position among the finding's paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from flaglint.render.bash.explorer import ExploredPath
+
+# The spaces of witnesses kept (one per script checked, the last checked last): an editor checks
+# a few documents again and again.
+SPACES = 16
+
+
+class KeptWitnesses:
+    """PathConditions.witness over the paths `explored` (less the `excluded`), its answers read from
+    `kept` (space -> {paths -> answer}, kept by the caller across checks) where the same space and
+    paths were asked before. The solver is set up only for a question not asked before."""
+
+    def __init__(self, kept: dict, inputs: Mapping[str, Sequence], explored: Sequence[ExploredPath],
+                 excluded: Sequence[ExploredPath]):
+        self.inputs, self.explored, self.excluded = inputs, explored, excluded
+        self._conditions = None
+        self._shapes: dict[int, tuple] = {}  # each path's products, by the path (alive as long as the exploration)
+        space = (tuple((name, tuple(values)) for name, values in inputs.items()),
+                 tuple(map(self._shape, explored)), tuple(map(self._shape, excluded)))
+        self.answers = kept.pop(space, None) or {}
+        kept[space] = self.answers  # the last asked, last
+        if len(kept) > SPACES:
+            del kept[next(iter(kept))]
+        self.asked = 0  # the questions the solver was set up for in this check
+
+    def _shape(self, path: ExploredPath) -> tuple:
+        """What PathConditions reads of a path: its products of value sets, in order; of a path
+        narrowed from another, also the inputs it changed and that path's shape."""
+        found = self._shapes.get(id(path))
+        if found is None:
+            products = tuple(tuple((name, tuple(values)) for name, values in product.items()) for product in path.products())
+            narrowed = None if path.narrowed_from is None else (
+                tuple((name, tuple(values)) for name, values in path.changed.items()), self._shape(path.narrowed_from))
+            found = self._shapes[id(path)] = (products, narrowed)
+        return found
+
+    def witness(self, paths: Sequence[ExploredPath]) -> tuple[ExploredPath, dict[str, list]]:
+        """PathConditions.witness(paths)."""
+        question = tuple(map(self._shape, paths))
+        answer = self.answers.get(question)
+        if answer is None:
+            if self._conditions is None:
+                from flaglint.render.bash.path_conditions import PathConditions  # noqa: PLC0415 z3: only where a finding needs a witness
+                self._conditions = PathConditions(self.inputs, self.explored, self.excluded)
+            self.asked += 1
+            path, matters = self._conditions.witness(paths)
+            answer = self.answers[question] = (next(i for i, p in enumerate(paths) if p is path), matters)
+        position, matters = answer
+        return paths[position], {name: list(values) for name, values in matters.items()}
