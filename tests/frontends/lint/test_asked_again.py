@@ -35,3 +35,46 @@ def test_a_script_linted_again_after_an_edit_finds_what_a_first_lint_finds(tmp_p
     edited = _said(path, checker, SCRIPT.format(gather="false"))
     assert "FL101" not in {rule for rule, *_ in edited}
     assert edited == _said(path, Checker("bbd0f6f10"), SCRIPT.format(gather="false"))
+
+
+def _counting_witnesses(monkeypatch) -> list:
+    """The path sets each finding's witness is searched for (PathConditions.witness, still searched)."""
+    from flaglint.render.bash.path_conditions import PathConditions
+
+    asked: list = []
+    search = PathConditions.witness
+
+    def witness(self, paths):
+        asked.append(len(paths))
+        return search(self, paths)
+
+    monkeypatch.setattr(PathConditions, "witness", witness)
+    return asked
+
+
+def test_an_edit_that_changes_no_condition_of_the_paths_gives_each_witness_without_searching_again(tmp_path: Path, monkeypatch):
+    path = tmp_path / "run.sh"
+    checker = Checker("bbd0f6f10")
+    asked = _counting_witnesses(monkeypatch)
+    first = _said(path, checker, SCRIPT.format(gather="true"))
+    assert asked and all(witness["env"] for *_, witness in first)  # the switches that break the rule are named
+    searched = len(asked)
+    # a line more above the switches: each finding is a line further down, its paths' conditions as they were
+    edited = SCRIPT.format(gather="true").replace("#!/bin/bash\n", "#!/bin/bash\n# the MoE switches\n")
+    again = _said(path, checker, edited)
+    assert len(asked) == searched
+    assert again == _said(path, Checker("bbd0f6f10"), edited)
+
+
+def test_an_edit_that_changes_a_condition_searches_the_witnesses_again(tmp_path: Path, monkeypatch):
+    path = tmp_path / "run.sh"
+    checker = Checker("bbd0f6f10")
+    asked = _counting_witnesses(monkeypatch)
+    _said(path, checker, SCRIPT.format(gather="true"))
+    searched = len(asked)
+    # the switch is on for another value now: its paths' conditions are not the ones asked before
+    edited = SCRIPT.format(gather="true").replace('"${BIG:-false}" == "true"', '"${BIG:-false}" == "on"')
+    again = _said(path, checker, edited)
+    assert len(asked) > searched
+    assert again == _said(path, Checker("bbd0f6f10"), edited)
+    assert any(witness["env"].get("BIG") == "on" for *_, witness in again)
