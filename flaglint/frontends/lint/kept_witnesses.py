@@ -28,36 +28,38 @@ class KeptWitnesses:
                  excluded: Sequence[ExploredPath]):
         self.inputs, self.explored, self.excluded = inputs, explored, excluded
         self._conditions = None
-        self._shapes: dict[int, tuple] = {}  # each path's products, by the path (alive as long as the exploration)
+        self._shapes: dict[int, tuple] = {}  # each path's shape, by the path (alive as long as the exploration)
         space = (tuple((name, tuple(values)) for name, values in inputs.items()),
                  tuple(map(self._shape, explored)), tuple(map(self._shape, excluded)))
         self.answers = kept.pop(space, None) or {}
         kept[space] = self.answers  # the last asked, last
         if len(kept) > SPACES:
             del kept[next(iter(kept))]
-        self.asked = 0  # the questions the solver was set up for in this check
 
     def _shape(self, path: ExploredPath) -> tuple:
-        """What PathConditions reads of a path: its products of value sets, in order; of a path
-        narrowed from another, also the inputs it changed and that path's shape."""
+        """What PathConditions reads of a path: its inputs' values and its products of value sets,
+        in order; of a path narrowed from another, also the inputs it changed and that path's shape."""
         found = self._shapes.get(id(path))
         if found is None:
-            products = tuple(tuple((name, tuple(values)) for name, values in product.items()) for product in path.products())
-            narrowed = None if path.narrowed_from is None else (
-                tuple((name, tuple(values)) for name, values in path.changed.items()), self._shape(path.narrowed_from))
-            found = self._shapes[id(path)] = (products, narrowed)
+            cubes = None if path.cubes is None else tuple(map(_items, path.cubes))
+            narrowed = None if path.narrowed_from is None else (_items(path.changed), self._shape(path.narrowed_from))
+            found = self._shapes[id(path)] = (_items(path.domains), cubes, narrowed)
         return found
 
     def witness(self, paths: Sequence[ExploredPath]) -> tuple[ExploredPath, dict[str, list]]:
         """PathConditions.witness(paths)."""
-        question = tuple(map(self._shape, paths))
+        first: dict[int, int] = {}  # a path given twice is asked of as one
+        question = (tuple(map(self._shape, paths)), tuple(first.setdefault(id(path), i) for i, path in enumerate(paths)))
         answer = self.answers.get(question)
         if answer is None:
             if self._conditions is None:
                 from flaglint.render.bash.path_conditions import PathConditions  # noqa: PLC0415 z3: only where a finding needs a witness
                 self._conditions = PathConditions(self.inputs, self.explored, self.excluded)
-            self.asked += 1
             path, matters = self._conditions.witness(paths)
             answer = self.answers[question] = (next(i for i, p in enumerate(paths) if p is path), matters)
         position, matters = answer
         return paths[position], {name: list(values) for name, values in matters.items()}
+
+
+def _items(values: Mapping[str, Sequence]) -> tuple:
+    return tuple((name, tuple(found)) for name, found in values.items())
