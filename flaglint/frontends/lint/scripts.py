@@ -398,16 +398,19 @@ def _check_outcomes(check: ScriptCheck, exploration: Exploration, checker: Check
     checked: dict[tuple, Result] = {}
     to_fix: dict[tuple, tuple[Concrete, Value, dict, frozenset]] = {}
     unknown_keys = UnknownKeys(callers(exploration.inputs), check.env)
+    read: dict[int, tuple] = {}  # what each rendering gives the trainer, by the rendering: several launches are one rendering
     for launch in judged:
         rendering = launch.rendering
-        flags, env, unknown = _trainer_input(rendering)
-        if unknown:
-            notes.update(unknown_keys.notes(unknown_tokens(flags)))
-        key = (flags.text, tuple(sorted(env.items())))
-        if key not in checked:
-            checked[key] = checker.check(FlagSource(flags.text), env, fix=False, unknown=unknown)
-        for note in rendering.notes:
-            notes.add(f"{note.file}:{note.line}: {note.message}")
+        if id(rendering) not in read:
+            flags, env, unknown = _trainer_input(rendering)
+            if unknown:
+                notes.update(unknown_keys.notes(unknown_tokens(flags)))
+            key = (flags.text, tuple(sorted(env.items())))
+            if key not in checked:
+                checked[key] = checker.check(FlagSource(flags.text), env, fix=False, unknown=unknown)
+            notes.update(f"{note.file}:{note.line}: {note.message}" for note in rendering.notes)
+            read[id(rendering)] = (rendering, flags, env, unknown, key)  # the rendering kept: its id stays its own
+        _, flags, env, unknown, key = read[id(rendering)]
         if _record(seen, checked[key].findings, launch, flags, checker):
             to_fix.setdefault(key, (launch, flags, env, unknown))
     # One fix is offered per run (see _add_fix): the launches with findings are tried in order until one has a fix.
