@@ -5,7 +5,8 @@ but where the arms of an if, a case or an && / || list meet again (a Join instru
 until every path has got there or ended, and merges the paths that arrive in the same state but
 for their variables and their inputs' values, whatever inputs their guards read
 (`[[ $A == x && $B == y ]]`, nested ifs on different inputs). The merged path's condition is the
-union of theirs (guards: an exact union of products of value sets), and a variable the merged paths
+union of theirs (guards: an exact union of products of value sets, kept as factors over disjoint
+inputs; the factors every merged path shares stay as they are), and a variable the merged paths
 disagree on becomes a guarded value: Choices on the inputs that tell the paths apart, nested, each
 path's value where its condition holds. `X="${X} k=v"` appends to a symbolic value instead of
 resolving it (machine.Interp.symbolic_value). Reading a Choice in any other way forks on its input
