@@ -5,6 +5,11 @@ constrains; an input it does not name takes any value of its universe (on a path
 path gives it: State.domains, always the projection of the condition). A path whose condition is
 one cube keeps it as its domains alone (State.condition None), as explore()'s paths all do.
 
+A path's condition is kept as factors (State.condition: a frozenset of them), each a union of two or
+more cubes over inputs no other factor names; the condition is their product. Tests that each read
+inputs of their own (`[[ -z $A1 && -z $B1 ]] && exit`, then A2 and B2, ...) leave n factors of two
+cubes, not one union of 2**n: a fork or a merge works on the factors of the inputs it reads.
+
 Where two paths join in the same state but for their variables, they merge whatever inputs their
 guards read (`[[ $A == x && $B == y ]]`): the merged condition is the union of theirs, and each
 variable they disagree on becomes guarded(): a decision tree of Choices, one input at each level,
@@ -13,6 +18,7 @@ that gives each path's value exactly where that path's condition holds.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -50,31 +56,49 @@ def simplified(cubes: Iterable[Cube], universe: Mapping[str, Sequence]) -> set[C
 
 
 def cubes_of(st: State) -> frozenset[Cube]:
-    return frozenset((EVERYTHING,)) if st.condition is None else st.condition
+    """The path's condition as one union of cubes."""
+    return product_of(st.condition or ())
+
+
+def product_of(factors: Iterable[frozenset]) -> frozenset[Cube]:
+    """The union of cubes that is the product of factors over disjoint inputs."""
+    return frozenset(frozenset().union(*chosen) for chosen in itertools.product(*factors))
+
+
+def factor_names(factor: frozenset) -> set[str]:
+    return {n for c in factor for n, _ in c}
 
 
 def restrict(st: State, name: str, values: Sequence) -> bool:
     """Narrow the path to the inputs' assignments where `name` takes one of `values` (in order);
     False when none is left."""
-    if st.condition is None or name not in st.domains:
+    factor = next((f for f in st.condition or () if any(n == name for c in f for n, _ in c)), None)
+    if factor is None:  # an input no cube names: every cube now takes exactly these values
+        if st.condition is not None and name in st.domains:
+            allowed = set(values)
+            values = [v for v in st.domains[name] if v in allowed]
+            if not values:
+                st.condition = frozenset((frozenset(),))
+                return False
         narrow(st, name, values)
-        return True  # an input no cube names: every cube now takes exactly these values
+        return True
     allowed = set(values)
     cubes = []
-    for cube in st.condition:
+    for cube in factor:
         entries = dict(cube)
         kept = frozenset(v for v in entries.get(name, st.domains[name]) if v in allowed)
         if kept:
             entries[name] = kept
             cubes.append(frozenset(entries.items()))
-    return settle(st, cubes)
+    return settle(st, cubes, st.condition - {factor})
 
 
-def settle(st: State, cubes: Sequence[Cube]) -> bool:
-    """Make the union of `cubes` (over st.domains) the path's condition, and its projection on each
-    input the path's domains; False when the union is empty."""
+def settle(st: State, cubes: Sequence[Cube], kept: frozenset = frozenset()) -> bool:
+    """Make the union of `cubes` (over st.domains), times the factors `kept` (over inputs the cubes
+    do not name), the path's condition, and its projection on each input the path's domains; False
+    when the union is empty."""
     if not cubes:
-        st.condition = frozenset()
+        st.condition = frozenset((frozenset(),))  # (a factor no assignment satisfies)
         return False
     for name in {n for c in cubes for n, _ in c}:
         sets = [dict(c).get(name) for c in cubes]
@@ -86,9 +110,9 @@ def settle(st: State, cubes: Sequence[Cube]) -> bool:
         (cube,) = found
         for name, values in cube:  # (never: one cube is its own projection)
             narrow(st, name, [v for v in st.domains[name] if v in values])
-        st.condition = None
     else:
-        st.condition = frozenset(found)
+        kept = kept | {frozenset(found)}
+    st.condition = kept or None
     return True
 
 

@@ -5,7 +5,8 @@ but where the arms of an if, a case or an && / || list meet again (a Join instru
 until every path has got there or ended, and merges the paths that arrive in the same state but
 for their variables and their inputs' values, whatever inputs their guards read
 (`[[ $A == x && $B == y ]]`, nested ifs on different inputs). The merged path's condition is the
-union of theirs (guards: an exact union of products of value sets), and a variable the merged paths
+union of theirs (guards: an exact union of products of value sets, kept as factors over disjoint
+inputs; the factors every merged path shares stay as they are), and a variable the merged paths
 disagree on becomes a guarded value: Choices on the inputs that tell the paths apart, nested, each
 path's value where its condition holds. `X="${X} k=v"` appends to a symbolic value instead of
 resolving it (machine.Interp.symbolic_value). Reading a Choice in any other way forks on its input
@@ -35,8 +36,9 @@ from flaglint.render.bash.explorer import (
 from flaglint.render.bash.guards import (
     ArmsByCondition,
     Cube,
-    cubes_of,
+    factor_names,
     guarded,
+    product_of,
     settle,
     trimmed,
 )
@@ -167,11 +169,13 @@ def _universe(st: State, name: str, candidates) -> tuple:
     return tuple(candidates(name)) if candidates else (None,)
 
 
-def _explicit(st: State, universe: dict, spread: Iterable[str]) -> list[Cube]:
-    """The path's condition as cubes over the merged universe; `spread`: the inputs whose merged
-    universe may be wider than the path's own (every other one the path lets take all of it)."""
+def _explicit(st: State, universe: dict, spread: Iterable[str], shared: frozenset) -> list[Cube]:
+    """The path's condition but for the factors `shared` (every merged path has them), as cubes over
+    the merged universe; `spread`: the inputs whose merged universe may be wider than the path's own
+    (every other one the path lets take all of it)."""
     own = {n: frozenset(_universe(st, n, None)) for n in spread if n in st.domains or n in st.inputs}
-    return [trimmed(frozenset({**own, **dict(cube)}.items()), universe) for cube in cubes_of(st)]
+    rest = (st.condition or frozenset()) - shared
+    return [trimmed(frozenset({**own, **dict(cube)}.items()), universe) for cube in product_of(rest)]
 
 
 def _alike(a: State, b: State) -> bool:
@@ -261,7 +265,11 @@ def _merge(states: list[State], candidates) -> State | None:
         exports[name] = _exported_on_all(states, name, universes[name])
         if exports[name] is None:
             return None
-    cubes = [_explicit(st, universe, spread) for st in states]
+    # The factors of the condition every path has, over inputs whose values they share, stay as they
+    # are: the union of the paths' conditions is their product with the union of the rest.
+    shared = frozenset.intersection(*(st.condition or frozenset() for st in states))
+    shared = frozenset(f for f in shared if spread.isdisjoint(factor_names(f)))
+    cubes = [_explicit(st, universe, spread, shared) for st in states]
     m = a.copy()
     m.exported |= exported
     m.env_exported = frozenset().union(*(st.env_exported for st in states)) | {
@@ -289,7 +297,7 @@ def _merge(states: list[State], candidates) -> State | None:
             m.exported.add(name)  # exported on every path (`export IN1` before the fork, or set on each)
         else:
             m.exported.discard(name)  # an input whose values stay grouped is exported when set (machine.py)
-    settle(m, [cube for found in cubes for cube in found])
+    settle(m, [cube for found in cubes for cube in found], shared)
     notes = a.notes
     for other in others:
         notes = notes + tuple(n for n in other.notes if n not in notes)
