@@ -47,9 +47,11 @@ from flaglint.render.bash.expansion import (
     input_value,
     is_symbolic,
     join_segments,
+    plain_variable,
     segment,
     split_words,
 )
+from flaglint.render.bash.lead import leading_words
 from flaglint.render.bash.lexer import Lit, Param
 from flaglint.render.bash.state import (
     ARGUMENT_COUNT,
@@ -702,6 +704,11 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
             # Leading words that expand to no field (`${DRY_RUN_CMD} python3 -m …` with it empty)
             # are no part of the command: the command is the first word that gives one.
             words = ins.words
+            lead = self._symbolic_head(words[0], st)
+            if lead is not None:
+                self.watch(st, lead[0])
+                self.run_program(ins, st, [*lead, *self.launch_fields(words[1:], st)])
+                return
             head = self.fields(words[:1], st)
             while not head and len(words) > 1:
                 words = words[1:]
@@ -751,6 +758,21 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
             handler(self, ins, st, fields, [f.text for f in fields[1:]])
         else:
             self.run_program(ins, st, fields)
+
+    def _symbolic_head(self, word, st: State) -> list | None:
+        """`$CMD` where CMD is joined (symbolic) and every alternative of it starts with the same
+        program, which runs no function or builtin: its leading fields concrete, the rest one Split
+        (lead.leading_words); None for any other first word."""
+        if not self.joins or len(word.parts) != 1 or word.mutates():
+            return None
+        part = word.parts[0]
+        if not plain_variable(part) or part.quoted:
+            return None
+        raw = self.raw(st, part.name)
+        if not is_symbolic(raw) or self._may_stop(raw, st):
+            return None
+        lead = leading_words(raw)
+        return None if lead is None or self._runs_here(lead[0].text, st) else lead
 
     def _runs_here(self, name: str, st: State) -> bool:
         """Whether the command is a function or builtin, which run in this shell."""
