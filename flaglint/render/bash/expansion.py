@@ -17,6 +17,7 @@ from flaglint.render.bash.arithmetic import (
     eval_arith,
     parse_arith_text,
 )
+from flaglint.render.bash.arrays import factored, has_absent, may_be_absent
 from flaglint.render.bash.compiler import compile_span
 from flaglint.render.bash.counted import CAPTURED
 from flaglint.render.bash.lexer import (
@@ -369,9 +370,45 @@ class Expansion:
                 and (p.name[0].isalpha() or p.name[0] == "_")):
             return None
         raw = self.raw(st, p.name)
-        if type(raw) is not list or not any(is_symbolic(element) for element in raw):
-            return None
+        if type(raw) is not list or not any(is_symbolic(element) for element in raw) or has_absent(raw):
+            return None  # an element some alternative has not would shift the fields after it
         return [element for element in raw if element is not None]
+
+    def command_elements(self, part, st: State) -> list | None:
+        """`"${CMD[@]}"` as a command's words, where CMD is an array joined paths grew differently
+        (arrays.factored) and starts with the same Value on each: its elements as stored, one word
+        each, an element some alternatives have not a Split of it (no field there, one where it is
+        set: it holds no blank and is never empty). None where it is not such an array, or an
+        element of it could not be one field or none."""
+        raw = self.raw(st, part.name)
+        array = factored(raw) if type(raw) is Choice else raw if type(raw) is list else None
+        if not array or type(array[0]) is not Value or not any(map(is_symbolic, array)):
+            return None
+        words = []
+        for element in array:
+            if element is None:  # unset: "${A[@]}" gives it no field
+                continue
+            if may_be_absent(element):
+                if not (self._blank_free(element, st) and self._set_ones_never_empty(element, st)):
+                    return None
+                element = Split(Sym((element,)))
+            words.append(element)
+        return words
+
+    def _set_ones_never_empty(self, element: Choice, st: State) -> bool:
+        """Whether each alternative of an element that some alternatives have not is, where it is
+        there, never empty."""
+        todo, seen = [element], set()
+        while todo:
+            current = todo.pop()
+            if id(current) in seen or current is None:
+                continue
+            seen.add(id(current))
+            if type(current) is Choice:
+                todo.extend(alt for _, alt in current.alts)
+            elif not (current.text != "" if type(current) is Value else is_symbolic(current) and self._never_empty(current, st)):
+                return False
+        return True
 
     def launch_fields(self, words: list, st: State) -> list:
         """The words of a launched program, as fields() gives them, except that a word that is one
@@ -803,7 +840,7 @@ class Expansion:
             val = self._special(p, st)
         else:
             stored = self.raw(st, name) if p.length and p.index in ("@", "*") and not p.op else None
-            if type(stored) is list:  # `${#A[@]}`: the elements are counted, none of them decided
+            if type(stored) is list and not has_absent(stored):  # `${#A[@]}`: the elements are counted, none of them decided
                 return [_computed(str(len(stored)), p.quoted)]
             val = self.lookup(st, name)
             if val is None and name in _SET_BY_BASH:  # set whatever the environment: a value not known here
