@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from script_shapes import BUILT_FORMS, BUILT_PROGRAM, built_command
 from test_bash_property import BASH_OWN
 from test_bash_symbolic import resolved_in, taken_by
 
@@ -27,23 +28,11 @@ from flaglint.render.bash.types import Choice, Split, Sym, ifs_fields
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
-PROGRAM = "python3 -m tunix.experimental.distributed.runtime.main"
-
-
-def built(count: int, form: str) -> str:
-    """The launcher shape: `count` optional parts, each behind a test of its own input."""
-    if form == "array":
-        lines = [f"CMD=({PROGRAM})"] + [f'if [[ -n "$O{i}" ]]; then CMD+=(--o{i}="$O{i}"); fi' for i in range(count)]
-        return "\n".join([*lines, '"${CMD[@]}"']) + "\n"
-    lines = [f'CMD="{PROGRAM}"'] + [f'if [[ -n "$O{i}" ]]; then CMD="$CMD --o{i}=$O{i}"; fi' for i in range(count)]
-    return "\n".join([*lines, "$CMD"]) + "\n"
-
-
-@pytest.mark.parametrize("form", ["array", "string"])
+@pytest.mark.parametrize("form", BUILT_FORMS)
 @pytest.mark.parametrize("count", [8, 16, 32])
 def test_a_command_built_behind_many_tests_is_one_launch(tmp_path, form, count):
     script = tmp_path / "launch.sh"
-    script.write_text(built(count, form))
+    script.write_text(built_command(count, form))
     exploration = evaluate(script)
     assert exploration.paths_explored == 1
     ((launch,),) = [outcome.rendering.launched for outcome in exploration.outcomes]
@@ -57,13 +46,13 @@ def test_a_command_built_behind_many_tests_is_one_launch(tmp_path, form, count):
 
 def test_a_built_launch_is_judged_without_fl011(tmp_path):
     script = tmp_path / "launch.sh"
-    script.write_text(built(32, "array").replace(PROGRAM, "python3 -m maxtext.train src/maxtext/configs/base.yml")
+    script.write_text(built_command(32, "array", "python3 -m maxtext.train src/maxtext/configs/base.yml")
                       .replace('CMD+=(--o5="$O5")', "CMD+=(stepz=3)"))
     findings = check_script(script, Checker("bbd0f6f10")).result.findings
     assert "FL011" not in {f.rule for f in findings}
     # every optional part is judged where the script writes it: stepz among the unknown keys
     unknown = {(f.location.line, f.message.split()[0]) for f in findings if f.rule == "FL004"}
-    assert (7, "stepz") in unknown and len(unknown) == 32
+    assert (8, "stepz") in unknown and len(unknown) == 32
 
 
 VALUES = ["on", "a b", ""]  # a value with a blank: an element bash keeps whole, a string it splits
@@ -84,7 +73,7 @@ READERS = {
 @st.composite
 def built_scripts(draw) -> str:
     form = draw(st.sampled_from(["array", "string"]))
-    lines = [f"CMD=({PROGRAM})" if form == "array" else f'CMD="{PROGRAM}"']
+    lines = [f"CMD=({BUILT_PROGRAM})" if form == "array" else f'CMD="{BUILT_PROGRAM}"']
     for i in range(draw(st.integers(1, 5))):
         test = draw(st.sampled_from([f'[[ -n "$O{i}" ]]', f'[[ "$O{i}" == "{draw(st.sampled_from(VALUES))}" ]]',
                                      f'[[ -z "${{O{i}-}}" ]]']))
@@ -129,12 +118,12 @@ def _words(launch, env: dict) -> list[str]:
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(script=built_scripts(), seed=st.integers(0, 2**16))
-@example(script=f'CMD=({PROGRAM})\nif [[ -n "$O0" ]]; then CMD+=(--o0 "$O0"); fi\nif [[ -n "$O1" ]]; then CMD+=(k1); fi\n'
+@example(script=f'CMD=({BUILT_PROGRAM})\nif [[ -n "$O0" ]]; then CMD+=(--o0 "$O0"); fi\nif [[ -n "$O1" ]]; then CMD+=(k1); fi\n'
          + READERS["index"] + "\n" + READERS["function"] + '\n"${CMD[@]}"\n', seed=0)
 # An append after the joins holds the array as one (arrays.factored): each reader then reads it.
-@example(script=f'CMD=({PROGRAM})\nif [[ -n "$O0" ]]; then CMD+=(--o0="$O0"); fi\nif [[ -n "$O1" ]]; then CMD+=(k1); fi\n'
+@example(script=f'CMD=({BUILT_PROGRAM})\nif [[ -n "$O0" ]]; then CMD+=(--o0="$O0"); fi\nif [[ -n "$O1" ]]; then CMD+=(k1); fi\n'
          + "\n".join(READERS[name] for name in ("append", "count", "star", "printf", "echo")) + '\n"${CMD[@]}"\n', seed=3)
-@example(script=f'CMD=({PROGRAM})\nif [[ -n "$O0" ]]; then CMD+=(--o0="$O0"); fi\nif [[ -n "$O1" ]]; then CMD+=(k1); fi\n'
+@example(script=f'CMD=({BUILT_PROGRAM})\nif [[ -n "$O0" ]]; then CMD+=(--o0="$O0"); fi\nif [[ -n "$O1" ]]; then CMD+=(k1); fi\n'
          + "\n".join(READERS[name] for name in ("append", "loop", "function", "set")) + '\n"${CMD[@]}"\n', seed=5)
 def test_each_path_of_a_built_command_launches_and_exports_what_bash_does(tmp_path_factory, script, seed):
     directory = tmp_path_factory.mktemp("built")
