@@ -841,7 +841,7 @@ class Expansion:
         else:
             stored = self.raw(st, name) if p.length and p.index in ("@", "*") and not p.op else None
             if type(stored) is list and not has_absent(stored):  # `${#A[@]}`: the elements are counted, none of them decided
-                return [_computed(str(len(stored)), p.quoted)]
+                return [_computed(str(sum(element is not None for element in stored)), p.quoted)]
             val = self.lookup(st, name)
             if val is None and name in _SET_BY_BASH:  # set whatever the environment: a value not known here
                 val = Value(OTHER, [None] * len(OTHER), True)
@@ -849,7 +849,8 @@ class Expansion:
             if p.index in ("@", "*") and name == "BASH_SOURCE":
                 val = [Value(st.code.src.path, [None] * len(st.code.src.path))]
             if p.index in ("@", "*"):
-                elems = val if isinstance(val, list) else ([val] if val is not None else [])
+                # an unset element (`A[5]=x` past the end leaves the ones before it unset) is none of them
+                elems = [e for e in val if e is not None] if isinstance(val, list) else ([val] if val is not None else [])
                 if p.op == ":":
                     elems = self._elements(p, elems, st)
                 return self._array_segments(p, elems, p.index, st)
