@@ -6,11 +6,17 @@ after n appends then holds n such elements, where a Choice of its whole arrays w
 
 from __future__ import annotations
 
+import weakref
+
 from flaglint.render.bash.types import Choice
 
-# How deep the walk goes into Choices nested in one another: past it the array is not factored (it
-# stays a Choice of arrays, read alternative by alternative).
+# How deep the walk goes into Choices nested in one another that it has not met before: past it the
+# array is not factored (it stays a Choice of arrays, read alternative by alternative).
 _DEPTH_LIMIT = 64
+# Each joined array factored, by its Choice: a path that skipped an append keeps the Choice the
+# joins before made, so the next join nests it one deeper; each level is factored once.
+_FACTORED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_NONE = object()
 
 
 def may_be_absent(element) -> bool:
@@ -27,22 +33,24 @@ def _same(a, b) -> bool:
     return a is b or (type(a) is type(b) and a == b)
 
 
-def factored(value, memo: dict | None = None, depth: int = 0) -> list | None:
+def factored(value, depth: int = 0) -> list | None:
     """The joined array `value` (a Choice whose alternatives are arrays) as one array, as the module
     says; None where an alternative is no array (unset, a scalar, the input's own value) or holds an
     unset element (a sparse array), or where the alternatives share no first element."""
-    memo = {} if memo is None else memo
     if type(value) is list:
         return None if any(element is None for element in value) else value
-    if type(value) is not Choice or depth > _DEPTH_LIMIT:
+    if type(value) is not Choice:
         return None
-    if id(value) in memo:
-        return memo[id(value)]
+    found = _FACTORED.get(value)
+    if found is not None:
+        return None if found is _NONE else found
+    if depth > _DEPTH_LIMIT:
+        return None
     arrays = []
     for _, alt in value.alts:
-        array = factored(alt, memo, depth + 1)
+        array = factored(alt, depth + 1)
         if array is None:
-            memo[id(value)] = None
+            _FACTORED[value] = _NONE
             return None
         arrays.append(array)
     first = arrays[0]
@@ -57,5 +65,5 @@ def factored(value, memo: dict | None = None, depth: int = 0) -> list | None:
         made = first[:shared] + [
             Choice(value.name, tuple((values, array[at] if at < len(array) else None) for (values, _), array in zip(value.alts, arrays)))
             for at in range(shared, max(map(len, arrays)))]
-    memo[id(value)] = made
+    _FACTORED[value] = _NONE if made is None else made
     return made
