@@ -53,6 +53,7 @@ from flaglint.render.bash.types import (
 
 _BREAK = ("", (), True, False)  # separates the fields of "$@"
 _IFS = " \t\n"
+_BLANK = Value(" ", [None])  # between the elements of an array read as one Split (command_elements)
 # The most alternatives a launch word is expanded on, its inputs decided one by one (_guarded_fields).
 GUARDED_LEAVES = 256
 
@@ -377,22 +378,31 @@ class Expansion:
     def command_elements(self, part, st: State) -> list | None:
         """`"${CMD[@]}"` as a command's words, where CMD is an array joined paths grew differently
         (arrays.factored) and starts with the same Value on each: its elements as stored, one word
-        each, an element some alternatives have not a Split of it (no field there, one where it is
-        set: it holds no blank and is never empty). None where it is not such an array, or an
-        element of it could not be one field or none."""
+        each, and the elements some alternatives have not, one after another, a Split of them
+        joined by blanks (none of them holds a blank or is empty where it is set: each is one
+        field there, none where it is not; one Split, as `$FLAGS` of a string is, not n words
+        each read with the others). None where it is not such an array, or an element of it could
+        not be one field or none."""
         raw = self.raw(st, part.name)
         array = factored(raw) if type(raw) is Choice else raw if type(raw) is list else None
         if not array or type(array[0]) is not Value or not any(map(is_symbolic, array)):
             return None
-        words = []
+        words: list = []
+        absent: list = []  # the pieces of a run of elements some alternatives have not
         for element in array:
             if element is None:  # unset: "${A[@]}" gives it no field
                 continue
             if may_be_absent(element):
                 if not (self._blank_free(element, st) and self._set_ones_never_empty(element, st)):
                     return None
-                element = Split(Sym((element,)))
+                absent += [_BLANK, element] if absent else [element]
+                continue
+            if absent:
+                words.append(Split(Sym(tuple(absent))))
+                absent = []
             words.append(element)
+        if absent:
+            words.append(Split(Sym(tuple(absent))))
         return words
 
     def _set_ones_never_empty(self, element: Choice, st: State) -> bool:
