@@ -27,7 +27,9 @@ N = 1, 2, 4, 8 (`--manifests`); and a launcher that reads N options in a loop, e
 string runs MaxText) at N = 2, 4, 6, 8, 10 (`--required`); and a distributed launcher's rollout loop
 (script_shapes.replica_loop_launcher: `for ((i = 0; i < REPLICAS; i++))` over a replica count that
 defaults to N, each pass naming a replica by its counter and calling functions that build its flags
-and launch it) at N = 4, 16, 64, 256, 1024 (`--replicas`).
+and launch it) at N = 4, 16, 64, 256, 1024 (`--replicas`); and a trainer command whose own words are
+built behind N tests (script_shapes.built_command), as an array (`CMD+=(--oI="$OI")`, `"${CMD[@]}"`)
+and as a string (`CMD="$CMD --oI=$OI"`, `$CMD`), at N = 4, 8, 16, 32, 64, 256 (`--built`).
 
 Then N sequential ifs on N inputs setting one variable (`if [ "$Ai" != x ]; then F=bad_key_i=1; fi`)
 and a MaxText launch reading it: N findings (a key MaxText does not define, at each if), each
@@ -38,6 +40,7 @@ ratio time(N)/time(N/2) (CPU) of each size.
                                   [--repeated 8 16 32 64 256] [--launcher 10 50 100 200] [--manifests 1 2 4 8]
                                   [--options 4 16 64 256]
                                   [--required 2 4 6 8 10] [--replicas 4 16 64 256 1024]
+                                  [--built 4 8 16 32 64 256]
                                   [--sequential 20 40 80 160]
 """
 
@@ -57,7 +60,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "render")]
 
 from script_shapes import (  # noqa: E402
+    BUILT_FORMS,
     REPEATED_SHAPES,
+    built_command,
     k8s_launcher,
     manifest_launcher,
     options_loop_launcher,
@@ -195,6 +200,8 @@ def main() -> None:
                         help="variables the XPK submit script checks by name (none: skip it)")
     parser.add_argument("--replicas", type=int, nargs="*", default=[4, 16, 64, 256, 1024],
                         help="default replica counts of the rollout loop launcher (none: skip it)")
+    parser.add_argument("--built", type=int, nargs="*", default=[4, 8, 16, 32, 64, 256],
+                        help="optional parts of the command built behind tests, array and string (none: skip it)")
     parser.add_argument("--sequential", type=int, nargs="*", default=[20, 40, 80, 160],
                         help="sizes of the sequential-ifs recipe (none: skip it)")
     args = parser.parse_args()
@@ -233,6 +240,8 @@ def main() -> None:
             _print_sizes("required variables", args.required, required_variables_launcher, Path(d), args.pin)
         if args.replicas:
             _print_sizes("replica loop replicas", args.replicas, replica_loop_launcher, Path(d), args.pin)
+        for form in BUILT_FORMS if args.built else ():
+            _print_sizes(f"built {form} parts", args.built, lambda n, form=form: built_command(n, form), Path(d), args.pin)
         previous = None
         for n in args.sequential:
             script = Path(d) / f"sequential_{n}.sh"

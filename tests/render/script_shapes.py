@@ -168,3 +168,18 @@ def replica_loop_launcher(replicas: int) -> str:
         '    start_instance "${target}"', "  done", "}",
         "start_all",
     ]) + "\n"
+
+
+BUILT_FORMS = ("array", "string")
+BUILT_PROGRAM = "python3 -m tunix.experimental.distributed.runtime.main"
+
+
+def built_command(count: int, form: str, program: str = BUILT_PROGRAM) -> str:
+    """A distributed launcher's trainer command whose own words are built behind tests: `count`
+    optional parts, each behind a test of its own input, appended to an array (`CMD+=(--oI="$OI")`,
+    run as `"${CMD[@]}"`) or to a string (`CMD="$CMD --oI=$OI"`, run as `$CMD`)."""
+    if form == "array":
+        lines = [f"CMD=({program})"] + [f'if [[ -n "$O{i}" ]]; then CMD+=(--o{i}="$O{i}"); fi' for i in range(count)]
+        return "\n".join(["#!/bin/bash", *lines, '"${CMD[@]}"']) + "\n"
+    lines = [f'CMD="{program}"'] + [f'if [[ -n "$O{i}" ]]; then CMD="$CMD --o{i}=$O{i}"; fi' for i in range(count)]
+    return "\n".join(["#!/bin/bash", *lines, "$CMD"]) + "\n"

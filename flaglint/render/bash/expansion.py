@@ -17,6 +17,7 @@ from flaglint.render.bash.arithmetic import (
     eval_arith,
     parse_arith_text,
 )
+from flaglint.render.bash.arrays import factored, has_absent, may_be_absent
 from flaglint.render.bash.compiler import compile_span
 from flaglint.render.bash.counted import CAPTURED
 from flaglint.render.bash.lexer import (
@@ -53,6 +54,7 @@ from flaglint.render.bash.types import (
 
 _BREAK = ("", (), True, False)  # separates the fields of "$@"
 _IFS = " \t\n"
+_BLANK = Value(" ", [None])  # between the elements of an array read as one Split (command_elements)
 # The most alternatives a launch word is expanded on, its inputs decided one by one (_guarded_fields).
 GUARDED_LEAVES = 256
 
@@ -370,9 +372,54 @@ class Expansion:
                 and (p.name[0].isalpha() or p.name[0] == "_")):
             return None
         raw = self.raw(st, p.name)
-        if type(raw) is not list or not any(is_symbolic(element) for element in raw):
-            return None
+        if type(raw) is not list or not any(is_symbolic(element) for element in raw) or has_absent(raw):
+            return None  # an element some alternative has not would shift the fields after it
         return [element for element in raw if element is not None]
+
+    def command_elements(self, part, st: State) -> list | None:
+        """`"${CMD[@]}"` as a command's words, where CMD is an array joined paths grew differently
+        (arrays.factored) and starts with the same Value on each: its elements as stored, one word
+        each, and the elements some alternatives have not, one after another, a Split of them
+        joined by blanks (none of them holds a blank or is empty where it is set: each is one
+        field there, none where it is not; one Split, as `$FLAGS` of a string is, not n words
+        each read with the others). None where it is not such an array, or an element of it could
+        not be one field or none."""
+        raw = self.raw(st, part.name)
+        array = factored(raw) if type(raw) is Choice else raw if type(raw) is list else None
+        if not array or type(array[0]) is not Value or not any(map(is_symbolic, array)):
+            return None
+        words: list = []
+        absent: list = []  # the pieces of a run of elements some alternatives have not
+        for element in array:
+            if element is None:  # unset: "${A[@]}" gives it no field
+                continue
+            if may_be_absent(element):
+                if not (self._blank_free(element, st) and self._set_ones_never_empty(element, st)):
+                    return None
+                absent += [_BLANK, element] if absent else [element]
+                continue
+            if absent:
+                words.append(Split(Sym(tuple(absent))))
+                absent = []
+            words.append(element)
+        if absent:
+            words.append(Split(Sym(tuple(absent))))
+        return words
+
+    def _set_ones_never_empty(self, element: Choice, st: State) -> bool:
+        """Whether each alternative of an element that some alternatives have not is, where it is
+        there, never empty."""
+        todo, seen = [element], set()
+        while todo:
+            current = todo.pop()
+            if id(current) in seen or current is None:
+                continue
+            seen.add(id(current))
+            if type(current) is Choice:
+                todo.extend(alt for _, alt in current.alts)
+            elif not (current.text != "" if type(current) is Value else is_symbolic(current) and self._never_empty(current, st)):
+                return False
+        return True
 
     def launch_fields(self, words: list, st: State) -> list:
         """The words of a launched program, as fields() gives them, except that a word that is one
@@ -810,8 +857,8 @@ class Expansion:
             val = self._special(p, st)
         else:
             stored = self.raw(st, name) if p.length and p.index in ("@", "*") and not p.op else None
-            if type(stored) is list:  # `${#A[@]}`: the elements are counted, none of them decided
-                return [_computed(str(len(stored)), p.quoted)]
+            if type(stored) is list and not has_absent(stored):  # `${#A[@]}`: the elements are counted, none of them decided
+                return [_computed(str(sum(element is not None for element in stored)), p.quoted)]
             val = self.lookup(st, name)
             if val is None and name in _SET_BY_BASH:  # set whatever the environment: a value not known here
                 val = Value(OTHER, [None] * len(OTHER), True)
@@ -819,7 +866,8 @@ class Expansion:
             if p.index in ("@", "*") and name == "BASH_SOURCE":
                 val = [Value(st.code.src.path, [None] * len(st.code.src.path))]
             if p.index in ("@", "*"):
-                elems = val if isinstance(val, list) else ([val] if val is not None else [])
+                # an unset element (`A[5]=x` past the end leaves the ones before it unset) is none of them
+                elems = [e for e in val if e is not None] if isinstance(val, list) else ([val] if val is not None else [])
                 if p.op == ":":
                     elems = self._elements(p, elems, st)
                 return self._array_segments(p, elems, p.index, st)

@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 
 from flaglint.core.reading import SCRIPT, Unreadable, names_a_file, regular_file
+from flaglint.render.bash.arrays import factored, has_absent, may_be_absent
 from flaglint.render.bash.builtins import BUILTINS, Builtins, shell_operand
 from flaglint.render.bash.compiler import (
     ArithCmd,
@@ -47,9 +48,11 @@ from flaglint.render.bash.expansion import (
     input_value,
     is_symbolic,
     join_segments,
+    plain_variable,
     segment,
     split_words,
 )
+from flaglint.render.bash.lead import leading_words
 from flaglint.render.bash.lexer import Lit, Param
 from flaglint.render.bash.state import (
     ARGUMENT_COUNT,
@@ -200,7 +203,10 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
             if name in scope:
                 value = self.concrete(st, scope[name])
                 if type(value) is list:  # an array's elements may be symbolic (array_fields)
-                    return [self.concrete(st, element) for element in value]
+                    if not has_absent(value):
+                        return [self.concrete(st, element) for element in value]
+                    elements = [(element, self.concrete(st, element)) for element in value]
+                    return [found for element, found in elements if found is not None or not may_be_absent(element)]
                 return value
         return self._input(st, name)
 
@@ -584,6 +590,8 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
             size = len(new)
             if ins.append:
                 old = self.raw(st, ins.name)  # elements as stored: appending decides none of them
+                if type(old) is Choice:  # where the joined arrays share their first elements, one array
+                    old = factored(old) or old
                 grown: dict = {}
                 joined = _appended(old, new, grown) if type(old) is Choice else None
                 if joined is not None:  # arrays joined paths left apart (`missing+=("$v")` behind tests): each grows
@@ -600,7 +608,7 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
         elif ins.value is not None and ins.index is not None:
             value = self.value(ins.value, st)
             old = self.raw(st, ins.name)  # elements as stored: setting one decides none of the others
-            if type(old) is not list:
+            if type(old) is not list or has_absent(old):  # an absent element is no index
                 old = self.lookup(st, ins.name)
             elems = list(old) if isinstance(old, list) else ([old] if old is not None else [])
             index = self.value(ins.index, st)
@@ -702,6 +710,11 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
             # Leading words that expand to no field (`${DRY_RUN_CMD} python3 -m …` with it empty)
             # are no part of the command: the command is the first word that gives one.
             words = ins.words
+            lead = self._symbolic_head(words[0], st)
+            if lead is not None:
+                self.watch(st, lead[0])
+                self.run_program(ins, st, [*lead, *self.launch_fields(words[1:], st)])
+                return
             head = self.fields(words[:1], st)
             while not head and len(words) > 1:
                 words = words[1:]
@@ -751,6 +764,26 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
             handler(self, ins, st, fields, [f.text for f in fields[1:]])
         else:
             self.run_program(ins, st, fields)
+
+    def _symbolic_head(self, word, st: State) -> list | None:
+        """`$CMD` where CMD is joined (symbolic) and every alternative of it starts with the same
+        program, which runs no function or builtin: its leading fields concrete, the rest one Split
+        (lead.leading_words); `"${CMD[@]}"` of an array joined paths grew differently, its elements
+        (command_elements); None for any other first word."""
+        if not self.joins or len(word.parts) != 1 or word.mutates():
+            return None
+        part = word.parts[0]
+        if (type(part) is Param and part.quoted and part.index == "@" and not part.op and not part.length
+                and not part.indirect and (part.name[0].isalpha() or part.name[0] == "_")):
+            lead = self.command_elements(part, st)
+        elif not plain_variable(part) or part.quoted:
+            return None
+        else:
+            raw = self.raw(st, part.name)
+            if not is_symbolic(raw) or self._may_stop(raw, st):
+                return None
+            lead = leading_words(raw)
+        return None if lead is None or self._runs_here(lead[0].text, st) else lead
 
     def _runs_here(self, name: str, st: State) -> bool:
         """Whether the command is a function or builtin, which run in this shell."""

@@ -1,0 +1,69 @@
+"""Arrays that joined paths grew differently (`CMD+=(--k="$K")` behind n tests), held as one array:
+the elements every alternative starts with, then, at each place where they differ, one element that
+is a Choice on the input that tells them apart, None where an alternative has no element there (an
+absent element: reading the array drops it, so bash's indices and counts are kept). An array joined
+after n appends then holds n such elements, where a Choice of its whole arrays would hold 2**n."""
+
+from __future__ import annotations
+
+import weakref
+
+from flaglint.render.bash.types import Choice
+
+# How deep the walk goes into Choices nested in one another that it has not met before: past it the
+# array is not factored (it stays a Choice of arrays, read alternative by alternative).
+_DEPTH_LIMIT = 64
+# Each joined array factored, by its Choice: a path that skipped an append keeps the Choice the
+# joins before made, so the next join nests it one deeper; each level is factored once.
+_FACTORED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_NONE = object()
+
+
+def may_be_absent(element) -> bool:
+    """Whether an array's element is one that some alternative has not (a bare Choice: elements
+    written by the script are Values, or strings that hold a Choice)."""
+    return type(element) is Choice
+
+
+def has_absent(array: list) -> bool:
+    return any(type(element) is Choice for element in array)
+
+
+def _same(a, b) -> bool:
+    return a is b or (type(a) is type(b) and a == b)
+
+
+def factored(value, depth: int = 0) -> list | None:
+    """The joined array `value` (a Choice whose alternatives are arrays) as one array, as the module
+    says; None where an alternative is no array (unset, a scalar, the input's own value) or holds an
+    unset element (a sparse array), or where the alternatives share no first element."""
+    if type(value) is list:
+        return None if any(element is None for element in value) else value
+    if type(value) is not Choice:
+        return None
+    found = _FACTORED.get(value)
+    if found is not None:
+        return None if found is _NONE else found
+    if depth > _DEPTH_LIMIT:
+        return None
+    arrays = []
+    for _, alt in value.alts:
+        array = factored(alt, depth + 1)
+        if array is None:
+            _FACTORED[value] = _NONE
+            return None
+        arrays.append(array)
+    first = arrays[0]
+    shared = 0
+    while shared < min(map(len, arrays)) and all(_same(array[shared], first[shared]) for array in arrays[1:]):
+        shared += 1
+    if shared == 0 and any(arrays):
+        made = None  # the first element is told apart: `${A}` and a command's name read it whole
+    elif all(len(array) == shared for array in arrays):
+        made = first
+    else:
+        made = first[:shared] + [
+            Choice(value.name, tuple((values, array[at] if at < len(array) else None) for (values, _), array in zip(value.alts, arrays)))
+            for at in range(shared, max(map(len, arrays)))]
+    _FACTORED[value] = _NONE if made is None else made
+    return made
