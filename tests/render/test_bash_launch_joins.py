@@ -92,7 +92,7 @@ def test_a_launch_after_many_joins_is_one_launch_whose_words_are_what_bash_runs(
         assert [w.text for w in words][1:] == _bash_argv(tmp_path, env), env
 
 
-def _concrete_words(launch, env: dict) -> list[str]:
+def concrete_words(launch, env: dict) -> list[str]:
     """The launch's words where the inputs take `env`: a Split word's fields as bash splits it."""
     words = []
     for w in launch.words:
@@ -116,7 +116,7 @@ def test_an_input_that_bash_splits_in_a_launch_word_stays_one_launch_and_splits_
             assert sum(type(w) is Split for w in launch.words) == 2  # not forked on MODE
             for value in path.domains["MODE"]:
                 env = {} if value is None else {"MODE": value}
-                assert _concrete_words(launch, env)[1:] == _bash_argv(tmp_path, env)
+                assert concrete_words(launch, env)[1:] == _bash_argv(tmp_path, env)
                 seen.add(value)
     assert {"a b", None, ""} <= seen
 
@@ -202,4 +202,4 @@ def test_a_launch_whose_words_read_undecided_inputs_is_one_launch_that_bash_agre
         for b in values[1]:
             for c in values[2]:
                 env = {k: v for k, v in zip("ABC", (a, b, c)) if v is not None}
-                assert _concrete_words(launch, env)[1:] == _bash_argv(tmp_path, env), env
+                assert concrete_words(launch, env)[1:] == _bash_argv(tmp_path, env), env

@@ -18,13 +18,14 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from script_shapes import BUILT_FORMS, BUILT_PROGRAM, built_command
+from test_bash_launch_joins import concrete_words
 from test_bash_property import BASH_OWN
 from test_bash_symbolic import resolved_in, taken_by
 
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.lint.scripts import check_script
 from flaglint.render import evaluate
-from flaglint.render.bash.types import Choice, Split, Sym, ifs_fields
+from flaglint.render.bash.types import Split
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
@@ -102,17 +103,6 @@ def _bash_run(directory: Path, env: dict) -> tuple[list[str], dict]:
     return argv, {k: v for k, v in pairs if k not in BASH_OWN}
 
 
-def _words(launch, env: dict) -> list[str]:
-    """The launch's words where the inputs take `env`: a Split word's fields as bash splits it."""
-    words = []
-    for w in launch.words:
-        if type(w) is Split:
-            words.extend(ifs_fields(resolved_in(w.value, env)))
-        else:
-            words.append(resolved_in(w, env) if type(w) in (Choice, Sym) else w)
-    return [w.text for w in words]
-
-
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(script=built_scripts(), seed=st.integers(0, 2**16))
 @example(script=f'CMD=({BUILT_PROGRAM})\nif [[ -n "$O0" ]]; then CMD+=(--o0 "$O0"); fi\nif [[ -n "$O1" ]]; then CMD+=(k1); fi\n'
@@ -135,7 +125,7 @@ def test_each_path_of_a_built_command_launches_and_exports_what_bash_does(tmp_pa
         ((_, outcome),) = taken_by(paths, sample)
         argv, exported = _bash_run(directory, env)
         (launch,) = outcome.rendering.launched
-        assert _words(launch, env)[1:] == argv, env
+        assert concrete_words(launch, env)[1:] == argv, env
         # what the script's own readers export (an input's witness value is the path's, not the sample's)
         # what the script's own readers export (an input's witness value is the path's, not the
         # sample's); a value not known here (printf's output) is only said to be so
