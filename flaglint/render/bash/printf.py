@@ -23,7 +23,7 @@ def printf_output(format_text: str, arguments: list[tuple[str, tuple]]) -> Writt
     """What printf writes: pieces of text with origins (an argument written as it is keeps its own;
     other text has none). `arguments`: each argument's text and origins. None where the format holds
     what is not followed here."""
-    pieces = [m for m in _PIECE.finditer(format_text)]
+    pieces = list(_PIECE.finditer(format_text))
     written: Written = []
     at = 0
     while True:
