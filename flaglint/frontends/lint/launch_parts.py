@@ -226,9 +226,7 @@ def concrete_launches(rendering: Rendering, path: ExploredPath, explored: Mappin
     groups = _groups(parts, rule_names)
     launches = [Concrete(renderer.base, path, excluded=frozenset().union(*(g.names for g in groups)))]
     for group in groups:
-        def launch_at(env: Mapping, inputs: frozenset = frozenset(group.inputs)) -> Rendering:
-            return renderer.at(env, frozenset(_changed(env, base) & inputs))
-
+        launch_at = _GroupLaunches(renderer, group, base)
         for sub, owned in _group_paths(path, group, splits, explored, cap, judge, launch_at, shared, flag_pieces):
             launches.append(Concrete(launch_at(sub.env), sub, **owned))
     return launches
@@ -322,6 +320,51 @@ class _Renderer:
 
         r = self.rendering
         return Rendering(values(r.exported), values(r.variables), r.notes, r.script, r.handoffs, r.status, r.branches)
+
+
+class _GroupLaunches:
+    """A group's launches (launch_query.Launches): the rendering where the group's inputs take
+    their values in `env` (the others, the path's), and what of it writes some names: the values
+    of the group's parts that write them, there, each told by its text, opacity and origins, and
+    found once for each combination of the inputs it reads (a part reads a few of the inputs that
+    decide a name)."""
+
+    def __init__(self, renderer: _Renderer, group: _Part, base: Mapping):
+        self.renderer, self.group, self.base = renderer, group, base
+        self.inputs = frozenset(group.inputs)
+        self._writing: dict[frozenset, Callable[[Mapping], tuple]] = {}
+        self._reads: dict[int, tuple] = {}  # the inputs each value written reads, in order
+        self._numbers: dict[tuple, int] = {}  # each content of a value written, numbered
+        self._numbered: dict[tuple, int] = {}  # (a value written, its inputs' values) -> the number of its content there
+
+    def __call__(self, env: Mapping) -> Rendering:
+        return self.renderer.at(env, frozenset(_changed(env, self.base) & self.inputs))
+
+    def writing(self, names: Iterable[str]) -> Callable[[Mapping], tuple]:
+        names = set(names)
+        writers = frozenset(i for i, part in enumerate(self.group.members) if not part.names.isdisjoint(names))
+        if writers not in self._writing:
+            written = [value for i in sorted(writers) for value in self.group.members[i].values]
+            for value in written:
+                self._reads.setdefault(id(value), tuple(sorted(_inputs(value))))
+
+            def way(values: Mapping) -> tuple:
+                return tuple([self._number(value, values) for value in written])
+
+            self._writing[writers] = way
+        return self._writing[writers]
+
+    def _number(self, value, values: Mapping) -> int:
+        """The number of the value's content where the inputs take `values` (the others, the path's)."""
+        key = (id(value), tuple([values[n] if n in values else self.base.get(n) for n in self._reads[id(value)]]))
+        found = self._numbered.get(key)
+        if found is None:
+            env = {**self.base, **values}
+            concrete = _present(self.renderer.values.at(value, env, *_picker(env, {})))
+            content = None if concrete is None else (
+                concrete.text, concrete.opaque, concrete.origins if type(concrete.origins) is Spans else tuple(concrete.origins))
+            found = self._numbered[key] = self._numbers.setdefault(content, len(self._numbers))
+        return found
 
 
 def _present(value):

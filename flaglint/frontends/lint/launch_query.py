@@ -5,7 +5,10 @@ Each input of the group is a Z3 integer over its value classes, and the path's c
 products of value sets) constrains them. Each name the group's parts set (a MaxText key, a Tunix
 variable) is a term over the few inputs that decide it: its value on each of their combinations,
 read from that launch resolved for real (so typing, defaults and Tunix bindings are MaxText's and
-Tunix's), every other part at the path's own value. The rules that read these names are
+Tunix's), every other part at the path's own value. Where the launches tell what of them writes a
+name (Launches.writing), the combinations on which the parts that write it are written alike read
+one launch: a tuned block behind seven inputs that it writes in thirty ways costs thirty launches,
+not the product of those inputs' values. The rules that read these names are
 translated as a fix's are (solve/smt.py), and the solver is asked for an assignment under which one
 breaks. A finding's place is where the script writes the first of its rule's names the launch
 sets (solve/rules.located_order), a term over the same cases. A model is minimised to the inputs
@@ -22,7 +25,7 @@ group over the cap.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -31,7 +34,7 @@ import z3
 from flaglint.frontends.lint.unverified import Unverified
 from flaglint.maxtext.tpu import RULE_FUNCTIONS
 from flaglint.resolve.resolver import Config
-from flaglint.resolve.topology import DEVICE_NAMES
+from flaglint.resolve.topology import DEVICE_NAMES, device_keys
 from flaglint.rules.expr import Node, Unknown, evaluate
 from flaglint.rules.ruleset import Rule
 from flaglint.solve.rules import holds, located_order
@@ -227,6 +230,19 @@ class Judge(Protocol):
         `place`: where the script writes the first of its names; None: nowhere)."""
 
 
+class Launches(Protocol):
+    """A group's launches, as launch_parts makes them (launch_at may be any function of `env` alone)."""
+
+    def __call__(self, env: Mapping) -> Any:
+        """The launch where the inputs take their values in `env`."""
+
+    def writing(self, names: Iterable[str]) -> Callable[[Mapping], Hashable]:
+        """A function of some inputs' values (the others, the path's) that is the same wherever the
+        script's parts that write `names` are written alike (the same text from the same places):
+        there the names have the same values, so one launch tells them. The same function for the
+        same parts."""
+
+
 def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[str, Sequence]],
                depends: Mapping[str, set[str]], base: Mapping[str, Any], launch_at: Callable[[Mapping], Any],
                confirm_at: Callable[[Mapping[str, list]], Any], judge: Judge, cap: int,
@@ -236,8 +252,9 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
     place. `classes`: each input's value classes (no Choice and no product of the path's
     condition tells the values of a class apart); `depends`: the inputs
     that decide each name the group sets; `base`: the path's own values; `launch_at(env)`: the
-    launch with those inputs' values; `confirm_at(fixed)`: the launch of the path narrowed to them; `cap`: the most combinations of
-    the inputs that decide one name (each is a launch resolved); `sequences`: of a key many parts
+    launch with those inputs' values (where it is a Launches, a name is read from one launch for
+    each way its parts are written); `confirm_at(fixed)`: the launch of the path narrowed to them; `cap`: the most combinations of
+    the inputs that decide one name; `sequences`: of a key many parts
     write, its tokens (launch_parts.KeyTokens): its value is that of the token written last, one
     launch each, not one per combination of the parts.
 
@@ -255,7 +272,8 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
     # A name whose value moves the device count (compile_topology, a slice) makes the device
     # count's names vary with the inputs that decide it.
     moving = sorted({n for name in tables for n in depends[name]
-                     if any(c.devices != base_config.devices for c, _ in tables[name].configs)})
+                     if any(c.devices != base_config.devices
+                            for c, _ in (tables[name].configs if name in sequences else resolved.counted(sorted(depends[name]))))})
     if moving:
         tables.update({name: resolved.device_table(name, moving) for name in DEVICE_NAMES})
     rules = {rule.id: rule for config in [base_config, *resolved.device_configs(moving)] for rule in judge.rules(config)}
@@ -454,8 +472,9 @@ class _Places:
             if table is None:
                 self._cases[name] = [self._place(self.base_launch, self.base_config, name)]
             else:  # a name of the device count has no launches: the flags do not set it
-                self._cases[name] = [self._place(launch, config, name) for (config, _), launch in zip(table.configs, table.launches)] \
-                    or [_UNSET] * len(table.values)
+                placed: dict[int, Any] = {}  # by the launch: the combinations its names' parts are written alike on share one
+                self._cases[name] = [placed[id(launch)] if id(launch) in placed else placed.setdefault(id(launch), self._place(launch, config, name))
+                                     for (config, _), launch in zip(table.configs, table.launches)] or [_UNSET] * len(table.values)
         return self._cases[name]
 
     def base(self, name: str) -> Any:
@@ -512,32 +531,42 @@ def _condition(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
 
 class _Resolved:
     """The launch resolved on each combination of a few inputs (the others at the path's values),
-    once per set of inputs."""
+    once per set of inputs; where the launches tell what writes the names read of them
+    (Launches.writing), once per way those are written."""
 
     def __init__(self, classes: Mapping[str, Sequence[list]], base: Mapping, launch_at: Callable[[Mapping], Any], judge: Judge, cap: int):
         self.classes, self.base, self.launch_at, self.judge, self.cap = classes, base, launch_at, judge, cap
-        self._configs: dict[tuple, list] = {}
-        self._launches: dict[tuple, list] = {}  # the launches the configs were read from
+        self.writing = getattr(launch_at, "writing", None)
+        self._configs: dict[tuple, tuple[list, list]] = {}  # configs', by the inputs and Launches.writing's function
         self._made: dict[tuple, Any] = {}  # each launch, by the inputs' values that differ from the path's (launch)
         self._class_of: dict[str, dict] = {}  # each input's first value of each class -> the class's index
         self._indices: dict[tuple, frozenset[int]] = {}
         self._judged: dict[int, tuple] = {}  # each launch's Judge.config, by the launch
 
-    def configs(self, deciding: list[str], what: str = "") -> list[tuple[Config, frozenset]]:
-        key = tuple(deciding)
+    def configs(self, deciding: list[str], what: str, names: Iterable[str]) -> tuple[list[tuple[Config, frozenset]], list]:
+        """Judge.config on each combination of the inputs `deciding`, read for `names`, and the
+        launch it is of: the launch of the first combination on which the parts that write the
+        names are written so (Launches.writing), or, where launch_at cannot tell, its own."""
+        way_of = None if self.writing is None else self.writing(names)
+        key = (tuple(deciding), way_of)
         if key not in self._configs:
             count = _combinations(self.classes, deciding)
             if count > self.cap:
-                raise Unverified(f"{what or 'a name'} is decided by {count} combinations of {', '.join(deciding)} (more than {self.cap})")
+                raise Unverified(f"{what} is decided by {count} combinations of {', '.join(deciding)} (more than {self.cap})")
             found, launches = [], []
+            shown: dict[Hashable, tuple] = {}  # the launch of each way the names' parts are written, and its config
             for combo in itertools.product(*(range(len(self.classes[n])) for n in deciding)):
-                launch = self.launch({n: self.classes[n][i][0] for n, i in zip(deciding, combo)})
-                config, unjudged = self.judged(launch)
-                if config is None:
-                    raise Unverified(f"whether MaxText runs at all depends on {', '.join(deciding)}")
-                found.append((config, unjudged))
+                values = {n: self.classes[n][i][0] for n, i in zip(deciding, combo)}
+                way = combo if way_of is None else way_of(values)
+                if way not in shown:
+                    launch = self.launch(values)
+                    shown[way] = (launch, self.judged(launch))
+                    if shown[way][1][0] is None:
+                        raise Unverified(f"whether MaxText runs at all depends on {', '.join(deciding)}")
+                launch, judged = shown[way]
+                found.append(judged)
                 launches.append(launch)
-            self._configs[key], self._launches[key] = found, launches
+            self._configs[key] = (found, launches)
         return self._configs[key]
 
     def launch(self, values: Mapping[str, Any]) -> Any:
@@ -559,9 +588,9 @@ class _Resolved:
 
     def table(self, name: str, deciding: list[str]) -> _Table:
         """The name's value on each combination of the inputs that decide it."""
-        configs = self.configs(deciding, name)
+        configs, launches = self.configs(deciding, name, (name,))
         return _Table(deciding, [c.lookup(name) for c, _ in configs], [name not in unjudged for _, unjudged in configs], configs=configs,
-                      launches=self._launches[tuple(deciding)])
+                      launches=launches)
 
     def sequence_table(self, name: str, deciding: list[str], tokens, launch_of: Callable[[Mapping], Any]) -> _Table:
         """A key many parts write (`tokens`: launch_parts.KeyTokens): its value where none of its
@@ -606,9 +635,13 @@ class _Resolved:
     def everywhere(self, name: str) -> frozenset[int]:
         return frozenset(range(len(self.classes[name])))
 
+    def counted(self, deciding: list[str]) -> list[tuple[Config, frozenset]]:
+        """configs for the device count (read from the keys and variables of topology.device_keys)."""
+        return self.configs(deciding, "the device count", device_keys())[0]
+
     def device_table(self, name: str, deciding: list[str]) -> _Table:
         """A name of the device count (topology.DEVICE_NAMES), judged where the launch gives one."""
-        configs = self.configs(deciding, "the device count")
+        configs = self.counted(deciding)
         # 1 where there is none: never judged there, and any arithmetic takes it
         return _Table(deciding, [c.devices.get(name, 1) for c, _ in configs], [name in c.devices for c, _ in configs])
 
@@ -616,7 +649,7 @@ class _Resolved:
         """One config for each set of device names the launches give (each judges other rules)."""
         if not deciding:
             return []
-        return list({frozenset(c.devices): c for c, _ in self.configs(deciding, "the device count")}.values())
+        return list({frozenset(c.devices): c for c, _ in self.counted(deciding)}.values())
 
 
 def _union(cells: set[tuple], inputs: Sequence, sizes: Sequence[int], ctx: z3.Context) -> Any:
