@@ -332,39 +332,54 @@ class _GroupLaunches:
     def __init__(self, renderer: _Renderer, group: _Part, base: Mapping):
         self.renderer, self.group, self.base = renderer, group, base
         self.inputs = frozenset(group.inputs)
-        self._writing: dict[frozenset, Callable[[Mapping], tuple]] = {}
-        self._reads: dict[int, tuple] = {}  # the inputs each value written reads, in order
+        self._writing: dict[frozenset, Callable[[Mapping[str, Sequence]], list]] = {}
+        self._reads: dict[int, frozenset] = {}  # the inputs each value written reads
         self._numbers: dict[tuple, int] = {}  # each content of a value written, numbered
-        self._numbered: dict[tuple, int] = {}  # (a value written, its inputs' values) -> the number of its content there
+        self._numbered: dict[tuple, int] = {}  # (a value written, the values of the inputs it reads) -> the number of its content
+        self._columns: dict[tuple, list[int]] = {}  # (a value written, the inputs' values) -> its numbers (_column)
 
     def __call__(self, env: Mapping) -> Rendering:
         return self.renderer.at(env, frozenset(_changed(env, self.base) & self.inputs))
 
-    def writing(self, names: Iterable[str]) -> Callable[[Mapping], tuple]:
+    def writing(self, names: Iterable[str]) -> Callable[[Mapping[str, Sequence]], list]:
         names = set(names)
         writers = frozenset(i for i, part in enumerate(self.group.members) if not part.names.isdisjoint(names))
         if writers not in self._writing:
             written = [value for i in sorted(writers) for value in self.group.members[i].values]
             for value in written:
-                self._reads.setdefault(id(value), tuple(sorted(_inputs(value))))
+                self._reads.setdefault(id(value), frozenset(_inputs(value)))
 
-            def way(values: Mapping) -> tuple:
-                return tuple([self._number(value, values) for value in written])
+            def ways(inputs: Mapping[str, Sequence]) -> list:
+                columns = [self._column(value, inputs) for value in written]
+                return list(zip(*columns)) if columns else [()] * _count(inputs)
 
-            self._writing[writers] = way
+            self._writing[writers] = ways
         return self._writing[writers]
 
-    def _number(self, value, values: Mapping) -> int:
-        """The number of the value's content where the inputs take `values` (the others, the path's)."""
-        key = (id(value), tuple([values[n] if n in values else self.base.get(n) for n in self._reads[id(value)]]))
-        found = self._numbered.get(key)
-        if found is None:
-            env = {**self.base, **values}
-            concrete = _present(self.renderer.values.at(value, env, *_picker(env, {})))
-            content = None if concrete is None else (
-                concrete.text, concrete.opaque, concrete.origins if type(concrete.origins) is Spans else tuple(concrete.origins))
-            found = self._numbered[key] = self._numbers.setdefault(content, len(self._numbers))
-        return found
+    def _column(self, value, inputs: Mapping[str, Sequence]) -> list[int]:
+        """The number of the value's content on each combination of the inputs' values (in
+        itertools.product order; the others, the path's), resolved once for each combination of
+        the inputs it reads."""
+        key = (id(value), tuple((name, tuple(found)) for name, found in inputs.items()))
+        if key not in self._columns:
+            names = list(inputs)
+            reads = sorted(self._reads[id(value)])
+            # where each input the value reads stands in a combination (-1: not among the inputs, the path's)
+            at = [names.index(name) if name in inputs else -1 for name in reads]
+            fixed = [self.base.get(name) for name in reads]
+            column = []
+            for combo in itertools.product(*inputs.values()):
+                values = tuple([combo[i] if i >= 0 else fixed[n] for n, i in enumerate(at)])
+                number = self._numbered.get((id(value), values))
+                if number is None:
+                    env = {**self.base, **dict(zip(reads, values))}
+                    concrete = _present(self.renderer.values.at(value, env, *_picker(env, {})))
+                    content = None if concrete is None else (
+                        concrete.text, concrete.opaque, concrete.origins if type(concrete.origins) is Spans else tuple(concrete.origins))
+                    number = self._numbered[id(value), values] = self._numbers.setdefault(content, len(self._numbers))
+                column.append(number)
+            self._columns[key] = column
+        return self._columns[key]
 
 
 def _present(value):

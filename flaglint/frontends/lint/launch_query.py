@@ -236,11 +236,12 @@ class Launches(Protocol):
     def __call__(self, env: Mapping) -> Any:
         """The launch where the inputs take their values in `env`."""
 
-    def writing(self, names: Iterable[str]) -> Callable[[Mapping], Hashable]:
-        """A function of some inputs' values (the others, the path's) that is the same wherever the
-        script's parts that write `names` are written alike (the same text from the same places):
-        there the names have the same values, so one launch tells them. The same function for the
-        same parts."""
+    def writing(self, names: Iterable[str]) -> Callable[[Mapping[str, Sequence]], Sequence[Hashable]]:
+        """A function that gives, on each combination of some inputs' values (`inputs`: each
+        input's values; itertools.product order; the others, the path's), what of the launch writes
+        `names`: the same wherever the script's parts that write them are written alike (the same
+        text from the same places), where the names have the same values, so one launch tells
+        them. The same function for the same parts."""
 
 
 def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[str, Sequence]],
@@ -547,26 +548,22 @@ class _Resolved:
         """Judge.config on each combination of the inputs `deciding`, read for `names`, and the
         launch it is of: the launch of the first combination on which the parts that write the
         names are written so (Launches.writing), or, where launch_at cannot tell, its own."""
-        way_of = None if self.writing is None else self.writing(names)
-        key = (tuple(deciding), way_of)
+        ways_of = None if self.writing is None else self.writing(names)
+        key = (tuple(deciding), ways_of)
         if key not in self._configs:
             count = _combinations(self.classes, deciding)
             if count > self.cap:
                 raise Unverified(f"{what} is decided by {count} combinations of {', '.join(deciding)} (more than {self.cap})")
-            found, launches = [], []
+            firsts = {n: [found[0] for found in self.classes[n]] for n in deciding}
+            ways = range(count) if ways_of is None else ways_of(firsts)
             shown: dict[Hashable, tuple] = {}  # the launch of each way the names' parts are written, and its config
-            for combo in itertools.product(*(range(len(self.classes[n])) for n in deciding)):
-                values = {n: self.classes[n][i][0] for n, i in zip(deciding, combo)}
-                way = combo if way_of is None else way_of(values)
+            for way, combo in zip(ways, itertools.product(*firsts.values())):
                 if way not in shown:
-                    launch = self.launch(values)
+                    launch = self.launch(dict(zip(deciding, combo)))
                     shown[way] = (launch, self.judged(launch))
                     if shown[way][1][0] is None:
                         raise Unverified(f"whether MaxText runs at all depends on {', '.join(deciding)}")
-                launch, judged = shown[way]
-                found.append(judged)
-                launches.append(launch)
-            self._configs[key] = (found, launches)
+            self._configs[key] = ([shown[way][1] for way in ways], [shown[way][0] for way in ways])
         return self._configs[key]
 
     def launch(self, values: Mapping[str, Any]) -> Any:
