@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from commandline import REPO
 
+from flaglint.frontends.checker import Checker
 from flaglint.server.documents import DocumentCheck, Workbench
 
 WRAPPER = "mlperf_gbs1024_submission.sh"
@@ -43,3 +44,27 @@ def test_a_recheck_after_an_edit_says_what_a_first_check_of_the_edited_text_says
     again = bench.check(str(wrapper), edited, buffers)
     assert "FL101" not in {f.rule for f in again.findings}
     assert _said(again) == _said(Workbench().check(str(wrapper), edited, buffers))
+
+
+@pytest.mark.slow
+def test_a_recheck_reads_the_tuned_block_once_for_each_way_it_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    (tmp_path / "pyproject.toml").write_text('[tool.flaglint]\npin = "bbd0f6f10"\n', encoding="utf-8")
+    folder = tmp_path / "recipes"
+    shutil.copytree(REPO / "examples" / "recipes", folder)
+    wrapper = folder / WRAPPER
+    text = wrapper.read_text(encoding="utf-8")
+    bench = Workbench()
+    bench.check(str(wrapper), text, {})
+    judged: list[str] = []
+    shared_config = Checker.shared_config
+
+    def counted(self, source, env):
+        judged.append(source.text)
+        return shared_config(self, source, env)
+
+    monkeypatch.setattr(Checker, "shared_config", counted)
+    checked = bench.check(str(wrapper), text.replace(CHUNK.format(4096), CHUNK.format(4224)), {})
+    assert "FL101" in {f.rule for f in checked.findings}
+    # The tuned block is read behind seven inputs (1,620 combinations of their classes) and
+    # written in 33 ways (text and place): its group's launches are a few for each way.
+    assert len(judged) <= 64
