@@ -12,6 +12,7 @@ import asyncio
 import os
 import re
 import sys
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -192,18 +193,25 @@ class FlaglintServer(LanguageServer):
     def _place(self, uri: str, checked: DocumentCheck) -> dict[str, list[_Placed]]:
         placed: dict[str, list[_Placed]] = {}
         own = to_fs_path(uri)
+        texts: dict[str, str | None] = {}  # each file's text, read once for all the places in it
+
+        def text_of(path: str) -> str | None:
+            if path not in texts:
+                texts[path] = self.text_of(path)
+            return texts[path]
+
         for finding in checked.findings:
             location = finding.location
             target = location.file if location and location.file and os.path.isabs(location.file) else own
-            text = self.text_of(target)
+            text = text_of(target)
             if text is None:  # a file of MaxText's own, or one gone: shown on the document checked
-                target, text = own, self.text_of(own) or ""
+                target, text = own, text_of(own) or ""
                 where = None
             else:
                 where = location
             diagnostic = types.Diagnostic(
                 range=self._range(text, where), message=_message(finding, where is None), severity=_SEVERITY[finding.severity],
-                code=finding.rule, source="flaglint", related_information=self._related(finding) or None)
+                code=finding.rule, source="flaglint", related_information=self._related(finding, text_of) or None)
             placed.setdefault(from_fs_path(target), []).append(_Placed(finding, diagnostic))
         return placed
 
@@ -216,13 +224,13 @@ class FlaglintServer(LanguageServer):
         end = column_position(lines, location.end_line or location.line, end_column, self.units)
         return types.Range(types.Position(*start), types.Position(*end))
 
-    def _related(self, finding: Finding) -> list[types.DiagnosticRelatedInformation]:
+    def _related(self, finding: Finding, text_of: Callable[[str], str | None]) -> list[types.DiagnosticRelatedInformation]:
         related = []
         places = [(location, "also here") for location in finding.related]
         if finding.witness:
             places += [(Location(branch["file"], branch["line"], 1, end_column=1), "branch taken") for branch in finding.witness.get("branches", [])]
         for location, what in places:
-            if not location.file or not os.path.isabs(location.file) or (text := self.text_of(location.file)) is None:
+            if not location.file or not os.path.isabs(location.file) or (text := text_of(location.file)) is None:
                 continue
             related.append(types.DiagnosticRelatedInformation(
                 types.Location(from_fs_path(location.file), self._range(text, location)), what))

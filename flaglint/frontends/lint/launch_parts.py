@@ -351,6 +351,8 @@ class _GroupLaunches:
 
             def ways(inputs: Mapping[str, Sequence]) -> list:
                 columns = [self._column(value, inputs) for value in written]
+                if len(columns) == 1:
+                    return columns[0]
                 return list(zip(*columns)) if columns else [()] * _count(inputs)
 
             self._writing[writers] = ways
@@ -362,14 +364,10 @@ class _GroupLaunches:
         the inputs it reads."""
         key = (id(value), tuple((name, tuple(found)) for name, found in inputs.items()))
         if key not in self._columns:
-            names = list(inputs)
             reads = sorted(self._reads[id(value)])
-            # where each input the value reads stands in a combination (-1: not among the inputs, the path's)
-            at = [names.index(name) if name in inputs else -1 for name in reads]
-            fixed = [self.base.get(name) for name in reads]
-            column = []
-            for combo in itertools.product(*inputs.values()):
-                values = tuple([combo[i] if i >= 0 else fixed[n] for n, i in enumerate(at)])
+            own = [list(inputs[name]) if name in inputs else [self.base.get(name)] for name in reads]
+            numbers = []
+            for values in itertools.product(*own):
                 number = self._numbered.get((id(value), values))
                 if number is None:
                     env = {**self.base, **dict(zip(reads, values))}
@@ -377,8 +375,16 @@ class _GroupLaunches:
                     content = None if concrete is None else (
                         concrete.text, concrete.opaque, concrete.origins if type(concrete.origins) is Spans else tuple(concrete.origins))
                     number = self._numbered[id(value), values] = self._numbers.setdefault(content, len(self._numbers))
-                column.append(number)
-            self._columns[key] = column
+                numbers.append(number)
+            # each combination of the inputs, at the position of its values of those the value reads
+            strides, stride = {}, 1
+            for name, found in zip(reversed(reads), reversed(own)):
+                strides[name], stride = stride, stride * len(found)
+            positions = [0]
+            for name, found in inputs.items():
+                step = strides.get(name, 0)
+                positions = [at + i * step for at in positions for i in range(len(found))]
+            self._columns[key] = [numbers[at] for at in positions]
         return self._columns[key]
 
 
