@@ -273,8 +273,8 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
     # A name whose value moves the device count (compile_topology, a slice) makes the device
     # count's names vary with the inputs that decide it.
     moving = sorted({n for name in tables for n in depends[name]
-                     if any(c.devices != base_config.devices
-                            for c, _ in (tables[name].configs if name in sequences else resolved.counted(sorted(depends[name]))))})
+                     if (any(c.devices != base_config.devices for c, _ in tables[name].configs) if name in sequences
+                         else resolved.moves(sorted(depends[name]), base_config.devices))})
     if moving:
         tables.update({name: resolved.device_table(name, moving) for name in DEVICE_NAMES})
     rules = {rule.id: rule for config in [base_config, *resolved.device_configs(moving)] for rule in judge.rules(config)}
@@ -544,10 +544,11 @@ class _Resolved:
         self._indices: dict[tuple, frozenset[int]] = {}
         self._judged: dict[int, tuple] = {}  # each launch's Judge.config, by the launch
 
-    def configs(self, deciding: list[str], what: str, names: Iterable[str]) -> tuple[list[tuple[Config, frozenset]], list]:
-        """Judge.config on each combination of the inputs `deciding`, read for `names`, and the
-        launch it is of: the launch of the first combination on which the parts that write the
-        names are written so (Launches.writing), or, where launch_at cannot tell, its own."""
+    def configs(self, deciding: list[str], what: str, names: Iterable[str]) -> tuple[list[int], list[tuple[Any, tuple]]]:
+        """The launches to read `names` from on the combinations of the inputs `deciding`: each
+        combination's way (an index into the second list), and each way's launch and Judge.config.
+        A way is where the parts that write the names are written so (Launches.writing), read from
+        the launch of its first combination; where launch_at cannot tell, each combination."""
         ways_of = None if self.writing is None else self.writing(names)
         key = (tuple(deciding), ways_of)
         if key not in self._configs:
@@ -556,14 +557,16 @@ class _Resolved:
                 raise Unverified(f"{what} is decided by {count} combinations of {', '.join(deciding)} (more than {self.cap})")
             firsts = {n: [found[0] for found in self.classes[n]] for n in deciding}
             ways = range(count) if ways_of is None else ways_of(firsts)
-            shown: dict[Hashable, tuple] = {}  # the launch of each way the names' parts are written, and its config
+            position: dict[Hashable, int] = {}  # each way's index
+            shown: list[tuple[Any, tuple]] = []
             for way, combo in zip(ways, itertools.product(*firsts.values())):
-                if way not in shown:
+                if way not in position:
                     launch = self.launch(dict(zip(deciding, combo)))
-                    shown[way] = (launch, self.judged(launch))
-                    if shown[way][1][0] is None:
+                    position[way] = len(shown)
+                    shown.append((launch, self.judged(launch)))
+                    if shown[-1][1][0] is None:
                         raise Unverified(f"whether MaxText runs at all depends on {', '.join(deciding)}")
-            self._configs[key] = ([shown[way][1] for way in ways], [shown[way][0] for way in ways])
+            self._configs[key] = ([position[way] for way in ways], shown)
         return self._configs[key]
 
     def launch(self, values: Mapping[str, Any]) -> Any:
@@ -585,9 +588,11 @@ class _Resolved:
 
     def table(self, name: str, deciding: list[str]) -> _Table:
         """The name's value on each combination of the inputs that decide it."""
-        configs, launches = self.configs(deciding, name, (name,))
-        return _Table(deciding, [c.lookup(name) for c, _ in configs], [name not in unjudged for _, unjudged in configs], configs=configs,
-                      launches=launches)
+        index, shown = self.configs(deciding, name, (name,))
+        values = [config.lookup(name) for _, (config, _) in shown]
+        judged = [name not in unjudged for _, (_, unjudged) in shown]
+        return _Table(deciding, [values[i] for i in index], [judged[i] for i in index], configs=[shown[i][1] for i in index],
+                      launches=[shown[i][0] for i in index])
 
     def sequence_table(self, name: str, deciding: list[str], tokens, launch_of: Callable[[Mapping], Any]) -> _Table:
         """A key many parts write (`tokens`: launch_parts.KeyTokens): its value where none of its
@@ -632,21 +637,30 @@ class _Resolved:
     def everywhere(self, name: str) -> frozenset[int]:
         return frozenset(range(len(self.classes[name])))
 
-    def counted(self, deciding: list[str]) -> list[tuple[Config, frozenset]]:
-        """configs for the device count (read from the keys and variables of topology.device_keys)."""
-        return self.configs(deciding, "the device count", device_keys())[0]
+    def counted(self, deciding: list[str]) -> tuple[list[int], list[Config]]:
+        """configs for the device count (read from the keys and variables of topology.device_keys):
+        each combination's way, and each way's config."""
+        index, shown = self.configs(deciding, "the device count", device_keys())
+        return index, [config for _, (config, _) in shown]
+
+    def moves(self, deciding: list[str], devices: Mapping) -> bool:
+        """Whether some combination of the inputs gives other device names than `devices`."""
+        return any(config.devices != devices for config in self.counted(deciding)[1])
 
     def device_table(self, name: str, deciding: list[str]) -> _Table:
         """A name of the device count (topology.DEVICE_NAMES), judged where the launch gives one."""
-        configs = self.counted(deciding)
+        index, configs = self.counted(deciding)
         # 1 where there is none: never judged there, and any arithmetic takes it
-        return _Table(deciding, [c.devices.get(name, 1) for c, _ in configs], [name in c.devices for c, _ in configs])
+        values, judged = [c.devices.get(name, 1) for c in configs], [name in c.devices for c in configs]
+        return _Table(deciding, [values[i] for i in index], [judged[i] for i in index])
 
     def device_configs(self, deciding: list[str]) -> list[Config]:
         """One config for each set of device names the launches give (each judges other rules)."""
         if not deciding:
             return []
-        return list({frozenset(c.devices): c for c, _ in self.counted(deciding)}.values())
+        index, configs = self.counted(deciding)
+        devices = [frozenset(c.devices) for c in configs]
+        return list({devices[i]: configs[i] for i in index}.values())
 
 
 def _union(cells: set[tuple], inputs: Sequence, sizes: Sequence[int], ctx: z3.Context) -> Any:
