@@ -271,10 +271,15 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
     tables = {name: resolved.sequence_table(name, sorted(depends[name]), sequences[name], confirm_at) if name in sequences
               else resolved.table(name, sorted(depends[name])) for name in sorted(depends) if base_config.knows(name)}
     # A name whose value moves the device count (compile_topology, a slice) makes the device
-    # count's names vary with the inputs that decide it.
-    moving = sorted({n for name in tables for n in depends[name]
-                     if (any(c.devices != base_config.devices for c, _ in tables[name].configs) if name in sequences
-                         else resolved.moves(sorted(depends[name]), base_config.devices))})
+    # count's names vary with the inputs that decide it (asked of the names decided by the most
+    # inputs first: one whose inputs all move already adds none).
+    moved: set[str] = set()
+    for name in sorted(tables, key=lambda name: (-len(depends[name]), name)):
+        if not depends[name] <= moved and (
+                any(c.devices != base_config.devices for c, _ in tables[name].configs) if name in sequences
+                else resolved.moves(sorted(depends[name]), base_config.devices)):
+            moved |= depends[name]
+    moving = sorted(moved)
     if moving:
         tables.update({name: resolved.device_table(name, moving) for name in DEVICE_NAMES})
     rules = {rule.id: rule for config in [base_config, *resolved.device_configs(moving)] for rule in judge.rules(config)}
