@@ -333,9 +333,10 @@ class _GroupLaunches:
         self.renderer, self.group, self.base = renderer, group, base
         self.inputs = frozenset(group.inputs)
         self._writing: dict[frozenset, Callable[[Mapping[str, Sequence]], list]] = {}
-        self._reads: dict[int, frozenset] = {}  # the inputs each value written reads
-        self._numbers: dict[tuple, int] = {}  # each content of a value written, numbered
-        self._numbered: dict[tuple, int] = {}  # (a value written, the values of the inputs it reads) -> the number of its content
+        self._numbers_of: dict[tuple, int] = {}  # each content of a value written, numbered
+        # (a value, the values of the inputs it reads, or of a string the numbers of its pieces) -> the number of its content
+        self._numbered: dict[tuple, int] = {}
+        self._split: dict[tuple, list[int]] = {}  # _numbers', by the value and the inputs' values (the values kept by the group)
         self._columns: dict[tuple, list[int]] = {}  # (a value written, the inputs' values) -> its numbers (_column)
 
     def __call__(self, env: Mapping) -> Rendering:
@@ -346,8 +347,6 @@ class _GroupLaunches:
         writers = frozenset(i for i, part in enumerate(self.group.members) if not part.names.isdisjoint(names))
         if writers not in self._writing:
             written = [value for i in sorted(writers) for value in self.group.members[i].values]
-            for value in written:
-                self._reads.setdefault(id(value), frozenset(_inputs(value)))
 
             def ways(inputs: Mapping[str, Sequence]) -> list:
                 columns = [self._column(value, inputs) for value in written]
@@ -360,32 +359,93 @@ class _GroupLaunches:
 
     def _column(self, value, inputs: Mapping[str, Sequence]) -> list[int]:
         """The number of the value's content on each combination of the inputs' values (in
-        itertools.product order; the others, the path's), resolved once for each combination of
-        the inputs it reads."""
+        itertools.product order; the others, the path's)."""
         key = (id(value), tuple((name, tuple(found)) for name, found in inputs.items()))
         if key not in self._columns:
-            reads = sorted(self._reads[id(value)])
+            reads = sorted(_inputs(value))
             own = [list(inputs[name]) if name in inputs else [self.base.get(name)] for name in reads]
-            numbers = []
-            for values in itertools.product(*own):
-                number = self._numbered.get((id(value), values))
-                if number is None:
-                    env = {**self.base, **dict(zip(reads, values))}
-                    concrete = _present(self.renderer.values.at(value, env, *_picker(env, {})))
-                    content = None if concrete is None else (
-                        concrete.text, concrete.opaque, concrete.origins if type(concrete.origins) is Spans else tuple(concrete.origins))
-                    number = self._numbered[id(value), values] = self._numbers.setdefault(content, len(self._numbers))
-                numbers.append(number)
-            # each combination of the inputs, at the position of its values of those the value reads
-            strides, stride = {}, 1
-            for name, found in zip(reversed(reads), reversed(own)):
-                strides[name], stride = stride, stride * len(found)
-            positions = [0]
-            for name, found in inputs.items():
-                step = strides.get(name, 0)
-                positions = [at + i * step for at in positions for i in range(len(found))]
-            self._columns[key] = [numbers[at] for at in positions]
+            numbers = self._numbers(value, reads, own, 0)
+            self._columns[key] = _spread(list(inputs), [len(found) for found in inputs.values()], reads, [len(found) for found in own], numbers)
         return self._columns[key]
+
+    def _numbers(self, value, reads: list[str], own: list[list], depth: int) -> list[int]:
+        """The number of the value's content on each combination of `own` (the values of the inputs
+        `reads`, in product order; the others, the path's). Where a Choice picks the value, each
+        alternative is read on the inputs it reads, once; a value that is no Choice, once for each
+        combination of the inputs it reads."""
+        key = (id(value), tuple(reads), tuple(map(tuple, own)))
+        found = self._split.get(key)
+        if found is not None:
+            return found
+        sizes = [len(values) for values in own]
+        if type(value) is Choice and depth < _SPLIT_DEPTH:
+            at = reads.index(value.name)
+            alone = [1 if i == at else size for i, size in enumerate(sizes)]
+            spreads = []  # on each value of the Choice's input, the alternative's numbers
+            for taken in own[at]:
+                alternative = _alternative(value, taken)
+                names = sorted(_inputs(alternative) & set(reads))
+                fixed = [[taken] if name == value.name else own[reads.index(name)] for name in names]
+                spreads.append(_spread(reads, alone, names, [len(v) for v in fixed], self._numbers(alternative, names, fixed, depth + 1)))
+            stride = _product(sizes[at + 1:])
+            numbers = []
+            for start in range(0, _product(sizes[:at]) * stride, stride):
+                for spread in spreads:
+                    numbers.extend(spread[start:start + stride])
+        elif type(value) is Sym and depth < _SPLIT_DEPTH:
+            # a string is read where the numbers of its pieces that read inputs are new
+            columns = []
+            for piece in value.pieces:
+                names = sorted(_inputs(piece))
+                if names:
+                    fixed = [own[reads.index(name)] for name in names]
+                    columns.append(_spread(reads, sizes, names, [len(v) for v in fixed], self._numbers(piece, names, fixed, depth + 1)))
+            numbers = [self._number(value, reads, values, (id(value), pieces))
+                       for values, pieces in zip(itertools.product(*own), zip(*columns) if columns else [()] * _product(sizes))]
+        else:
+            numbers = [self._number(value, reads, values, (id(value), values)) for values in itertools.product(*own)]
+        self._split[key] = numbers
+        return numbers
+
+    def _number(self, value, reads: list[str], values: tuple, key: tuple) -> int:
+        """The number of the value's content where the inputs `reads` take `values`, found once for `key`."""
+        number = self._numbered.get(key)
+        if number is None:
+            env = {**self.base, **dict(zip(reads, values))}
+            concrete = _present(self.renderer.values.at(value, env, *_picker(env, {})))
+            content = None if concrete is None else (
+                concrete.text, concrete.opaque, concrete.origins if type(concrete.origins) is Spans else tuple(concrete.origins))
+            number = self._numbered[key] = self._numbers_of.setdefault(content, len(self._numbers_of))
+        return number
+
+
+# The Choices a value's numbers are split at, one inside another (_GroupLaunches._numbers): below,
+# each combination of the inputs is read whole.
+_SPLIT_DEPTH = 64
+
+
+def _product(sizes: Iterable[int]) -> int:
+    count = 1
+    for size in sizes:
+        count *= size
+    return count
+
+
+def _spread(names: list[str], sizes: list[int], reads: list[str], read_sizes: list[int], numbers: list) -> list:
+    """`numbers`, given on each combination of the inputs `reads` (of `read_sizes` values; some of
+    `names`, in their order), on each combination of the inputs `names` (of `sizes` values), in
+    product order: built from the last input, a run of the numbers for each of one it reads, the
+    runs so far repeated for one it does not."""
+    runs = [[number] for number in numbers]
+    last = len(reads) - 1
+    for name, size in zip(reversed(names), reversed(sizes)):
+        if last >= 0 and reads[last] == name:
+            width = read_sizes[last]
+            runs = [list(itertools.chain.from_iterable(runs[start:start + width])) for start in range(0, len(runs), width)]
+            last -= 1
+        else:
+            runs = [run * size for run in runs]
+    return runs[0]
 
 
 def _present(value):
