@@ -325,19 +325,13 @@ class _Renderer:
 class _GroupLaunches:
     """A group's launches (launch_query.Launches): the rendering where the group's inputs take
     their values in `env` (the others, the path's), and what of it writes some names: the values
-    of the group's parts that write them, there, each told by its text, opacity and origins, and
-    found once for each combination of the inputs it reads (a part reads a few of the inputs that
-    decide a name)."""
+    of the group's parts that write them, there, each told by its content (WrittenWays)."""
 
     def __init__(self, renderer: _Renderer, group: _Part, base: Mapping):
         self.renderer, self.group, self.base = renderer, group, base
         self.inputs = frozenset(group.inputs)
+        self.ways = WrittenWays(base, renderer.values)
         self._writing: dict[frozenset, Callable[[Mapping[str, Sequence]], list]] = {}
-        self._numbers_of: dict[tuple, int] = {}  # each content of a value written, numbered
-        # (a value, the values of the inputs it reads, or of a string the numbers of its pieces) -> the number of its content
-        self._numbered: dict[tuple, int] = {}
-        self._split: dict[tuple, list[int]] = {}  # _numbers', by the value and the inputs' values (the values kept by the group)
-        self._columns: dict[tuple, list[int]] = {}  # (a value written, the inputs' values) -> its numbers (_column)
 
     def __call__(self, env: Mapping) -> Rendering:
         return self.renderer.at(env, frozenset(_changed(env, self.base) & self.inputs))
@@ -349,7 +343,7 @@ class _GroupLaunches:
             written = [value for i in sorted(writers) for value in self.group.members[i].values]
 
             def ways(inputs: Mapping[str, Sequence]) -> list:
-                columns = [self._column(value, inputs) for value in written]
+                columns = [self.ways.column(value, inputs) for value in written]
                 if len(columns) == 1:
                     return columns[0]
                 return list(zip(*columns)) if columns else [()] * _count(inputs)
@@ -357,9 +351,25 @@ class _GroupLaunches:
             self._writing[writers] = ways
         return self._writing[writers]
 
-    def _column(self, value, inputs: Mapping[str, Sequence]) -> list[int]:
+
+class WrittenWays:
+    """Symbolic values numbered by their content (text, opacity and origins) on each combination
+    of some inputs' values (the others at `base`): a value is resolved once for each combination
+    of the inputs it reads, and less where a Choice picks it (each alternative on the inputs it
+    reads) or a string joins it (where its pieces' numbers are new). `values`: the concrete values
+    found so far (_Values), shared with the launches made of the same values."""
+
+    def __init__(self, base: Mapping, values: _Values | None = None):
+        self.base, self.values = base, values if values is not None else _Values()
+        self._numbers_of: dict[tuple, int] = {}  # each content, numbered
+        # (a value, the values of the inputs it reads, or of a string the numbers of its pieces) -> the number of its content
+        self._numbered: dict[tuple, int] = {}
+        self._split: dict[tuple, list[int]] = {}  # _numbers', by the value and the inputs' values (the caller keeps the values)
+        self._columns: dict[tuple, list[int]] = {}  # column's, by the value and the inputs' values
+
+    def column(self, value, inputs: Mapping[str, Sequence]) -> list[int]:
         """The number of the value's content on each combination of the inputs' values (in
-        itertools.product order; the others, the path's)."""
+        itertools.product order; the others at base): the same number where the content is."""
         key = (id(value), tuple((name, tuple(found)) for name, found in inputs.items()))
         if key not in self._columns:
             reads = sorted(_inputs(value))
@@ -370,9 +380,9 @@ class _GroupLaunches:
 
     def _numbers(self, value, reads: list[str], own: list[list], depth: int) -> list[int]:
         """The number of the value's content on each combination of `own` (the values of the inputs
-        `reads`, in product order; the others, the path's). Where a Choice picks the value, each
-        alternative is read on the inputs it reads, once; a value that is no Choice, once for each
-        combination of the inputs it reads."""
+        `reads`, in product order; the others at base). Where a Choice picks the value, each
+        alternative is read on the inputs it reads, once; a string, where the numbers of its pieces
+        are new; another value, on each combination."""
         key = (id(value), tuple(reads), tuple(map(tuple, own)))
         found = self._split.get(key)
         if found is not None:
@@ -412,15 +422,15 @@ class _GroupLaunches:
         number = self._numbered.get(key)
         if number is None:
             env = {**self.base, **dict(zip(reads, values))}
-            concrete = _present(self.renderer.values.at(value, env, *_picker(env, {})))
+            concrete = _present(self.values.at(value, env, *_picker(env, {})))
             content = None if concrete is None else (
                 concrete.text, concrete.opaque, concrete.origins if type(concrete.origins) is Spans else tuple(concrete.origins))
             number = self._numbered[key] = self._numbers_of.setdefault(content, len(self._numbers_of))
         return number
 
 
-# The Choices a value's numbers are split at, one inside another (_GroupLaunches._numbers): below,
-# each combination of the inputs is read whole.
+# The Choices and strings a value's numbers are split at, one inside another (WrittenWays): below,
+# the value is read on each combination of the inputs.
 _SPLIT_DEPTH = 64
 
 
@@ -432,10 +442,12 @@ def _product(sizes: Iterable[int]) -> int:
 
 
 def _spread(names: list[str], sizes: list[int], reads: list[str], read_sizes: list[int], numbers: list) -> list:
-    """`numbers`, given on each combination of the inputs `reads` (of `read_sizes` values; some of
-    `names`, in their order), on each combination of the inputs `names` (of `sizes` values), in
-    product order: built from the last input, a run of the numbers for each of one it reads, the
-    runs so far repeated for one it does not."""
+    """`numbers`, given on each combination of the inputs `reads` (of `read_sizes` values; in the
+    order of `names`, and those not among them of one value), on each combination of the inputs
+    `names` (of `sizes` values), in product order: built from the last input, a run of the numbers
+    for each of one it reads, the runs so far repeated for one it does not."""
+    among = set(names)
+    reads, read_sizes = [name for name in reads if name in among], [size for name, size in zip(reads, read_sizes) if name in among]
     runs = [[number] for number in numbers]
     last = len(reads) - 1
     for name, size in zip(reversed(names), reversed(sizes)):
