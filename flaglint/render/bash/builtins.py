@@ -233,7 +233,7 @@ class Builtins:
             st.pc += 1
             return
         n = int(args[0]) if args else 1
-        arguments = self.positional(st)
+        arguments = self.positional(st, max(n, 0))
         st.status = 0 if 0 <= n <= len(arguments) else 1
         n = max(n, 0)
         st.positional = arguments[n:] if n <= len(arguments) else arguments
