@@ -805,13 +805,9 @@ class Expansion:
         st.notes, st.steps = sub.notes, sub.steps
         if OPAQUE_OUTPUT in sub.output:
             return None
-        text, origins = [], []
-        for piece_text, piece_origins in sub.output:
-            text.append(piece_text)
-            origins.extend(piece_origins)
-        joined = "".join(text)
+        joined = "".join(text for text, _ in sub.output)
         kept = len(joined.rstrip("\n"))
-        return (joined[:kept], tuple(origins[:kept]), p.quoted, False)
+        return (joined[:kept], joined_origins([origins for _, origins in sub.output])[:kept], p.quoted, False)
 
     def arith(self, expr: tuple, st: State, line: int) -> int:
         try:

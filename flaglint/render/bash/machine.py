@@ -716,7 +716,9 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
                 value = self.value(ins.stdin, st)
                 self.watch(st, value)
                 end = ("", ()) if ins.heredoc else ("\n", (None,))
-                st.output.append((value.text + end[0], tuple(value.origins) + end[1]))
+                st.output.append((value.text, value.origins))
+                if end[0]:
+                    st.output.append(end)
             st.status = 0
             st.pc += 1
             return
