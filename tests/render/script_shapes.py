@@ -188,7 +188,7 @@ def built_command(count: int, form: str, program: str = BUILT_PROGRAM) -> str:
 def distributed_node(count: int, program: str = BUILT_PROGRAM, ports: int = 0) -> str:
     """A distributed launcher's trainer node (google/tunix's experimental launcher.sh): a command
     array of fixed flags and `count` optional parts, each behind a test of its own input (the first
-    appends two words, one holding blanks and one that is empty where its input is), exports in an
+    appends three words, one holding blanks and one empty), exports in an
     if/else, a function that prints the command (`local label="$1"; shift; printf '  %q' "$@"`),
     and `exec "${CMD[@]}" > "$LOG" 2>&1`, all in a `( … ) &` subshell; with `ports`, one such node
     for each port of an array, in a `for` loop."""
@@ -199,7 +199,7 @@ def distributed_node(count: int, program: str = BUILT_PROGRAM, ports: int = 0) -
         lines.append(f"PORTS=({' '.join(str(8000 + i) for i in range(ports))})")
         node.append('    --port="$port"')
     node += ["  )", '  if [[ -n "$O0" ]]; then', '    CMD+=(', '      --o0="$O0"', "      --o0_kwargs=\"{'max_norm': $MAX_NORM}\"",
-             '      --o0_tag="${O0_TAG}"', "    )", "  fi"]
+             '      ""', "    )", "  fi"]
     node += [f'  if [[ -n "$O{i}" ]]; then CMD+=(--o{i}="$O{i}"); fi' for i in range(1, count)]
     node += ['  if [[ "${PATHWAYS:-0}" == "1" ]]; then', "    export JAX_PLATFORMS=proxy,cpu", "  else",
              "    export JAX_PLATFORMS=tpu,cpu", "  fi", '  print_command "Trainer command" "${CMD[@]}"',
