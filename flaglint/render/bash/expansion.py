@@ -55,6 +55,7 @@ from flaglint.render.bash.types import (
 
 _BREAK = ("", (), True, False)  # separates the fields of "$@"
 _IFS = " \t\n"
+_IFS_RUN = re.compile(r"[ \t\n]+")
 _BLANK = Value(" ", [None])  # between the elements of an array read as one Split (command_elements)
 _ELEMENT_BREAK = Value(" ", [ELEMENT_BREAK])  # before each element of one that keeps them whole
 # The most alternatives a launch word is expanded on, its inputs decided one by one (_guarded_fields).
@@ -133,6 +134,9 @@ def join_segments(segs: list) -> Value:
 
 
 def split_fields(segs: list) -> list[Value]:
+    """The fields of a word's segments: a quoted one joins the field it is in, an unquoted one is
+    cut at its runs of blanks. Each field's origins are its pieces' spans joined (never one Origin
+    a character: a long captured string would cost a run for each of its characters)."""
     fields: list[Value] = []
     text: list[str] = []
     origins: list = []
@@ -140,28 +144,33 @@ def split_fields(segs: list) -> list[Value]:
     exists = False
     for s in segs:
         if s is _BREAK:
-            fields.append(Value("".join(text), origins, opaque))
+            fields.append(Value("".join(text), joined_origins(origins), opaque))
             text, origins, opaque, exists = [], [], False, False
             continue
         if s[2]:
             text.append(s[0])
-            origins.extend(s[1])
+            origins.append(s[1])
             opaque = opaque or s[3]
             exists = True
             continue
-        for ch, org in zip(s[0], s[1]):
-            if ch in _IFS:
-                if exists:
-                    fields.append(Value("".join(text), origins, opaque))
-                    text, origins, opaque, exists = [], [], False, False
-            else:
-                text.append(ch)
-                origins.append(org)
+        at = 0
+        for blanks in _IFS_RUN.finditer(s[0]):
+            if blanks.start() > at:
+                text.append(s[0][at:blanks.start()])
+                origins.append(s[1][at:blanks.start()])
                 exists = True
+            if exists:
+                fields.append(Value("".join(text), joined_origins(origins), opaque))
+                text, origins, opaque, exists = [], [], False, False
+            at = blanks.end()
+        if at < len(s[0]):
+            text.append(s[0][at:])
+            origins.append(s[1][at:])
+            exists = True
         if s[3] and (exists or not s[0]):  # a value not known here: a field, even where its known text is empty
             opaque = exists = True
     if exists:
-        fields.append(Value("".join(text), origins, opaque))
+        fields.append(Value("".join(text), joined_origins(origins), opaque))
     return fields
 
 
@@ -453,6 +462,10 @@ class Expansion:
         launch, not 2**n paths (launch_parts makes it concrete)."""
         out: list = []
         for w in words:
+            elements = self._launch_elements(w, st)
+            if elements is not None:
+                out.extend(elements)
+                continue
             try:
                 value = self._symbolic_field(w, st, split=True) if w.literal is None else None
             except NeedInput:
@@ -464,6 +477,17 @@ class Expansion:
             else:
                 out.extend(self.fields([w], st))
         return out
+
+    def _launch_elements(self, word: Word, st: State) -> list | None:
+        """`"${A[@]}"` among a program's arguments, A an array joined paths grew differently: its
+        words as command_elements gives them; None for any other word."""
+        if len(word.parts) != 1:
+            return None
+        p = word.parts[0]
+        if not (type(p) is Param and p.quoted and p.index == "@" and not p.op and not p.length and not p.indirect
+                and (p.name[0].isalpha() or p.name[0] == "_")):
+            return None
+        return self.command_elements(p, st, head=False)
 
     def _guarded_fields(self, word: Word, st: State) -> list:
         """The fields of a launch word; where a part of it reads inputs the path has not decided

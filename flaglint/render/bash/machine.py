@@ -980,7 +980,9 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
             if kind == "proc":
                 st.handoffs = st.handoffs + (self.rendering(st),)
             scopes, exported, positional, functions = saved
-            st.scopes, st.exported, st.positional, st.functions = scopes, exported, positional, functions
+            # copies: the frame is shared by every path forked inside the subshell (State.copy)
+            st.scopes, st.exported = [d.copy() for d in scopes], exported.copy()
+            st.positional, st.functions = positional, functions
         st.code, st.pc = code, pc
         return kind
 
