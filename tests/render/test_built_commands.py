@@ -90,6 +90,17 @@ def test_a_distributed_node_is_judged_without_fl011(tmp_path):
     assert any(f.rule == "FL004" and lines[f.location.line - 1].strip().startswith('if [[ -n "$O5" ]]') for f in findings)
 
 
+@pytest.mark.parametrize("count", [8, 16, 32])
+def test_an_array_built_behind_tests_among_a_programs_arguments_is_one_path(tmp_path, count):
+    script = tmp_path / "launch.sh"
+    script.write_text(built_command(count, "array").replace('"${CMD[@]}"', 'python3 -m tool --first "${CMD[@]}" --last'))
+    exploration = evaluate(script)
+    assert exploration.paths_explored == 1
+    ((launch,),) = [outcome.rendering.launched for outcome in exploration.outcomes]
+    assert [w.text for w in launch.words[:4]] == ["python3", "-m", "tool", "--first"] and launch.words[-1].text == "--last"
+    assert sum(type(w) is Split for w in launch.words) == 1
+
+
 VALUES = ["on", "a b", ""]  # a value with a blank: an element bash keeps whole, a string it splits
 
 READERS = {
@@ -107,7 +118,7 @@ READERS = {
              'print_command "Trainer command" "${CMD[@]}"',
     "shifted": 'rest() { local first="$1"; shift 2; export NREST=$# REST="$*" FIRST="$first"; }\nrest "${CMD[@]}"',
 }
-RUNNERS = ['"${CMD[@]}"', '( exec "${CMD[@]}" > /dev/null )']
+RUNNERS = ['"${CMD[@]}"', '( exec "${CMD[@]}" > /dev/null )', 'nice -n 1 "${CMD[@]}"']
 
 
 @st.composite
