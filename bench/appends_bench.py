@@ -29,7 +29,10 @@ string runs MaxText) at N = 2, 4, 6, 8, 10 (`--required`); and a distributed lau
 defaults to N, each pass naming a replica by its counter and calling functions that build its flags
 and launch it) at N = 4, 16, 64, 256, 1024 (`--replicas`); and a trainer command whose own words are
 built behind N tests (script_shapes.built_command), as an array (`CMD+=(--oI="$OI")`, `"${CMD[@]}"`)
-and as a string (`CMD="$CMD --oI=$OI"`, `$CMD`), at N = 4, 8, 16, 32, 64, 256 (`--built`).
+and as a string (`CMD="$CMD --oI=$OI"`, `$CMD`), at N = 4, 8, 16, 32, 64, 256 (`--built`); and a
+distributed launcher's node (script_shapes.distributed_node: that array with a part holding blanks
+and an empty one, handed to a function that prints it and shifts, run by `exec "${CMD[@]}"` in a
+`( … ) &` subshell, once for each of 3 ports in a loop) at N = 4, 8, 16, 32, 64, 256 (`--node`).
 
 Then N sequential ifs on N inputs setting one variable (`if [ "$Ai" != x ]; then F=bad_key_i=1; fi`)
 and a MaxText launch reading it: N findings (a key MaxText does not define, at each if), each
@@ -40,7 +43,7 @@ ratio time(N)/time(N/2) (CPU) of each size.
                                   [--repeated 8 16 32 64 256] [--launcher 10 50 100 200] [--manifests 1 2 4 8]
                                   [--options 4 16 64 256]
                                   [--required 2 4 6 8 10] [--replicas 4 16 64 256 1024]
-                                  [--built 4 8 16 32 64 256]
+                                  [--built 4 8 16 32 64 256] [--node 4 8 16 32 64 256]
                                   [--sequential 20 40 80 160]
 """
 
@@ -63,6 +66,7 @@ from script_shapes import (  # noqa: E402
     BUILT_FORMS,
     REPEATED_SHAPES,
     built_command,
+    distributed_node,
     k8s_launcher,
     manifest_launcher,
     options_loop_launcher,
@@ -202,6 +206,8 @@ def main() -> None:
                         help="default replica counts of the rollout loop launcher (none: skip it)")
     parser.add_argument("--built", type=int, nargs="*", default=[4, 8, 16, 32, 64, 256],
                         help="optional parts of the command built behind tests, array and string (none: skip it)")
+    parser.add_argument("--node", type=int, nargs="*", default=[4, 8, 16, 32, 64, 256],
+                        help="optional parts of the distributed launcher's node, in a loop over 3 ports (none: skip it)")
     parser.add_argument("--sequential", type=int, nargs="*", default=[20, 40, 80, 160],
                         help="sizes of the sequential-ifs recipe (none: skip it)")
     args = parser.parse_args()
@@ -242,6 +248,8 @@ def main() -> None:
             _print_sizes("replica loop replicas", args.replicas, replica_loop_launcher, Path(d), args.pin)
         for form in BUILT_FORMS if args.built else ():
             _print_sizes(f"built {form} parts", args.built, lambda n, form=form: built_command(n, form), Path(d), args.pin)
+        if args.node:
+            _print_sizes("distributed node parts", args.node, lambda n: distributed_node(n, ports=3), Path(d), args.pin)
         previous = None
         for n in args.sequential:
             script = Path(d) / f"sequential_{n}.sh"

@@ -183,3 +183,27 @@ def built_command(count: int, form: str, program: str = BUILT_PROGRAM) -> str:
         return "\n".join(["#!/bin/bash", *lines, '"${CMD[@]}"']) + "\n"
     lines = [f'CMD="{program}"'] + [f'if [[ -n "$O{i}" ]]; then CMD="$CMD --o{i}=$O{i}"; fi' for i in range(count)]
     return "\n".join(["#!/bin/bash", *lines, "$CMD"]) + "\n"
+
+
+def distributed_node(count: int, program: str = BUILT_PROGRAM, ports: int = 0) -> str:
+    """A distributed launcher's trainer node (google/tunix's experimental launcher.sh): a command
+    array of fixed flags and `count` optional parts, each behind a test of its own input (the first
+    appends three words, one holding blanks and one empty), exports in an
+    if/else, a function that prints the command (`local label="$1"; shift; printf '  %q' "$@"`),
+    and `exec "${CMD[@]}" > "$LOG" 2>&1`, all in a `( … ) &` subshell; with `ports`, one such node
+    for each port of an array, in a `for` loop."""
+    lines = ["#!/bin/bash", 'PY="${PY:-python3}"', 'LOG="${LOG:-/tmp/node.log}"',
+             "print_command() {", '  local label="$1"', "  shift", '  echo "$label:"', "  printf '  %q' \"$@\"", "  echo", "}"]
+    node = ["(", "  CMD=(", "    " + program.replace("python3", '"$PY"', 1), '    --mesh_fsdp="${FSDP:-4}"', '    --model_id="$MODEL_ID"']
+    if ports:
+        lines.append(f"PORTS=({' '.join(str(8000 + i) for i in range(ports))})")
+        node.append('    --port="$port"')
+    node += ["  )", '  if [[ -n "$O0" ]]; then', '    CMD+=(', '      --o0="$O0"', "      --o0_kwargs=\"{'max_norm': $MAX_NORM}\"",
+             '      ""', "    )", "  fi"]
+    node += [f'  if [[ -n "$O{i}" ]]; then CMD+=(--o{i}="$O{i}"); fi' for i in range(1, count)]
+    node += ['  if [[ "${PATHWAYS:-0}" == "1" ]]; then', "    export JAX_PLATFORMS=proxy,cpu", "  else",
+             "    export JAX_PLATFORMS=tpu,cpu", "  fi", '  print_command "Trainer command" "${CMD[@]}"',
+             '  exec "${CMD[@]}" > "$LOG" 2>&1', ") &", "PID=$!"]
+    if ports:
+        node = ['for port in "${PORTS[@]}"; do', *node, "done"]
+    return "\n".join([*lines, *node]) + "\n"

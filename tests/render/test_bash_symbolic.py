@@ -283,6 +283,10 @@ def test_guards_over_two_inputs_merge_into_one_path(tmp_path, script):
         'if [[ "${IN1:-}" == 1 ]]; then A=on; else A=off; fi\nif [[ "$A" == on ]]; then export B=yes; fi\nexport A\n',
         # && / || lists join too.
         '[[ "${IN1:-}" == 1 ]] && F="x" || F="y"\nexport F="${F}-z"\n',
+        # Paths forked inside a subshell in a function each get the function's variables back (the
+        # subshell's frame is shared by both: one path's return must not change the other's).
+        'f() {\n  local x=inner\n  ( if [[ "${IN1:-}" == 1 ]]; then exit 3; fi; true )\n  export S1="$?" X1="$x"\n}\nf\n'
+        'export X2="${x-unset}"\ng() { local y=2; export Y="$y"; }\ng\n',
         *GUARDS_OVER_TWO_INPUTS,
     ],
 )

@@ -1,7 +1,9 @@
 """A command whose own words are built behind tests: `CMD=(python3 -m tool)` then `CMD+=(--k="$K")`
-behind n tests and `"${CMD[@]}"`, or the same as a string (`CMD="$CMD --k=$K"`, then `$CMD`). The
-command is one launch however many tests build it (counts, never time), its words and what the
-script's readers of the array export are bash's on every explored path.
+behind n tests and `"${CMD[@]}"`, or the same as a string (`CMD="$CMD --k=$K"`, then `$CMD`); and a
+distributed launcher's node, whose parts hold blanks or are empty, handed to a function that prints
+them and run by `exec` in a subshell, in a loop over ports. The command is one launch however many
+tests build it (counts, never time), its words and what the script's readers of the array export
+are bash's on every explored path.
 
 bash only runs the scripts written here, in a temporary directory, with an empty environment
 except PATH; the launched program is a shell function that prints its arguments.
@@ -17,7 +19,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from script_shapes import BUILT_FORMS, BUILT_PROGRAM, built_command
+from script_shapes import BUILT_FORMS, BUILT_PROGRAM, built_command, distributed_node
 from test_bash_launch_joins import concrete_words
 from test_bash_property import BASH_OWN
 from test_bash_symbolic import resolved_in, taken_by
@@ -25,7 +27,7 @@ from test_bash_symbolic import resolved_in, taken_by
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.lint.scripts import check_script
 from flaglint.render import evaluate
-from flaglint.render.bash.types import Split
+from flaglint.render.bash.types import OTHER, Split
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
@@ -53,6 +55,52 @@ def test_a_built_launch_is_judged_without_fl011(tmp_path):
     assert (8, "stepz") in unknown and len(unknown) == 32
 
 
+@pytest.mark.parametrize("ports", [0, 3])
+@pytest.mark.parametrize("count", [8, 16, 32])
+def test_a_distributed_node_is_one_path_however_many_parts(tmp_path, count, ports):
+    script = tmp_path / "launcher.sh"
+    script.write_text(distributed_node(count, ports=ports))
+    exploration = evaluate(script)
+    # the printing function, exec and the subshell decide none of the parts: one path, one launch a port
+    assert exploration.paths_explored == 1
+    (launches,) = [outcome.rendering.launched for outcome in exploration.outcomes]
+    assert len(launches) == max(ports, 1)
+    for launch in launches:
+        assert [w.text for w in launch.words[:3]] == ["python3", "-m", "tunix.experimental.distributed.runtime.main"]
+        assert type(launch.words[-1]) is Split and not any(type(w) is Split for w in launch.words[:-1])
+
+
+def test_a_part_with_blanks_or_empty_is_one_word_where_its_test_holds(tmp_path):
+    script = tmp_path / "launcher.sh"
+    script.write_text(distributed_node(4))
+    (outcome,) = evaluate(script).outcomes
+    (launch,) = outcome.rendering.launched
+    set_on = {"O0": OTHER, "MAX_NORM": OTHER, "O2": OTHER}  # OTHER: the value a test `-n "$O0"` tells apart
+    assert concrete_words(launch, set_on)[5:] == [f"--o0={OTHER}", f"--o0_kwargs={{'max_norm': {OTHER}}}", "", f"--o2={OTHER}"]
+    assert concrete_words(launch, {"O3": OTHER})[5:] == [f"--o3={OTHER}"]
+
+
+def test_a_distributed_node_is_judged_without_fl011(tmp_path):
+    script = tmp_path / "launcher.sh"
+    script.write_text(distributed_node(32, "python3 -m maxtext.train src/maxtext/configs/base.yml")
+                      .replace('CMD+=(--o5="$O5")', "CMD+=(stepz=3)"))
+    findings = check_script(script, Checker("bbd0f6f10")).result.findings
+    assert "FL011" not in {f.rule for f in findings}
+    lines = script.read_text().splitlines()
+    assert any(f.rule == "FL004" and lines[f.location.line - 1].strip().startswith('if [[ -n "$O5" ]]') for f in findings)
+
+
+@pytest.mark.parametrize("count", [8, 16, 32])
+def test_an_array_built_behind_tests_among_a_programs_arguments_is_one_path(tmp_path, count):
+    script = tmp_path / "launch.sh"
+    script.write_text(built_command(count, "array").replace('"${CMD[@]}"', 'python3 -m tool --first "${CMD[@]}" --last'))
+    exploration = evaluate(script)
+    assert exploration.paths_explored == 1
+    ((launch,),) = [outcome.rendering.launched for outcome in exploration.outcomes]
+    assert [w.text for w in launch.words[:4]] == ["python3", "-m", "tool", "--first"] and launch.words[-1].text == "--last"
+    assert sum(type(w) is Split for w in launch.words) == 1
+
+
 VALUES = ["on", "a b", ""]  # a value with a blank: an element bash keeps whole, a string it splits
 
 READERS = {
@@ -65,7 +113,12 @@ READERS = {
     "echo": 'show() { echo "$#:$*"; }\nexport SHOWN="$(show "${CMD[@]}")"',
     "append": "CMD+=(--tail)",
     "set": "CMD[4]=set4",
+    # a launcher's printing function, which reads only its first argument and shifts it off
+    "print": 'print_command() { local label="$1"; shift; echo "$label:"; printf \'  %q\' "$@"; echo; }\n'
+             'print_command "Trainer command" "${CMD[@]}"',
+    "shifted": 'rest() { local first="$1"; shift 2; export NREST=$# REST="$*" FIRST="$first"; }\nrest "${CMD[@]}"',
 }
+RUNNERS = ['"${CMD[@]}"', '( exec "${CMD[@]}" > /dev/null )', 'nice -n 1 "${CMD[@]}"']
 
 
 @st.composite
@@ -76,7 +129,8 @@ def built_scripts(draw) -> str:
         test = draw(st.sampled_from([f'[[ -n "$O{i}" ]]', f'[[ "$O{i}" == "{draw(st.sampled_from(VALUES))}" ]]',
                                      f'[[ -z "${{O{i}-}}" ]]']))
         if form == "array":
-            part = draw(st.sampled_from([f'--o{i}="$O{i}"', f'--o{i} "$O{i}"', f"k{i}", '""']))
+            part = draw(st.sampled_from([f'--o{i}="$O{i}"', f'--o{i} "$O{i}"', f"k{i}", '""', f'--o{i}="{{k: $O{i}}}"',
+                                         f'"--o{i}= a  b"', f'--o{i}="$O{i}" --e{i}=""']))
             other = draw(st.sampled_from(["", f" else CMD+=(--no{i});"]))
             lines.append(f"if {test}; then CMD+=({part});{other} fi")
         else:
@@ -84,7 +138,7 @@ def built_scripts(draw) -> str:
             lines.append(f'if {test}; then CMD="$CMD {part}"; fi')
     if form == "array":
         lines += [READERS[name] for name in draw(st.lists(st.sampled_from(sorted(READERS)), unique=True, max_size=4))]
-        lines.append('"${CMD[@]}"')
+        lines.append(draw(st.sampled_from(RUNNERS)))
     else:
         lines += draw(st.sampled_from([[], ['export STR="$CMD"']]))
         lines.append("$CMD")
@@ -92,10 +146,16 @@ def built_scripts(draw) -> str:
 
 
 def _bash_run(directory: Path, env: dict) -> tuple[list[str], dict]:
-    """The program's arguments as bash runs the script with `env`, and what it exports."""
+    """The program's arguments as bash runs the script with `env`, and what it exports (what the
+    script prints is dropped). The program is a function, and a file on PATH for `exec`."""
+    program = directory / "bin" / "python3"
+    if not program.exists():
+        program.parent.mkdir()
+        program.write_text("#!/bin/bash\nprintf '%s\\0' \"$@\" > argv\n")
+        program.chmod(0o755)
     out = subprocess.run(
-        ["env", "-i", "PATH=/usr/bin:/bin", *[f"{k}={v}" for k, v in env.items()], "bash", "-c",
-         "python3() { printf '%s\\0' \"$@\" > argv; }; source ./gen.sh; env -0"],
+        ["env", "-i", f"PATH={program.parent}:/usr/bin:/bin", *[f"{k}={v}" for k, v in env.items()], "bash", "-c",
+         "python3() { printf '%s\\0' \"$@\" > argv; }; source ./gen.sh > /dev/null; env -0"],
         cwd=directory, capture_output=True, timeout=20, check=True,
     )
     pairs = [item.split("=", 1) for item in out.stdout.decode().split("\0") if "=" in item]
@@ -112,6 +172,10 @@ def _bash_run(directory: Path, env: dict) -> tuple[list[str], dict]:
          + "\n".join(READERS[name] for name in ("append", "count", "star", "printf", "echo")) + '\n"${CMD[@]}"\n', seed=3)
 @example(script=f'CMD=({BUILT_PROGRAM})\nif [[ -n "$O0" ]]; then CMD+=(--o0="$O0"); fi\nif [[ -n "$O1" ]]; then CMD+=(k1); fi\n'
          + "\n".join(READERS[name] for name in ("append", "loop", "function", "set")) + '\n"${CMD[@]}"\n', seed=5)
+# A launcher's node: parts with blanks and empty ones, printed by a function, run by exec in a subshell.
+@example(script=f'CMD=({BUILT_PROGRAM})\nif [[ -n "$O0" ]]; then CMD+=(--o0="{{k: $O0}}" --e0=""); fi\n'
+         'if [[ "$O1" == "a b" ]]; then CMD+=("--o1= a  b"); else CMD+=(--no1); fi\n'
+         + "\n".join(READERS[name] for name in ("print", "shifted")) + "\n" + RUNNERS[1] + "\n", seed=1)
 def test_each_path_of_a_built_command_launches_and_exports_what_bash_does(tmp_path_factory, script, seed):
     directory = tmp_path_factory.mktemp("built")
     (directory / "gen.sh").write_text(script)

@@ -133,7 +133,7 @@ class Builtins:
         for i, f in enumerate(fields):
             if i:
                 st.output.append((" ", (None,)))
-            st.output.append((f.text, tuple(f.origins)))
+            st.output.append((f.text, f.origins))  # its spans: never one Origin a character
         if newline:
             st.output.append(("\n", (None,)))
         st.status = 0
@@ -233,7 +233,7 @@ class Builtins:
             st.pc += 1
             return
         n = int(args[0]) if args else 1
-        arguments = self.positional(st)
+        arguments = self.positional(st, max(n, 0))
         st.status = 0 if 0 <= n <= len(arguments) else 1
         n = max(n, 0)
         st.positional = arguments[n:] if n <= len(arguments) else arguments
@@ -361,7 +361,7 @@ class Builtins:
             if not given or not ended and len(args[0]) > 1 and args[0].startswith("-"):
                 st.status = 2  # bash: a usage error (an invalid option, `printf -x`), nothing written
             else:
-                written = printf_output(given[0].text, [(f.text, tuple(f.origins)) for f in given[1:]])
+                written = printf_output(given[0].text, [(f.text, f.origins) for f in given[1:]])
                 st.output.extend(written if written is not None else [OPAQUE_OUTPUT])
         st.pc += 1
 

@@ -41,6 +41,7 @@ from flaglint.render.bash.state import (
     settled_positional,
 )
 from flaglint.render.bash.types import (
+    ELEMENT_BREAK,
     OTHER,
     Choice,
     FromInput,
@@ -54,7 +55,9 @@ from flaglint.render.bash.types import (
 
 _BREAK = ("", (), True, False)  # separates the fields of "$@"
 _IFS = " \t\n"
+_IFS_RUN = re.compile(r"[ \t\n]+")
 _BLANK = Value(" ", [None])  # between the elements of an array read as one Split (command_elements)
+_ELEMENT_BREAK = Value(" ", [ELEMENT_BREAK])  # before each element of one that keeps them whole
 # The most alternatives a launch word is expanded on, its inputs decided one by one (_guarded_fields).
 GUARDED_LEAVES = 256
 
@@ -131,6 +134,9 @@ def join_segments(segs: list) -> Value:
 
 
 def split_fields(segs: list) -> list[Value]:
+    """The fields of a word's segments: a quoted one joins the field it is in, an unquoted one is
+    cut at its runs of blanks. Each field's origins are its pieces' spans joined (never one Origin
+    a character: a long captured string would cost a run for each of its characters)."""
     fields: list[Value] = []
     text: list[str] = []
     origins: list = []
@@ -138,28 +144,33 @@ def split_fields(segs: list) -> list[Value]:
     exists = False
     for s in segs:
         if s is _BREAK:
-            fields.append(Value("".join(text), origins, opaque))
+            fields.append(Value("".join(text), joined_origins(origins), opaque))
             text, origins, opaque, exists = [], [], False, False
             continue
         if s[2]:
             text.append(s[0])
-            origins.extend(s[1])
+            origins.append(s[1])
             opaque = opaque or s[3]
             exists = True
             continue
-        for ch, org in zip(s[0], s[1]):
-            if ch in _IFS:
-                if exists:
-                    fields.append(Value("".join(text), origins, opaque))
-                    text, origins, opaque, exists = [], [], False, False
-            else:
-                text.append(ch)
-                origins.append(org)
+        at = 0
+        for blanks in _IFS_RUN.finditer(s[0]):
+            if blanks.start() > at:
+                text.append(s[0][at:blanks.start()])
+                origins.append(s[1][at:blanks.start()])
                 exists = True
+            if exists:
+                fields.append(Value("".join(text), joined_origins(origins), opaque))
+                text, origins, opaque, exists = [], [], False, False
+            at = blanks.end()
+        if at < len(s[0]):
+            text.append(s[0][at:])
+            origins.append(s[1][at:])
+            exists = True
         if s[3] and (exists or not s[0]):  # a value not known here: a field, even where its known text is empty
             opaque = exists = True
     if exists:
-        fields.append(Value("".join(text), origins, opaque))
+        fields.append(Value("".join(text), joined_origins(origins), opaque))
     return fields
 
 
@@ -228,6 +239,19 @@ def _every_alternative(value, leaf, any_piece: bool) -> bool:
         return [(piece, within) for piece in part.pieces]
 
     return fold_parts(value, leaf, below, lambda part, results: any(results) if type(part) is Sym and any_piece else all(results))
+
+
+def _behind_break(element, made: dict):
+    """A Choice of an array's element (a None alternative: absent), each alternative that is there
+    written behind an element break; nested Choices (guards on other inputs) mapped once each."""
+    if element is None:
+        return None
+    if type(element) is not Choice:
+        return Sym((_ELEMENT_BREAK, element))
+    found = made.get(id(element))
+    if found is None:
+        found = made[id(element)] = Choice(element.name, tuple((values, _behind_break(alt, made)) for values, alt in element.alts))
+    return found
 
 
 # Of each symbolic value asked about, whether it could be never empty on some path (its inputs' own
@@ -340,7 +364,9 @@ class Expansion:
             return self.raw(st, name)
         if name.isdigit() and name != "0" and st.positional != UNKNOWN_ARGUMENTS:
             index = int(name)
-            return st.positional[index - 1] if index <= len(st.positional) else None
+            if index > len(st.positional) or has_absent(st.positional[:index]):
+                return None  # where an argument before it may be absent, which one it is is decided (positional)
+            return st.positional[index - 1]
         return None
 
     def array_fields(self, words: list, st: State) -> list:
@@ -364,7 +390,8 @@ class Expansion:
 
     def _quoted_elements(self, word: Word, st: State) -> list | None:
         """`"${a[@]}"` of an array with a symbolic element: its set elements, one field each as
-        stored; None for any other word."""
+        stored, those some alternatives have not among them (arrays.factored: whoever reads them
+        decides them, Expansion.positional); None for any other word."""
         if len(word.parts) != 1:
             return None
         p = word.parts[0]
@@ -372,39 +399,46 @@ class Expansion:
                 and (p.name[0].isalpha() or p.name[0] == "_")):
             return None
         raw = self.raw(st, p.name)
-        if type(raw) is not list or not any(is_symbolic(element) for element in raw) or has_absent(raw):
-            return None  # an element some alternative has not would shift the fields after it
-        return [element for element in raw if element is not None]
+        array = raw if type(raw) is list else factored(raw) if type(raw) is Choice else None
+        if not array or not any(is_symbolic(element) for element in array):
+            return None
+        return [element for element in array if element is not None]
 
-    def command_elements(self, part, st: State) -> list | None:
+    def command_elements(self, part, st: State, head: bool = True) -> list | None:
         """`"${CMD[@]}"` as a command's words, where CMD is an array joined paths grew differently
-        (arrays.factored) and starts with the same Value on each: its elements as stored, one word
-        each, and the elements some alternatives have not, one after another, a Split of them
-        joined by blanks (none of them holds a blank or is empty where it is set: each is one
-        field there, none where it is not; one Split, as `$FLAGS` of a string is, not n words
-        each read with the others). None where it is not such an array, or an element of it could
-        not be one field or none."""
+        (arrays.factored): its elements as stored, one word each, and the elements some
+        alternatives have not, one after another, one Split of them (one word, as `$FLAGS` of a
+        string is, not n words each read with the others): joined by blanks where none of them
+        holds a blank or is empty where it is set, else each behind an element break, which keeps
+        its blanks and its emptiness (types.ifs_fields). None where it is not such an array, or
+        (`head`: the words begin the command) its first element is not the same Value on every
+        alternative."""
         raw = self.raw(st, part.name)
         array = factored(raw) if type(raw) is Choice else raw if type(raw) is list else None
-        if not array or type(array[0]) is not Value or not any(map(is_symbolic, array)):
+        if not array or head and type(array[0]) is not Value or not any(map(is_symbolic, array)):
             return None
         words: list = []
-        absent: list = []  # the pieces of a run of elements some alternatives have not
+        absent: list = []  # a run of elements some alternatives have not
         for element in array:
             if element is None:  # unset: "${A[@]}" gives it no field
                 continue
             if may_be_absent(element):
-                if not (self._blank_free(element, st) and self._set_ones_never_empty(element, st)):
-                    return None
-                absent += [_BLANK, element] if absent else [element]
+                absent.append(element)
                 continue
             if absent:
-                words.append(Split(Sym(tuple(absent))))
+                words.append(self._absent_run(absent, st))
                 absent = []
             words.append(element)
         if absent:
-            words.append(Split(Sym(tuple(absent))))
+            words.append(self._absent_run(absent, st))
         return words
+
+    def _absent_run(self, elements: list, st: State) -> Split:
+        """One Split for elements some alternatives have not (command_elements)."""
+        if all(self._blank_free(element, st) and self._set_ones_never_empty(element, st) for element in elements):
+            return Split(Sym(tuple(piece for element in elements for piece in (_BLANK, element))[1:]))
+        made: dict = {}
+        return Split(Sym(tuple(_behind_break(element, made) for element in elements)))
 
     def _set_ones_never_empty(self, element: Choice, st: State) -> bool:
         """Whether each alternative of an element that some alternatives have not is, where it is
@@ -428,6 +462,10 @@ class Expansion:
         launch, not 2**n paths (launch_parts makes it concrete)."""
         out: list = []
         for w in words:
+            elements = self._launch_elements(w, st)
+            if elements is not None:
+                out.extend(elements)
+                continue
             try:
                 value = self._symbolic_field(w, st, split=True) if w.literal is None else None
             except NeedInput:
@@ -439,6 +477,17 @@ class Expansion:
             else:
                 out.extend(self.fields([w], st))
         return out
+
+    def _launch_elements(self, word: Word, st: State) -> list | None:
+        """`"${A[@]}"` among a program's arguments, A an array joined paths grew differently: its
+        words as command_elements gives them; None for any other word."""
+        if len(word.parts) != 1:
+            return None
+        p = word.parts[0]
+        if not (type(p) is Param and p.quoted and p.index == "@" and not p.op and not p.length and not p.indirect
+                and (p.name[0].isalpha() or p.name[0] == "_")):
+            return None
+        return self.command_elements(p, st, head=False)
 
     def _guarded_fields(self, word: Word, st: State) -> list:
         """The fields of a launch word; where a part of it reads inputs the path has not decided
@@ -780,13 +829,9 @@ class Expansion:
         st.notes, st.steps = sub.notes, sub.steps
         if OPAQUE_OUTPUT in sub.output:
             return None
-        text, origins = [], []
-        for piece_text, piece_origins in sub.output:
-            text.append(piece_text)
-            origins.extend(piece_origins)
-        joined = "".join(text)
+        joined = "".join(text for text, _ in sub.output)
         kept = len(joined.rstrip("\n"))
-        return (joined[:kept], tuple(origins[:kept]), p.quoted, False)
+        return (joined[:kept], joined_origins([origins for _, origins in sub.output])[:kept], p.quoted, False)
 
     def arith(self, expr: tuple, st: State, line: int) -> int:
         try:
@@ -805,12 +850,18 @@ class Expansion:
             return 0
         return self.arith(expr, st, line)
 
-    def positional(self, st: State) -> tuple:
+    def positional(self, st: State, leading: int | None = None) -> tuple:
         """The positional parameters, each a Value or the FromInput of a script argument not read yet;
-        for a script whose arguments are not given, the path decides how many there are (`$#`)."""
+        for a script whose arguments are not given, the path decides how many there are (`$#`). The
+        elements of `"${A[@]}"` handed to a function that some alternatives have not are decided
+        here (it may fork), unless the first `leading` are all that is read and none of them is one."""
         if st.positional == UNKNOWN_ARGUMENTS:
             self._input(st, ARGUMENT_COUNT)  # decided here (it may fork)
-        return settled_positional(st)
+        arguments = settled_positional(st)
+        if not has_absent(arguments) or leading is not None and len(arguments) >= leading and not has_absent(arguments[:leading]):
+            return arguments
+        decided = [(element, self.concrete(st, element) if may_be_absent(element) else element) for element in arguments]
+        return tuple(found for element, found in decided if found is not None or not may_be_absent(element))
 
     def positional_values(self, st: State) -> list:
         return [self._input(st, v.name) if type(v) is FromInput else self.concrete(st, v) for v in self.positional(st)]
@@ -824,7 +875,7 @@ class Expansion:
                 return self._input(st, argument_input(index))
             if max(counts) < index:
                 return None
-        arguments = self.positional(st)
+        arguments = self.positional(st, index)
         value = arguments[index - 1] if index <= len(arguments) else None
         return self._input(st, value.name) if type(value) is FromInput else self.concrete(st, value)
 

@@ -61,6 +61,7 @@ from flaglint.render.bash.state import (
     State,
     is_argument,
     is_file_test,
+    settled_positional,
 )
 from flaglint.render.bash.types import (
     Choice,
@@ -119,6 +120,19 @@ def _forwards_arguments(words: list) -> bool:
     parts = [p for p in words[0].parts if not (type(p) is Lit and p.text == "")]
     return (len(parts) == 1 and type(parts[0]) is Param and parts[0].name == "@" and parts[0].quoted
             and not parts[0].op and parts[0].index is None and not parts[0].length)
+
+
+def _all_elements(word):
+    """The parameter of a word that is `"$@"`, `"$*"`, `"${A[@]}"` or `"${A[*]}"` alone; None for
+    any other word."""
+    parts = [p for p in word.parts if not (type(p) is Lit and p.text == "")]
+    if len(parts) != 1 or type(parts[0]) is not Param:
+        return None
+    p = parts[0]
+    if not p.quoted or p.op or p.length or p.indirect:
+        return None
+    whole = p.name in ("@", "*") and p.index is None or (p.name[0].isalpha() or p.name[0] == "_") and p.index in ("@", "*")
+    return p if whole else None
 
 
 def _find_repo_root(path: str) -> str | None:
@@ -702,7 +716,9 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
                 value = self.value(ins.stdin, st)
                 self.watch(st, value)
                 end = ("", ()) if ins.heredoc else ("\n", (None,))
-                st.output.append((value.text + end[0], tuple(value.origins) + end[1]))
+                st.output.append((value.text, value.origins))
+                if end[0]:
+                    st.output.append(end)
             st.status = 0
             st.pc += 1
             return
@@ -710,10 +726,13 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
             # Leading words that expand to no field (`${DRY_RUN_CMD} python3 -m …` with it empty)
             # are no part of the command: the command is the first word that gives one.
             words = ins.words
+            replace = self._execs(words, st)
+            if replace:
+                words = words[1:]  # `exec CMD …`: CMD runs in the shell's place, as any program's words
             lead = self._symbolic_head(words[0], st)
-            if lead is not None:
+            if lead is not None and not (replace and lead[0].text.startswith("-")):
                 self.watch(st, lead[0])
-                self.run_program(ins, st, [*lead, *self.launch_fields(words[1:], st)])
+                self.run_program(ins, st, [*lead, *self.launch_fields(words[1:], st)], replace, words)
                 return
             head = self.fields(words[:1], st)
             while not head and len(words) > 1:
@@ -721,10 +740,14 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
                 head = self.fields(words[:1], st)
             if head:
                 self.watch(st, head[0])  # the name decides what runs
-            if head and not self._runs_here(head[0].text, st):
+            if head and not self._runs_here(head[0].text, st) and not (replace and head[0].text.startswith("-")):
                 # Another program, never run: its name as the path decides it, its other words
                 # symbolic where they may (launch_fields).
-                self.run_program(ins, st, [*head, *self.launch_fields(words[1:], st)])
+                self.run_program(ins, st, [*head, *self.launch_fields(words[1:], st)], replace, words)
+                return
+            if replace:
+                head = []  # exec's own options, or a builtin: exec reads its fields (b_exec)
+            elif self._prints_unread(ins, st):
                 return
             # `main "$@"`, `source lib.sh "$@"`: the arguments are handed on as they are, so a script's
             # arguments are decided where the code that reads them (and its comparisons) is loaded.
@@ -785,16 +808,47 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
             lead = leading_words(raw)
         return None if lead is None or self._runs_here(lead[0].text, st) else lead
 
+    def _execs(self, words: list, st: State) -> bool:
+        """Whether the command is `exec` (bash's) followed by a word that is no option of it."""
+        return (words[0].literal == "exec" and len(words) > 1 and "exec" not in st.functions
+                and not (words[1].literal or "").startswith("-"))
+
+    def _prints_unread(self, ins: Command, st: State) -> bool:
+        """Run `echo …` or `printf FORMAT …` whose output nobody reads (the terminal: not captured;
+        what is written to a file is a WriteFile) and return True, where some of its words are
+        `"$@"` or `"${A[@]}"`: its other words are expanded for what that does (an error, an
+        assignment), but expanding those does nothing, so elements that some alternatives have
+        not are not decided (a joined array handed to a function that prints it stays one)."""
+        words = ins.words
+        name = words[0].literal
+        if st.output is not None or name not in ("echo", "printf") or name in st.functions:
+            return False
+        given = words[1:]
+        if name == "printf" and not (given and given[0].literal is not None and not given[0].literal.startswith("-")):
+            return False  # `printf -v NAME`, or a format not known yet
+        elements = [part for word in given if (part := _all_elements(word)) is not None]
+        if not elements:
+            return False
+        fields = self.fields([word for word in given if _all_elements(word) is None], st)
+        if name not in KEEPING:
+            held = [settled_positional(st) if part.name in ("@", "*") else self.raw(st, part.name) for part in elements]
+            self.watch(st, *fields, *held)
+        st.status = 0
+        st.pc += 1
+        return True
+
     def _runs_here(self, name: str, st: State) -> bool:
         """Whether the command is a function or builtin, which run in this shell."""
         return name in st.functions or name in BUILTINS
 
-    def run_program(self, ins: Command, st: State, words: list, replace: bool = False) -> None:
+    def run_program(self, ins: Command, st: State, words: list, replace: bool = False, source: list | None = None) -> None:
         """Run a program this evaluator never runs. `words`: its fields, symbolic where
-        launch_fields keeps them (one field each). A wrapper's command runs in its place with the
+        launch_fields keeps them (one field each); `source`: the command's words they come from
+        (ins.words, or those after `exec`). A wrapper's command runs in its place with the
         environment it gives (`env K=V bash x.sh`, `timeout 1h python3 …`); a shell or a script is
         followed; a program that may launch is kept (record_launch). `replace`: run by exec, so the
         script (or the subshell) ends with it."""
+        source = ins.words if source is None else source
         extra, cleared, at = self.prefix(ins, st, symbolic=True), False, 0
         while (unwrapped := self.launches.unwrap([w.text if type(w) is Value else None for w in words[at:]])) is not None:
             if unwrapped.cleared:
@@ -807,7 +861,7 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
                 extra[word.text[:start - 1]] = Value(word.text[start:], word.origins[start:], word.opaque)
             at += unwrapped.start
         if any(type(w) is Split for w in words[:at + 1]):  # where the program starts depends on how a word splits
-            self.run_program(ins, st, self.fields(ins.words, st), replace)
+            self.run_program(ins, st, self.fields(source, st), replace)
             return
         split = self._env_split(words, at)
         if split == []:
@@ -818,7 +872,7 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
         program = words[at].text if at < len(words) and type(words[at]) is Value else ""
         if os.path.basename(program) in SHELLS or program.endswith(".sh"):
             if any(type(w) is not Value for w in words):
-                words = self.fields(ins.words, st)  # the same fields, concrete (only a command that mutates nothing has symbolic ones)
+                words = self.fields(source, st)  # the same fields, concrete (only a command that mutates nothing has symbolic ones)
             extra = {name: self.concrete(st, value) for name, value in extra.items()}  # a script run reads any of them
             self._run_script(ins, st, words[at:], extra, cleared, replace)
             return
@@ -926,7 +980,9 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
             if kind == "proc":
                 st.handoffs = st.handoffs + (self.rendering(st),)
             scopes, exported, positional, functions = saved
-            st.scopes, st.exported, st.positional, st.functions = scopes, exported, positional, functions
+            # copies: the frame is shared by every path forked inside the subshell (State.copy)
+            st.scopes, st.exported = [d.copy() for d in scopes], exported.copy()
+            st.positional, st.functions = positional, functions
         st.code, st.pc = code, pc
         return kind
 

@@ -7,6 +7,9 @@ an argument, an octal escape, a number bash would read in another base) is not k
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+
+from flaglint.render.bash.types import joined_origins
 
 # a directive: flags, width, precision, conversion; or a backslash escape; or a run of plain text
 _PIECE = re.compile(r"%(?P<flags>[-+ 0#]*)(?P<width>\d*)(?:\.(?P<precision>\d*))?(?P<conversion>.?)|\\(?P<escape>.?)|[^%\\]+",
@@ -14,12 +17,12 @@ _PIECE = re.compile(r"%(?P<flags>[-+ 0#]*)(?P<width>\d*)(?:\.(?P<precision>\d*))
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
 _DECIMAL = re.compile(r"[+-]?(?:0|[1-9]\d*)")
 
-Written = list[tuple[str, tuple]]  # pieces of text, each with the origin of each character
+Written = list[tuple[str, Sequence]]  # pieces of text, each with its characters' origins (Spans, or one a character)
 # A piece of a captured function's output that is not known here: the captured value is not either.
 OPAQUE_OUTPUT = (None, ())
 
 
-def printf_output(format_text: str, arguments: list[tuple[str, tuple]]) -> Written | None:
+def printf_output(format_text: str, arguments: list[tuple[str, Sequence]]) -> Written | None:
     """What printf writes: pieces of text with origins (an argument written as it is keeps its own;
     other text has none). `arguments`: each argument's text and origins. None where the format holds
     what is not followed here."""
@@ -53,16 +56,16 @@ def printf_output(format_text: str, arguments: list[tuple[str, tuple]]) -> Writt
             return written
 
 
-def _directive(m: re.Match, conversion: str, text: str, origins: tuple) -> tuple[str, tuple] | None:
+def _directive(m: re.Match, conversion: str, text: str, origins: Sequence) -> tuple[str, Sequence] | None:
     flags, width, precision = m["flags"], m["width"], m["precision"]
     if conversion == "s":
         if set(flags) - {"-"}:
             return None
         core = text if precision is None else text[: int(precision or 0)]
-        kept = tuple(origins[: len(core)]) if len(origins) >= len(core) else (None,) * len(core)
+        kept = origins[: len(core)] if len(origins) >= len(core) else (None,) * len(core)
         shown = ("%" + flags + width + "s") % core
         pad = (None,) * (len(shown) - len(core))
-        return shown, (kept + pad if "-" in flags else pad + kept)
+        return shown, joined_origins([kept, pad] if "-" in flags else [pad, kept])
     if text.strip() == "":
         number = 0
     elif _DECIMAL.fullmatch(text.strip()):

@@ -311,12 +311,40 @@ class Split:
 _IFS_FIELD = re.compile(r"[^ \t\n]+")
 
 
+class ElementBreak(Location):
+    """The origin of the blank written before each element of a Split that holds an array's
+    elements whole (expansion: command_elements): the value's fields are cut there, and there only,
+    so an element keeps its own blanks and an empty one is a field, as in `"${CMD[@]}"`."""
+
+    __slots__ = ()
+
+
+ELEMENT_BREAK = ElementBreak(None, 0, 0)
+
+
 def ifs_fields(value: Value | None) -> list[Value]:
-    """The fields bash splits an unquoted expansion into, with the default IFS: each run of
-    characters that are not a blank, tab or newline, its origins sliced (never read one by one)."""
+    """The fields of a Split's value: each run of characters that are not a blank, tab or newline
+    (bash's splitting with the default IFS); in a value that holds element breaks, the characters
+    after each break up to the next. Origins are sliced, never read one by one."""
     if value is None:
         return []
+    breaks = _break_positions(value.origins) if " " in value.text else []
+    if breaks:
+        ends = [*breaks[1:], len(value.text)]
+        return [Value(value.text[start + 1:end], value.origins[start + 1:end], value.opaque) for start, end in zip(breaks, ends)]
     return [Value(m.group(), value.origins[m.start():m.end()], value.opaque) for m in _IFS_FIELD.finditer(value.text)]
+
+
+def _break_positions(origins: Sequence) -> list[int]:
+    """Where the characters whose origin is an element break are."""
+    if type(origins) is not Spans:
+        return [i for i, origin in enumerate(origins) if type(origin) is ElementBreak]
+    found, at = [], 0
+    for source, _, length in origins.runs:
+        if type(source) is _Written and type(source.made) is ElementBreak:
+            found.extend(range(at, at + length))
+        at += length
+    return found
 
 
 def parts_of(value) -> list:
