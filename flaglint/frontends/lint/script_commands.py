@@ -45,7 +45,7 @@ from flaglint.frontends.lint.witnesses import (
 from flaglint.maxtext.launch import unknown_module
 from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
-from flaglint.render.bash.types import Launch, Rendering, Value
+from flaglint.render.bash.types import Launch, Rendering, Spans, Value
 from flaglint.rules.ruleset import built_in
 from flaglint.schema.config_index import ConfigIndex, load_index
 
@@ -174,11 +174,13 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
         judges.append(CommandJudge(launch, script, checker, index))
         return judges[-1]
 
-    for launch, argv in concrete_commands(exploration, rule_names, judge_for, not_verified, shared):
+    def judged_lines(launch: Launch) -> list[tuple[CommandLine, list[Finding]]]:
+        """The command lines of a concrete launch that are checked, each with its findings; what
+        is not verified and the notes are told as they are found."""
         unknown = unknown_command_string(launch)
         if unknown is not None:
             not_verified(launch, unknown)
-            continue
+            return []
         notes.update(_opaque_notes(launch))
         lines = command_lines(launch, index)
         if not lines:  # a module of MaxText's the pin has no entry point for: said, never silent
@@ -186,16 +188,25 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
             notes.update(f"{launch.file}:{launch.line}: {module} is no module of MaxText {release} that reads its config"
                          " from the command line: its command line is not checked"
                          for words, _ in launched_segments(launch) if (module := unknown_module([w.text for w in words], index)))
+        checked_lines = []
         for line in lines:
             reason = not_checked(line.command)
             if reason is not None:
                 not_verified(line, reason)
                 continue
-            findings = _check_line(line, script, checker, index, notes, results)
+            checked_lines.append((line, _check_line(line, script, checker, index, notes, results)))
             notes.update(unknown_keys.notes(line.words[i] for i in line.command.args))
-            checked += 1
             if line.command.old_layout:
                 old_layout.setdefault(line.file, set()).add(line.line)
+        return checked_lines
+
+    judged: dict[tuple, list[tuple[CommandLine, list[Finding]]]] = {}  # by judged_key: the paths that give a launch the same words share it
+    for launch, argv in concrete_commands(exploration, rule_names, judge_for, not_verified, shared):
+        same = judged_key(launch)
+        if same not in judged:
+            judged[same] = judged_lines(launch)
+        for line, findings in judged[same]:
+            checked += 1
             owned = [f for f in findings if argv.owns(keys_read(f, checker), f.rule) and argv.owns_at(f.location)]
             if any(f.severity != "info" for f in owned):
                 to_fix.setdefault(tuple(w.text for w in line.words), line)
@@ -217,6 +228,19 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
         fix = next((f for line in list(to_fix.values())[:FIX_TRIES]
                     if (f := _fix_line(line, script, data, checker, index, max_fixes)) is not None), None)
     return CommandsChecked(found, notes, checked, fix)
+
+
+def judged_key(launch: Launch) -> tuple:
+    """What judging a concrete launch reads: its place, its words (text, opacity, where the script
+    wrote each character), the texts of its environment and the files written before it. Paths
+    that give a launch the same key are judged once."""
+    return (launch.file, launch.line, tuple((w.text, w.opaque, _origins_key(w.origins)) for w in launch.words),
+            tuple((name, value.text) for name, value in launch.env.items()),
+            tuple((name, value.text, _origins_key(value.origins)) for name, value in launch.files.items()))
+
+
+def _origins_key(origins) -> object:
+    return origins if type(origins) is Spans else tuple(origins)
 
 
 def _opaque_notes(launch: Launch) -> list[str]:

@@ -23,6 +23,7 @@ from flaglint.frontends.checker import Checker
 from flaglint.frontends.commands import launched_segments, xpk_devices
 from flaglint.frontends.lint.script_commands import (
     concrete_commands,
+    judged_key,
     placed,
     renderings,
     with_witnesses,
@@ -125,12 +126,14 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
         if not _maxtext_launch(launch) and any(may_name_tunix(word, exploration.inputs) for word in launch.words):
             not_verified(launch, reason)
 
-    for launch, argv in concrete_commands(exploration, rule_names, None, not_verified_tunix):
+    def judged_segments(launch: Launch) -> list[list[Finding]]:
+        """Of each Tunix command line a concrete launch runs, its findings placed in the script
+        (those on values not known here left out); the notes are told as they are found."""
+        segments = []
         for words, workload in launched_segments(launch):
             command = recognise_tunix([w.text for w in words])
             if command is None:
                 continue
-            checked += 1
             args = words[command.start:]
             texts = [w.text for w in args]
             env = {name: value.text for name, value in launch.env.items() if _READS.reads_variable(name)}
@@ -149,14 +152,27 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
             findings, line_notes = results[key]
             notes.update(f"{launch.file}:{launch.line}: {note}" for note in line_notes)
             origins = Value(argv_source(texts).text, quoted_origins([(w.text, w.origins) for w in args]))
+            placed_findings = []
             for finding in findings:
-                if OTHER in finding.message or not argv.owns(set(finding.keys), finding.rule):
+                if OTHER in finding.message:
                     continue
                 located = placed(finding.location, origins) or Location(launch.file, launch.line, 1, end_column=2)
                 related = tuple(found for where in finding.related if (found := placed(where, origins)) is not None)
-                finding = finding.replace(location=located, related=related)
-                key_seen = (finding.rule, finding.location, finding.message)
-                seen.setdefault(key_seen, (finding, []))[1].append(argv.path)
+                placed_findings.append(finding.replace(location=located, related=related))
+            segments.append(placed_findings)
+        return segments
+
+    judged: dict[tuple, list[list[Finding]]] = {}  # by judged_key: the paths that give a launch the same words share it
+    for launch, argv in concrete_commands(exploration, rule_names, None, not_verified_tunix):
+        same = judged_key(launch)
+        if same not in judged:
+            judged[same] = judged_segments(launch)
+        for findings in judged[same]:
+            checked += 1
+            for finding in findings:
+                if argv.owns(set(finding.keys), finding.rule):
+                    key_seen = (finding.rule, finding.location, finding.message)
+                    seen.setdefault(key_seen, (finding, []))[1].append(argv.path)
     found = with_witnesses(seen, exploration, witnesses or Witnesses(script, text))
     for finding in found:
         if HF_TOKEN in finding.keys and finding.witness is not None:
