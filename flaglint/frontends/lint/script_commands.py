@@ -6,8 +6,10 @@ words of the script that wrote it, with the smallest witness; and one fix, as ed
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from flaglint.core.findings import Finding, Fix, InputError
 from flaglint.core.location import Location
@@ -45,9 +47,11 @@ from flaglint.frontends.lint.witnesses import (
 from flaglint.maxtext.launch import unknown_module
 from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
-from flaglint.render.bash.types import Launch, Rendering, Spans, Value
+from flaglint.render.bash.types import Launch, Rendering, Value
 from flaglint.rules.ruleset import built_in
 from flaglint.schema.config_index import ConfigIndex, load_index
+
+T = TypeVar("T")
 
 
 def renderings(rendering: Rendering) -> list[Rendering]:
@@ -62,6 +66,7 @@ def concrete_commands(exploration: Exploration, rule_names: list[frozenset], jud
     `judge_for(launch)`: how the solver's answers for its words are judged (a CommandJudge);
     `unverified(launch, reason)`: told of a launch whose words cannot be decided (else it raises);
     `shared`: what the script's other checks find alike (launch_parts.SharedParts)."""
+    shared = shared if shared is not None else SharedParts()  # the paths of one launch site find much alike
     for outcome in exploration.outcomes:
         for rendering in renderings(outcome.rendering):
             for launch in rendering.launched:
@@ -143,6 +148,7 @@ class CommandsChecked:
     notes: set[str]
     checked: int
     fix: Fix | None = None
+    judged: int = 0  # the distinct concrete launches judged (Judged)
 
 
 def check_commands(script: Path, exploration: Exploration, checker: Checker, text: bytes | None = None,
@@ -174,14 +180,17 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
         judges.append(CommandJudge(launch, script, checker, index))
         return judges[-1]
 
-    def judged_lines(launch: Launch) -> list[tuple[CommandLine, list[Finding]]]:
-        """The command lines of a concrete launch that are checked, each with its findings; what
-        is not verified and the notes are told as they are found."""
+    def judged_lines(launch: Launch) -> tuple[list[tuple[CommandLine, list[Finding]]], bool]:
+        """The command lines of a concrete launch that are checked, each with its findings, and
+        whether a finding or note is placed where the script wrote its words; what is not verified
+        and the notes are told as they are found."""
         unknown = unknown_command_string(launch)
         if unknown is not None:
             not_verified(launch, unknown)
-            return []
-        notes.update(_opaque_notes(launch))
+            return [], False
+        opaque = _opaque_notes(launch)
+        notes.update(opaque)
+        placed = bool(opaque)
         lines = command_lines(launch, index)
         if not lines:  # a module of MaxText's the pin has no entry point for: said, never silent
             release = checker.pin.pin.removeprefix("maxtext-")
@@ -195,17 +204,16 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
                 not_verified(line, reason)
                 continue
             checked_lines.append((line, _check_line(line, script, checker, index, notes, results)))
-            notes.update(unknown_keys.notes(line.words[i] for i in line.command.args))
+            unknown = unknown_keys.notes(line.words[i] for i in line.command.args)
+            notes.update(unknown)
+            placed = placed or bool(unknown) or bool(checked_lines[-1][1])
             if line.command.old_layout:
                 old_layout.setdefault(line.file, set()).add(line.line)
-        return checked_lines
+        return checked_lines, placed
 
-    judged: dict[tuple, list[tuple[CommandLine, list[Finding]]]] = {}  # by judged_key: the paths that give a launch the same words share it
+    judged = Judged(judged_lines)
     for launch, argv in concrete_commands(exploration, rule_names, judge_for, not_verified, shared):
-        same = judged_key(launch)
-        if same not in judged:
-            judged[same] = judged_lines(launch)
-        for line, findings in judged[same]:
+        for line, findings in judged(launch):
             checked += 1
             owned = [f for f in findings if argv.owns(keys_read(f, checker), f.rule) and argv.owns_at(f.location)]
             if any(f.severity != "info" for f in owned):
@@ -227,20 +235,35 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
         data = text if text is not None else read_file(script, SCRIPT)
         fix = next((f for line in list(to_fix.values())[:FIX_TRIES]
                     if (f := _fix_line(line, script, data, checker, index, max_fixes)) is not None), None)
-    return CommandsChecked(found, notes, checked, fix)
+    return CommandsChecked(found, notes, checked, fix, judged.count)
 
 
-def judged_key(launch: Launch) -> tuple:
-    """What judging a concrete launch reads: its place, its words (text, opacity, where the script
-    wrote each character), the texts of its environment and the files written before it. Paths
-    that give a launch the same key are judged once."""
-    return (launch.file, launch.line, tuple((w.text, w.opaque, _origins_key(w.origins)) for w in launch.words),
-            tuple((name, value.text) for name, value in launch.env.items()),
-            tuple((name, value.text, _origins_key(value.origins)) for name, value in launch.files.items()))
+class Judged(Generic[T]):
+    """What `judge` gives for a concrete launch, once for launches alike: at one place, with the same
+    words, environment and files written before it, as text. `judge(launch)` gives its judgement and
+    whether it read where the script wrote the words (a finding or note placed there); only then do
+    launches of the same text with other origins get judgements of their own (origins compared,
+    never hashed: a word's are hundreds of runs). So the paths that give a launch site the same
+    command line share one judgement. `count`: the launches judged."""
 
+    def __init__(self, judge: Callable[[Launch], tuple[T, bool]]):
+        self.judge = judge
+        self.count = 0
+        self._found: dict[tuple, list[tuple[list, T, bool]]] = {}
 
-def _origins_key(origins) -> object:
-    return origins if type(origins) is Spans else tuple(origins)
+    def __call__(self, launch: Launch) -> T:
+        key = (launch.file, launch.line, tuple([(w.text, w.opaque) for w in launch.words]),
+               tuple([(name, value.text) for name, value in launch.env.items()]),
+               tuple([(name, value.text) for name, value in launch.files.items()]))
+        origins = [w.origins for w in launch.words] + [value.origins for value in launch.files.values()]
+        alike = self._found.setdefault(key, [])
+        for seen, judged, placed in alike:
+            if not placed or all(a is b or a == b for a, b in zip(seen, origins)):
+                return judged
+        judged, placed = self.judge(launch)
+        alike.append((origins, judged, placed))
+        self.count += 1
+        return judged
 
 
 def _opaque_notes(launch: Launch) -> list[str]:
