@@ -29,7 +29,11 @@ string runs MaxText) at N = 2, 4, 6, 8, 10 (`--required`); and a distributed lau
 defaults to N, each pass naming a replica by its counter and calling functions that build its flags
 and launch it) at N = 4, 16, 64, 256, 1024 (`--replicas`); and a trainer command whose own words are
 built behind N tests (script_shapes.built_command), as an array (`CMD+=(--oI="$OI")`, `"${CMD[@]}"`)
-and as a string (`CMD="$CMD --oI=$OI"`, `$CMD`), at N = 4, 8, 16, 32, 64, 256 (`--built`).
+and as a string (`CMD="$CMD --oI=$OI"`, `$CMD`), at N = 4, 8, 16, 32, 64, 256 (`--built`); and a launcher
+whose N subcommands each run a step of their own and then reach the same two launch sites (the trainer
+with captured flags of optional parts, the rollout's --worker_startup_command string of them;
+script_shapes.launch_sites) at N = 4, 16, 64, 256 (`--sites`): each site's command lines are judged
+once, however many subcommands reach them.
 
 Then N sequential ifs on N inputs setting one variable (`if [ "$Ai" != x ]; then F=bad_key_i=1; fi`)
 and a MaxText launch reading it: N findings (a key MaxText does not define, at each if), each
@@ -40,7 +44,7 @@ ratio time(N)/time(N/2) (CPU) of each size.
                                   [--repeated 8 16 32 64 256] [--launcher 10 50 100 200] [--manifests 1 2 4 8]
                                   [--options 4 16 64 256]
                                   [--required 2 4 6 8 10] [--replicas 4 16 64 256 1024]
-                                  [--built 4 8 16 32 64 256]
+                                  [--built 4 8 16 32 64 256] [--sites 4 16 64 256]
                                   [--sequential 20 40 80 160]
 """
 
@@ -64,6 +68,7 @@ from script_shapes import (  # noqa: E402
     REPEATED_SHAPES,
     built_command,
     k8s_launcher,
+    launch_sites,
     manifest_launcher,
     options_loop_launcher,
     repeated_appends,
@@ -202,6 +207,8 @@ def main() -> None:
                         help="default replica counts of the rollout loop launcher (none: skip it)")
     parser.add_argument("--built", type=int, nargs="*", default=[4, 8, 16, 32, 64, 256],
                         help="optional parts of the command built behind tests, array and string (none: skip it)")
+    parser.add_argument("--sites", type=int, nargs="*", default=[4, 16, 64, 256],
+                        help="subcommands of the launcher whose every arm reaches the same launch sites (none: skip it)")
     parser.add_argument("--sequential", type=int, nargs="*", default=[20, 40, 80, 160],
                         help="sizes of the sequential-ifs recipe (none: skip it)")
     args = parser.parse_args()
@@ -240,6 +247,8 @@ def main() -> None:
             _print_sizes("required variables", args.required, required_variables_launcher, Path(d), args.pin)
         if args.replicas:
             _print_sizes("replica loop replicas", args.replicas, replica_loop_launcher, Path(d), args.pin)
+        if args.sites:
+            _print_sizes("launch sites subcommands", args.sites, launch_sites, Path(d), args.pin)
         for form in BUILT_FORMS if args.built else ():
             _print_sizes(f"built {form} parts", args.built, lambda n, form=form: built_command(n, form), Path(d), args.pin)
         previous = None
