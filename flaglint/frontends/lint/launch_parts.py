@@ -154,6 +154,7 @@ class SharedParts:
         self._parts: dict[tuple, tuple] = {}
         self._tokens: dict[tuple, tuple] = {}
         self._narrowed: dict[tuple, tuple] = {}
+        self.splits: dict[tuple, tuple] = {}  # (a path, classes of inputs' values) -> (the path, it narrowed to each combination)
         self.texts: dict[tuple, tuple] = {}  # (values, their inputs' values) -> (the values, distinct_texts of them)
         self.argv_words: dict[tuple, tuple] = {}  # (a launch's words, their inputs' values) -> (the words, them concrete there)
 
@@ -458,8 +459,14 @@ def _group_paths(path: ExploredPath, group: _Part, splits: _Splits, explored: Ma
 
 def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: Mapping[str, Sequence], cap: int,
                    judge, launch_at, shared: SharedParts, flag_pieces: _FlagPieces | None) -> list[tuple[ExploredPath, dict]]:
-    if _count(_input_classes(path, group.inputs, splits, explored)) <= cap:
-        return [(sub, {"names": frozenset(group.names)}) for sub in _split(path, group.inputs, splits, explored, cap)]
+    classes = _input_classes(path, group.inputs, splits, explored)
+    if _count(classes) <= cap:
+        # the path narrowed to each combination, once for every check of the script that splits it so
+        key = (id(path), tuple((name, tuple(map(tuple, found))) for name, found in classes.items()))
+        if key not in shared.splits:  # the path kept: its id stays its own
+            combos = (dict(zip(classes, combo)) for combo in itertools.product(*classes.values()))
+            shared.splits[key] = (path, [sub for fixed in combos if (sub := _narrowed(path, fixed)) is not None])
+        return [(sub, {"names": frozenset(group.names)}) for sub in shared.splits[key][1]]
     # inputs that decide more combinations than the cap may still give few launches: those of
     # the texts the group's values take together (with no solver to ask, as many as the names of
     # one part are checked on below)
