@@ -155,6 +155,7 @@ class SharedParts:
         self._tokens: dict[tuple, tuple] = {}
         self._narrowed: dict[tuple, tuple] = {}
         self.splits: dict[tuple, tuple] = {}  # (a path, classes of inputs' values) -> (the path, it narrowed to each combination)
+        self.distinct_paths: dict[tuple, tuple] = {}  # (a path, values, cap) -> (the path, the values, _distinct_paths of them)
         self.texts: dict[tuple, tuple] = {}  # (values, their inputs' values) -> (the values, distinct_texts of them)
         self.argv_words: dict[tuple, tuple] = {}  # (a launch's words, their inputs' values) -> (the words, them concrete there)
 
@@ -534,9 +535,18 @@ def _distinct_paths(path: ExploredPath, values: list, explored: Mapping[str, Seq
     """The path narrowed to each text the values take together (distinct_texts), found in each
     product of the path's condition apart (where a condition links inputs, a way to a text in one product
     may be ruled out in another); None where there are more than `cap`. The texts are found once
-    for the same values over the same values of the inputs they read, whatever path asks."""
+    for the same values over the same values of the inputs they read, whatever path asks, and the
+    paths once for every check of the script."""
     if not values:
         return None
+    key = (id(path), tuple(map(id, values)), cap)
+    if key not in shared.distinct_paths:  # the path and the values kept: their ids stay their own
+        shared.distinct_paths[key] = (path, values, _texts_paths(path, values, explored, cap, shared))
+    return shared.distinct_paths[key][2]
+
+
+def _texts_paths(path: ExploredPath, values: list, explored: Mapping[str, Sequence], cap: int,
+                 shared: SharedParts) -> list[ExploredPath] | None:
     found: dict[tuple, dict] = {}
     reads = sorted(set().union(*(_inputs(v) for v in values)))
     for cube in path.products():
