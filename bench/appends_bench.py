@@ -32,7 +32,11 @@ built behind N tests (script_shapes.built_command), as an array (`CMD+=(--oI="$O
 and as a string (`CMD="$CMD --oI=$OI"`, `$CMD`), at N = 4, 8, 16, 32, 64, 256 (`--built`); and a
 distributed launcher's node (script_shapes.distributed_node: that array with a part holding blanks
 and an empty one, handed to a function that prints it and shifts, run by `exec "${CMD[@]}"` in a
-`( … ) &` subshell, once for each of 3 ports in a loop) at N = 4, 8, 16, 32, 64, 256 (`--node`).
+`( … ) &` subshell, once for each of 3 ports in a loop) at N = 4, 8, 16, 32, 64, 256 (`--node`); and a launcher
+whose N subcommands each run a step of their own and then reach the same two launch sites (the trainer
+with captured flags of optional parts, the rollout's --worker_startup_command string of them;
+script_shapes.launch_sites) at N = 4, 16, 64, 256 (`--sites`): each site's command lines are judged
+once, however many subcommands reach them.
 
 Then N sequential ifs on N inputs setting one variable (`if [ "$Ai" != x ]; then F=bad_key_i=1; fi`)
 and a MaxText launch reading it: N findings (a key MaxText does not define, at each if), each
@@ -44,6 +48,7 @@ ratio time(N)/time(N/2) (CPU) of each size.
                                   [--options 4 16 64 256]
                                   [--required 2 4 6 8 10] [--replicas 4 16 64 256 1024]
                                   [--built 4 8 16 32 64 256] [--node 4 8 16 32 64 256]
+                                  [--sites 4 16 64 256]
                                   [--sequential 20 40 80 160]
 """
 
@@ -68,6 +73,7 @@ from script_shapes import (  # noqa: E402
     built_command,
     distributed_node,
     k8s_launcher,
+    launch_sites,
     manifest_launcher,
     options_loop_launcher,
     repeated_appends,
@@ -208,6 +214,8 @@ def main() -> None:
                         help="optional parts of the command built behind tests, array and string (none: skip it)")
     parser.add_argument("--node", type=int, nargs="*", default=[4, 8, 16, 32, 64, 256],
                         help="optional parts of the distributed launcher's node, in a loop over 3 ports (none: skip it)")
+    parser.add_argument("--sites", type=int, nargs="*", default=[4, 16, 64, 256],
+                        help="subcommands of the launcher whose every arm reaches the same launch sites (none: skip it)")
     parser.add_argument("--sequential", type=int, nargs="*", default=[20, 40, 80, 160],
                         help="sizes of the sequential-ifs recipe (none: skip it)")
     args = parser.parse_args()
@@ -246,6 +254,8 @@ def main() -> None:
             _print_sizes("required variables", args.required, required_variables_launcher, Path(d), args.pin)
         if args.replicas:
             _print_sizes("replica loop replicas", args.replicas, replica_loop_launcher, Path(d), args.pin)
+        if args.sites:
+            _print_sizes("launch sites subcommands", args.sites, launch_sites, Path(d), args.pin)
         for form in BUILT_FORMS if args.built else ():
             _print_sizes(f"built {form} parts", args.built, lambda n, form=form: built_command(n, form), Path(d), args.pin)
         if args.node:

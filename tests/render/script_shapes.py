@@ -207,3 +207,27 @@ def distributed_node(count: int, program: str = BUILT_PROGRAM, ports: int = 0) -
     if ports:
         node = ['for port in "${PORTS[@]}"; do', *node, "done"]
     return "\n".join([*lines, *node]) + "\n"
+
+def launch_sites(commands: int, optional: int = 4) -> str:
+    """A distributed launcher whose subcommands reach the same launch sites (google/tunix's
+    experimental k8s_launcher.sh: `all`, `trainer`, `rollout`, … each start the same jobs): an
+    options loop that reads `optional` options (`--kI VALUE`), a `case` on COMMAND with `commands`
+    arms, each running a step of its own (`python3 prepare.py --stage=I`), then starting the
+    trainer (flags captured from a function that prints a `${KI:+key=${KI}}` part of each option,
+    and `async_checkpointing=sometimes`, which MaxText refuses) and the rollout workers (a
+    --worker_startup_command string of the same parts). Every arm reaches the two launch sites
+    with the same words."""
+    keys = ("log_period", "eval_interval", "checkpoint_period", "max_target_length")
+    parts = " ".join(f"${{K{i}:+{keys[i % len(keys)]}=${{K{i}}}}}" for i in range(optional))
+    lines = ["#!/bin/bash", "while [[ $# -gt 0 ]]; do", '  case "$1" in']
+    lines += [f'    --k{i}) K{i}="$2"; shift 2 ;;' for i in range(optional)]
+    lines += ['    *) echo "unknown option: $1" >&2; exit 1 ;;', "  esac", "done",
+              f"trainer_flags() {{ printf '%s' \"steps=10 {parts}\"; }}",
+              "start_trainer() {", "  local flags", '  flags="$(trainer_flags)"',
+              "  python3 -m maxtext.trainers.pre_train.train src/maxtext/configs/base.yml run_name=rl async_checkpointing=sometimes ${flags}",
+              "}",
+              f'start_rollout() {{ python3 make_jobset.py --name=rollout --worker_startup_command="{parts} python3 -m tunix.rl.rollout.server"; }}',
+              'case "${COMMAND:-all}" in', "  all) start_trainer; start_rollout ;;"]
+    lines += [f"  step{i}) python3 prepare.py --stage={i}; start_trainer; start_rollout ;;" for i in range(commands)]
+    lines += ['  *) echo "unknown command: $COMMAND" >&2; exit 1 ;;', "esac"]
+    return "\n".join(lines) + "\n"

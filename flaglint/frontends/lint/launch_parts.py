@@ -154,14 +154,20 @@ class SharedParts:
         self._parts: dict[tuple, tuple] = {}
         self._tokens: dict[tuple, tuple] = {}
         self._narrowed: dict[tuple, tuple] = {}
+        self.splits: dict[tuple, tuple] = {}  # (a path, classes of inputs' values) -> (the path, it narrowed to each combination)
+        self.distinct_paths: dict[tuple, tuple] = {}  # (a path, values, cap) -> (the path, the values, _distinct_paths of them)
+        self.texts: dict[tuple, tuple] = {}  # (values, their inputs' values) -> (the values, distinct_texts of them)
+        self.argv_words: dict[tuple, tuple] = {}  # (a launch's words, their inputs' values) -> (the words, them concrete there)
 
     def flag_parts(self, flags, path: ExploredPath, cap: int, values: _Values) -> tuple[list[_Part], _FlagPieces]:
-        """_flag_parts of the flags at the path's values (a string of the same pieces is the same
-        Sym), each caller given parts of its own: they are grouped and emptied."""
-        key = (id(path), id(flags), cap)
-        if key not in self._parts:  # the path and the flags kept: their ids stay their own
-            self._parts[key] = (path, flags, _flag_parts(flags, dict(path.env), cap, values))
-        parts, flag_pieces = self._parts[key][2]
+        """_flag_parts of the flags at the path's values, each caller given parts of its own: they
+        are grouped and emptied. Found once for a string of the same pieces at the same values of
+        the inputs it reads, whatever path reaches it (a launch's words are one string a call)."""
+        pieces = flags.pieces if type(flags) is Sym else (flags,)
+        key = (tuple(map(id, pieces)), tuple([path.env.get(name) for name in sorted(_inputs(flags))]), cap)
+        if key not in self._parts:  # the pieces kept: their ids stay their own
+            self._parts[key] = (pieces, _flag_parts(flags, dict(path.env), cap, values))
+        parts, flag_pieces = self._parts[key][1]
         return [_Part(set(p.inputs), set(p.names), origin=p.origin, pieces=list(p.pieces), values=p.values) for p in parts], flag_pieces
 
     def key_tokens(self, path: ExploredPath, members: list[_Part], key: str, flag_pieces: _FlagPieces | None,
@@ -590,13 +596,19 @@ def _group_paths(path: ExploredPath, group: _Part, splits: _Splits, explored: Ma
 
 def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: Mapping[str, Sequence], cap: int,
                    judge, launch_at, shared: SharedParts, flag_pieces: _FlagPieces | None) -> list[tuple[ExploredPath, dict]]:
-    if _count(_input_classes(path, group.inputs, splits, explored)) <= cap:
-        return [(sub, {"names": frozenset(group.names)}) for sub in _split(path, group.inputs, splits, explored, cap)]
+    classes = _input_classes(path, group.inputs, splits, explored)
+    if _count(classes) <= cap:
+        # the path narrowed to each combination, once for every check of the script that splits it so
+        key = (id(path), tuple((name, tuple(map(tuple, found))) for name, found in classes.items()))
+        if key not in shared.splits:  # the path kept: its id stays its own
+            combos = (dict(zip(classes, combo)) for combo in itertools.product(*classes.values()))
+            shared.splits[key] = (path, [sub for fixed in combos if (sub := _narrowed(path, fixed)) is not None])
+        return [(sub, {"names": frozenset(group.names)}) for sub in shared.splits[key][1]]
     # inputs that decide more combinations than the cap may still give few launches: those of
     # the texts the group's values take together (with no solver to ask, as many as the names of
     # one part are checked on below)
     few = max(cap, PART_COMBINATIONS)
-    ways = _distinct_paths(path, group.values, explored, cap if judge is not None else few)
+    ways = _distinct_paths(path, group.values, explored, cap if judge is not None else few, shared)
     if ways is not None:
         return [(sub, {"names": frozenset(group.names)}) for sub in ways]
     if judge is None:
@@ -626,7 +638,7 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
         if _count(_input_classes(path, inputs, splits, explored)) <= ENUMERATED:
             found.append(_enumerated(path, inputs, splits, explored, few, ", ".join(sorted(names)), owned))
             continue
-        ways = _distinct_paths(path, [v for i in sorted(who) for v in group.members[i].values], explored, few)
+        ways = _distinct_paths(path, [v for i in sorted(who) for v in group.members[i].values], explored, few, shared)
         if ways is not None and len(ways) <= ENUMERATED:
             found.append(lambda ways=ways, owned=owned: [(sub, owned) for sub in ways])
             continue
@@ -654,15 +666,33 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
         (_narrowed(path, fixed), {"names": frozenset(group.names), "rule": rule, "at": place}) for rule, fixed, place in answers]
 
 
-def _distinct_paths(path: ExploredPath, values: list, explored: Mapping[str, Sequence], cap: int) -> list[ExploredPath] | None:
+def _distinct_paths(path: ExploredPath, values: list, explored: Mapping[str, Sequence], cap: int,
+                    shared: SharedParts) -> list[ExploredPath] | None:
     """The path narrowed to each text the values take together (distinct_texts), found in each
     product of the path's condition apart (where a condition links inputs, a way to a text in one product
-    may be ruled out in another); None where there are more than `cap`."""
+    may be ruled out in another); None where there are more than `cap`. The texts are found once
+    for the same values over the same values of the inputs they read, whatever path asks, and the
+    paths once for every check of the script."""
     if not values:
         return None
+    key = (id(path), tuple(map(id, values)), cap)
+    if key not in shared.distinct_paths:  # the path and the values kept: their ids stay their own
+        shared.distinct_paths[key] = (path, values, _texts_paths(path, values, explored, cap, shared))
+    return shared.distinct_paths[key][2]
+
+
+def _texts_paths(path: ExploredPath, values: list, explored: Mapping[str, Sequence], cap: int,
+                 shared: SharedParts) -> list[ExploredPath] | None:
     found: dict[tuple, dict] = {}
+    reads = sorted(set().union(*(_inputs(v) for v in values)))
     for cube in path.products():
-        ways = distinct_texts(values, lambda name, cube=cube: list(cube[name]) if name in cube else _domain(name, path, explored), cap)
+        def domain(name: str, cube=cube) -> list:
+            return list(cube[name]) if name in cube else _domain(name, path, explored)
+
+        key = (tuple(map(id, values)), tuple(tuple(domain(name)) for name in reads), cap)
+        if key not in shared.texts:  # the values kept: their ids stay their own
+            shared.texts[key] = (values, distinct_texts(values, domain, cap))
+        ways = shared.texts[key][1]
         if ways is None:
             return None
         for text, way in ways.items():
@@ -1322,10 +1352,20 @@ def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, S
     groups = _groups(parts, rule_names)
     splits = _Splits([*symbolic, *split])
     concrete = _Words(words, base)
-    argvs = [ConcreteArgv(concrete.at(base), path, excluded=frozenset().union(*(g.names for g in groups)))]
+    read = sorted(set().union(*(_inputs(w) for w in (*symbolic, *split))))
+
+    def words_at(env: Mapping) -> tuple:
+        # the words at the values of the inputs they read, made once whatever path or group asks:
+        # the launches alike are one object, so their judgement is found without reading their origins
+        key = (id(words), tuple([env.get(name) for name in read]))
+        if key not in shared.argv_words:  # the words kept: their id stays their own
+            shared.argv_words[key] = (words, concrete.at(env))
+        return shared.argv_words[key][1]
+
+    argvs = [ConcreteArgv(words_at(base), path, excluded=frozenset().union(*(g.names for g in groups)))]
     for group in groups:
-        for sub, owned in _group_paths(path, group, splits, explored, cap, judge, concrete.at, shared, flag_pieces):
-            argvs.append(ConcreteArgv(concrete.at(sub.env), sub, **owned))
+        for sub, owned in _group_paths(path, group, splits, explored, cap, judge, words_at, shared, flag_pieces):
+            argvs.append(ConcreteArgv(words_at(sub.env), sub, **owned))
     return argvs
 
 

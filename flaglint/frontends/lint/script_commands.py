@@ -6,8 +6,10 @@ words of the script that wrote it, with the smallest witness; and one fix, as ed
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from flaglint.core.findings import Finding, Fix, InputError
 from flaglint.core.location import Location
@@ -49,6 +51,8 @@ from flaglint.render.bash.types import Launch, Rendering, Value
 from flaglint.rules.ruleset import built_in
 from flaglint.schema.config_index import ConfigIndex, load_index
 
+T = TypeVar("T")
+
 
 def renderings(rendering: Rendering) -> list[Rendering]:
     """The rendering and those of the scripts it hands off to (`bash other.sh`), in order."""
@@ -62,6 +66,7 @@ def concrete_commands(exploration: Exploration, rule_names: list[frozenset], jud
     `judge_for(launch)`: how the solver's answers for its words are judged (a CommandJudge);
     `unverified(launch, reason)`: told of a launch whose words cannot be decided (else it raises);
     `shared`: what the script's other checks find alike (launch_parts.SharedParts)."""
+    shared = shared if shared is not None else SharedParts()  # the paths of one launch site find much alike
     for outcome in exploration.outcomes:
         for rendering in renderings(outcome.rendering):
             for launch in rendering.launched:
@@ -143,6 +148,7 @@ class CommandsChecked:
     notes: set[str]
     checked: int
     fix: Fix | None = None
+    judged: int = 0  # the distinct concrete launches judged (Judged)
 
 
 def check_commands(script: Path, exploration: Exploration, checker: Checker, text: bytes | None = None,
@@ -174,28 +180,41 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
         judges.append(CommandJudge(launch, script, checker, index))
         return judges[-1]
 
-    for launch, argv in concrete_commands(exploration, rule_names, judge_for, not_verified, shared):
+    def judged_lines(launch: Launch) -> tuple[list[tuple[CommandLine, list[Finding]]], bool]:
+        """The command lines of a concrete launch that are checked, each with its findings, and
+        whether a finding or note is placed where the script wrote its words; what is not verified
+        and the notes are told as they are found."""
         unknown = unknown_command_string(launch)
         if unknown is not None:
             not_verified(launch, unknown)
-            continue
-        notes.update(_opaque_notes(launch))
+            return [], False
+        opaque = _opaque_notes(launch)
+        notes.update(opaque)
+        placed = bool(opaque)
         lines = command_lines(launch, index)
         if not lines:  # a module of MaxText's the pin has no entry point for: said, never silent
             release = checker.pin.pin.removeprefix("maxtext-")
             notes.update(f"{launch.file}:{launch.line}: {module} is no module of MaxText {release} that reads its config"
                          " from the command line: its command line is not checked"
                          for words, _ in launched_segments(launch) if (module := unknown_module([w.text for w in words], index)))
+        checked_lines = []
         for line in lines:
             reason = not_checked(line.command)
             if reason is not None:
                 not_verified(line, reason)
                 continue
-            findings = _check_line(line, script, checker, index, notes, results)
-            notes.update(unknown_keys.notes(line.words[i] for i in line.command.args))
-            checked += 1
+            checked_lines.append((line, _check_line(line, script, checker, index, notes, results)))
+            unknown = unknown_keys.notes(line.words[i] for i in line.command.args)
+            notes.update(unknown)
+            placed = placed or bool(unknown) or bool(checked_lines[-1][1])
             if line.command.old_layout:
                 old_layout.setdefault(line.file, set()).add(line.line)
+        return checked_lines, placed
+
+    judged = Judged(judged_lines)
+    for launch, argv in concrete_commands(exploration, rule_names, judge_for, not_verified, shared):
+        for line, findings in judged(launch):
+            checked += 1
             owned = [f for f in findings if argv.owns(keys_read(f, checker), f.rule) and argv.owns_at(f.location)]
             if any(f.severity != "info" for f in owned):
                 to_fix.setdefault(tuple(w.text for w in line.words), line)
@@ -216,7 +235,42 @@ def check_commands(script: Path, exploration: Exploration, checker: Checker, tex
         data = text if text is not None else read_file(script, SCRIPT)
         fix = next((f for line in list(to_fix.values())[:FIX_TRIES]
                     if (f := _fix_line(line, script, data, checker, index, max_fixes)) is not None), None)
-    return CommandsChecked(found, notes, checked, fix)
+    return CommandsChecked(found, notes, checked, fix, judged.count)
+
+
+class Judged(Generic[T]):
+    """What `judge` gives for a concrete launch, once for launches alike: at one place, with the same
+    words, environment and files written before it, as text. `judge(launch)` gives its judgement and
+    whether it read where the script wrote the words (a finding or note placed there); only then do
+    launches of the same text with other origins get judgements of their own (origins compared,
+    never hashed: a word's are hundreds of runs). So the paths that give a launch site the same
+    command line share one judgement. `count`: the launches judged."""
+
+    def __init__(self, judge: Callable[[Launch], tuple[T, bool]]):
+        self.judge = judge
+        self.count = 0
+        self._found: dict[tuple, list[tuple[list, T, bool]]] = {}
+        self._objects: dict[tuple, tuple] = {}  # the same words, environment and files again (kept: their ids stay theirs)
+
+    def __call__(self, launch: Launch) -> T:
+        objects = (id(launch.words), id(launch.env), id(launch.files))
+        if objects not in self._objects:
+            self._objects[objects] = ((launch.words, launch.env, launch.files), self._alike(launch))
+        return self._objects[objects][1]
+
+    def _alike(self, launch: Launch) -> T:
+        key = (launch.file, launch.line, tuple([(w.text, w.opaque) for w in launch.words]),
+               tuple([(name, value.text) for name, value in launch.env.items()]),
+               tuple([(name, value.text) for name, value in launch.files.items()]))
+        origins = [w.origins for w in launch.words] + [value.origins for value in launch.files.values()]
+        alike = self._found.setdefault(key, [])
+        for seen, judged, placed in alike:
+            if not placed or all(a is b or a == b for a, b in zip(seen, origins)):
+                return judged
+        judged, placed = self.judge(launch)
+        alike.append((origins, judged, placed))
+        self.count += 1
+        return judged
 
 
 def _opaque_notes(launch: Launch) -> list[str]:

@@ -228,7 +228,7 @@ def check_script(
     _check_outcomes(check, exploration, checker, max_fixes, path_cap, allow_unverified, witnesses, shared)
     commands = check_commands(path, exploration, checker, given, max_fixes, allow_unverified, witnesses, shared)
     tunix = (check_tunix_commands(path, exploration, load_tunix_pin(tunix_pin), given, allow_unverified, checker.devices,
-                                  checker, fix=max_fixes > 0, witnesses=witnesses) if runs_tunix(exploration) else TunixLinesChecked([], set(), 0))
+                                  checker, fix=max_fixes > 0, witnesses=witnesses, shared=shared) if runs_tunix(exploration) else TunixLinesChecked([], set(), 0))
     # the script runs MaxText or Tunix itself: an empty MAXTEXT_EXTRA_FLAGS says nothing
     if commands.checked or commands.findings or tunix.checked or tunix.findings:
         rules = checker.ruleset

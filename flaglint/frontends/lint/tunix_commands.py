@@ -21,7 +21,9 @@ from flaglint.core.reading import SCRIPT, read_file
 from flaglint.fix.command_lines import command_fix
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.commands import launched_segments, xpk_devices
+from flaglint.frontends.lint.launch_parts import SharedParts
 from flaglint.frontends.lint.script_commands import (
+    Judged,
     concrete_commands,
     placed,
     renderings,
@@ -48,6 +50,7 @@ class TunixLinesChecked:
     notes: set[str]
     checked: int  # Tunix command lines checked (each path's once)
     fix: Fix | None = None  # of the first command line with findings that has one, as edits of the script
+    judged: int = 0  # the distinct concrete launches judged (script_commands.Judged)
 
 
 def runs_tunix(exploration: Exploration) -> bool:
@@ -99,12 +102,14 @@ def _maxtext_launch(launch: Launch) -> bool:
 
 def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, text: bytes | None = None,
                          allow_unverified: bool = False, devices: DeviceCount | None = None,
-                         maxtext: Checker | None = None, fix: bool = False, witnesses: Witnesses | None = None) -> TunixLinesChecked:
+                         maxtext: Checker | None = None, fix: bool = False, witnesses: Witnesses | None = None,
+                         shared: SharedParts | None = None) -> TunixLinesChecked:
     """`devices`: what the launches run on (--topology); else an XPK workload's --tpu-type and
     --num-slices, named as the MaxText pin of `maxtext` names TPU topologies; `maxtext`: the
     checker of the argv a model section with `model_source: maxtext` builds; `fix`: with a fix
     (fix/tunix_argv.py) of the first command line that has one, as edits of the words the
-    script wrote (fix/command_lines.py, as MaxText's command lines are fixed)."""
+    script wrote (fix/command_lines.py, as MaxText's command lines are fixed); `shared`: what the
+    script's MaxText command lines find alike (launch_parts.SharedParts)."""
     notes: set[str] = set()
     seen: dict[tuple, tuple[Finding, list[ExploredPath]]] = {}
     unverified: dict[tuple, Finding] = {}
@@ -125,12 +130,15 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
         if not _maxtext_launch(launch) and any(may_name_tunix(word, exploration.inputs) for word in launch.words):
             not_verified(launch, reason)
 
-    for launch, argv in concrete_commands(exploration, rule_names, None, not_verified_tunix):
+    def judged_segments(launch: Launch) -> tuple[list[list[Finding]], bool]:
+        """Of each Tunix command line a concrete launch runs, its findings placed in the script
+        (those on values not known here left out), and whether there are any; the notes are told
+        as they are found."""
+        segments = []
         for words, workload in launched_segments(launch):
             command = recognise_tunix([w.text for w in words])
             if command is None:
                 continue
-            checked += 1
             args = words[command.start:]
             texts = [w.text for w in args]
             env = {name: value.text for name, value in launch.env.items() if _READS.reads_variable(name)}
@@ -149,18 +157,28 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
             findings, line_notes = results[key]
             notes.update(f"{launch.file}:{launch.line}: {note}" for note in line_notes)
             origins = Value(argv_source(texts).text, quoted_origins([(w.text, w.origins) for w in args]))
+            placed_findings = []
             for finding in findings:
-                if OTHER in finding.message or not argv.owns(set(finding.keys), finding.rule):
+                if OTHER in finding.message:
                     continue
                 located = placed(finding.location, origins) or Location(launch.file, launch.line, 1, end_column=2)
                 related = tuple(found for where in finding.related if (found := placed(where, origins)) is not None)
-                finding = finding.replace(location=located, related=related)
-                key_seen = (finding.rule, finding.location, finding.message)
-                seen.setdefault(key_seen, (finding, []))[1].append(argv.path)
+                placed_findings.append(finding.replace(location=located, related=related))
+            segments.append(placed_findings)
+        return segments, any(segments)
+
+    judged = Judged(judged_segments)
+    for launch, argv in concrete_commands(exploration, rule_names, None, not_verified_tunix, shared):
+        for findings in judged(launch):
+            checked += 1
+            for finding in findings:
+                if argv.owns(set(finding.keys), finding.rule):
+                    key_seen = (finding.rule, finding.location, finding.message)
+                    seen.setdefault(key_seen, (finding, []))[1].append(argv.path)
     found = with_witnesses(seen, exploration, witnesses or Witnesses(script, text))
     for finding in found:
         if HF_TOKEN in finding.keys and finding.witness is not None:
             finding.witness["env"].setdefault(HF_TOKEN, None)  # the script does not set it: the environment it runs in decides
     data = text if text is not None or not to_fix else read_file(script, SCRIPT)
     line_fix = next((made for make in to_fix[:FIX_TRIES] if (made := make(data)) is not None), None)
-    return TunixLinesChecked(list(unverified.values()) + found, notes, checked, line_fix)
+    return TunixLinesChecked(list(unverified.values()) + found, notes, checked, line_fix, judged.count)
