@@ -24,6 +24,7 @@ from flaglint.core.reading import MANIFEST, read_text
 from flaglint.fix.files import text_edits
 from flaglint.frontends.checker import Checker, check_command
 from flaglint.frontends.commands import (
+    class_checker,
     config_path,
     handed_segments,
     layout_note,
@@ -515,7 +516,7 @@ def _maxtext_command(checker: Checker, launch: ContainerProcess, label: str, all
     texts = [a.text for a in argv]
     placer = _FlagPlacer(Scalar(argv_source(texts).text, tuple(quoted_origins([(a.text, a.positions) for a in argv]))), {}, label)
     result.findings = [placer.place(f, where) if f.location is None or f.location.file is None else f
-                       for f in check_command(on_slice(checker, launch), texts, config, environment, index=index)]
+                       for f in check_command(on_slice(class_checker(checker, command), launch), texts, config, environment, index=index)]
     return result
 
 
