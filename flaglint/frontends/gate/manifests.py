@@ -387,7 +387,8 @@ class _FlagPlacer:
     def place(self, finding: Finding, prefix: str) -> Finding:
         location = self.move(finding.location) if finding.location else None
         # a related place in a config file (MaxText's own, an RL config's num_samplers_slices) stays there
-        related = tuple(moved for loc in finding.related if (moved := self.move(loc) if loc.file is None else loc) is not None)
+        flags = {None, finding.location.file if finding.location else None}
+        related = tuple(moved for loc in finding.related if (moved := self.move(loc) if loc.file in flags else loc) is not None)
         if location is None:
             keyed = [self.tunix[key] for key in finding.keys if key in self.tunix]
             spans = [loc for value in keyed if (loc := _located(value, 0, len(value.text), self.label))]
