@@ -162,7 +162,7 @@ def resolve(
                 built_in("FL003", (key,), earlier.location(source.file), (token.location(source.file),), key=key, value=token.value)
             )
         seen[key] = token
-        if key not in pin.keys and key.startswith("dpo."):
+        if key not in pin.keys and key.startswith("dpo.") and "dpo" in pin.keys:  # RLConfig has no dpo
             findings.append(built_in("FL013", (key,), token.location(source.file), key=key))
             continue
         if key not in pin.keys:
@@ -363,6 +363,16 @@ def _close_keys_elsewhere(key: str, pin: str) -> list[tuple[str, list[str]]]:
 
 
 def _undefined(key: str, pin: PinSchema, where: Location) -> Finding:
+    finding = _undefined_key(key, pin, where)
+    head = key.split(".", 1)[0]
+    if head != key and not any(name.startswith(f"{head}.") for name in pin.keys):
+        # `debug.rl=x`: OmegaConf makes debug a mapping, and MaxText refuses debug (its value, or
+        # the key itself where it defines none: RLConfig's `dpo`)
+        return finding.replace(keys=(key, head))
+    return finding
+
+
+def _undefined_key(key: str, pin: PinSchema, where: Location) -> Finding:
     if pin.config_class != ROOT_CLASS:  # train_rl's RLConfig: the key may be MaxTextConfig's, which it lacks
         import difflib  # noqa: PLC0415 difflib: only for a did-you-mean
 

@@ -30,6 +30,8 @@ CASES = [
     "model_name=llama3.1-8b num_moe_token_chunks=2 use_ring_of_experts=false",
     "model_name=llama3.1-8b max_target_length=4096 max_seq_token_per_tpu=2048",
     "model_name=llama2-7b",
+    "model_name=llama3.1-8b debug.rl=x",  # OmegaConf makes debug a mapping: RLConfig refuses debug
+    "model_name=llama3.1-8b dpo.algo=orpo",  # MaxTextConfig's dpo section, which RLConfig lacks
 ]
 
 

@@ -105,3 +105,11 @@ spec:
 """
     (checked,) = check_manifest(manifest, checker=Checker(), fix=False)
     assert [(f.rule, f.location.line) for f in checked.result.findings] == [("FL152", 8)]
+
+
+def test_a_dotted_word_on_a_key_that_is_no_section_names_the_key_maxtext_refuses():
+    # OmegaConf makes `debug.rl=x` a mapping for debug: RLConfig refuses debug's value, and `dpo`,
+    # MaxTextConfig's section, is no key of RLConfig's
+    assert _rl_errors("model_name=llama3.1-8b debug.rl=x") == [("FL004", ("debug.rl", "debug"))]
+    assert _rl_errors("model_name=llama3.1-8b dpo.algo=orpo") == [("FL004", ("dpo.algo", "dpo"))]
+    assert [f.rule for f in Checker().check(FlagSource("dpo.algo=orpo")).findings] == []
