@@ -25,6 +25,7 @@ from flaglint.frontends.commands import (
 from flaglint.frontends.lint.script_commands import CommandJudge, concrete_commands
 from flaglint.frontends.lint.witnesses import script_location
 from flaglint.frontends.tunix_commands import check_tunix_words
+from flaglint.pins.pins import ROOT_CLASS
 from flaglint.render.bash.explorer import OTHER
 from flaglint.render.bash.types import ScriptError, TooDeep
 from flaglint.render.recipes import evaluate
@@ -66,6 +67,8 @@ def stored_errors(launch: dict, pin: str, tunix_pin: str | None) -> list[dict]:
     config (MaxText's own, or the text the script wrote), its environment and device count."""
     count = launch.get("devices")
     checker = Checker(pin, devices=DeviceCount(**count) if count else None)
+    if launch.get("config_class"):  # train_rl's RLConfig
+        checker = checker.for_config_class(launch["config_class"])
     if launch["kind"] == "tunix":
         with tempfile.TemporaryDirectory(prefix="stored-launch-") as tmp:
             for path, text in launch.get("files", {}).items():
@@ -89,7 +92,9 @@ def _maxtext(line, script: Path, checker: Checker, index) -> dict:
     config, note = config_path(line.command, [script.parent, Path.cwd()], index, line.written)
     judge = line.checker(checker)
     count = judge.devices
+    entry = line.command.entry
     return {"kind": "maxtext", "file": line.file, "line": line.line, "argv": words, "config": config,
+            "config_class": entry.config_class if entry is not None and entry.config_class != ROOT_CLASS else None,
             "config_text": line.written[config].text if config in line.written else None, "config_note": note,
             "env": dict(sorted(line.env.items())), "unknown": sorted(w.split("=", 1)[0] for w in words if OTHER in w),
             "devices": None if count is None else {"devices": count.devices, "slices": count.slices, "source": count.source},

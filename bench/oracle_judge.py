@@ -47,7 +47,7 @@ def maxtext_verdicts(version: str, root: Path, found: list[dict]) -> list[str | 
                 config = str(written)
             elif (root / config).is_file():
                 config = str((root / config).resolve())
-            inputs.append(PyconfigInput(_known(launch["argv"]), config, launch["env"]))
+            inputs.append(PyconfigInput(_known(launch["argv"]), config, launch["env"], launch.get("config_class")))
         answers = verdicts(python, inputs) if inputs else []
     return [None if answer.ok else f"{answer.error}: {answer.message}" for answer in answers]
 

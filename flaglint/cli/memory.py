@@ -99,7 +99,7 @@ def manifest_launches(path: str, text: str, checker: Checker, env: dict[str, str
     argv and the M_ and compiler variables of its container), for the slice its TPU node selector
     names and its replicated job's replicas, as the gate counts its devices (or the checker's
     --topology); other launches are named in a note."""
-    from flaglint.frontends.commands import config_path, not_checked  # noqa: PLC0415 the bash evaluator: only for a recipe or manifest
+    from flaglint.frontends.commands import config_path, not_compiled  # noqa: PLC0415 the bash evaluator: only for a recipe or manifest
     from flaglint.frontends.gate.manifests import find_launches, on_slice  # noqa: PLC0415 the gate's reading: only for `gate --memory`
     from flaglint.maxtext.launch import recognise  # noqa: PLC0415 launch recognition: only for a recipe or manifest
     from flaglint.render.manifest import read_manifest  # noqa: PLC0415 yaml: only for `gate --memory`
@@ -115,7 +115,7 @@ def manifest_launches(path: str, text: str, checker: Checker, env: dict[str, str
             at = first.replace(file=path, end_column=first.column + 1) if first is not None else Location(path, 1, 1, end_column=2)
             on_workload = on_slice(checker, process)
             reason = ("it is not one of MaxText's own entry points (a Tunix trainer, or flags a launcher hands on): its train "
-                      "step has no compile entry here" if command is None else not_checked(command)) or (
+                      "step has no compile entry here" if command is None else not_compiled(command)) or (
                 "its TPU topology is not known (no TPU node selector that names a MaxText topology; --topology gives one)"
                 if on_workload.devices is None else None)
             if reason is not None:
@@ -138,7 +138,7 @@ def _argv_launch(args: tuple[str, ...], checker: Checker, env: dict[str, str], h
 def _recipe_launches(args: tuple[str, ...], checker: Checker, env: dict[str, str], head: bool) -> list[Launch]:
     """Each MaxText launch of the script, as the environment given runs it (rendered, never run),
     for the slices of its XPK workload (--tpu-type, --num-slices) where it has one."""
-    from flaglint.frontends.commands import command_lines, config_path, not_checked  # noqa: PLC0415 the bash evaluator: only for a recipe
+    from flaglint.frontends.commands import command_lines, config_path, not_compiled  # noqa: PLC0415 the bash evaluator: only for a recipe
     from flaglint.render.bash.types import ScriptError  # noqa: PLC0415 the same
     from flaglint.render.recipes import render as render_bash  # noqa: PLC0415 the same
     from flaglint.schema.config_index import load_index  # noqa: PLC0415 the whole index: only for a recipe
@@ -154,7 +154,7 @@ def _recipe_launches(args: tuple[str, ...], checker: Checker, env: dict[str, str
     for rendered in [rendering, *rendering.handoffs]:
         for launch in rendered.launched:
             for line in command_lines(launch, index):
-                if not_checked(line.command) is not None:
+                if not_compiled(line.command) is not None:
                     continue
                 config, _ = config_path(line.command, [script.parent, Path.cwd()], index, line.written)
                 source = argv_with_chain([line.words[i].text for i in line.command.args], config, index, line.written)

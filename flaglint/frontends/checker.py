@@ -6,6 +6,7 @@ loading once and every line after that is cheap.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 
 from flaglint.core.edits import Applicability
@@ -13,6 +14,7 @@ from flaglint.core.findings import Finding, InputError, Result
 from flaglint.maxtext.pyconfig import ep_rank_without_axes
 from flaglint.maxtext.tpu import RULE_FUNCTIONS
 from flaglint.maxtext.values import shown_setting
+from flaglint.pins.config_classes import class_checks, class_rules, tokenizer_not_found
 from flaglint.pins.pins import (
     DEFAULT_PIN,
     NotJudged,
@@ -38,7 +40,9 @@ from flaglint.solve.rules import applicable, finding, minimal_changes, violated
 
 TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
 if TYPE_CHECKING:
+    from flaglint.pins.pins import PinSchema
     from flaglint.render.yaml_chain import Written
+    from flaglint.rules.ruleset import RuleSet
     from flaglint.schema.config_index import ConfigIndex
     from flaglint.solve.solutions import Solution
 
@@ -55,12 +59,17 @@ class Checker:
         `fail_closed`: a check of MaxText's that flaglint cannot judge is an error (the gate's
         default), not a warning. `pin_origin`: what chose the pin (`--pin`, a settings file), or
         "default"."""
-        self.pin = load_pin(pin)
         self.pin_origin = pin_origin
         self.model = model
         self.devices = devices
         self.fail_closed = fail_closed
-        self.ruleset = load_ruleset(self.pin.rules, tuple(extra_rules))
+        pin_schema = load_pin(pin)
+        self.judge_with(pin_schema, load_ruleset(pin_schema.rules, tuple(extra_rules)))
+
+    def judge_with(self, pin: PinSchema, ruleset: RuleSet) -> None:
+        """Judge by PIN's keys and RULESET from now on, with nothing kept of what was judged before."""
+        self.pin = pin
+        self.ruleset = ruleset
         # MaxText's messages of the checks hand-written rules state
         self._stated = tuple(m for rule in self.ruleset.rules if rule.applies_to(self.pin.chain) for m in rule.states)
         self._rules: list | None = None  # the rules this pin can judge; the same for every flag string
@@ -70,6 +79,19 @@ class Checker:
         self.answers: dict = {}
         # lint's witnesses of findings over the same path conditions (frontends/lint/kept_witnesses), kept alike
         self.witnesses: dict = {}
+        self._classes: dict[str, Checker] = {}  # for_config_class's, by class
+
+    def for_config_class(self, name: str) -> Checker:
+        """This checker for a launch whose entry point validates with config class NAME (train_rl:
+        RLConfig): the pin's keys and the rules as that class has them (pins.config_classes), made once."""
+        if name == self.pin.config_class:
+            return self
+        if name not in self._classes:
+            other = copy.copy(self)
+            pin = self.pin.validated_with(name)
+            other.judge_with(pin, class_rules(self.ruleset, pin))
+            self._classes[name] = other
+        return self._classes[name]
 
     def config(self, source: FlagSource, env: Mapping[str, str] | None = None) -> tuple[Config, list[Finding]]:
         config, findings = resolve(source, self.pin, env or {}, self.model)
@@ -104,6 +126,7 @@ class Checker:
         findings += [finding(rule, config, self.ruleset.derived) for rule in broken]
         findings += ep_rank_without_axes(judged, broken, config, lambda rule: finding(rule, config, self.ruleset.derived))
         findings += self._not_judged(config, refused)
+        findings += tokenizer_not_found(config, unknown)
         result = Result(pin=self.pin.pin, findings=findings)
         note = self._mesh_note(config) if config.devices else self._not_judged_note(config)
         if note is not None:
@@ -130,7 +153,7 @@ class Checker:
         of the way to it may hold."""
         given = {key for key in _given(config) - refused if not _from_maxtext(config, key)}
         found = []
-        for check in not_judged(self.pin.rules):
+        for check in class_checks(not_judged(self.pin.rules), self.pin):
             if check.message.startswith(self._stated):
                 continue
             keys = tuple(k for k in check.keys if k in given)

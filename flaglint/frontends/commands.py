@@ -1,7 +1,9 @@
 """MaxText command lines, checked as MaxText's argv with their config file chain and the M_<KEY>
 variables of their environment: the command lines a launched program runs (itself, or the string
-it hands to XPK's `--command`, `bash -c` or `eval`), for recipe scripts (lint) and containers (gate). An entry point that validates with another config class (train_rl: RLConfig)
-is not checked, since flaglint models MaxTextConfig's checks only: it is a launch that cannot be verified (FL011).
+it hands to XPK's `--command`, `bash -c` or `eval`), for recipe scripts (lint) and containers (gate).
+An entry point that validates with another config class (train_rl: RLConfig) is checked with that
+class's keys and checks; one that splits its argv into two configs (grpo_trainer) is a launch that
+cannot be verified (FL011).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from flaglint.core.findings import InputError
 from flaglint.frontends.checker import Checker
 from flaglint.maxtext.launch import (
+    TWO_CONFIGS,
     MaxTextCommand,
     handed_command,
     may_launch,
@@ -60,8 +63,10 @@ class CommandLine:
     workload: tuple[str, ...] = ()  # the words of the XPK workload whose --command holds it
 
     def checker(self, checker: Checker) -> Checker:
-        """The checker with the device count of the XPK workload (--tpu-type or --device-type, and
-        --num-slices), when it gives one and the caller did not (--topology)."""
+        """The checker for the config class the entry point validates with (train_rl: RLConfig), with
+        the device count of the XPK workload (--tpu-type or --device-type, and --num-slices), when
+        it gives one and the caller did not (--topology)."""
+        checker = class_checker(checker, self.command)
         if not self.workload or checker.devices is not None:
             return checker
         count = xpk_devices(self.workload, checker.pin.topologies)
@@ -315,11 +320,26 @@ def config_path(command: MaxTextCommand, bases: list[Path], index: ConfigIndex |
 
 def not_checked(command: MaxTextCommand) -> str | None:
     """Why a command line is not checked, or None."""
+    if command.module in TWO_CONFIGS:
+        return (f"{command.module} splits its argv into two configs (training, then inference, each from its own .yml), "
+                "and flaglint judges one config a command line")
+    return None
+
+
+def not_compiled(command: MaxTextCommand) -> str | None:
+    """Why the train step of a command line is not compiled (flaglint memory), or None: the step
+    compiled is MaxText's pre-training step, whose config is a MaxTextConfig."""
     entry = command.entry
     if entry is not None and entry.config_class != MAXTEXT_CONFIG_CLASS:
-        return (f"{command.module} validates its config with {entry.config_class}, not MaxTextConfig, and flaglint models "
-                "MaxTextConfig's checks only")
-    return None
+        return f"{command.module} validates its config with {entry.config_class}; its step is not the pre-training step compiled here"
+    return not_checked(command)
+
+
+def class_checker(checker: Checker, command: MaxTextCommand) -> Checker:
+    """The checker for the config class COMMAND's entry point validates with (MaxTextConfig unless
+    it names another: train_rl's RLConfig)."""
+    entry = command.entry
+    return checker if entry is None else checker.for_config_class(entry.config_class)
 
 
 def layout_note(checker: Checker, where: str) -> str:

@@ -40,6 +40,8 @@ from flaglint.schema.model import (
 )
 
 ROOT_MODEL = "MaxTextConfig"
+GLOBALS = "utils/globals.py"
+HF_IDS = "HF_IDS"  # model name -> its tokenizer's Hugging Face id
 
 
 def import_schema(path: str | Path) -> MaxTextSchemaFile:
@@ -97,11 +99,41 @@ def _other_config_classes(files: PackageFiles, scope: ModuleScope, keys: dict[st
     found = {}
     for name in sorted(named & set(scope.classes)):
         try:
+            declared = _model_keys(scope, ROOT_MODEL)
             own = _model_keys(scope, name)
+            mro = class_mro(scope, name)
         except InputError as err:
             raise InputError(f"{files.origin}: {TYPES} {err}") from None
-        found[name] = ConfigClassKeys(keys={n: k for n, k in own.items() if n not in keys}, lacks=sorted(set(keys) - set(own)))
+        # a key it declares again counts where its type or bounds differ from MaxTextConfig's
+        # declaration (RLConfig's num_epoch >= 1), not where only the class that declares it does
+        differs = {n for n, k in own.items() if n not in keys or _typing(k) != _typing(declared[n])}
+        found[name] = ConfigClassKeys(keys={n: own[n] for n in sorted(differs)}, lacks=sorted(set(keys) - set(own)),
+                                      validated_by=[*mro, *_functions_called(scope, name, files)],
+                                      tokenizer_models=_tokenizer_models(scope, name, files))
     return found
+
+
+def _tokenizer_models(scope: ModuleScope, name: str, files: PackageFiles) -> list[str]:
+    """The models whose tokenizer the class finds by name where no tokenizer_path is given: the keys
+    of utils/globals.py's HF_IDS, when the class's own methods read it."""
+    if not any(isinstance(node, ast.Name) and node.id == HF_IDS for node in ast.walk(scope.classes[name])):
+        return []
+    for node in _parse(files, GLOBALS).body:
+        if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == HF_IDS for t in node.targets)
+                and isinstance(node.value, ast.Dict)):
+            return [key.value for key in node.value.keys if isinstance(key, ast.Constant) and isinstance(key.value, str)]
+    raise InputError(f"{files.origin}: {GLOBALS} defines no {HF_IDS} mapping, which {name} reads")
+
+
+def _typing(key: KeySchema) -> dict[str, Any]:
+    return key.model_dump(exclude={"group", "line"})
+
+
+def _functions_called(scope: ModuleScope, name: str, files: PackageFiles) -> list[str]:
+    """The functions of types.py that the class's own methods call by name (get_individual_scales)."""
+    module = {node.name for node in _parse(files, TYPES).body if isinstance(node, ast.FunctionDef)}
+    called = {node.func.id for node in ast.walk(scope.classes[name]) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    return sorted(called & module)
 
 
 def _old_layout_schema(files: PackageFiles, path: str | Path) -> MaxTextSchemaFile:

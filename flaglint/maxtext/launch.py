@@ -31,6 +31,9 @@ _SOURCE_ROOT = "src"  # a checkout's source folder: `-m src.maxtext.<module>` ru
 TRAIN = "maxtext.trainers.pre_train.train"  # what the older `MaxText.train` / MaxText/train.py became
 # Where the configs were before 0.2.0 moved them to src/maxtext/configs/ (the MaxText/ package)
 OLD_LAYOUT_CONFIGS = "MaxText/configs/"
+# Entry points that cut their argv in two at max_utils.parse_custom_args (the training config and
+# its overrides, then the inference config and its own) and hand each half to pyconfig
+TWO_CONFIGS = frozenset({"maxtext.experimental.rl.grpo_trainer"})
 
 
 @dataclass(frozen=True)

@@ -40,18 +40,24 @@ if TYPE_CHECKING:
     from typing import Any
 
 DEFAULT_PIN = "maxtext-0.2.5"
+ROOT_CLASS = "MaxTextConfig"  # the config class pyconfig validates with unless an entry point names another
 INSTALLED = "installed"
 
 
 class ConfigClass(FrozenRecord):
     """A config class other than MaxTextConfig that an entry point validates with (train_rl's
-    RLConfig): the keys it defines that MaxTextConfig does not, and MaxTextConfig's it lacks."""
+    RLConfig): the keys it defines that MaxTextConfig does not (or types otherwise), MaxTextConfig's
+    it lacks, the classes and functions of types.py whose checks it runs, and the models whose
+    tokenizer it finds by name."""
 
-    __slots__ = field_names = ("keys", "lacks")
+    __slots__ = field_names = ("keys", "lacks", "validated_by", "tokenizer_models")
 
-    def __init__(self, keys: dict[str, Key], lacks: tuple[str, ...]):
+    def __init__(self, keys: dict[str, Key], lacks: tuple[str, ...], validated_by: tuple[str, ...] = (),
+                 tokenizer_models: frozenset[str] = frozenset()):
         self.keys = keys
         self.lacks = lacks
+        self.validated_by = validated_by
+        self.tokenizer_models = tokenizer_models
 
 
 class PinSchema(Record):
@@ -59,7 +65,7 @@ class PinSchema(Record):
 
     field_names = ("pin", "version", "keys", "defaults", "models", "starts_trainer", "does_not_start_reason", "refuses_model_and_argv",
                    "refuses_model_and_env", "refuses_model_key_at_its_value", "refuses_stray_key_variables", "chain", "rules", "configs",
-                   "topologies", "origin", "config_classes")
+                   "topologies", "origin", "config_classes", "config_class")
     __slots__ = (*field_names, "_typed")
 
     def __init__(self, pin: str, version: str, keys: dict[str, Key], defaults: dict[str, Any], models: dict[str, dict[str, Any]],
@@ -67,7 +73,7 @@ class PinSchema(Record):
                  refuses_model_and_env: bool = True, refuses_model_key_at_its_value: bool = False,
                  refuses_stray_key_variables: bool = False, chain: list[str] | None = None, rules: str | Path = "",
                  configs: str | Path = "", topologies: str | Path = "", origin: str = "",
-                 config_classes: dict[str, ConfigClass] | None = None):
+                 config_classes: dict[str, ConfigClass] | None = None, config_class: str = ROOT_CLASS):
         self.pin = pin
         self.version = version  # the released MaxText version this pin's rules derive from
         self.keys = keys
@@ -85,7 +91,27 @@ class PinSchema(Record):
         self.topologies = topologies  # the compile topology table: a bundled version, or a store entry's file
         self.origin = origin  # where the pin's schema comes from, for `flaglint pins`
         self.config_classes = {} if config_classes is None else config_classes  # other classes an entry point validates with
+        self.config_class = config_class  # the class these keys are of (validated_with)
         self._typed: dict[str, Any] = {}  # key -> its effective default, typed when first read (a copy starts afresh)
+
+    def validated_with(self, name: str) -> PinSchema:
+        """The pin as an entry point that validates with config class NAME sees it: MaxTextConfig's
+        keys less those NAME lacks, with those it defines (or types otherwise); its checks are
+        pins.config_classes' class_rules."""
+        if name == self.config_class:
+            return self
+        other = self.config_classes.get(name)
+        if other is None or not other.validated_by:
+            raise InputError(f"{self.pin}: its schema does not hold the keys of {name}; import the pin again")
+        keys = self.keys.copy()
+        for key in other.lacks:
+            keys.pop(key, None)
+        for key in other.keys:
+            keys[key] = other.keys[key]
+        defaults = {key: value for key, value in self.defaults.items() if key not in other.lacks}
+        # the class's own rules name it after the pin (`pins: [maxtext-0.2.5/RLConfig]`)
+        chain = [*self.chain, *(f"{pin}/{name}" for pin in self.chain)]
+        return self.replace(keys=keys, defaults=defaults, config_class=name, chain=chain)
 
     def default(self, key: str) -> Any:
         """The key's effective default: base.yml's value as pyconfig normalises and types it."""
@@ -303,7 +329,8 @@ def _from_schema(name: str, schema: dict[str, Any], models: Mapping[str, dict[st
         refuses_model_and_env=schema.get("refuses_model_and_env", True),
         refuses_model_key_at_its_value=schema.get("refuses_model_key_at_its_value", False),
         refuses_stray_key_variables=schema.get("refuses_stray_key_variables", False),
-        config_classes={name: ConfigClass(KeyTable(entry.get("keys", {}), where), tuple(entry.get("lacks", ())))
+        config_classes={name: ConfigClass(KeyTable(entry.get("keys", {}), where), tuple(entry.get("lacks", ())),
+                                          tuple(entry.get("validated_by", ())), frozenset(entry.get("tokenizer_models", ())))
                         for name, entry in schema.get("config_classes", {}).items()},
     )
 

@@ -65,7 +65,7 @@ def _config_class_condition(pin: PinSchema, class_name: str) -> dict[str, Any] |
     """A file that sets a key only CLASS_NAME defines is validated with that class (train_rl's
     RLConfig): MaxTextConfig's keys that class lacks are refused there."""
     other = pin.config_classes[class_name]
-    own = [name for name in sorted(other.keys) if "." not in name]
+    own = [name for name in sorted(other.keys) if "." not in name and name not in pin.keys]  # not one it types otherwise (num_epoch)
     lacks = [name for name in other.lacks if "." not in name]
     if not own or not lacks:
         return None

@@ -140,7 +140,9 @@ def _example(example) -> str:
         parts.append(f"flags `{example['flags']}`")
     if example.get("env"):
         parts.append("env `" + " ".join(f"{k}={v}" for k, v in example["env"].items() if k != "__line__") + "`")
-    for key in ("pin", "model"):
+    if example.get("config"):
+        parts.append(f"config `{example['config']}`")
+    for key in ("pin", "model", "config_class"):
         if example.get(key):
             parts.append(f"{key} `{example[key]}`")
     return ", ".join(parts) or "(defaults)"

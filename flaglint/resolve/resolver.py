@@ -34,7 +34,13 @@ from flaglint.maxtext.values import (
     parse_cli_value,
     type_value,
 )
-from flaglint.pins.pins import PinSchema, load_pin, loadable_pins, pins_defining
+from flaglint.pins.pins import (
+    ROOT_CLASS,
+    PinSchema,
+    load_pin,
+    loadable_pins,
+    pins_defining,
+)
 from flaglint.read.argv import shell_words
 from flaglint.read.config_chain import BASE_YML, PIN_LABEL, Chain, Setting
 from flaglint.read.flags import FlagSource, Token, tokenize
@@ -156,7 +162,7 @@ def resolve(
                 built_in("FL003", (key,), earlier.location(source.file), (token.location(source.file),), key=key, value=token.value)
             )
         seen[key] = token
-        if key not in pin.keys and key.startswith("dpo."):
+        if key not in pin.keys and key.startswith("dpo.") and "dpo" in pin.keys:  # RLConfig has no dpo
             findings.append(built_in("FL013", (key,), token.location(source.file), key=key))
             continue
         if key not in pin.keys:
@@ -251,12 +257,13 @@ def _apply_m_variables(config: Config, env: Mapping[str, str], last: dict[str, i
 _INVALID = object()
 
 
-_TYPED: dict[tuple[str, str, str], Any] = {}
+_TYPED: dict[tuple[str, str, str, str], Any] = {}
 
 
 def _typed(pin: PinSchema, key: str, raw: str) -> Any:
-    """type_value, remembered per pin: a --batch run sees the same values on every line."""
-    memo = (pin.pin, key, raw)
+    """type_value, remembered per pin and config class (RLConfig bounds num_epoch): a --batch run
+    sees the same values on every line."""
+    memo = (pin.pin, pin.config_class, key, raw)
     if len(_TYPED) > 100_000:
         _TYPED.clear()
     if memo not in _TYPED:
@@ -356,6 +363,21 @@ def _close_keys_elsewhere(key: str, pin: str) -> list[tuple[str, list[str]]]:
 
 
 def _undefined(key: str, pin: PinSchema, where: Location) -> Finding:
+    finding = _undefined_key(key, pin, where)
+    head = key.split(".", 1)[0]
+    if head != key and not any(name.startswith(f"{head}.") for name in pin.keys):
+        # `debug.rl=x`: OmegaConf makes debug a mapping, and MaxText refuses debug (its value, or
+        # the key itself where it defines none: RLConfig's `dpo`)
+        return finding.replace(keys=(key, head))
+    return finding
+
+
+def _undefined_key(key: str, pin: PinSchema, where: Location) -> Finding:
+    if pin.config_class != ROOT_CLASS:  # train_rl's RLConfig: the key may be MaxTextConfig's, which it lacks
+        import difflib  # noqa: PLC0415 difflib: only for a did-you-mean
+
+        close = ", ".join(difflib.get_close_matches(key, pin.keys, n=3, cutoff=0.75))
+        return built_in("FL004", (key,), where, key=key, pin=f"{_release(pin.pin)}'s {pin.config_class}", close=close, pins="")
     elsewhere = ", ".join(_release(p) for p in pins_defining(key) if p != pin.pin)
     # A key other pins define is not misspelled: its own pins say more than a near name would.
     close = ", ".join(close_keys(key, pin.pin)) or ("" if elsewhere else ", ".join(

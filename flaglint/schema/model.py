@@ -38,8 +38,12 @@ class ConfigClassKeys(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    keys: dict[str, KeySchema] = Field(default_factory=dict, description="the keys it defines that MaxTextConfig does not")
+    keys: dict[str, KeySchema] = Field(default_factory=dict, description="the keys it defines that MaxTextConfig does not, or types otherwise")
     lacks: list[str] = Field(default_factory=list, description="MaxTextConfig's keys it does not define")
+    validated_by: list[str] = Field(default_factory=list, description="the classes whose validators it runs (itself, then its "
+                                    "bases) and the functions of types.py its own validators call")
+    tokenizer_models: list[str] = Field(default_factory=list, description="the models whose tokenizer it finds by name when no "
+                                        "tokenizer_path is given (MaxText's HF_IDS)")
 
 
 class MaxTextSchemaFile(BaseModel):

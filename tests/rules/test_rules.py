@@ -10,11 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flaglint.frontends.check.tunix_argv import check_tunix_argv
-from flaglint.frontends.checker import Checker
+from flaglint.frontends.checker import Checker, argv_with_chain
 from flaglint.maxtext.mesh import MESH_AXIS
 from flaglint.read.flags import FlagSource
 from flaglint.resolve.topology import from_option
 from flaglint.rules.ruleset import load_ruleset
+from flaglint.schema.config_index import load_index
 from flaglint.solve.rules import applicable, holds, rule_names
 from flaglint.solve.solutions import fixed_names
 
@@ -24,11 +25,20 @@ HAND_WRITTEN = [r for r in RULES if r.id.startswith("FL")]
 
 
 def _case(rule, example):
+    """The checker, flags and environment of an example; one of another config class (RLConfig) is
+    judged as an entry point that validates with it, after MaxText's config it names (`config`)."""
     example = {"flags": example} if isinstance(example, str) else example
-    pin = example.get("pin") or (rule.pins[0] if rule.pins else "maxtext-0.2.5")
+    # a rule of one config class names it after its pins: maxtext-0.2.5/RLConfig
+    pin = example.get("pin") or (rule.pins[0].split("/")[0] if rule.pins else "maxtext-0.2.5")
     checker = Checker(pin, example.get("model"))
+    if example.get("config_class"):
+        checker = checker.for_config_class(example["config_class"])
     env = {k: str(v) for k, v in (example.get("env") or {}).items() if k != "__line__"}
-    return checker, FlagSource(example.get("flags", "")), env
+    source = FlagSource(example.get("flags", ""))
+    if example.get("config"):
+        config = f"src/maxtext/configs/{example['config']}"
+        source = argv_with_chain(example.get("flags", "").split(), config, load_index(checker.pin.configs))
+    return checker, source, env
 
 
 def _tunix_rules(example) -> set[str] | None:

@@ -86,10 +86,14 @@ class PyconfigRunner:
             raise RunnerUnavailable(f"{self.python} cannot run MaxText's pyconfig ({reason})")
         self.installed: dict[str, Any] = hello
 
-    def check(self, argv: Sequence[str], config: str | None = None, env: Mapping[str, str] | None = None) -> Verdict:
+    def check(self, argv: Sequence[str], config: str | None = None, env: Mapping[str, str] | None = None,
+              config_class: str | None = None) -> Verdict:
         """MaxText's verdict on `pyconfig.initialize` with these key=value arguments (after the
-        config file `config`, with the variables `env` set, such as M_<KEY>)."""
+        config file `config`, with the variables `env` set, such as M_<KEY>), validated with
+        `config_class` (a class of maxtext.configs.types, as train_rl gives RLConfig) or pyconfig's default."""
         request: dict[str, Any] = {"argv": list(argv)}
+        if config_class:
+            request["config_class"] = config_class
         if config:  # a path the runner's own directory cannot see, unless MaxText maps it (src/maxtext/configs/…)
             request["config"] = os.path.abspath(config) if os.path.isfile(config) else config
         if env:
@@ -144,11 +148,13 @@ class PyconfigRunner:
 
 @dataclass(frozen=True)
 class PyconfigInput:
-    """An argv with its config file and environment variables, for `verdicts`."""
+    """An argv with its config file, environment variables and the config class its entry point
+    validates with (None: MaxTextConfig), for `verdicts`."""
 
     argv: tuple[str, ...]
     config: str | None = None
     env: Mapping[str, str] | None = None
+    config_class: str | None = None
 
 
 def verdicts(python: str | os.PathLike[str], argvs: Sequence[Sequence[str] | PyconfigInput], processes: int = 2) -> list[Verdict]:
@@ -161,7 +167,7 @@ def verdicts(python: str | os.PathLike[str], argvs: Sequence[Sequence[str] | Pyc
             with PyconfigRunner(python) as runner:
                 for index in range(start, len(argvs), processes):
                     item = argvs[index]
-                    results[index] = runner.check(item.argv, item.config, item.env) if isinstance(item, PyconfigInput) else runner.check(item)
+                    results[index] = runner.check(item.argv, item.config, item.env, item.config_class) if isinstance(item, PyconfigInput) else runner.check(item)
         except BaseException as err:  # noqa: BLE001 - re-raised in the caller's thread
             errors.append(err)
 

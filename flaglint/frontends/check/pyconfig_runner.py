@@ -4,7 +4,8 @@ flaglint never imports this module: `flaglint.frontends.check.confirm` runs it w
 Protocol, one JSON object per line:
   out, first: {"maxtext": version, "commit": git commit or null, "python": "3.12"}
               or {"unavailable": reason}
-  in:  {"argv": ["key=value", ...], "config": path of a .yml or absent, "env": {"M_KEY": "value"} or absent}
+  in:  {"argv": ["key=value", ...], "config": path of a .yml or absent, "env": {"M_KEY": "value"} or absent,
+        "config_class": the class of maxtext.configs.types to validate with (RLConfig) or absent}
   out: {"ok": true} or {"ok": false, "error": exception type, "message": first line}
 Only verdicts go to stdout; whatever MaxText prints goes to stderr.
 """
@@ -87,13 +88,15 @@ def load_pyconfig():
     return importlib.import_module("MaxText.pyconfig")
 
 
-def verdict(pyconfig, argv, environment, config=None, extra=None):
+def verdict(pyconfig, argv, environment, config=None, extra=None, config_class=None):
     # pyconfig sets XLA_FLAGS (and may set more) as a side effect: every case starts from the same env.
     os.environ.clear()
     os.environ.update(environment)
     os.environ.update(extra or {})
     try:
-        pyconfig.initialize(["", *([config] if config else []), "skip_jax_distributed_system=True", *argv])
+        # as train_rl hands it over (`config_class=types.RLConfig`); pyconfig's default otherwise
+        chosen = {"config_class": getattr(importlib.import_module("maxtext.configs.types"), config_class)} if config_class else {}
+        pyconfig.initialize(["", *([config] if config else []), "skip_jax_distributed_system=True", *argv], **chosen)
     except (Exception, SystemExit) as err:  # noqa: BLE001 - any exception is MaxText's verdict
         return {"ok": False, **describe(err)}
     return {"ok": True}
@@ -117,7 +120,8 @@ def main():
     base = default_config(pyconfig, hello["maxtext"])
     for line in sys.stdin:
         request = json.loads(line)
-        out.write(json.dumps(verdict(pyconfig, request["argv"], environment, request.get("config") or base, request.get("env"))) + "\n")
+        out.write(json.dumps(verdict(pyconfig, request["argv"], environment, request.get("config") or base, request.get("env"),
+                                     request.get("config_class"))) + "\n")
 
 
 if __name__ == "__main__":

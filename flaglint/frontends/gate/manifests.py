@@ -24,6 +24,7 @@ from flaglint.core.reading import MANIFEST, read_text
 from flaglint.fix.files import text_edits
 from flaglint.frontends.checker import Checker, check_command
 from flaglint.frontends.commands import (
+    class_checker,
     config_path,
     handed_segments,
     layout_note,
@@ -385,7 +386,9 @@ class _FlagPlacer:
 
     def place(self, finding: Finding, prefix: str) -> Finding:
         location = self.move(finding.location) if finding.location else None
-        related = tuple(moved for loc in finding.related if (moved := self.move(loc)) is not None)
+        # a related place in a config file (MaxText's own, an RL config's num_samplers_slices) stays there
+        flags = {None, finding.location.file if finding.location else None}
+        related = tuple(moved for loc in finding.related if (moved := self.move(loc) if loc.file in flags else loc) is not None)
         if location is None:
             keyed = [self.tunix[key] for key in finding.keys if key in self.tunix]
             spans = [loc for value in keyed if (loc := _located(value, 0, len(value.text), self.label))]
@@ -515,7 +518,7 @@ def _maxtext_command(checker: Checker, launch: ContainerProcess, label: str, all
     texts = [a.text for a in argv]
     placer = _FlagPlacer(Scalar(argv_source(texts).text, tuple(quoted_origins([(a.text, a.positions) for a in argv]))), {}, label)
     result.findings = [placer.place(f, where) if f.location is None or f.location.file is None else f
-                       for f in check_command(on_slice(checker, launch), texts, config, environment, index=index)]
+                       for f in check_command(on_slice(class_checker(checker, command), launch), texts, config, environment, index=index)]
     return result
 
 

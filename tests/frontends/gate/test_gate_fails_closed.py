@@ -235,12 +235,16 @@ def test_references_that_expand_past_the_limit_are_fl011_not_built():
 
 
 def test_a_container_running_an_entry_point_flaglint_cannot_verify_blocks_the_launch():
-    """train_rl validates with RLConfig: its container is FL011 (a warning with --allow-unverified)."""
-    command = '["python3", "-m", "maxtext.trainers.post_train.rl.train_rl", "rl.yml", "run_name=x"]'
+    """grpo_trainer cuts its argv into two configs: its container is FL011 (a warning with
+    --allow-unverified). train_rl's is judged with RLConfig's keys and checks."""
+    command = '["python3", "-m", "maxtext.experimental.rl.grpo_trainer", "grpo.yml", "run_name=x"]'
     text = _WORKLOADS["Pod"].replace(_container(indent=2), _container("[]", indent=2, extra=f"  command: {command}"))
     line = _line_of(text, "command:")
     assert _rules(text) == [("FL011", "error", line)]
     assert _rules(text, allow_unverified=True) == [("FL011", "warning", line)]
+    rl = text.replace("maxtext.experimental.rl.grpo_trainer", "maxtext.trainers.post_train.rl.train_rl").replace("grpo.yml", "rl.yml")
+    assert _rules(rl) == []
+    assert _rules(rl.replace('"run_name=x"', '"run_name=x", "num_trainer_slices=2"')) == [("FL153", "error", line)]
 
 
 def test_a_maxtext_argument_that_refers_to_a_variable_not_known_here_blocks_the_launch():
