@@ -92,6 +92,15 @@ def test_lint_judges_a_train_rl_launch_at_its_line(tmp_path):
     assert [(f.rule, f.location.line) for f in findings if f.severity == "error"] == [("FL153", 4)]
 
 
+def test_the_same_words_and_config_are_judged_apart_for_each_config_class(tmp_path):
+    """train and train_rl given the same argv and config: only RLConfig refuses vocabulary tiling."""
+    argv = "src/maxtext/configs/base.yml model_name=llama3.1-8b num_vocab_tiling=2"
+    script = tmp_path / "both.sh"
+    script.write_text(f"#!/bin/bash\npython3 -m maxtext.trainers.pre_train.train {argv}\n{TRAIN_RL} {argv}\n")
+    findings = check_script(script, Checker()).result.findings
+    assert [(f.rule, f.location.line) for f in findings if f.severity == "error"] == [("FL152", 3)]
+
+
 def test_gate_judges_a_train_rl_container():
     manifest = """\
 apiVersion: v1

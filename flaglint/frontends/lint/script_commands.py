@@ -351,7 +351,7 @@ def _check_line(line: CommandLine, script: Path, checker: Checker, index: Config
         notes.add(f"{line.file}:{line.line}: {note}")
     content = line.written[config].text if config in line.written else None
     judge = line.checker(checker)
-    key = (origins.text, config, content, tuple(sorted(line.env.items())), judge.devices)
+    key = (origins.text, config, content, tuple(sorted(line.env.items())), judge.devices, judge.pin.config_class)
     if key not in results:
         results[key] = check_command(judge, words, config, line.env, _unknown_keys(words), index, line.written)
     in_script = []
