@@ -1,11 +1,14 @@
 """A launch of an entry point that validates with RLConfig (train_rl) is judged as MaxText judges it:
 RLConfig's keys and types, its mixins' validators and its own checks, not MaxTextConfig's."""
 
+from pathlib import Path
+
 import pytest
 
 from flaglint.core.findings import InputError
 from flaglint.frontends.checker import Checker, check_command
 from flaglint.frontends.gate.manifests import check_manifest
+from flaglint.frontends.lint.script_commands import CommandJudge
 from flaglint.frontends.lint.scripts import check_script
 from flaglint.pins.pins import load_pin
 from flaglint.read.flags import FlagSource
@@ -99,6 +102,19 @@ def test_the_same_words_and_config_are_judged_apart_for_each_config_class(tmp_pa
     script.write_text(f"#!/bin/bash\npython3 -m maxtext.trainers.pre_train.train {argv}\n{TRAIN_RL} {argv}\n")
     findings = check_script(script, Checker()).result.findings
     assert [(f.rule, f.location.line) for f in findings if f.severity == "error"] == [("FL152", 3)]
+
+
+def test_the_solver_asks_an_rl_launch_for_rlconfigs_rules():
+    """Past path-cap combinations the solver searches the rules CommandJudge.rules gives: for an
+    RL launch's config, RLConfig's own checks and not MaxTextConfig's own validators."""
+    base = Checker()
+    judge = CommandJudge(None, Path("rl.sh"), base, load_index(base.pin.configs))
+    rl_config, _ = base.for_config_class("RLConfig").config(FlagSource("model_name=llama3.1-8b"))
+    train_config, _ = base.config(FlagSource("model_name=llama3.1-8b"))
+    rl_rules = {rule.id for rule in judge.rules(rl_config)}
+    train_rules = {rule.id for rule in judge.rules(train_config)}
+    assert {"FL150", "FL152"} <= rl_rules and not {"FL150", "FL152"} & train_rules
+    assert train_rules - rl_rules  # MaxTextConfig's own validators
 
 
 def test_gate_judges_a_train_rl_container():

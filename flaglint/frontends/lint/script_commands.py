@@ -117,7 +117,7 @@ class CommandJudge:
         return config, _unknown_keys(argv) | refused_keys(config)
 
     def rules(self, config) -> list:
-        return self.checker.judgeable_rules(config)
+        return self.checker.for_config_class(config.pin.config_class).judgeable_rules(config)
 
     def broken(self, words: tuple) -> set[tuple[str, Location | None]]:
         found = self._line(words)
