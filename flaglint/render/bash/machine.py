@@ -567,6 +567,11 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
                     if name in st.domains and name not in st.inputs:
                         # An input whose values stay grouped is exported when set; unset ends that.
                         self.decide(st, name, st.domains[name][0])
+                    elif name not in st.inputs:
+                        # Nothing the script does from here tells whether the environment set it: the
+                        # path holds it unset, so an assignment after this is not exported (symbolic:
+                        # a path that assigned an input it never read exports it where it was set).
+                        self.decide(st, name, None)
                     st.exported.discard(name)
                 self.assign(st, name, UNSET)
         st.status = 0

@@ -243,8 +243,8 @@ def _merge(states: list[State], candidates) -> State | None:
         read_once[n] = present[0]
     for other in states:
         for n in names - other.domains.keys() - other.inputs.keys():
-            if n not in other.exported and any(n in scope for scope in other.scopes):
-                return None  # other assigned it unread: bash exports it there exactly when it was set
+            if n not in other.exported and any(n in scope for scope in other.scopes[1:]):
+                return None  # a local of the input's name: which one an export of it would be is not followed
     # The inputs whose values the paths do not share: most are shared, untouched since they forked.
     spread = {n for b in others for n, _ in a.domains.items() ^ b.domains.items()}
     spread.update(_differing(inputs, every_input & names))
@@ -365,8 +365,10 @@ def _exported_on_all(states: Sequence[State], name: str, universes: Sequence[tup
         if name in st.exported:
             return True
         if any(name in scope for scope in st.scopes):
-            # assigned where its values stay grouped: the machine exports it where they are set
-            return None if name not in st.inputs and len(st.domains.get(name, ())) > 1 else False
+            # assigned where its values stay grouped, or before the path read it (an options loop's
+            # `--dry-run) DRY_RUN=true`; an unset before decides it, Interp.i_unset): bash exports
+            # it exactly where the environment set it
+            return None if name not in st.inputs and len(st.domains.get(name, (None, None))) > 1 else False
         if name not in st.inputs:
             return None
         # decided and not exported: unset, or set and then `export -n` (an argument: never exported)
