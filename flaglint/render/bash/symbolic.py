@@ -127,22 +127,46 @@ def _merged_group(states: list[State], candidates) -> list[State]:
         whole = _merge(states, candidates)
         if whole is not None:
             return [whole]
-    pending = list(states)
+    return [merged for kin in _kin(states) for merged in _swept(kin, candidates)]
+
+
+def _kin(states: list[State]) -> list[list[State]]:
+    """The states in classes that agree on what no merge changes: where they launch, their frames,
+    their arguments and their loops' passes (_alike). States of two classes never merge, so each
+    class is swept alone: a function's returns from calls made with other arguments or at other
+    passes of a loop (hundreds of them, in a launcher that starts each instance in a loop) cost a
+    comparison each, not a merge tried with every other one in every sweep."""
+    by_places: dict[tuple, list[tuple[tuple, list[State]]]] = {}
+    for st in states:
+        key = (st.stack, settled_positional(st), st.iters)
+        found = by_places.setdefault(_launch_places(st), [])
+        same = next((kin for known, kin in found if known == key), None)
+        if same is None:
+            found.append((key, [st]))
+        else:
+            same.append(st)
+    return [kin for found in by_places.values() for _, kin in found]
+
+
+def _swept(states: list[State], candidates) -> list[State]:
+    """The class merged all at once where it can be, else two at a time, in sweeps until none merges."""
+    if 2 < len(states):
+        whole = _merge(states, candidates)
+        if whole is not None:
+            return [whole]
+    pending = states
     changed = True
     while changed and len(pending) > 1:
         changed = False
         joined: list[State] = []
-        by_places: dict[tuple, list[int]] = {}  # only states that launch at the same places may merge
         for st in pending:
-            same = by_places.setdefault(_launch_places(st), [])
-            for k in same:
-                m = _merge([joined[k], st], candidates)
+            for k, other in enumerate(joined):
+                m = _merge([other, st], candidates)
                 if m is not None:
                     joined[k] = m
                     changed = True
                     break
             else:
-                same.append(len(joined))
                 joined.append(st)
         pending = joined
     return pending
