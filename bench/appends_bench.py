@@ -36,7 +36,10 @@ and an empty one, handed to a function that prints it and shifts, run by `exec "
 whose N subcommands each run a step of their own and then reach the same two launch sites (the trainer
 with captured flags of optional parts, the rollout's --worker_startup_command string of them;
 script_shapes.launch_sites) at N = 4, 16, 64, 256 (`--sites`): each site's command lines are judged
-once, however many subcommands reach them.
+once, however many subcommands reach them; and a distributed launcher's switches
+(script_shapes.option_switches_launcher: N switches defaulted from the environment that an options
+loop's arms set, read by a function called for each of 3 instances) at N = 2, 4, 8, 16, 32, 64
+(`--switches`).
 
 Then N sequential ifs on N inputs setting one variable (`if [ "$Ai" != x ]; then F=bad_key_i=1; fi`)
 and a MaxText launch reading it: N findings (a key MaxText does not define, at each if), each
@@ -49,6 +52,7 @@ ratio time(N)/time(N/2) (CPU) of each size.
                                   [--required 2 4 6 8 10] [--replicas 4 16 64 256 1024]
                                   [--built 4 8 16 32 64 256] [--node 4 8 16 32 64 256]
                                   [--sites 4 16 64 256]
+                                  [--switches 2 4 8 16 32 64]
                                   [--sequential 20 40 80 160]
 """
 
@@ -75,6 +79,7 @@ from script_shapes import (  # noqa: E402
     k8s_launcher,
     launch_sites,
     manifest_launcher,
+    option_switches_launcher,
     options_loop_launcher,
     repeated_appends,
     replica_loop_launcher,
@@ -216,6 +221,8 @@ def main() -> None:
                         help="optional parts of the distributed launcher's node, in a loop over 3 ports (none: skip it)")
     parser.add_argument("--sites", type=int, nargs="*", default=[4, 16, 64, 256],
                         help="subcommands of the launcher whose every arm reaches the same launch sites (none: skip it)")
+    parser.add_argument("--switches", type=int, nargs="*", default=[2, 4, 8, 16, 32, 64],
+                        help="switches an options loop sets, read per instance (none: skip it)")
     parser.add_argument("--sequential", type=int, nargs="*", default=[20, 40, 80, 160],
                         help="sizes of the sequential-ifs recipe (none: skip it)")
     args = parser.parse_args()
@@ -260,6 +267,8 @@ def main() -> None:
             _print_sizes(f"built {form} parts", args.built, lambda n, form=form: built_command(n, form), Path(d), args.pin)
         if args.node:
             _print_sizes("distributed node parts", args.node, lambda n: distributed_node(n, ports=3), Path(d), args.pin)
+        if args.switches:
+            _print_sizes("option switches", args.switches, option_switches_launcher, Path(d), args.pin)
         previous = None
         for n in args.sequential:
             script = Path(d) / f"sequential_{n}.sh"

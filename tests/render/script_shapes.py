@@ -233,13 +233,16 @@ def launch_sites(commands: int, optional: int = 4) -> str:
     return "\n".join(lines) + "\n"
 
 
+_SWITCH_PARTS = ('extra+=" log_period=5"', 'extra+=" eval_interval=7"', 'extra+=" checkpoint_period=9"')
+
+
 def option_switches_launcher(switches: int, instances: int = 3) -> str:
     """A distributed launcher's shape (google/tunix's experimental launch_raiden.sh): switches that
     default from the environment (`DRY_RUN="${DRY_RUN:-false}"`), an options loop whose arms set
     them (`--dry-run) DRY_RUN=true`), one of them exported, then a function called for each element
-    of an array of instances that reads them: each adds a part to a MaxText command line (one key
-    MaxText does not define, `stepz`) and the dry-run switch decides whether the workload is
-    applied or printed."""
+    of an array of instances that reads them: the first three add a key of their own to a MaxText
+    command line (which holds one key MaxText does not define, `stepz`), the others print, and the
+    dry-run switch decides whether the workload is applied or printed."""
     names = ["DRY_RUN"] + [f"SW{i}" for i in range(1, switches)]
     arms = [f"    --{name.lower().replace('_', '-')}) {name}=true; shift ;;" for name in names]
     lines = ["#!/bin/bash", *(f'{name}="${{{name}:-false}}"' for name in names), "EXTRA_ARGS=()",
@@ -247,7 +250,8 @@ def option_switches_launcher(switches: int, instances: int = 3) -> str:
              f"export {names[-1]}",
              'apply_or_print() { if [[ "$DRY_RUN" == "true" ]]; then cat; else kubectl apply -f -; fi; }',
              "start_instance() {", '  local target="$1"', '  local extra=""',
-             *(f'  if [[ "${{{name}}}" == "true" ]]; then extra+=" log_period={i + 1}"; fi' for i, name in enumerate(names[1:])),
+             *(f'  if [[ "${{{name}}}" == "true" ]]; then {_SWITCH_PARTS[i] if i < len(_SWITCH_PARTS) else f"echo {name}"}; fi'
+               for i, name in enumerate(names[1:])),
              '  xpk workload create --workload "${target}" --command "python3 -m maxtext.trainers.pre_train.train'
              ' maxtext/configs/base.yml run_name=${target} stepz=10${extra}" | apply_or_print', "}",
              f"INSTANCES=({' '.join(f'roll-{i}' for i in range(instances))})",
