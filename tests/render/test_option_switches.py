@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from script_shapes import option_switches_launcher
 from test_bash_property import BASH_OWN
-from test_bash_symbolic import exported_as, taken_by
+from test_bash_symbolic import exported_as, resolved_in, taken_by
 
 from flaglint.render import evaluate
 from flaglint.render.bash.state import is_argument, option_arguments
@@ -90,3 +90,30 @@ def test_joined_switches_export_what_bash_exports(script, data):
         ((_, outcome),) = taken_by([(p, o) for o in evaluated.outcomes for p in o.paths], chosen)
         expected = _bash_exports(Path(d), env, option_arguments(options))
         assert exported_as(outcome, chosen) == expected, (script, chosen)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize("environment", [None, OTHER])
+@pytest.mark.parametrize("given_option", [False, True])
+def test_a_script_run_after_the_join_sees_the_switch_where_bash_exports_it(tmp_path, environment, given_option):
+    # The switch joined from the runs that give the option and those that do not is in the
+    # environment of a script the launcher runs exactly where the caller's environment set it.
+    (tmp_path / "child.sh").write_text('#!/bin/bash\npython3 -m maxtext.trainers.pre_train.train base.yml run_name="r${DRY_RUN-unset}"\n')
+    (tmp_path / "gen.sh").write_text('DRY_RUN="${DRY_RUN:-false}"\nwhile [[ $# -gt 0 ]]; do\n  case "$1" in\n'
+                                     '    --dry-run) DRY_RUN=true; shift ;;\n    *) shift ;;\n  esac\ndone\n'
+                                     'if [[ "$DRY_RUN" == true ]]; then echo dry; fi\nbash ./child.sh\n')
+    evaluated = evaluate(tmp_path / "gen.sh")
+    option = next(name for name, values in evaluated.inputs.items() if "--dry-run" in values)
+    chosen = {name: None for name in evaluated.inputs} | {"DRY_RUN": environment, option: "--dry-run" if given_option else None}
+    ((_, outcome),) = taken_by([(p, o) for o in evaluated.outcomes for p in o.paths], chosen)
+    (launch,) = outcome.rendering.launched
+    word = next(resolved_in(w, chosen).text for w in launch.words if "run_name" in str(w))
+    env = {"DRY_RUN": environment} if environment is not None else {}
+    stub = tmp_path / "bin"
+    stub.mkdir()
+    (stub / "python3").write_text('#!/bin/bash\nfor w in "$@"; do case "$w" in run_name=*) echo "$w" ;; esac; done\n')
+    (stub / "python3").chmod(0o755)
+    given = [f"{k}={v}" for k, v in env.items()]
+    out = subprocess.run(["env", "-i", f"PATH={stub}:/usr/bin:/bin", *given, "bash", "./gen.sh", *(["--dry-run"] if given_option else [])],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=20)
+    assert word == out.stdout.splitlines()[-1]

@@ -1024,10 +1024,12 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
                 if not wanted(name):
                     continue
                 if name not in st.exported and name not in st.inputs and len(st.domains.get(name, ())) > 1:
-                    # joined paths that assigned the input: exported where the environment set it
+                    # joined paths that assigned the input: exported where the environment set it,
+                    # alike on every value it sets (one fork: set or not, not one per value; a
+                    # domain without None is exported already, guards.narrow)
                     domain = st.domains[name]
-                    if None in domain and any(value is not None for value in domain):
-                        raise NeedInput(name, domain)
+                    if None in domain:
+                        raise NeedInput(name, domain, ((None,), tuple(value for value in domain if value is not None)))
                 env[name] = v if (name in st.exported and v is not None and not isinstance(v, list)) else UNSET
         env.update(extra)
         return env
