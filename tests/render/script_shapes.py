@@ -208,6 +208,7 @@ def distributed_node(count: int, program: str = BUILT_PROGRAM, ports: int = 0) -
         node = ['for port in "${PORTS[@]}"; do', *node, "done"]
     return "\n".join([*lines, *node]) + "\n"
 
+
 def launch_sites(commands: int, optional: int = 4) -> str:
     """A distributed launcher whose subcommands reach the same launch sites (google/tunix's
     experimental k8s_launcher.sh: `all`, `trainer`, `rollout`, … each start the same jobs): an
