@@ -72,13 +72,22 @@ class Conditions:
         taken = lambda choice: self.taken(choice, st)  # noqa: E731
         open_ones = [element for element in raw if may_be_absent(element) and presence(element, taken) is None]
         low = sum(element is not None and (not may_be_absent(element) or presence(element, taken) is True) for element in raw)
-        statuses = {0 if _COMPARED[op](count, number) else 1 for count in range(low, low + len(open_ones) + 1)}
-        if len(statuses) == 1:
-            return statuses.pop()
+
+        def status(there: bool | None):
+            # the counts the path may still see where the element forked on is there or not (other
+            # elements the same input decides are taken as open: a range that holds the count)
+            found = {0 if _COMPARED[op](count, number) else 1
+                     for count in range(low + (there is True), low + len(open_ones) - (there is False) + 1)}
+            return found.pop() if len(found) == 1 else "open"
+
+        decided = status(None)
+        if decided != "open":
+            return decided
         first = open_ones[0]
         while len(taken(first)) == 1 and type(taken(first)[0][1]) is Choice:  # decided here, an input below it not
             first = taken(first)[0][1]
-        results = [(values, {True: 1, False: 0}.get(presence(alt, taken), "open")) for values, alt in taken(first)]
+        # values that leave the status open each apart: the path forks again below, maybe on this input
+        results = [(values, status(presence(alt, taken))) for values, alt in taken(first)]
         return _forked((first, results), self._texts(first.name, st, None))
 
     def _joined_read(self, expr: tuple, st: State, name: str) -> str | None:
