@@ -19,7 +19,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from script_shapes import BUILT_FORMS, BUILT_PROGRAM, built_command, distributed_node, required_variables_launcher
+from script_shapes import (
+    BUILT_FORMS,
+    BUILT_PROGRAM,
+    built_command,
+    distributed_node,
+    required_variables_launcher,
+)
 from test_bash_launch_joins import concrete_words
 from test_bash_property import BASH_OWN
 from test_bash_symbolic import resolved_in, taken_by
