@@ -69,9 +69,17 @@ class Conditions:
         raw = factored(raw) if type(raw) is Choice else raw
         if type(raw) is not list or not has_absent(raw):
             return None
-        taken = lambda choice: self.taken(choice, st)  # noqa: E731
-        open_ones = [element for element in raw if may_be_absent(element) and presence(element, taken) is None]
-        low = sum(element is not None and (not may_be_absent(element) or presence(element, taken) is True) for element in raw)
+        memo: dict = {}
+
+        def taken(choice: Choice) -> list:
+            found = memo.get(id(choice))
+            if found is None:
+                found = memo[id(choice)] = self.taken(choice, st)
+            return found
+
+        there = {id(element): presence(element, taken) for element in raw if may_be_absent(element)}
+        open_ones = [element for element in raw if may_be_absent(element) and there[id(element)] is None]
+        low = sum(element is not None and (not may_be_absent(element) or there[id(element)] is True) for element in raw)
 
         def status(there: bool | None):
             # the counts the path may still see where the element forked on is there or not (other
