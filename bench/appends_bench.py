@@ -24,7 +24,7 @@ N = 1, 2, 4, 8 (`--manifests`); and a launcher that reads N options in a loop, e
 (script_shapes.options_loop_launcher) at N = 4, 16, 64, 256 (`--options`); and an XPK submit script's
 (script_shapes.required_variables_launcher: a helper that checks N variables by name,
 `[ -z "${!v:-}" ] && absent+=("$v")`, and reads the array whole, before a workload whose --command
-string runs MaxText) at N = 2, 4, 6, 8, 10 (`--required`); and a distributed launcher's rollout loop
+string runs MaxText) at N = 8, 16, 32, 64, 256 (`--required`); and a distributed launcher's rollout loop
 (script_shapes.replica_loop_launcher: `for ((i = 0; i < REPLICAS; i++))` over a replica count that
 defaults to N, each pass naming a replica by its counter and calling functions that build its flags
 and launch it) at N = 4, 16, 64, 256, 1024 (`--replicas`); and a trainer command whose own words are
@@ -49,7 +49,7 @@ ratio time(N)/time(N/2) (CPU) of each size.
     python bench/appends_bench.py [--sizes 8 64 256 1024] [--pin bbd0f6f10] [--appends-only]
                                   [--repeated 8 16 32 64 256] [--launcher 10 50 100 200] [--manifests 1 2 4 8]
                                   [--options 4 16 64 256]
-                                  [--required 2 4 6 8 10] [--replicas 4 16 64 256 1024]
+                                  [--required 8 16 32 64 256] [--replicas 4 16 64 256 1024]
                                   [--built 4 8 16 32 64 256] [--node 4 8 16 32 64 256]
                                   [--sites 4 16 64 256]
                                   [--switches 2 4 8 16 32 64]
@@ -211,7 +211,7 @@ def main() -> None:
                         help="sizes of the options-loop launcher (none: skip it)")
     parser.add_argument("--manifests", type=int, nargs="*", default=[1, 2, 4, 8],
                         help="start functions of the manifest launcher (none: skip it)")
-    parser.add_argument("--required", type=int, nargs="*", default=[2, 4, 6, 8, 10],
+    parser.add_argument("--required", type=int, nargs="*", default=[8, 16, 32, 64, 256],
                         help="variables the XPK submit script checks by name (none: skip it)")
     parser.add_argument("--replicas", type=int, nargs="*", default=[4, 16, 64, 256, 1024],
                         help="default replica counts of the rollout loop launcher (none: skip it)")

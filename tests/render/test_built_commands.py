@@ -19,7 +19,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from script_shapes import BUILT_FORMS, BUILT_PROGRAM, built_command, distributed_node
+from script_shapes import (
+    BUILT_FORMS,
+    BUILT_PROGRAM,
+    built_command,
+    distributed_node,
+    required_variables_launcher,
+)
 from test_bash_launch_joins import concrete_words
 from test_bash_property import BASH_OWN
 from test_bash_symbolic import resolved_in, taken_by
@@ -197,3 +203,63 @@ def test_each_path_of_a_built_command_launches_and_exports_what_bash_does(tmp_pa
         opaque = {name for name, value in got.items() if value is not None and value.opaque}
         got = {name: value.text for name, value in got.items() if value is not None and name not in opaque}
         assert got == {name: value for name, value in exported.items() if name not in names | opaque}, env
+
+
+# An array that starts empty and grows behind tests (an XPK submit script's `absent+=("$v")`): its
+# count compared in a test and `${A[*]}` among a launch's words, each bash's on every explored path.
+COUNT_TESTS = ['[ "${{#absent[@]}}" {op} {k} ]', "[[ ${{#absent[@]}} {op} {k} ]]", "[ {k} {op} ${{#absent[@]}} ]",
+               "test ${{#absent[@]}} {op} {k}"]
+
+
+@st.composite
+def absent_scripts(draw) -> str:
+    lines = [draw(st.sampled_from(["absent=()", "absent=(first)"]))]
+    for i in range(draw(st.integers(1, 5))):
+        test = draw(st.sampled_from([f'[ -z "${{O{i}:-}}" ]', f'[[ "$O{i}" == "{draw(st.sampled_from(VALUES))}" ]]',
+                                     f'[[ -n "${{O{i}-}}" ]]']))
+        element = draw(st.sampled_from([f"O{i}", '"a b"', '""', f'"$O{i}"']))
+        lines.append(draw(st.sampled_from([f"{test} && absent+=({element})", f"if {test}; then absent+=({element}); fi"])))
+    for _ in range(draw(st.integers(1, 2))):
+        shape = draw(st.sampled_from(COUNT_TESTS))
+        test = shape.format(op=draw(st.sampled_from(["-gt", "-ge", "-eq", "-ne", "-lt", "-le"])), k=draw(st.integers(0, 3)))
+        lines.append(f"if {test}; then export HELD=${{HELD:-}}y; else export HELD=${{HELD:-}}n; fi")
+    lines.append(f'{BUILT_PROGRAM} --names="${{absent[*]}}" ${{absent[*]}} "${{absent[*]}}" last')
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(script=absent_scripts(), seed=st.integers(0, 2**16))
+@example(script='absent=()\n[ -z "${O0:-}" ] && absent+=(O0)\n[ -z "${O1:-}" ] && absent+=("a b")\n'
+         '[[ -n "${O2-}" ]] && absent+=("")\nif [ "${#absent[@]}" -gt 0 ]; then export HELD=y; else export HELD=n; fi\n'
+         f'{BUILT_PROGRAM} --names="${{absent[*]}}" ${{absent[*]}} "${{absent[*]}}" last\n', seed=2)
+def test_an_array_that_starts_empty_is_counted_and_joined_as_bash_does(tmp_path_factory, script, seed):
+    directory = tmp_path_factory.mktemp("absent")
+    (directory / "gen.sh").write_text(script)
+    exploration = evaluate(directory / "gen.sh")
+    paths = [(p, o) for o in exploration.outcomes for p in o.paths]
+    rng = random.Random(seed)
+    names = set(exploration.inputs)
+    for _ in range(6):
+        sample = {name: rng.choice(exploration.inputs[name]) for name in sorted(names)}
+        env = {k: v for k, v in sample.items() if v is not None}
+        ((_, outcome),) = taken_by(paths, sample)
+        argv, exported = _bash_run(directory, env)
+        (launch,) = outcome.rendering.launched
+        assert concrete_words(launch, env)[1:] == argv, env
+        held = resolved_in(outcome.rendering.exported["HELD"], env)
+        assert held.text == exported["HELD"], env
+
+
+@pytest.mark.parametrize("required", [8, 16, 32])
+def test_variables_checked_by_name_are_a_few_paths_at_any_count(tmp_path, required):
+    # `[ -z "${!name:-}" ] && absent+=("$name")` over `required` names, then `${#absent[@]}` tested and
+    # `${absent[*]}` printed: the count's test forks where its status differs, not per combination
+    script = tmp_path / "xpk_submit.sh"
+    script.write_text(required_variables_launcher(required))
+    exploration = evaluate(script)
+    assert exploration.paths_explored <= 8
+    launched = [o for o in exploration.outcomes if o.rendering.launched]
+    # the workload is submitted where every variable is set, and only there
+    assert launched and all(all(values != {None, ""} and "" not in values and None not in values
+                                for name, values in product.items() if name.startswith("REQ_"))
+                            for o in launched for p in o.paths for product in p.products())

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import weakref
 
-from flaglint.render.bash.types import Choice
+from flaglint.render.bash.types import Choice, Sym, Value
 
 # How deep the walk goes into Choices nested in one another that it has not met before: past it the
 # array is not factored (it stays a Choice of arrays, read alternative by alternative).
@@ -17,6 +17,8 @@ _DEPTH_LIMIT = 64
 # joins before made, so the next join nests it one deeper; each level is factored once.
 _FACTORED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _NONE = object()
+_EMPTY = Value("", [])
+_BLANK = Value(" ", [None])
 
 
 def may_be_absent(element) -> bool:
@@ -36,7 +38,9 @@ def _same(a, b) -> bool:
 def factored(value, depth: int = 0) -> list | None:
     """The joined array `value` (a Choice whose alternatives are arrays) as one array, as the module
     says; None where an alternative is no array (unset, a scalar, the input's own value) or holds an
-    unset element (a sparse array), or where the alternatives share no first element."""
+    unset element (a sparse array). Alternatives that share no first element (`absent=()`, then
+    `absent+=("$v")` behind a test) are factored too: their first element is one that may be absent,
+    and readers that need it (`${A}`, a command's name) decide it as they decide any such element."""
     if type(value) is list:
         return None if any(element is None for element in value) else value
     if type(value) is not Choice:
@@ -57,9 +61,7 @@ def factored(value, depth: int = 0) -> list | None:
     shared = 0
     while shared < min(map(len, arrays)) and all(_same(array[shared], first[shared]) for array in arrays[1:]):
         shared += 1
-    if shared == 0 and any(arrays):
-        made = None  # the first element is told apart: `${A}` and a command's name read it whole
-    elif all(len(array) == shared for array in arrays):
+    if all(len(array) == shared for array in arrays):
         made = first
     else:
         made = first[:shared] + [
@@ -67,3 +69,54 @@ def factored(value, depth: int = 0) -> list | None:
             for at in range(shared, max(map(len, arrays)))]
     _FACTORED[value] = _NONE if made is None else made
     return made
+
+
+def presence(element, taken) -> bool | None:
+    """Whether an element that some alternatives have not is there on this path (True), is not
+    (False), or is not decided yet (None); `taken(choice)` gives the alternatives of a Choice the
+    path's values of its input may take."""
+    found: set = set()
+    todo, seen = [element], set()
+    while todo:
+        node = todo.pop()
+        if type(node) is not Choice:
+            found.add(node is not None)
+            if len(found) == 2:
+                return None
+        elif id(node) not in seen:
+            seen.add(id(node))
+            todo.extend(alt for _, alt in taken(node))
+    return found.pop()
+
+
+def _mapped(choice: Choice, there, absent, memo: dict):
+    """`choice` with each alternative that is an element replaced by `there(element)`, and each
+    that is none (None) by `absent`."""
+    if id(choice) in memo:
+        return memo[id(choice)]
+    made = Choice(choice.name, tuple(
+        (values, _mapped(alt, there, absent, memo) if type(alt) is Choice else absent if alt is None else there(alt))
+        for values, alt in choice.alts))
+    memo[id(choice)] = made
+    return made
+
+
+def starred(array: list) -> Sym:
+    """`${A[*]}` of an array with elements that some alternatives have not: its elements joined by
+    blanks (bash joins on IFS's first character, and the blank default is all that is followed),
+    each absent one with the blank before it left out. The blank before an element is itself a
+    Choice on the inputs of the elements before it (whether one of them is there), each built on
+    the one before, so n such elements give n Choices of two alternatives each, not 2**n texts."""
+    pieces: list = []
+    before = _EMPTY  # what goes before the next element there: nothing until one is
+    for element in array:
+        if element is None:
+            continue
+        if may_be_absent(element):
+            ahead = before
+            pieces.append(_mapped(element, lambda there: Sym((ahead, there)), _EMPTY, {}))
+            before = _mapped(element, lambda _: _BLANK, before, {})
+        else:
+            pieces.extend((before, element))
+            before = _BLANK
+    return Sym(tuple(pieces))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 
+from flaglint.render.bash.arrays import factored, has_absent, may_be_absent, presence
 from flaglint.render.bash.expansion import fold_parts, glob_pieces, plain_variable
 from flaglint.render.bash.lexer import Lit, Param, Word
 from flaglint.render.bash.state import NeedInput, State, file_test_input
@@ -29,6 +30,11 @@ class Conditions:
         try:
             return self._test_one(expr, st, double, line)
         except NeedInput as need:
+            counted = self._count_test(expr, st) if need.groups is None else None
+            if type(counted) is int:
+                return counted
+            if counted is not None:
+                raise counted from None
             # `[ "${#A[@]}" -gt 0 ]` of an array that n joins grew: its input is read only where
             # the test's status differs between the alternatives it leaves (n forks, not 2**n)
             joined = self._joined_read(expr, st, need.name) if need.groups is None else None
@@ -40,6 +46,57 @@ class Conditions:
             if fork is None:
                 raise
             raise fork from None
+
+    def _count_test(self, expr: tuple, st: State):
+        """`[ "${#A[@]}" -gt 0 ]` of an array with elements that some alternatives have not
+        (arrays.factored): the status where every count the path leaves gives the same one, else
+        the fork on the first element still open, its values apart by whether it is there (the
+        path then reads the count again: n elements fork n times at most, not 2**n); None for any
+        other test."""
+        if expr[0] == "posix":
+            words = expr[1][:-1] if len(expr[1]) == 4 and expr[1][-1].literal == "]" else expr[1]
+            if len(words) != 3 or words[1].literal not in _COMPARED:
+                return None
+            left, op, right = words[0], words[1].literal, words[2]
+        elif expr[0] == "bin" and expr[1] in _COMPARED:
+            op, left, right = expr[1], expr[2], expr[3]
+        else:
+            return None
+        name, number = _counted_array(left), _integer(right)
+        if name is None or number is None:
+            name, number, op = _counted_array(right), _integer(left), _MIRRORED[op]
+        raw = self.raw(st, name) if name is not None and number is not None else None
+        raw = factored(raw) if type(raw) is Choice else raw
+        if type(raw) is not list or not has_absent(raw):
+            return None
+        memo: dict = {}
+
+        def taken(choice: Choice) -> list:
+            found = memo.get(id(choice))
+            if found is None:
+                found = memo[id(choice)] = self.taken(choice, st)
+            return found
+
+        there = {id(element): presence(element, taken) for element in raw if may_be_absent(element)}
+        open_ones = [element for element in raw if may_be_absent(element) and there[id(element)] is None]
+        low = sum(element is not None and (not may_be_absent(element) or there[id(element)] is True) for element in raw)
+
+        def status(there: bool | None):
+            # the counts the path may still see where the element forked on is there or not (other
+            # elements the same input decides are taken as open: a range that holds the count)
+            found = {0 if _COMPARED[op](count, number) else 1
+                     for count in range(low + (there is True), low + len(open_ones) - (there is False) + 1)}
+            return found.pop() if len(found) == 1 else "open"
+
+        decided = status(None)
+        if decided != "open":
+            return decided
+        first = open_ones[0]
+        while len(taken(first)) == 1 and type(taken(first)[0][1]) is Choice:  # decided here, an input below it not
+            first = taken(first)[0][1]
+        # values that leave the status open each apart: the path forks again below, maybe on this input
+        results = [(values, status(presence(alt, taken))) for values, alt in taken(first)]
+        return _forked((first, results), self._texts(first.name, st, None))
 
     def _joined_read(self, expr: tuple, st: State, name: str) -> str | None:
         """The one variable the test reads that holds a joined value (a Choice) on the input `name`;
@@ -244,6 +301,26 @@ class Conditions:
                 return left if left == 0 else self.posix_test(args[i + 1:], st, line)
         self.note(st, line, "unsupported test; taken as false")
         return 2
+
+
+_COMPARED = {"-eq": int.__eq__, "-ne": int.__ne__, "-gt": int.__gt__, "-ge": int.__ge__, "-lt": int.__lt__, "-le": int.__le__}
+_MIRRORED = {"-eq": "-eq", "-ne": "-ne", "-gt": "-lt", "-ge": "-le", "-lt": "-gt", "-le": "-ge"}
+
+
+def _counted_array(word) -> str | None:
+    """The array whose count a word is (`"${#A[@]}"`), and nothing else; None for any other word."""
+    parts = [p for p in word.parts if not (type(p) is Lit and p.text == "")]
+    p = parts[0] if len(parts) == 1 else None
+    if type(p) is Param and p.length and p.index in ("@", "*") and not p.op and not p.indirect \
+            and (p.name[0].isalpha() or p.name[0] == "_"):
+        return p.name
+    return None
+
+
+def _integer(word) -> int | None:
+    """A word that is a decimal number as written (`0`), as bash compares it; None otherwise."""
+    text = word.literal
+    return int(text) if text is not None and re.fullmatch(r"[+-]?[0-9]+", text.strip()) else None
 
 
 def _status_or_open(choice: Choice, results: list):

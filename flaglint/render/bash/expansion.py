@@ -17,7 +17,7 @@ from flaglint.render.bash.arithmetic import (
     eval_arith,
     parse_arith_text,
 )
-from flaglint.render.bash.arrays import factored, has_absent, may_be_absent
+from flaglint.render.bash.arrays import factored, has_absent, may_be_absent, starred
 from flaglint.render.bash.compiler import compile_span
 from flaglint.render.bash.counted import CAPTURED
 from flaglint.render.bash.lexer import (
@@ -533,6 +533,12 @@ class Expansion:
         holds a blank. Where bash would stop or note something on some values of the first input
         it reads, or they give more than GUARDED_LEAVES alternatives, the path forks on that input
         (NeedInput), those values apart; None where it yields several fields of "$@"."""
+        if type(part) is Param and part.index == "*" and not (part.op or part.length or part.indirect) \
+                and (part.name[0].isalpha() or part.name[0] == "_"):
+            raw = self.raw(st, part.name)
+            array = factored(raw) if type(raw) is Choice else raw
+            if type(array) is list and has_absent(array):  # `${A[*]}` joined, none of its elements decided
+                return starred(array), part.quoted
         if plain_variable(part):
             raw = self.raw(st, part.name)
             if is_symbolic(raw) and not self._may_stop(raw, st):  # a joined value: kept as it is, never walked alternative by alternative
