@@ -184,19 +184,7 @@ def _bash_run(directory: Path, env: dict) -> tuple[list[str], dict]:
          + "\n".join(READERS[name] for name in ("print", "shifted")) + "\n" + RUNNERS[1] + "\n", seed=1)
 def test_each_path_of_a_built_command_launches_and_exports_what_bash_does(tmp_path_factory, script, seed):
     directory = tmp_path_factory.mktemp("built")
-    (directory / "gen.sh").write_text(script)
-    exploration = evaluate(directory / "gen.sh")
-    paths = [(p, o) for o in exploration.outcomes for p in o.paths]
-    rng = random.Random(seed)
-    names = set(exploration.inputs)
-    for _ in range(6):
-        sample = {name: rng.choice(exploration.inputs[name]) for name in sorted(names)}
-        env = {k: v for k, v in sample.items() if v is not None}
-        ((_, outcome),) = taken_by(paths, sample)
-        argv, exported = _bash_run(directory, env)
-        (launch,) = outcome.rendering.launched
-        assert concrete_words(launch, env)[1:] == argv, env
-        # what the script's own readers export (an input's witness value is the path's, not the sample's)
+    for outcome, env, exported, names in _sampled_runs(directory, script, seed):
         # what the script's own readers export (an input's witness value is the path's, not the
         # sample's); a value not known here (printf's output) is only said to be so
         got = {name: resolved_in(value, env) for name, value in outcome.rendering.exported.items() if name not in names}
@@ -233,19 +221,7 @@ def absent_scripts(draw) -> str:
          '[[ -n "${O2-}" ]] && absent+=("")\nif [ "${#absent[@]}" -gt 0 ]; then export HELD=y; else export HELD=n; fi\n'
          f'{BUILT_PROGRAM} --names="${{absent[*]}}" ${{absent[*]}} "${{absent[*]}}" last\n', seed=2)
 def test_an_array_that_starts_empty_is_counted_and_joined_as_bash_does(tmp_path_factory, script, seed):
-    directory = tmp_path_factory.mktemp("absent")
-    (directory / "gen.sh").write_text(script)
-    exploration = evaluate(directory / "gen.sh")
-    paths = [(p, o) for o in exploration.outcomes for p in o.paths]
-    rng = random.Random(seed)
-    names = set(exploration.inputs)
-    for _ in range(6):
-        sample = {name: rng.choice(exploration.inputs[name]) for name in sorted(names)}
-        env = {k: v for k, v in sample.items() if v is not None}
-        ((_, outcome),) = taken_by(paths, sample)
-        argv, exported = _bash_run(directory, env)
-        (launch,) = outcome.rendering.launched
-        assert concrete_words(launch, env)[1:] == argv, env
+    for outcome, env, exported, _ in _sampled_runs(tmp_path_factory.mktemp("absent"), script, seed):
         held = resolved_in(outcome.rendering.exported["HELD"], env)
         assert held.text == exported["HELD"], env
 
@@ -263,3 +239,22 @@ def test_variables_checked_by_name_are_a_few_paths_at_any_count(tmp_path, requir
     assert launched and all(all(values != {None, ""} and "" not in values and None not in values
                                 for name, values in product.items() if name.startswith("REQ_"))
                             for o in launched for p in o.paths for product in p.products())
+
+
+def _sampled_runs(directory, script: str, seed: int):
+    """Six samples of the explored inputs: each taken by one path whose one launch's words are
+    bash's with that environment; yields the path's outcome, the environment, what bash exported
+    and the inputs' names."""
+    (directory / "gen.sh").write_text(script)
+    exploration = evaluate(directory / "gen.sh")
+    paths = [(p, o) for o in exploration.outcomes for p in o.paths]
+    rng = random.Random(seed)
+    names = set(exploration.inputs)
+    for _ in range(6):
+        sample = {name: rng.choice(exploration.inputs[name]) for name in sorted(names)}
+        env = {k: v for k, v in sample.items() if v is not None}
+        ((_, outcome),) = taken_by(paths, sample)
+        argv, exported = _bash_run(directory, env)
+        (launch,) = outcome.rendering.launched
+        assert concrete_words(launch, env)[1:] == argv, env
+        yield outcome, env, exported, names

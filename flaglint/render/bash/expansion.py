@@ -392,11 +392,8 @@ class Expansion:
         """`"${a[@]}"` of an array with a symbolic element: its set elements, one field each as
         stored, those some alternatives have not among them (arrays.factored: whoever reads them
         decides them, Expansion.positional); None for any other word."""
-        if len(word.parts) != 1:
-            return None
-        p = word.parts[0]
-        if not (type(p) is Param and p.quoted and p.index == "@" and not p.op and not p.length and not p.indirect
-                and (p.name[0].isalpha() or p.name[0] == "_")):
+        p = _quoted_array(word)
+        if p is None:
             return None
         raw = self.raw(st, p.name)
         array = raw if type(raw) is list else factored(raw) if type(raw) is Choice else None
@@ -481,11 +478,8 @@ class Expansion:
     def _launch_elements(self, word: Word, st: State) -> list | None:
         """`"${A[@]}"` among a program's arguments, A an array joined paths grew differently: its
         words as command_elements gives them; None for any other word."""
-        if len(word.parts) != 1:
-            return None
-        p = word.parts[0]
-        if not (type(p) is Param and p.quoted and p.index == "@" and not p.op and not p.length and not p.indirect
-                and (p.name[0].isalpha() or p.name[0] == "_")):
+        p = _quoted_array(word)
+        if p is None:
             return None
         return self.command_elements(p, st, head=False)
 
@@ -1113,3 +1107,14 @@ def _identity(value) -> tuple:
     if type(value) is not Value:
         return (id(value),)
     return (value.text, value.opaque, value.origins.runs if type(value.origins) is Spans else tuple(value.origins))
+
+
+def _quoted_array(word: Word) -> Param | None:
+    """The parameter of a word that is `"${A[@]}"` alone, A an array's name; None for any other word."""
+    if len(word.parts) != 1:
+        return None
+    p = word.parts[0]
+    if (type(p) is Param and p.quoted and p.index == "@" and not p.op and not p.length and not p.indirect
+            and (p.name[0].isalpha() or p.name[0] == "_")):
+        return p
+    return None
