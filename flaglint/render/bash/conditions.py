@@ -77,9 +77,8 @@ class Conditions:
                 found = memo[id(choice)] = self.taken(choice, st)
             return found
 
-        # elements read in order until the status is decided or the first open one is found where
-        # the ones read already leave it open: the path that forks n times reads each count in a
-        # step, not the n elements each time (those not read yet are taken as open)
+        # elements read in order until the status is decided (those not read yet taken as open):
+        # on a path where one is there, the count's test is decided where it is read
         low, open_ones, left = 0, [], len(raw)
 
         def status(there: bool | None):
@@ -101,8 +100,6 @@ class Conditions:
             decided = status(None)
             if decided != "open":
                 return decided
-            if open_ones and len(_statuses(op, number, low, low + len(open_ones))) == 2:
-                break
         first = open_ones[0]
         while len(taken(first)) == 1 and type(taken(first)[0][1]) is Choice:  # decided here, an input below it not
             first = taken(first)[0][1]

@@ -43,7 +43,10 @@ def simplified(cubes: Iterable[Cube], universe: Mapping[str, Sequence]) -> set[C
     changed = True
     while changed and len(cubes) > 1:
         changed = False
-        for name in sorted({n for c in cubes for n, _ in c}):
+        # an input every cube gives the same values groups no two of them: only the others are
+        # tried (paths that n tests each narrowed alike share n such inputs)
+        shared = {n for n, _ in frozenset.intersection(*cubes)}
+        for name in sorted({n for c in cubes for n, _ in c} - shared):
             groups: dict[Cube, set] = {}
             for cube in cubes:
                 entries = dict(cube)
@@ -100,8 +103,9 @@ def settle(st: State, cubes: Sequence[Cube], kept: frozenset = frozenset()) -> b
     if not cubes:
         st.condition = frozenset((frozenset(),))  # (a factor no assignment satisfies)
         return False
+    entries = [dict(c) for c in cubes]
     for name in {n for c in cubes for n, _ in c}:
-        sets = [dict(c).get(name) for c in cubes]
+        sets = [e.get(name) for e in entries]
         if all(s is not None for s in sets):  # else a cube lets it take its whole universe
             reached = set().union(*sets)
             narrow(st, name, [v for v in st.domains[name] if v in reached])
