@@ -77,20 +77,29 @@ class Conditions:
                 found = memo[id(choice)] = self.taken(choice, st)
             return found
 
-        there = {id(element): presence(element, taken) for element in raw if may_be_absent(element)}
-        open_ones = [element for element in raw if may_be_absent(element) and there[id(element)] is None]
-        low = sum(element is not None and (not may_be_absent(element) or there[id(element)] is True) for element in raw)
+        # elements read in order until the status is decided (those not read yet taken as open):
+        # on a path where one is there, the count's test is decided where it is read
+        low, open_ones, left = 0, [], len(raw)
 
         def status(there: bool | None):
             # the counts the path may still see where the element forked on is there or not (other
-            # elements the same input decides are taken as open: a range that holds the count)
-            found = {0 if _COMPARED[op](count, number) else 1
-                     for count in range(low + (there is True), low + len(open_ones) - (there is False) + 1)}
+            # elements the same input decides, and those not read, are taken as open: a range
+            # that holds the count)
+            found = _statuses(op, number, low + (there is True), low + len(open_ones) + left - (there is False))
             return found.pop() if len(found) == 1 else "open"
 
-        decided = status(None)
-        if decided != "open":
-            return decided
+        for element in raw:
+            left -= 1
+            if element is None:
+                continue
+            there = presence(element, taken) if may_be_absent(element) else True
+            if there is None:
+                open_ones.append(element)
+            else:
+                low += there
+            decided = status(None)
+            if decided != "open":
+                return decided
         first = open_ones[0]
         while len(taken(first)) == 1 and type(taken(first)[0][1]) is Choice:  # decided here, an input below it not
             first = taken(first)[0][1]
@@ -305,6 +314,13 @@ class Conditions:
 
 _COMPARED = {"-eq": int.__eq__, "-ne": int.__ne__, "-gt": int.__gt__, "-ge": int.__ge__, "-lt": int.__lt__, "-le": int.__le__}
 _MIRRORED = {"-eq": "-eq", "-ne": "-ne", "-gt": "-lt", "-ge": "-le", "-lt": "-gt", "-le": "-ge"}
+
+
+def _statuses(op: str, number: int, low: int, high: int) -> set[int]:
+    """The statuses of `count op number` for the counts from `low` to `high`: each comparison
+    changes only at `number`, so the ends and the counts beside it are all that can differ."""
+    counts = {low, high} | {count for count in (number - 1, number, number + 1) if low <= count}
+    return {0 if _COMPARED[op](count, number) else 1 for count in counts if count <= high}
 
 
 def _counted_array(word) -> str | None:

@@ -43,16 +43,32 @@ def simplified(cubes: Iterable[Cube], universe: Mapping[str, Sequence]) -> set[C
     changed = True
     while changed and len(cubes) > 1:
         changed = False
-        for name in sorted({n for c in cubes for n, _ in c}):
+        # an input every cube gives the same values groups no two of them: only the others are
+        # tried (paths that n tests each narrowed alike share n such inputs)
+        shared = {n for n, _ in frozenset.intersection(*cubes)}
+        entries, weights = _indexed(cubes)
+        for name in sorted({n for c in cubes for n, _ in c} - shared):
+            # two cubes group only where their items but this input's are the same, so the sums of
+            # those items' hashes are too: an input no two sums share is passed over without
+            # building each cube's rest (n cubes of n inputs would cost n**3 a pass)
+            rests = Counter(weights[c] - hash((name, entries[c][name])) if name in entries[c] else weights[c] for c in cubes)
+            if len(rests) == len(cubes):
+                continue
             groups: dict[Cube, set] = {}
             for cube in cubes:
-                entries = dict(cube)
-                values = entries.pop(name, None)
-                groups.setdefault(frozenset(entries.items()), set()).update(universe[name] if values is None else values)
+                rest = dict(entries[cube])
+                values = rest.pop(name, None)
+                groups.setdefault(frozenset(rest.items()), set()).update(universe[name] if values is None else values)
             if len(groups) < len(cubes):
                 cubes = {trimmed(rest | {(name, frozenset(values))}, universe) for rest, values in groups.items()}
+                entries, weights = _indexed(cubes)
                 changed = True
     return cubes
+
+
+def _indexed(cubes: Iterable[Cube]) -> tuple[dict[Cube, dict], dict[Cube, int]]:
+    """Each cube's values by input, and the sum of its items' hashes."""
+    return {c: dict(c) for c in cubes}, {c: sum(map(hash, c)) for c in cubes}
 
 
 def cubes_of(st: State) -> frozenset[Cube]:
@@ -100,8 +116,9 @@ def settle(st: State, cubes: Sequence[Cube], kept: frozenset = frozenset()) -> b
     if not cubes:
         st.condition = frozenset((frozenset(),))  # (a factor no assignment satisfies)
         return False
+    entries = [dict(c) for c in cubes]
     for name in {n for c in cubes for n, _ in c}:
-        sets = [dict(c).get(name) for c in cubes]
+        sets = [e.get(name) for e in entries]
         if all(s is not None for s in sets):  # else a cube lets it take its whole universe
             reached = set().union(*sets)
             narrow(st, name, [v for v in st.domains[name] if v in reached])

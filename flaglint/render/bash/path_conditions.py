@@ -122,10 +122,11 @@ class PathConditions:
             return self._product_witness(starts[0], dict(next(iter(cubes))))
         constrained = [(p, self._constrained(c)) for p, c in starts]
         names = {name for cube in cubes for name, _ in cube} | {name for _, c in constrained for name in c}
+        space = self._space(names)
         refuter = z3.Solver()
-        refuter.add(*self._space(names), z3.Not(self._formula(cubes)))
+        refuter.add(*space, z3.Not(self._formula(cubes)))
         path, kept = min(((p, self._sufficient(refuter, c)) for p, c in constrained), key=lambda found: len(found[1]))
-        return path, self._widened(refuter, kept, names)
+        return path, self._widened(refuter, kept, space)
 
     def _product_witness(self, start: tuple[ExploredPath, Mapping[str, Sequence]],
                          product: Mapping[str, frozenset]) -> tuple[ExploredPath, dict[str, list]]:
@@ -152,14 +153,14 @@ class PathConditions:
                 kept = trial
         return kept
 
-    def _widened(self, refuter: z3.Solver, kept: dict[str, list], names: set[str]) -> dict[str, list]:
+    def _widened(self, refuter: z3.Solver, kept: dict[str, list], space: list[z3.BoolRef]) -> dict[str, list]:
         """Each kept input with every explored value that, with the others' values, still implies the
         paths (merged paths of one outcome spread its values over several paths) and occurs at all,
         where one of them is preferred to all the input's own (a witness names its most preferred
         value, the first of them: an input that has a literal already is not widened, so a witness
         costs its inputs, not every value the script compares them with)."""
         reachable = z3.Solver()
-        reachable.add(*self._space(names))
+        reachable.add(*space)
         widened = {}
         for name, values in kept.items():
             others = {n: v for n, v in kept.items() if n != name}
@@ -175,7 +176,10 @@ class PathConditions:
 
     def _satisfiable(self, solver: z3.Solver, assignment: Mapping[str, Iterable[str | None]]) -> bool:
         solver.push()
-        solver.add([self.member(name, values) for name, values in assignment.items()])
+        # each member is a Boolean term already: asserted as it is, without z3's Python coercion of
+        # every argument (a query of n inputs costs n such calls, and a witness asks about n times)
+        for name, values in assignment.items():
+            z3.Z3_solver_assert(solver.ctx.ref(), solver.solver, self.member(name, values).as_ast())
         solver.set("rlimit", WITNESS_QUERY_WORK)
         found = solver.check() != z3.unsat
         solver.pop()
