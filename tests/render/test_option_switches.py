@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from script_shapes import option_switches_launcher
-from test_bash_property import BASH_OWN
 from test_bash_symbolic import exported_as, resolved_in, taken_by
+from test_options_loops import bash_run
 
 from flaglint.render import evaluate
 from flaglint.render.bash.state import is_argument, option_arguments
@@ -66,14 +66,6 @@ def switch_scripts(draw) -> str:
                       *after, "export DONE=1", ""])
 
 
-def _bash_exports(directory: Path, env: dict, arguments: list) -> dict:
-    given = [f"{name}={value}" for name, value in env.items() if value is not None]
-    out = subprocess.run(["env", "-i", "PATH=/usr/bin:/bin", *given, "bash", "-c", 'source ./gen.sh "$@"; env -0', "_", *arguments],
-                         cwd=directory, capture_output=True, timeout=20)
-    pairs = [item.split("=", 1) for item in out.stdout.decode().split("\0") if "=" in item]
-    return {k: v for k, v in pairs if k not in BASH_OWN}
-
-
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(script=switch_scripts(), data=st.data())
@@ -88,7 +80,7 @@ def test_joined_switches_export_what_bash_exports(script, data):
         env = {name: value for name, value in chosen.items() if not is_argument(name)}
         options = {name: value for name, value in chosen.items() if is_argument(name)}
         ((_, outcome),) = taken_by([(p, o) for o in evaluated.outcomes for p in o.paths], chosen)
-        expected = _bash_exports(Path(d), env, option_arguments(options))
+        _, expected = bash_run(Path(d), option_arguments(options), env)
         assert exported_as(outcome, chosen) == expected, (script, chosen)
 
 
