@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import re
+import weakref
 
 from flaglint.render.bash.arrays import factored, has_absent, may_be_absent, presence
 from flaglint.render.bash.expansion import fold_parts, glob_pieces, plain_variable
 from flaglint.render.bash.lexer import Lit, Param, Word
 from flaglint.render.bash.state import NeedInput, State, file_test_input
-from flaglint.render.bash.types import OTHER, Choice, FromInput, Sym, choice_names
+from flaglint.render.bash.types import OTHER, Choice, FromInput, Sym, Value, choice_names, parts_of
 
 
 class Conditions:
@@ -163,6 +164,7 @@ class Conditions:
         param = _sole_variable(word)
         raw = self.raw(st, param.name) if param is not None else None
         if type(raw) is Choice or type(raw) is Sym:
+            raw = emptiness(raw)
             found = self._symbolic_empty(raw, st)
             if type(found) is bool:
                 return found
@@ -337,6 +339,51 @@ def _integer(word) -> int | None:
     """A word that is a decimal number as written (`0`), as bash compares it; None otherwise."""
     text = word.literal
     return int(text) if text is not None and re.fullmatch(r"[+-]?[0-9]+", text.strip()) else None
+
+
+# Of each joined value asked whether it is empty, its emptiness (emptiness()): made once, read by
+# every path that tests the value.
+_EMPTINESS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_EMPTY = Value("", ())
+_FULL = Value("-", (None,))
+
+
+def emptiness(value):
+    """A value that is empty exactly where `value` is, on every path, and no larger: each text is
+    empty or one character, a string with a piece that is never empty is one such text, a Choice
+    whose every alternative is alike empty or not is that text (its Choices and inputs read
+    whole stay, so what decides it is what decided the value). Tests on a value joined from many
+    branches walk only what can make it empty: a launcher reads such a value once per path that
+    reaches the test, and again on each value of the input the test forks on."""
+    if type(value) is not Choice and type(value) is not Sym:
+        return _emptiness_of(value, {})
+    found = _EMPTINESS.get(value)
+    if found is None:
+        made: dict[int, object] = {}
+        for part in parts_of(value):  # the parts below a part come before it
+            made[id(part)] = _emptiness_of(part, made)
+        found = _EMPTINESS[value] = made[id(value)]
+    return found
+
+
+def _emptiness_of(part, made: dict):
+    """The emptiness of one part, its own parts' made already (emptiness)."""
+    kind = type(part)
+    if kind is Value:
+        return _FULL if part.text else _EMPTY
+    if kind is Sym:
+        pieces = [made[id(piece)] if type(piece) in (Choice, Sym, FromInput) else _emptiness_of(piece, made) for piece in part.pieces]
+        if any(piece is _FULL for piece in pieces):
+            return _FULL
+        left = [piece for piece in pieces if piece is not _EMPTY and piece is not None]
+        return _EMPTY if not left else left[0] if len(left) == 1 else Sym(tuple(left))
+    if kind is Choice:
+        alts = tuple((values, made[id(alt)] if type(alt) in (Choice, Sym, FromInput) else _emptiness_of(alt, made)) for values, alt in part.alts)
+        first = alts[0][1]
+        if (first is _EMPTY or first is _FULL) and all(alt is first for _, alt in alts):
+            return first
+        return Choice(part.name, alts)
+    return part  # None (unset: empty), or an input read whole
 
 
 def _status_or_open(choice: Choice, results: list):
