@@ -10,7 +10,7 @@ from flaglint.render.bash.arrays import factored, has_absent, may_be_absent, pre
 from flaglint.render.bash.expansion import fold_parts, glob_pieces, plain_variable
 from flaglint.render.bash.lexer import Lit, Param, Word
 from flaglint.render.bash.state import NeedInput, State, file_test_input
-from flaglint.render.bash.types import OTHER, Choice, FromInput, Sym, Value, choice_names, parts_of
+from flaglint.render.bash.types import OTHER, Choice, FromInput, Sym, Value, choice_names, parts_of, read_names
 
 
 class Conditions:
@@ -344,6 +344,7 @@ def _integer(word) -> int | None:
 # Of each joined value asked whether it is empty, its emptiness (emptiness()): made once, read by
 # every path that tests the value.
 _EMPTINESS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_READ_WHOLE: dict[str, FromInput] = {}
 _EMPTY = Value("", ())
 _FULL = Value("-", (None,))
 
@@ -380,10 +381,12 @@ def _emptiness_of(part, made: dict):
     if kind is Choice:
         alts = tuple((values, made[id(alt)] if type(alt) in (Choice, Sym, FromInput) else _emptiness_of(alt, made)) for values, alt in part.alts)
         first = alts[0][1]
-        if (first is _EMPTY or first is _FULL) and all(alt is first for _, alt in alts):
-            return first
+        if all(alt is first for _, alt in alts) and (type(first) is Value or part.name not in read_names(first)):
+            return first  # alike on every alternative (an input read whole below keeps the values it is read with)
         return Choice(part.name, alts)
-    return part  # None (unset: empty), or an input read whole
+    if kind is FromInput:  # one per input, so that alternatives that read it alike are one
+        return _READ_WHOLE.setdefault(part.name, part)
+    return part  # None: unset, empty
 
 
 def _status_or_open(choice: Choice, results: list):
@@ -411,6 +414,12 @@ def _forked(found: tuple, candidates: tuple) -> NeedInput | None:
 
 
 def _sole_variable(word) -> Param | None:
-    """The variable a word is, and nothing else (`"$X"`, `${X}`); None for any other word."""
+    """The variable a word is empty exactly where it is, and nothing else (`"$X"`, `${X}`, and
+    `${X:-}`, `${X-}`, which only keep `set -u` from stopping); None for any other word."""
     parts = [p for p in word.parts if not (type(p) is Lit and p.text == "")]
-    return parts[0] if len(parts) == 1 and plain_variable(parts[0]) else None
+    p = parts[0] if len(parts) == 1 else None
+    if p is None or type(p) is not Param:
+        return None
+    if p.op in (":-", "-") and p.arg.literal == "":
+        return p if plain_variable(Param(p.name, p.quoted, p.line)) else None
+    return p if plain_variable(p) else None
