@@ -10,7 +10,16 @@ from flaglint.render.bash.arrays import factored, has_absent, may_be_absent, pre
 from flaglint.render.bash.expansion import fold_parts, glob_pieces, plain_variable
 from flaglint.render.bash.lexer import Lit, Param, Word
 from flaglint.render.bash.state import NeedInput, State, file_test_input
-from flaglint.render.bash.types import OTHER, Choice, FromInput, Sym, Value, choice_names, parts_of, read_names
+from flaglint.render.bash.types import (
+    OTHER,
+    Choice,
+    FromInput,
+    Sym,
+    Value,
+    choice_names,
+    parts_of,
+    read_names,
+)
 
 
 class Conditions:
