@@ -7,7 +7,12 @@ import re
 import weakref
 
 from flaglint.render.bash.arrays import factored, has_absent, may_be_absent, presence
-from flaglint.render.bash.expansion import fold_parts, glob_pieces, plain_variable
+from flaglint.render.bash.expansion import (
+    SET_BY_BASH,
+    fold_parts,
+    glob_pieces,
+    plain_variable,
+)
 from flaglint.render.bash.lexer import Lit, Param, Word
 from flaglint.render.bash.state import NeedInput, State, file_test_input
 from flaglint.render.bash.types import (
@@ -194,6 +199,21 @@ class Conditions:
             if type(result) is bool:
                 return result
             return not self.value(word, st).text  # (never: a Choice's input decides which alternative)
+        if type(raw) is FromInput and raw.name not in st.inputs and raw.name not in SET_BY_BASH and raw.name != "BASH_SOURCE" \
+                and (param.op or "u" not in st.options):
+            # an input the path has not decided: its values' classes, each read without a copy of the
+            # path (`-n "${A:-}" || -n "${B:-}" || …` reads the inputs before the one it forks on
+            # again on each fork, each grouped already)
+            candidates = st.domains.get(raw.name)
+            if candidates is None:
+                candidates = self.candidates(raw.name) if self.candidates else (None,)
+            if len(candidates) > 1:  # one value: read below, which decides it
+                by_emptiness: dict[bool, list] = {}
+                for text in candidates:
+                    by_emptiness.setdefault(not text, []).append(text)
+                if len(by_emptiness) == 1:
+                    return next(iter(by_emptiness))
+                raise NeedInput(raw.name, candidates, tuple(tuple(values) for values in by_emptiness.values()))
         try:
             return not self.value(word, st).text
         except NeedInput as need:

@@ -65,7 +65,7 @@ GUARDED_LEAVES = 256
 
 # The variables bash sets itself when it starts or on each read (`${RANDOM}` in a run name): never
 # unset, so `set -u` never stops at them.
-_SET_BY_BASH = frozenset({"RANDOM", "SRANDOM", "SECONDS", "EPOCHSECONDS", "EPOCHREALTIME", "BASHPID", "PPID", "UID", "EUID",
+SET_BY_BASH = frozenset({"RANDOM", "SRANDOM", "SECONDS", "EPOCHSECONDS", "EPOCHREALTIME", "BASHPID", "PPID", "UID", "EUID",
                           "LINENO", "HOSTNAME", "HOSTTYPE", "OSTYPE", "MACHTYPE", "BASH_VERSION", "SHLVL", "PWD"})
 
 class ExitScript(Exception):
@@ -911,7 +911,7 @@ class Expansion:
             if type(stored) is list and not has_absent(stored):  # `${#A[@]}`: the elements are counted, none of them decided
                 return [_computed(str(sum(element is not None for element in stored)), p.quoted)]
             val = self.lookup(st, name)
-            if val is None and name in _SET_BY_BASH:  # set whatever the environment: a value not known here
+            if val is None and name in SET_BY_BASH:  # set whatever the environment: a value not known here
                 val = Value(OTHER, [None] * len(OTHER), True)
         if p.index is not None:
             if p.index in ("@", "*") and name == "BASH_SOURCE":
