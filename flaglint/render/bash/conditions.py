@@ -189,9 +189,7 @@ class Conditions:
             candidates = self._texts(name, st, None)
             classes: dict = {}
             for text in candidates:
-                decided = st.copy()
-                self.decide(decided, name, text)
-                result = self._symbolic_empty(raw, decided)
+                result = self._symbolic_empty(raw, st, (name, (text,)))
                 classes.setdefault(result if type(result) is bool else id(result), []).append(text)
             if len(classes) > 1:
                 raise NeedInput(name, tuple(candidates), tuple(tuple(values) for values in classes.values()))
@@ -231,20 +229,30 @@ class Conditions:
                 return next(iter(classes))
             raise NeedInput(need.name, need.candidates, tuple(tuple(values) for values in classes.values())) from None
 
-    def _symbolic_empty(self, value, st: State):
+    def _symbolic_empty(self, value, st: State, decided: tuple | None = None):
         """Whether a symbolic value is empty on this path (True or False), or the Choice or
-        FromInput whose input decides it. Each shared part is read once, without recursion: values
-        nest as deep as joins go."""
+        FromInput whose input decides it; `decided`: (name, values) of an input taken as decided
+        to those values (the path is not copied to try them). Each shared part is read once,
+        without recursion: values nest as deep as joins go."""
+        domains: dict[str, set] = {}
+
+        def texts(name: str, within) -> tuple:
+            if within is not None and within[0] == name:
+                return tuple(within[1])
+            return decided[1] if decided is not None and decided[0] == name else self._texts(name, st, None)
+
         def leaf(part, within):
             if type(part) is FromInput:
-                empty = {not text for text in self._texts(part.name, st, within)}
+                empty = {not text for text in texts(part.name, within)}
                 return empty.pop() if len(empty) == 1 else part
             return part is None or not part.text
 
         def below(part, within) -> list:
             if type(part) is Sym:
                 return [(piece, within) for piece in part.pieces]
-            domain = set(self._texts(part.name, st, None))
+            domain = domains.get(part.name)
+            if domain is None:
+                domain = domains[part.name] = set(texts(part.name, None))
             return [(alt, (part.name, values)) for values, alt in part.alts if not values.isdisjoint(domain)] \
                 or [(part.alts[0][1], within)]
 
