@@ -76,6 +76,24 @@ def k8s_launcher(optional: int, guarded: int = 3) -> str:
     return "\n".join(lines) + "\n"
 
 
+def guarded_json_launcher(guarded: int) -> str:
+    """A distributed-RL launcher's rollout start (google/tunix's experimental k8s_launcher.sh): an
+    options loop whose arms set the first of `guarded` inputs, a function that builds a JSON only
+    where one of them is set (`[[ -n "${J_0:-}" || -n "${J_1:-}" || … ]]`, the JSON a command's
+    output), then reads it as a part (`${json:+--json='${json}'}`) and tests it (`-n "${json}"`)
+    before a MaxText command line with one key MaxText does not define (`stepz`)."""
+    guard = " || ".join(f'-n "${{J_{i}:-}}"' for i in range(guarded))
+    lines = ["#!/bin/bash", "while [[ $# -gt 0 ]]; do", '  case "$1" in', '    --json) J_0="$2"; shift 2 ;;',
+             '    --json=*) J_0="${1#*=}"; shift ;;', '    --prefix) PREFIX="$2"; shift 2 ;;', "    *) shift ;;", "  esac", "done",
+             "start_rollout() {", '  local json=""', f"  if [[ {guard} ]]; then",
+             "    json=$(python3 -c 'import json, os; print(json.dumps(dict(os.environ)))')", "  fi",
+             "  local rollout_args=\"--tp=8 ${json:+--json='${json}'}\"",
+             '  if [[ -n "${json}" && "${EXTRA_ARGS:-}" != *"--json"* ]]; then', '    rollout_args+=" --checked_json"', "  fi",
+             '  ROLLOUT_ARGS="${rollout_args}" python3 -m maxtext.trainers.pre_train.train maxtext/configs/base.yml run_name=rl stepz=10',
+             "}", "start_rollout"]
+    return "\n".join(lines) + "\n"
+
+
 def options_loop_launcher(options: int) -> str:
     """A launcher that reads its options in a loop (google/tunix's k8s_launcher.sh, MaxText's GPU
     tests): `options` options, each `--oI VALUE` or `--oI=VALUE`, a subcommand word, switches,

@@ -159,6 +159,43 @@ def test_guards_over_several_inputs_agree_with_the_explorer_and_bash(script: str
     _agrees_with_the_explorer_and_bash(script, choice)
 
 
+@st.composite
+def reads_of_a_value_joined_behind_a_guard(draw) -> str:
+    """A value set behind a guard over two or three inputs (`-n "${IN1:-}" || -n "${IN2:-}"`, as a
+    launcher guards a JSON it builds), an arm maybe adding to V before or after it, one maybe a function's
+    captured output, V maybe unset before it, then read as bash reads it
+    in a launcher: a part with an operator (`${V:+--v='${V}'}`), an emptiness test (`-n "${V:-}"`,
+    `-z "$V"`), a string around it."""
+    names = draw(st.lists(st.sampled_from(["IN1", "IN2", "IN3"]), min_size=2, max_size=3, unique=True))
+    tests = [draw(st.sampled_from([f'-n "${{{name}:-}}"', f'-z "${{{name}-}}"', f'-n "${name}"'])) for name in names]
+    guard = f" {draw(st.sampled_from(['||', '&&']))} ".join(tests)
+    values = st.sampled_from(['""', "x", '"--a=1"', '"--a=1 --b=2"', '"$IN1"', '"${IN2:-}"', '"$(json)"', '"$V --c=3"',
+                              '"--c=3 ${V}"', '"--c=3 ${V} --d=4"'])
+    lines = ["json() { printf '%s' \"${IN3:-}\"; }", *([f"V={draw(values)}"] if draw(st.booleans()) else []),
+             f"if [[ {guard} ]]; then", f"  V={draw(values)}"]
+    if draw(st.booleans()):
+        lines += ["else", f"  V={draw(values)}"]
+    lines.append("fi")
+    reads = ["export R=\"k ${V:+--v='${V}'}\"", 'if [[ -n "${V:-}" ]]; then export E=set; else export E=empty; fi',
+             '[[ -z "$V" ]] && export Z=1', 'export S="<${V-unset}>"', 'if [[ -n "${V}" && "${IN3:-}" != *x* ]]; then export T=1; fi']
+    lines += draw(st.lists(st.sampled_from(reads), min_size=1, max_size=3, unique=True))
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(script=reads_of_a_value_joined_behind_a_guard(), choice=st.randoms(use_true_random=False))
+# Found by this test: a test that forks on an input, then again on it (`-n "$V" && "$IN3" != *x*`,
+# V joined on IN3), grouped the values of the second fork with the first's class (T=1 lost).
+@example(script='if [[ -n "${IN3:-}" ]]; then\n  V=x\nelse\n  V=""\nfi\nif [[ -n "${V}" && "${IN3:-}" != *x* ]]; then export T=1; fi\n',
+         choice=_Always("flaglint-other"))
+@example(script='V="--a=1"\nif [[ -n "${IN1:-}" || -n "${IN2:-}" ]]; then\n  V="--c=3 ${V}"\nfi\nexport R="k ${V:+--v=\'${V}\'}"\n',
+         choice=_Always("flaglint-other"))
+@example(script='if [[ -n "${IN1:-}" && -z "${IN2-}" ]]; then\n  V=x\nfi\n'
+         'if [[ -n "${V:-}" ]]; then export E=set; else export E=empty; fi\n', choice=_Always("flaglint-other"))
+def test_a_value_joined_behind_a_guard_reads_as_bash_reads_it(script: str, choice) -> None:
+    _agrees_with_the_explorer_and_bash(script, choice)
+
+
 _plain_statement = st.builds(lambda form, name, value: form.format(name=name, value=value),
                              st.sampled_from(["{name}={value}", "export {name}={value}", "{name}+={value}", "unset {name}",
                                               "export {name}", "export -n {name}"]), names, literal)

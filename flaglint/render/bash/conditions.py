@@ -4,12 +4,27 @@ from __future__ import annotations
 
 import os
 import re
+import weakref
 
 from flaglint.render.bash.arrays import factored, has_absent, may_be_absent, presence
-from flaglint.render.bash.expansion import fold_parts, glob_pieces, plain_variable
+from flaglint.render.bash.expansion import (
+    SET_BY_BASH,
+    fold_parts,
+    glob_pieces,
+    plain_variable,
+)
 from flaglint.render.bash.lexer import Lit, Param, Word
 from flaglint.render.bash.state import NeedInput, State, file_test_input
-from flaglint.render.bash.types import OTHER, Choice, FromInput, Sym, choice_names
+from flaglint.render.bash.types import (
+    OTHER,
+    Choice,
+    FromInput,
+    Sym,
+    Value,
+    choice_names,
+    parts_of,
+    read_names,
+)
 
 
 class Conditions:
@@ -163,6 +178,7 @@ class Conditions:
         param = _sole_variable(word)
         raw = self.raw(st, param.name) if param is not None else None
         if type(raw) is Choice or type(raw) is Sym:
+            raw = emptiness(raw)
             found = self._symbolic_empty(raw, st)
             if type(found) is bool:
                 return found
@@ -173,9 +189,7 @@ class Conditions:
             candidates = self._texts(name, st, None)
             classes: dict = {}
             for text in candidates:
-                decided = st.copy()
-                self.decide(decided, name, text)
-                result = self._symbolic_empty(raw, decided)
+                result = self._symbolic_empty(raw, st, (name, (text,)))
                 classes.setdefault(result if type(result) is bool else id(result), []).append(text)
             if len(classes) > 1:
                 raise NeedInput(name, tuple(candidates), tuple(tuple(values) for values in classes.values()))
@@ -183,6 +197,21 @@ class Conditions:
             if type(result) is bool:
                 return result
             return not self.value(word, st).text  # (never: a Choice's input decides which alternative)
+        if type(raw) is FromInput and raw.name not in st.inputs and raw.name not in SET_BY_BASH and raw.name != "BASH_SOURCE" \
+                and (param.op or "u" not in st.options):
+            # an input the path has not decided: its values' classes, each read without a copy of the
+            # path (`-n "${A:-}" || -n "${B:-}" || …` reads the inputs before the one it forks on
+            # again on each fork, each grouped already)
+            candidates = st.domains.get(raw.name)
+            if candidates is None:
+                candidates = self.candidates(raw.name) if self.candidates else (None,)
+            if len(candidates) > 1:  # one value: read below, which decides it
+                by_emptiness: dict[bool, list] = {}
+                for text in candidates:
+                    by_emptiness.setdefault(not text, []).append(text)
+                if len(by_emptiness) == 1:
+                    return next(iter(by_emptiness))
+                raise NeedInput(raw.name, candidates, tuple(tuple(values) for values in by_emptiness.values()))
         try:
             return not self.value(word, st).text
         except NeedInput as need:
@@ -200,20 +229,30 @@ class Conditions:
                 return next(iter(classes))
             raise NeedInput(need.name, need.candidates, tuple(tuple(values) for values in classes.values())) from None
 
-    def _symbolic_empty(self, value, st: State):
+    def _symbolic_empty(self, value, st: State, decided: tuple | None = None):
         """Whether a symbolic value is empty on this path (True or False), or the Choice or
-        FromInput whose input decides it. Each shared part is read once, without recursion: values
-        nest as deep as joins go."""
+        FromInput whose input decides it; `decided`: (name, values) of an input taken as decided
+        to those values (the path is not copied to try them). Each shared part is read once,
+        without recursion: values nest as deep as joins go."""
+        domains: dict[str, set] = {}
+
+        def texts(name: str, within) -> tuple:
+            if within is not None and within[0] == name:
+                return tuple(within[1])
+            return decided[1] if decided is not None and decided[0] == name else self._texts(name, st, None)
+
         def leaf(part, within):
             if type(part) is FromInput:
-                empty = {not text for text in self._texts(part.name, st, within)}
+                empty = {not text for text in texts(part.name, within)}
                 return empty.pop() if len(empty) == 1 else part
             return part is None or not part.text
 
         def below(part, within) -> list:
             if type(part) is Sym:
                 return [(piece, within) for piece in part.pieces]
-            domain = set(self._texts(part.name, st, None))
+            domain = domains.get(part.name)
+            if domain is None:
+                domain = domains[part.name] = set(texts(part.name, None))
             return [(alt, (part.name, values)) for values, alt in part.alts if not values.isdisjoint(domain)] \
                 or [(part.alts[0][1], within)]
 
@@ -339,6 +378,54 @@ def _integer(word) -> int | None:
     return int(text) if text is not None and re.fullmatch(r"[+-]?[0-9]+", text.strip()) else None
 
 
+# Of each joined value asked whether it is empty, its emptiness (emptiness()): made once, read by
+# every path that tests the value.
+_EMPTINESS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_READ_WHOLE: dict[str, FromInput] = {}
+_EMPTY = Value("", ())
+_FULL = Value("-", (None,))
+
+
+def emptiness(value):
+    """A value that is empty exactly where `value` is, on every path, and no larger: each text is
+    empty or one character, a string with a piece that is never empty is one such text, a Choice
+    whose every alternative is alike empty or not is that text (its Choices and inputs read
+    whole stay, so what decides it is what decided the value). Tests on a value joined from many
+    branches walk only what can make it empty: a launcher reads such a value once per path that
+    reaches the test, and again on each value of the input the test forks on."""
+    if type(value) is not Choice and type(value) is not Sym:
+        return _emptiness_of(value, {})
+    found = _EMPTINESS.get(value)
+    if found is None:
+        made: dict[int, object] = {}
+        for part in parts_of(value):  # the parts below a part come before it
+            made[id(part)] = _emptiness_of(part, made)
+        found = _EMPTINESS[value] = made[id(value)]
+    return found
+
+
+def _emptiness_of(part, made: dict):
+    """The emptiness of one part, its own parts' made already (emptiness)."""
+    kind = type(part)
+    if kind is Value:
+        return _FULL if part.text else _EMPTY
+    if kind is Sym:
+        pieces = [made[id(piece)] if type(piece) in (Choice, Sym, FromInput) else _emptiness_of(piece, made) for piece in part.pieces]
+        if any(piece is _FULL for piece in pieces):
+            return _FULL
+        left = [piece for piece in pieces if piece is not _EMPTY and piece is not None]
+        return _EMPTY if not left else left[0] if len(left) == 1 else Sym(tuple(left))
+    if kind is Choice:
+        alts = tuple((values, made[id(alt)] if type(alt) in (Choice, Sym, FromInput) else _emptiness_of(alt, made)) for values, alt in part.alts)
+        first = alts[0][1]
+        if all(alt is first for _, alt in alts) and (type(first) is Value or part.name not in read_names(first)):
+            return first  # alike on every alternative (an input read whole below keeps the values it is read with)
+        return Choice(part.name, alts)
+    if kind is FromInput:  # one per input, so that alternatives that read it alike are one
+        return _READ_WHOLE.setdefault(part.name, part)
+    return part  # None: unset, empty
+
+
 def _status_or_open(choice: Choice, results: list):
     """A test's status where every alternative of `choice` the path leaves gives it; else the
     Choice with each alternative's result (by_alternative)."""
@@ -364,6 +451,12 @@ def _forked(found: tuple, candidates: tuple) -> NeedInput | None:
 
 
 def _sole_variable(word) -> Param | None:
-    """The variable a word is, and nothing else (`"$X"`, `${X}`); None for any other word."""
+    """The variable a word is empty exactly where it is, and nothing else (`"$X"`, `${X}`, and
+    `${X:-}`, `${X-}`, which only keep `set -u` from stopping); None for any other word."""
     parts = [p for p in word.parts if not (type(p) is Lit and p.text == "")]
-    return parts[0] if len(parts) == 1 and plain_variable(parts[0]) else None
+    p = parts[0] if len(parts) == 1 else None
+    if p is None or type(p) is not Param:
+        return None
+    if p.op in (":-", "-") and p.arg.literal == "":
+        return p if plain_variable(Param(p.name, p.quoted, p.line)) else None
+    return p if plain_variable(p) else None

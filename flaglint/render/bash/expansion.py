@@ -65,7 +65,7 @@ GUARDED_LEAVES = 256
 
 # The variables bash sets itself when it starts or on each read (`${RANDOM}` in a run name): never
 # unset, so `set -u` never stops at them.
-_SET_BY_BASH = frozenset({"RANDOM", "SRANDOM", "SECONDS", "EPOCHSECONDS", "EPOCHREALTIME", "BASHPID", "PPID", "UID", "EUID",
+SET_BY_BASH = frozenset({"RANDOM", "SRANDOM", "SECONDS", "EPOCHSECONDS", "EPOCHREALTIME", "BASHPID", "PPID", "UID", "EUID",
                           "LINENO", "HOSTNAME", "HOSTTYPE", "OSTYPE", "MACHTYPE", "BASH_VERSION", "SHLVL", "PWD"})
 
 class ExitScript(Exception):
@@ -624,8 +624,8 @@ class Expansion:
         again on each fork: 2**n paths, each with its own copy of the step). None where the variable
         is no Choice, or an alternative reads an input the path has not decided, stops bash or notes
         something: the step then decides the inputs it reads as before."""
-        raw = self.raw(st, name)
-        if type(raw) is not Choice:
+        raw, standing = joined_choice(self.raw(st, name))
+        if raw is None:
             return None
         scope = next(index for index in range(len(st.scopes) - 1, -1, -1) if name in st.scopes[index])
 
@@ -633,7 +633,7 @@ class Expansion:
             if type(alternative) is FromInput:
                 raise _Unfolded()  # the input's own value: read on the path, as any input
             scratch = st.copy()
-            scratch.scopes[scope][name] = alternative
+            scratch.scopes[scope][name] = standing(alternative)
             try:
                 result = compute(scratch)
             except (NeedInput, ExitScript, AbortCommand):
@@ -911,7 +911,7 @@ class Expansion:
             if type(stored) is list and not has_absent(stored):  # `${#A[@]}`: the elements are counted, none of them decided
                 return [_computed(str(sum(element is not None for element in stored)), p.quoted)]
             val = self.lookup(st, name)
-            if val is None and name in _SET_BY_BASH:  # set whatever the environment: a value not known here
+            if val is None and name in SET_BY_BASH:  # set whatever the environment: a value not known here
                 val = Value(OTHER, [None] * len(OTHER), True)
         if p.index is not None:
             if p.index in ("@", "*") and name == "BASH_SOURCE":
@@ -1100,6 +1100,26 @@ class Expansion:
                 out_o.append(origins[i])
             i += 1
         return ("".join(out_t), out_o, q, val.opaque or rep.opaque)
+
+
+def joined_choice(raw) -> tuple:
+    """The one Choice a joined variable's value turns on, and what the value is where the path
+    takes one of its alternatives: a Choice is its alternative; a string that holds one Choice
+    among text (two strings joined stay a string: symbolic._choice) is that string with the
+    alternative in its place (an unset one reads as empty there). (None, None) for any other value."""
+    if type(raw) is Choice:
+        return raw, _itself
+    if type(raw) is not Sym:
+        return None, None
+    at = [index for index, piece in enumerate(raw.pieces) if type(piece) is not Value]
+    if len(at) != 1 or type(raw.pieces[at[0]]) is not Choice:
+        return None, None
+    head, tail = raw.pieces[:at[0]], raw.pieces[at[0] + 1:]
+    return raw.pieces[at[0]], lambda alternative: Sym((*head, alternative, *tail))
+
+
+def _itself(value):
+    return value
 
 
 def _identity(value) -> tuple:

@@ -507,6 +507,17 @@ class Explorer:
             self._record_reads(handoff)
 
 
+def _narrowed_class(r: State, name: str, values: tuple) -> tuple:
+    """The values of `name` a state a class of them was run on stands for: fewer where the step
+    forked on the same input again (`[[ -n $V && $IN != *x* ]]`, V joined on IN) and decided or
+    narrowed it below the class."""
+    if name in r.inputs:
+        held = r.inputs[name]
+        return (None if held is None else held.text,)
+    narrower = r.domains.get(name, values)
+    return tuple(narrower) if set(narrower) < set(values) else values
+
+
 class _Fork:
     """One fork of a step on an undecided input, run candidate by candidate (Explorer.fork): the
     candidate being run, and the states each candidate's step has given so far."""
@@ -536,6 +547,7 @@ class _Fork:
             return [r for _, r in self.results]
         groups: dict[tuple, tuple[State, list, list]] = {}
         for v, r in self.results:
+            v = _narrowed_class(r, name, v)
             key = (id(r.code), r.pc, r.status, len(r.stack),
                    frozenset(item for item in r.domains.items() if item[0] != name), r.condition)
             if key in groups:
