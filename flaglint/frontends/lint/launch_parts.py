@@ -737,14 +737,23 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
             continue
         shown = [(sub, {**owned, **own}) for fixed, own in fixes if (sub := shared.narrowed(path, fixed)) is not None]
         found.append(lambda shown=shown: shown)
+    if flag_pieces is None:
+        config = judge.config(launch_at(path.env))[0]
+    answers = [] if config is None else _violations(path, group, splits, explored, depends, launch_at, judge, few, sequences, shared)
+    return [launch for launches in found for launch in launches()] + [
+        (_narrowed(path, fixed), {"names": frozenset(group.names), "rule": rule, "at": place}) for rule, fixed, place in answers]
+
+
+def _violations(path: ExploredPath, group: _Part, splits: _Splits, explored: Mapping[str, Sequence], depends: dict,
+                launch_at, judge, cap: int, sequences: dict, shared: SharedParts) -> list:
+    """launch_query.violations of the group, on a path whose launch has a config to judge (where
+    it has none, the solver has nothing to ask, and is not loaded)."""
     cubes = path.products()
     classes = _input_classes(path, group.inputs, splits, explored, cubes)
     from flaglint.frontends.lint.launch_query import violations  # noqa: PLC0415 z3: only for a group over the path cap
 
-    answers = violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(shared.narrowed(path, fixed).env), judge,
-                         few, sequences)
-    return [launch for launches in found for launch in launches()] + [
-        (_narrowed(path, fixed), {"names": frozenset(group.names), "rule": rule, "at": place}) for rule, fixed, place in answers]
+    return violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(shared.narrowed(path, fixed).env), judge,
+                      cap, sequences)
 
 
 def _distinct_paths(path: ExploredPath, values: list, explored: Mapping[str, Sequence], cap: int,
