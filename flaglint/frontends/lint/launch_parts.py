@@ -161,6 +161,7 @@ class SharedParts:
         self.sites: dict[int, _Site] = {}  # a launch's words -> what they give whatever path reaches them
         self.made = _Made()  # the words' pieces, words and fields made concrete, one object each
         self.own: dict[tuple, tuple] = {}  # (a piece of a flag string, its inputs' values, cap) -> (the piece, _own_texts of it)
+        self.origins: dict[int, tuple] = {}  # a piece of a flag string -> (the piece, _first_origin of it)
         self.classes: dict[tuple, tuple] = {}  # (a path, value sets, inputs) -> (the path, the splits, _input_classes of them)
 
     def flag_parts(self, flags, path: ExploredPath, cap: int, values: _Values) -> tuple[list[_Part], _FlagPieces]:
@@ -170,7 +171,7 @@ class SharedParts:
         pieces = flags.pieces if type(flags) is Sym else (flags,)
         key = (tuple(map(id, pieces)), tuple([path.env.get(name) for name in sorted(_inputs(flags))]), cap)
         if key not in self._parts:  # the pieces kept: their ids stay their own
-            self._parts[key] = (pieces, _flag_parts(flags, dict(path.env), cap, values, self.own))
+            self._parts[key] = (pieces, _flag_parts(flags, dict(path.env), cap, values, self.own, self.origins))
         parts, flag_pieces = self._parts[key][1]
         return [_Part(set(p.inputs), set(p.names), origin=p.origin, pieces=list(p.pieces), values=p.values) for p in parts], flag_pieces
 
@@ -1101,18 +1102,23 @@ def _picker(base: Mapping, assignment: Mapping):
     return pick, lambda name: input_value(value_of(name))
 
 
-def _flag_parts(flags, base: Mapping, cap: int, values: _Values, own_texts: dict) -> tuple[list[_Part], _FlagPieces]:
+def _flag_parts(flags, base: Mapping, cap: int, values: _Values, own_texts: dict,
+                origins: dict) -> tuple[list[_Part], _FlagPieces]:
     """One part per Choice among the flag string's pieces, with the keys of the tokens it writes
     into in any of its values (the other pieces at the path's values); parts that write into one
     token are one part. Each value of a part is tokenised in its neighbourhood only (PieceTokens),
     so a part costs its own tokens, not the whole string's; its values are found once for the
     values of the inputs it reads (`own_texts`: _own_texts's, kept by the caller), whatever the
-    rest of the string reads."""
+    rest of the string reads, and where the script writes it once (`origins`: by the piece's id,
+    kept by the caller with the piece)."""
     pieces = flags.pieces if type(flags) is Sym else (flags,)
     indices = [i for i, p in enumerate(pieces) if type(p) is not Value]
     pick_base, read_base = _picker(base, {})
     base_texts = ["" if v is None else v.text for v in (resolve(p, pick_base, read_base) for p in pieces)]
-    parts = {i: _Part(_inputs(pieces[i]), set(), origin=_first_origin(pieces[i])) for i in indices}
+    for i in indices:
+        if id(pieces[i]) not in origins:
+            origins[id(pieces[i])] = (pieces[i], _first_origin(pieces[i]))
+    parts = {i: _Part(_inputs(pieces[i]), set(), origin=origins[id(pieces[i])][1]) for i in indices}
     owner = {i: i for i in indices}
 
     def find(i: int) -> int:
