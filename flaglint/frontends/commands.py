@@ -33,13 +33,12 @@ from flaglint.render.bash.builtins import shell_operand
 from flaglint.render.bash.expansion import token_value
 from flaglint.render.bash.machine import SHELLS
 from flaglint.render.bash.types import OTHER, Launch, Value
-from flaglint.render.yaml_chain import (
-    Written,
-    pin_relpath,
-    written_name,
-)
 from flaglint.resolve.topology import DeviceCount
 from flaglint.schema.config_index import ConfigIndex
+
+TYPE_CHECKING = False  # typing's, without importing typing
+if TYPE_CHECKING:
+    from flaglint.render.yaml_chain import Written
 
 SEPARATORS = {";", "&&", "||", "|", "|&", "&"}
 # A redirection word as bash reads it unquoted: an optional descriptor, the operator, and its
@@ -262,6 +261,7 @@ def _found(launch: Launch, words: list[Value], env: dict[str, str], index: Confi
     command = recognise([w.text for w in words], index)
     if command is None:
         return []
+    from flaglint.render.yaml_chain import Written  # noqa: PLC0415 yaml: only where a script runs a MaxText command line
     prefix = {w.text.split("=", 1)[0]: w.text.split("=", 1)[1] for w in words[:command.start] if is_key_variable(w.text) and "=" in w.text}
     written = {name: Written(name, value.text, tuple(value.origins)) for name, value in launch.files.items()}
     return [CommandLine(launch.file, launch.line, words, {**env, **prefix}, command, written)]
@@ -320,6 +320,7 @@ def config_path(command: MaxTextCommand, bases: list[Path], index: ConfigIndex |
     argument, default = command.config, f"src/maxtext/configs/{command.default_config}"
     if argument is None:
         return default, None
+    from flaglint.render.yaml_chain import pin_relpath, written_name  # noqa: PLC0415 yaml: only where a command line names its config
     name = written_name(argument, written)
     if name is not None:
         return name, None
