@@ -514,6 +514,7 @@ class _Words:
         pick, read_input = _picker(base, {})
         self._pieces: dict[int, tuple[tuple, list]] = {}  # of each joined word: its pieces, and them at base
         self._readers: dict[int, dict[str, list[int]]] = {}  # of each joined word: the pieces that read each input
+        self._known = {index: made.first(w) for index, w in enumerate(words) if not (_is_symbolic(w) or type(w) is Split)}
         for index, w in enumerate(words):
             if type(w) is Split or type(w) is Sym:
                 value = w.value if type(w) is Split else w
@@ -538,7 +539,7 @@ class _Words:
                     concrete = list(concrete)
                     for at in reading:
                         concrete[at] = made.piece(pieces[at], env, pick, read_input)
-                joined = made.joined(w, concrete)
+                joined = made.joined(concrete)
                 if type(w) is Split:
                     resolved.extend(made.fields(joined))
                 else:
@@ -546,17 +547,20 @@ class _Words:
             elif _is_symbolic(w):
                 resolved.append(made.word(w, env, pick, read_input))
             else:
-                resolved.append(w)
+                resolved.append(self._known[index])
         return made.words(resolved)
 
 
 class _Made:
     """Concrete pieces, words and fields of launches, each one object for its content's making: a
-    piece (or word) at the same values of the inputs it reads, a word joined from the same pieces,
-    the fields of the same word, a tuple of the same words. Everything made is kept (ids stay theirs)."""
+    piece (or word) at the same values of the inputs it reads, and the first of the same content
+    (text, opacity and origins) whatever the values (a guard's other inputs leave it as it is), a
+    word joined from the same pieces, the fields of the same word, a tuple of the same words.
+    Everything made is kept (ids stay theirs)."""
 
     def __init__(self):
         self._reads: dict[int, tuple] = {}  # a symbolic value -> (it, the inputs it reads, in order)
+        self._contents: dict[tuple, Value] = {}  # the first value made of each content
         self._pieces: dict[tuple, tuple] = {}
         self._joined: dict[tuple, tuple] = {}
         self._fields: dict[int, tuple] = {}
@@ -570,26 +574,31 @@ class _Made:
 
     def piece(self, piece, env: Mapping, pick, read_input):
         """_concrete's piece where the inputs take their values in `env` (`pick`, `read_input`: _picker's of it)."""
-        if not (_is_symbolic(piece) or type(piece) is FromInput):
-            return piece
         key = self._key(piece, env)
         if key not in self._pieces:
-            self._pieces[key] = (piece, resolve(piece, pick, read_input))
+            self._pieces[key] = (piece, self.first(resolve(piece, pick, read_input)))
         return self._pieces[key][1]
+
+    def first(self, value):
+        """The first value made of the content of `value` (a Value; anything else is itself)."""
+        if type(value) is not Value:
+            return value
+        content = (value.text, value.opaque, joined_origins([value.origins]))  # origins as spans, however kept
+        return self._contents.setdefault(content, value)
 
     def word(self, word, env: Mapping, pick, read_input) -> Value:
         """A symbolic word there (an empty one where it is unset)."""
         key = ("word", *self._key(word, env))
         if key not in self._pieces:
             found = resolve(word, pick, read_input)
-            self._pieces[key] = (word, found if found is not None else Value("", []))
+            self._pieces[key] = (word, self.first(found if found is not None else Value("", [])))
         return self._pieces[key][1]
 
-    def joined(self, word, pieces: list) -> Value:
-        key = (id(word), tuple(map(id, pieces)))
+    def joined(self, pieces: list) -> Value:
+        key = tuple(map(id, pieces))
         if key not in self._joined:
-            self._joined[key] = (word, pieces, _joined([p for p in pieces if p is not None]))
-        return self._joined[key][2]
+            self._joined[key] = (pieces, self.first(_joined([p for p in pieces if p is not None])))
+        return self._joined[key][1]
 
     def fields(self, value: Value) -> list[Value]:
         if id(value) not in self._fields:
@@ -1432,9 +1441,9 @@ def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, S
     `shared`: what the trainer's check of the same flags finds alike, SharedParts). What the words
     give whatever path reaches them is found once (_Site), and the words once for each of the
     values of the inputs they read, the same tuple for the same words (_Words)."""
-    if not any(_is_symbolic(w) or type(w) is Split for w in words):
-        return [ConcreteArgv(tuple(words), path)]
     shared = shared if shared is not None else SharedParts()
+    if not any(_is_symbolic(w) or type(w) is Split for w in words):  # the same words of every outcome: one tuple
+        return [ConcreteArgv(shared.made.words([shared.made.first(w) for w in words]), path)]
     site = shared.sites.get(id(words))
     if site is None:
         site = shared.sites[id(words)] = _Site(words)
