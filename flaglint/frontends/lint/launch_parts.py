@@ -595,9 +595,10 @@ class _Made:
         return self._pieces[key][1]
 
     def joined(self, pieces: list) -> Value:
-        key = tuple(map(id, pieces))
+        written = [p for p in pieces if p is not None and (p.text or p.opaque)]  # an empty piece adds nothing
+        key = tuple(map(id, written))
         if key not in self._joined:
-            self._joined[key] = (pieces, self.first(_joined([p for p in pieces if p is not None])))
+            self._joined[key] = (written, written[0] if len(written) == 1 else _joined(written))  # one piece: that piece
         return self._joined[key][1]
 
     def fields(self, value: Value) -> list[Value]:
