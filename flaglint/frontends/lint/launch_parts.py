@@ -573,7 +573,7 @@ class _Made:
         return id(value), tuple([env.get(name) for name in reads[1]])
 
     def piece(self, piece, env: Mapping, pick, read_input):
-        """_concrete's piece where the inputs take their values in `env` (`pick`, `read_input`: _picker's of it)."""
+        """A piece of a word where the inputs take their values in `env` (`pick`, `read_input`: _picker's of it)."""
         key = self._key(piece, env)
         if key not in self._pieces:
             self._pieces[key] = (piece, self.first(resolve(piece, pick, read_input)))
