@@ -1003,8 +1003,9 @@ def _narrowed(path: ExploredPath, fixed: Mapping[str, list]) -> ExploredPath | N
         return ExploredPath(env, path.branches, {**path.domains, **changes}, narrowed_from=path, changed=changes)
     products, every = _products(path)
     cubes = []
+    allowed = {name: set(values) for name, values in fixed.items()}  # a value looked up, not a list walked, in each product
     for cube in products:
-        changes = {name: [v for v in cube.get(name, values) if v in values] for name, values in fixed.items()}
+        changes = {name: [v for v in cube.get(name, values) if v in allowed[name]] for name, values in fixed.items()}
         if all(changes.values()):
             cubes.append({**cube, **changes})
     if not cubes:
