@@ -33,13 +33,12 @@ from flaglint.render.bash.builtins import shell_operand
 from flaglint.render.bash.expansion import token_value
 from flaglint.render.bash.machine import SHELLS
 from flaglint.render.bash.types import OTHER, Launch, Value
-from flaglint.render.yaml_chain import (
-    Written,
-    pin_relpath,
-    written_name,
-)
 from flaglint.resolve.topology import DeviceCount
 from flaglint.schema.config_index import ConfigIndex
+
+TYPE_CHECKING = False  # typing's, without importing typing
+if TYPE_CHECKING:
+    from flaglint.render.yaml_chain import Written
 
 SEPARATORS = {";", "&&", "||", "|", "|&", "&"}
 # A redirection word as bash reads it unquoted: an optional descriptor, the operator, and its
@@ -102,18 +101,39 @@ def launched_segments(launch: Launch) -> list[tuple[list[Value], tuple[str, ...]
     """The words of each command line a launched program runs: its own words, or each command of
     the string it hands over (XPK's --command, `bash -c`, `eval`), with the XPK workload's words."""
     words = list(launch.words)
-    inner = _command_string(words)
+    inner, handed = _handed(launch, True)
     if inner is None:
         return [(words, ())]
     workload = tuple(w.text for w in words) if xpk_command([w.text for w in words]) is not None else ()
-    return [(segment, workload) for segment in _segments(_words_of(inner))]
+    return [(segment, workload) for segment in _segments(handed)]
 
 
 def handed_segments(launch: Launch) -> list[list[Value]]:
     """The words of each command of the string a launch hands over (XPK's --command, `bash -c`,
     `eval`); none where it hands over no string."""
-    inner = _command_string(list(launch.words))
-    return [] if inner is None else _segments(_words_of(inner))
+    inner, handed = _handed(launch, True)
+    return [] if inner is None else _segments(handed)
+
+
+# Of the launches read last, by their words' id (the words kept: their id stays theirs), the
+# string each hands over and its words: the checks of a launch's command lines each read them.
+_HANDED: dict[int, list] = {}
+
+
+def _handed(launch: Launch, words: bool = False) -> tuple[Value | None, list[Value] | None]:
+    """The string the launch hands over (_command_string; None: none) and, with `words`, its words
+    (_words_of), each found once for the launch's words (a tuple: a list may change)."""
+    if type(launch.words) is not tuple:
+        inner = _command_string(list(launch.words))
+        return inner, _words_of(inner) if words and inner is not None else None
+    found = _HANDED.get(id(launch.words))
+    if found is None:
+        if len(_HANDED) >= 256:
+            _HANDED.clear()
+        found = _HANDED[id(launch.words)] = [launch.words, _command_string(list(launch.words)), None]
+    if words and found[1] is not None and found[2] is None:
+        found[2] = _words_of(found[1])
+    return found[1], found[2]
 
 
 def command_lines(launch: Launch, index: ConfigIndex | None) -> list[CommandLine]:
@@ -128,7 +148,7 @@ def unknown_command_string(launch: Launch) -> str | None:
     is not known here, or None: it holds the output of a command never run here, or text the
     script reads (`read` from a file), so the command lines in it cannot be checked."""
     words = list(launch.words)
-    inner = _command_string(words)
+    inner, _ = _handed(launch)
     if inner is None or not inner.opaque or _opaque_only_in_values(inner):
         return None
     texts = [w.text for w in words]
@@ -147,7 +167,7 @@ def _opaque_only_in_values(inner: Value) -> bool:
     if OTHER not in inner.text:
         return False  # text read from a file: nothing of it is known
     quoted: set[int] = set()
-    for segment in _segments(_words_of(inner, quoted), quoted):
+    for segment in _segments(_words_of(inner, quoted, placed=False), quoted):
         program = next((at for at, word in enumerate(segment) if not _assignment(word.text)), len(segment))
         launches = program < len(segment) and may_launch(
             segment[program].text, [None if OTHER in word.text else word.text for word in segment[program + 1:]])
@@ -164,10 +184,10 @@ def _opaque_only_in_values(inner: Value) -> bool:
 def opaque_values(launch: Launch) -> list[tuple[str, Value]]:
     """The `key=value` words of the command string a launch hands over whose value holds a
     command's output (known only when the container runs it), each with the word."""
-    inner = _command_string(list(launch.words))
+    inner, _ = _handed(launch)
     if inner is None or OTHER not in inner.text:
         return []
-    return [(word.text.split("=", 1)[0], word) for word in _words_of(inner) if OTHER in word.text and _opaque_value(word.text)]
+    return [(word.text.split("=", 1)[0], word) for word in _handed(launch, True)[1] if OTHER in word.text and _opaque_value(word.text)]
 
 
 def _opaque_value(text: str) -> bool:
@@ -241,6 +261,7 @@ def _found(launch: Launch, words: list[Value], env: dict[str, str], index: Confi
     command = recognise([w.text for w in words], index)
     if command is None:
         return []
+    from flaglint.render.yaml_chain import Written  # noqa: PLC0415 yaml: only where a script runs a MaxText command line
     prefix = {w.text.split("=", 1)[0]: w.text.split("=", 1)[1] for w in words[:command.start] if is_key_variable(w.text) and "=" in w.text}
     written = {name: Written(name, value.text, tuple(value.origins)) for name, value in launch.files.items()}
     return [CommandLine(launch.file, launch.line, words, {**env, **prefix}, command, written)]
@@ -250,8 +271,9 @@ def _tail(value: Value, start: int) -> Value:
     return Value(value.text[start:], list(value.origins[start:]), value.opaque)
 
 
-def _words_of(value: Value, quoted_words: set[int] | None = None) -> list[Value]:
-    """The shell words of a string (an XPK --command), each with the origins of its text, less its
+def _words_of(value: Value, quoted_words: set[int] | None = None, placed: bool = True) -> list[Value]:
+    """The shell words of a string (an XPK --command), each with the origins of its text (`placed`
+    False: its text only, for a reader of texts, as origins cost a string's length), less its
     redirections (`2>&1`, `> log`): bash takes those out before the program sees its argv; into
     `quoted_words`, the ids of those written in quotes there."""
     try:
@@ -267,7 +289,7 @@ def _words_of(value: Value, quoted_words: set[int] | None = None) -> list[Value]
         elif redirection is not None:
             target_next = redirection[1] == ""
         else:
-            words.append(token_value(value, token))
+            words.append(token_value(value, token) if placed else Value(token.text, ()))
             if quoted and quoted_words is not None:
                 quoted_words.add(id(words[-1]))
     return words
@@ -298,6 +320,7 @@ def config_path(command: MaxTextCommand, bases: list[Path], index: ConfigIndex |
     argument, default = command.config, f"src/maxtext/configs/{command.default_config}"
     if argument is None:
         return default, None
+    from flaglint.render.yaml_chain import pin_relpath, written_name  # noqa: PLC0415 yaml: only where a command line names its config
     name = written_name(argument, written)
     if name is not None:
         return name, None

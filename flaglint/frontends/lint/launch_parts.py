@@ -158,6 +158,11 @@ class SharedParts:
         self.distinct_paths: dict[tuple, tuple] = {}  # (a path, values, cap) -> (the path, the values, _distinct_paths of them)
         self.texts: dict[tuple, tuple] = {}  # (values, their inputs' values) -> (the values, distinct_texts of them)
         self.argv_words: dict[tuple, tuple] = {}  # (a launch's words, their inputs' values) -> (the words, them concrete there)
+        self.sites: dict[int, _Site] = {}  # a launch's words -> what they give whatever path reaches them
+        self.made = _Made()  # the words' pieces, words and fields made concrete, one object each
+        self.own: dict[tuple, tuple] = {}  # (a piece of a flag string, its inputs' values, cap) -> (the piece, _own_texts of it)
+        self.origins: dict[int, tuple] = {}  # a piece of a flag string -> (the piece, _first_origin of it)
+        self.classes: dict[tuple, tuple] = {}  # (a path, value sets, inputs) -> (the path, the splits, _input_classes of them)
 
     def flag_parts(self, flags, path: ExploredPath, cap: int, values: _Values) -> tuple[list[_Part], _FlagPieces]:
         """_flag_parts of the flags at the path's values, each caller given parts of its own: they
@@ -166,7 +171,7 @@ class SharedParts:
         pieces = flags.pieces if type(flags) is Sym else (flags,)
         key = (tuple(map(id, pieces)), tuple([path.env.get(name) for name in sorted(_inputs(flags))]), cap)
         if key not in self._parts:  # the pieces kept: their ids stay their own
-            self._parts[key] = (pieces, _flag_parts(flags, dict(path.env), cap, values))
+            self._parts[key] = (pieces, _flag_parts(flags, dict(path.env), cap, values, self.own, self.origins))
         parts, flag_pieces = self._parts[key][1]
         return [_Part(set(p.inputs), set(p.names), origin=p.origin, pieces=list(p.pieces), values=p.values) for p in parts], flag_pieces
 
@@ -500,29 +505,112 @@ class _Joined:
 class _Words:
     """A launch's words made concrete at the path's own values (`base`) and at others: a word bash
     splits (Split) into its fields; its pieces, and those of a word joined from pieces (an XPK
-    --command string), resolved again only where they read a changed input."""
+    --command string), resolved again only where they read a changed input. Each is the one
+    object `made` (SharedParts.made) holds for it there, so the paths that give a launch site the
+    same words give it the same tuple."""
 
-    def __init__(self, words: Sequence, base: Mapping):
-        self.words, self.base = words, base
+    def __init__(self, words: Sequence, base: Mapping, made: _Made):
+        self.words, self.base, self.made = words, base, made
         pick, read_input = _picker(base, {})
-        self._joined = {index: _Joined(w.value if type(w) is Split else w, pick, read_input)
-                        for index, w in enumerate(words) if type(w) is Split or type(w) is Sym}
+        self._pieces: dict[int, tuple[tuple, list]] = {}  # of each joined word: its pieces, and them at base
+        self._readers: dict[int, dict[str, list[int]]] = {}  # of each joined word: the pieces that read each input
+        self._known = {index: made.first(w) for index, w in enumerate(words) if not (_is_symbolic(w) or type(w) is Split)}
+        for index, w in enumerate(words):
+            if type(w) is Split or type(w) is Sym:
+                value = w.value if type(w) is Split else w
+                pieces = value.pieces if type(value) is Sym else (value,)
+                self._pieces[index] = (pieces, [made.piece(piece, base, pick, read_input) for piece in pieces])
+                readers = self._readers[index] = {}
+                for at, piece in enumerate(pieces):
+                    for name in _inputs(piece):
+                        readers.setdefault(name, []).append(at)
 
     def at(self, env: Mapping) -> tuple:
-        changed = frozenset(_changed(env, self.base))
+        changed = _changed(env, self.base)
         pick, read_input = _picker(env, {})
+        made = self.made
         resolved: list = []
         for index, w in enumerate(self.words):
-            if type(w) is Split:
-                resolved.extend(ifs_fields(self._joined[index].at(changed, lambda piece: _concrete(piece, pick, read_input))))
-            elif type(w) is Sym:
-                resolved.append(self._joined[index].at(changed, lambda piece: _concrete(piece, pick, read_input)))
+            if index in self._pieces:
+                pieces, concrete = self._pieces[index]
+                readers = self._readers[index]
+                reading = {at for name in changed for at in readers.get(name, ())}
+                if reading:
+                    concrete = list(concrete)
+                    for at in reading:
+                        concrete[at] = made.piece(pieces[at], env, pick, read_input)
+                joined = made.joined(concrete)
+                if type(w) is Split:
+                    resolved.extend(made.fields(joined))
+                else:
+                    resolved.append(joined)
             elif _is_symbolic(w):
-                found = resolve(w, pick, read_input)
-                resolved.append(found if found is not None else Value("", []))
+                resolved.append(made.word(w, env, pick, read_input))
             else:
-                resolved.append(w)
-        return tuple(resolved)
+                resolved.append(self._known[index])
+        return made.words(resolved)
+
+
+class _Made:
+    """Concrete pieces, words and fields of launches, each one object for its content's making: a
+    piece (or word) at the same values of the inputs it reads, and the first of the same content
+    (text, opacity and origins) whatever the values (a guard's other inputs leave it as it is), a
+    word joined from the same pieces, the fields of the same word, a tuple of the same words.
+    Everything made is kept (ids stay theirs)."""
+
+    def __init__(self):
+        self._reads: dict[int, tuple] = {}  # a symbolic value -> (it, the inputs it reads, in order)
+        self._contents: dict[tuple, Value] = {}  # the first value made of each content
+        self._pieces: dict[tuple, tuple] = {}
+        self._joined: dict[tuple, tuple] = {}
+        self._fields: dict[int, tuple] = {}
+        self._words: dict[tuple, tuple] = {}
+
+    def _key(self, value, env: Mapping) -> tuple:
+        reads = self._reads.get(id(value))
+        if reads is None:
+            reads = self._reads[id(value)] = (value, tuple(sorted(_inputs(value))))
+        return id(value), tuple([env.get(name) for name in reads[1]])
+
+    def piece(self, piece, env: Mapping, pick, read_input):
+        """A piece of a word where the inputs take their values in `env` (`pick`, `read_input`: _picker's of it)."""
+        key = self._key(piece, env)
+        if key not in self._pieces:
+            self._pieces[key] = (piece, self.first(resolve(piece, pick, read_input)))
+        return self._pieces[key][1]
+
+    def first(self, value):
+        """The first value made of the content of `value` (a Value; anything else is itself)."""
+        if type(value) is not Value:
+            return value
+        content = (value.text, value.opaque, joined_origins([value.origins]))  # origins as spans, however kept
+        return self._contents.setdefault(content, value)
+
+    def word(self, word, env: Mapping, pick, read_input) -> Value:
+        """A symbolic word there (an empty one where it is unset)."""
+        key = ("word", *self._key(word, env))
+        if key not in self._pieces:
+            found = resolve(word, pick, read_input)
+            self._pieces[key] = (word, self.first(found if found is not None else Value("", [])))
+        return self._pieces[key][1]
+
+    def joined(self, pieces: list) -> Value:
+        written = [p for p in pieces if p is not None and (p.text or p.opaque)]  # an empty piece adds nothing
+        key = tuple(map(id, written))
+        if key not in self._joined:
+            self._joined[key] = (written, written[0] if len(written) == 1 else _joined(written))  # one piece: that piece
+        return self._joined[key][1]
+
+    def fields(self, value: Value) -> list[Value]:
+        if id(value) not in self._fields:
+            self._fields[id(value)] = (value, ifs_fields(value))
+        return self._fields[id(value)][1]
+
+    def words(self, words: list) -> tuple:
+        key = tuple(map(id, words))
+        if key not in self._words:
+            self._words[key] = tuple(words)
+        return self._words[key]
 
 
 def _changed(env: Mapping, base: Mapping) -> set:
@@ -596,7 +684,11 @@ def _group_paths(path: ExploredPath, group: _Part, splits: _Splits, explored: Ma
 
 def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: Mapping[str, Sequence], cap: int,
                    judge, launch_at, shared: SharedParts, flag_pieces: _FlagPieces | None) -> list[tuple[ExploredPath, dict]]:
-    classes = _input_classes(path, group.inputs, splits, explored)
+    # the inputs' classes, once for the path, the value sets and the inputs (a site's groups are alike on its paths)
+    memo = (id(path), id(splits), id(explored), tuple(sorted(group.inputs)))
+    if memo not in shared.classes:  # the path, the value sets and the inputs' values kept: their ids stay their own
+        shared.classes[memo] = (path, splits, explored, _input_classes(path, group.inputs, splits, explored))
+    classes = shared.classes[memo][3]
     if _count(classes) <= cap:
         # the path narrowed to each combination, once for every check of the script that splits it so
         key = (id(path), tuple((name, tuple(map(tuple, found))) for name, found in classes.items()))
@@ -656,14 +748,23 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
             continue
         shown = [(sub, {**owned, **own}) for fixed, own in fixes if (sub := shared.narrowed(path, fixed)) is not None]
         found.append(lambda shown=shown: shown)
+    if flag_pieces is None:
+        config = judge.config(launch_at(path.env))[0]
+    answers = [] if config is None else _violations(path, group, splits, explored, depends, launch_at, judge, few, sequences, shared)
+    return [launch for launches in found for launch in launches()] + [
+        (_narrowed(path, fixed), {"names": frozenset(group.names), "rule": rule, "at": place}) for rule, fixed, place in answers]
+
+
+def _violations(path: ExploredPath, group: _Part, splits: _Splits, explored: Mapping[str, Sequence], depends: dict,
+                launch_at, judge, cap: int, sequences: dict, shared: SharedParts) -> list:
+    """launch_query.violations of the group, on a path whose launch has a config to judge (where
+    it has none, the solver has nothing to ask, and is not loaded)."""
     cubes = path.products()
     classes = _input_classes(path, group.inputs, splits, explored, cubes)
     from flaglint.frontends.lint.launch_query import violations  # noqa: PLC0415 z3: only for a group over the path cap
 
-    answers = violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(shared.narrowed(path, fixed).env), judge,
-                         few, sequences)
-    return [launch for launches in found for launch in launches()] + [
-        (_narrowed(path, fixed), {"names": frozenset(group.names), "rule": rule, "at": place}) for rule, fixed, place in answers]
+    return violations(classes, cubes, depends, path.env, launch_at, lambda fixed: launch_at(shared.narrowed(path, fixed).env), judge,
+                      cap, sequences)
 
 
 def _distinct_paths(path: ExploredPath, values: list, explored: Mapping[str, Sequence], cap: int,
@@ -902,8 +1003,9 @@ def _narrowed(path: ExploredPath, fixed: Mapping[str, list]) -> ExploredPath | N
         return ExploredPath(env, path.branches, {**path.domains, **changes}, narrowed_from=path, changed=changes)
     products, every = _products(path)
     cubes = []
+    allowed = {name: set(values) for name, values in fixed.items()}  # a value looked up, not a list walked, in each product
     for cube in products:
-        changes = {name: [v for v in cube.get(name, values) if v in values] for name, values in fixed.items()}
+        changes = {name: [v for v in cube.get(name, values) if v in allowed[name]] for name, values in fixed.items()}
         if all(changes.values()):
             cubes.append({**cube, **changes})
     if not cubes:
@@ -1011,16 +1113,23 @@ def _picker(base: Mapping, assignment: Mapping):
     return pick, lambda name: input_value(value_of(name))
 
 
-def _flag_parts(flags, base: Mapping, cap: int, values: _Values) -> tuple[list[_Part], _FlagPieces]:
+def _flag_parts(flags, base: Mapping, cap: int, values: _Values, own_texts: dict,
+                origins: dict) -> tuple[list[_Part], _FlagPieces]:
     """One part per Choice among the flag string's pieces, with the keys of the tokens it writes
     into in any of its values (the other pieces at the path's values); parts that write into one
     token are one part. Each value of a part is tokenised in its neighbourhood only (PieceTokens),
-    so a part costs its own tokens, not the whole string's."""
+    so a part costs its own tokens, not the whole string's; its values are found once for the
+    values of the inputs it reads (`own_texts`: _own_texts's, kept by the caller), whatever the
+    rest of the string reads, and where the script writes it once (`origins`: by the piece's id,
+    kept by the caller with the piece)."""
     pieces = flags.pieces if type(flags) is Sym else (flags,)
     indices = [i for i, p in enumerate(pieces) if type(p) is not Value]
     pick_base, read_base = _picker(base, {})
     base_texts = ["" if v is None else v.text for v in (resolve(p, pick_base, read_base) for p in pieces)]
-    parts = {i: _Part(_inputs(pieces[i]), set(), origin=_first_origin(pieces[i])) for i in indices}
+    for i in indices:
+        if id(pieces[i]) not in origins:
+            origins[id(pieces[i])] = (pieces[i], _first_origin(pieces[i]))
+    parts = {i: _Part(_inputs(pieces[i]), set(), origin=origins[id(pieces[i])][1]) for i in indices}
     owner = {i: i for i in indices}
 
     def find(i: int) -> int:
@@ -1028,11 +1137,10 @@ def _flag_parts(flags, base: Mapping, cap: int, values: _Values) -> tuple[list[_
             i = owner[i]
         return i
 
-    own = {i: [values.at(pieces[i], {**base, **assignment}, *_picker(base, assignment)) for assignment in _own_assignments(pieces[i], base, cap)]
-           for i in indices}
-    tokens = PieceTokens(base_texts, {i: _joins(own[i]) for i in indices})
+    own = {i: _own_texts(pieces[i], base, cap, values, own_texts) for i in indices}
+    tokens = PieceTokens(base_texts, {i: own[i][1] for i in indices})
     for i in indices:
-        for text in dict.fromkeys("" if value is None else value.text for value in own[i]):
+        for text in own[i][0]:
             for token, touched in tokens.touching(i, text):
                 parts[i].names.add(token.split("=", 1)[0])
                 for j in touched:
@@ -1050,6 +1158,17 @@ def _flag_parts(flags, base: Mapping, cap: int, values: _Values) -> tuple[list[_
         into.pieces.append(i)
         into.values.append(pieces[i])
     return list(merged.values()), _FlagPieces(pieces, tokens)
+
+
+def _own_texts(piece, base: Mapping, cap: int, values: _Values, found: dict) -> tuple[tuple[str, ...], tuple[bool, bool]]:
+    """The texts a piece of a flag string takes (_own_assignments: the path's own first), and
+    whether some would join the token before it and the one after it (_joins); found once for the
+    piece at the same values of the inputs it reads (`found`, kept by the caller: its ids stay theirs)."""
+    key = (id(piece), tuple([base.get(name) for name in sorted(_inputs(piece))]), cap)
+    if key not in found:
+        own = [values.at(piece, {**base, **assignment}, *_picker(base, assignment)) for assignment in _own_assignments(piece, base, cap)]
+        found[key] = (piece, (tuple(dict.fromkeys("" if value is None else value.text for value in own)), _joins(own)))
+    return found[key][1]
 
 
 def _first_origin(value):
@@ -1321,16 +1440,19 @@ def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, S
     per symbolic word, named by the key it sets (`key=...`) in any of its values; the words bash
     splits (Split) are read as one flag string, a part per Choice (as _flag_parts reads one); all
     grouped and split as a flag string's parts are (`judge`: launch_query.Judge on the words;
-    `shared`: what the trainer's check of the same flags finds alike, SharedParts)."""
-    symbolic = [w for w in words if _is_symbolic(w)]
-    split = [w.value for w in words if type(w) is Split]
-    base = dict(path.env)
-    if not symbolic and not split:
-        return [ConcreteArgv(tuple(words), path)]
+    `shared`: what the trainer's check of the same flags finds alike, SharedParts). What the words
+    give whatever path reaches them is found once (_Site), and the words once for each of the
+    values of the inputs they read, the same tuple for the same words (_Words)."""
     shared = shared if shared is not None else SharedParts()
+    if not any(_is_symbolic(w) or type(w) is Split for w in words):  # the same words of every outcome: one tuple
+        return [ConcreteArgv(shared.made.words([shared.made.first(w) for w in words]), path)]
+    site = shared.sites.get(id(words))
+    if site is None:
+        site = shared.sites[id(words)] = _Site(words)
+    base = dict(path.env)
     parts = []
     values = _Values()
-    for word in symbolic:
+    for index, word in enumerate(site.words):
         if type(word) is Sym:
             # a word joined from pieces (an XPK --command string of fifty optional parts): a part
             # per Choice among them, named by the keys of the tokens it writes, as in a flag string
@@ -1338,35 +1460,60 @@ def concrete_argvs(words: Sequence, path: ExploredPath, explored: Mapping[str, S
             for part in found:
                 part.pieces = []  # its pieces are this word's, not the split words' string (_key_tokens)
             parts.extend(found)
-            continue
-        keys = set()
-        for assignment in _own_assignments(word, base, max(cap, PART_COMBINATIONS)):
-            pick, read_input = _picker(base, assignment)
-            value = resolve(word, pick, read_input)
-            keys |= _word_keys("" if value is None else value.text)
-        parts.append(_Part(_inputs(word), keys, origin=_first_origin(word), values=[word]))
+        elif _is_symbolic(word):
+            parts.append(_Part(_inputs(word), set(site.keys(index, base, max(cap, PART_COMBINATIONS))),
+                               origin=_first_origin(word), values=[word]))
     flag_pieces = None
-    if split:
-        found, flag_pieces = shared.flag_parts(_one_string(split), path, max(cap, PART_COMBINATIONS), values)
+    if site.split is not None:
+        found, flag_pieces = shared.flag_parts(site.split, path, max(cap, PART_COMBINATIONS), values)
         parts.extend(found)
     groups = _groups(parts, rule_names)
-    splits = _Splits([*symbolic, *split])
-    concrete = _Words(words, base)
-    read = sorted(set().union(*(_inputs(w) for w in (*symbolic, *split))))
+    concrete: list[_Words] = []  # made at the first words not made before
 
     def words_at(env: Mapping) -> tuple:
         # the words at the values of the inputs they read, made once whatever path or group asks:
         # the launches alike are one object, so their judgement is found without reading their origins
-        key = (id(words), tuple([env.get(name) for name in read]))
+        key = (id(words), tuple([env.get(name) for name in site.read]))
         if key not in shared.argv_words:  # the words kept: their id stays their own
-            shared.argv_words[key] = (words, concrete.at(env))
+            if not concrete:
+                concrete.append(_Words(words, base, shared.made))
+            shared.argv_words[key] = (words, concrete[0].at(env))
         return shared.argv_words[key][1]
 
     argvs = [ConcreteArgv(words_at(base), path, excluded=frozenset().union(*(g.names for g in groups)))]
     for group in groups:
-        for sub, owned in _group_paths(path, group, splits, explored, cap, judge, words_at, shared, flag_pieces):
+        for sub, owned in _group_paths(path, group, site.splits, explored, cap, judge, words_at, shared, flag_pieces):
             argvs.append(ConcreteArgv(words_at(sub.env), sub, **owned))
     return argvs
+
+
+class _Site:
+    """What a launch's words give whatever path reaches them: their symbolic words, the values of
+    those bash splits as one flag string (_one_string), the value sets the Choices of both tell
+    apart (_Splits), the inputs they read, and the keys each symbolic word sets at the values of
+    the inputs it reads."""
+
+    def __init__(self, words: Sequence):
+        self.words = words
+        symbolic = [w for w in words if _is_symbolic(w)]
+        split = [w.value for w in words if type(w) is Split]
+        self.split = _one_string(split) if split else None
+        self.splits = _Splits([*symbolic, *split])
+        self.read = sorted(set().union(*(_inputs(w) for w in (*symbolic, *split))))
+        self._keys: dict[tuple, set] = {}
+
+    def keys(self, index: int, base: Mapping, cap: int) -> set:
+        """The keys the symbolic word at `index` sets in any of its own values (_own_assignments)."""
+        word = self.words[index]
+        key = (index, tuple([base.get(name) for name in sorted(_inputs(word))]), cap)
+        if key not in self._keys:
+            keys = set()
+            for assignment in _own_assignments(word, base, cap):
+                pick, read_input = _picker(base, assignment)
+                value = resolve(word, pick, read_input)
+                keys |= _word_keys("" if value is None else value.text)
+            self._keys[key] = keys
+        return self._keys[key]
 
 
 def _one_string(values: list) -> Sym:

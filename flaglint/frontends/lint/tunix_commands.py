@@ -30,7 +30,6 @@ from flaglint.frontends.lint.script_commands import (
     with_witnesses,
 )
 from flaglint.frontends.lint.witnesses import FIX_TRIES, Witnesses
-from flaglint.frontends.tunix_commands import check_tunix_words
 from flaglint.maxtext.launch import recognise
 from flaglint.read.argv import argv_source, quoted_origins
 from flaglint.render.bash.explorer import OTHER, Exploration, ExploredPath
@@ -146,6 +145,7 @@ def check_tunix_commands(script: Path, exploration: Exploration, pin: TunixPin, 
             on = devices or (xpk_devices(workload, maxtext.pin.topologies if maxtext else "") if workload else None)
             key = (tuple(texts), tuple(sorted(env.items())), on)
             if key not in results:
+                from flaglint.frontends.tunix_commands import check_tunix_words  # noqa: PLC0415 Tunix's checks: only where a script runs its command line
                 unknown = frozenset(i for i, t in enumerate(texts) if OTHER in t)
                 done = check_tunix_words(pin, command, texts, env, search, unknown, allow_unverified, on,
                                          (lambda: maxtext) if maxtext is not None else None)
