@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import math
 import re
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -1237,12 +1238,20 @@ def distinct_texts(values: Sequence, domain: Callable[[str], list], cap: int) ->
     the product of its inputs' values, and values that read no input in common cost the product of
     their own texts. None where there are more than `cap` texts, or the walk meets more than
     16 * `cap` ways on the way."""
-    found: dict[tuple, dict] = {}
+    parts = _apart(values)
+    if len(parts) > 1 and math.prod(_count_of(part, domain, cap) for part in parts) > cap:
+        return None  # values that read no input in common take the product of their texts
+    found: dict[tuple, tuple] = {}
     seen: set = set()
     reads: dict[int, frozenset] = {}  # what the rest of a way reads, by its cell
     # the rest of a way: (what comes next, the rest after it), one cell per pair, so that ways that
     # meet on the same rest are known to (the cells keep what they hold alive: their ids stay theirs)
     cells: dict[tuple[int, int], tuple] = {}
+    # A way's allowed values are split: those of inputs the rest still reads (`live`, name ->
+    # (order, values)), and a chain of those it no longer reads (`settled`), shared by the ways
+    # that branch after it, so a way's step costs what the rest reads, not every input decided
+    # before. `order` keeps the order in which the way decided its inputs.
+    order = itertools.count()
 
     def cell(item, after) -> tuple:
         key = (id(item), id(after))
@@ -1257,20 +1266,31 @@ def distinct_texts(values: Sequence, domain: Callable[[str], list], cap: int) ->
             reads[id(rest)] = frozenset(_inputs(rest[0])) | read_by(rest[1])
         return reads[id(rest)]
 
+    def allowed_of(live: dict, settled) -> dict:
+        entries = [(at, name, values) for name, (at, values) in live.items()]
+        while settled is not None:
+            entries.extend(settled[0])
+            settled = settled[1]
+        return {name: values for _, name, values in sorted(entries, key=lambda e: e[0])}
+
     rest = None
     for value in reversed(values):  # a separator between values: texts that only shift between them stay apart
         rest = cell(_SEPARATOR, cell(value, rest))
-    ways = [(rest, "", False, {})]
+    ways = [(rest, "", False, {}, None)]
     while ways:
-        rest, text, opaque, allowed = ways.pop()
+        rest, text, opaque, live, settled = ways.pop()
         if rest is None:
             if len(found) >= cap and (text, opaque) not in found:
                 return None
-            found.setdefault((text, opaque), allowed)
+            found.setdefault((text, opaque), (live, settled))
             continue
         item, after = rest
         relevant = read_by(rest)
-        key = (id(rest), text, opaque, tuple(sorted((n, tuple(v)) for n, v in allowed.items() if n in relevant)))
+        left = [(at, n, v) for n, (at, v) in live.items() if n not in relevant]
+        if left:
+            settled = (left, settled)
+            live = {n: entry for n, entry in live.items() if n in relevant}
+        key = (id(rest), text, opaque, tuple(sorted((n, tuple(v)) for n, (_, v) in live.items())))
         if key in seen:
             continue
         seen.add(key)
@@ -1279,22 +1299,41 @@ def distinct_texts(values: Sequence, domain: Callable[[str], list], cap: int) ->
         if type(item) is Sym:
             for piece in reversed(item.pieces):
                 after = cell(piece, after)
-            ways.append((after, text, opaque, allowed))
+            ways.append((after, text, opaque, live, settled))
             continue
         if type(item) in (Choice, FromInput):
-            here = allowed.get(item.name)
-            here = domain(item.name) if here is None else here
+            entry = live.get(item.name)
+            here = domain(item.name) if entry is None else entry[1]
+            at = next(order) if entry is None else entry[0]
             by_alt: dict[int, tuple] = {}  # the values that take each alternative (read whole: each value)
             for v in here:
                 alt = _alternative(item, v) if type(item) is Choice else input_value(v)
                 by_alt.setdefault(id(alt) if type(item) is Choice else v, (alt, []))[1].append(v)
             for alt, taking in reversed(list(by_alt.values())):
-                ways.append((cell(alt, after), text, opaque, {**allowed, item.name: taking}))
+                ways.append((cell(alt, after), text, opaque, {**live, item.name: (at, taking)}, settled))
             continue
         if isinstance(item, list):
             item = _present(item)
-        ways.append((after, text if item is None else text + item.text, opaque or (item is not None and item.opaque), allowed))
-    return found
+        ways.append((after, text if item is None else text + item.text, opaque or (item is not None and item.opaque), live, settled))
+    return {text: allowed_of(*way) for text, way in found.items()}
+
+
+def _apart(values: Sequence) -> list[list]:
+    """The values in groups that read no input in common, each in the values' order."""
+    groups: list[tuple[set, list]] = []
+    for value in values:
+        reads = _inputs(value)
+        joined = [g for g in groups if g[0] & reads]
+        merged = (reads.union(*(g[0] for g in joined)), [v for g in joined for v in g[1]] + [value])
+        groups = [g for g in groups if not any(g is j for j in joined)] + [merged]
+    order = {id(v): i for i, v in enumerate(values)}
+    return [sorted(g[1], key=lambda v: order[id(v)]) for g in groups]
+
+
+def _count_of(values: list, domain: Callable[[str], list], cap: int) -> int:
+    """How many texts the values take together; more than `cap` where they take more."""
+    texts = distinct_texts(values, domain, cap)
+    return cap + 1 if texts is None else len(texts)
 
 
 _SEPARATOR = Value("\0", Spans.unwritten(1))

@@ -127,6 +127,36 @@ def test_the_distinct_texts_are_those_of_every_assignment(values):
             assert _at(values, dict(zip(NAMES, combo))) == text
 
 
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(_values(), min_size=1, max_size=3))
+def test_the_texts_are_counted_against_the_cap_exactly(values):
+    # more texts than the cap: given up; as many as the cap: every one (values that read no input in
+    # common are counted apart first, and the product of their counts decides)
+    every = {_at(values, dict(zip(NAMES, combo))) for combo in itertools.product(DOMAIN, repeat=len(NAMES))}
+    assert set(distinct_texts(values, lambda name: list(DOMAIN), len(every))) == every
+    if len(every) > 1:
+        assert distinct_texts(values, lambda name: list(DOMAIN), len(every) - 1) is None
+
+
+def test_switches_that_read_no_input_in_common_give_up_without_walking_their_product():
+    """Fourteen `case "$MODE_i"` appends, each of three texts: 3**14 texts over a cap of 4096,
+    known from each switch's own three, not from a walk of 4096 of them."""
+    names = [f"MODE_{i}" for i in range(14)]
+    values = [Choice(name, ((frozenset({"on"}), _value(f" steps={i}")), (frozenset({"low"}), _value(f" log_period={i}")),
+                            (frozenset({None}), None))) for i, name in enumerate(names)]
+    asked = []
+
+    def domain(name):
+        asked.append(name)
+        return ["on", "low", None]
+
+    assert distinct_texts(values, domain, 4096) is None
+    assert sorted(asked) == sorted(names)  # each switch's values asked once
+    asked.clear()
+    found = distinct_texts(values[:7], domain, 4096)
+    assert len(found) == 3 ** 7
+
+
 def test_a_guard_over_many_inputs_takes_its_texts_not_their_product():
     """`if [[ -n $V1 || … || -n $V12 ]]; then json=$(…); fi`: two texts, found in a walk as long as the guard."""
     names = [f"V{i}" for i in range(12)]
