@@ -108,7 +108,7 @@ class CountRead:
     first: int
     decided: frozenset
     domains: dict  # (a copy: never changed once kept)
-    readers: dict  # input -> the positions of the open elements whose Choices read it
+    readers: dict  # input -> the positions of the elements open at the fork's first read whose Choices read it
 
 
 @dataclass(frozen=True)
@@ -161,7 +161,7 @@ def _read_again(before: CountRead, taken, st) -> Count:
     if again:
         presences = list(presences)
         for position in again:
-            found = presence(before.array[position], taken)
+            found = presence(before.array[position], taken) if presences[position] is None else None
             if found is not None:
                 presences[position] = found
                 there += found
