@@ -86,7 +86,7 @@ class PathConditions:
         return self._formula(self._cubes(paths))
 
     def _formula(self, cubes: Iterable[frozenset]) -> z3.BoolRef:
-        return z3.Or([z3.And([self.member(name, values) for name, values in cube]) for cube in cubes])
+        return _joined(z3.Z3_mk_or, [_joined(z3.Z3_mk_and, [self.member(name, values) for name, values in cube]) for cube in cubes])
 
     def _cubes(self, paths: Iterable[ExploredPath]) -> set[frozenset]:
         """The paths' conditions as few products of value sets, before Z3 sees them (building
@@ -184,3 +184,12 @@ class PathConditions:
         found = solver.check() != z3.unsat
         solver.pop()
         return found
+
+
+def _joined(make, terms: Sequence[z3.BoolRef]) -> z3.BoolRef:
+    """z3's And or Or (`make`) of Boolean terms, made without z3.And's Python coercion of each
+    argument: the conditions of n paths that each read up to n inputs are n**2 terms."""
+    ctx = z3.main_ctx()
+    array = (z3.Ast * len(terms))(*(term.as_ast() for term in terms))
+    return z3.BoolRef(make(ctx.ref(), len(terms), array), ctx)
+
