@@ -34,7 +34,7 @@ from pathlib import Path
 from flaglint.render.bash.compiler import ANY_ARGUMENT, INDIRECT
 from flaglint.render.bash.counted import CounterRead
 from flaglint.render.bash.expansion import ExitScript, input_value
-from flaglint.render.bash.guards import cubes_of, holds_for, ordered, restrict
+from flaglint.render.bash.guards import cubes_of, ordered, restrict, spread
 from flaglint.render.bash.lexer import compile_glob, glob_sample
 from flaglint.render.bash.machine import Interp
 from flaglint.render.bash.state import (
@@ -466,9 +466,7 @@ class Explorer:
             if (v if v is None else v.text) not in seen:
                 seen.append(v if v is None else v.text)
         domains = {n: list(d) for n, d in st.domains.items()}
-        cubes = None if st.condition is None else [
-            {n: [v for v in values if holds_for(cube, n, v)] for n, values in domains.items()}
-            for cube in ordered(cubes_of(st))]
+        cubes = None if st.condition is None else [spread(cube, domains) for cube in ordered(cubes_of(st))]
         witnesses = {}
         env = {}
         # The witness: unset where the path lets an input be unset (of the products, the one with the most such)
