@@ -220,6 +220,14 @@ def absent_scripts(draw) -> str:
 @example(script='absent=()\n[ -z "${O0:-}" ] && absent+=(O0)\n[ -z "${O1:-}" ] && absent+=("a b")\n'
          '[[ -n "${O2-}" ]] && absent+=("")\nif [ "${#absent[@]}" -gt 0 ]; then export HELD=y; else export HELD=n; fi\n'
          f'{BUILT_PROGRAM} --names="${{absent[*]}}" ${{absent[*]}} "${{absent[*]}}" last\n', seed=2)
+# The count read again on each state of a fork: an element the fork decides, and one whose input
+# another element shares; the same array counted twice in one test.
+@example(script='absent=()\n[ -z "${O0:-}" ] && absent+=(O0)\n[ -z "${O1:-}" ] && absent+=(O1)\n'
+         'if [ -z "${O2:-}" ]; then absent+=(O2); fi\nif [ "${#absent[@]}" -gt 1 ]; then export HELD=y; else export HELD=n; fi\n'
+         f'{BUILT_PROGRAM} --names="${{absent[*]}}" last\n', seed=0)
+@example(script='absent=()\n[ -z "${O0:-}" ] && absent+=(O0)\n[ -z "${O1:-}" ] && absent+=(O1)\n[ -z "${O2:-}" ] && absent+=(O2)\n'
+         'if [[ ${#absent[@]} -gt 0 && ${#absent[@]} -lt 3 ]]; then export HELD=y; else export HELD=n; fi\n'
+         f'{BUILT_PROGRAM} --names="${{absent[*]}}" last\n', seed=4)
 def test_an_array_that_starts_empty_is_counted_and_joined_as_bash_does(tmp_path_factory, script, seed):
     for outcome, env, exported, _ in _sampled_runs(tmp_path_factory.mktemp("absent"), script, seed):
         held = resolved_in(outcome.rendering.exported["HELD"], env)

@@ -7,8 +7,9 @@ after n appends then holds n such elements, where a Choice of its whole arrays w
 from __future__ import annotations
 
 import weakref
+from dataclasses import dataclass
 
-from flaglint.render.bash.types import Choice, Sym, Value
+from flaglint.render.bash.types import Choice, Sym, Value, choice_names
 
 # How deep the walk goes into Choices nested in one another that it has not met before: past it the
 # array is not factored (it stays a Choice of arrays, read alternative by alternative).
@@ -87,6 +88,95 @@ def presence(element, taken) -> bool | None:
             seen.add(id(node))
             todo.extend(alt for _, alt in taken(node))
     return found.pop()
+
+
+@dataclass(frozen=True, eq=False)
+class CountRead:
+    """What a test of an array's count (`[ "${#A[@]}" -gt 0 ]`) read of `array` on a path where it
+    forked on an element still open (one some alternatives have not, its input not decided): each
+    element's presence then (True, False, None: open), how many are there and open, the first
+    open one, and the path's inputs then (the names decided, the domains) with, for each input,
+    the open elements whose Choices read it. The states of the fork read the count again, narrowed
+    on the input forked on (an element decided stays so): only the open elements that read an
+    input they changed are read again, so a chain of n forks reads each element a few times, not
+    the array at each fork."""
+    array: list
+    steps: int  # the path's steps at the fork: its states read the count at the next one
+    presences: list  # (never changed once kept)
+    there: int
+    open: int
+    first: int
+    decided: frozenset
+    domains: dict  # (a copy: never changed once kept)
+    readers: dict  # input -> the positions of the elements open at the fork's first read whose Choices read it
+
+
+@dataclass(frozen=True)
+class Count:
+    """An array's count on a path: at least `low`, at most `high`; `first`, its first element still
+    open (None where the count is decided); `read`, what to keep where the test forks on it."""
+    low: int
+    high: int
+    first: Choice | None
+    read: CountRead | None
+
+
+def counted(array: list, taken, st, settled) -> Count:
+    """The count of an array with elements that some alternatives have not, on the path `st`
+    (`taken(choice)`: the alternatives its values leave), read in order until `settled(low, high)`
+    says it is known well enough (those not read yet taken as open). Where the path is a state
+    of a fork on one of its elements (the CountRead kept at the step before), only what the fork
+    changed is read again."""
+    before = st.count_read
+    if before is not None and before.array is array and before.steps + 1 == st.steps:
+        return _read_again(before, taken, st)
+    presences: list = []
+    there = opens = 0
+    for position, element in enumerate(array):
+        found = False if element is None else presence(element, taken) if may_be_absent(element) else True
+        presences.append(found)
+        if found is None:
+            opens += 1
+        else:
+            there += found
+        if settled(there, there + opens + len(array) - position - 1):
+            return Count(there, there + opens + len(array) - position - 1, None, None)
+    if not opens:
+        return Count(there, there, None, None)
+    readers: dict = {}
+    for position, found in enumerate(presences):
+        if found is None:
+            for name in choice_names(array[position]):
+                readers.setdefault(name, []).append(position)
+    return _kept(array, st, presences, there, opens, presences.index(None), readers)
+
+
+def _read_again(before: CountRead, taken, st) -> Count:
+    """The count on a state of the fork `before` was kept for: the open elements that read an
+    input whose values the state changed read again, the others as they were."""
+    changed = st.inputs.keys() - before.decided
+    changed.update(name for name, _ in st.domains.items() - before.domains.items())
+    again = sorted({position for name in changed for position in before.readers.get(name, ())})
+    presences, there, opens = before.presences, before.there, before.open
+    if again:
+        presences = list(presences)
+        for position in again:
+            found = presence(before.array[position], taken) if presences[position] is None else None
+            if found is not None:
+                presences[position] = found
+                there += found
+                opens -= 1
+    if not opens:
+        return Count(there, there, None, None)
+    first = before.first
+    while presences[first] is not None:
+        first += 1
+    return _kept(before.array, st, presences, there, opens, first, before.readers)
+
+
+def _kept(array: list, st, presences: list, there: int, opens: int, first: int, readers: dict) -> Count:
+    read = CountRead(array, st.steps, presences, there, opens, first, frozenset(st.inputs), st.domains.copy(), readers)
+    return Count(there, there + opens, array[first], read)
 
 
 def _mapped(choice: Choice, there, absent, memo: dict):

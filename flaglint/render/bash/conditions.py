@@ -6,7 +6,12 @@ import os
 import re
 import weakref
 
-from flaglint.render.bash.arrays import factored, has_absent, may_be_absent, presence
+from flaglint.render.bash.arrays import (
+    counted,
+    factored,
+    has_absent,
+    presence,
+)
 from flaglint.render.bash.expansion import (
     SET_BY_BASH,
     fold_parts,
@@ -92,34 +97,28 @@ class Conditions:
                 found = memo[id(choice)] = self.taken(choice, st)
             return found
 
-        # elements read in order until the status is decided (those not read yet taken as open):
-        # on a path where one is there, the count's test is decided where it is read
-        low, open_ones, left = 0, [], len(raw)
-
-        def status(there: bool | None):
-            # the counts the path may still see where the element forked on is there or not (other
-            # elements the same input decides, and those not read, are taken as open: a range
-            # that holds the count)
-            found = _statuses(op, number, low + (there is True), low + len(open_ones) + left - (there is False))
+        def status(low: int, high: int):
+            found = _statuses(op, number, low, high)
             return found.pop() if len(found) == 1 else "open"
 
-        for element in raw:
-            left -= 1
-            if element is None:
-                continue
-            there = presence(element, taken) if may_be_absent(element) else True
-            if there is None:
-                open_ones.append(element)
-            else:
-                low += there
-            decided = status(None)
-            if decided != "open":
-                return decided
-        first = open_ones[0]
+        # elements read in order until the status is decided (those not read yet taken as open);
+        # on a path where one is there, the count's test is decided where it is read
+        count = counted(raw, taken, st, lambda low, high: status(low, high) != "open")
+        decided = status(count.low, count.high)
+        if decided != "open":
+            if not self.grouping:  # (the explorer tries values on a state its forks share)
+                st.count_read = None
+            return decided
+        if not self.grouping:
+            st.count_read = count.read
+        first = count.first
         while len(taken(first)) == 1 and type(taken(first)[0][1]) is Choice:  # decided here, an input below it not
             first = taken(first)[0][1]
-        # values that leave the status open each apart: the path forks again below, maybe on this input
-        results = [(values, status(presence(alt, taken))) for values, alt in taken(first)]
+        # values that leave the status open each apart: the path forks again below, maybe on this
+        # input (the other open elements, and those not read, are taken as open: a range that
+        # holds the count)
+        results = [(values, status(count.low + (there is True), count.high - (there is False)))
+                   for values, alt in taken(first) for there in (presence(alt, taken),)]
         return _forked((first, results), self._texts(first.name, st, None))
 
     def _joined_read(self, expr: tuple, st: State, name: str) -> str | None:

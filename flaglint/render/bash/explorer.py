@@ -34,7 +34,7 @@ from pathlib import Path
 from flaglint.render.bash.compiler import ANY_ARGUMENT, INDIRECT
 from flaglint.render.bash.counted import CounterRead
 from flaglint.render.bash.expansion import ExitScript, input_value
-from flaglint.render.bash.guards import cubes_of, holds_for, ordered, restrict
+from flaglint.render.bash.guards import cubes_of, ordered, restrict, spread
 from flaglint.render.bash.lexer import compile_glob, glob_sample
 from flaglint.render.bash.machine import Interp
 from flaglint.render.bash.state import (
@@ -392,12 +392,13 @@ class Explorer:
         if type(first) is list:
             return first
         forks = [first]
+        weights: dict[State, int] = {}  # (_Fork.grouped)
         while True:
             current = forks[-1]
             taken = current.next_candidate()
             if taken is None:
                 forks.pop()
-                done = current.grouped()
+                done = current.grouped(weights)
                 if not forks:
                     return done
                 forks[-1].results.extend((forks[-1].value, r) for r in done)
@@ -465,9 +466,7 @@ class Explorer:
             if (v if v is None else v.text) not in seen:
                 seen.append(v if v is None else v.text)
         domains = {n: list(d) for n, d in st.domains.items()}
-        cubes = None if st.condition is None else [
-            {n: [v for v in values if holds_for(cube, n, v)] for n, values in domains.items()}
-            for cube in ordered(cubes_of(st))]
+        cubes = None if st.condition is None else [spread(cube, domains) for cube in ordered(cubes_of(st))]
         witnesses = {}
         env = {}
         # The witness: unset where the path lets an input be unset (of the products, the one with the most such)
@@ -540,25 +539,39 @@ class _Fork:
                 return values, s
         return None
 
-    def grouped(self) -> list[State]:
-        """The states the candidates gave, those of a groupable step that agree but on the input grouped into one."""
+    def grouped(self, weights: dict[State, int]) -> list[State]:
+        """The states the candidates gave, those of a groupable step that agree but on the input
+        grouped into one. A state that a fork n deep gives is grouped again at each of its levels:
+        its domains are told apart by the sum of their items' hashes (`weights`, made once for
+        each state), and compared whole only where the sums say they may be one."""
         name = self.e.name
         if not self.groupable:
             return [r for _, r in self.results]
         groups: dict[tuple, tuple[State, list, list]] = {}
+        buckets: dict[tuple, list[tuple]] = {}
         for v, r in self.results:
             v = _narrowed_class(r, name, v)
-            key = (id(r.code), r.pc, r.status, len(r.stack),
-                   frozenset(item for item in r.domains.items() if item[0] != name), r.condition)
-            if key in groups:
+            weight = weights.get(r)
+            if weight is None:
+                weight = weights[r] = sum(map(hash, r.domains.items()))
+            if name in r.domains:
+                weight -= hash((name, r.domains[name]))
+            bucket = buckets.setdefault((id(r.code), r.pc, r.status, len(r.stack), weight, r.condition), [])
+            key = next((key for key in bucket if _alike_but(groups[key][0].domains, r.domains, name)), None)
+            if key is not None:
                 groups[key][1].extend(v)
                 groups[key][2].append(name in r.exported)
             else:
+                key = (len(groups),)
+                bucket.append(key)
                 groups[key] = (r, list(v), [name in r.exported])
         out = []
         for r, values, exported in groups.values():
             if len(values) > 1:
+                if name in r.domains:
+                    weights[r] -= hash((name, r.domains[name]))
                 r.domains[name] = tuple(values)
+                weights[r] += hash((name, r.domains[name]))
                 r.inputs.pop(name, None)
                 # Exported on every value (`export IN1` before, or set on each): it stays so. Else an
                 # input whose values stay grouped is exported where the environment set it, as its
@@ -567,3 +580,12 @@ class _Fork:
                     r.exported.discard(name)
             out.append(r)
         return out
+
+
+def _alike_but(a: dict, b: dict, name: str) -> bool:
+    """Whether two states' domains are the same but for the input `name`."""
+    return len(a) - (name in a) == len(b) - (name in b) and all(b.get(n, _NOWHERE) == values for n, values in a.items() if n != name)
+
+
+_NOWHERE = object()
+

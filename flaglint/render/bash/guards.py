@@ -152,11 +152,12 @@ def without(cube: Cube, name: str) -> Cube:
     return frozenset(item for item in cube if item[0] != name)
 
 
-def holds_for(cube: Cube, name: str, value) -> bool:
-    for n, values in cube:
-        if n == name:
-            return value in values
-    return True
+def spread(cube: Cube, domains: Mapping[str, Sequence]) -> dict[str, list]:
+    """The cube over every input of `domains`: each one's values (in their order) that the cube
+    allows (the cube looked up by input once, not scanned for each input and value: an outcome's n
+    cubes of n inputs each were n**3 steps)."""
+    entries = dict(cube)
+    return {n: list(values) if n not in entries else [v for v in values if v in entries[n]] for n, values in domains.items()}
 
 
 def guarded(sides: Sequence[tuple[Sequence[Cube], object]], universe: Mapping[str, Sequence]):

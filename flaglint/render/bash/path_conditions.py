@@ -51,6 +51,7 @@ class PathConditions:
         self._members: dict[tuple, z3.BoolRef] = {}
         self._constrains: dict[tuple, bool] = {}  # (input, id of a path's values): whether they leave some out
         self._excluded = self._cubes(excluded)
+        self._literals: dict[z3.Solver, dict[tuple, z3.BoolRef]] = {}  # (_satisfiable)
         # paths (by identity: they live as long as the exploration) -> their witness; findings of
         # one place on the same paths (several rules, several keys) ask for the same one
         self._witnesses: dict[tuple, tuple[ExploredPath, dict[str, list]]] = {}
@@ -86,7 +87,7 @@ class PathConditions:
         return self._formula(self._cubes(paths))
 
     def _formula(self, cubes: Iterable[frozenset]) -> z3.BoolRef:
-        return z3.Or([z3.And([self.member(name, values) for name, values in cube]) for cube in cubes])
+        return _joined(z3.Z3_mk_or, [_joined(z3.Z3_mk_and, [self.member(name, values) for name, values in cube]) for cube in cubes])
 
     def _cubes(self, paths: Iterable[ExploredPath]) -> set[frozenset]:
         """The paths' conditions as few products of value sets, before Z3 sees them (building
@@ -175,12 +176,28 @@ class PathConditions:
         return widened
 
     def _satisfiable(self, solver: z3.Solver, assignment: Mapping[str, Iterable[str | None]]) -> bool:
-        solver.push()
-        # each member is a Boolean term already: asserted as it is, without z3's Python coercion of
-        # every argument (a query of n inputs costs n such calls, and a witness asks about n times)
+        # Each input's value set is a literal that implies it, asserted once in the solver, and a
+        # query checks under the literals of its sets: asserted anew in a scope of each query, z3
+        # took up the whole formula again at each of a witness's n queries.
+        literals = self._literals.setdefault(solver, {})
+        held = []
         for name, values in assignment.items():
-            z3.Z3_solver_assert(solver.ctx.ref(), solver.solver, self.member(name, values).as_ast())
+            key = (name, frozenset(values))
+            literal = literals.get(key)
+            if literal is None:
+                literal = literals[key] = z3.Bool(f"held {len(literals)} {name}")
+                solver.add(z3.Implies(literal, self.member(name, values)))
+            held.append(literal)
         solver.set("rlimit", WITNESS_QUERY_WORK)
-        found = solver.check() != z3.unsat
-        solver.pop()
-        return found
+        # (z3's own call: Solver.check casts each literal in Python, n casts a query)
+        array = (z3.Ast * len(held))(*(literal.as_ast() for literal in held))
+        return z3.Z3_solver_check_assumptions(solver.ctx.ref(), solver.solver, len(held), array) != z3.Z3_L_FALSE
+
+
+def _joined(make, terms: Sequence[z3.BoolRef]) -> z3.BoolRef:
+    """z3's And or Or (`make`) of Boolean terms, made without z3.And's Python coercion of each
+    argument: the conditions of n paths that each read up to n inputs are n**2 terms."""
+    ctx = z3.main_ctx()
+    array = (z3.Ast * len(terms))(*(term.as_ast() for term in terms))
+    return z3.BoolRef(make(ctx.ref(), len(terms), array), ctx)
+

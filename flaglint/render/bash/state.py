@@ -114,7 +114,10 @@ class State:
     __slots__ = ("scopes", "exported", "functions", "positional", "code", "pc", "stack", "status",
                  "inputs", "domains", "condition", "notes", "branches", "handoffs", "iters", "steps", "done", "exit_code",
                  "unfound", "unbounded", "output", "launched", "options", "errexit_ignored", "files", "env_exported",
-                 "widened")
+                 "widened", "count_read")
+
+    def __init__(self):
+        self.count_read = None  # what a fork's count test read (arrays.CountRead), kept for its states
 
     def copy(self) -> "State":
         s = State.__new__(State)
@@ -145,4 +148,5 @@ class State:
         s.files = self.files  # replaced, never changed in place
         s.env_exported = self.env_exported
         s.widened = self.widened
+        s.count_read = self.count_read  # (arrays.CountRead: replaced, never changed in place)
         return s
