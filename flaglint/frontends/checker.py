@@ -74,7 +74,7 @@ class Checker:
         self._stated = tuple(m for rule in self.ruleset.rules if rule.applies_to(self.pin.chain) for m in rule.states)
         self._rules: list | None = None  # the rules this pin can judge; the same for every flag string
         self._notes: dict[tuple, str | None] = {}  # each note (not_judged_note, unmodelled_mesh_note), by the pin chain it depends on
-        self._shared: dict[tuple, Config] = {}  # shared_config's, the one read longest ago first
+        self._shared: dict[tuple, tuple[Config, list[Finding]]] = {}  # _resolved's, the one read longest ago first
         # lint's solver answers on launches judged with these rules (frontends/lint/launch_query), kept while the checker is
         self.answers: dict = {}
         # lint's witnesses of findings over the same path conditions (frontends/lint/kept_witnesses), kept alike
@@ -103,20 +103,29 @@ class Checker:
     def shared_config(self, source: FlagSource, env: Mapping[str, str]) -> Config:
         """The config of a flag string with no config chain (`env`: the Tunix variables), resolved
         once while it is among the last SHARED_CONFIGS read: the caller reads it, never changes it."""
+        return self._resolved(source, env)[0]
+
+    def _resolved(self, source: FlagSource, env: Mapping[str, str]) -> tuple[Config, list[Finding]]:
+        """config(), kept while among the last SHARED_CONFIGS read (shared_config's, and check()'s
+        without a fix: a recipe's launches are judged by both); neither is changed once made."""
         key = (source, tuple(sorted(env.items())))
-        config = self._shared.pop(key, None)
-        if config is None:
-            config = self.config(source, env)[0]
+        found = self._shared.pop(key, None)
+        if found is None:
+            found = self.config(source, env)
             if len(self._shared) >= SHARED_CONFIGS:
                 del self._shared[next(iter(self._shared))]
-        self._shared[key] = config
-        return config
+        self._shared[key] = found
+        return found
 
     def check(self, source: FlagSource, env: Mapping[str, str] | None = None, *, fix: bool = True, max_fixes: int = 3,
               unknown: frozenset[str] = frozenset()) -> Result:
         """`unknown`: keys and variables whose value cannot be known (a rule reading one is not judged)."""
         env = dict(env or {})
-        config, findings = self.config(source, env)
+        if fix:  # a fix search changes the config it starts from (_without_refused)
+            config, findings = self.config(source, env)
+        else:  # the findings are the caller's to change (settings' severities): copies
+            config, found = self._resolved(source, env)
+            findings = [finding.replace() for finding in found]
         rules = [r for r in self.judgeable_rules(config) if not unknown.intersection(r.name_set)]
         # A key whose value MaxText refuses has no value to judge other rules by (MaxText stops at
         # the refusal): judging them by its default would report what the user never wrote.
