@@ -33,6 +33,7 @@ import z3
 
 from flaglint.frontends.lint.unverified import Unverified
 from flaglint.maxtext.tpu import RULE_FUNCTIONS
+from flaglint.resolve.recorded import Recorded, reads_alike
 from flaglint.resolve.resolver import Config
 from flaglint.resolve.topology import DEVICE_NAMES, device_keys
 from flaglint.rules.expr import Node, Unknown, evaluate
@@ -330,7 +331,7 @@ class _Asked:
     again where each of those reads gives what it gave, the solver would ask and answer the same."""
 
     rules: list  # the rules judged: held, so that their ids in the key stay theirs
-    config: dict = field(default_factory=dict)
+    config: dict = field(default_factory=dict)  # Recorded's reads of the path's own config
     places: dict = field(default_factory=dict)  # name -> its places (_Places.cases); ("base", name) -> its place on the path's own launch
     confirmed: list = field(default_factory=list)  # (the inputs fixed, Judge.broken of that launch)
     undecided: list = field(default_factory=list)  # Judge.undecided's arguments, in order
@@ -338,7 +339,7 @@ class _Asked:
     refused: Unverified | None = None
 
     def holds(self, config: Config, places: _Places, judge: Judge, confirm_at: Callable) -> bool:
-        return (all(_read(config, attribute, arguments) == seen for (attribute, arguments), seen in self.config.items())
+        return (reads_alike(config, self.config)
                 and all((places.base(name[1]) if isinstance(name, tuple) else places.cases(name)) == seen for name, seen in self.places.items())
                 and all(judge.broken(confirm_at(fixed)) == seen for fixed, seen in self.confirmed))
 
@@ -349,34 +350,6 @@ class _Asked:
         if self.refused is not None:
             raise Unverified(self.refused.reason, self.refused.origin)
         return list(self.found)
-
-
-def _read(config: Config, attribute: str, arguments: tuple | None) -> Any:
-    """What the config gives for an attribute (a method, with `arguments`): the pin itself, else the repr."""
-    value = getattr(config, attribute)
-    if arguments is not None:
-        value = value(*arguments)
-    return value if attribute == "pin" else repr(value)
-
-
-class _Recorded:
-    """The path's own config, each read of it kept in `reads` (_Asked.config)."""
-
-    def __init__(self, config: Config, reads: dict):
-        self._config, self._reads = config, reads
-
-    def __getattr__(self, attribute: str) -> Any:
-        value = getattr(self._config, attribute)
-        if not callable(value):
-            self._reads[attribute, None] = _read(self._config, attribute, None)
-            return value
-
-        def method(*arguments):
-            if (attribute, arguments) not in self._reads:
-                self._reads[attribute, arguments] = _read(self._config, attribute, arguments)
-            return value(*arguments)
-
-        return method
 
 
 def _solved(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[str, Sequence]], sequences: Mapping[str, Any],
@@ -392,7 +365,7 @@ def _solved(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[str, 
     for name, table in tables.items():  # in the order the tables were made: the terms too
         if name in sequences:
             table.index = resolved.sequence_index(sequences[name], inputs, ctx)
-    translator = _Translator.over(_Recorded(base_config, asked.config), {}, ctx)
+    translator = _Translator.over(Recorded(base_config, asked.config), {}, ctx)
     translator.setup(tables, classes, inputs)
     translator.terms.update({name: translator.finite(translator.term(t), t.values) for name, t in tables.items()})
     broken: dict[str, Any] = {}
