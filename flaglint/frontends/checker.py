@@ -80,6 +80,7 @@ class Checker:
         # MaxText's messages of the checks hand-written rules state
         self._stated = tuple(m for rule in self.ruleset.rules if rule.applies_to(self.pin.chain) for m in rule.states)
         self._rules: list | None = None  # the rules this pin can judge; the same for every flag string
+        self._by_name: dict[str, list[int]] | None = None  # the positions in _rules of the rules that read each name
         self._notes: dict[tuple, str | None] = {}  # each note (not_judged_note, unmodelled_mesh_note), by the pin chain it depends on
         self._shared: dict[tuple, tuple[Config, list[Finding]]] = {}  # _resolved's, the one read longest ago first
         self._verdicts: dict[tuple, tuple] = {}  # _violated's: (rule, the values it reads) -> (the rule, whether it holds)
@@ -135,11 +136,10 @@ class Checker:
         else:  # the findings are the caller's to change (settings' severities): copies
             config, found = self._resolved(source, env)
             findings = [finding.replace() for finding in found]
-        rules = [r for r in self.judgeable_rules(config) if not unknown.intersection(r.name_set)]
         # A key whose value MaxText refuses has no value to judge other rules by (MaxText stops at
         # the refusal): judging them by its default would report what the user never wrote.
         refused = refused_keys(config)
-        judged = _judged([r for r in rules if not refused.intersection(r.name_set)], config)
+        judged = self._judged_rules(config, unknown | refused)
         broken = self._violated(judged, config)
         findings += [finding(rule, config, self.ruleset.derived) for rule in broken]
         findings += ep_rank_without_axes(judged, broken, config, lambda rule: finding(rule, config, self.ruleset.derived))
@@ -150,6 +150,7 @@ class Checker:
         if note is not None:
             result.notes.append(note)
         if fix and (broken or config.rejected):
+            rules = [r for r in self.judgeable_rules(config) if not unknown.intersection(r.name_set)]
             self._add_fixes(result, config, env, rules, max_fixes, broken)
         return result
 
@@ -226,6 +227,22 @@ class Checker:
             self._rules = [r for r in rules if r.states or not r.message.startswith(self._stated)]
         missing = set(DEVICE_NAMES) - config.devices.keys()
         return [r for r in self._rules if missing.isdisjoint(r.name_set)]
+
+    def _judged_rules(self, config: Config, unjudged: set[str] | frozenset[str]) -> list:
+        """_judged(judgeable_rules(config)) less the rules that read a name of `unjudged`, found from
+        the rules of each name (a launch gives a few dozen names; the rules are hundreds)."""
+        if self._by_name is None:
+            self.judgeable_rules(config)
+            self._by_name = {}
+            for position, rule in enumerate(self._rules):
+                for name in rule.name_set:
+                    self._by_name.setdefault(name, []).append(position)
+        found: set[int] = set()
+        for name in _given(config):
+            found.update(self._by_name.get(name, ()))
+        for name in (*unjudged, *(set(DEVICE_NAMES) - config.devices.keys())):
+            found.difference_update(self._by_name.get(name, ()))
+        return [self._rules[position] for position in sorted(found)]
 
     def _add_fixes(self, result: Result, config: Config, env: dict[str, str], rules, max_fixes: int, broken: list) -> None:
         """`broken`: the rules the config breaks, as check() judged them."""
@@ -329,7 +346,7 @@ class Checker:
         in_files = set(config.chain.files) if config.chain is not None else set()
         if any(self._left_after_fix(f, in_files) for f in findings):
             return None
-        judged = _judged(self.judgeable_rules(config), config)
+        judged = self._judged_rules(config, frozenset())
         if self._violated(judged, config) or ep_rank_without_axes(judged, [], config, lambda rule: finding(rule, config, self.ruleset.derived)):
             return None
         return config

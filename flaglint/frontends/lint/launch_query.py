@@ -340,7 +340,7 @@ class _Asked:
 
     def holds(self, config: Config, places: _Places, judge: Judge, confirm_at: Callable) -> bool:
         return (reads_alike(config, self.config)
-                and all((places.base(name[1]) if isinstance(name, tuple) else places.cases(name)) == seen for name, seen in self.places.items())
+                and all(_alike(places.base(name[1]) if isinstance(name, tuple) else places.cases(name), seen) for name, seen in self.places.items())
                 and all(judge.broken(confirm_at(fixed)) == seen for fixed, seen in self.confirmed))
 
     def told(self, judge: Judge) -> list:
@@ -350,6 +350,24 @@ class _Asked:
         if self.refused is not None:
             raise Unverified(self.refused.reason, self.refused.origin)
         return list(self.found)
+
+
+def _alike(found: Any, seen: Any) -> bool:
+    """found == seen, of places (_Places): a list compared with each pair of its places once, as
+    the combinations of one launch share one place (thousands of combinations, a few launches)."""
+    if type(found) is not list or type(seen) is not list:
+        return found == seen
+    if len(found) != len(seen):
+        return False
+    compared: dict[tuple[int, int], bool] = {}
+    for place, other in zip(found, seen):
+        pair = (id(place), id(other))
+        same = compared.get(pair)
+        if same is None:
+            same = compared[pair] = place == other
+        if not same:
+            return False
+    return True
 
 
 def _solved(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[str, Sequence]], sequences: Mapping[str, Any],
