@@ -131,7 +131,8 @@ class Checker:
               unknown: frozenset[str] = frozenset()) -> Result:
         """`unknown`: keys and variables whose value cannot be known (a rule reading one is not judged)."""
         env = dict(env or {})
-        if fix:  # a fix search changes the config it starts from (_without_refused)
+        # a fix search changes the config it starts from (_without_refused); shared_config keeps flag strings alone
+        if fix or source.chain is not None:
             config, findings = self.config(source, env)
         else:  # the findings are the caller's to change (settings' severities): copies
             config, found = self._resolved(source, env)
