@@ -36,11 +36,10 @@ from flaglint.maxtext.values import (
 )
 from flaglint.pins.pins import (
     ROOT_CLASS,
+    KeyPins,
     PinSchema,
     load_pin,
-    loadable_pins,
     pins_by_key,
-    pins_defining,
 )
 from flaglint.read.argv import shell_words
 from flaglint.read.config_chain import BASE_YML, PIN_LABEL, Chain, Setting
@@ -354,14 +353,16 @@ def close_keys(key: str, pin: str) -> list[str]:
     return difflib.get_close_matches(key, load_pin(pin).keys, n=3, cutoff=0.75)
 
 
-@lru_cache(maxsize=4096)
-def _close_keys_elsewhere(key: str, pin: str) -> list[tuple[str, list[str]]]:
-    """Near names that only other pins define, with those pins (a key the fork adds, misspelled)."""
-    import difflib  # noqa: PLC0415 difflib: only for a did-you-mean
+def _close_keys_elsewhere(key: str, pin: str, defining: KeyPins) -> list[tuple[str, tuple[str, ...]]]:
+    """Near names that only other pins define, with those pins (a key the fork adds, misspelled);
+    found once for the pins of each key as `defining` has them."""
+    if (key, pin) not in defining.near:
+        import difflib  # noqa: PLC0415 difflib: only for a did-you-mean
 
-    here = load_pin(pin).keys
-    others = {name for other in loadable_pins() if other.pin != pin for name in other.keys if name not in here}
-    return [(name, pins_defining(name)) for name in difflib.get_close_matches(key, others, n=3, cutoff=0.75)]
+        here = load_pin(pin).keys
+        others = [name for name in defining if name not in here]
+        defining.near[key, pin] = [(name, defining[name]) for name in difflib.get_close_matches(key, others, n=3, cutoff=0.75)]
+    return defining.near[key, pin]
 
 
 def _undefined(key: str, pin: PinSchema, where: Location, defining: list) -> Finding:
@@ -386,7 +387,7 @@ def _undefined_key(key: str, pin: PinSchema, where: Location, defining: list) ->
     elsewhere = ", ".join(_release(p) for p in defining[0].get(key, ()) if p != pin.pin)
     # A key other pins define is not misspelled: its own pins say more than a near name would.
     close = ", ".join(close_keys(key, pin.pin)) or ("" if elsewhere else ", ".join(
-        f"{name} (a key at {', '.join(map(_release, pins))})" for name, pins in _close_keys_elsewhere(key, pin.pin)))
+        f"{name} (a key at {', '.join(map(_release, pins))})" for name, pins in _close_keys_elsewhere(key, pin.pin, defining[0])))
     return built_in("FL004", (key,), where, key=key, pin=_release(pin.pin), close=close, pins=elsewhere)
 
 
