@@ -115,9 +115,17 @@ class Checker:
         once while it is among the last SHARED_CONFIGS read: the caller reads it, never changes it."""
         return self._resolved(source, env)[0]
 
+    def _config(self, source: FlagSource, env: Mapping[str, str]) -> tuple[Config, list[Finding]]:
+        """config(), read from what _resolved keeps for a flag string without a config chain (a
+        chain is no key); the findings are the caller's to change (settings' severities): copies."""
+        if source.chain is not None:
+            return self.config(source, env)
+        config, found = self._resolved(source, env)
+        return config, [finding.replace() for finding in found]
+
     def _resolved(self, source: FlagSource, env: Mapping[str, str]) -> tuple[Config, list[Finding]]:
-        """config(), kept while among the last SHARED_CONFIGS read (shared_config's, and check()'s
-        without a fix: a recipe's launches are judged by both); neither is changed once made."""
+        """config(), kept while among the last SHARED_CONFIGS read (shared_config's and _config's: a
+        recipe's launches are judged by both); neither is changed once made."""
         key = (source, tuple(sorted(env.items())))
         found = self._shared.pop(key, None)
         if found is None:
@@ -131,12 +139,9 @@ class Checker:
               unknown: frozenset[str] = frozenset()) -> Result:
         """`unknown`: keys and variables whose value cannot be known (a rule reading one is not judged)."""
         env = dict(env or {})
-        # a fix search changes the config it starts from (_without_refused); shared_config keeps flag strings alone
-        if fix or source.chain is not None:
-            config, findings = self.config(source, env)
-        else:  # the findings are the caller's to change (settings' severities): copies
-            config, found = self._resolved(source, env)
-            findings = [finding.replace() for finding in found]
+        config, findings = self._config(source, env)
+        if fix:  # a fix search adds to the tokens every fix drops (_without_refused): a list of its own
+            config = config.replace(rejected=list(config.rejected))
         # A key whose value MaxText refuses has no value to judge other rules by (MaxText stops at
         # the refusal): judging them by its default would report what the user never wrote.
         refused = refused_keys(config)
@@ -328,7 +333,7 @@ class Checker:
         kept = config
         while config.rejected:
             edits = {id(token): refused_edit(text, token, config)[0] for token in config.rejected}
-            kept, _ = self.config(config.source.replace(text=apply_edits(text, list(edits.values()))), env)
+            kept = self._config(config.source.replace(text=apply_edits(text, list(edits.values()))), env)[0]
             survivors = [t for t in config.tokens if id(t) not in edits or edits[id(t)].new]
             if not kept.rejected or len(survivors) != len(kept.tokens):
                 break
@@ -343,7 +348,7 @@ class Checker:
     def _clean(self, fixed: FlagSource, env: dict[str, str]) -> Config | None:
         """The fixed flags as read again, when no rule breaks on them (None otherwise)."""
         env = {k: v for k, v in env.items() if v != ""}
-        config, findings = self.config(fixed, env)
+        config, findings = self._config(fixed, env)
         in_files = set(config.chain.files) if config.chain is not None else set()
         if any(self._left_after_fix(f, in_files) for f in findings):
             return None
