@@ -67,6 +67,7 @@ class _Table:
     index: Any = None
     configs: list = ()  # the launches' configs it was read from
     launches: list = ()  # those launches
+    ways: list[int] | None = None  # each case's launch (an index of `launches`), where cases share them; None: one each
 
 
 class _Translator(FixProblem):
@@ -469,9 +470,9 @@ class _Places:
             if table is None:
                 self._cases[name] = [self._place(self.base_launch, self.base_config, name)]
             else:  # a name of the device count has no launches: the flags do not set it
-                placed: dict[int, Any] = {}  # by the launch: the combinations its names' parts are written alike on share one
-                self._cases[name] = [placed[id(launch)] if id(launch) in placed else placed.setdefault(id(launch), self._place(launch, config, name))
-                                     for (config, _), launch in zip(table.configs, table.launches)] or [_UNSET] * len(table.values)
+                placed = [self._place(launch, config, name) for (config, _), launch in zip(table.configs, table.launches)]
+                # the combinations its names' parts are written alike on share one launch, and its place
+                self._cases[name] = ([placed[way] for way in table.ways] if table.ways is not None else placed) or [_UNSET] * len(table.values)
         return self._cases[name]
 
     def base(self, name: str) -> Any:
@@ -587,8 +588,8 @@ class _Resolved:
         index, shown = self.configs(deciding, name, (name,))
         values = [config.lookup(name) for _, (config, _) in shown]
         judged = [name not in unjudged for _, (_, unjudged) in shown]
-        return _Table(deciding, [values[i] for i in index], [judged[i] for i in index], configs=[shown[i][1] for i in index],
-                      launches=[shown[i][0] for i in index])
+        return _Table(deciding, [values[i] for i in index], [judged[i] for i in index], configs=[found for _, found in shown],
+                      launches=[launch for launch, _ in shown], ways=index)
 
     def sequence_table(self, name: str, deciding: list[str], tokens, launch_of: Callable[[Mapping], Any]) -> _Table:
         """A key many parts write (`tokens`: launch_parts.KeyTokens): its value where none of its
