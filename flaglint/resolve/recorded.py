@@ -12,11 +12,18 @@ if TYPE_CHECKING:
 
 
 def read(config: Config, attribute: str, arguments: tuple | None) -> Any:
-    """What the config gives for an attribute (a method, with `arguments`): the pin itself, else the repr."""
+    """What the config gives for an attribute (a method, with `arguments`): the pin itself, else the
+    repr (a value of another type, or -0.0 for 0.0, is another read); where Python gives no repr
+    (an integer past its 4,300 digits), the type and the value."""
     value = getattr(config, attribute)
     if arguments is not None:
         value = value(*arguments)
-    return value if attribute == "pin" else repr(value)
+    if attribute == "pin":
+        return value
+    try:
+        return repr(value)
+    except ValueError:
+        return type(value), value
 
 
 def reads_alike(config: Config, reads: dict) -> bool:
