@@ -25,6 +25,7 @@ from flaglint.pins.pins import (
 from flaglint.read.argv import argv_source
 from flaglint.read.config_chain import PIN_LABEL
 from flaglint.read.flags import FlagSource
+from flaglint.resolve.recorded import Recorded, reads_alike
 from flaglint.resolve.resolver import Config, close_keys, resolve
 from flaglint.resolve.topology import (
     DEVICE_NAMES,
@@ -36,7 +37,7 @@ from flaglint.resolve.topology import (
 )
 from flaglint.rules.expr import Unknown, evaluate, substitute
 from flaglint.rules.ruleset import built_in, load_ruleset
-from flaglint.solve.rules import applicable, finding, minimal_changes, violated
+from flaglint.solve.rules import applicable, finding, holds, minimal_changes
 
 TYPE_CHECKING = False  # typing's, without importing typing: a cold check does not need it
 if TYPE_CHECKING:
@@ -50,6 +51,12 @@ if TYPE_CHECKING:
 # of it after each edit, resolve the same few flag strings again; past this many the one read
 # longest ago goes.
 SHARED_CONFIGS = 1024
+# The rule verdicts a checker keeps (_violated); past this many they are all dropped.
+VERDICTS = 1 << 16
+# The fix searches a checker keeps (_smallest): this many sets of rules, each with this many answers
+# (a recipe's launches break the same rules with other values), the one asked longest ago going first.
+FIX_SEARCHES = 64
+FIX_ANSWERS = 8
 
 
 class Checker:
@@ -73,8 +80,11 @@ class Checker:
         # MaxText's messages of the checks hand-written rules state
         self._stated = tuple(m for rule in self.ruleset.rules if rule.applies_to(self.pin.chain) for m in rule.states)
         self._rules: list | None = None  # the rules this pin can judge; the same for every flag string
+        self._by_name: dict[str, list[int]] | None = None  # the positions in _rules of the rules that read each name
         self._notes: dict[tuple, str | None] = {}  # each note (not_judged_note, unmodelled_mesh_note), by the pin chain it depends on
-        self._shared: dict[tuple, Config] = {}  # shared_config's, the one read longest ago first
+        self._shared: dict[tuple, tuple[Config, list[Finding]]] = {}  # _resolved's, the one read longest ago first
+        self._verdicts: dict[tuple, tuple] = {}  # _violated's: (rule, the values it reads) -> (the rule, whether it holds)
+        self._searches: dict[tuple, list] = {}  # _smallest's, by the rules: (what it read, its answer), the one asked longest ago first
         # lint's solver answers on launches judged with these rules (frontends/lint/launch_query), kept while the checker is
         self.answers: dict = {}
         # lint's witnesses of findings over the same path conditions (frontends/lint/kept_witnesses), kept alike
@@ -103,26 +113,40 @@ class Checker:
     def shared_config(self, source: FlagSource, env: Mapping[str, str]) -> Config:
         """The config of a flag string with no config chain (`env`: the Tunix variables), resolved
         once while it is among the last SHARED_CONFIGS read: the caller reads it, never changes it."""
+        return self._resolved(source, env)[0]
+
+    def _config(self, source: FlagSource, env: Mapping[str, str]) -> tuple[Config, list[Finding]]:
+        """config(), read from what _resolved keeps for a flag string without a config chain (a
+        chain is no key); the findings are the caller's to change (settings' severities): copies."""
+        if source.chain is not None:
+            return self.config(source, env)
+        config, found = self._resolved(source, env)
+        return config, [finding.replace() for finding in found]
+
+    def _resolved(self, source: FlagSource, env: Mapping[str, str]) -> tuple[Config, list[Finding]]:
+        """config(), kept while among the last SHARED_CONFIGS read (shared_config's and _config's: a
+        recipe's launches are judged by both); neither is changed once made."""
         key = (source, tuple(sorted(env.items())))
-        config = self._shared.pop(key, None)
-        if config is None:
-            config = self.config(source, env)[0]
+        found = self._shared.pop(key, None)
+        if found is None:
+            found = self.config(source, env)
             if len(self._shared) >= SHARED_CONFIGS:
                 del self._shared[next(iter(self._shared))]
-        self._shared[key] = config
-        return config
+        self._shared[key] = found
+        return found
 
     def check(self, source: FlagSource, env: Mapping[str, str] | None = None, *, fix: bool = True, max_fixes: int = 3,
               unknown: frozenset[str] = frozenset()) -> Result:
         """`unknown`: keys and variables whose value cannot be known (a rule reading one is not judged)."""
         env = dict(env or {})
-        config, findings = self.config(source, env)
-        rules = [r for r in self.judgeable_rules(config) if not unknown.intersection(r.name_set)]
+        config, findings = self._config(source, env)
+        if fix:  # a fix search adds to the tokens every fix drops (_without_refused): a list of its own
+            config = config.replace(rejected=list(config.rejected))
         # A key whose value MaxText refuses has no value to judge other rules by (MaxText stops at
         # the refusal): judging them by its default would report what the user never wrote.
         refused = refused_keys(config)
-        judged = _judged([r for r in rules if not refused.intersection(r.name_set)], config)
-        broken = violated(judged, config)
+        judged = self._judged_rules(config, unknown | refused)
+        broken = self._violated(judged, config)
         findings += [finding(rule, config, self.ruleset.derived) for rule in broken]
         findings += ep_rank_without_axes(judged, broken, config, lambda rule: finding(rule, config, self.ruleset.derived))
         findings += self._not_judged(config, refused)
@@ -132,8 +156,29 @@ class Checker:
         if note is not None:
             result.notes.append(note)
         if fix and (broken or config.rejected):
+            rules = [r for r in self.judgeable_rules(config) if not unknown.intersection(r.name_set)]
             self._add_fixes(result, config, env, rules, max_fixes, broken)
         return result
+
+    def _violated(self, rules: list, config: Config) -> list:
+        """The rules the config breaks (solve.rules.violated), each verdict kept by the rule and the
+        values of the names it reads: a recipe's launches, and an editor's checks after each edit,
+        give most rules the values they gave them before."""
+        broken = []
+        for rule in rules:
+            key = _verdict_key(rule, config)
+            if key is None:
+                kept = not holds(rule, config.lookup)
+            else:
+                found = self._verdicts.get(key)
+                if found is None:
+                    if len(self._verdicts) >= VERDICTS:
+                        self._verdicts.clear()
+                    found = self._verdicts[key] = (rule, not holds(rule, config.lookup))  # the rule kept: its id stays its own
+                kept = found[1]
+            if kept:
+                broken.append(rule)
+        return broken
 
     def _not_judged_note(self, config: Config) -> str | None:
         return self._note(not_judged_note, config)
@@ -189,6 +234,22 @@ class Checker:
         missing = set(DEVICE_NAMES) - config.devices.keys()
         return [r for r in self._rules if missing.isdisjoint(r.name_set)]
 
+    def _judged_rules(self, config: Config, unjudged: set[str] | frozenset[str]) -> list:
+        """_judged(judgeable_rules(config)) less the rules that read a name of `unjudged`, found from
+        the rules of each name (a launch gives a few dozen names; the rules are hundreds)."""
+        if self._by_name is None:
+            self.judgeable_rules(config)
+            self._by_name = {}
+            for position, rule in enumerate(self._rules):
+                for name in rule.name_set:
+                    self._by_name.setdefault(name, []).append(position)
+        found: set[int] = set()
+        for name in _given(config):
+            found.update(self._by_name.get(name, ()))
+        for name in (*unjudged, *(set(DEVICE_NAMES) - config.devices.keys())):
+            found.difference_update(self._by_name.get(name, ()))
+        return [self._rules[position] for position in sorted(found)]
+
     def _add_fixes(self, result: Result, config: Config, env: dict[str, str], rules, max_fixes: int, broken: list) -> None:
         """`broken`: the rules the config breaks, as check() judged them."""
         from flaglint.fix.flags import is_safe, write_fix  # noqa: PLC0415 the fix writer: only for a config a fix is searched for
@@ -200,9 +261,9 @@ class Checker:
         if kept is not config:  # else the rules are judged already: no token was refused
             judgeable = {id(r) for r in self.judgeable_rules(kept)}
             rules = [r for r in rules if id(r) in judgeable]
-            broken = violated(_judged(rules, kept), kept)
+            broken = self._violated(_judged(rules, kept), kept)
         try:
-            solutions = minimal_changes(kept, rules, broken, max_fixes) if broken else [Solution(())]
+            solutions = self._smallest(kept, rules, broken, max_fixes) if broken else [Solution(())]
         except Unsatisfiable as err:
             if _only_by_hand(broken, err.rules):
                 return
@@ -224,6 +285,29 @@ class Checker:
         if result.fixes:
             self._add_rename(result, config, env)
         result.fixes.sort(key=lambda fix: not fix.safe)  # the safe ones first: --fix applies the first it may
+
+    def _smallest(self, config: Config, rules: list, broken: list, max_fixes: int) -> list[Solution]:
+        """minimal_changes(), kept with what it read of the config (resolve.recorded): asked again
+        with the same rules where each of those reads gives what it gave (another launch of a
+        recipe, an editor's check after an edit the broken rules do not read), it answers alike."""
+        from flaglint.solve.solutions import Unsatisfiable  # noqa: PLC0415 the fix writer: only for a config a fix is searched for
+
+        key = (tuple(map(id, rules)), tuple(map(id, broken)), max_fixes)
+        answers = self._searches.pop(key, None) or []
+        self._searches[key] = answers
+        if len(self._searches) > FIX_SEARCHES:
+            del self._searches[next(iter(self._searches))]
+        found = next((answer for reads, answer, _ in answers if reads_alike(config, reads)), None)
+        if found is None:
+            reads: dict = {}
+            try:
+                found = minimal_changes(Recorded(config, reads), rules, broken, max_fixes)
+            except Unsatisfiable as err:
+                found = err
+            answers[:] = [(reads, found, (rules, broken)), *answers[: FIX_ANSWERS - 1]]  # the rules kept: their ids stay theirs
+        if isinstance(found, Unsatisfiable):
+            raise found.with_traceback(None)
+        return found
 
     def _add_rename(self, result: Result, config: Config, env: dict[str, str]) -> None:
         """Beside the first fix, the same fix with misspelled keys renamed as "did you mean" says
@@ -249,7 +333,7 @@ class Checker:
         kept = config
         while config.rejected:
             edits = {id(token): refused_edit(text, token, config)[0] for token in config.rejected}
-            kept, _ = self.config(config.source.replace(text=apply_edits(text, list(edits.values()))), env)
+            kept = self._config(config.source.replace(text=apply_edits(text, list(edits.values()))), env)[0]
             survivors = [t for t in config.tokens if id(t) not in edits or edits[id(t)].new]
             if not kept.rejected or len(survivors) != len(kept.tokens):
                 break
@@ -264,12 +348,12 @@ class Checker:
     def _clean(self, fixed: FlagSource, env: dict[str, str]) -> Config | None:
         """The fixed flags as read again, when no rule breaks on them (None otherwise)."""
         env = {k: v for k, v in env.items() if v != ""}
-        config, findings = self.config(fixed, env)
+        config, findings = self._config(fixed, env)
         in_files = set(config.chain.files) if config.chain is not None else set()
         if any(self._left_after_fix(f, in_files) for f in findings):
             return None
-        judged = _judged(self.judgeable_rules(config), config)
-        if violated(judged, config) or ep_rank_without_axes(judged, [], config, lambda rule: finding(rule, config, self.ruleset.derived)):
+        judged = self._judged_rules(config, frozenset())
+        if self._violated(judged, config) or ep_rank_without_axes(judged, [], config, lambda rule: finding(rule, config, self.ruleset.derived)):
             return None
         return config
 
@@ -281,6 +365,28 @@ class Checker:
         if finding.severity != "error" or rule is not None and not rule.fixable:
             return False
         return not (rule is not None and rule.refused_value and finding.location is not None and finding.location.file in in_files)
+
+
+_PLAIN = (str, int, bool, type(None))
+
+
+def _verdict_key(rule, config: Config) -> tuple | None:
+    """The rule and the values of the names it reads, each with its type (True is not 1, and a float
+    by its repr: -0.0 is not 0.0); None where one is not a plain value (a list, a dict) or not known."""
+    key: list = [id(rule)]
+    for name in rule.names:
+        try:
+            value = config.lookup(name)
+        except KeyError:  # read only where evaluating the rule reaches it
+            return None
+        kind = type(value)
+        if kind is float:
+            key.append((kind, repr(value)))
+        elif kind in _PLAIN:
+            key.append((kind, value))
+        else:
+            return None
+    return tuple(key)
 
 
 def refused_keys(config: Config) -> set[str]:

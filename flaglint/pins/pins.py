@@ -381,7 +381,34 @@ def loadable_pins() -> list[PinSchema]:
 
 
 def pins_defining(key: str) -> list[str]:
-    return [pin.pin for pin in loadable_pins() if key in pin.keys]
+    return list(pins_by_key().get(key, ()))
+
+
+class KeyPins(dict):
+    """Each key -> the pins that define it, in known_pins' order (pins_by_key); `near` keeps what a
+    hint works out from them (the near names of a misspelled key), made again with them."""
+
+    def __init__(self, pins: dict[str, tuple[str, ...]]):
+        super().__init__(pins)
+        self.near: dict = {}
+
+
+def pins_by_key() -> KeyPins:
+    """The pins of each key: made once while the stores hold the same entries (a recipe's flags
+    name the same undefined keys on every launch)."""
+    from flaglint.pins import store  # noqa: PLC0415 the pin store (shutil): only for a hint on an undefined key
+
+    return _pins_by_key(store.listing())
+
+
+@lru_cache(maxsize=1)
+def _pins_by_key(listing: tuple) -> KeyPins:
+    """pins_by_key's, for the stores' `listing` (store.listing: the cache's key)."""
+    found: dict[str, list[str]] = {}
+    for pin in loadable_pins():
+        for key in pin.keys:
+            found.setdefault(key, []).append(pin.pin)
+    return KeyPins({key: tuple(pins) for key, pins in found.items()})
 
 
 _GIT_PIN = r"maxtext.*@([0-9a-fA-F]{7,40})\b"  # compiled by re when first used: a check compiles only the patterns it uses

@@ -110,6 +110,20 @@ def entries(skip_damaged: bool = False) -> list[Entry]:
     return list(found.values())
 
 
+def listing() -> tuple:
+    """The stores' entries as they are now, without reading any: each store's folder with the name
+    and inode of each child. An entry is written elsewhere and renamed into place (write_entry), so
+    one added, removed or imported again changes it."""
+    found = []
+    for where, root in stores():
+        try:
+            with os.scandir(root) as children:
+                found.append((where, str(root), tuple(sorted((child.name, child.inode()) for child in children))))
+        except OSError:  # no store there (yet)
+            found.append((where, str(root), None))
+    return tuple(found)
+
+
 def find(name: str) -> Entry | None:
     if name.startswith((_TEMPORARY, ".")) or "/" in name or "\0" in name:
         return None

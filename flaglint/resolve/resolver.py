@@ -36,10 +36,10 @@ from flaglint.maxtext.values import (
 )
 from flaglint.pins.pins import (
     ROOT_CLASS,
+    KeyPins,
     PinSchema,
     load_pin,
-    loadable_pins,
-    pins_defining,
+    pins_by_key,
 )
 from flaglint.read.argv import shell_words
 from flaglint.read.config_chain import BASE_YML, PIN_LABEL, Chain, Setting
@@ -131,8 +131,9 @@ def resolve(
         findings.append(built_in("FL007", pin=pin.pin, reason=pin.does_not_start_reason))
     _resolve_tunix(config, env or {}, findings)
     refused_in_files: dict[str, Finding] = {}
+    defining: list = []  # pins_by_key(), read for the first undefined key and kept for the others
     if chain is not None:
-        refused_in_files = _apply_chain(config, chain, findings)
+        refused_in_files = _apply_chain(config, chain, findings, defining)
         if model is None and not any(_key(source, t) == "model_name" for t in tokens):
             named = config.explicit.get("model_name")
             model = config.model = named.value if named is not None and named.value in pin.models else None
@@ -166,7 +167,7 @@ def resolve(
             findings.append(built_in("FL013", (key,), token.location(source.file), key=key))
             continue
         if key not in pin.keys:
-            findings.append(_undefined(key, pin, token.location(source.file)))
+            findings.append(_undefined(key, pin, token.location(source.file), defining))
             config.rejected.append(token)
             continue
         try:
@@ -194,7 +195,7 @@ def resolve(
             model = config.model = None
     if model is not None:
         _check_model_conflicts(config, model, raw_override(config, tokens, last), findings)
-    _apply_m_variables(config, env or {}, last, findings)
+    _apply_m_variables(config, env or {}, last, findings, defining)
     # A file's value MaxText refuses matters only if it is still in force after the merge.
     findings += [f for key, f in refused_in_files.items() if key not in last and key not in config.explicit]
     return config, findings
@@ -210,7 +211,7 @@ def _setting_location(setting: Setting) -> Location:
     return Location(setting.file, setting.line, setting.column, end_column=setting.column + len(setting.key))
 
 
-def _apply_chain(config: Config, chain: Chain, findings: list[Finding]) -> dict[str, Finding]:
+def _apply_chain(config: Config, chain: Chain, findings: list[Finding], defining: list) -> dict[str, Finding]:
     """The config files' values over base.yml's, each typed as MaxText types it, at its file's line.
     The values of MaxText's own base.yml are the pin's defaults, so they are not set again.
     Returns the findings on values MaxText refuses, by key: they count only if nothing replaces them."""
@@ -223,7 +224,7 @@ def _apply_chain(config: Config, chain: Chain, findings: list[Finding]) -> dict[
         if key not in pin.keys:
             # In a file, `dpo.beta:` is a key of its own (MaxText refuses it); the nested settings are `dpo: {beta: …}`.
             if not (isinstance(setting.value, dict) and any(k.startswith(f"{key}.") for k in pin.keys)):
-                findings.append(_undefined(key, pin, where))
+                findings.append(_undefined(key, pin, where, defining))
             continue
         try:
             if key in MERGED_RULE_LISTS:
@@ -240,11 +241,11 @@ def _apply_chain(config: Config, chain: Chain, findings: list[Finding]) -> dict[
     return refused
 
 
-def _apply_m_variables(config: Config, env: Mapping[str, str], last: dict[str, int], findings: list[Finding]) -> None:
+def _apply_m_variables(config: Config, env: Mapping[str, str], last: dict[str, int], findings: list[Finding], defining: list) -> None:
     """The M_<KEY> variables pyconfig applies (maxtext/pyconfig.py says which), typed as the key is."""
     for key, variable, parsed in m_variables(config, env, last, findings):
         if key not in config.pin.keys:
-            findings.append(_undefined(key, config.pin, None))
+            findings.append(_undefined(key, config.pin, None, defining))
             continue
         try:
             typed = coerce(config.pin.keys[key], cleaned(config.pin.keys[key], parsed))
@@ -352,18 +353,21 @@ def close_keys(key: str, pin: str) -> list[str]:
     return difflib.get_close_matches(key, load_pin(pin).keys, n=3, cutoff=0.75)
 
 
-@lru_cache(maxsize=4096)
-def _close_keys_elsewhere(key: str, pin: str) -> list[tuple[str, list[str]]]:
-    """Near names that only other pins define, with those pins (a key the fork adds, misspelled)."""
-    import difflib  # noqa: PLC0415 difflib: only for a did-you-mean
+def _close_keys_elsewhere(key: str, pin: str, defining: KeyPins) -> list[tuple[str, tuple[str, ...]]]:
+    """Near names that only other pins define, with those pins (a key the fork adds, misspelled);
+    found once for the pins of each key as `defining` has them."""
+    if (key, pin) not in defining.near:
+        import difflib  # noqa: PLC0415 difflib: only for a did-you-mean
 
-    here = load_pin(pin).keys
-    others = {name for other in loadable_pins() if other.pin != pin for name in other.keys if name not in here}
-    return [(name, pins_defining(name)) for name in difflib.get_close_matches(key, others, n=3, cutoff=0.75)]
+        here = load_pin(pin).keys
+        others = [name for name in defining if name not in here]
+        defining.near[key, pin] = [(name, defining[name]) for name in difflib.get_close_matches(key, others, n=3, cutoff=0.75)]
+    return defining.near[key, pin]
 
 
-def _undefined(key: str, pin: PinSchema, where: Location) -> Finding:
-    finding = _undefined_key(key, pin, where)
+def _undefined(key: str, pin: PinSchema, where: Location, defining: list) -> Finding:
+    """FL004 for KEY. `defining`: empty, or pins_by_key() as read for an earlier key of the same config."""
+    finding = _undefined_key(key, pin, where, defining)
     head = key.split(".", 1)[0]
     if head != key and not any(name.startswith(f"{head}.") for name in pin.keys):
         # `debug.rl=x`: OmegaConf makes debug a mapping, and MaxText refuses debug (its value, or
@@ -372,16 +376,18 @@ def _undefined(key: str, pin: PinSchema, where: Location) -> Finding:
     return finding
 
 
-def _undefined_key(key: str, pin: PinSchema, where: Location) -> Finding:
+def _undefined_key(key: str, pin: PinSchema, where: Location, defining: list) -> Finding:
     if pin.config_class != ROOT_CLASS:  # train_rl's RLConfig: the key may be MaxTextConfig's, which it lacks
         import difflib  # noqa: PLC0415 difflib: only for a did-you-mean
 
         close = ", ".join(difflib.get_close_matches(key, pin.keys, n=3, cutoff=0.75))
         return built_in("FL004", (key,), where, key=key, pin=f"{_release(pin.pin)}'s {pin.config_class}", close=close, pins="")
-    elsewhere = ", ".join(_release(p) for p in pins_defining(key) if p != pin.pin)
+    if not defining:
+        defining.append(pins_by_key())
+    elsewhere = ", ".join(_release(p) for p in defining[0].get(key, ()) if p != pin.pin)
     # A key other pins define is not misspelled: its own pins say more than a near name would.
     close = ", ".join(close_keys(key, pin.pin)) or ("" if elsewhere else ", ".join(
-        f"{name} (a key at {', '.join(map(_release, pins))})" for name, pins in _close_keys_elsewhere(key, pin.pin)))
+        f"{name} (a key at {', '.join(map(_release, pins))})" for name, pins in _close_keys_elsewhere(key, pin.pin, defining[0])))
     return built_in("FL004", (key,), where, key=key, pin=_release(pin.pin), close=close, pins=elsewhere)
 
 

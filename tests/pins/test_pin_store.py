@@ -146,6 +146,30 @@ def test_a_tree_without_git_is_named_by_its_version_and_a_hash_of_what_it_define
         pins.canonical_pin("maxtext-9.1.0")
 
 
+def test_an_undefined_key_names_the_pins_that_define_it_with_the_stores_listed_once(tmp_path, monkeypatch):
+    listed: list[int] = []
+    entries = store.entries
+
+    def counted(*args, **kwargs):
+        listed.append(1)
+        return entries(*args, **kwargs)
+
+    monkeypatch.setattr(store, "entries", counted)
+    flags = FlagSource(" ".join(f"extra_key_{n}=1" for n in range(5)) + " moe_chunk_pipeline=true")
+    found = Checker("maxtext-0.2.5").check(flags, fix=False).findings
+    assert [f.rule for f in found] == ["FL004"] * 6
+    assert "(a key at 22fa0c559, bbd0f6f10" in found[-1].message and "a key at" not in found[0].message
+    assert len(listed) == 1  # once for the string's six undefined keys
+    Checker("maxtext-0.2.5").check(flags, fix=False)
+    assert len(listed) == 1  # the stores hold what they held: not listed again
+    done = flaglint("schema", "import", str(make_tree(tmp_path / "maxtext", extra="  extra_key_0: int = 0\n")))
+    assert done.exit_code == 0, done.output
+    after = Checker("maxtext-0.2.5").check(flags, fix=False).findings
+    # an import since: listed again, for the pins of a key and for the near names a misspelling has
+    assert after[0].message == f"extra_key_0 is not a key of MaxText 0.2.5 (a key at {COMMIT})"
+    assert after[1].message == f"extra_key_1 is not a key of MaxText 0.2.5; did you mean extra_key_0 (a key at {COMMIT})?"
+
+
 # A tree's compile topology table, in the constructs of MaxText's utils/accelerator_to_spec_map.py:
 # the names get_system_characteristics looks up, each with its devices per slice.
 SPEC_MAP = """\

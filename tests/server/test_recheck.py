@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from commandline import REPO
 
+from flaglint.frontends import checker as checker_module
 from flaglint.frontends.checker import Checker
+from flaglint.pins import store
 from flaglint.server.documents import DocumentCheck, Workbench
 
 WRAPPER = "mlperf_gbs1024_submission.sh"
@@ -68,3 +70,34 @@ def test_a_recheck_reads_the_tuned_block_once_for_each_way_it_is_written(tmp_pat
     # The tuned block is read behind seven inputs (1,620 combinations of their classes) and
     # written in 33 ways (text and place): its group's launches are a few for each way.
     assert len(judged) <= 64
+
+
+@pytest.mark.slow
+def test_a_recheck_resolves_each_launch_once_and_lists_no_pin_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    (tmp_path / "pyproject.toml").write_text('[tool.flaglint]\npin = "maxtext-0.2.5"\n', encoding="utf-8")  # the tuned block's keys are undefined there
+    folder = tmp_path / "recipes"
+    shutil.copytree(REPO / "examples" / "recipes", folder)
+    wrapper = folder / WRAPPER
+    text = wrapper.read_text(encoding="utf-8")
+    bench = Workbench()
+    bench.check(str(wrapper), text, {})
+    resolved: list[tuple] = []
+    listed: list[int] = []
+    resolve, entries = checker_module.resolve, store.entries
+
+    def counted_resolve(source, pin, env, *args):
+        resolved.append((source.text, tuple(sorted(env.items()))))
+        return resolve(source, pin, env, *args)
+
+    def counted_entries(*args, **kwargs):
+        listed.append(1)
+        return entries(*args, **kwargs)
+
+    monkeypatch.setattr(checker_module, "resolve", counted_resolve)
+    monkeypatch.setattr(store, "entries", counted_entries)
+    edited = text.replace(CHUNK.format(4096), CHUNK.format(4224))
+    checked = bench.check(str(wrapper), edited, {})
+    assert sum(f.rule == "FL004" for f in checked.findings) >= 9  # the nine keys of google/tunix#2884 its pin lacks
+    # every launch reads the edited default: each is resolved again, once, for its trainer and its fixes alike
+    assert resolved and len(resolved) == len(set(resolved))
+    assert listed == []  # the pins of the undefined keys: from what the first check listed

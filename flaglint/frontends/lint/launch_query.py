@@ -33,6 +33,7 @@ import z3
 
 from flaglint.frontends.lint.unverified import Unverified
 from flaglint.maxtext.tpu import RULE_FUNCTIONS
+from flaglint.resolve.recorded import Recorded, reads_alike
 from flaglint.resolve.resolver import Config
 from flaglint.resolve.topology import DEVICE_NAMES, device_keys
 from flaglint.rules.expr import Node, Unknown, evaluate
@@ -66,6 +67,7 @@ class _Table:
     index: Any = None
     configs: list = ()  # the launches' configs it was read from
     launches: list = ()  # those launches
+    ways: list[int] | None = None  # each case's launch (an index of `launches`), where cases share them; None: one each
 
 
 class _Translator(FixProblem):
@@ -330,7 +332,7 @@ class _Asked:
     again where each of those reads gives what it gave, the solver would ask and answer the same."""
 
     rules: list  # the rules judged: held, so that their ids in the key stay theirs
-    config: dict = field(default_factory=dict)
+    config: dict = field(default_factory=dict)  # Recorded's reads of the path's own config
     places: dict = field(default_factory=dict)  # name -> its places (_Places.cases); ("base", name) -> its place on the path's own launch
     confirmed: list = field(default_factory=list)  # (the inputs fixed, Judge.broken of that launch)
     undecided: list = field(default_factory=list)  # Judge.undecided's arguments, in order
@@ -338,8 +340,8 @@ class _Asked:
     refused: Unverified | None = None
 
     def holds(self, config: Config, places: _Places, judge: Judge, confirm_at: Callable) -> bool:
-        return (all(_read(config, attribute, arguments) == seen for (attribute, arguments), seen in self.config.items())
-                and all((places.base(name[1]) if isinstance(name, tuple) else places.cases(name)) == seen for name, seen in self.places.items())
+        return (reads_alike(config, self.config)
+                and all(_alike(places.base(name[1]) if isinstance(name, tuple) else places.cases(name), seen) for name, seen in self.places.items())
                 and all(judge.broken(confirm_at(fixed)) == seen for fixed, seen in self.confirmed))
 
     def told(self, judge: Judge) -> list:
@@ -351,32 +353,22 @@ class _Asked:
         return list(self.found)
 
 
-def _read(config: Config, attribute: str, arguments: tuple | None) -> Any:
-    """What the config gives for an attribute (a method, with `arguments`): the pin itself, else the repr."""
-    value = getattr(config, attribute)
-    if arguments is not None:
-        value = value(*arguments)
-    return value if attribute == "pin" else repr(value)
-
-
-class _Recorded:
-    """The path's own config, each read of it kept in `reads` (_Asked.config)."""
-
-    def __init__(self, config: Config, reads: dict):
-        self._config, self._reads = config, reads
-
-    def __getattr__(self, attribute: str) -> Any:
-        value = getattr(self._config, attribute)
-        if not callable(value):
-            self._reads[attribute, None] = _read(self._config, attribute, None)
-            return value
-
-        def method(*arguments):
-            if (attribute, arguments) not in self._reads:
-                self._reads[attribute, arguments] = _read(self._config, attribute, arguments)
-            return value(*arguments)
-
-        return method
+def _alike(found: Any, seen: Any) -> bool:
+    """found == seen, of places (_Places): a list compared with each pair of its places once, as
+    the combinations of one launch share one place (thousands of combinations, a few launches)."""
+    if type(found) is not list or type(seen) is not list:
+        return found == seen
+    if len(found) != len(seen):
+        return False
+    compared: dict[tuple[int, int], bool] = {}
+    for place, other in zip(found, seen):
+        pair = (id(place), id(other))
+        same = compared.get(pair)
+        if same is None:
+            same = compared[pair] = place == other
+        if not same:
+            return False
+    return True
 
 
 def _solved(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[str, Sequence]], sequences: Mapping[str, Any],
@@ -392,7 +384,7 @@ def _solved(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[str, 
     for name, table in tables.items():  # in the order the tables were made: the terms too
         if name in sequences:
             table.index = resolved.sequence_index(sequences[name], inputs, ctx)
-    translator = _Translator.over(_Recorded(base_config, asked.config), {}, ctx)
+    translator = _Translator.over(Recorded(base_config, asked.config), {}, ctx)
     translator.setup(tables, classes, inputs)
     translator.terms.update({name: translator.finite(translator.term(t), t.values) for name, t in tables.items()})
     broken: dict[str, Any] = {}
@@ -478,9 +470,9 @@ class _Places:
             if table is None:
                 self._cases[name] = [self._place(self.base_launch, self.base_config, name)]
             else:  # a name of the device count has no launches: the flags do not set it
-                placed: dict[int, Any] = {}  # by the launch: the combinations its names' parts are written alike on share one
-                self._cases[name] = [placed[id(launch)] if id(launch) in placed else placed.setdefault(id(launch), self._place(launch, config, name))
-                                     for (config, _), launch in zip(table.configs, table.launches)] or [_UNSET] * len(table.values)
+                placed = [self._place(launch, config, name) for (config, _), launch in zip(table.configs, table.launches)]
+                # the combinations its names' parts are written alike on share one launch, and its place
+                self._cases[name] = ([placed[way] for way in table.ways] if table.ways is not None else placed) or [_UNSET] * len(table.values)
         return self._cases[name]
 
     def base(self, name: str) -> Any:
@@ -596,8 +588,8 @@ class _Resolved:
         index, shown = self.configs(deciding, name, (name,))
         values = [config.lookup(name) for _, (config, _) in shown]
         judged = [name not in unjudged for _, (_, unjudged) in shown]
-        return _Table(deciding, [values[i] for i in index], [judged[i] for i in index], configs=[shown[i][1] for i in index],
-                      launches=[shown[i][0] for i in index])
+        return _Table(deciding, [values[i] for i in index], [judged[i] for i in index], configs=[found for _, found in shown],
+                      launches=[launch for launch, _ in shown], ways=index)
 
     def sequence_table(self, name: str, deciding: list[str], tokens, launch_of: Callable[[Mapping], Any]) -> _Table:
         """A key many parts write (`tokens`: launch_parts.KeyTokens): its value where none of its
