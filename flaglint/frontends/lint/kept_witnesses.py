@@ -62,4 +62,4 @@ class KeptWitnesses:
 
 
 def _items(values: Mapping[str, Sequence]) -> tuple:
-    return tuple((name, tuple(found)) for name, found in values.items())
+    return tuple(zip(values, map(tuple, values.values())))

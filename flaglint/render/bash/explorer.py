@@ -123,11 +123,16 @@ def run_inputs(env: Mapping[str, str | None]) -> tuple[dict[str, str | None], li
     """A witness's inputs as a run takes them: the environment's variables, and the script's
     arguments (`$#` of them, else as many as it names; one it does not name has a value the
     scripts do not compare it with)."""
-    variables = {name: value for name, value in env.items() if not is_argument(name)}
-    options = {name: value for name, value in env.items() if is_option(name)}
+    variables, options, named = {}, {}, {}
+    for name, value in env.items():  # one pass: a witness's environment holds every input of the script
+        if not is_argument(name):
+            variables[name] = value
+        elif is_option(name):
+            options[name] = value
+        elif name != ARGUMENT_COUNT:
+            named[int(name[1:])] = value
     if options:  # the options loop's arms, each an option given or not (compiler.OptionArms)
         return variables, option_arguments(options)
-    named = {int(name[1:]): value for name, value in env.items() if is_argument(name) and name != ARGUMENT_COUNT}
     count = env.get(ARGUMENT_COUNT)
     count = int(count) if count is not None else max(named, default=0)
     return variables, [named.get(index, OTHER) for index in range(1, count + 1)]
