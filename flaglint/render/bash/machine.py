@@ -982,12 +982,23 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
             if scoped:
                 st.scopes.pop()
         elif kind in ("subshell", "proc"):
+            joined = ()
             if kind == "proc":
                 st.handoffs = st.handoffs + (self.rendering(st),)
+                *saved, joined = saved
             scopes, exported, positional, functions = saved
             # copies: the frame is shared by every path forked inside the subshell (State.copy)
             st.scopes, st.exported = [d.copy() for d in scopes], exported.copy()
             st.positional, st.functions = positional, functions
+            for name in joined:  # the variables handed on joined (child)
+                if name in st.inputs and len(st.domains.get(name, ())) > 1:
+                    # decided by the script run's `unset` (i_unset), on none of its values: that
+                    # ended the export in that process alone
+                    del st.inputs[name]
+                elif st.inputs[name] is not None if name in st.inputs else None not in st.domains.get(name, (None,)):
+                    # the script run took the values the environment sets: exported here too, as
+                    # where a path decides it (decide, guards.narrow)
+                    st.exported.add(name)
         st.code, st.pc = code, pc
         return kind
 
@@ -1114,7 +1125,8 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
                 st.stack.pop()
             st.code = compiled.code
         else:
-            self.push(st, compiled.code, "proc", self.snapshot(st))
+            joined = frozenset(name for name in env if name not in extra and self._set_by_environment(st, name))
+            self.push(st, compiled.code, "proc", (*self.snapshot(st), joined))
         st.scopes = [env]
         st.exported = exported
         st.functions = {}
