@@ -20,7 +20,6 @@ from test_bash_symbolic import exported_as, resolved_in, taken_by
 from flaglint.render import evaluate
 from flaglint.render.bash.machine import Interp
 from flaglint.render.bash.state import is_argument, option_arguments
-from flaglint.render.bash.types import OTHER
 
 
 def _children(monkeypatch, script: Path) -> tuple[int, int]:
@@ -67,38 +66,6 @@ def test_the_restarted_launch_keeps_its_options_values_and_the_switches_parts(tm
     # it sees --opt0's value, and SW1 from the environment; SW2, which --sw2 set in the launcher
     # alone (unexported: the environment did not set it), is its default there
     assert resolved_in(launch.words[-1], run).text.endswith("run_name=flaglint-other stepz=10 log_period=1")
-
-
-_OPTIONS_CHILD = """TARGET=""
-COMMAND=""
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --target=*) TARGET="${1#*=}"; shift ;;
-    --command=*) COMMAND="${1#*=}"; shift ;;
-    --dry-run) DRY_RUN=1; shift ;;
-    start|stop|rollout|trainer) COMMAND="$1"; shift ;;
-    *) echo "unknown $1"; exit 1 ;;
-  esac
-done
-python3 -m maxtext.trainers.pre_train.train base.yml run_name="${TARGET}-${COMMAND}"
-"""
-
-
-def test_a_script_run_as_its_own_process_compares_its_own_arguments_not_the_launchers(tmp_path):
-    # google/tunix's single_rollout_proc_test.sh: `bash k8s_launcher.sh --target="${1:-…}"`. What
-    # the launcher's options loop compares its arguments with are no values of this script's $1
-    # (one path for each of them, and a run of the launcher each, before).
-    (tmp_path / "child.sh").write_text(_OPTIONS_CHILD)
-    (tmp_path / "gen.sh").write_text('bash ./child.sh --target="${1:-v5e}" --command=rollout\n')
-    evaluated = evaluate(tmp_path / "gen.sh")
-    assert not {"--dry-run", "start", "rollout", "--target=flaglint-other"} & set(evaluated.inputs["$1"])
-    assert evaluated.paths_explored == 2  # $# is 0, or 1
-    names = {}
-    for outcome in evaluated.outcomes:
-        for path in outcome.paths:
-            (launch,) = outcome.rendering.launched
-            names[path.env.get("$1")] = resolved_in(launch.words[-1], path.env).text
-    assert names == {None: "run_name=v5e-rollout", OTHER: f"run_name={OTHER}-rollout"}
 
 
 _BEFORE = ['S{i}="${{S{i}:-off}}"', "S{i}=off", "export S{i}"]

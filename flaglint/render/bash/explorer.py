@@ -174,13 +174,12 @@ class Candidates:
         self.interp = interp
         self.vary = {k: list(v) for k, v in vary.items()}
         self.cache: dict[str, tuple] = {}
-        self.files_seen = (0, 0)
+        self.files_seen = 0
 
     def __call__(self, name: str) -> tuple:
-        loaded = (len(self.interp.files), len(self.interp.processes))
-        if loaded != self.files_seen:
+        if len(self.interp.files) != self.files_seen:
             self.cache.clear()
-            self.files_seen = loaded
+            self.files_seen = len(self.interp.files)
         found = self.cache.get(name)
         if found is None:
             found = self.cache[name] = self._compute(name)
@@ -188,16 +187,14 @@ class Candidates:
 
     def _facts(self) -> tuple[list, list]:
         """Every body's facts (the files' top levels and their functions'), and those of the bodies
-        whose positional parameters are the script's arguments: the top levels (but those of the
-        scripts run as their own process, which get arguments of their own), and the functions
+        whose positional parameters are the script's arguments: the top levels, and the functions
         they hand them to (`parse_args "$@"`), however deep."""
-        files = self.interp.files
-        tops = [f.facts for f in files.values()]
+        tops = [f.facts for f in self.interp.files.values()]
         bodies: dict[str, list] = {}
         for facts in tops:
             for name, found in facts.functions.items():
                 bodies.setdefault(name, []).extend(found)
-        arguments, todo, handed = [], [f.facts for path, f in files.items() if path not in self.interp.processes], set()
+        arguments, todo, handed = [], list(tops), set()
         while todo:
             facts = todo.pop()
             arguments.append(facts)

@@ -162,21 +162,15 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
         # path has not decided (a Choice), instead of forking the path on them.
         self.joins = False
         self.files: dict[str, object] = {}
-        self.processes: set[str] = set()  # the files loaded only to run as their own process
         self.line = 0  # the line of the instruction being run, for notes
         self._literal_fields: dict[int, tuple] = {}  # id(word) -> (word, fields); Values never change
         self._case_arms: dict[int, tuple] = {}  # id(Case) -> (Case, exact patterns, other patterns): _arms
 
     # ---- setup ----
-    def load(self, path: str, process: bool = False):
-        """`process`: the file runs as its own process (child), with arguments of its own."""
+    def load(self, path: str):
         if path == os.path.abspath(self.script):
             path = self.script  # the script sourcing itself: its words keep the origins the script's have
         compiled = compile_text(path, self.text) if path == self.script and self.text is not None else compile_file(path)
-        if not process:
-            self.processes.discard(path)
-        elif path not in self.files:
-            self.processes.add(path)
         self.files[path] = compiled
         return compiled
 
@@ -1118,7 +1112,7 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
                 st.status = 0
                 st.pc += 1
             return
-        compiled = self.load(resolved, process=True)
+        compiled = self.load(resolved)
         # A script run after a join sees a variable the joined paths export where the environment
         # set it as that, not a fork of the path on it: the child holds it in its first scope,
         # unexported, over the same input's values, which is where bash exports it there too.
