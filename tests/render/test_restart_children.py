@@ -1,7 +1,7 @@
 """A launcher that runs a script after its switches joined (google/tunix's experimental
 launch_raiden.sh: `restart) …; "$0" start --run-id=… "${EXTRA_ARGS[@]}"`): the script run gets a
-switch exported only where the caller's environment set it as that, one child for every value of
-the switches, and sees and exports what bash gives it."""
+switch exported only where the caller's environment set it as that, not a run for each switch set
+or unset; it sees and launches what bash gives it, and the launcher's exports stay bash's."""
 
 from __future__ import annotations
 
