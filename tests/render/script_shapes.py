@@ -276,3 +276,35 @@ def option_switches_launcher(switches: int, instances: int = 3) -> str:
              f"INSTANCES=({' '.join(f'roll-{i}' for i in range(instances))})",
              'for instance in "${INSTANCES[@]}"; do', '  start_instance "${instance}"', "done"]
     return "\n".join(lines) + "\n"
+
+
+def restart_launcher(switches: int, options: int = 2) -> str:
+    """A launcher that runs itself again (google/tunix's experimental launch_raiden.sh): switches
+    that default from the environment (`DRY_RUN="${DRY_RUN:-false}"`) and that an options loop's arms
+    set, `options` valued options (`--opt0=V` or `--opt0 V`) and an array of the arguments no arm
+    takes. `start` submits a MaxText command line (with one key MaxText does not define, `stepz`)
+    whose parts the switches add, or prints it under --dry-run; `stop` reads every switch; `restart`
+    stops, then runs `"$0" start` with the options' values and that array."""
+    names = ["DRY_RUN"] + [f"SW{i}" for i in range(1, switches)]
+    valued = [f"OPT{i}" for i in range(options)]
+    arms = [f"    --{name.lower().replace('_', '-')}) {name}=true; shift ;;" for name in names]
+    for name in valued:
+        flag = name.lower()
+        arms += [f'    --{flag}=*) {name}="${{1#*=}}"; shift ;;', f'    --{flag}) {name}="$2"; shift 2 ;;']
+    parts = [f'  if [[ "${{{name}}}" == "true" ]]; then extra+=" log_period={i}"; fi' for i, name in enumerate(names[1:], 1)]
+    lines = ["#!/bin/bash", 'COMMAND=""', *(f'{name}=""' for name in valued),
+             *(f'{name}="${{{name}:-false}}"' for name in names), "EXTRA_ARGS=()",
+             "while [[ $# -gt 0 ]]; do", '  case "$1" in', '    start|stop|restart) COMMAND="$1"; shift ;;', *arms,
+             '    *) EXTRA_ARGS+=("$1"); shift ;;', "  esac", "done",
+             *(f'{name}="${{{name}:-default{i}}}"' for i, name in enumerate(valued)),
+             "start() {", '  local extra=""', *parts,
+             '  local cmd="python3 -m maxtext.trainers.pre_train.train maxtext/configs/base.yml run_name=${OPT0} stepz=10${extra}"',
+             '  if [[ "$DRY_RUN" == "true" ]]; then echo "$cmd"; else xpk workload create --workload "${OPT0}" --command "$cmd"; fi',
+             "}",
+             "stop_all() {", *(f'  if [[ "${{{name}}}" == "true" ]]; then echo "{name.lower()} was on"; fi' for name in names[1:]),
+             '  if [[ "$DRY_RUN" == "true" ]]; then echo "would delete ${OPT0}"; else kubectl delete jobset "${OPT0}"; fi', "}",
+             'case "$COMMAND" in', "  start) start ;;", "  stop) stop_all ;;",
+             '  restart) stop_all; "$0" start ' + " ".join(f'--{name.lower()}="${{{name}}}"' for name in valued)
+             + ' "${EXTRA_ARGS[@]}" ;;',
+             '  *) echo "unknown command: $COMMAND" >&2; exit 1 ;;', "esac"]
+    return "\n".join(lines) + "\n"

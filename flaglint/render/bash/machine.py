@@ -982,12 +982,23 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
             if scoped:
                 st.scopes.pop()
         elif kind in ("subshell", "proc"):
+            joined = ()
             if kind == "proc":
                 st.handoffs = st.handoffs + (self.rendering(st),)
+                *saved, joined = saved
             scopes, exported, positional, functions = saved
             # copies: the frame is shared by every path forked inside the subshell (State.copy)
             st.scopes, st.exported = [d.copy() for d in scopes], exported.copy()
             st.positional, st.functions = positional, functions
+            for name in joined:  # the variables handed on joined (child)
+                if name in st.inputs and len(st.domains.get(name, ())) > 1:
+                    # decided by the script run's `unset` (i_unset), on none of its values: that
+                    # ended the export in that process alone
+                    del st.inputs[name]
+                elif st.inputs[name] is not None if name in st.inputs else None not in st.domains.get(name, (None,)):
+                    # the script run took the values the environment sets: exported here too, as
+                    # where a path decides it (decide, guards.narrow)
+                    st.exported.add(name)
         st.code, st.pc = code, pc
         return kind
 
@@ -1016,23 +1027,35 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
         st.status = status
         st.done = True
 
-    def child_env(self, st: State, extra: dict, wanted=lambda name: True) -> dict:
-        """The environment a child process gets: the exported variables (those `wanted`), and `extra`."""
+    def child_env(self, st: State, extra: dict, wanted=lambda name: True, joined: bool = False) -> dict:
+        """The environment a child process gets: the exported variables (those `wanted`), and `extra`.
+        `joined`: a variable exported only where the environment set it (_set_by_environment) is
+        handed on as that, a Choice on its input, unset where the environment did not set it."""
         env: dict = {}
         for scope in st.scopes:
             for name, v in scope.items():
                 if not wanted(name):
                     continue
-                if name not in st.exported and name not in st.inputs and len(st.domains.get(name, ())) > 1:
-                    # joined paths that assigned the input: exported where the environment set it,
-                    # alike on every value it sets (one fork: set or not, not one per value; a
-                    # domain without None is exported already, guards.narrow)
+                if self._set_by_environment(st, name):
                     domain = st.domains[name]
-                    if None in domain:
-                        raise NeedInput(name, domain, ((None,), tuple(value for value in domain if value is not None)))
+                    if joined and v is not None and not isinstance(v, list):
+                        env[name] = Choice(name, ((frozenset({None}), UNSET), (frozenset(domain) - {None}, v)))
+                        continue
+                    # one fork: set or not, not one per value
+                    raise NeedInput(name, domain, ((None,), tuple(value for value in domain if value is not None)))
                 env[name] = v if (name in st.exported and v is not None and not isinstance(v, list)) else UNSET
         env.update(extra)
         return env
+
+    @staticmethod
+    def _set_by_environment(st: State, name: str) -> bool:
+        """Whether joined paths assigned the input and hold its values grouped, unset among them:
+        bash exports the variable exactly where the environment set it (a domain without None is
+        exported already, guards.narrow)."""
+        if name in st.exported or name in st.inputs:
+            return False
+        domain = st.domains.get(name, ())
+        return len(domain) > 1 and None in domain
 
     def resolve(self, st: State, path: str) -> str | None:
         if not path:
@@ -1090,8 +1113,11 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
                 st.pc += 1
             return
         compiled = self.load(resolved)
-        env = dict(extra) if cleared else self.child_env(st, extra)
-        exported = {n for n, v in env.items() if v is not None}
+        # A script run after a join sees a variable the joined paths export where the environment
+        # set it as that, not a fork of the path on it: the child holds it in its first scope,
+        # unexported, over the same input's values, which is where bash exports it there too.
+        env = dict(extra) if cleared else self.child_env(st, extra, joined=self.joins)
+        exported = {n for n, v in env.items() if v is not None and (n in extra or not self._set_by_environment(st, n))}
         if not cleared:
             exported |= {n for n, v in st.inputs.items() if v is not None and n not in env and not is_argument(n)}
         if replace:
@@ -1099,7 +1125,8 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
                 st.stack.pop()
             st.code = compiled.code
         else:
-            self.push(st, compiled.code, "proc", self.snapshot(st))
+            joined = frozenset(name for name in env if name not in extra and self._set_by_environment(st, name))
+            self.push(st, compiled.code, "proc", (*self.snapshot(st), joined))
         st.scopes = [env]
         st.exported = exported
         st.functions = {}
