@@ -88,9 +88,9 @@ def restarted_scripts(draw) -> tuple[str, str]:
     parent = [line.format(i=i) for i, line in enumerate(before)]
     parent += ["while [[ $# -gt 0 ]]; do", '  case "$1" in', *(f"    --s{i}) S{i}=on; shift ;;" for i in range(count)),
                "    *) shift ;;", "  esac", "done"]
-    # a switch that holds the environment's value unread is read before the run (launch_raiden.sh's
-    # are): a script run while it is still unread is handed it unset (not followed here)
-    parent += [(draw(st.sampled_from(_READ)) if ":-off" not in line else _READ[0]).format(i=i) for i, line in enumerate(before)]
+    # a switch that holds the environment's value may be read before the run (launch_raiden.sh's
+    # are) or not: unread, the script run gets it exported where the environment set it all the same
+    parent += [draw(st.sampled_from(_READ)).format(i=i) for i in range(count)]
     parent += ["bash ./child.sh", *(draw(st.sampled_from(_AFTER)).format(i=i) for i in range(count)), "export DONE=1"]
     child = [draw(st.sampled_from(_CHILD)).format(i=i) for i in range(count)]
     child += [launch.replace("PREFIX", "c"), "bash ./grand.sh", f'export SEEN="{values}"']
@@ -135,3 +135,16 @@ def test_a_script_run_after_the_switches_joined_sees_and_launches_what_bash_does
                  for launch in outcome.rendering.launched]
         assert names == launched, (parent, child, chosen)
         assert exported_as(outcome, chosen) == exports, (parent, child, chosen)
+
+
+def test_a_variable_defaulted_from_the_environment_reaches_a_script_run_before_it_is_read(tmp_path):
+    """`S1="${S1:-off}"; bash ./child.sh`: bash exports S1 to the child where the environment set
+    it (the assignment keeps its export), so the child's launch on S1=on is reached."""
+    (tmp_path / "child.sh").write_text('if [ "$S1" = on ]; then\n  python3 -m maxtext.train base.yml run_name=x stepz=1\nfi\n')
+    (tmp_path / "gen.sh").write_text('S1="${S1:-off}"\nbash ./child.sh\nif [ "$S1" = on ]; then echo on; fi\n')
+    evaluated = evaluate(tmp_path / "gen.sh")
+    launched = {p.env.get("S1"): [launch.line for launch in o.rendering.launched] for o in evaluated.outcomes for p in o.paths}
+    assert launched["on"] == [2]
+    assert launched[None] == []
+    launches, _ = _bash_run(tmp_path, {"S1": "on"}, [])
+    assert launches == ["run_name=x"]

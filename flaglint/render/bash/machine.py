@@ -74,6 +74,8 @@ from flaglint.render.bash.types import (
     Split,
     Sym,
     Value,
+    choice_names,
+    read_names,
     resolve,
 )
 
@@ -1036,8 +1038,8 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
             for name, v in scope.items():
                 if not wanted(name):
                     continue
-                if self._set_by_environment(st, name):
-                    domain = st.domains[name]
+                domain = self._set_by_environment(st, name)
+                if domain is not None:
                     if joined and v is not None and not isinstance(v, list):
                         env[name] = Choice(name, ((frozenset({None}), UNSET), (frozenset(domain) - {None}, v)))
                         continue
@@ -1047,15 +1049,20 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
         env.update(extra)
         return env
 
-    @staticmethod
-    def _set_by_environment(st: State, name: str) -> bool:
-        """Whether joined paths assigned the input and hold its values grouped, unset among them:
-        bash exports the variable exactly where the environment set it (a domain without None is
-        exported already, guards.narrow)."""
+    def _set_by_environment(self, st: State, name: str) -> tuple | None:
+        """The input's values, where bash exports the variable exactly where the environment set it
+        and the path has not decided whether it did (None where not so): joined paths that
+        assigned the input and hold its values grouped, unset among them (a domain without None is
+        exported already, guards.narrow), or a value made from the input's own (`X="${X:-d}"`)."""
         if name in st.exported or name in st.inputs:
-            return False
-        domain = st.domains.get(name, ())
-        return len(domain) > 1 and None in domain
+            return None
+        domain = st.domains.get(name)
+        if domain is None:
+            stored = st.scopes[0].get(name)
+            if stored is None or isinstance(stored, list) or name not in choice_names(stored) | read_names(stored):
+                return None
+            domain = self.candidates(name) if self.candidates else (None,)
+        return tuple(domain) if len(domain) > 1 and None in domain else None
 
     def resolve(self, st: State, path: str) -> str | None:
         if not path:
@@ -1117,7 +1124,7 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
         # set it as that, not a fork of the path on it: the child holds it in its first scope,
         # unexported, over the same input's values, which is where bash exports it there too.
         env = dict(extra) if cleared else self.child_env(st, extra, joined=self.joins)
-        exported = {n for n, v in env.items() if v is not None and (n in extra or not self._set_by_environment(st, n))}
+        exported = {n for n, v in env.items() if v is not None and (n in extra or self._set_by_environment(st, n) is None)}
         if not cleared:
             exported |= {n for n, v in st.inputs.items() if v is not None and n not in env and not is_argument(n)}
         if replace:
@@ -1125,7 +1132,7 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
                 st.stack.pop()
             st.code = compiled.code
         else:
-            joined = frozenset(name for name in env if name not in extra and self._set_by_environment(st, name))
+            joined = frozenset(name for name in env if name not in extra and self._set_by_environment(st, name) is not None)
             self.push(st, compiled.code, "proc", (*self.snapshot(st), joined))
         st.scopes = [env]
         st.exported = exported
