@@ -28,15 +28,23 @@ def _said(check: DocumentCheck) -> tuple:
     return [(f.rule, f.severity, f.location, f.message, f.witness) for f in check.findings], check.notes
 
 
-@pytest.mark.slow
-def test_a_recheck_after_an_edit_says_what_a_first_check_of_the_edited_text_says(tmp_path: Path):
-    (tmp_path / "pyproject.toml").write_text('[tool.flaglint]\npin = "bbd0f6f10"\n', encoding="utf-8")
+def _checked_once(tmp_path: Path, pin: str) -> tuple[Workbench, Path, str, DocumentCheck]:
+    """A server's workbench, the copy of examples/recipes' wrapper it checked once at `pin`, its
+    text, and that check."""
+    (tmp_path / "pyproject.toml").write_text(f'[tool.flaglint]\npin = "{pin}"\n', encoding="utf-8")
     folder = tmp_path / "recipes"
     shutil.copytree(REPO / "examples" / "recipes", folder)
-    wrapper, before = folder / WRAPPER, folder / BEFORE
+    wrapper = folder / WRAPPER
     text = wrapper.read_text(encoding="utf-8")
     bench = Workbench()
-    assert "FL101" in {f.rule for f in bench.check(str(wrapper), text, {}).findings}
+    return bench, wrapper, text, bench.check(str(wrapper), text, {})
+
+
+@pytest.mark.slow
+def test_a_recheck_after_an_edit_says_what_a_first_check_of_the_edited_text_says(tmp_path: Path):
+    bench, wrapper, text, first = _checked_once(tmp_path, "bbd0f6f10")
+    before = wrapper.parent / BEFORE
+    assert "FL101" in {f.rule for f in first.findings}
     # a value every launch reads and no rule of the solver's group does: its answers hold
     edited = text.replace(CHUNK.format(4096), CHUNK.format(4224))
     assert edited != text
@@ -50,13 +58,7 @@ def test_a_recheck_after_an_edit_says_what_a_first_check_of_the_edited_text_says
 
 @pytest.mark.slow
 def test_a_recheck_reads_the_tuned_block_once_for_each_way_it_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    (tmp_path / "pyproject.toml").write_text('[tool.flaglint]\npin = "bbd0f6f10"\n', encoding="utf-8")
-    folder = tmp_path / "recipes"
-    shutil.copytree(REPO / "examples" / "recipes", folder)
-    wrapper = folder / WRAPPER
-    text = wrapper.read_text(encoding="utf-8")
-    bench = Workbench()
-    bench.check(str(wrapper), text, {})
+    bench, wrapper, text, _ = _checked_once(tmp_path, "bbd0f6f10")
     judged: list[str] = []
     shared_config = Checker.shared_config
 
@@ -74,13 +76,7 @@ def test_a_recheck_reads_the_tuned_block_once_for_each_way_it_is_written(tmp_pat
 
 @pytest.mark.slow
 def test_a_recheck_resolves_each_launch_once_and_lists_no_pin_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    (tmp_path / "pyproject.toml").write_text('[tool.flaglint]\npin = "maxtext-0.2.5"\n', encoding="utf-8")  # the tuned block's keys are undefined there
-    folder = tmp_path / "recipes"
-    shutil.copytree(REPO / "examples" / "recipes", folder)
-    wrapper = folder / WRAPPER
-    text = wrapper.read_text(encoding="utf-8")
-    bench = Workbench()
-    bench.check(str(wrapper), text, {})
+    bench, wrapper, text, _ = _checked_once(tmp_path, "maxtext-0.2.5")  # the tuned block's keys are undefined there
     resolved: list[tuple] = []
     listed: list[int] = []
     resolve, entries = checker_module.resolve, store.entries
