@@ -1106,13 +1106,17 @@ def joined_choice(raw) -> tuple:
     """The one Choice a joined variable's value turns on, and what the value is where the path
     takes one of its alternatives: a Choice is its alternative; a string that holds one Choice
     among text (two strings joined stay a string: symbolic._choice) is that string with the
-    alternative in its place (an unset one reads as empty there). (None, None) for any other value."""
+    alternative in its place (an unset one reads as empty there), where that Choice nests. (None,
+    None) for any other value."""
     if type(raw) is Choice:
         return raw, _itself
     if type(raw) is not Sym:
         return None, None
     at = [index for index, piece in enumerate(raw.pieces) if type(piece) is not Value]
-    if len(at) != 1 or type(raw.pieces[at[0]]) is not Choice:
+    # a Choice of plain alternatives is read as any read of its input (the path decides it once);
+    # only one that nests (a guard over several inputs) costs a decision per input
+    if len(at) != 1 or type(raw.pieces[at[0]]) is not Choice \
+            or all(type(alternative) is not Choice for _, alternative in raw.pieces[at[0]].alts):
         return None, None
     head, tail = raw.pieces[:at[0]], raw.pieces[at[0] + 1:]
     return raw.pieces[at[0]], lambda alternative: Sym((*head, alternative, *tail))
