@@ -723,7 +723,7 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
     # solver has answered (where it cannot, the group is not verified and they are never launched).
     found: list[Callable[[], list]] = []
     sequences: dict[str, KeyTokens] = {}
-    config = judge.config(launch_at(path.env))[0] if flag_pieces is not None else None
+    config = judge.config(launch_at(path.env))[0]
     pin = None if config is None else config.pin
     for who, names in decided.items():
         inputs = depends[next(iter(names))]
@@ -749,8 +749,6 @@ def _checked_group(path: ExploredPath, group: _Part, splits: _Splits, explored: 
             continue
         shown = [(sub, {**owned, **own}) for fixed, own in fixes if (sub := shared.narrowed(path, fixed)) is not None]
         found.append(lambda shown=shown: shown)
-    if flag_pieces is None:
-        config = judge.config(launch_at(path.env))[0]
     answers = [] if config is None else _violations(path, group, splits, explored, depends, launch_at, judge, few, sequences, shared)
     return [launch for launches in found for launch in launches()] + [
         (_narrowed(path, fixed), {"names": frozenset(group.names), "rule": rule, "at": place}) for rule, fixed, place in answers]

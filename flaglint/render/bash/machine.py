@@ -997,7 +997,7 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
                     # decided by the script run's `unset` (i_unset), on none of its values: that
                     # ended the export in that process alone
                     del st.inputs[name]
-                elif st.inputs[name] is not None if name in st.inputs else None not in st.domains.get(name, (None,)):
+                elif (st.inputs[name] is not None) if name in st.inputs else (None not in st.domains.get(name, (None,))):
                     # the script run took the values the environment sets: exported here too, as
                     # where a path decides it (decide, guards.narrow)
                     st.exported.add(name)
@@ -1124,7 +1124,8 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
         # set it as that, not a fork of the path on it: the child holds it in its first scope,
         # unexported, over the same input's values, which is where bash exports it there too.
         env = dict(extra) if cleared else self.child_env(st, extra, joined=self.joins)
-        exported = {n for n, v in env.items() if v is not None and (n in extra or self._set_by_environment(st, n) is None)}
+        joined = frozenset(name for name in env if name not in extra and self._set_by_environment(st, name) is not None)
+        exported = {n for n, v in env.items() if v is not None and n not in joined}
         if not cleared:
             exported |= {n for n, v in st.inputs.items() if v is not None and n not in env and not is_argument(n)}
         if replace:
@@ -1132,7 +1133,6 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
                 st.stack.pop()
             st.code = compiled.code
         else:
-            joined = frozenset(name for name in env if name not in extra and self._set_by_environment(st, name) is not None)
             self.push(st, compiled.code, "proc", (*self.snapshot(st), joined))
         st.scopes = [env]
         st.exported = exported
