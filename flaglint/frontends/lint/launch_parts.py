@@ -1234,8 +1234,9 @@ def distinct_texts(values: Sequence, domain: Callable[[str], list], cap: int) ->
     of what the rest reads are one.
     So a guard over many inputs that gives one string wherever it holds costs its ways down, not
     the product of its inputs' values, and values that read no input in common cost the product of
-    their own texts. None where there are more than `cap` texts, or the walk meets more than
-    16 * `cap` ways on the way."""
+    their own texts. None where there are more than `cap` texts, or the walk forks into more than
+    16 * `cap` ways on the way (steps along one way are not counted: a long value of few texts is
+    walked whole)."""
     parts = _apart(values)
     if len(parts) > 1 and math.prod(_count_of(part, domain, cap) for part in parts) > cap:
         return None  # values that read no input in common take the product of their texts
@@ -1275,6 +1276,7 @@ def distinct_texts(values: Sequence, domain: Callable[[str], list], cap: int) ->
     for value in reversed(values):  # a separator between values: texts that only shift between them stay apart
         rest = cell(_SEPARATOR, cell(value, rest))
     ways = [(rest, "", False, {}, None)]
+    met = 1  # the ways the walk has met: one, and each fork's more
     while ways:
         rest, text, opaque, live, settled = ways.pop()
         if rest is None:
@@ -1292,8 +1294,6 @@ def distinct_texts(values: Sequence, domain: Callable[[str], list], cap: int) ->
         if key in seen:
             continue
         seen.add(key)
-        if len(seen) > 16 * cap:
-            return None
         if type(item) is Sym:
             for piece in reversed(item.pieces):
                 after = cell(piece, after)
@@ -1307,6 +1307,9 @@ def distinct_texts(values: Sequence, domain: Callable[[str], list], cap: int) ->
             for v in here:
                 alt = _alternative(item, v) if type(item) is Choice else input_value(v)
                 by_alt.setdefault(id(alt) if type(item) is Choice else v, (alt, []))[1].append(v)
+            met += len(by_alt) - 1
+            if met > 16 * cap:
+                return None
             for alt, taking in reversed(list(by_alt.values())):
                 ways.append((cell(alt, after), text, opaque, {**live, item.name: (at, taking)}, settled))
             continue

@@ -955,7 +955,8 @@ class Compiler:
                 if p.mutates():
                     case.mutates = True
             case.items.append((patterns, len(out)))
-            out.append(Branch(self.line(item)))
+            if body:  # an arm that does nothing is not worth naming in a witness, as an if's missing else
+                out.append(Branch(self.line(item)))
             self.block(body, code)
             if not fallthrough:
                 jump = Jump()

@@ -129,6 +129,8 @@ def test_the_distinct_texts_are_those_of_every_assignment(values):
 
 @settings(max_examples=300, deadline=None)
 @given(values=st.lists(_values(), min_size=1, max_size=3))
+# one input read four times: four ways of a dozen steps each, three texts (unset and empty read alike)
+@example(values=[FromInput("B"), Sym((FromInput("B"),)), Sym((_value("o", True), FromInput("B"), FromInput("B")))])
 def test_the_texts_are_counted_against_the_cap_exactly(values):
     # more texts than the cap: given up; as many as the cap: every one (values that read no input in
     # common are counted apart first, and the product of their counts decides)
