@@ -46,31 +46,21 @@ ORACLE_DEPS = [
     "starlette==1.10.0", "tensorstore==0.1.86", "treescope==0.1.10", "typing-inspection==0.4.5",
     "typing_extensions==4.16.0", "urllib3==2.8.0", "uvicorn==0.55.0", "uvloop==0.23.0", "zipp==4.1.2",
 ]  # fmt: skip
-# What a release imports beyond those, found by trying: 0.2.3's maxtext/__init__.py loads every
-# model (and with them quantisation, profiling, grain and transformers). Installed without
-# dependencies, at the versions measured to import.
+# What a release's pyconfig imports beyond those, found by trying; installed without dependencies,
+# at the versions measured to import. The runner (flaglint/frontends/check/pyconfig_runner.py)
+# does not run the package's __init__, which loads every model (and with them quantisation,
+# profiling, grain and transformers; in 0.2.2 tensorflow too), and 0.1.0's pyconfig imports
+# quantisation (aqtp, qwix), tensorboardX and Cloud Storage's client.
 EXTRA_DEPS = {
-    "0.2.3": [
-        "aqtp==0.9.0", "array_record==0.8.6", "cloudpickle==3.1.3", "einshape==1.0", "filelock==4.3.1", "fire==0.7.1",
-        "grain==0.2.18", "hf-xet==1.8.0", "httpcore2==2.16.2", "httpx2==2.16.2", "huggingface_hub==2.4.0",
-        "immutabledict==4.3.1", "jaxtyping==0.3.11", "mpmath==1.3.0", "pillow==13.0.0", "portpicker==1.6.0",
-        "qwix==0.1.8", "regex==2026.11.19", "safetensors==0.8.0", "sentencepiece==0.2.3", "shellingham==1.5.4",
-        "six==1.17.0", "sympy==1.14.0", "termcolor==3.3.0", "tiktoken==0.14.0", "tokamax==0.0.17",
-        "tokenizers==0.23.3", "tqdm==4.70.1", "transformers==5.24.0", "truststore==0.10.5", "typer==0.29.2",
-        "xprof==2.24.2",
+    "0.1.0": [
+        "aqtp==0.9.0", "jaxtyping==0.3.11", "qwix==0.1.8", "tensorboardX==2.6.5", "google-cloud-storage==3.17.1",
+        "google-api-core==2.44.0", "google-auth==2.63.0", "google-cloud-core==2.8.0", "google-crc32c==1.9.0",
+        "google-resumable-media==2.11.0", "googleapis-common-protos==1.76.0", "proto-plus==1.29.0", "pyasn1==0.6.5",
+        "pyasn1-modules==0.4.2", "cryptography==50.0.2", "cffi==2.1.1", "pycparser==3.12",
     ],
+    "0.2.2": ["cloudpickle==3.1.3", "filelock==4.3.1", "flatbuffers==25.12.19"],
+    "0.2.3": ["cloudpickle==3.1.3", "filelock==4.3.1"],
 }  # fmt: skip
-# 0.1.0's pyconfig (its package's __init__ is not run: flaglint/frontends/check/pyconfig_runner.py)
-# imports quantisation (aqtp, qwix), tensorboardX and Cloud Storage's client
-EXTRA_DEPS["0.1.0"] = [
-    "aqtp==0.9.0", "jaxtyping==0.3.11", "qwix==0.1.8", "tensorboardX==2.6.5", "google-cloud-storage==3.17.1",
-    "google-api-core==2.44.0", "google-auth==2.63.0", "google-cloud-core==2.8.0", "google-crc32c==1.9.0",
-    "google-resumable-media==2.11.0", "googleapis-common-protos==1.76.0", "proto-plus==1.29.0", "pyasn1==0.6.5",
-    "pyasn1-modules==0.4.2", "cryptography==50.0.2", "cffi==2.1.1", "pycparser==3.12",
-]  # fmt: skip
-# 0.2.2 imports what 0.2.3 does and tensorflow besides (its data loaders load at import)
-EXTRA_DEPS["0.2.2"] = [*EXTRA_DEPS["0.2.3"], "tensorflow-cpu==2.21.0", "wrapt==2.5.2", "gast==0.7.0", "astunparse==1.6.3",
-                       "flatbuffers==25.12.19"]
 
 _reasons: dict[str, str] = {}
 

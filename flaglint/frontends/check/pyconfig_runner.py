@@ -70,22 +70,24 @@ def default_config(pyconfig, version):
 
 
 def load_pyconfig():
-    """maxtext.configs.pyconfig; before 0.2.0, MaxText.pyconfig. That package's __init__ loads the
-    models and the data pipeline (tensorflow among them) for its library API, and pyconfig reads
-    none of it: the package's modules are found without running it."""
-    try:
-        return importlib.import_module("maxtext.configs.pyconfig")
-    except ModuleNotFoundError as err:
-        if err.name not in ("maxtext", "maxtext.configs"):
-            raise
-    spec = importlib.util.find_spec("MaxText")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("neither maxtext.configs.pyconfig nor MaxText.pyconfig", name="maxtext")
-    package = types.ModuleType("MaxText")
-    package.__path__ = list(spec.submodule_search_locations)
-    package.__file__ = spec.origin
-    sys.modules["MaxText"] = package
-    return importlib.import_module("MaxText.pyconfig")
+    """maxtext.configs.pyconfig; before 0.2.0, MaxText.pyconfig. The package's __init__ is not run:
+    it loads the models and the data pipeline for the library's API (tensorflow and transformers
+    in 0.2.2: 13 s of the 16 s an import takes), and pyconfig reads none of it. Its modules are
+    found through the package's path."""
+    for package_name, module in (("maxtext", "maxtext.configs.pyconfig"), ("MaxText", "MaxText.pyconfig")):
+        spec = importlib.util.find_spec(package_name)
+        if spec is not None and spec.submodule_search_locations:
+            package = types.ModuleType(package_name)
+            package.__path__ = list(spec.submodule_search_locations)
+            package.__file__ = spec.origin
+            sys.modules[package_name] = package
+            try:
+                return importlib.import_module(module)
+            except ModuleNotFoundError as err:
+                if err.name != module.rpartition(".")[0]:
+                    raise
+                del sys.modules[package_name]
+    raise ModuleNotFoundError("neither maxtext.configs.pyconfig nor MaxText.pyconfig", name="maxtext")
 
 
 def verdict(pyconfig, argv, environment, config=None, extra=None, config_class=None):
