@@ -82,8 +82,10 @@ def _build(release: str, target: Path, say: Callable[[str], None], progress: Cal
     shutil.rmtree(target, ignore_errors=True)
     say(f"building the compile environment for MaxText {release} in {target} (once: pip install 'maxtext[tpu]=={release}', about 3 GiB)")
     steps = [[str(base), "-m", "venv", str(target)],
+             # --no-compile: a compile imports a small part of its 22,583 modules, and Python writes
+             # their bytecode on first use; compiling all of them up front takes some 110 CPU-s
              [str(target / "bin" / "python"), "-m", "pip", "install", "--progress-bar", "off", "--disable-pip-version-check",
-              f"maxtext[tpu]=={release}"]]
+              "--no-compile", f"maxtext[tpu]=={release}"]]
     for step in steps:
         status, said = _run_showing(step, progress)
         if status != 0:
