@@ -85,7 +85,8 @@ def test_every_disagreement_at_the_release_is_explained(release):
     )
 
 
-# The module alone, found without running the package's __init__ (0.2.2's loads tensorflow: 25 s).
+# The module alone, found without running the package's __init__, as the pyconfig runner does: the
+# oracle environments hold what pyconfig imports, not what __init__ does (0.2.2's: tensorflow).
 _SPEC_MAP = """
 import importlib.util, os
 package = importlib.util.find_spec("maxtext").submodule_search_locations[0]
