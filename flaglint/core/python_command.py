@@ -12,7 +12,8 @@ _OPTIONS_WITH_VALUE = {"-X", "-W", "-Q"}
 
 
 def is_python(program: str) -> bool:
-    return PYTHON.fullmatch(posixpath.basename(program)) is not None
+    # most words of a command are no program at all: the substring test spares them the regex
+    return "python" in program and PYTHON.fullmatch(posixpath.basename(program)) is not None
 
 
 def python_targets(words: list[str]) -> list[tuple[str, str, int]]:

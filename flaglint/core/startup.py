@@ -5,13 +5,20 @@ run; the collector would scan them over and over, a tenth of a cold check. It is
 first import of the program (`python -m flaglint`, the `flaglint` command) until they are loaded,
 and they are then frozen out of later collections (until the command ends: a caller that runs
 commands in its own process gets its collector back as it was).
+
+The work that follows keeps most of what it makes (a script's paths and states live until its
+findings are reported), so the collector's youngest generation is collected after WORK_THRESHOLD
+new objects, not Python's 700: at 700 a large recipe spends a tenth of its time re-scanning
+objects that are still in use (0.63 s of the repeated-keys recipe of 256 switches, nested; 0.25 s
+at this threshold), for at most some 15 MiB more held between collections.
 """
 
 from __future__ import annotations
 
 import gc
 
-_startup = {"paused": False, "frozen": False}
+WORK_THRESHOLD = 20_000
+_startup: dict = {"paused": False, "frozen": False, "thresholds": None}
 
 
 def pause_collector() -> None:
@@ -23,8 +30,9 @@ def pause_collector() -> None:
 
 def end_of_startup() -> None:
     if _startup["paused"]:
-        _startup.update(paused=False, frozen=True)
+        _startup.update(paused=False, frozen=True, thresholds=gc.get_threshold())
         gc.freeze()
+        gc.set_threshold(WORK_THRESHOLD, *gc.get_threshold()[1:])
         gc.enable()
 
 
@@ -33,7 +41,9 @@ def restore_collector() -> None:
         gc.unfreeze()
     if _startup["paused"]:
         gc.enable()
-    _startup.update(paused=False, frozen=False)
+    if _startup["thresholds"] is not None:
+        gc.set_threshold(*_startup["thresholds"])
+    _startup.update(paused=False, frozen=False, thresholds=None)
 
 
 def end_of_process() -> None:

@@ -211,15 +211,28 @@ def _setting_location(setting: Setting) -> Location:
     return Location(setting.file, setting.line, setting.column, end_column=setting.column + len(setting.key))
 
 
+# Of each chain resolved (by id, the chain kept alive), its settings that are not MaxText's own
+# base.yml's: a launch resolved once per path reads its files' few, not base.yml's hundreds.
+_OWN_SETTINGS: dict[int, tuple[Chain, list[tuple[str, Setting]]]] = {}
+
+
+def _own_settings(chain: Chain) -> list[tuple[str, Setting]]:
+    found = _OWN_SETTINGS.get(id(chain))
+    if found is None or found[0] is not chain:
+        if len(_OWN_SETTINGS) > 64:
+            _OWN_SETTINGS.clear()
+        base = f"{PIN_LABEL}/{BASE_YML}"
+        found = _OWN_SETTINGS[id(chain)] = (chain, [(key, s) for key, s in chain.settings.items() if s.file != base])
+    return found[1]
+
+
 def _apply_chain(config: Config, chain: Chain, findings: list[Finding], defining: list) -> dict[str, Finding]:
     """The config files' values over base.yml's, each typed as MaxText types it, at its file's line.
     The values of MaxText's own base.yml are the pin's defaults, so they are not set again.
     Returns the findings on values MaxText refuses, by key: they count only if nothing replaces them."""
     pin = config.pin
     refused: dict[str, Finding] = {}
-    for key, setting in chain.settings.items():
-        if setting.file == f"{PIN_LABEL}/{BASE_YML}":
-            continue
+    for key, setting in _own_settings(chain):
         where = _setting_location(setting)
         if key not in pin.keys:
             # In a file, `dpo.beta:` is a key of its own (MaxText refuses it); the nested settings are `dpo: {beta: …}`.

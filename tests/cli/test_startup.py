@@ -11,6 +11,8 @@ import sys
 
 from commandline import EXAMPLES, REPO, run_flaglint
 
+from flaglint.core import startup
+
 
 def _fresh_interpreter(tmp_path, probe: str) -> subprocess.CompletedProcess:
     """`probe` run by a fresh interpreter in tmp_path, with this checkout's flaglint and its own cache there."""
@@ -117,11 +119,14 @@ def test_the_program_collects_nothing_while_it_starts(tmp_path):
     probe = (
         "import gc, sys\n"
         "from flaglint.core import startup\n"
-        "during = []\n"
+        "during, ended = [], []\n"
+        # start-up ends where end_of_startup() is called (the commands import it after this)
+        "end_of_startup = startup.end_of_startup\n"
+        "startup.end_of_startup = lambda: (ended.append(True), end_of_startup())\n"
         "sys.argv = ['flaglint', 'check', 'steps=3']\n"
         "from flaglint.__main__ import main\n"
         # from the program's first step: the probe's own imports may meet the collector's threshold
-        "gc.callbacks.append(lambda phase, info: phase == 'start' and not startup._startup['frozen'] and during.append(len(sys.modules)))\n"
+        "gc.callbacks.append(lambda phase, info: phase == 'start' and not ended and during.append(len(sys.modules)))\n"
         "try:\n"
         "    main()\n"
         "except SystemExit:\n"
@@ -131,11 +136,30 @@ def test_the_program_collects_nothing_while_it_starts(tmp_path):
     assert done.stdout.strip().endswith("collections during start-up: 0"), done.stdout + done.stderr
 
 
+def test_the_program_collects_its_work_less_often_than_python_would(tmp_path):
+    # a recipe's paths live until its findings are reported: at Python's 700 the collector re-scans them
+    probe = (
+        "import gc, sys\n"
+        "from flaglint.core import startup\n"
+        "seen = set()\n"
+        "gc.callbacks.append(lambda phase, info: phase == 'start' and startup._startup['frozen'] and seen.add(gc.get_threshold()[0]))\n"
+        f"sys.argv = ['flaglint', 'lint', {str(EXAMPLES / 'recipes' / 'mlperf_397b_256_v7x_before.sh')!r}]\n"
+        "from flaglint.__main__ import main\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    print('thresholds while working:', sorted(seen))\n"
+    )
+    done = _fresh_interpreter(tmp_path, probe)
+    assert done.stdout.strip().endswith(f"thresholds while working: [{startup.WORK_THRESHOLD}]"), done.stdout + done.stderr
+
+
 def test_the_collector_is_as_it_was_after_a_command():
     assert gc.isenabled()
-    for args in (("check", "steps=3"), ("rules",), ("check", "--pin", "no-such-pin", "steps=3")):
+    thresholds = gc.get_threshold()
+    for args in (("check", "steps=3"), ("rules",), ("check", "--pin", "no-such-pin", "steps=3"), ("lint", str(EXAMPLES / "recipes" / "mlperf_397b_256_v7x_before.sh"))):
         run_flaglint(*args)
-        assert gc.isenabled() and gc.get_freeze_count() == 0, args
+        assert gc.isenabled() and gc.get_freeze_count() == 0 and gc.get_threshold() == thresholds, args
     gc.disable()
     try:
         run_flaglint("check", "steps=3")

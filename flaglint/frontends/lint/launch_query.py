@@ -711,7 +711,7 @@ def _minimised(solver: z3.Solver, work: SolverWork, broken: Any, inputs: Mapping
     input's values apart from the others' (`separate`: one product), an input the violation does
     not read never matters."""
     read = _constants(broken)
-    kept = [name for name in chosen if not separate or str(inputs[name]) in read]
+    kept = [name for name in chosen if not separate or inputs[name].get_id() in read]
     for name in list(kept):
         trial = [n for n in kept if n != name]
         if work.check(solver, z3.Not(broken), *[inputs[n] == chosen[n] for n in trial]) == z3.unsat:
@@ -719,8 +719,9 @@ def _minimised(solver: z3.Solver, work: SolverWork, broken: Any, inputs: Mapping
     return kept
 
 
-def _constants(term: Any) -> set[str]:
-    """The names of the uninterpreted constants a term reads, each shared subterm visited once."""
+def _constants(term: Any) -> set[int]:
+    """The ids of the uninterpreted constants a term reads, each shared subterm visited once
+    (printing a term to name it costs a thousand times more)."""
     found, seen, stack = set(), set(), [term]
     while stack:
         node = stack.pop()
@@ -728,6 +729,6 @@ def _constants(term: Any) -> set[str]:
             continue
         seen.add(node.get_id())
         if z3.is_const(node) and node.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            found.add(str(node))
+            found.add(node.get_id())
         stack.extend(node.children())
     return found
