@@ -151,6 +151,40 @@ def test_a_function_given_other_words_compares_its_own_arguments_not_the_script_
     assert max(int(count) for count in result.inputs["$#"]) <= 1
 
 
+def _run_by(tmp_path, launcher: str, handed: str) -> Path:
+    """A script that runs `launcher` (launcher.sh beside it) with the words `handed`."""
+    (tmp_path / "launcher.sh").write_text(launcher)
+    script = tmp_path / "run.sh"
+    script.write_text(f'cd "$(dirname "$0")"\nbash ./launcher.sh {handed}\n')
+    return script
+
+
+def _launched(evaluated) -> set[tuple[str, int]]:
+    return {(Path(launch.file).name, launch.line) for o in evaluated.outcomes for launch in o.rendering.launched}
+
+
+def test_a_script_run_with_words_of_its_own_compares_its_own_arguments_not_the_script_s(tmp_path):
+    # google/tunix's single_rollout_proc_test.sh runs its launcher with `--target="${1:-…}"`: the
+    # launcher's options (29 of them) say nothing of the script's $1, which was run once for each.
+    arms = "".join(f"    --o{i}) O{i}=1; shift ;;\n" for i in range(24))
+    launcher = (f'while [[ $# -gt 0 ]]; do\n  case "$1" in\n{arms}    --command=*) COMMAND="${{1#*=}}"; shift ;;\n'
+                '    *) shift ;;\n  esac\ndone\nif [[ "$COMMAND" == train ]]; then python3 -m maxtext.train base.yml steps=abc; fi\n')
+    evaluated = evaluate(_run_by(tmp_path, launcher, '--target="${1:-v5e}" --command=train'))
+    assert not {value for value in evaluated.inputs.get("$1", ()) if value and value.startswith("--o")}
+    assert evaluated.paths_explored <= 4
+    assert _launched(evaluated) == {("launcher.sh", 31)}
+
+
+@pytest.mark.parametrize("handed", ['"$@"', '"$1"', "${1:-x}", 'first "$2"'])
+def test_a_script_run_with_the_arguments_handed_on_compares_them(tmp_path, handed):
+    # the script's own arguments, whole: what the launcher compares them with gives their values
+    launcher = 'for word in "$@"; do\n  if [[ "$word" == train ]]; then python3 -m maxtext.train base.yml steps=abc; fi\ndone\n'
+    evaluated = evaluate(_run_by(tmp_path, launcher, handed))
+    argument = "$2" if "$2" in handed else "$1"
+    assert "train" in evaluated.inputs[argument]
+    assert _launched(evaluated) == {("launcher.sh", 2)}
+
+
 @pytest.mark.parametrize("options,reads_last,most", [(8, False, 8 + 8), (4, True, 4 * 4 * 4)])
 def test_options_handed_to_a_function_through_an_array_do_not_multiply_the_paths(tmp_path, options, reads_last, most):
     # Each option's value is joined over the loop's arms; handed on through the array and the

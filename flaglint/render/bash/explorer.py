@@ -179,12 +179,13 @@ class Candidates:
         self.interp = interp
         self.vary = {k: list(v) for k, v in vary.items()}
         self.cache: dict[str, tuple] = {}
-        self.files_seen = 0
+        self.files_seen = (0, 0)
 
     def __call__(self, name: str) -> tuple:
-        if len(self.interp.files) != self.files_seen:
+        seen = (len(self.interp.files), len(self.interp.argument_files))
+        if seen != self.files_seen:
             self.cache.clear()
-            self.files_seen = len(self.interp.files)
+            self.files_seen = seen
         found = self.cache.get(name)
         if found is None:
             found = self.cache[name] = self._compute(name)
@@ -192,14 +193,16 @@ class Candidates:
 
     def _facts(self) -> tuple[list, list]:
         """Every body's facts (the files' top levels and their functions'), and those of the bodies
-        whose positional parameters are the script's arguments: the top levels, and the functions
-        they hand them to (`parse_args "$@"`), however deep."""
-        tops = [f.facts for f in self.interp.files.values()]
+        whose positional parameters are the script's arguments: the top levels of the files that
+        share them (Interp.argument_files), and the functions they hand them to (`parse_args "$@"`),
+        however deep."""
+        files = self.interp.files
+        tops = [f.facts for f in files.values()]
         bodies: dict[str, list] = {}
         for facts in tops:
             for name, found in facts.functions.items():
                 bodies.setdefault(name, []).extend(found)
-        arguments, todo, handed = [], list(tops), set()
+        arguments, todo, handed = [], [files[path].facts for path in files if path in self.interp.argument_files], set()
         while todo:
             facts = todo.pop()
             arguments.append(facts)

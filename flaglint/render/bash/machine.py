@@ -124,6 +124,14 @@ def _forwards_arguments(words: list) -> bool:
             and not parts[0].op and parts[0].index is None and not parts[0].length)
 
 
+def _hands_on_an_argument(word) -> bool:
+    """Whether the word is one of the script's arguments, or all of them, alone (`"$1"`, `${2:-x}`,
+    `"$@"`): a script run with it compares what the script was given."""
+    parts = [p for p in word.parts if not (type(p) is Lit and p.text == "")]
+    return (len(parts) == 1 and type(parts[0]) is Param and not parts[0].indirect
+            and (parts[0].name in ("@", "*") or parts[0].name.isdigit() and parts[0].name != "0"))
+
+
 def _all_elements(word):
     """The parameter of a word that is `"$@"`, `"$*"`, `"${A[@]}"` or `"${A[*]}"` alone; None for
     any other word."""
@@ -164,16 +172,22 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
         # path has not decided (a Choice), instead of forking the path on them.
         self.joins = False
         self.files: dict[str, object] = {}
+        # The files whose top-level positional parameters may be the script's own arguments: the
+        # script, what it sources, and a script it runs with an argument handed on whole (`"$@"`,
+        # `"$1"`); a script run with words of its own (`--target="$1"`) compares its own.
+        self.argument_files: set[str] = set()
         self.line = 0  # the line of the instruction being run, for notes
         self._literal_fields: dict[int, tuple] = {}  # id(word) -> (word, fields); Values never change
         self._case_arms: dict[int, tuple] = {}  # id(Case) -> (Case, exact patterns, other patterns): _arms
 
     # ---- setup ----
-    def load(self, path: str):
+    def load(self, path: str, shares_arguments: bool = True):
         if path == os.path.abspath(self.script):
             path = self.script  # the script sourcing itself: its words keep the origins the script's have
         compiled = compile_text(path, self.text) if path == self.script and self.text is not None else compile_file(path)
         self.files[path] = compiled
+        if shares_arguments:
+            self.argument_files.add(path)
         return compiled
 
     def start(self, env: dict[str, str], args: Sequence[str] | None = ()) -> State:
@@ -1119,7 +1133,7 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
                 st.status = 0
                 st.pc += 1
             return
-        compiled = self.load(resolved)
+        compiled = self.load(resolved, shares_arguments=any(map(_hands_on_an_argument, ins.words[1:])))
         # A script run after a join sees a variable the joined paths export where the environment
         # set it as that, not a fork of the path on it: the child holds it in its first scope,
         # unexported, over the same input's values, which is where bash exports it there too.
