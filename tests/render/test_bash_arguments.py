@@ -185,6 +185,18 @@ def test_a_script_run_with_the_arguments_handed_on_compares_them(tmp_path, hande
     assert _launched(evaluated) == {("launcher.sh", 2)}
 
 
+@pytest.mark.parametrize("run", ['bash ./launcher.sh --command="$1"\n', 'MODE="$1"\nbash ./launcher.sh "$MODE"\n'])
+def test_an_argument_handed_on_inside_another_word_takes_the_values_it_is_given(tmp_path, run):
+    # README, "Not followed": the launcher's comparisons give no value to an argument handed on
+    # in a word of its own or through a variable; --vary gives one
+    launcher = ('for word in "$@"; do\n  if [[ "${word#--command=}" == train ]]; then python3 -m maxtext.train base.yml steps=abc; fi\n'
+                'done\n')
+    script = _run_by(tmp_path, launcher, "")
+    script.write_text(f'cd "$(dirname "$0")"\n{run}')
+    assert _launched(evaluate(script)) == set()
+    assert _launched(evaluate(script, vary={"$1": ["train"]})) == {("launcher.sh", 2)}
+
+
 @pytest.mark.parametrize("options,reads_last,most", [(8, False, 8 + 8), (4, True, 4 * 4 * 4)])
 def test_options_handed_to_a_function_through_an_array_do_not_multiply_the_paths(tmp_path, options, reads_last, most):
     # Each option's value is joined over the loop's arms; handed on through the array and the
