@@ -38,12 +38,17 @@ class KeptWitnesses:
 
     def _shape(self, path: ExploredPath) -> tuple:
         """What PathConditions reads of a path: its inputs' values and its products of value sets,
-        in order; of a path narrowed from another, also the inputs it changed and that path's shape."""
+        in order; of a path narrowed from another, the inputs it changed and that path's shape,
+        which hold its values (launch_parts narrows a path of one product to that path's values
+        with the changed ones in their place: a shape of each of hundreds of inputs, once a path,
+        was the square of a script's findings)."""
         found = self._shapes.get(id(path))
         if found is None:
-            cubes = None if path.cubes is None else tuple(map(_items, path.cubes))
-            narrowed = None if path.narrowed_from is None else (_items(path.changed), self._shape(path.narrowed_from))
-            found = self._shapes[id(path)] = (_items(path.domains), cubes, narrowed)
+            if path.narrowed_from is not None:
+                found = (None, None, (_items(path.changed), self._shape(path.narrowed_from)))
+            else:
+                found = (_items(path.domains), None if path.cubes is None else tuple(map(_items, path.cubes)), None)
+            self._shapes[id(path)] = found
         return found
 
     def witness(self, paths: Sequence[ExploredPath]) -> tuple[ExploredPath, dict[str, list]]:

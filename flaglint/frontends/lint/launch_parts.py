@@ -1043,6 +1043,8 @@ _POSITIONS: dict[int, tuple[Sequence, dict]] = {}
 
 def _within(domain: Sequence, values: Sequence) -> list:
     """The values of `domain` among `values`, in the domain's order."""
+    if len(domain) <= 8 and len(values) <= 8:  # a few values compared: no set, no look-up
+        return [v for v in domain if v in values]
     if len(domain) <= 8:
         allowed = set(values)
         return [v for v in domain if v in allowed]

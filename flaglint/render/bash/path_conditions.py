@@ -96,7 +96,18 @@ class PathConditions:
 
     def _cube(self, domains: Mapping[str, Sequence[str | None]]) -> frozenset:
         """The product as (input, values) for the inputs it constrains."""
-        return frozenset((name, frozenset(values)) for name, values in domains.items() if self._leaves_out(name, values))
+        return frozenset((name, frozenset(values)) for name, values in self._constraining(domains))
+
+    def _constraining(self, domains: Mapping[str, Sequence[str | None]]) -> Iterable[tuple[str, Sequence[str | None]]]:
+        """The inputs of a product that leave some of their values out, with their values
+        (_leaves_out, its look-up inlined: each of a script's N witnesses reads its paths' N inputs)."""
+        known = self._constrains
+        for name, values in domains.items():
+            leaves_out = known.get((name, id(values)))
+            if leaves_out is None:
+                leaves_out = self._leaves_out(name, values)
+            if leaves_out:
+                yield name, values
 
     def _leaves_out(self, name: str, values: Sequence[str | None]) -> bool:
         """Whether the values leave some of the input's out (remembered per list: narrowed paths share their path's)."""
@@ -144,7 +155,7 @@ class PathConditions:
     def _constrained(self, cube: Mapping[str, Sequence]) -> dict[str, list]:
         """The inputs of one product of a path's condition that it constrains: an input the path
         lets take any of its values never matters."""
-        return {name: list(values) for name, values in cube.items() if self._leaves_out(name, values)}
+        return {name: list(values) for name, values in self._constraining(cube)}
 
     def _sufficient(self, refuter: z3.Solver, kept: dict[str, list]) -> dict[str, list]:
         """Drop the constrained inputs of one product of a path's condition one by one while the rest still refute `refuter`."""
