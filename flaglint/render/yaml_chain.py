@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
 from flaglint.core.findings import InputError
 from flaglint.core.omegaconf_yaml import load_document
 from flaglint.core.reading import CONFIG_FILE, names_a_file, read_text
@@ -31,6 +29,8 @@ BASE_CONFIG = "base_config"
 def parse_config(text: str, name: str) -> ConfigFile:
     """One config file's values and the line of each top-level key; InputError on what MaxText
     refuses. The ConfigFile is shared: never change one."""
+    import yaml  # noqa: PLC0415 yaml: only for a config file the pin's index does not hold
+
     node, data = load_document(text, name, "MaxText")
     if data is None:
         return ConfigFile(name, {}, {}, None)

@@ -18,6 +18,7 @@ from flaglint.core.data_cache import (
     cached_text,
     header_and_lines,
     read_header_and_lines,
+    yaml_file,
 )
 from flaglint.core.findings import SEVERITIES, Finding, InputError
 from flaglint.core.numbers import shown_value
@@ -244,6 +245,12 @@ def _expression(path: Path, line: int, field_name: str, text: Any) -> Node:
         raise InputError(f"{path}:{line}: {field_name}: {err} (column {err.column + 1} of {str(text)!r})") from None
 
 
+def cached_rule_file(path: Path) -> list[Rule]:
+    """load_rule_file, from the data cache when it is fresh: a Tunix pin's rules are read on every
+    check, and parsing them brought a YAML parser into every run."""
+    return cached_text("rule-file", [path], lambda: RuleSet(load_rule_file(path), {}, {}), _encode, _decode).rules
+
+
 def load_rule_file(path: Path) -> list[Rule]:
     data = _load_yaml(path)
     if not isinstance(data, dict) or not isinstance(data.get("rules"), list):
@@ -344,8 +351,8 @@ def renumbered_ids(version: str | Path | None, project: str = "maxtext") -> dict
     import that wrote them."""
     if not isinstance(version, str):
         return {}
-    table = _load_yaml(data_dir("rules") / project / "renumbered.yml") or {}
-    return {str(old): str(new) for old, new in (table.get(version) or {}).items() if old != "__line__"}
+    table = yaml_file(data_dir("rules") / project / "renumbered.yml") or {}
+    return {str(old): str(new) for old, new in (table.get(version) or {}).items()}
 
 
 def rule_files(version: str | Path | None = None) -> list[Path]:

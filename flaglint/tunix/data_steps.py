@@ -76,7 +76,11 @@ def check_data_steps(pin: TunixPin, merged: Merged, entry: str) -> tuple[list[Fi
         num_batches = length // batch_size
         batches = f"{dataset}'s {length} records // batch_size {batch_size} = {num_batches} batches"
         related = ["batch_size"]
-    allowed = int(num_batches * epochs * fraction)
+    try:
+        allowed = int(num_batches * epochs * fraction)
+    except (OverflowError, ValueError):  # past a float's range, or not a number (nan): Tunix's own product is no step count
+        return [], [f"{key}={max_steps!r} is not judged against the data: num_batches × num_train_epochs × train_fraction "
+                    f"({num_batches!r} × {epochs!r} × {fraction!r}) gives no number of steps ({where})"]
     if max_steps <= allowed:
         return [], []
     origin = merged.origin(key)

@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from flaglint.core.data import data_dir
-from flaglint.core.data_cache import cache_root
+from flaglint.core.data_cache import cache_root, yaml_file
 from flaglint.core.findings import InputError
 from flaglint.core.numbers import shown_text
-from flaglint.core.reading import PIN_FILE, RULE_FILE, Unreadable, read_text
+from flaglint.core.reading import PIN_FILE, Unreadable, read_text
 from flaglint.core.requirements import pinned_version
 from flaglint.rules.expr import Node, parse
-from flaglint.rules.ruleset import Renumbering, Rule, load_rule_file, renumbered_ids
+from flaglint.rules.ruleset import Renumbering, Rule, cached_rule_file, renumbered_ids
 
 PREFIX = "tunix-"
 SCHEMA_FILE = "schema.json"
@@ -203,7 +203,7 @@ def pin_from_data(name: str, data: dict[str, Any], rules_dir: Path, origin: str)
                 for entry, facts in data["entries"].items()}
     return TunixPin(name, data["version"], data["source"], data.get("commit"), bases, data["merge"], entries, flags,
                     meshes, filtered, frozenset(data.get("read_keys", ())), data.get("mesh", {}),
-                    tuple(load_rule_file(rules)) if rules.is_file() else (), _unexpressible(rules_dir / "unexpressible.yml"),
+                    tuple(cached_rule_file(rules)) if rules.is_file() else (), _unexpressible(rules_dir / "unexpressible.yml"),
                     origin, data.get("maxtext_model"),
                     {entry: facts["data_steps"] for entry, facts in data["entries"].items() if "data_steps" in facts},
                     data.get("optimizer"), {entry: tuple(facts.get("optimizers", ())) for entry, facts in data["entries"].items()},
@@ -213,9 +213,7 @@ def pin_from_data(name: str, data: dict[str, Any], rules_dir: Path, origin: str)
 def _unexpressible(path: Path) -> tuple[Unexpressible, ...]:
     if not path.is_file():
         return ()
-    import yaml  # noqa: PLC0415 yaml: only when a Tunix pin is loaded
-
-    entries = (yaml.safe_load(read_text(path, RULE_FILE)) or {}).get("unexpressible") or []
+    entries = (yaml_file(path) or {}).get("unexpressible") or []
     return tuple(Unexpressible(e["id"], e["site"], e["stage"], e["reason"], parse(e["when"]) if e.get("when") else None)
                  for e in entries)
 

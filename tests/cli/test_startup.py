@@ -51,6 +51,25 @@ def test_a_cold_check_imports_neither_a_yaml_parser_nor_other_commands(tmp_path)
     assert modules == [], output  # the second run reads the cache
 
 
+def test_a_lint_imports_no_yaml_parser_once_the_cache_holds_what_it_read(tmp_path):
+    # a Tunix pin's rules, each release's renumbered ids and the config chain of a MaxText launch
+    # (base.yml, from the pin's index) are read from the cache on every run after the first
+    script = tmp_path / "run.sh"
+    script.write_text("python3 -m maxtext.train src/maxtext/configs/base.yml steps=abc\n")
+    probe = (
+        "import sys\n"
+        "from flaglint.cli import main\n"
+        "try:\n"
+        f"    main(['lint', {str(script)!r}])\n"
+        "except SystemExit as stop:\n"
+        "    print('exit', stop.code)\n"
+        "print('yaml loaded:', 'yaml' in sys.modules)\n"
+    )
+    _fresh_interpreter(tmp_path, probe)  # the first run fills the data cache
+    done = _fresh_interpreter(tmp_path, probe)
+    assert "exit 1" in done.stdout and done.stdout.strip().endswith("yaml loaded: False"), done.stdout + done.stderr
+
+
 def test_a_cold_check_and_its_fix_build_no_dataclass_and_import_no_typing(tmp_path):
     # the program as `flaglint check` runs it: dataclasses compiles every class's methods from source
     # as its module is imported, and imports inspect (ast, dis, tokenize); typing costs as much again:

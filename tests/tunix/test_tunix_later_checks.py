@@ -80,6 +80,14 @@ def test_the_steps_allowed_are_num_batches_times_epochs_times_fraction(num_batch
     assert bool(errors(command, "FL216")) == (max_steps > int(num_batches * epochs * fraction))
 
 
+@pytest.mark.parametrize("factors", [f"num_batches={'9' * 400}", "num_batches=10 train_fraction=nan"])
+def test_a_product_past_a_float_is_named_as_not_judged(factors):
+    # found by the fuzz campaign (numbers of any size, seed 913098): an internal error before
+    checked = check(f"{GRPO} {factors} rl_training_config.max_steps=100")
+    assert not [f for f in checked.findings if f.rule == "FL216"]
+    assert any("not judged against the data" in note and "gives no number of steps" in note for note in checked.notes), checked.notes
+
+
 # ---- optimizers (create_optimizer against optax) ----
 
 
