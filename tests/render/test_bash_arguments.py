@@ -7,8 +7,10 @@ temporary directory, with an empty environment except PATH."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -195,6 +197,23 @@ def test_an_argument_handed_on_inside_another_word_takes_the_values_it_is_given(
     script.write_text(f'cd "$(dirname "$0")"\n{run}')
     assert _launched(evaluate(script)) == set()
     assert _launched(evaluate(script, vary={"$1": ["train"]})) == {("launcher.sh", 2)}
+
+
+def test_the_arguments_values_are_found_in_the_same_order_whatever_the_hash_seed(tmp_path):
+    # a subcommand shifted off before an options loop: $2's values come from what several names
+    # are compared with; kept in a set of names, their order (and so the paths' and a finding's
+    # witness, google/tunix's submit_gsm8k.sh's `TRAIN_MICRO_BATCH_SIZE='-f'`) moved with the seed
+    arms = "".join(f"    --o{i}) O{i}=\"$2\"; shift 2 ;;\n" for i in range(6))
+    script = tmp_path / "run.sh"
+    script.write_text('if [[ $# -gt 0 ]]; then\n  case "$1" in\n    start|stop) SUB="$1"; shift ;;\n  esac\nfi\n'
+                      f'while [[ $# -gt 0 ]]; do\n  case "$1" in\n{arms}    -f|--follow) F=1; shift ;;\n    *) shift ;;\n  esac\ndone\n'
+                      'python3 -m maxtext.train base.yml steps=${O1:-10}\n')
+    probe = ("from pathlib import Path\nfrom flaglint.render import evaluate\n"
+             f"print(sorted((name, values) for name, values in evaluate(Path({str(script)!r})).inputs.items() if name.startswith('$')))\n")
+    found = {subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                            env={**os.environ, "PYTHONHASHSEED": str(seed), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}).stdout
+             for seed in (1, 2, 3, 4)}
+    assert len(found) == 1, found
 
 
 @pytest.mark.parametrize("options,reads_last,most", [(8, False, 8 + 8), (4, True, 4 * 4 * 4)])

@@ -214,23 +214,27 @@ class Candidates:
 
     def _comparands(self, name: str) -> list:
         every, of_arguments = self._facts()
-        seeds = {name}
+        # the names in the order they are found (a dict, not a set: the candidates' order decides
+        # the order of the paths, and a set of strings is iterated in an order that changes with
+        # every process's hash seed)
+        seeds = [name]
         if is_argument(name) and name != ARGUMENT_COUNT and not is_option(name):
             # what every argument is compared with (getopts' options, `for arg in "$@"`); where the
             # script shifts, an argument moves through $1, $2, …: what any of them is compared with
-            seeds = {name, ANY_ARGUMENT}
+            seeds = [name, ANY_ARGUMENT]
             if any(fact.shifts for fact in of_arguments):
-                seeds |= {key for fact in of_arguments for key in [*fact.comparands, *(read for _, read in fact.aliases)] if is_argument(key)}
-            seeds.discard(ARGUMENT_COUNT)
+                seeds += [key for fact in of_arguments for key in [*fact.comparands, *(read for _, read in fact.aliases)] if is_argument(key)]
+            seeds = [seed for seed in seeds if seed != ARGUMENT_COUNT]
         elif any(name in facts.named for facts in every):  # a variable may hold its name: `${!v}` may read it
-            seeds.add(INDIRECT)
-        names, todo = set(seeds), list(seeds)
+            seeds.append(INDIRECT)
+        names = dict.fromkeys(seeds)
+        todo = list(names)
         while todo:
             current = todo.pop()
             for fact in of_arguments if _positional(current) else every:
                 for assigned, read in fact.aliases:
                     if read == current and assigned not in names:
-                        names.add(assigned)
+                        names[assigned] = None
                         todo.append(assigned)
         return [c for n in names for fact in (of_arguments if _positional(n) else every) for c in fact.comparands.get(n, ())]
 
