@@ -154,6 +154,7 @@ class SharedParts:
     def __init__(self):
         self._parts: dict[tuple, tuple] = {}
         self._tokens: dict[tuple, tuple] = {}
+        self._writes: dict[tuple, tuple] = {}  # (a path, a piece of a flag string, its inputs, cap) -> (the path, ..., _piece_writes)
         self._narrowed: dict[tuple, tuple] = {}
         self.splits: dict[tuple, tuple] = {}  # (a path, classes of inputs' values) -> (the path, it narrowed to each combination)
         self.distinct_paths: dict[tuple, tuple] = {}  # (a path, values, cap) -> (the path, the values, _distinct_paths of them)
@@ -180,15 +181,27 @@ class SharedParts:
                    explored: Mapping[str, Sequence], cap: int, fixes: list[tuple[dict, dict]], pin) -> KeyTokens | None:
         """_key_tokens, with the refusals of `pin` (a part is known by its piece of `flag_pieces`)."""
         if flag_pieces is None or any(len(p.pieces) != 1 for p in members):
-            return _key_tokens(path, members, key, flag_pieces, explored, cap, fixes, _refusal(pin))
+            return None
         memo = (id(path), id(flag_pieces), tuple(sorted(p.pieces[0] for p in members)), key, id(explored), cap, id(pin))
         if memo not in self._tokens:
             found: list[tuple[dict, dict]] = []
             self._tokens[memo] = (path, flag_pieces, explored, pin, found,
-                                  _key_tokens(path, members, key, flag_pieces, explored, cap, found, _refusal(pin)))
+                                  _key_tokens(path, members, key, flag_pieces, self._piece_writes(path, flag_pieces, explored, cap),
+                                              fixes=found, refused=_refusal(pin)))
         *_, found, tokens = self._tokens[memo]
         fixes.extend(found)
         return tokens
+
+    def _piece_writes(self, path: ExploredPath, flag_pieces: _FlagPieces, explored: Mapping[str, Sequence],
+                      cap: int) -> Callable[[int, set], tuple | None]:
+        """_piece_writes of a piece of the flag string on the path, once whatever key is asked of it."""
+        def writes(index: int, inputs: set) -> tuple | None:
+            memo = (id(path), id(flag_pieces), index, tuple(sorted(inputs)), id(explored), cap)
+            if memo not in self._writes:  # the path, the pieces and the inputs' values kept: their ids stay their own
+                self._writes[memo] = (path, flag_pieces, explored, _piece_writes(path, flag_pieces, index, inputs, explored, cap))
+            return self._writes[memo][3]
+
+        return writes
 
     def narrowed(self, path: ExploredPath, fixed: Mapping[str, list]) -> ExploredPath | None:
         """_narrowed, once for each of the values to fix that key_tokens gives (and any other)."""
@@ -802,8 +815,25 @@ def _texts_paths(path: ExploredPath, values: list, explored: Mapping[str, Sequen
     return [sub for way in found.values() if (sub := _narrowed(path, way)) is not None]
 
 
-def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces: _FlagPieces | None,
-                explored: Mapping[str, Sequence], cap: int, fixes: list[tuple[dict, dict]],
+def _piece_writes(path: ExploredPath, flag_pieces: _FlagPieces, index: int, inputs: set, explored: Mapping[str, Sequence],
+                  cap: int) -> tuple[dict[str, list[list]], list[tuple]] | None:
+    """The classes of the piece's inputs (those the piece alone tells apart), and on each
+    combination of them: that combination (each input's class), the piece's value and text there,
+    and the tokens touching it (PieceTokens.touching); None over `cap` combinations."""
+    classes = _input_classes(path, inputs, _Splits([flag_pieces.pieces[index]]), explored)
+    if _count(classes) > cap:
+        return None
+    rows = []
+    for combo in itertools.product(*classes.values()):
+        chosen = dict(zip(classes, combo))
+        value = resolve(flag_pieces.pieces[index], *_picker(path.env, {n: found[0] for n, found in chosen.items()}))
+        text = "" if value is None else value.text
+        rows.append((chosen, value, text, [t for t, _ in flag_pieces.tokens.touching(index, text)]))
+    return classes, rows
+
+
+def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces: _FlagPieces,
+                writes: Callable[[int, set], tuple | None], fixes: list[tuple[dict, dict]],
                 refused: Callable[[str, str], bool]) -> KeyTokens | None:
     """The tokens of `key` the parts write (each one piece of the flag string, no two reading an
     input together, on a path of one product; else None), and, into `fixes`, the launches that
@@ -817,8 +847,7 @@ def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces:
     another option's name, given to a number or a switch) are one token, shown by the first: each
     launch of another judges as it does, so the launches grow with the part's values MaxText reads,
     not with every value the script compares its arguments with."""
-    if flag_pieces is None or path.cubes is not None or any(len(p.pieces) != 1 for p in members) \
-            or sum(len(p.inputs) for p in members) != len(set().union(*(p.inputs for p in members))):
+    if path.cubes is not None or sum(len(p.inputs) for p in members) != len(set().union(*(p.inputs for p in members))):
         return None
     # per part, in the string's order: its piece, each combination of its inputs' classes with the
     # tokens of the key it writes there and the inputs' values that take it, and its own values'
@@ -828,23 +857,21 @@ def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces:
     alike: dict[tuple, str] = {}  # (piece, place) -> the first token written there with a value MaxText refuses alike
     for part in sorted(members, key=lambda p: p.pieces[0]):
         (index,) = part.pieces
-        classes = _input_classes(path, part.inputs, _Splits([flag_pieces.pieces[index]]), explored)
-        if _count(classes) > cap:
+        found = writes(index, part.inputs)
+        if found is None:
             return None
+        classes, rows = found
         names = list(classes)
         combos = []
-        for combo in itertools.product(*(range(len(classes[n])) for n in names)):
-            env = {**path.env, **{n: classes[n][c][0] for n, c in zip(names, combo)}}
-            value = resolve(flag_pieces.pieces[index], *_picker(env, {}))
-            text = "" if value is None else value.text
-            texts = [t for t, _ in flag_pieces.tokens.touching(index, text) if t.split("=", 1)[0] == key]
+        for chosen, value, text, touching in rows:
+            texts = [t for t in touching if t.split("=", 1)[0] == key]
             written = [(index, place, alike.setdefault((index, place), token) if refused(key, token.split("=", 1)[1]) else token)
                        for place, token in enumerate(texts)]
             for token, start in zip(written, _starts(text, texts)):
-                present.setdefault(token, []).append({n: classes[n][c] for n, c in zip(names, combo)})
+                present.setdefault(token, []).append(dict(chosen))
                 if start is not None and token not in origins:
                     origins[token] = value.origins[start]
-            combos.append((written, {n: list(classes[n][c]) for n, c in zip(names, combo)}))
+            combos.append((written, {n: list(found) for n, found in chosen.items()}))
         # the path's own class of each input (one it never decided, only a guarded part reads: the first)
         own = {n: next((found for found in classes[n] if path.env.get(n) in found), classes[n][0]) for n in names}
         parts.append((index, combos, own))
