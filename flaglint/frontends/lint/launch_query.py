@@ -262,8 +262,11 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
     launch each, not one per combination of the parts.
 
     The same query asked again (an editor's check after an edit that leaves the group's launches
-    as they were where its rules read them) is answered as before without the solver, where
-    everything the solver's answers read is as it was (_Asked)."""
+    as they were where its rules read them; the MaxText command line that splits the flags a
+    script's trainer reads, judged after them) is answered as before without the solver, where
+    everything the solver's answers read is as it was (_Asked): the judge's own places, configs
+    and checks of the launches it confirmed are read again, so the answer is kept by the query,
+    whichever judge asked it."""
     base_launch = launch_at(base)
     base_config, base_unjudged = judge.config(base_launch)
     if base_config is None:
@@ -285,7 +288,7 @@ def violations(classes: Mapping[str, Sequence[list]], cubes: Sequence[Mapping[st
     if moving:
         tables.update({name: resolved.device_table(name, moving) for name in DEVICE_NAMES})
     rules = {rule.id: rule for config in [base_config, *resolved.device_configs(moving)] for rule in judge.rules(config)}
-    key = (type(judge).__qualname__, cap, repr(classes), repr(cubes), repr(sorted((name, sorted(found)) for name, found in depends.items())),
+    key = (cap, repr(classes), repr(cubes), repr(sorted((name, sorted(found)) for name, found in depends.items())),
            repr(sorted(base.items(), key=lambda item: item[0])), repr(sequences),
            repr([(name, t.deciding, t.values, t.judged) for name, t in tables.items()]), tuple(sorted(base_unjudged)),
            tuple(map(id, rules.values())))

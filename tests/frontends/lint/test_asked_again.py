@@ -8,6 +8,7 @@ from pathlib import Path
 
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.lint.scripts import check_script
+from tests.render.script_shapes import repeated_appends
 
 # Two switches write the key the MoE rule reads with the one the line before them writes (FL101 at
 # bbd0f6f10: moe_roe_packed_routing_gather=true needs moe_chunk_pipeline=true, false by default).
@@ -78,3 +79,21 @@ def test_an_edit_that_changes_a_condition_searches_the_witnesses_again(tmp_path:
     assert len(asked) > searched
     assert again == _said(path, Checker("bbd0f6f10"), edited)
     assert any(witness["env"].get("BIG") == "on" for *_, witness in again)
+
+
+
+def test_the_command_line_that_splits_the_trainers_flags_asks_the_solver_nothing_more(tmp_path: Path):
+    # 32 switches append the same keys again, one pair breaks a validator; the last line splits the
+    # flags the trainer reads into a MaxText command line: its groups are the trainer's queries,
+    # answered once for both
+    text = repeated_appends(32, "flat")
+    command = "python3 -m maxtext.train src/maxtext/configs/base.yml $MAXTEXT_EXTRA_FLAGS\n"
+    assert text.endswith(command)
+    path = tmp_path / "run.sh"
+    split, alone = Checker("bbd0f6f10"), Checker("bbd0f6f10")
+    found = check_script(path, split, text=text).result.findings
+    trainer = check_script(path, alone, text=text.removesuffix(command)).result.findings
+    assert len(split.answers) == len(alone.answers) > 0
+    packing = text.splitlines().index(next(line for line in text.splitlines() if "packing=true" in line)) + 1
+    assert {(f.rule, f.location.line) for f in found if f.severity == "error"} == {(rule, packing) for rule in ("MXG84NB", "MXXYHDE")}
+    assert {(f.rule, f.location.line) for f in trainer if f.severity == "error"} == {(rule, packing) for rule in ("MXG84NB", "MXXYHDE")}
