@@ -186,7 +186,7 @@ def best_of(runs: int, *args: str) -> tuple[subprocess.CompletedProcess, float, 
     return proc, wall, cpu
 
 
-def _summary(proc: subprocess.CompletedProcess) -> str:
+def summary(proc: subprocess.CompletedProcess) -> str:
     if "Traceback" in proc.stderr or proc.returncode not in (0, 1):
         return f"exit {proc.returncode}: {proc.stderr.strip().splitlines()[-1:] or proc.stdout[-200:]}"
     try:
@@ -197,7 +197,7 @@ def _summary(proc: subprocess.CompletedProcess) -> str:
     return f"exit {proc.returncode}, {len(findings)} findings {rules}"
 
 
-def _print_sizes(label: str, sizes: list[int], script_of, directory: Path, pin: str, runs: int = 1) -> None:
+def print_sizes(label: str, sizes: list[int], script_of, directory: Path, pin: str, runs: int = 1) -> None:
     """The lint time of the script `script_of(n)` at each size (the least of `runs` runs), with its
     growth over the size before (CPU) and time(256)/time(64)."""
     times: dict[int, tuple[float, float]] = {}
@@ -207,7 +207,7 @@ def _print_sizes(label: str, sizes: list[int], script_of, directory: Path, pin: 
         proc, seconds, cpu = best_of(runs, "--pin", pin, str(script))
         growth = f", growth x{cpu / times[max(times)][1]:.2f} over {max(times)} (CPU)" if times else ""
         times[n] = (seconds, cpu)
-        print(f"{label} {n:5}: {seconds:.3f} s ({cpu:.3f} s CPU){growth}, {_summary(proc)}")
+        print(f"{label} {n:5}: {seconds:.3f} s ({cpu:.3f} s CPU){growth}, {summary(proc)}")
     if 64 in times and 256 in times:
         print(f"{label} growth time(256)/time(64) = {times[256][0] / times[64][0]:.2f}"
               f" (CPU {times[256][1] / times[64][1]:.2f})  targets: 64 <= 1 s, 256 <= 3 s, ratio <= 4")
@@ -252,7 +252,7 @@ def main() -> None:
         pair = Path(d) / "validator_pair.sh"
         pair.write_text(appends_script([], "flat"))
         proc, seconds, cpu = lint_command("--pin", args.pin, str(pair))
-        print(f"one pair of switches breaking a MaxText validator: {seconds:.3f} s ({cpu:.3f} s CPU), {_summary(proc)}")
+        print(f"one pair of switches breaking a MaxText validator: {seconds:.3f} s ({cpu:.3f} s CPU), {summary(proc)}")
         for shape in args.shapes:
             times = {}
             for n in args.sizes:
@@ -263,38 +263,38 @@ def main() -> None:
                 growth = f", growth x{cpu / previous[1]:.2f} over {max(times)} (CPU)" if previous else ""
                 times[n] = (seconds, cpu)
                 size = script.stat().st_size
-                print(f"{shape:6} {n:5} appends ({size / 1024:.0f} KB): {seconds:.3f} s ({cpu:.3f} s CPU){growth}, {_summary(proc)}")
+                print(f"{shape:6} {n:5} appends ({size / 1024:.0f} KB): {seconds:.3f} s ({cpu:.3f} s CPU){growth}, {summary(proc)}")
             if 64 in times and 256 in times:
                 print(f"{shape:6} growth time(256)/time(64) = {times[256][0] / times[64][0]:.2f}"
                       f" (CPU {times[256][1] / times[64][1]:.2f})  targets: 64 <= 1 s, 256 <= 3 s, ratio <= 4")
         for shape in REPEATED_SHAPES if args.repeated else ():
-            _print_sizes(f"repeated {shape}", args.repeated, lambda n, shape=shape: repeated_appends(n, shape), Path(d), args.pin,
+            print_sizes(f"repeated {shape}", args.repeated, lambda n, shape=shape: repeated_appends(n, shape), Path(d), args.pin,
                          args.runs)
         if args.launcher:
-            _print_sizes("launcher optional parts", args.launcher, k8s_launcher, Path(d), args.pin)
+            print_sizes("launcher optional parts", args.launcher, k8s_launcher, Path(d), args.pin)
         if args.options:
-            _print_sizes("options loop options", args.options, options_loop_launcher, Path(d), args.pin)
+            print_sizes("options loop options", args.options, options_loop_launcher, Path(d), args.pin)
         if args.manifests:
-            _print_sizes("manifest launcher workloads", args.manifests, manifest_launcher, Path(d), args.pin)
+            print_sizes("manifest launcher workloads", args.manifests, manifest_launcher, Path(d), args.pin)
         if args.required:
-            _print_sizes("required variables", args.required, required_variables_launcher, Path(d), args.pin)
+            print_sizes("required variables", args.required, required_variables_launcher, Path(d), args.pin)
         if args.replicas:
-            _print_sizes("replica loop replicas", args.replicas, replica_loop_launcher, Path(d), args.pin)
+            print_sizes("replica loop replicas", args.replicas, replica_loop_launcher, Path(d), args.pin)
         if args.sites:
-            _print_sizes("launch sites subcommands", args.sites, launch_sites, Path(d), args.pin)
+            print_sizes("launch sites subcommands", args.sites, launch_sites, Path(d), args.pin)
         for form in BUILT_FORMS if args.built else ():
-            _print_sizes(f"built {form} parts", args.built, lambda n, form=form: built_command(n, form), Path(d), args.pin)
+            print_sizes(f"built {form} parts", args.built, lambda n, form=form: built_command(n, form), Path(d), args.pin)
         if args.node:
-            _print_sizes("distributed node parts", args.node, lambda n: distributed_node(n, ports=3), Path(d), args.pin)
+            print_sizes("distributed node parts", args.node, lambda n: distributed_node(n, ports=3), Path(d), args.pin)
         if args.switches:
-            _print_sizes("option switches", args.switches, option_switches_launcher, Path(d), args.pin)
+            print_sizes("option switches", args.switches, option_switches_launcher, Path(d), args.pin)
         previous = None
         for n in args.sequential:
             script = Path(d) / f"sequential_{n}.sh"
             script.write_text(sequential_script(n))
             proc, seconds, cpu = lint_command("--pin", args.pin, str(script))
             growth = f", growth {cpu / previous[1]:.2f} over {previous[0]} ifs (CPU)" if previous else ""
-            print(f"sequential {n:4} ifs: {seconds:.3f} s ({cpu:.3f} s CPU){growth}, {_summary(proc)}")
+            print(f"sequential {n:4} ifs: {seconds:.3f} s ({cpu:.3f} s CPU){growth}, {summary(proc)}")
             previous = (n, cpu)
     if args.appends_only:
         return

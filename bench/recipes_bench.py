@@ -1,111 +1,85 @@
-"""MaxText's own recipe scripts and config files, checked by flaglint and by MaxText 0.2.5's own
-pyconfig: how many command lines lint finds, what it reports, and where the two verdicts agree.
+"""Recipe and launcher scripts, linted as a user lints them (`flaglint lint --format json --pin PIN
+FILE`, a fresh process each, with the bytecode an installed package has), CPU seconds per file:
 
-    python bench/recipes_bench.py TREE [--timeout 60]
+- the project's own recipe material: examples/recipes and tests/fixtures/recipes (the recipe family,
+  the guard fixtures, and the launcher fixtures with a distributed-RL launcher's constructs: a flags
+  function whose output is captured, a --command string of optional parts, an options loop, common
+  files sourced beside it);
+- every *.sh under each TREE given (a copy of google/tunix's tunix/experimental/examples, say);
+- launcher-shaped scripts generated at growing sizes (tests/render/script_shapes): k8s_launcher
+  (an options loop, captured flags function output, an `||` guard, a --command string of N optional
+  parts), launch_sites (N subcommands reaching the same two launch sites) and options_loop_launcher
+  (N options read in a loop), each size with its growth over the size before.
 
-TREE is an unpacked MaxText wheel or source tree (its *.sh scripts are read, never run). Each
-MaxText command line of every branch is checked as `lint` checks it (commands.check_command), and
-the same config file, argv words and M_ variables go to MaxText's pyconfig in the oracle
-environment (tests/maxtext_env.py). Scripts are evaluated one at a time with a time limit.
+Target: every file <= 1 s. Whether MaxText and Tunix accept the launches the scripts make is
+bench/judged_sweep.py's.
+
+    python bench/recipes_bench.py [TREE ...] [--pin bbd0f6f10] [--runs 3]
+                                  [--launcher 10 50 100 200] [--sites 4 16 64 256] [--options 4 16 64 256]
 """
 
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import sys
-import time
-from collections import Counter
+import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO), str(REPO / "tests")]
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "tests" / "render")]
 
-from maxtext_env import oracle_python, unavailable  # noqa: E402
+from appends_bench import best_of, print_sizes, summary  # noqa: E402
+from script_shapes import k8s_launcher, launch_sites, options_loop_launcher  # noqa: E402
 
-from flaglint.frontends.check.confirm import PyconfigInput, verdicts  # noqa: E402
-from flaglint.frontends.checker import Checker  # noqa: E402
-from flaglint.frontends.commands import (  # noqa: E402
-    check_command,
-    command_lines,
-    config_path,
-    not_checked,
-)
-from flaglint.frontends.lint.script_commands import concrete_commands  # noqa: E402
-from flaglint.schema.config_index import load_index  # noqa: E402
+OWN = (ROOT / "examples" / "recipes", ROOT / "tests" / "fixtures" / "recipes")
+TARGET = 1.0
 
 
-def _lines(script: str) -> list[tuple[str, int, str, tuple[str, ...], tuple]]:
-    """(script, line, config, argv words, M_ env) of each MaxText command line of each outcome: of
-    each concrete command line where its words are symbolic (launch_parts.concrete_argvs)."""
-    from flaglint.render import evaluate
-    from flaglint.render.bash.types import ScriptError
-
-    index = load_index("0.2.5")
-    rule_names = [rule.name_set for rule in Checker("maxtext-0.2.5").ruleset.rules]
-    found = []
-    try:
-        evaluated = evaluate(Path(script))
-    except ScriptError:  # lint reports it (FL010); no command line to compare
-        return []
-    for launch, _ in concrete_commands(evaluated, rule_names):
-        for line in command_lines(launch, index):
-            if not_checked(line.command):
-                continue
-            config, _ = config_path(line.command, [Path(script).parent], index)
-            words = tuple(line.words[i].text for i in line.command.args)
-            found.append((script, line.line, config, words, tuple(sorted(line.env.items()))))
-    return found
-
-
-def _evaluate(script: str, timeout: float):
-    with multiprocessing.Pool(1) as pool:
-        try:
-            return pool.apply_async(_lines, (script,)).get(timeout)
-        except multiprocessing.TimeoutError:
-            return None
+def lint_files(label: str, root: Path, pin: str, runs: int) -> list[tuple[str, float]]:
+    """Each *.sh under `root` linted (the least CPU time of `runs` fresh runs), printed; the files
+    over the target, with their time."""
+    over = []
+    for script in sorted(root.rglob("*.sh")):
+        proc, wall, cpu = best_of(runs, "--pin", pin, str(script))
+        name = f"{label}/{script.relative_to(root)}"
+        mark = "  OVER 1 s" if cpu > TARGET else ""
+        print(f"{name}: {cpu:.3f} s CPU ({wall:.3f} s wall), {summary(proc)}{mark}")
+        if cpu > TARGET:
+            over.append((name, cpu))
+    return over
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("tree")
-    parser.add_argument("--timeout", type=float, default=60)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("trees", nargs="*", type=Path, help="directories whose *.sh are linted too")
+    parser.add_argument("--pin", default="bbd0f6f10")
+    parser.add_argument("--runs", type=int, default=1, help="fresh runs of each file: the least time is printed")
+    parser.add_argument("--launcher", type=int, nargs="*", default=[10, 50, 100, 200],
+                        help="optional parts of the generated launcher's --command string (none: skip it)")
+    parser.add_argument("--sites", type=int, nargs="*", default=[4, 16, 64, 256],
+                        help="subcommands of the generated launcher that reach the same launch sites (none: skip it)")
+    parser.add_argument("--options", type=int, nargs="*", default=[4, 16, 64, 256],
+                        help="options the generated launcher reads in a loop (none: skip it)")
     args = parser.parse_args()
-    scripts = sorted(str(p) for p in Path(args.tree).rglob("*.sh"))
-    started = time.perf_counter()
-    lines, slow, seconds = {}, [], {}
-    for script in scripts:
-        begun = time.perf_counter()
-        found = _evaluate(script, args.timeout)
-        seconds[script] = time.perf_counter() - begun
-        if found is None:
-            slow.append(script)
-            continue
-        for item in found:
-            lines.setdefault(item[2:], item[:2])
-    print(f"{len(scripts)} scripts, {len(lines)} distinct MaxText command lines, {len(slow)} not evaluated in "
-          f"{args.timeout:.0f} s: {', '.join(Path(s).name for s in slow) or '-'} ({time.perf_counter() - started:.1f} s)")
-    slowest = sorted(seconds, key=seconds.get, reverse=True)[:5]
-    print("slowest (evaluation and command lines, in a fresh process):",
-          ", ".join(f"{Path(s).relative_to(args.tree)} {seconds[s]:.2f} s" for s in slowest))
-    checker, index = Checker("maxtext-0.2.5"), load_index("0.2.5")
-    ours = {key: [f.rule for f in check_command(checker, list(key[1]), key[0], dict(key[2]), index=index) if f.severity == "error"]
-            for key in lines}
-    print("flaglint errors:", dict(Counter(rule for rules in ours.values() for rule in rules)))
-    python = oracle_python()
-    if python is None:
-        print(f"MaxText not run: {unavailable('oracle')}")
-        return
-    keys = list(lines)
-    answers = verdicts(python, [PyconfigInput(key[1], key[0], dict(key[2])) for key in keys])
-    agree = sum(bool(ours[key]) != answer.ok for key, answer in zip(keys, answers))
-    print(f"agreement with MaxText 0.2.5: {agree}/{len(keys)}")
-    for key, answer in zip(keys, answers):
-        script, line = lines[key]
-        verdict = "accepts" if answer.ok else f"{answer.error}: {(answer.message or '')[:100]}"
-        mark = "" if bool(ours[key]) != answer.ok else "  DISAGREE"
-        if ours[key] or not answer.ok:
-            print(f"  {Path(script).relative_to(args.tree)}:{line}: flaglint {ours[key] or 'accepts'}; MaxText {verdict}{mark}")
+    for tree in args.trees:
+        if not tree.is_dir():
+            parser.error(f"{tree}: not a directory")
+    with tempfile.TemporaryDirectory() as d:  # the bytecode and the pin's data cache written once, before any time is taken
+        warm = Path(d) / "warm.sh"
+        warm.write_text("#!/bin/bash\npython3 -m maxtext.train src/maxtext/configs/base.yml steps=1\n")
+        best_of(1, "--pin", args.pin, str(warm))
+    over = []
+    for root in (*OWN, *args.trees):
+        label = str(root.relative_to(ROOT)) if root.is_relative_to(ROOT) else str(root)
+        over += lint_files(label, root, args.pin, args.runs)
+    with tempfile.TemporaryDirectory() as d:
+        if args.launcher:
+            print_sizes("launcher optional parts", args.launcher, k8s_launcher, Path(d), args.pin, args.runs)
+        if args.sites:
+            print_sizes("launch sites subcommands", args.sites, launch_sites, Path(d), args.pin, args.runs)
+        if args.options:
+            print_sizes("options loop options", args.options, options_loop_launcher, Path(d), args.pin, args.runs)
+    print(f"files over {TARGET:.0f} s: " + (", ".join(f"{name} {cpu:.2f} s" for name, cpu in over) or "none"))
 
 
 if __name__ == "__main__":
