@@ -30,6 +30,9 @@ WITNESS_STARTS = 8
 # (z3-solver 5.4.1).
 WITNESS_QUERY_WORK = 2_000_000
 
+# The cubes of paths of one product kept at most (PathConditions._path_cubes), by the paths' ids.
+PATH_CUBES = 16384
+
 
 class PathConditions:
     """The conditions of the explored paths over their inputs. The paths partition the inputs' values
@@ -50,6 +53,7 @@ class PathConditions:
         self.variables: dict[str, z3.ArithRef] = {}
         self._members: dict[tuple, z3.BoolRef] = {}
         self._constrains: dict[tuple, bool] = {}  # (input, id of a path's values): whether they leave some out
+        self._path_cube: dict[int, tuple] = {}  # a path of one product (by id, kept) -> (it, its cube, the cube's items by input)
         self._excluded = self._cubes(excluded)
         self._literals: dict[z3.Solver, dict[tuple, z3.BoolRef]] = {}  # (_satisfiable)
         # paths (by identity: they live as long as the exploration) -> their witness; findings of
@@ -92,7 +96,33 @@ class PathConditions:
     def _cubes(self, paths: Iterable[ExploredPath]) -> set[frozenset]:
         """The paths' conditions as few products of value sets, before Z3 sees them (building
         thousands of path conditions as Z3 terms costs seconds)."""
-        return simplified((self._cube(c) for p in paths for c in p.products()), self.values)
+        return simplified((cube for p in paths for cube in self._path_cubes(p)), self.values)
+
+    def _path_cubes(self, path: ExploredPath) -> list[frozenset]:
+        """_cube of each product of the path. Of a path of one product narrowed on a few inputs from
+        another (ExploredPath.changed), its path's cube with those inputs' values changed: the
+        launches of a key's tokens narrow one path of hundreds of inputs hundreds of times."""
+        if path.cubes is not None:
+            return [self._cube(c) for c in path.cubes]
+        if len(self._path_cube) > PATH_CUBES:
+            self._path_cube.clear()
+        chain = []  # the path and those it was narrowed from, down to one whose cube is known or that was not narrowed
+        at = path
+        while (known := self._path_cube.get(id(at))) is None or known[0] is not at:
+            chain.append(at)
+            if at.narrowed_from is None or at.narrowed_from.cubes is not None:
+                break
+            at = at.narrowed_from
+        for at in reversed(chain):
+            parent = at.narrowed_from
+            if parent is None or parent.cubes is not None:
+                cube = self._cube(at.domains)
+            else:
+                inherited, by_name = self._path_cube[id(parent)][1:]
+                added = {name: (name, frozenset(at.domains[name])) for name in at.changed if self._leaves_out(name, at.domains[name])}
+                cube = inherited.difference([by_name[name] for name in at.changed if name in by_name]).union(added.values())
+            self._path_cube[id(at)] = (at, cube, {item[0]: item for item in cube})
+        return [self._path_cube[id(path)][1]]
 
     def _cube(self, domains: Mapping[str, Sequence[str | None]]) -> frozenset:
         """The product as (input, values) for the inputs it constrains."""
