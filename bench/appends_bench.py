@@ -213,6 +213,29 @@ def print_sizes(label: str, sizes: list[int], script_of, directory: Path, pin: s
               f" (CPU {times[256][1] / times[64][1]:.2f})  targets: 64 <= 1 s, 256 <= 3 s, ratio <= 4")
 
 
+# The distributed-RL launcher's shapes, printed here and by recipes_bench.py: each option's shape at
+# a size, its label, its default sizes and what a size counts.
+LAUNCHER_SHAPES = {
+    "launcher": (k8s_launcher, "launcher optional parts", [10, 50, 100, 200],
+                 "optional parts of the distributed launcher's --command string"),
+    "options": (options_loop_launcher, "options loop options", [4, 16, 64, 256], "options the launcher reads in a loop"),
+    "sites": (launch_sites, "launch sites subcommands", [4, 16, 64, 256],
+              "subcommands of the launcher whose every arm reaches the same launch sites"),
+}
+
+
+def add_shape_arguments(parser: argparse.ArgumentParser) -> None:
+    for name, (_, _, sizes, counted) in LAUNCHER_SHAPES.items():
+        parser.add_argument(f"--{name}", type=int, nargs="*", default=sizes, help=f"{counted} (none: skip it)")
+
+
+def print_shapes(args: argparse.Namespace, directory: Path, runs: int = 1) -> None:
+    """print_sizes of each launcher shape at the sizes its option gives (args.pin's)."""
+    for name, (shape, label, _, _) in LAUNCHER_SHAPES.items():
+        if getattr(args, name):
+            print_sizes(label, getattr(args, name), shape, directory, args.pin, runs)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[8, 64, 256, 1024])
@@ -221,10 +244,7 @@ def main() -> None:
     parser.add_argument("--appends-only", action="store_true", help="skip the switch benches and the family")
     parser.add_argument("--repeated", type=int, nargs="*", default=[8, 16, 32, 64, 256],
                         help="sizes of the repeated-keys recipes (none: skip them)")
-    parser.add_argument("--launcher", type=int, nargs="*", default=[10, 50, 100, 200],
-                        help="optional parts of the distributed launcher's --command string (none: skip it)")
-    parser.add_argument("--options", type=int, nargs="*", default=[4, 16, 64, 256],
-                        help="sizes of the options-loop launcher (none: skip it)")
+    add_shape_arguments(parser)
     parser.add_argument("--manifests", type=int, nargs="*", default=[1, 2, 4, 8],
                         help="start functions of the manifest launcher (none: skip it)")
     parser.add_argument("--required", type=int, nargs="*", default=[8, 16, 32, 64, 256],
@@ -235,8 +255,6 @@ def main() -> None:
                         help="optional parts of the command built behind tests, array and string (none: skip it)")
     parser.add_argument("--node", type=int, nargs="*", default=[4, 8, 16, 32, 64, 256],
                         help="optional parts of the distributed launcher's node, in a loop over 3 ports (none: skip it)")
-    parser.add_argument("--sites", type=int, nargs="*", default=[4, 16, 64, 256],
-                        help="subcommands of the launcher whose every arm reaches the same launch sites (none: skip it)")
     parser.add_argument("--switches", type=int, nargs="*", default=[2, 4, 8, 16, 32, 64],
                         help="switches an options loop sets, read per instance (none: skip it)")
     parser.add_argument("--sequential", type=int, nargs="*", default=[20, 40, 80, 160],
@@ -270,18 +288,13 @@ def main() -> None:
         for shape in REPEATED_SHAPES if args.repeated else ():
             print_sizes(f"repeated {shape}", args.repeated, lambda n, shape=shape: repeated_appends(n, shape), Path(d), args.pin,
                          args.runs)
-        if args.launcher:
-            print_sizes("launcher optional parts", args.launcher, k8s_launcher, Path(d), args.pin)
-        if args.options:
-            print_sizes("options loop options", args.options, options_loop_launcher, Path(d), args.pin)
+        print_shapes(args, Path(d))
         if args.manifests:
             print_sizes("manifest launcher workloads", args.manifests, manifest_launcher, Path(d), args.pin)
         if args.required:
             print_sizes("required variables", args.required, required_variables_launcher, Path(d), args.pin)
         if args.replicas:
             print_sizes("replica loop replicas", args.replicas, replica_loop_launcher, Path(d), args.pin)
-        if args.sites:
-            print_sizes("launch sites subcommands", args.sites, launch_sites, Path(d), args.pin)
         for form in BUILT_FORMS if args.built else ():
             print_sizes(f"built {form} parts", args.built, lambda n, form=form: built_command(n, form), Path(d), args.pin)
         if args.node:

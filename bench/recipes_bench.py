@@ -28,8 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "tests" / "render")]
 
-from appends_bench import best_of, print_sizes, summary  # noqa: E402
-from script_shapes import k8s_launcher, launch_sites, options_loop_launcher  # noqa: E402
+from appends_bench import add_shape_arguments, best_of, print_shapes, summary  # noqa: E402
 
 OWN = (ROOT / "examples" / "recipes", ROOT / "tests" / "fixtures" / "recipes")
 TARGET = 1.0
@@ -54,12 +53,7 @@ def main() -> None:
     parser.add_argument("trees", nargs="*", type=Path, help="directories whose *.sh are linted too")
     parser.add_argument("--pin", default="bbd0f6f10")
     parser.add_argument("--runs", type=int, default=1, help="fresh runs of each file: the least time is printed")
-    parser.add_argument("--launcher", type=int, nargs="*", default=[10, 50, 100, 200],
-                        help="optional parts of the generated launcher's --command string (none: skip it)")
-    parser.add_argument("--sites", type=int, nargs="*", default=[4, 16, 64, 256],
-                        help="subcommands of the generated launcher that reach the same launch sites (none: skip it)")
-    parser.add_argument("--options", type=int, nargs="*", default=[4, 16, 64, 256],
-                        help="options the generated launcher reads in a loop (none: skip it)")
+    add_shape_arguments(parser)
     args = parser.parse_args()
     for tree in args.trees:
         if not tree.is_dir():
@@ -73,12 +67,7 @@ def main() -> None:
         label = str(root.relative_to(ROOT)) if root.is_relative_to(ROOT) else str(root)
         over += lint_files(label, root, args.pin, args.runs)
     with tempfile.TemporaryDirectory() as d:
-        if args.launcher:
-            print_sizes("launcher optional parts", args.launcher, k8s_launcher, Path(d), args.pin, args.runs)
-        if args.sites:
-            print_sizes("launch sites subcommands", args.sites, launch_sites, Path(d), args.pin, args.runs)
-        if args.options:
-            print_sizes("options loop options", args.options, options_loop_launcher, Path(d), args.pin, args.runs)
+        print_shapes(args, Path(d), args.runs)
     print(f"files over {TARGET:.0f} s: " + (", ".join(f"{name} {cpu:.2f} s" for name, cpu in over) or "none"))
 
 
