@@ -154,7 +154,7 @@ class SharedParts:
     def __init__(self):
         self._parts: dict[tuple, tuple] = {}
         self._tokens: dict[tuple, tuple] = {}
-        self._writes: dict[tuple, tuple] = {}  # (a path, a piece of a flag string, its inputs, cap) -> (the path, ..., _piece_writes)
+        self._writes: dict[tuple, tuple] = {}  # (a path, a piece of a flag string, its inputs, cap) -> (what the key is kept by, _piece_writes of them)
         self._narrowed: dict[tuple, tuple] = {}
         self.splits: dict[tuple, tuple] = {}  # (a path, classes of inputs' values) -> (the path, it narrowed to each combination)
         self.distinct_paths: dict[tuple, tuple] = {}  # (a path, values, cap) -> (the path, the values, _distinct_paths of them)

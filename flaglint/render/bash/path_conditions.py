@@ -53,7 +53,7 @@ class PathConditions:
         self.variables: dict[str, z3.ArithRef] = {}
         self._members: dict[tuple, z3.BoolRef] = {}
         self._constrains: dict[tuple, bool] = {}  # (input, id of a path's values): whether they leave some out
-        self._path_cube: dict[int, tuple] = {}  # a path of one product (by id, kept) -> (it, its cube, the cube's items by input)
+        self._path_cube: dict[int, tuple] = {}  # a path of one product (by id, kept) -> (it, its cube)
         self._excluded = self._cubes(excluded)
         self._literals: dict[z3.Solver, dict[tuple, z3.BoolRef]] = {}  # (_satisfiable)
         # paths (by identity: they live as long as the exploration) -> their witness; findings of
@@ -118,10 +118,11 @@ class PathConditions:
             if parent is None or parent.cubes is not None:
                 cube = self._cube(at.domains)
             else:
-                inherited, by_name = self._path_cube[id(parent)][1:]
-                added = {name: (name, frozenset(at.domains[name])) for name in at.changed if self._leaves_out(name, at.domains[name])}
-                cube = inherited.difference([by_name[name] for name in at.changed if name in by_name]).union(added.values())
-            self._path_cube[id(at)] = (at, cube, {item[0]: item for item in cube})
+                # an input's item is (name, its values) where they leave some out: one not in the cube is no item of it
+                removed = [(name, frozenset(parent.domains[name])) for name in at.changed if name in parent.domains]
+                added = [(name, frozenset(at.domains[name])) for name in at.changed if self._leaves_out(name, at.domains[name])]
+                cube = self._path_cube[id(parent)][1].difference(removed).union(added)
+            self._path_cube[id(at)] = (at, cube)
         return [self._path_cube[id(path)][1]]
 
     def _cube(self, domains: Mapping[str, Sequence[str | None]]) -> frozenset:
