@@ -115,6 +115,34 @@ def options_loop_launcher(options: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def subcommand_launcher(options: int) -> str:
+    """A submit script's shape (google/tunix's math_gsm8k_dist/submit_gsm8k.sh): a subcommand word
+    read before an options loop, shifted away (`start`, `stop`) or kept where it is an option
+    (`-*) COMMAND=start`); then `options` options, each `--oI VALUE` or `--oI=VALUE`, beside `--dpo`
+    and `--packing BOOL`, which together break a MaxText validator; each option's value, else a
+    default from the environment, must not be empty where `start` hands every option to
+    the launching run of the script itself (`RUN_DPO="${DPO}" … bash "${BASH_SOURCE[0]}" launch`),
+    which reads them from its environment."""
+    names = ["DPO", "PACKING", *(f"O{i}" for i in range(options))]
+    arms = ["    --dpo) DPO=true; shift ;;", '    --packing) PACKING="$2"; shift 2 ;;', '    --packing=*) PACKING="${1#*=}"; shift ;;']
+    for i in range(options):
+        arms += [f'    --o{i}) O{i}="$2"; shift 2 ;;', f'    --o{i}=*) O{i}="${{1#*=}}"; shift ;;']
+    lines = ["#!/bin/bash", "COMMAND=start", "DPO=false", "PACKING=false",
+             "if [[ $# -gt 0 ]]; then", '  case "$1" in', '    start|stop|launch) COMMAND="$1"; shift ;;',
+             '    help|-h|--help) echo "usage: $0 [start|stop] [--dpo] [--packing BOOL] [--oN VALUE]"; exit 0 ;;',
+             "    -*) COMMAND=start ;;", "  esac", "fi",
+             "while [[ $# -gt 0 ]]; do", '  case "$1" in', *arms, '    *) echo "unknown option $1" >&2; exit 1 ;;', "  esac", "done",
+             'case "$COMMAND" in', "  start)",
+             *(f'    O{i}="${{O{i}:-${{DEFAULT_O{i}:-}}}}"; if [[ -z "$O{i}" ]]; then echo "--o{i} is empty" >&2; exit 1; fi'
+               for i in range(options)),
+             "    " + " ".join(f'RUN_{name}="${{{name}}}"' for name in names)
+             + ' bash "${BASH_SOURCE[0]}" launch', "    ;;", "  stop) echo stopping ;;", "  launch)",
+             '    FLAGS="steps=10 packing=false"', '    if [[ "$RUN_DPO" == "true" ]]; then FLAGS="$FLAGS use_dpo=true"; fi',
+             '    if [[ "$RUN_PACKING" == "true" ]]; then FLAGS="$FLAGS packing=true"; fi',
+             "    python3 -m maxtext.trainers.pre_train.train src/maxtext/configs/base.yml run_name=sub $FLAGS", "    ;;", "esac"]
+    return "\n".join(lines) + "\n"
+
+
 def manifest_launcher(workloads: int) -> str:
     """A distributed-RL launcher's other shape (google/tunix's experimental k8s_launcher.sh): each
     of `workloads` start functions declares a `local` in one arm only and captures a command's

@@ -15,13 +15,14 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from script_shapes import options_loop_launcher
+from script_shapes import options_loop_launcher, subcommand_launcher
 from test_bash_property import BASH_OWN
 from test_bash_symbolic import exported_as, taken_by
 
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.lint.scripts import check_script
 from flaglint.render import evaluate, render
+from flaglint.render.bash.explorer import run_inputs
 from flaglint.render.bash.state import input_label, is_option, option_arguments
 from flaglint.render.bash.types import OTHER
 
@@ -55,6 +56,73 @@ def test_an_options_loop_costs_a_path_per_outcome_not_per_sequence_of_arguments(
     script = tmp_path / "launch.sh"
     script.write_text(options_loop_launcher(options))
     assert evaluate(script).paths_explored <= 6
+
+
+def _launched_words(rendering) -> list:
+    """The words of every launch of a run and of the scripts it runs."""
+    return [w.text for launch in rendering.launched for w in launch.words] + [
+        word for handoff in rendering.handoffs for word in _launched_words(handoff)]
+
+
+@pytest.mark.parametrize("options", [2, 4])
+def test_a_subcommand_before_the_options_loop_leaves_the_loop_its_options(tmp_path, options):
+    # google/tunix's submit_gsm8k.sh: `start` shifted away or `-*) COMMAND=start` kept, then the
+    # options loop, then the options handed to the script's own launching run through its
+    # environment; the loop is still taken apart (a path per outcome), and a witness's arguments
+    # put the subcommand before the options, as a run gives them
+    script = tmp_path / "submit.sh"
+    script.write_text(subcommand_launcher(options))
+    assert evaluate(script).paths_explored <= 40
+    # the launching run's environment as only `start` gives it: the conflict is the options'
+    findings = check_script(script, Checker(PIN), fixed={"RUN_DPO": "false", "RUN_PACKING": "false"}).result.findings
+    assert "FL011" not in {f.rule for f in findings}
+    conflicts = [f for f in findings if f.rule in DPO_AND_PACKING]
+    assert {f.rule for f in conflicts} == DPO_AND_PACKING
+    runs = {tuple(_arguments(f.witness["env"])) for f in conflicts}
+    assert all(run[:4] == ("start", "--dpo", "--packing", "true") for run in runs), runs
+    for finding in conflicts:
+        env = {name: value for name, value in finding.witness["env"].items() if not name.startswith("$")}
+        words = _launched_words(render(script, {**env, "RUN_DPO": "false", "RUN_PACKING": "false"}, None,
+                                       _arguments(finding.witness["env"])))
+        assert "use_dpo=true" in words and "packing=true" in words
+    # the kept first word is read again by the loop: the options alone are the run's arguments
+    given = ["--dpo", "--packing=true", *(f"--o{i}=x" for i in range(options))]
+    assert "use_dpo=true" in _launched_words(render(script, {}, None, given))
+
+
+def test_options_checked_then_handed_to_a_script_cost_a_path_per_outcome(tmp_path):
+    # google/tunix's submit_gsm8k.sh: every option's value, else the environment's, must not be
+    # empty; then `K="${K}" … bash k8s_launcher.sh` hands them all on. The values the path has not
+    # decided stay joined into the script, which decides them where it reads them: a run per
+    # combination of the options' values was 267 paths at 8 options (28 s), 46 at 3
+    options = 3
+    arms = "\n".join(f'    --o{i}) O{i}="$2"; shift 2 ;;\n    --o{i}=*) O{i}="${{1#*=}}"; shift ;;' for i in range(options))
+    checks = "\n".join(f'O{i}="${{O{i}:-${{DEFAULT_O{i}:-}}}}"\nif [[ -z "$O{i}" ]]; then echo "--o{i} is empty" >&2; exit 1; fi'
+                       for i in range(options))
+    handed = " ".join(f'RUN_O{i}="${{O{i}}}"' for i in range(options))
+    (tmp_path / "submit.sh").write_text(
+        "#!/bin/bash\nDPO=false\nPACKING=false\nwhile [[ $# -gt 0 ]]; do\n  case \"$1\" in\n    --dpo) DPO=true; shift ;;\n"
+        f'    --packing) PACKING=true; shift ;;\n{arms}\n    *) echo "unknown option $1" >&2; exit 1 ;;\n  esac\ndone\n{checks}\n'
+        f'RUN_DPO="${{DPO}}" RUN_PACKING="${{PACKING}}" {handed} bash "${{BASH_SOURCE[0]%/*}}/train.sh"\n')
+    (tmp_path / "train.sh").write_text(
+        '#!/bin/bash\nFLAGS="steps=10 packing=false run_name=${RUN_O0}"\nif [[ "$RUN_DPO" == "true" ]]; then FLAGS="$FLAGS use_dpo=true"; fi\n'
+        'if [[ "$RUN_PACKING" == "true" ]]; then FLAGS="$FLAGS packing=true"; fi\n'
+        "python3 -m maxtext.trainers.pre_train.train src/maxtext/configs/base.yml $FLAGS\n")
+    assert evaluate(tmp_path / "submit.sh").paths_explored <= 4 * options
+    findings = check_script(tmp_path / "submit.sh", Checker(PIN)).result.findings
+    conflicts = [f for f in findings if f.rule in DPO_AND_PACKING]
+    assert {f.rule for f in conflicts} == DPO_AND_PACKING
+    for finding in conflicts:
+        arguments = _arguments(finding.witness["env"])
+        assert "--dpo" in arguments and "--packing" in arguments
+        words = _launched_words(render(tmp_path / "submit.sh", {}, None, arguments))
+        assert "use_dpo=true" in words and "packing=true" in words
+
+
+def test_the_words_read_before_an_options_loop_come_before_its_options():
+    subcommand = {"$#": "3", "$1": "start", "$1@12/1": "--dpo", "$1@14/2": "--packing", "$2@14/2": "true", "HOME": "/h"}
+    assert run_inputs(subcommand) == ({"HOME": "/h"}, ["start", "--dpo", "--packing", "true"])
+    assert run_inputs({"$1@12/1": "--dpo", "$1@14/2": None, "$2@14/2": None}) == ({}, ["--dpo"])
 
 
 def test_given_arguments_run_the_loop_as_written(tmp_path):

@@ -122,7 +122,9 @@ class Exploration:
 def run_inputs(env: Mapping[str, str | None]) -> tuple[dict[str, str | None], list[str]]:
     """A witness's inputs as a run takes them: the environment's variables, and the script's
     arguments (`$#` of them, else as many as it names; one it does not name has a value the
-    scripts do not compare it with)."""
+    scripts do not compare it with). Where an options loop took its arguments apart, the words
+    the path read before it (a subcommand it shifted away: machine.Interp.i_optionarms), then the
+    options."""
     variables, options, named = {}, {}, {}
     for name, value in env.items():  # one pass: a witness's environment holds every input of the script
         if not is_argument(name):
@@ -132,7 +134,7 @@ def run_inputs(env: Mapping[str, str | None]) -> tuple[dict[str, str | None], li
         elif name != ARGUMENT_COUNT:
             named[int(name[1:])] = value
     if options:  # the options loop's arms, each an option given or not (compiler.OptionArms)
-        return variables, option_arguments(options)
+        return variables, [named.get(index, OTHER) for index in range(1, max(named, default=0) + 1)] + option_arguments(options)
     count = env.get(ARGUMENT_COUNT)
     count = int(count) if count is not None else max(named, default=0)
     return variables, [named.get(index, OTHER) for index in range(1, count + 1)]

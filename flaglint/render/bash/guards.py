@@ -133,6 +133,16 @@ def settle(st: State, cubes: Sequence[Cube], kept: frozenset = frozenset()) -> b
     return True
 
 
+def forget(st: State, name: str) -> None:
+    """Let the path hold no value of the input: its condition on the other inputs is what any
+    value of it allows (the projection), as if no step had read it."""
+    st.inputs.pop(name, None)
+    st.domains.pop(name, None)
+    factor = next((f for f in st.condition or () if name in factor_names(f)), None)
+    if factor is not None:
+        settle(st, [without(cube, name) for cube in factor], st.condition - {factor})
+
+
 def narrow(st: State, name: str, values: Sequence) -> None:
     """Let the input take only `values` on the path. One the path assigned while its values stayed
     grouped is exported where the environment set it (machine.Interp.rendering); once the path no

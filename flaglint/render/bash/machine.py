@@ -52,6 +52,7 @@ from flaglint.render.bash.expansion import (
     segment,
     split_words,
 )
+from flaglint.render.bash.guards import forget
 from flaglint.render.bash.lead import leading_words
 from flaglint.render.bash.lexer import Lit, Param
 from flaglint.render.bash.state import (
@@ -59,9 +60,12 @@ from flaglint.render.bash.state import (
     UNKNOWN_ARGUMENTS,
     NeedInput,
     State,
+    argument_input,
     is_argument,
     is_file_test,
+    is_option,
     settled_positional,
+    words_read,
 )
 from flaglint.render.bash.types import (
     Choice,
@@ -156,6 +160,10 @@ def _find_repo_root(path: str) -> str | None:
         d = parent
 
 
+# Interp._loop_words: the path's arguments are not an options loop's to take apart
+_AS_WRITTEN = object()
+
+
 class Interp(Expansion, Conditions, Builtins, CountedLoops):
     """Runs compiled bash on a State. `launches` says which commands it keeps as launches;
     `candidates` gives the values an unread input may take."""
@@ -245,6 +253,13 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
         if type(value) is Choice or type(value) is Sym:
             return resolve(value, lambda c: self._pick(st, c), lambda n: self._input(st, n))
         return value
+
+    def _decided(self, st: State, value):
+        """A stored value as this path sees it where the path has decided it; else as stored."""
+        try:
+            return self.concrete(st, value)
+        except NeedInput:
+            return value
 
     def raw(self, st: State, name: str):
         """The variable's value as stored: a Choice or Sym stays symbolic."""
@@ -475,13 +490,35 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
         st.pc += 1
 
     def i_optionarms(self, ins: OptionArms, st: State) -> None:
-        decided = [name for name in (*st.inputs, *st.domains) if is_argument(name)]
-        arguments = st.inputs.get(ARGUMENT_COUNT)
-        if st.positional != UNKNOWN_ARGUMENTS or any(name != ARGUMENT_COUNT for name in decided) \
-                or arguments is not None and arguments.text == "0":
+        """An options loop over arguments no caller gives takes each arm as an option given or not
+        (compiler.OptionArms), also after the path has read some of them: those shifted away
+        before the loop (a subcommand: `start --image=x`) are not the loop's, and a first word read
+        and kept (`-*) COMMAND=start ;;`) is read again by the loop, as one of its options, so the
+        path no longer holds it. Where the path decided others the loop reads, it runs as written."""
+        first = self._loop_words(st)
+        if first is _AS_WRITTEN:
             st.pc = ins.target
+            return
+        if first is not None:
+            forget(st, first)
+        st.pc += 1
+
+    def _loop_words(self, st: State):
+        """The input that is the first word an options loop reads, where the path read it before
+        the loop (None where it did not); _AS_WRITTEN where the arguments are given, none is left,
+        or the path decided one past the first."""
+        count = st.inputs.get(ARGUMENT_COUNT)
+        if count is not None and count.text == "0":
+            return _AS_WRITTEN
+        if st.positional == UNKNOWN_ARGUMENTS:
+            first, read = argument_input(1), words_read(st)
+        elif st.positional and all(type(v) is FromInput and is_argument(v.name) and not is_option(v.name) for v in st.positional):
+            first, read = st.positional[0].name, words_read(st) & {v.name for v in st.positional}
         else:
-            st.pc += 1
+            return _AS_WRITTEN
+        if any(name != first for name in read):
+            return _AS_WRITTEN
+        return first if read else None
 
     def i_armarguments(self, ins: ArmArguments, st: State) -> None:
         st.positional = tuple(FromInput(name) for name in ins.names)
@@ -894,7 +931,9 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
         if os.path.basename(program) in SHELLS or program.endswith(".sh"):
             if any(type(w) is not Value for w in words):
                 words = self.fields(source, st)  # the same fields, concrete (only a command that mutates nothing has symbolic ones)
-            extra = {name: self.concrete(st, value) for name, value in extra.items()}  # a script run reads any of them
+            # a value the path has decided is handed on as it is; one it has not stays joined, decided
+            # where the script reads it (a prefix of n such values is not a run per combination)
+            extra = {name: self._decided(st, value) for name, value in extra.items()}
             self._run_script(ins, st, words[at:], extra, cleared, replace)
             return
         if self.launches.may_launch(program, [w.text if type(w) is Value else None for w in words[at + 1:]]):

@@ -110,6 +110,12 @@ def settled_positional(st: State) -> tuple:
     return st.positional
 
 
+def words_read(st: State) -> frozenset:
+    """The script's arguments the path holds values of (read, or narrowed), less an options
+    loop's and their count."""
+    return frozenset(name for name in (*st.inputs, *st.domains) if is_argument(name) and not is_option(name) and name != ARGUMENT_COUNT)
+
+
 class State:
     __slots__ = ("scopes", "exported", "functions", "positional", "code", "pc", "stack", "status",
                  "inputs", "domains", "condition", "notes", "branches", "handoffs", "iters", "steps", "done", "exit_code",
