@@ -162,6 +162,8 @@ def _find_repo_root(path: str) -> str | None:
 
 # Interp._loop_words: the path's arguments are not an options loop's to take apart
 _AS_WRITTEN = object()
+# State.iters: the script's arguments a path read before an options loop took the others apart
+_WORDS_BEFORE_OPTIONS = ("words before options",)
 
 
 class Interp(Expansion, Conditions, Builtins, CountedLoops):
@@ -496,12 +498,14 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
         and kept (`-*) COMMAND=start ;;`) is read again by the loop, as one of its options, so the
         path no longer holds it. Where the path decided others the loop reads, it runs as written."""
         first = self._loop_words(st)
-        if first is _AS_WRITTEN:
-            st.pc = ins.target
-            return
-        if first is not None:
+        if first is not None and first is not _AS_WRITTEN:
             forget(st, first)
-        st.pc += 1
+        before = words_read(st)
+        if before:
+            # a witness's run gives these words before the options (explorer.run_inputs): the path
+            # never merges with one whose runs may give any word there (State.iters tells them apart)
+            st.iters[_WORDS_BEFORE_OPTIONS] = before
+        st.pc = ins.target if first is _AS_WRITTEN else st.pc + 1
 
     def _loop_words(self, st: State):
         """The input that is the first word an options loop reads, where the path read it before

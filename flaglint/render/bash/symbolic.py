@@ -48,7 +48,6 @@ from flaglint.render.bash.state import (
     is_argument,
     is_file_test,
     settled_positional,
-    words_read,
 )
 from flaglint.render.bash.types import (
     Choice,
@@ -118,11 +117,7 @@ def merge(states: list[State], candidates) -> list[State]:
 
 def _where(st: State) -> tuple:
     return (id(st.code), st.pc, st.status, st.exit_code, len(st.scopes), len(settled_positional(st)),
-            tuple((id(code), pc, kind) for code, pc, kind, _ in st.stack),
-            # a witness's run gives the arguments a path holds before an options loop's options
-            # (explorer.run_inputs): a path that holds one never merges with one whose runs may
-            # give any word there
-            words_read(st))
+            tuple((id(code), pc, kind) for code, pc, kind, _ in st.stack))
 
 
 
