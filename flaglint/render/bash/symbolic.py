@@ -120,8 +120,6 @@ def _where(st: State) -> tuple:
             tuple((id(code), pc, kind) for code, pc, kind, _ in st.stack))
 
 
-
-
 def _merged_group(states: list[State], candidates) -> list[State]:
     """The group merged: all at once where they can be (the arms of a `case` on one input, the
     values a read forked into), in one pass over their values; else two at a time, in sweeps."""
