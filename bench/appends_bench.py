@@ -41,7 +41,7 @@ once, however many subcommands reach them; and a distributed launcher's switches
 loop's arms set, read by a function called for each of 3 instances) at N = 2, 4, 8, 16, 32, 64
 (`--switches`); and a submit script (script_shapes.subcommand_launcher: a subcommand word read before
 an options loop of N options, each value checked and all handed to the script's own launching run
-through its environment) at N = 2, 3, 4, 5 (`--subcommand`; at 6 it takes minutes: still exponential).
+through its environment) at N = 4, 8, 16, 32 (`--subcommand`).
 
 Then N sequential ifs on N inputs setting one variable (`if [ "$Ai" != x ]; then F=bad_key_i=1; fi`)
 and a MaxText launch reading it: N findings (a key MaxText does not define, at each if), each
@@ -224,7 +224,7 @@ LAUNCHER_SHAPES = {
     "options": (options_loop_launcher, "options loop options", [4, 16, 64, 256], "options the launcher reads in a loop"),
     "sites": (launch_sites, "launch sites subcommands", [4, 16, 64, 256],
               "subcommands of the launcher whose every arm reaches the same launch sites"),
-    "subcommand": (subcommand_launcher, "subcommand options", [2, 3, 4, 5],
+    "subcommand": (subcommand_launcher, "subcommand options", [4, 8, 16, 32],
                    "options of a submit script read after its subcommand word, checked and handed to its launching run"),
 }
 

@@ -56,7 +56,7 @@ def own_changes(exported: dict, env: dict) -> dict:
 
 
 def taken_by(paths: list, env: dict):
-    return [(p, o) for p, o in paths if any(all(env.get(n) in vs for n, vs in c.items()) for c in p.products())]
+    return [(p, o) for p, o in paths if p.admits({n: env.get(n) for n in p.domains})]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -47,7 +47,7 @@ class KeptWitnesses:
             if path.narrowed_from is not None:
                 found = (None, None, (_items(path.changed), self._shape(path.narrowed_from)))
             else:
-                found = (_items(path.domains), None if path.cubes is None else tuple(map(_items, path.cubes)), None)
+                found = (_items(path.domains), None if path.factors is None else tuple(tuple(map(_items, f)) for f in path.factors), None)
             self._shapes[id(path)] = found
         return found
 

@@ -771,7 +771,7 @@ def _violations(path: ExploredPath, group: _Part, splits: _Splits, explored: Map
                 launch_at, judge, cap: int, sequences: dict, shared: SharedParts) -> list:
     """launch_query.violations of the group, on a path whose launch has a config to judge (where
     it has none, the solver has nothing to ask, and is not loaded)."""
-    cubes = path.products()
+    cubes = path.products_over(group.inputs)
     classes = _input_classes(path, group.inputs, splits, explored, cubes)
     from flaglint.frontends.lint.launch_query import violations  # noqa: PLC0415 z3: only for a group over the path cap
 
@@ -798,7 +798,7 @@ def _texts_paths(path: ExploredPath, values: list, explored: Mapping[str, Sequen
                  shared: SharedParts) -> list[ExploredPath] | None:
     found: dict[tuple, dict] = {}
     reads = sorted(set().union(*(_inputs(v) for v in values)))
-    for cube in path.products():
+    for cube in path.products_over(reads):
         def domain(name: str, cube=cube) -> list:
             return list(cube[name]) if name in cube else _domain(name, path, explored)
 
@@ -847,7 +847,7 @@ def _key_tokens(path: ExploredPath, members: list[_Part], key: str, flag_pieces:
     another option's name, given to a number or a switch) are one token, shown by the first: each
     launch of another judges as it does, so the launches grow with the part's values MaxText reads,
     not with every value the script compares its arguments with."""
-    if path.cubes is not None or sum(len(p.inputs) for p in members) != len(set().union(*(p.inputs for p in members))):
+    if path.factors is not None or sum(len(p.inputs) for p in members) != len(set().union(*(p.inputs for p in members))):
         return None
     # per part, in the string's order: its piece, each combination of its inputs' classes with the
     # tokens of the key it writes there and the inputs' values that take it, and its own values'
@@ -1019,7 +1019,7 @@ def _splitting(path: ExploredPath, inputs: set, splits: _Splits, explored: Mappi
 def _narrowed(path: ExploredPath, fixed: Mapping[str, list]) -> ExploredPath | None:
     """The part of the path where each input in `fixed` takes one of its values; None where the
     path's condition rules that out (a guard over several inputs, or one that exits, took it)."""
-    if path.cubes is None:  # one product: only the inputs in `fixed` change (their values shared, never changed)
+    if path.factors is None:  # one product: only the inputs in `fixed` change (their values shared, never changed)
         changes = {}
         for name, values in fixed.items():
             changes[name] = _within(path.domains.get(name, values), values)
@@ -1027,40 +1027,31 @@ def _narrowed(path: ExploredPath, fixed: Mapping[str, list]) -> ExploredPath | N
                 return None
         env = {**path.env, **{name: found[0] for name, found in changes.items()}}
         return ExploredPath(env, path.branches, {**path.domains, **changes}, narrowed_from=path, changed=changes)
-    products, every = _products(path)
-    cubes = []
     allowed = {name: set(values) for name, values in fixed.items()}  # a value looked up, not a list walked, in each product
-    for cube in products:
-        changes = {name: [v for v in cube.get(name, values) if v in allowed[name]] for name, values in fixed.items()}
-        if all(changes.values()):
-            cubes.append({**cube, **changes})
-    if not cubes:
-        return None
-    # where every product holds, only the inputs fixed have other values than the path's
-    kept = fixed if len(cubes) == len(products) else cubes[0]
-    domains = {**(every if kept is fixed else {}), **{name: list(dict.fromkeys(v for c in cubes for v in c[name])) for name in kept}}
-    env = dict(path.env)
-    for name, values in cubes[0].items():
-        if name in fixed or env.get(name) not in values:
-            env[name] = values[0]
-    return ExploredPath(env, path.branches, domains, cubes if len(cubes) > 1 else None)
-
-
-# Of each path of several products narrowed (by id, the path kept alive), those of its products
-# where every input has a value, and each input's values in them: a path narrowed once per text of
-# a group costs the inputs it fixes, not its hundreds of inputs.
-_PRODUCTS: dict[int, tuple] = {}
-
-
-def _products(path: ExploredPath) -> tuple[list, dict]:
-    found = _PRODUCTS.get(id(path))
-    if found is None or found[0] is not path:
-        if len(_PRODUCTS) > 256:
-            _PRODUCTS.clear()
-        cubes = [cube for cube in path.products() if all(cube.values())]
-        every = {name: list(dict.fromkeys(v for c in cubes for v in c[name])) for name in cubes[0]} if cubes else {}
-        found = _PRODUCTS[id(path)] = (path, cubes, every)
-    return found[1], found[2]
+    domains, env, factors, named = dict(path.domains), dict(path.env), [], set()
+    for factor in path.factors:
+        names = allowed.keys() & factor[0].keys()
+        if not names:  # the factor's products take the same values as before
+            factors.append(factor)
+            continue
+        named |= names
+        products = [{**product, **changes} for product in factor
+                    if all((changes := {name: [v for v in product[name] if v in allowed[name]] for name in names}).values())]
+        if not products:
+            return None
+        domains.update({name: list(dict.fromkeys(v for p in products for v in p[name])) for name in factor[0]})
+        for name, values in products[0].items():
+            if name in fixed or env.get(name) not in values:
+                env[name] = values[0]
+        if len(products) > 1:
+            factors.append(tuple(products))
+    for name, values in fixed.items():  # an input no factor names: as in a path of one product
+        if name not in named:
+            domains[name] = _within(path.domains.get(name, values), values)
+            if not domains[name]:
+                return None
+            env[name] = domains[name][0]
+    return ExploredPath(env, path.branches, domains, tuple(factors) or None)
 
 
 # Of each domain a path narrows (by id, the list kept alive), where each value stands in it: a path

@@ -54,27 +54,30 @@ def _on_paths(path: ExploredPath, paths: Sequence[ExploredPath], matters: Mappin
     input, the values of a guard over several inputs (one that refuses a combination with `exit 1`)
     could meet where no path of the finding is."""
     chosen = {name: _witness_choice(name, values) for name, values in matters.items()}
-    if any(_admits(product, chosen) for found in paths for product in found.products()):
+    if any(found.admits(chosen) for found in paths):
         return chosen
-    products = path.products()
-    for product in products:
-        if len(products) > 1 and any(name not in matters and path.env.get(name) not in values for name, values in product.items()):
-            continue
-        allowed = {name: [v for v in values if name not in product or v in product[name]] for name, values in matters.items()}
-        if all(allowed.values()):
-            return {name: _witness_choice(name, found) for name, found in allowed.items()}
+    allowed = {name: [v for v in values if name not in path.domains or v in path.domains[name]] for name, values in matters.items()}
+    for factor in path.factors or ():
+        # of the factor's products, the first that the run's other inputs take and that leaves each input that matters a value
+        for product in factor:
+            if len(factor) > 1 and any(name not in matters and path.env.get(name) not in values for name, values in product.items()):
+                continue
+            narrowed = {name: [v for v in found if v in product[name]] if name in product else found for name, found in allowed.items()}
+            if all(narrowed.values()):
+                allowed = narrowed
+                break
+        else:
+            return chosen
+    if all(allowed.values()):
+        return {name: _witness_choice(name, found) for name, found in allowed.items()}
     return chosen
-
-
-def _admits(product: Mapping[str, Sequence], chosen: Mapping[str, str | None]) -> bool:
-    return all(name not in product or value in product[name] for name, value in chosen.items())
 
 
 def _arms_on_paths(inputs: Mapping[str, str | None], paths: Sequence[ExploredPath]) -> list | None:
     """The arms a run with `inputs` takes, read off the first of `paths` whose condition holds for
     them (every run it holds for takes that path); None where none tells (a run must)."""
     for path in paths:
-        if any(all(inputs.get(name) in values for name, values in product.items()) for product in path.products()):
+        if path.admits({name: inputs.get(name) for name in path.domains}):
             return arms_taken(path.branches, inputs)
     return None
 

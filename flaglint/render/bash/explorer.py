@@ -27,14 +27,14 @@ from __future__ import annotations
 import itertools
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from flaglint.render.bash.compiler import ANY_ARGUMENT, INDIRECT
 from flaglint.render.bash.counted import CounterRead
 from flaglint.render.bash.expansion import ExitScript, input_value
-from flaglint.render.bash.guards import cubes_of, ordered, restrict, spread
+from flaglint.render.bash.guards import factor_names, ordered, restrict, spread
 from flaglint.render.bash.lexer import compile_glob, glob_sample
 from flaglint.render.bash.machine import Interp
 from flaglint.render.bash.state import (
@@ -84,17 +84,32 @@ class ExploredPath:
     env: dict  # dict[str, str | None]: the inputs this path read (None: unset), one witness
     branches: list  # list[tuple[str, int]]: (file, line) of each if/elif/else arm and case item taken
     domains: dict = field(default_factory=dict)  # each input in env: every value that takes this path
-    # When the values of several inputs go together (a merged guard over them): the condition as
-    # products, each giving every input in domains the values it takes there. None: domains alone.
-    cubes: list | None = None
+    # When the values of several inputs go together (a merged guard over them): the condition is
+    # domains times these factors, each a union of products over inputs no other factor names (each
+    # product: those inputs' values, in domains' order). None: domains alone. n checks that each
+    # read inputs of their own are n factors, never expanded to the product of their products.
+    factors: tuple | None = None
     # A path narrowed from another on a few inputs: that path, and the inputs whose values differ
     # (every other input's values are that path's own lists): what is new in it is read from these.
     narrowed_from: ExploredPath | None = None
     changed: dict = field(default_factory=dict)
 
-    def products(self) -> list[dict]:
-        """The path's condition as products of value sets: each input in domains, its values."""
-        return [self.domains] if self.cubes is None else self.cubes
+    def admits(self, values: Mapping[str, str | None]) -> bool:
+        """Whether some run down the path gives each input in `values` its value."""
+        domains = self.domains
+        if any(name in domains and value not in domains[name] for name, value in values.items()):
+            return False
+        return all(any(all(name not in values or values[name] in found for name, found in product.items()) for product in factor)
+                   for factor in self.factors or ())
+
+    def products_over(self, names: Iterable[str]) -> list[dict]:
+        """The path's condition as products of value sets, each giving every input in domains its
+        values, as far as `names` tell: the factors that name none of them stay whole (any of their
+        products takes the same values of `names`), so the products are those of the others only."""
+        names = set(names)
+        touching = [factor for factor in self.factors or () if not names.isdisjoint(factor[0])]
+        return [{**self.domains, **{name: values for product in chosen for name, values in product.items()}}
+                for chosen in itertools.product(*touching)]
 
 
 @dataclass
@@ -117,6 +132,18 @@ class Exploration:
     inputs: dict  # dict[str, list[str | None]]: each input read before assignment (or fixed), values explored
     paths_explored: int
     capped: bool  # the path cap stopped exploration; outcomes cover the paths explored
+
+
+def _factors(condition: frozenset, domains: Mapping[str, list]) -> tuple:
+    """A path's condition (State.condition) as ExploredPath.factors: each factor's products over
+    its own inputs, in an order that does not depend on string hashing, none that leaves an input
+    no value."""
+    found = []
+    for factor in condition:
+        names = sorted(factor_names(factor))
+        products = [product for cube in ordered(factor) if all((product := spread(cube, {n: domains[n] for n in names})).values())]
+        found.append(tuple(products))
+    return tuple(sorted(found, key=lambda factor: list(factor[0])))
 
 
 def run_inputs(env: Mapping[str, str | None]) -> tuple[dict[str, str | None], list[str]]:
@@ -480,11 +507,13 @@ class Explorer:
             if (v if v is None else v.text) not in seen:
                 seen.append(v if v is None else v.text)
         domains = {n: list(d) for n, d in st.domains.items()}
-        cubes = None if st.condition is None else [spread(cube, domains) for cube in ordered(cubes_of(st))]
+        factors = None if st.condition is None else _factors(st.condition, domains)
         witnesses = {}
         env = {}
-        # The witness: unset where the path lets an input be unset (of the products, the one with the most such)
-        witness = domains if cubes is None else max(cubes, key=lambda c: sum(None in vs for vs in c.values()))
+        # The witness: unset where the path lets an input be unset (of each factor's products, the one with the most such)
+        witness = dict(domains)
+        for factor in factors or ():
+            witness.update(max(factor, key=lambda product: sum(None in vs for vs in product.values())))
         for name, values in witness.items():
             if name in st.inputs:
                 v = st.inputs[name]
@@ -499,7 +528,7 @@ class Explorer:
         rendering = self.interp.rendering(st, witnesses)
         rendering.handoffs = list(st.handoffs)
         self._record_reads(rendering)
-        return Outcome(rendering, [ExploredPath(env, list(st.branches), domains, cubes)])
+        return Outcome(rendering, [ExploredPath(env, list(st.branches), domains, factors)])
 
 
     def _record_reads(self, rendering: Rendering) -> None:

@@ -71,11 +71,6 @@ def _indexed(cubes: Iterable[Cube]) -> tuple[dict[Cube, dict], dict[Cube, int]]:
     return {c: dict(c) for c in cubes}, {c: sum(map(hash, c)) for c in cubes}
 
 
-def cubes_of(st: State) -> frozenset[Cube]:
-    """The path's condition as one union of cubes."""
-    return product_of(st.condition or ())
-
-
 def product_of(factors: Iterable[frozenset]) -> frozenset[Cube]:
     """The union of cubes that is the product of factors over disjoint inputs."""
     return frozenset(frozenset().union(*chosen) for chosen in itertools.product(*factors))

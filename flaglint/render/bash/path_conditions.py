@@ -12,7 +12,9 @@ z3 is imported here, and this module only by lint when a finding needs a witness
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import itertools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 import z3
 
@@ -54,7 +56,7 @@ class PathConditions:
         self._members: dict[tuple, z3.BoolRef] = {}
         self._constrains: dict[tuple, bool] = {}  # (input, id of a path's values): whether they leave some out
         self._path_cube: dict[int, tuple] = {}  # a path of one product (by id, kept) -> (it, its cube)
-        self._excluded = self._cubes(excluded)
+        self._excluded = self._conditions(excluded)
         self._literals: dict[z3.Solver, dict[tuple, z3.BoolRef]] = {}  # (_satisfiable)
         # paths (by identity: they live as long as the exploration) -> their witness; findings of
         # one place on the same paths (several rules, several keys) ask for the same one
@@ -76,8 +78,9 @@ class PathConditions:
     def _space(self, names: set[str]) -> list[z3.BoolRef]:
         """The assignments a witness may take, over `names` and the inputs the excluded paths read
         (every other input is free: no formula here reads it)."""
-        names = names | {name for cube in self._excluded for name, _ in cube}
-        return [self._bounded(names), z3.Not(self._formula(self._excluded))] if self._excluded else [self._bounded(names)]
+        if not self._excluded.holds:
+            return [self._bounded(names)]
+        return [self._bounded(names | self._excluded.names), z3.Not(self._formula(self._excluded))]
 
     def member(self, name: str, values: Iterable[str | None]) -> z3.BoolRef:
         key = (name, frozenset(values))
@@ -88,34 +91,46 @@ class PathConditions:
         return found
 
     def any_of(self, paths: Iterable[ExploredPath]) -> z3.BoolRef:
-        return self._formula(self._cubes(paths))
+        return self._formula(self._conditions(paths))
 
-    def _formula(self, cubes: Iterable[frozenset]) -> z3.BoolRef:
-        return _joined(z3.Z3_mk_or, [_joined(z3.Z3_mk_and, [self.member(name, values) for name, values in cube]) for cube in cubes])
+    def _formula(self, condition: _Condition) -> z3.BoolRef:
+        terms = [self._conjunction(cube) for cube in condition.cubes]
+        for cube, factors in condition.factored:
+            disjunctions = [_joined(z3.Z3_mk_or, [self._conjunction(product) for product in factor]) for factor in factors]
+            terms.append(_joined(z3.Z3_mk_and, [self._conjunction(cube), *disjunctions]))
+        return _joined(z3.Z3_mk_or, terms)
 
-    def _cubes(self, paths: Iterable[ExploredPath]) -> set[frozenset]:
-        """The paths' conditions as few products of value sets, before Z3 sees them (building
-        thousands of path conditions as Z3 terms costs seconds)."""
-        return simplified((cube for p in paths for cube in self._path_cubes(p)), self.values)
+    def _conjunction(self, cube: frozenset) -> z3.BoolRef:
+        return _joined(z3.Z3_mk_and, [self.member(name, values) for name, values in cube])
+
+    def _conditions(self, paths: Iterable[ExploredPath]) -> _Condition:
+        """The paths' conditions: those of one product as few products of value sets, before Z3
+        sees them (building thousands of path conditions as Z3 terms costs seconds); those of
+        several as their domains' product times their factors, never expanded."""
+        cubes, factored = [], []
+        for path in paths:
+            if path.factors is None:
+                cubes.extend(self._path_cubes(path))
+            else:
+                factored.append((self._cube(path.domains), [[self._cube(product) for product in factor] for factor in path.factors]))
+        return _Condition(simplified(cubes, self.values), factored)
 
     def _path_cubes(self, path: ExploredPath) -> list[frozenset]:
-        """_cube of each product of the path. Of a path of one product narrowed on a few inputs from
-        another (ExploredPath.changed), its path's cube with those inputs' values changed: the
-        launches of a key's tokens narrow one path of hundreds of inputs hundreds of times."""
-        if path.cubes is not None:
-            return [self._cube(c) for c in path.cubes]
+        """_cube of the path's product. Of a path narrowed on a few inputs from another
+        (ExploredPath.changed), its path's cube with those inputs' values changed: the launches of
+        a key's tokens narrow one path of hundreds of inputs hundreds of times."""
         if len(self._path_cube) > PATH_CUBES:
             self._path_cube.clear()
         chain = []  # the path and those it was narrowed from, down to one whose cube is known or that was not narrowed
         at = path
         while (known := self._path_cube.get(id(at))) is None or known[0] is not at:
             chain.append(at)
-            if at.narrowed_from is None or at.narrowed_from.cubes is not None:
+            if at.narrowed_from is None or at.narrowed_from.factors is not None:
                 break
             at = at.narrowed_from
         for at in reversed(chain):
             parent = at.narrowed_from
-            if parent is None or parent.cubes is not None:
+            if parent is None or parent.factors is not None:
                 cube = self._cube(at.domains)
             else:
                 # an input's item is (name, its values) where they leave some out: one not in the cube is no item of it
@@ -159,15 +174,17 @@ class PathConditions:
         return path, {name: list(values) for name, values in matters.items()}
 
     def _witness(self, paths: Sequence[ExploredPath]) -> tuple[ExploredPath, dict[str, list]]:
-        cubes = self._cubes(paths)
-        starts = sorted(((p, c) for p in paths for c in p.products()), key=lambda start: len(start[1]))[:WITNESS_STARTS]
-        if len(cubes) == 1 and not self._excluded:
-            return self._product_witness(starts[0], dict(next(iter(cubes))))
+        condition = self._conditions(paths)
+        # a path's first products (of many, the first few: any start gives a correct witness)
+        starts = sorted(((p, c) for p in paths for c in itertools.islice(_products(p), WITNESS_STARTS)),
+                        key=lambda start: len(start[1]))[:WITNESS_STARTS]
+        if len(condition.cubes) == 1 and not condition.factored and not self._excluded.holds:
+            return self._product_witness(starts[0], dict(next(iter(condition.cubes))))
         constrained = [(p, self._constrained(c)) for p, c in starts]
-        names = {name for cube in cubes for name, _ in cube} | {name for _, c in constrained for name in c}
+        names = condition.names | {name for _, c in constrained for name in c}
         space = self._space(names)
         refuter = z3.Solver()
-        refuter.add(*space, z3.Not(self._formula(cubes)))
+        refuter.add(*space, z3.Not(self._formula(condition)))
         path, kept = min(((p, self._sufficient(refuter, c)) for p, c in constrained), key=lambda found: len(found[1]))
         return path, self._widened(refuter, kept, space)
 
@@ -234,6 +251,31 @@ class PathConditions:
         # (z3's own call: Solver.check casts each literal in Python, n casts a query)
         array = (z3.Ast * len(held))(*(literal.as_ast() for literal in held))
         return z3.Z3_solver_check_assumptions(solver.ctx.ref(), solver.solver, len(held), array) != z3.Z3_L_FALSE
+
+
+@dataclass
+class _Condition:
+    """Paths' conditions: the union of `cubes` and of each (cube, factors) of `factored`, that cube
+    times the union of each factor's cubes."""
+    cubes: set
+    factored: list
+
+    @property
+    def holds(self) -> bool:
+        """Whether any path is in it."""
+        return bool(self.cubes or self.factored)
+
+    @property
+    def names(self) -> set[str]:
+        """The inputs it constrains."""
+        cubes = [*self.cubes, *(c for cube, factors in self.factored for c in (cube, *itertools.chain(*factors)))]
+        return {name for cube in cubes for name, _ in cube}
+
+
+def _products(path: ExploredPath) -> Iterator[dict]:
+    """The path's products of value sets, each over every input of its domains, one by one."""
+    for chosen in itertools.product(*(path.factors or ())):
+        yield {**path.domains, **{name: values for product in chosen for name, values in product.items()}}
 
 
 def _joined(make, terms: Sequence[z3.BoolRef]) -> z3.BoolRef:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import operator
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -122,7 +123,15 @@ def _where(st: State) -> tuple:
 
 def _merged_group(states: list[State], candidates) -> list[State]:
     """The group merged: all at once where they can be (the arms of a `case` on one input, the
-    values a read forked into), in one pass over their values; else two at a time, in sweeps."""
+    values a read forked into), in one pass over their values; else two at a time, in sweeps.
+    States of one condition merge first, so that its factors stay factors of theirs: where others
+    of another condition join them, the union multiplies out only what they do not share."""
+    if len(states) > 2:
+        alike: dict[frozenset | None, list[State]] = {}
+        for st in states:
+            alike.setdefault(st.condition, []).append(st)
+        if 1 < len(alike) < len(states):
+            states = [merged for group in alike.values() for merged in (_merged_group(group, candidates) if len(group) > 1 else group)]
     if len(states) > 2:
         whole = _merge(states, candidates)
         if whole is not None:
@@ -181,6 +190,11 @@ def _launch_places(st: State) -> tuple:
 
 _MISSING = object()
 NARROWED_DEPTH = 64
+# The products a path's condition may be multiplied out to where it joins others (the product of
+# the factors the joined paths do not share): a path over more stays apart. n checks that each read inputs
+# of their own (`O1="${O1:-$D1}"; [[ -z $O1 ]] && exit`), taken by paths that joined again at each,
+# grew one union of 3**n products; apart, each path keeps its n factors.
+MERGED_CUBES = 16
 
 
 def _universe(st: State, name: str, candidates) -> tuple:
@@ -293,6 +307,8 @@ def _merge(states: list[State], candidates) -> State | None:
     # are: the union of the paths' conditions is their product with the union of the rest.
     shared = frozenset.intersection(*(st.condition or frozenset() for st in states))
     shared = frozenset(f for f in shared if spread.isdisjoint(factor_names(f)))
+    if any(len(rest) > 1 and math.prod(map(len, rest)) > MERGED_CUBES for rest in ((st.condition or frozenset()) - shared for st in states)):
+        return None
     cubes = [_explicit(st, universe, spread, shared) for st in states]
     m = a.copy()
     m.exported |= exported
