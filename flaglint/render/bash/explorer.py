@@ -209,6 +209,7 @@ class Candidates:
         self.vary = {k: list(v) for k, v in vary.items()}
         self.cache: dict[str, tuple] = {}
         self.files_seen = (0, 0)
+        self.first: dict[str, tuple] = {}  # each input's candidates when first asked
 
     def __call__(self, name: str) -> tuple:
         seen = (len(self.interp.files), len(self.interp.argument_files))
@@ -218,7 +219,15 @@ class Candidates:
         found = self.cache.get(name)
         if found is None:
             found = self.cache[name] = self._compute(name)
+            self.first.setdefault(name, found)
         return found
+
+    def stale(self) -> list[str]:
+        """The options' values first asked of before a file loaded since gave them other candidates
+        (a script the options are handed to compares them: `RUN_PACKING="${PACKING}" bash train.sh`).
+        (Of the environment's variables, the values a file loaded late compares them with are
+        not asked again: asked again, google/tunix's recipes took minutes.)"""
+        return [name for name, found in self.first.items() if is_option(name) and self(name) != found]
 
     def _facts(self) -> tuple[list, list]:
         """Every body's facts (the files' top levels and their functions'), and those of the bodies

@@ -186,6 +186,7 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
         # script, what it sources, and a script it runs with an argument handed on whole (`"$@"`,
         # `"$1"`); a script run with words of its own (`--target="$1"`) compares its own.
         self.argument_files: set[str] = set()
+        self.on_load = None  # called where a file is first loaded, or first shares the arguments
         self.line = 0  # the line of the instruction being run, for notes
         self._literal_fields: dict[int, tuple] = {}  # id(word) -> (word, fields); Values never change
         self._case_arms: dict[int, tuple] = {}  # id(Case) -> (Case, exact patterns, other patterns): _arms
@@ -195,9 +196,12 @@ class Interp(Expansion, Conditions, Builtins, CountedLoops):
         if path == os.path.abspath(self.script):
             path = self.script  # the script sourcing itself: its words keep the origins the script's have
         compiled = compile_text(path, self.text) if path == self.script and self.text is not None else compile_file(path)
+        new = path not in self.files or shares_arguments and path not in self.argument_files
         self.files[path] = compiled
         if shares_arguments:
             self.argument_files.add(path)
+        if new and self.on_load is not None:
+            self.on_load()
         return compiled
 
     def start(self, env: dict[str, str], args: Sequence[str] | None = ()) -> State:

@@ -66,9 +66,41 @@ def evaluate(script: Path, launches: LaunchRecogniser, fixed: Mapping[str, str] 
     """Every feasible outcome of the script, with joined paths merged (values may be symbolic).
     `text`: the script's bytes, when `script` names no file (stdin); `args`: its arguments (None:
     not given, so they are inputs too)."""
+    files: dict = {}
+    argument_files: set = set()
+    for _ in range(PASSES - 1):
+        try:
+            return _explored(script, launches, fixed, vary, text, args, files, argument_files, last=False)
+        except _NewComparisons as loaded:
+            files, argument_files = loaded.files, loaded.argument_files
+    return _explored(script, launches, fixed, vary, text, args, files, argument_files, last=True)
+
+
+class _NewComparisons(Exception):
+    """A file loaded compares an input some path read before with values it was not given: the
+    files loaded so far, with which the script is explored again from its start."""
+
+    def __init__(self, files: dict, argument_files: set):
+        super().__init__()
+        self.files, self.argument_files = files, argument_files
+
+
+def _explored(script: Path, launches: LaunchRecogniser, fixed: Mapping[str, str], vary: Mapping[str, list[str]],
+              text: bytes | None, args: Sequence[str] | None, files: dict, argument_files: set, last: bool) -> Exploration:
+    """The exploration (evaluate's), its candidates drawn from `files` (and their `argument_files`)
+    too; unless it is the `last`, _NewComparisons where a file loaded gives an input read before it
+    other candidates (a script the script runs, a file it sources late, compares it)."""
     interp = Interp(str(script), launches, text=text)
+    interp.files.update(files)
+    interp.argument_files.update(argument_files)
     interp.joins = True
-    interp.candidates = Candidates(interp, {k: v for k, v in vary.items() if k not in fixed})
+    candidates = interp.candidates = Candidates(interp, {k: v for k, v in vary.items() if k not in fixed})
+    if not last:
+        def restart_where_stale() -> None:
+            if candidates.stale():
+                raise _NewComparisons(dict(interp.files), set(interp.argument_files))
+
+        interp.on_load = restart_where_stale
     explorer = Explorer(interp)
     work = [interp.start(dict(fixed), args)]
     waiting: dict[tuple, list[State]] = {}
@@ -195,6 +227,9 @@ NARROWED_DEPTH = 64
 # of their own (`O1="${O1:-$D1}"; [[ -z $O1 ]] && exit`), taken by paths that joined again at each,
 # grew one union of 3**n products; apart, each path keeps its n factors.
 MERGED_CUBES = 16
+# Explorations of a script at most: each one after the first starts again where one loaded a file
+# that compares an input a path read before with other values (evaluate).
+PASSES = 4
 
 
 def _universe(st: State, name: str, candidates) -> tuple:
