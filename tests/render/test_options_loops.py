@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 from script_shapes import options_loop_launcher, subcommand_launcher
 from test_bash_property import BASH_OWN
 from test_bash_symbolic import exported_as, taken_by
+from union_counts import cubes_unioned
 
 from flaglint.frontends.checker import Checker
 from flaglint.frontends.lint.scripts import check_script
 from flaglint.render import evaluate, render
-from flaglint.render.bash import guards
 from flaglint.render.bash.explorer import run_inputs
 from flaglint.render.bash.state import input_label, is_option, option_arguments
 from flaglint.render.bash.types import OTHER
@@ -92,19 +92,9 @@ def test_a_subcommand_before_the_options_loop_leaves_the_loop_its_options(tmp_pa
 
 
 def _cubes_settled(script: Path, monkeypatch) -> tuple[int, set]:
-    """The products of value sets a lint of the script unions (guards.simplified's input), and its findings' rules."""
-    seen = []
-    real = guards.simplified
-
-    def counted(cubes, universe):
-        cubes = list(cubes)
-        seen.append(len(cubes))
-        return real(cubes, universe)
-
-    monkeypatch.setattr(guards, "simplified", counted)
-    rules = {f.rule for f in check_script(script, Checker(PIN)).result.findings}
-    monkeypatch.setattr(guards, "simplified", real)
-    return sum(seen), rules
+    """The products of value sets a lint of the script unions, and its findings' rules."""
+    count, result = cubes_unioned(monkeypatch, lambda: check_script(script, Checker(PIN)).result)
+    return count, {f.rule for f in result.findings}
 
 
 def test_a_subcommand_launcher_costs_its_options_not_their_combinations(tmp_path, monkeypatch):

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import itertools
 
+from union_counts import cubes_unioned
+
 from flaglint.render import evaluate
-from flaglint.render.bash import guards
 from flaglint.render.bash.types import OTHER
 
 LAUNCH = "python3 -m maxtext.trainers.pre_train.train src/maxtext/configs/base.yml steps=10\n"
@@ -26,18 +27,7 @@ def _checks(tmp_path, count: int):
 
 def _cubes_settled(tmp_path, monkeypatch, count: int) -> int:
     """How many cubes the renderer simplifies while it explores the script."""
-    seen = []
-    real = guards.simplified
-
-    def counted(cubes, universe):
-        cubes = list(cubes)
-        seen.append(len(cubes))
-        return real(cubes, universe)
-
-    monkeypatch.setattr(guards, "simplified", counted)
-    evaluate(_checks(tmp_path, count))
-    monkeypatch.setattr(guards, "simplified", real)
-    return sum(seen)
+    return cubes_unioned(monkeypatch, lambda: evaluate(_checks(tmp_path, count)))[0]
 
 
 def test_independent_checks_cost_their_number_not_their_combinations(tmp_path, monkeypatch):
