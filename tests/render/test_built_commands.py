@@ -246,7 +246,7 @@ def test_variables_checked_by_name_are_a_few_paths_at_any_count(tmp_path, requir
     # the workload is submitted where every variable is set, and only there
     assert launched and all(all(values != {None, ""} and "" not in values and None not in values
                                 for name, values in product.items() if name.startswith("REQ_"))
-                            for o in launched for p in o.paths for product in p.products_over(p.domains))
+                            for o in launched for p in o.paths for product in p.products())
 
 
 def _sampled_runs(directory, script: str, seed: int):

@@ -771,7 +771,7 @@ def _violations(path: ExploredPath, group: _Part, splits: _Splits, explored: Map
                 launch_at, judge, cap: int, sequences: dict, shared: SharedParts) -> list:
     """launch_query.violations of the group, on a path whose launch has a config to judge (where
     it has none, the solver has nothing to ask, and is not loaded)."""
-    cubes = path.products_over(group.inputs)
+    cubes = list(path.products(group.inputs))
     classes = _input_classes(path, group.inputs, splits, explored, cubes)
     from flaglint.frontends.lint.launch_query import violations  # noqa: PLC0415 z3: only for a group over the path cap
 
@@ -798,7 +798,7 @@ def _texts_paths(path: ExploredPath, values: list, explored: Mapping[str, Sequen
                  shared: SharedParts) -> list[ExploredPath] | None:
     found: dict[tuple, dict] = {}
     reads = sorted(set().union(*(_inputs(v) for v in values)))
-    for cube in path.products_over(reads):
+    for cube in path.products(reads):
         def domain(name: str, cube=cube) -> list:
             return list(cube[name]) if name in cube else _domain(name, path, explored)
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -102,14 +102,15 @@ class ExploredPath:
         return all(any(all(name not in values or values[name] in found for name, found in product.items()) for product in factor)
                    for factor in self.factors or ())
 
-    def products_over(self, names: Iterable[str]) -> list[dict]:
-        """The path's condition as products of value sets, each giving every input in domains its
-        values, as far as `names` tell: the factors that name none of them stay whole (any of their
-        products takes the same values of `names`), so the products are those of the others only."""
-        names = set(names)
-        touching = [factor for factor in self.factors or () if not names.isdisjoint(factor[0])]
-        return [{**self.domains, **{name: values for product in chosen for name, values in product.items()}}
-                for chosen in itertools.product(*touching)]
+    def products(self, names: Iterable[str] | None = None) -> Iterator[dict]:
+        """The path's condition as products of value sets, one by one, each giving every input in
+        domains its values; as far as `names` tell, where given: the factors that name none of them
+        stay whole (any of their products takes the same values of `names`), so the products are
+        those of the others only."""
+        names = None if names is None else set(names)
+        touching = [factor for factor in self.factors or () if names is None or not names.isdisjoint(factor[0])]
+        for chosen in itertools.product(*touching):
+            yield {**self.domains, **{name: values for product in chosen for name, values in product.items()}}
 
 
 @dataclass

@@ -13,7 +13,7 @@ z3 is imported here, and this module only by lint when a finding needs a witness
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import z3
@@ -176,7 +176,7 @@ class PathConditions:
     def _witness(self, paths: Sequence[ExploredPath]) -> tuple[ExploredPath, dict[str, list]]:
         condition = self._conditions(paths)
         # a path's first products (of many, the first few: any start gives a correct witness)
-        starts = sorted(((p, c) for p in paths for c in itertools.islice(_products(p), WITNESS_STARTS)),
+        starts = sorted(((p, c) for p in paths for c in itertools.islice(p.products(), WITNESS_STARTS)),
                         key=lambda start: len(start[1]))[:WITNESS_STARTS]
         if len(condition.cubes) == 1 and not condition.factored and not self._excluded.holds:
             return self._product_witness(starts[0], dict(next(iter(condition.cubes))))
@@ -270,12 +270,6 @@ class _Condition:
         """The inputs it constrains."""
         cubes = [*self.cubes, *(c for cube, factors in self.factored for c in (cube, *itertools.chain(*factors)))]
         return {name for cube in cubes for name, _ in cube}
-
-
-def _products(path: ExploredPath) -> Iterator[dict]:
-    """The path's products of value sets, each over every input of its domains, one by one."""
-    for chosen in itertools.product(*(path.factors or ())):
-        yield {**path.domains, **{name: values for product in chosen for name, values in product.items()}}
 
 
 def _joined(make, terms: Sequence[z3.BoolRef]) -> z3.BoolRef:
