@@ -21,6 +21,23 @@ def _launched_words(rendering) -> list:
         word for handoff in rendering.handoffs for word in _launched_words(handoff)]
 
 
+def test_a_variable_compared_only_in_a_file_sourced_after_it_is_read_is_named_not_explored(tmp_path):
+    # google/tunix's k8s_launcher.sh sets TRAINER_BACKEND=${TRAINER_BACKEND:-tunix}, then sources
+    # common/maxtext_config.sh, which switches on `maxtext`: that run is not explored, and says so
+    (tmp_path / "main.sh").write_text(
+        '#!/bin/bash\nexport TRAINER_BACKEND=${TRAINER_BACKEND:-tunix}\nFLAGS="steps=10 packing=true"\n'
+        'source "$(dirname "${BASH_SOURCE[0]}")/backend.sh"\n' f"{TRAIN} $FLAGS\n")
+    (tmp_path / "backend.sh").write_text('if [[ "${TRAINER_BACKEND}" == "dpo" ]]; then\n  FLAGS="$FLAGS use_dpo=true"\nfi\n')
+    result = check_script(tmp_path / "main.sh", Checker(PIN)).result
+    assert [n for n in result.notes if "not explored" in n] == [
+        "variables read before a file that compares them is loaded, not explored with the values it compares them with:"
+        " TRAINER_BACKEND=dpo (--env NAME=VALUE checks a run with one)"]
+    # the run the note names: the conflict is found there
+    given = check_script(tmp_path / "main.sh", Checker(PIN), fixed={"TRAINER_BACKEND": "dpo"}).result
+    assert DPO_AND_PACKING <= {f.rule for f in given.findings}
+    assert not [n for n in given.notes if "not explored" in n]
+
+
 def test_an_option_handed_to_a_script_it_runs_takes_the_values_that_script_compares_it_with(tmp_path):
     (tmp_path / "submit.sh").write_text(
         '#!/bin/bash\nPACKING=false\nDPO=false\nwhile [[ $# -gt 0 ]]; do\n  case "$1" in\n'

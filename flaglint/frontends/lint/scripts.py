@@ -215,6 +215,9 @@ def check_script(
             path, checker, fixed, vary, path_cap, 0, allow_unverified, partial, args, tunix_pin).result)
         return check
     check.paths, check.outcomes = exploration.paths_explored, len(exploration.outcomes)
+    if unexplored := _unexplored(exploration):
+        result.notes.append(f"variables read before a file that compares them is loaded, not explored with the values it"
+                            f" compares them with: {unexplored} (--env NAME=VALUE checks a run with one)")
     if not _launches_anything(exploration):
         # Nothing MaxText or Tunix reads: quiet, whatever it sources or runs that cannot be followed.
         found = [rendering for outcome in exploration.outcomes for rendering in renderings(outcome.rendering)]
@@ -275,6 +278,13 @@ def _looked_for(reason: str) -> str:
         return (f"{reason} (a path relative to the directory bash runs in: looked for from the working directory,"
                 " beside the file that names it and from the root of the git checkout that holds the script)")
     return reason
+
+
+def _unexplored(exploration: Exploration) -> str:
+    """The environment's variables read before a file that compares them with a word was loaded,
+    each with the first such word (Exploration.unexplored: an emptiness test says less)."""
+    return ", ".join(f"{name}={word}" for name, values in sorted(exploration.unexplored.items())
+                     if (word := next((v for v in values if v and OTHER not in v), None)) is not None)
 
 
 def _launches_anything(exploration: Exploration) -> bool:

@@ -133,6 +133,9 @@ class Exploration:
     inputs: dict  # dict[str, list[str | None]]: each input read before assignment (or fixed), values explored
     paths_explored: int
     capped: bool  # the path cap stopped exploration; outcomes cover the paths explored
+    # Each variable of the environment read before a file that compares it was loaded, with the
+    # values that file compares it with, not explored (Candidates.stale).
+    unexplored: dict = field(default_factory=dict)
 
 
 def _factors(condition: frozenset, domains: Mapping[str, list]) -> tuple:
@@ -223,12 +226,11 @@ class Candidates:
             self.first.setdefault(name, found)
         return found
 
-    def stale(self) -> list[str]:
-        """The options' values first asked of before a file loaded since gave them other candidates
-        (a script the options are handed to compares them: `RUN_PACKING="${PACKING}" bash train.sh`).
-        (Of the environment's variables, the values a file loaded late compares them with are
-        not asked again: asked again, google/tunix's recipes took minutes.)"""
-        return [name for name, found in self.first.items() if is_option(name) and self(name) != found]
+    def stale(self) -> dict[str, list]:
+        """The inputs first asked of before a file loaded since gave them other candidates (a script
+        they are handed to compares them, `RUN_PACKING="${PACKING}" bash train.sh`, or one sourced
+        after they were read), with those candidates."""
+        return {name: [v for v in now if v not in found] for name, found in self.first.items() if (now := self(name)) != found}
 
     def _facts(self) -> tuple[list, list]:
         """Every body's facts (the files' top levels and their functions'), and those of the bodies

@@ -48,6 +48,7 @@ from flaglint.render.bash.state import (
     State,
     is_argument,
     is_file_test,
+    is_option,
     settled_positional,
 )
 from flaglint.render.bash.types import (
@@ -96,8 +97,10 @@ def _explored(script: Path, launches: LaunchRecogniser, fixed: Mapping[str, str]
     interp.joins = True
     candidates = interp.candidates = Candidates(interp, {k: v for k, v in vary.items() if k not in fixed})
     if not last:
+        # (an option's values only: asked again, the environment's variables google/tunix's
+        # recipes read before the files that compare them took minutes)
         def restart_where_stale() -> None:
-            if candidates.stale():
+            if any(map(is_option, candidates.stale())):
                 raise _NewComparisons(dict(interp.files), set(interp.argument_files))
 
         interp.on_load = restart_where_stale
@@ -127,7 +130,8 @@ def _explored(script: Path, launches: LaunchRecogniser, fixed: Mapping[str, str]
             outcomes.append(explorer.outcome(st))
     inputs = {name: [value] for name, value in fixed.items()}
     inputs.update(explorer.explored)
-    return Exploration(outcomes, inputs, paths, False)
+    unexplored = {name: values for name, values in interp.candidates.stale().items() if not is_argument(name)}
+    return Exploration(outcomes, inputs, paths, False, unexplored)
 
 
 def _join_key(st: State) -> tuple:
