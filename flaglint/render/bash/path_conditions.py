@@ -32,7 +32,7 @@ WITNESS_STARTS = 8
 # (z3-solver 5.4.1).
 WITNESS_QUERY_WORK = 2_000_000
 
-# The cubes of paths of one product kept at most (PathConditions._path_cubes), by the paths' ids.
+# The cubes of paths of one product kept at most (PathConditions._path_cube_of), by the paths' ids.
 PATH_CUBES = 16384
 
 
@@ -110,12 +110,12 @@ class PathConditions:
         cubes, factored = [], []
         for path in paths:
             if path.factors is None:
-                cubes.extend(self._path_cubes(path))
+                cubes.append(self._path_cube_of(path))
             else:
                 factored.append((self._cube(path.domains), [[self._cube(product) for product in factor] for factor in path.factors]))
         return _Condition(simplified(cubes, self.values), factored)
 
-    def _path_cubes(self, path: ExploredPath) -> list[frozenset]:
+    def _path_cube_of(self, path: ExploredPath) -> frozenset:
         """_cube of the path's product. Of a path narrowed on a few inputs from another
         (ExploredPath.changed), its path's cube with those inputs' values changed: the launches of
         a key's tokens narrow one path of hundreds of inputs hundreds of times."""
@@ -138,7 +138,7 @@ class PathConditions:
                 added = [(name, frozenset(at.domains[name])) for name in at.changed if self._leaves_out(name, at.domains[name])]
                 cube = self._path_cube[id(parent)][1].difference(removed).union(added)
             self._path_cube[id(at)] = (at, cube)
-        return [self._path_cube[id(path)][1]]
+        return self._path_cube[id(path)][1]
 
     def _cube(self, domains: Mapping[str, Sequence[str | None]]) -> frozenset:
         """The product as (input, values) for the inputs it constrains."""
