@@ -165,8 +165,9 @@ class Checker:
         values of the names it reads: a recipe's launches, and an editor's checks after each edit,
         give most rules the values they gave them before."""
         broken = []
+        read: dict[str, tuple | None] = {}  # each name's typed value, read once for all the rules
         for rule in rules:
-            key = _verdict_key(rule, config)
+            key = _verdict_key(rule, config, read)
             if key is None:
                 kept = not holds(rule, config.lookup)
             else:
@@ -370,23 +371,33 @@ class Checker:
 _PLAIN = (str, int, bool, type(None))
 
 
-def _verdict_key(rule, config: Config) -> tuple | None:
+def _verdict_key(rule, config: Config, read: dict[str, tuple | None]) -> tuple | None:
     """The rule and the values of the names it reads, each with its type (True is not 1, and a float
-    by its repr: -0.0 is not 0.0); None where one is not a plain value (a list, a dict) or not known."""
+    by its repr: -0.0 is not 0.0); None where one is not a plain value (a list, a dict) or not known.
+    `read`: the typed values of names read before from the same config."""
     key: list = [id(rule)]
     for name in rule.names:
-        try:
-            value = config.lookup(name)
-        except KeyError:  # read only where evaluating the rule reaches it
+        typed = read.get(name, _UNREAD)
+        if typed is _UNREAD:
+            typed = read[name] = _typed_value(config, name)
+        if typed is None:
             return None
-        kind = type(value)
-        if kind is float:
-            key.append((kind, repr(value)))
-        elif kind in _PLAIN:
-            key.append((kind, value))
-        else:
-            return None
+        key.append(typed)
     return tuple(key)
+
+
+_UNREAD = object()
+
+
+def _typed_value(config: Config, name: str) -> tuple | None:
+    try:
+        value = config.lookup(name)
+    except KeyError:  # read only where evaluating the rule reaches it
+        return None
+    kind = type(value)
+    if kind is float:
+        return kind, repr(value)
+    return (kind, value) if kind in _PLAIN else None
 
 
 def refused_keys(config: Config) -> set[str]:

@@ -1295,10 +1295,14 @@ def distinct_texts(values: Sequence, domain: Callable[[str], list], cap: int) ->
     rest = None
     for value in reversed(values):  # a separator between values: texts that only shift between them stay apart
         rest = cell(_SEPARATOR, cell(value, rest))
-    ways = [(rest, "", False, {}, None)]
+    # each way carries what it has decided of the inputs the rest reads (`decided`: (name, values)
+    # pairs), hashed once where it changes, not at each step, and how many inputs the rest read
+    # where it last settled some (what the rest reads only shrinks along a way: the same count is
+    # the same inputs)
+    ways = [(rest, "", False, {}, None, frozenset(), -1)]
     met = 1  # the ways the walk has met: one, and each fork's more
     while ways:
-        rest, text, opaque, live, settled = ways.pop()
+        rest, text, opaque, live, settled, decided, reading = ways.pop()
         if rest is None:
             if len(found) >= cap and (text, opaque) not in found:
                 return None
@@ -1306,18 +1310,21 @@ def distinct_texts(values: Sequence, domain: Callable[[str], list], cap: int) ->
             continue
         item, after = rest
         relevant = read_by(rest)
-        left = [(at, n, v) for n, (at, v) in live.items() if n not in relevant]
-        if left:
-            settled = (left, settled)
-            live = {n: entry for n, entry in live.items() if n in relevant}
-        key = (id(rest), text, opaque, tuple(sorted((n, tuple(v)) for n, (_, v) in live.items())))
+        if len(relevant) != reading:
+            reading = len(relevant)
+            left = [(at, n, v) for n, (at, v) in live.items() if n not in relevant]
+            if left:
+                settled = (left, settled)
+                live = {n: entry for n, entry in live.items() if n in relevant}
+                decided = frozenset((n, tuple(v)) for n, (_, v) in live.items())
+        key = (id(rest), text, opaque, decided)
         if key in seen:
             continue
         seen.add(key)
         if type(item) is Sym:
             for piece in reversed(item.pieces):
                 after = cell(piece, after)
-            ways.append((after, text, opaque, live, settled))
+            ways.append((after, text, opaque, live, settled, decided, reading))
             continue
         if type(item) in (Choice, FromInput):
             entry = live.get(item.name)
@@ -1330,12 +1337,15 @@ def distinct_texts(values: Sequence, domain: Callable[[str], list], cap: int) ->
             met += len(by_alt) - 1
             if met > 16 * cap:
                 return None
+            unread = decided - {(item.name, tuple(here))} if entry is not None else decided
             for alt, taking in reversed(list(by_alt.values())):
-                ways.append((cell(alt, after), text, opaque, {**live, item.name: (at, taking)}, settled))
+                ways.append((cell(alt, after), text, opaque, {**live, item.name: (at, taking)}, settled,
+                             unread | {(item.name, tuple(taking))}, reading))
             continue
         if isinstance(item, list):
             item = _present(item)
-        ways.append((after, text if item is None else text + item.text, opaque or (item is not None and item.opaque), live, settled))
+        ways.append((after, text if item is None else text + item.text, opaque or (item is not None and item.opaque), live,
+                     settled, decided, reading))
     return {text: allowed_of(*way) for text, way in found.items()}
 
 
